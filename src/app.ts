@@ -1,0 +1,82 @@
+/**
+ * Assembles a Tracelake server from a Config: the store thread, auth, the route table and the HTTP
+ * front end. `main.ts` runs it as a process; nothing here reads process.env or argv.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.js';
+import { loadOrCreateSecret } from './auth/secret.js';
+import type { Config } from './config.js';
+import { Authenticator } from './http/auth.js';
+import type { AnyRoute } from './http/route.js';
+import { Router } from './http/router.js';
+import { apiKeyRoutes } from './http/routes/apiKeys.js';
+import { healthRoutes } from './http/routes/health.js';
+import { systemRoutes } from './http/routes/system.js';
+import { HttpServer } from './http/server.js';
+import { StoreClient } from './pool/storeClient.js';
+
+const ROOT = new URL('../../', import.meta.url);
+
+export interface Running {
+  port: number;
+  /** Drains in-flight requests, checkpoints DuckDB and stops the store thread. */
+  stop(): Promise<void>;
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string }).version;
+}
+
+export async function startTracelake(config: Config, log: Logger): Promise<Running> {
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const secret = loadOrCreateSecret(dataDir);
+
+  if (config.bootstrapKey !== undefined && !isWellFormedKey(config.bootstrapKey)) {
+    throw new Error('TRACELAKE_BOOTSTRAP_KEY must be sk_service_ followed by 32 to 128 letters and digits');
+  }
+  const bootstrapKey = config.bootstrapKey ?? generateKey();
+
+  const store = new StoreClient(
+    { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
+    config.maxQueue,
+  );
+  const init = await store.run('init', { bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) } });
+  if (init.applied.length > 0) log.info({ versions: init.applied }, 'migrated');
+  if (init.bootstrapped) {
+    log.info(
+      {
+        tenant_id: init.bootstrapped.tenantId,
+        app_id: init.bootstrapped.appId,
+        environment_id: init.bootstrapped.environmentId,
+        // Printed once, only when we made it up; a key the operator chose is theirs already.
+        ...(config.bootstrapKey === undefined ? { api_key: bootstrapKey } : {}),
+      },
+      'bootstrap',
+    );
+  }
+
+  const auth = new Authenticator(store, secret, config.mode === 'local' ? init.local : null, (err) =>
+    log.warn({ err }, 'could not record key use'),
+  );
+  const routes: AnyRoute[] = [];
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret));
+
+  const version = packageVersion();
+  const pricing: unknown = JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8'));
+  const server = new HttpServer(config, new Router(routes), { store, auth, log, pricing, version, startedAt: new Date() }, log);
+  const port = await server.listen();
+  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
+
+  return {
+    port,
+    async stop() {
+      const drained = await server.drain(config.shutdownTimeoutMs);
+      if (!drained) log.warn('shutdown timeout: some requests were still in flight');
+      await store.run('close', {});
+      await store.destroy();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Configuration: one table of options, each an environment variable with a CLI flag twin and a
+ * documented default. A flag wins over the variable. The README's configuration table lists the same
+ * rows, and a test keeps the two in step.
+ */
+import { availableParallelism } from 'node:os';
+
+export type Mode = 'cloud' | 'local';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  mode: Mode;
+  bootstrapKey: string | undefined;
+  workers: number;
+  duckdbThreads: number;
+  duckdbMemory: string;
+  maxBodyBytes: number;
+  maxOtlpBodyBytes: number;
+  maxOtlpDecompressedBytes: number;
+  maxQueue: number;
+  queryTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  logLevel: string;
+}
+
+interface Option<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag: string;
+  /** The default as documented; `parse` turns it (or the user's text) into the value. */
+  fallback: string | undefined;
+  parse: (text: string) => Config[K];
+  doc: string;
+}
+
+const cores = Math.max(1, availableParallelism());
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`expected an integer in ${min}..${max}, got "${text}"`);
+    return n;
+  };
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** Byte sizes: `1048576`, `16MiB`, `64mb`. */
+function bytes(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new Error(`expected a size such as 16MiB, got "${text}"`);
+  return Math.floor(Number(m[1]) * unit);
+}
+
+function oneOf<T extends string>(...values: T[]) {
+  return (text: string): T => {
+    if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
+    return text as T;
+  };
+}
+
+const text = (t: string): string => t;
+
+/** Every option, in the order the README documents them. */
+export const OPTIONS = [
+  { key: 'host', env: 'TRACELAKE_HOST', flag: '--host', fallback: '127.0.0.1', parse: text, doc: 'Address to listen on.' },
+  { key: 'port', env: 'TRACELAKE_PORT', flag: '--port', fallback: '4318', parse: integer(0, 65535), doc: 'Port (the OTLP/HTTP default); 0 picks a free port.' },
+  { key: 'dataDir', env: 'TRACELAKE_DATA_DIR', flag: '--data-dir', fallback: 'data/store', parse: text, doc: 'Directory of the store (DuckDB file, segments, blobs, secret).' },
+  { key: 'mode', env: 'TRACELAKE_MODE', flag: '--mode', fallback: 'cloud', parse: oneOf<Mode>('cloud', 'local'), doc: '`cloud` (full API) or `local` (development server surface).' },
+  { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },
+  { key: 'workers', env: 'TRACELAKE_WORKERS', flag: '--workers', fallback: String(cores), parse: integer(1, 256), doc: 'Worker threads for decoding, mapping and serialising (default: cores).' },
+  { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
+  { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: text, doc: 'DuckDB memory_limit.' },
+  { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },
+  { key: 'maxOtlpBodyBytes', env: 'TRACELAKE_MAX_OTLP_BODY', flag: '--max-otlp-body', fallback: '16MiB', parse: bytes, doc: 'Largest OTLP body as sent (compressed).' },
+  { key: 'maxOtlpDecompressedBytes', env: 'TRACELAKE_MAX_OTLP_DECOMPRESSED', flag: '--max-otlp-decompressed', fallback: '64MiB', parse: bytes, doc: 'Largest OTLP body after decompression.' },
+  { key: 'maxQueue', env: 'TRACELAKE_MAX_QUEUE', flag: '--max-queue', fallback: '512', parse: integer(1), doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.' },
+  { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
+  { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
+  { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
+] as const satisfies readonly Option<keyof Config>[];
+
+/**
+ * Reads the configuration from environment variables and `--flag value` / `--flag=value` arguments.
+ * Throws an Error naming the option on an unknown flag or a bad value.
+ */
+export function loadConfig(env: Record<string, string | undefined>, argv: readonly string[]): Config {
+  const fromFlags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!OPTIONS.some((o) => o.flag === flag)) throw new Error(`unknown option ${flag}`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new Error(`option ${flag} needs a value`);
+    fromFlags.set(flag, value);
+  }
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const o of OPTIONS as readonly Option<keyof Config>[]) {
+    const raw = fromFlags.get(o.flag) ?? nonEmpty(env[o.env]) ?? o.fallback;
+    try {
+      config[o.key] = raw === undefined ? undefined : o.parse(raw);
+    } catch (e) {
+      throw new Error(`${o.env} / ${o.flag}: ${(e as Error).message}`);
+    }
+  }
+  return config as Config;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}

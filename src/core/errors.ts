@@ -1,0 +1,86 @@
+/**
+ * Every error the API answers, in one table: code → status and default message. Handlers throw
+ * `ApiError`; the router alone turns it into the spec's body `{error: {code, message, ...}}`.
+ */
+
+export const ERRORS = {
+  invalid_request_body: { status: 400, message: 'Invalid request body' },
+  invalid_query_parameters: { status: 400, message: 'Invalid query parameters' },
+  invalid_path_parameters: { status: 400, message: 'Invalid path parameters' },
+  invalid_filter: { status: 400, message: 'Invalid filter' },
+  invalid_time_window: { status: 400, message: 'Invalid time window' },
+  unauthorized: { status: 401, message: 'Missing or invalid credentials' },
+  entitlement_required: { status: 402, message: 'Plan limit reached' },
+  forbidden: { status: 403, message: 'The API key lacks the required permission' },
+  not_found: { status: 404, message: 'Not found' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  duplicate_app_name: { status: 409, message: 'An app with this name already exists' },
+  git_connection_missing: { status: 409, message: 'No git connection' },
+  environment_busy: { status: 409, message: 'A turn is already running' },
+  conflict: { status: 409, message: 'Conflict' },
+  payload_too_large: { status: 413, message: 'Payload too large' },
+  unsupported_media_type: { status: 415, message: 'Unsupported content type' },
+  rate_limited: { status: 429, message: 'Rate limited' },
+  span_limit_exceeded: { status: 429, message: 'Monthly span quota exceeded' },
+  storage_cap_exceeded: { status: 429, message: 'Storage cap exceeded' },
+  internal_error: { status: 500, message: 'Internal error' },
+  not_available_locally: { status: 501, message: 'Not available on the local development server' },
+  not_available_on_cloud: { status: 501, message: 'Only available on the local development server' },
+  overloaded: { status: 503, message: 'Temporarily overloaded; retry later' },
+  unavailable: { status: 503, message: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Extra context, sent as flat sibling fields of `code` and `message` (spec: Errors). */
+export type ErrorFields = Record<string, string | number | boolean | null | Record<string, string>>;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields: ErrorFields;
+  /** Response headers that belong to this error, e.g. Retry-After. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, fields: ErrorFields = {}, headers: Record<string, string> = {}) {
+    super(message ?? ERRORS[code].message);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.fields = fields;
+    this.headers = headers;
+  }
+
+  /** The spec's error body. */
+  toBody(): { error: Record<string, unknown> } {
+    return { error: { code: this.code, message: this.message, ...this.fields } };
+  }
+}
+
+/** A 400 whose `details` maps each failing field to its message (spec: Errors, validation). */
+export function validationError(
+  part: 'body' | 'query' | 'path',
+  details: Record<string, string>,
+): ApiError {
+  const code = part === 'body' ? 'invalid_request_body' : part === 'query' ? 'invalid_query_parameters' : 'invalid_path_parameters';
+  return new ApiError(code, ERRORS[code].message, { details });
+}
+
+/** Errors cross the worker boundary as plain data and are rebuilt on the other side. */
+export interface ErrorData {
+  code: ErrorCode;
+  message: string;
+  fields: ErrorFields;
+  headers: Record<string, string>;
+}
+
+export function toErrorData(e: ApiError): ErrorData {
+  return { code: e.code, message: e.message, fields: e.fields, headers: e.headers };
+}
+
+export function fromErrorData(d: ErrorData): ApiError {
+  return new ApiError(d.code, d.message, d.fields, d.headers);
+}
+
+export function isErrorData(v: unknown): v is ErrorData {
+  return typeof v === 'object' && v !== null && typeof (v as ErrorData).code === 'string' && (v as ErrorData).code in ERRORS;
+}

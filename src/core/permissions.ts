@@ -1,0 +1,55 @@
+/** Permission names of the spec (Authentication, rule 5) and the role presets of ARCHITECTURE §6. */
+
+export const PERMISSIONS = [
+  'trace.write',
+  'trace.read',
+  'span.read',
+  'session.read',
+  'score.write',
+  'score.read',
+  'score.delete',
+  'score_config.read',
+  'metrics.read',
+  'experiment.read',
+  'template.read',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * What a route needs: a permission, `admin` (a Full Access key or a tenant admin session — the
+ * management endpoints), or `none` (unauthenticated).
+ */
+export type Requirement = Permission | 'admin' | 'none';
+
+export const ROLES = ['sdk', 'read_only', 'full_access', 'custom'] as const;
+export type Role = (typeof ROLES)[number];
+
+const PRESETS: Record<Exclude<Role, 'custom'>, readonly Permission[]> = {
+  sdk: ['trace.write', 'score.write', 'template.read'],
+  read_only: PERMISSIONS.filter((p) => p.endsWith('.read')),
+  full_access: PERMISSIONS,
+};
+
+/** Accepts the spec's display names ("SDK", "Read-Only", "Full Access", "Custom") and our ids. */
+export function parseRole(name: string): Role | undefined {
+  const id = name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return (ROLES as readonly string[]).includes(id) ? (id as Role) : undefined;
+}
+
+export function isPermission(name: string): name is Permission {
+  return (PERMISSIONS as readonly string[]).includes(name);
+}
+
+/** The permissions a key gets: the preset's, or exactly the listed ones for `custom`. */
+export function permissionsFor(role: Role, custom: readonly Permission[] = []): Permission[] {
+  const chosen = role === 'custom' ? custom : PRESETS[role];
+  return PERMISSIONS.filter((p) => chosen.includes(p));
+}
+
+/** Whether a principal with `role` and `granted` may call a route that needs `need`. */
+export function allows(role: Role, granted: readonly Permission[], need: Requirement): boolean {
+  if (need === 'none') return true;
+  if (need === 'admin') return role === 'full_access';
+  return granted.includes(need);
+}

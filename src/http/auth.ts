@@ -1,0 +1,113 @@
+/**
+ * Authentication (spec: Authentication). Resolves the Authorization and app-id headers to a
+ * Principal, or throws 401 `unauthorized`; checking the route's permission (403) is `authorize`.
+ * Key records are cached in memory; revocation through the API drops the entry at once.
+ */
+import { ApiError } from '../core/errors.js';
+import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
+import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
+import type { StoreClient } from '../pool/storeClient.js';
+import type { KeyRecord, Scope } from '../store/meta.js';
+import type { Principal } from './principal.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const APP_ID_HEADERS = ['x-service-app-id', 'x-partner-app-id'] as const;
+/** How long a cached key record is trusted before it is read again (revocations by API are immediate). */
+const CACHE_TTL_MS = 30_000;
+const CACHE_MAX = 10_000;
+/** last_used_at is a hint, not an audit log: write it at most this often per key. */
+const TOUCH_EVERY_MS = 60_000;
+const FULL = permissionsFor('full_access');
+
+export interface Credentials {
+  key: string;
+  appId: string;
+}
+
+/**
+ * Reads the key and app id from the headers. `Bearer ` is optional on the REST API; on OTLP ingestion
+ * (`rawKeyOnly`) the key must be sent raw. Both app-id headers are accepted; if both are sent they
+ * must agree.
+ */
+export function readCredentials(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): Credentials {
+  const authorization = headers['authorization']?.trim();
+  if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
+  const bearer = /^bearer\s+/i.exec(authorization);
+  if (bearer && rawKeyOnly) {
+    throw new ApiError('unauthorized', 'Trace ingestion takes the raw API key in Authorization, without the "Bearer " prefix');
+  }
+  const key = bearer ? authorization.slice(bearer[0].length).trim() : authorization;
+  const ids = APP_ID_HEADERS.map((h) => headers[h]?.trim()).filter((v): v is string => !!v);
+  if (ids.length === 0) throw new ApiError('unauthorized', 'Missing X-Service-App-Id header');
+  if (ids.some((id) => !UUID.test(id))) throw new ApiError('unauthorized', 'The app id header must be a UUID');
+  if (ids.length === 2 && ids[0]!.toLowerCase() !== ids[1]!.toLowerCase()) {
+    throw new ApiError('unauthorized', 'X-Service-App-Id and X-Partner-App-Id name different apps');
+  }
+  return { key, appId: ids[0]!.toLowerCase() };
+}
+
+/** 403 naming the missing permission, when the principal may not call a route needing `need`. */
+export function authorize(principal: Principal, need: Requirement): void {
+  if (allows(principal.role, principal.permissions, need)) return;
+  const required = need === 'admin' ? 'full_access' : need;
+  throw new ApiError('forbidden', `This endpoint requires the ${required} permission`, { required_permission: required });
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, { record: KeyRecord; until: number }>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: StoreClient,
+    private readonly secret: Buffer,
+    /** The app key-less requests act as, in local mode; null on the cloud. */
+    private readonly local: Scope | null,
+    private readonly onTouchError: (e: unknown) => void,
+  ) {}
+
+  async authenticate(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean, now = Date.now()): Promise<Principal> {
+    if (this.local && !headers['authorization']) {
+      return { kind: 'local', ...this.local, keyId: null, role: 'full_access', permissions: FULL };
+    }
+    const { key, appId } = readCredentials(headers, rawKeyOnly);
+    if (!key.startsWith(KEY_PREFIX)) throw new ApiError('unauthorized', 'Invalid API key');
+    const keyHash = hashKey(this.secret, key);
+    const record = await this.lookup(keyHash, now);
+    if (!record || !sameHash(record.keyHash, keyHash)) throw new ApiError('unauthorized', 'Invalid API key');
+    if (record.revokedAt !== null) throw new ApiError('unauthorized', 'This API key has been revoked');
+    if (record.expiresAt !== null && record.expiresAt <= now) throw new ApiError('unauthorized', 'This API key has expired');
+    if (record.appId !== appId) throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
+    this.touch(record.id, now);
+    return {
+      kind: 'key',
+      tenantId: record.tenantId,
+      appId: record.appId,
+      environmentId: record.environmentId,
+      keyId: record.id,
+      role: record.role,
+      permissions: record.permissions,
+    };
+  }
+
+  /** Drops a key from the cache, so its revocation takes effect on the next request. */
+  forget(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+
+  private async lookup(keyHash: string, now: number): Promise<KeyRecord | null> {
+    const hit = this.cache.get(keyHash);
+    if (hit && hit.until > now) return hit.record;
+    const record = await this.store.run('findKey', { keyHash });
+    if (record) {
+      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(keyHash, { record, until: now + CACHE_TTL_MS });
+    }
+    return record;
+  }
+
+  private touch(id: string, now: number): void {
+    if ((this.touched.get(id) ?? 0) + TOUCH_EVERY_MS > now) return;
+    this.touched.set(id, now);
+    this.store.run('touchKey', { id, atMs: now }).catch(this.onTouchError);
+  }
+}

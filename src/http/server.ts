@@ -1,0 +1,200 @@
+/**
+ * The uWebSockets.js front end. It owns the request lifecycle: route match, surface check, abort
+ * handling, capped body reading, auth, validation, the handler call, and the one mapping of errors
+ * to responses. Every request gets exactly one response (uWS aborts the process otherwise).
+ */
+import { randomBytes } from 'node:crypto';
+import uWS from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { ApiError } from '../core/errors.js';
+import { authorize } from './auth.js';
+import { ANONYMOUS, type Principal } from './principal.js';
+import { json, type Reply } from './reply.js';
+import type { AnyRoute, Context } from './route.js';
+import type { Router } from './router.js';
+import { refusalFor } from './surface.js';
+import type { Services } from './services.js';
+import { STATUS_TEXT } from './status.js';
+import { validateInput } from './validate.js';
+
+interface Exchange {
+  res: uWS.HttpResponse;
+  aborted: boolean;
+  answered: boolean;
+  requestId: string;
+  method: string;
+  path: string;
+  started: number;
+}
+
+export class HttpServer {
+  private readonly app = uWS.App();
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private inFlight = 0;
+  private draining = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly router: Router,
+    private readonly services: Services,
+    private readonly log: Logger,
+  ) {
+    this.app.any('/*', (res, req) => this.onRequest(res, req));
+  }
+
+  /** Listens and resolves with the bound port (useful when the configured port is 0). */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(this.config.host, this.config.port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${this.config.host}:${this.config.port}`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  /**
+   * Stops accepting connections and waits (up to `timeoutMs`) for in-flight requests to be answered.
+   * Requests that still arrive on open keep-alive connections get 503 with `Connection: close`.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    return this.inFlight === 0;
+  }
+
+  private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    // Everything read from `req` must be read now: it is not valid after this function returns.
+    const ex: Exchange = {
+      res,
+      aborted: false,
+      answered: false,
+      requestId: randomBytes(8).toString('hex'),
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      started: performance.now(),
+    };
+    const query = req.getQuery() ?? '';
+    const headers: Record<string, string> = Object.create(null);
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    this.inFlight++;
+    res.onAborted(() => {
+      ex.aborted = true;
+      this.finish(ex, 0);
+    });
+
+    if (this.draining) {
+      return this.send(ex, json(new ApiError('unavailable', 'Server is shutting down').toBody(), 503), { Connection: 'close' });
+    }
+    const refusal = refusalFor(this.config.mode, ex.path);
+    if (refusal) return this.send(ex, errorReply(new ApiError(refusal)));
+    const match = this.router.match(ex.method, ex.path);
+    if (match.kind === 'not_found') {
+      return this.send(ex, errorReply(new ApiError('not_found', `No route for ${ex.method} ${ex.path}`)));
+    }
+    if (match.kind === 'method_not_allowed') {
+      return this.send(ex, errorReply(new ApiError('method_not_allowed', `${ex.method} is not allowed on ${ex.path}`)), {
+        Allow: match.allow.join(', '),
+      });
+    }
+    const body = this.readBody(ex, match.route, headers);
+    this.handle(ex, match.route, match.params, query, headers, body).catch((e: unknown) => this.fail(ex, e));
+  }
+
+  private async handle(
+    ex: Exchange,
+    route: AnyRoute,
+    params: Record<string, string>,
+    query: string,
+    headers: Record<string, string>,
+    body: Promise<Buffer> | null,
+  ): Promise<void> {
+    // Start reading before auth so the body is not lost, but judge auth first: a caller without
+    // credentials learns nothing about what their body would have done.
+    body?.catch(() => undefined);
+    let principal: Principal = ANONYMOUS;
+    if (route.permission !== 'none') {
+      principal = await this.services.auth.authenticate(headers, route.rawKeyOnly === true);
+      authorize(principal, route.permission);
+    }
+    const raw = body ? await body : null;
+    if (ex.aborted) return;
+    const input = validateInput(route, params, query, headers, raw);
+    const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId };
+    const reply = await route.handler(input, ctx);
+    this.send(ex, reply);
+  }
+
+  /** Collects the body up to the route's cap; over the cap is 413 before anything else happens. */
+  private readBody(ex: Exchange, route: AnyRoute, headers: Record<string, string>): Promise<Buffer> | null {
+    const mode = route.body ?? (ex.method === 'GET' || ex.method === 'DELETE' ? 'none' : 'json');
+    if (mode === 'none' && !headers['content-length'] && !headers['transfer-encoding']) return null;
+    const cap = route.maxBodyBytes?.(this.config) ?? this.config.maxBodyBytes;
+    const declared = Number(headers['content-length'] ?? 0);
+    return new Promise((resolve, reject) => {
+      if (declared > cap) return reject(tooLarge(cap));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      ex.res.onData((chunk, isLast) => {
+        if (size < 0) return; // already refused
+        size += chunk.byteLength;
+        if (size > cap) {
+          size = -1;
+          return reject(tooLarge(cap));
+        }
+        // The chunk is only valid during this callback: copy it.
+        chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+        if (isLast) resolve(Buffer.concat(chunks, size));
+      });
+    });
+  }
+
+  private fail(ex: Exchange, e: unknown): void {
+    if (!(e instanceof ApiError)) {
+      this.log.error({ err: e, requestId: ex.requestId, method: ex.method, path: ex.path }, 'request failed');
+    }
+    this.send(ex, errorReply(e));
+  }
+
+  private send(ex: Exchange, reply: Reply, extraHeaders: Record<string, string> = {}): void {
+    if (ex.aborted || ex.answered) return;
+    ex.answered = true;
+    const isJson = reply.kind === 'json';
+    const payload = isJson ? JSON.stringify(reply.body) : reply.body;
+    const contentType = isJson ? 'application/json' : reply.contentType;
+    const closing = this.draining || reply.status === 413;
+    ex.res.cork(() => {
+      ex.res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`.trimEnd());
+      ex.res.writeHeader('Content-Type', contentType);
+      ex.res.writeHeader('X-Request-Id', ex.requestId);
+      for (const [k, v] of Object.entries({ ...reply.headers, ...extraHeaders })) ex.res.writeHeader(k, v);
+      // A refused body may still be arriving: close rather than read the rest.
+      ex.res.end(payload, closing);
+    });
+    this.finish(ex, reply.status);
+  }
+
+  private finish(ex: Exchange, status: number): void {
+    this.inFlight--;
+    this.log.debug(
+      { requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(performance.now() - ex.started), aborted: ex.aborted },
+      'request',
+    );
+  }
+}
+
+function tooLarge(cap: number): ApiError {
+  return new ApiError('payload_too_large', `Request body exceeds ${cap} bytes`, { limit: cap });
+}
+
+/** The one mapping of a thrown value to a response; anything unexpected is a 500 of the spec's shape. */
+export function errorReply(e: unknown): Reply {
+  const error = e instanceof ApiError ? e : new ApiError('internal_error');
+  return json(error.toBody(), error.status, error.headers);
+}

@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { StoreClient } from '../pool/storeClient.js';
+import type { Authenticator } from './auth.js';
+
+/** The long-lived parts handlers reach through their context. */
+export interface Services {
+  store: StoreClient;
+  auth: Authenticator;
+  log: Logger;
+  /** The price table as loaded from data/pricing.json. */
+  pricing: unknown;
+  version: string;
+  startedAt: Date;
+}

@@ -1,0 +1,43 @@
+/**
+ * `npm start`: reads the configuration, serves, and on SIGINT/SIGTERM drains in-flight requests,
+ * checkpoints DuckDB and exits 0.
+ */
+import { startTracelake } from './app.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+
+let config;
+try {
+  config = loadConfig(process.env, process.argv.slice(2));
+} catch (e) {
+  process.stderr.write(`tracelake: ${(e as Error).message}\n`);
+  process.exit(2);
+}
+const log = createLogger(config.logLevel);
+
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+
+try {
+  const running = await startTracelake(config, log);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+} catch (err) {
+  log.fatal({ err }, 'cannot start');
+  process.exit(1);
+}

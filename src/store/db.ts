@@ -1,0 +1,122 @@
+/**
+ * The one DuckDB database of a Tracelake process. The @duckdb/node-api instance cache is per
+ * JavaScript realm, so worker threads cannot share an instance: the database is opened once, by the
+ * store thread, and everything that touches DuckDB runs there (docs/decisions.md, "one DuckDB owner").
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+
+export interface DatabaseOptions {
+  dataDir: string;
+  threads: number;
+  memoryLimit: string;
+  queryTimeoutMs: number;
+}
+
+export type Row = Record<string, unknown>;
+
+/** Directories DuckDB may read and write besides its own database file. */
+export function storeDirs(dataDir: string): { segments: string; blobs: string; tmp: string } {
+  return { segments: join(dataDir, 'segments'), blobs: join(dataDir, 'blobs'), tmp: join(dataDir, 'tmp') };
+}
+
+export class Database {
+  private readonly idle: DuckDBConnection[] = [];
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly options: DatabaseOptions,
+  ) {}
+
+  /**
+   * Opens (creating if needed) `<dataDir>/tracelake.duckdb` and hardens it: no extension loading,
+   * file access limited to the store's own directories, then the configuration is locked so no
+   * later statement can loosen it.
+   */
+  static async open(options: DatabaseOptions): Promise<Database> {
+    const dirs = storeDirs(options.dataDir);
+    for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+    const instance = await DuckDBInstance.create(join(options.dataDir, 'tracelake.duckdb'), {
+      threads: String(options.threads),
+      memory_limit: options.memoryLimit,
+      temp_directory: dirs.tmp,
+      max_temp_directory_size: '8GiB',
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const db = new Database(instance, options);
+    const allowed = Object.values(dirs).map((d) => `'${d.replaceAll("'", "''")}/'`).join(', ');
+    await db.exec(`SET allowed_directories = [${allowed}]`);
+    await db.exec('SET enable_external_access = false');
+    await db.exec('SET lock_configuration = true');
+    return db;
+  }
+
+  /** Runs `sql` with bound `params` and returns the rows as plain objects (JSON-safe values). */
+  async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
+    return this.withConnection((c) => this.read<T>(c, sql, params));
+  }
+
+  async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
+    await this.withConnection((c) => this.timed(c, () => c.run(sql, params)));
+  }
+
+  /** Runs `work` inside one transaction on one connection; any throw rolls it back. */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.withConnection(async (c) => {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        const result = await work({
+          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params),
+          exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params))),
+        });
+        await c.run('COMMIT');
+        return result;
+      } catch (e) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  async checkpoint(): Promise<void> {
+    await this.exec('CHECKPOINT');
+  }
+
+  close(): void {
+    for (const c of this.idle.splice(0)) c.closeSync();
+    this.instance.closeSync();
+  }
+
+  private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[]): Promise<T[]> {
+    const reader = await this.timed(c, () => c.runAndReadAll(sql, params));
+    return reader.getRowObjectsJson() as T[];
+  }
+
+  /** Interrupts the statement when it outlives the query timeout; DuckDB then throws. */
+  private async timed<T>(c: DuckDBConnection, run: () => Promise<T>): Promise<T> {
+    const timer = setTimeout(() => c.interrupt(), this.options.queryTimeoutMs);
+    try {
+      return await run();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async withConnection<T>(work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const c = this.idle.pop() ?? (await this.instance.connect());
+    try {
+      return await work(c);
+    } finally {
+      // Connections are cheap but not free; keep a few warm for the next request.
+      if (this.idle.length < 16) this.idle.push(c);
+      else c.closeSync();
+    }
+  }
+}
+
+export interface Transaction {
+  query<R = Row>(sql: string, params?: DuckDBValue[]): Promise<R[]>;
+  exec(sql: string, params?: DuckDBValue[]): Promise<void>;
+}

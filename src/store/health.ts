@@ -1,0 +1,64 @@
+/**
+ * Real dependency checks for the health endpoints: a query through DuckDB, a write + fsync + read in
+ * the data directory, free disk space, and the segment and blob directories being readable.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DependencyCheck } from '../pool/tasks.js';
+import { storeDirs, type Database } from './db.js';
+
+/** Below this much free space the store cannot promise durable writes. */
+export const MIN_FREE_BYTES = 512 * 1024 ** 2;
+
+type CheckName = 'duckdb' | 'data_dir' | 'disk' | 'segments';
+
+export async function checkHealth(
+  db: () => Promise<Database>,
+  dataDir: string,
+  checks: readonly CheckName[],
+): Promise<DependencyCheck[]> {
+  const run: Record<CheckName, () => Promise<Record<string, number | string> | void>> = {
+    duckdb: async () => {
+      const [row] = await (await db()).query<{ v: number }>('SELECT max(version)::INTEGER AS v FROM schema_migrations');
+      return { schema_version: row?.v ?? 0 };
+    },
+    data_dir: async () => {
+      const probe = join(dataDir, `.probe-${randomBytes(6).toString('hex')}`);
+      const payload = randomBytes(16).toString('hex');
+      const fd = openSync(probe, 'wx');
+      try {
+        writeSync(fd, payload);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      const back = readFileSync(probe, 'utf8');
+      unlinkSync(probe);
+      if (back !== payload) throw new Error('probe file read back differently');
+    },
+    disk: async () => {
+      const s = statfsSync(dataDir);
+      const free = s.bavail * s.bsize;
+      if (free < MIN_FREE_BYTES) throw new Error(`only ${free} bytes free; at least ${MIN_FREE_BYTES} needed`);
+      return { free_bytes: free, total_bytes: s.blocks * s.bsize };
+    },
+    segments: async () => {
+      const dirs = storeDirs(dataDir);
+      return { segment_entries: readdirSync(dirs.segments).length, blob_entries: readdirSync(dirs.blobs).length };
+    },
+  };
+  return Promise.all(checks.map((name) => timeCheck(name, run[name])));
+}
+
+async function timeCheck(name: string, check: () => Promise<Record<string, number | string> | void>): Promise<DependencyCheck> {
+  const started = performance.now();
+  try {
+    const detail = await check();
+    return { name, status: 'healthy', latencyMs: elapsed(started), ...(detail ? { detail } : {}) };
+  } catch (e) {
+    return { name, status: 'unhealthy', latencyMs: elapsed(started), error: (e as Error).message };
+  }
+}
+
+const elapsed = (since: number): number => Math.round((performance.now() - since) * 1000) / 1000;

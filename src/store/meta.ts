@@ -1,0 +1,197 @@
+/**
+ * Tenants, apps, environments and API keys: the metadata tables of the store.
+ * Every function that reads tenant data takes the tenant and app it is scoped to.
+ */
+import { randomUUID } from 'node:crypto';
+import { listValue } from '@duckdb/node-api';
+import { permissionsFor, type Permission, type Role } from '../core/permissions.js';
+import type { Database } from './db.js';
+import { iso, TS_PARAM } from './sql.js';
+
+export interface Scope {
+  tenantId: string;
+  appId: string;
+  environmentId: string;
+}
+
+/** What auth needs to know of a key; never its plaintext. */
+export interface KeyRecord {
+  id: string;
+  tenantId: string;
+  appId: string;
+  environmentId: string | null;
+  role: Role;
+  permissions: Permission[];
+  keyHash: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** A key as listings show it (spec: API key, without plaintext_key). */
+export interface KeyView {
+  id: string;
+  name: string;
+  app_id: string;
+  environment_id?: string;
+  environment_name?: string;
+  role: Role;
+  permissions: Permission[];
+  key_prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface NewKey {
+  tenantId: string;
+  appId: string;
+  environmentId: string;
+  name: string;
+  role: Role;
+  permissions: Permission[];
+  keyHash: string;
+  keyPrefix: string;
+  expiresAt: number | null;
+  createdBy: string | null;
+}
+
+/**
+ * On an empty store, creates the first tenant, its app, the app's default `production` environment
+ * and a Full Access key with the given hash, all in one transaction. Returns null when the store
+ * already has a tenant (bootstrap happens once and only once).
+ */
+export async function bootstrap(
+  db: Database,
+  key: { keyHash: string; keyPrefix: string },
+): Promise<Scope | null> {
+  return db.transaction(async (tx) => {
+    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM tenants');
+    if (n > 0) return null;
+    const scope = { tenantId: randomUUID(), appId: randomUUID(), environmentId: randomUUID() };
+    await tx.exec(`INSERT INTO tenants (id, name) VALUES ($1, 'default')`, [scope.tenantId]);
+    await tx.exec(
+      `INSERT INTO apps (id, tenant_id, name, display_name, created_by, updated_by)
+       VALUES ($1, $2, 'default', 'Default app', 'bootstrap', 'bootstrap')`,
+      [scope.appId, scope.tenantId],
+    );
+    await tx.exec(
+      `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default)
+       VALUES ($1, $2, $3, 'production', 'production', true)`,
+      [scope.environmentId, scope.tenantId, scope.appId],
+    );
+    await tx.exec(
+      `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, created_by)
+       VALUES ($1, $2, $3, $4, 'bootstrap', $5, $6, 'full_access', $7, 'bootstrap')`,
+      [randomUUID(), scope.tenantId, scope.appId, scope.environmentId, key.keyHash, key.keyPrefix, listValue(permissionsFor('full_access'))],
+    );
+    return scope;
+  });
+}
+
+
+/** The app that key-less requests act as in local mode: the oldest app and its default environment. */
+export async function localScope(db: Database): Promise<Scope | null> {
+  const [row] = await db.query<{ tenant_id: string; app_id: string; environment_id: string }>(
+    `SELECT a.tenant_id, a.id AS app_id, e.id AS environment_id
+       FROM apps a JOIN environments e ON e.app_id = a.id AND e.is_default
+      ORDER BY a.created_at, a.id LIMIT 1`,
+  );
+  return row ? { tenantId: row.tenant_id, appId: row.app_id, environmentId: row.environment_id } : null;
+}
+
+export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyRecord | null> {
+  const [row] = await db.query<{
+    id: string;
+    tenant_id: string;
+    app_id: string;
+    environment_id: string | null;
+    role: Role;
+    permissions: Permission[];
+    key_hash: string;
+    expires_ms: number | null;
+    revoked_ms: number | null;
+  }>(
+    `SELECT id, tenant_id, app_id, environment_id, role, permissions, key_hash,
+            epoch_ms(expires_at)::DOUBLE AS expires_ms, epoch_ms(revoked_at)::DOUBLE AS revoked_ms
+       FROM api_keys WHERE key_hash = $1`,
+    [keyHash],
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    appId: row.app_id,
+    environmentId: row.environment_id,
+    role: row.role,
+    permissions: row.permissions,
+    keyHash: row.key_hash,
+    expiresAt: row.expires_ms,
+    revokedAt: row.revoked_ms,
+  };
+}
+
+export async function touchKey(db: Database, id: string, atMs: number): Promise<void> {
+  await db.exec(`UPDATE api_keys SET last_used_at = ${TS_PARAM(2)} WHERE id = $1`, [id, atMs]);
+}
+
+export async function findEnvironmentByName(
+  db: Database,
+  tenantId: string,
+  appId: string,
+  name: string,
+): Promise<{ id: string; kind: string } | null> {
+  const [row] = await db.query<{ id: string; kind: string }>(
+    'SELECT id, kind FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3',
+    [tenantId, appId, name],
+  );
+  return row ?? null;
+}
+
+export async function appExists(db: Database, tenantId: string, appId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND id = $2', [tenantId, appId]);
+  return rows.length > 0;
+}
+
+export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
+  const id = randomUUID();
+  await db.exec(
+    `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11)`,
+    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy],
+  );
+  const [view] = await listKeys(db, k.tenantId, k.appId, id);
+  return view!;
+}
+
+const KEY_VIEW_SQL = `
+  SELECT k.id, k.name, k.app_id, k.environment_id, e.name AS environment_name, k.role, k.permissions,
+         k.key_prefix, ${iso('k.created_at')} AS created_at, ${iso('k.expires_at')} AS expires_at,
+         ${iso('k.last_used_at')} AS last_used_at, ${iso('k.revoked_at')} AS revoked_at
+    FROM api_keys k LEFT JOIN environments e ON e.id = k.environment_id
+   WHERE k.tenant_id = $1 AND k.app_id = $2`;
+
+/** Keys of one app, newest first; `id` narrows to one key. */
+export async function listKeys(db: Database, tenantId: string, appId: string, id?: string): Promise<KeyView[]> {
+  const rows = await db.query<KeyView & { environment_id: string | null; environment_name: string | null }>(
+    id === undefined ? `${KEY_VIEW_SQL} ORDER BY k.created_at DESC, k.id` : `${KEY_VIEW_SQL} AND k.id = $3`,
+    id === undefined ? [tenantId, appId] : [tenantId, appId, id],
+  );
+  return rows.map(({ environment_id, environment_name, ...rest }) => ({
+    ...rest,
+    ...(environment_id === null ? {} : { environment_id, environment_name: environment_name ?? undefined }),
+  })) as KeyView[];
+}
+
+/**
+ * Marks a key revoked. Returns its hash (so the caller can drop it from the auth cache) or null when
+ * no such key exists in this tenant and app. Revoking twice keeps the first revocation time.
+ */
+export async function revokeKey(db: Database, tenantId: string, appId: string, id: string): Promise<string | null> {
+  const rows = await db.query<{ key_hash: string }>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP)
+      WHERE tenant_id = $1 AND app_id = $2 AND id = $3 RETURNING key_hash`,
+    [tenantId, appId, id],
+  );
+  return rows[0]?.key_hash ?? null;
+}

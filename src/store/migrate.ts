@@ -1,0 +1,28 @@
+import type { Database } from './db.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+/**
+ * Brings the schema up to the newest migration. Idempotent: applied versions are skipped, and each
+ * migration commits together with its `schema_migrations` row, so a crash leaves no half-applied one.
+ * Returns the versions applied by this call.
+ */
+export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    applied_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP)
+  )`);
+  const done = new Set(
+    (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(m.version)) continue;
+    await db.transaction(async (tx) => {
+      for (const statement of m.sql) await tx.exec(statement);
+      await tx.exec('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    });
+    applied.push(m.version);
+  }
+  return applied;
+}

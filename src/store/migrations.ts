@@ -1,0 +1,72 @@
+/**
+ * Schema migrations, in order. A migration is applied once, in its own transaction, and recorded in
+ * `schema_migrations`; never edit one that has shipped — add the next.
+ *
+ * Conventions: ids are UUID; times are TIMESTAMP in UTC; every tenant-owned row carries tenant_id
+ * (and app_id / environment_id where it belongs to one). No foreign keys: DuckDB checks them eagerly
+ * and they would make the cascading deletes of environments and apps harder, not safer.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'metadata: tenants, apps, environments, api keys',
+    sql: [
+      `CREATE TABLE tenants (
+         id UUID PRIMARY KEY,
+         name VARCHAR NOT NULL,
+         plan VARCHAR NOT NULL DEFAULT 'self_hosted',
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP)
+       )`,
+      `CREATE TABLE apps (
+         id UUID PRIMARY KEY,
+         tenant_id UUID NOT NULL,
+         name VARCHAR NOT NULL,
+         display_name VARCHAR,
+         entry_point VARCHAR,
+         runtime VARCHAR NOT NULL DEFAULT 'nodejs',
+         commit_sha VARCHAR,
+         runtime_app_name VARCHAR,
+         runtime_machine_id VARCHAR,
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         created_by VARCHAR,
+         updated_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         updated_by VARCHAR,
+         UNIQUE (tenant_id, name)
+       )`,
+      `CREATE TABLE environments (
+         id UUID PRIMARY KEY,
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         name VARCHAR NOT NULL,
+         kind VARCHAR NOT NULL CHECK (kind IN ('development', 'preview', 'production')),
+         is_default BOOLEAN NOT NULL DEFAULT false,
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         updated_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         UNIQUE (app_id, name)
+       )`,
+      `CREATE TABLE api_keys (
+         id UUID PRIMARY KEY,
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         environment_id UUID,
+         allowed_kinds VARCHAR[],
+         name VARCHAR NOT NULL,
+         key_hash VARCHAR NOT NULL UNIQUE,
+         key_prefix VARCHAR NOT NULL,
+         role VARCHAR NOT NULL,
+         permissions VARCHAR[] NOT NULL,
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         created_by VARCHAR,
+         expires_at TIMESTAMP,
+         last_used_at TIMESTAMP,
+         revoked_at TIMESTAMP
+       )`,
+    ],
+  },
+];
