@@ -8,10 +8,13 @@ import type { Logger } from 'pino';
 import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.js';
 import { loadOrCreateSecret } from './auth/secret.js';
 import type { Config } from './config.js';
+import { parsePriceTable } from './core/cost/pricing.js';
 import { Authenticator } from './http/auth.js';
 import type { AnyRoute } from './http/route.js';
 import { Router } from './http/router.js';
 import { apiKeyRoutes } from './http/routes/apiKeys.js';
+import { devRoutes } from './http/routes/dev.js';
+import { faultRoutes } from './http/routes/faults.js';
 import { healthRoutes } from './http/routes/health.js';
 import { systemRoutes } from './http/routes/system.js';
 import { HttpServer } from './http/server.js';
@@ -62,10 +65,12 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     log.warn({ err }, 'could not record key use'),
   );
   const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret));
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes);
+  if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();
-  const pricing: unknown = JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8'));
+  // Parsed (and so checked) once at start: a broken price table stops the start, not a request.
+  const pricing = parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8')));
   const server = new HttpServer(config, new Router(routes), { store, auth, log, pricing, version, startedAt: new Date() }, log);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');

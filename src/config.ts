@@ -23,6 +23,7 @@ export interface Config {
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
+  faultInjection: boolean;
 }
 
 interface Option<K extends keyof Config> {
@@ -64,6 +65,12 @@ function oneOf<T extends string>(...values: T[]) {
 
 const text = (t: string): string => t;
 
+function onOff(t: string): boolean {
+  if (/^(1|on|true|yes)$/i.test(t)) return true;
+  if (/^(0|off|false|no)$/i.test(t)) return false;
+  throw new Error(`expected on or off, got "${t}"`);
+}
+
 /** Every option, in the order the README documents them. */
 export const OPTIONS = [
   { key: 'host', env: 'TRACELAKE_HOST', flag: '--host', fallback: '127.0.0.1', parse: text, doc: 'Address to listen on.' },
@@ -81,6 +88,7 @@ export const OPTIONS = [
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
+  { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },
 ] as const satisfies readonly Option<keyof Config>[];
 
 /**

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { PriceTable } from '../core/cost/pricing.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 
@@ -8,7 +9,7 @@ export interface Services {
   auth: Authenticator;
   log: Logger;
   /** The price table as loaded from data/pricing.json. */
-  pricing: unknown;
+  pricing: PriceTable;
   version: string;
   startedAt: Date;
 }

@@ -1,0 +1,24 @@
+/**
+ * Local-only development endpoints (`/v1/dev/*`; the cloud answers 501 `not_available_on_cloud`).
+ * `whoami` tells a developer which tenant, app and environment their requests act as — the app id is
+ * what they configure their SDK with.
+ */
+import { data } from '../reply.js';
+import { route } from '../route.js';
+
+export const devRoutes = [
+  route({
+    method: 'GET',
+    path: '/v1/dev/whoami',
+    permission: 'trace.read',
+    handler: (_input, ctx) =>
+      data({
+        kind: ctx.principal.kind,
+        tenant_id: ctx.principal.tenantId,
+        app_id: ctx.principal.appId,
+        environment_id: ctx.principal.environmentId,
+        role: ctx.principal.role,
+        permissions: ctx.principal.permissions,
+      }),
+  }),
+];

@@ -1,0 +1,42 @@
+/**
+ * Fault injection for the test suite (`TRACELAKE_FAULT_INJECTION=on` only): a handler that throws, one
+ * that rejects later, and one that stalls, so tests can prove the 500 shape, that the process keeps
+ * serving, and that shutdown drains in-flight requests.
+ */
+import typia, { type tags } from 'typia';
+import { json } from '../reply.js';
+import { route } from '../route.js';
+
+interface SlowQuery {
+  ms: number & tags.Type<'uint32'> & tags.Maximum<10000>;
+}
+
+export const faultRoutes = [
+  route({
+    method: 'GET',
+    path: '/v1/_faults/throw',
+    permission: 'none',
+    handler: () => {
+      throw new Error('injected failure');
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/_faults/reject',
+    permission: 'none',
+    handler: async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      throw new TypeError('injected asynchronous failure');
+    },
+  }),
+  route<Record<string, string>, SlowQuery>({
+    method: 'GET',
+    path: '/v1/_faults/slow',
+    permission: 'none',
+    validate: { query: typia.http.createValidateQuery<SlowQuery>() },
+    handler: async ({ query }) => {
+      await new Promise((r) => setTimeout(r, query.ms));
+      return json({ slept_ms: query.ms });
+    },
+  }),
+];

@@ -1,0 +1,158 @@
+/**
+ * Starts the real Tracelake server as a child process on 127.0.0.1, port 0, with a temporary data
+ * directory, and talks HTTP to it. The server is stopped when the test ends (and killed if the test
+ * process dies first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
+const alive = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of alive) child.kill('SIGKILL');
+});
+
+export interface LogLine {
+  msg: string;
+  [key: string]: unknown;
+}
+
+export interface ServerOptions {
+  dataDir?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  logs: LogLine[];
+  child: ChildProcess;
+  /** The bootstrap log of this start, when it bootstrapped. */
+  bootstrap: LogLine | undefined;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function tempDir(prefix = 'tracelake-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  const child = spawn(process.execPath, [MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
+    env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  alive.add(child);
+  const logs: LogLine[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      alive.delete(child);
+      resolve(code);
+    }),
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: LogLine;
+      try {
+        entry = JSON.parse(line) as LogLine;
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      if (entry.msg === 'listening') {
+        clearTimeout(timer);
+        resolve(entry.port as number);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    logs,
+    child,
+    bootstrap: logs.find((l) => l.msg === 'bootstrap'),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Starts a server for the duration of a tap test and removes its data dir afterwards. */
+export async function serverFor(t: { teardown(fn: () => unknown): void }, options: ServerOptions = {}): Promise<TestServer> {
+  const server = await startServer(options);
+  t.teardown(async () => {
+    await server.stop('SIGKILL');
+    if (!options.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
+  });
+  return server;
+}
+
+export interface Credentials {
+  key: string;
+  appId: string;
+}
+
+/** The bootstrap key and app of a freshly started server. */
+export function rootCredentials(server: TestServer): Credentials {
+  const b = server.bootstrap;
+  if (!b || typeof b.api_key !== 'string') throw new Error('server did not bootstrap with a generated key');
+  return { key: b.api_key, appId: b.app_id as string };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string;
+}
+
+/** One HTTP call; `auth` adds `Authorization: Bearer <key>` and the app id header. */
+export async function call(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { auth?: Credentials; body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) {
+    headers['authorization'] ??= `Bearer ${options.auth.key}`;
+    headers['x-service-app-id'] ??= options.auth.appId;
+  }
+  let body: string | Uint8Array | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(server.url + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Creates a key through the API and returns its credentials and creation answer. */
+export async function createKey(server: TestServer, admin: Credentials, spec: Record<string, unknown>): Promise<Credentials & { id: string; answer: Answer }> {
+  const answer = await call(server, 'POST', '/v1/api-keys', { auth: admin, body: spec });
+  if (answer.status !== 201) throw new Error(`key creation failed: ${answer.status} ${answer.text}`);
+  return { key: answer.body.data.plaintext_key, appId: admin.appId, id: answer.body.data.id, answer };
+}

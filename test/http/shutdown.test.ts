@@ -1,0 +1,41 @@
+/** Integration: SIGTERM and SIGINT drain in-flight requests, checkpoint, and exit 0. */
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { call, createKey, rootCredentials, startServer, tempDir } from '../helpers/server.js';
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  t.test(`${signal} drains in-flight requests and exits 0`, async (t) => {
+    const dataDir = tempDir();
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    const server = await startServer({ dataDir, env: { TRACELAKE_FAULT_INJECTION: 'on' } });
+    const root = rootCredentials(server);
+    const k = await createKey(server, root, { name: 'before-shutdown', role: 'SDK' });
+
+    const slow = call(server, 'GET', '/v1/_faults/slow?ms=600');
+    await new Promise((r) => setTimeout(r, 150));
+    const exit = server.stop(signal);
+    const answer = await slow;
+    t.equal(answer.status, 200, 'the in-flight request is answered');
+    t.same(answer.body, { slept_ms: 600 });
+    t.equal(await exit, 0, 'exit code 0');
+    t.ok(server.logs.some((l) => l.msg === 'shutting down' && l.signal === signal));
+    t.ok(server.logs.some((l) => l.msg === 'stopped'));
+
+    const again = await startServer({ dataDir });
+    t.teardown(() => again.stop('SIGKILL'));
+    const keys = await call(again, 'GET', '/v1/api-keys', { auth: root });
+    t.ok(keys.body.data.some((x: { id: string }) => x.id === k.id), 'what was written before shutdown is there after');
+  });
+}
+
+t.test('new connections are refused once draining has begun', async (t) => {
+  const server = await startServer({ env: { TRACELAKE_FAULT_INJECTION: 'on' } });
+  t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
+  const slow = call(server, 'GET', '/v1/_faults/slow?ms=800');
+  await new Promise((r) => setTimeout(r, 150));
+  const exit = server.stop('SIGTERM');
+  await new Promise((r) => setTimeout(r, 100));
+  await t.rejects(fetch(server.url + '/health', { headers: { connection: 'close' } }), 'the listen socket is closed');
+  t.equal((await slow).status, 200);
+  t.equal(await exit, 0);
+});
