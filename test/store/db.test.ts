@@ -1,0 +1,81 @@
+/** The store against a real DuckDB: hardening, transactions, migrations, timeouts. */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { Database } from '../../src/store/db.js';
+import { bootstrap, findKeyByHash, localScope } from '../../src/store/meta.js';
+import { migrate } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { tempDir } from '../helpers/server.js';
+
+async function open(t: { teardown(fn: () => unknown): void }, queryTimeoutMs = 30_000): Promise<{ db: Database; dataDir: string }> {
+  const dataDir = tempDir();
+  const db = await Database.open({ dataDir, threads: 2, memoryLimit: '512MiB', queryTimeoutMs });
+  t.teardown(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { db, dataDir };
+}
+
+t.test('file access is limited to the store directories and the configuration is locked', async (t) => {
+  const { db, dataDir } = await open(t);
+  await db.exec('CREATE TABLE t AS SELECT 1 AS x');
+  const inside = join(dataDir, 'segments', 'probe.parquet');
+  await db.exec(`COPY t TO '${inside}' (FORMAT parquet)`);
+  t.same(await db.query(`SELECT x FROM read_parquet('${inside}')`), [{ x: 1 }], 'segments dir is usable');
+  await t.rejects(db.exec(`COPY t TO '${join(dataDir, '..', 'outside.parquet')}' (FORMAT parquet)`), /Permission Error/);
+  await t.rejects(db.query(`SELECT * FROM read_csv('/etc/passwd')`), /Permission Error/);
+  await t.rejects(db.exec(`ATTACH '${join(dataDir, 'other.duckdb')}'`), /Permission Error/);
+  await t.rejects(db.exec('SET enable_external_access = true'), /Cannot change configuration option/);
+  await t.rejects(db.exec(`INSTALL httpfs`), /./, 'no extension can be installed');
+});
+
+t.test('transactions roll back on a throw', async (t) => {
+  const { db } = await open(t);
+  await db.exec('CREATE TABLE t (x INTEGER)');
+  await t.rejects(
+    db.transaction(async (tx) => {
+      await tx.exec('INSERT INTO t VALUES (1)');
+      t.same(await tx.query('SELECT count(*)::INTEGER AS n FROM t'), [{ n: 1 }], 'visible inside');
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
+  t.same(await db.query('SELECT count(*)::INTEGER AS n FROM t'), [{ n: 0 }], 'gone after rollback');
+  t.equal(await db.transaction(async (tx) => (await tx.exec('INSERT INTO t VALUES (2)'), 'done')), 'done');
+  t.same(await db.query('SELECT x FROM t'), [{ x: 2 }]);
+});
+
+t.test('migrations are idempotent and recorded', async (t) => {
+  const { db } = await open(t);
+  t.same(await migrate(db), MIGRATIONS.map((m) => m.version), 'first run applies all');
+  t.same(await migrate(db), [], 'second run applies none');
+  const recorded = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+  t.same(recorded.map((r) => r.version), MIGRATIONS.map((m) => m.version));
+  const broken = [...MIGRATIONS, { version: 999, name: 'broken', sql: ['CREATE TABLE half (x INTEGER)', 'THIS IS NOT SQL'] }];
+  await t.rejects(migrate(db, broken));
+  t.same(await db.query(`SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'half'`), [{ n: 0 }], 'a failed migration leaves nothing behind');
+  t.same(await db.query('SELECT count(*)::INTEGER AS n FROM schema_migrations WHERE version = 999'), [{ n: 0 }]);
+});
+
+t.test('bootstrap happens once', async (t) => {
+  const { db } = await open(t);
+  await migrate(db);
+  const scope = await bootstrap(db, { keyHash: 'a'.repeat(64), keyPrefix: 'sk_service_x' });
+  t.ok(scope);
+  t.equal(await bootstrap(db, { keyHash: 'b'.repeat(64), keyPrefix: 'sk_service_y' }), null);
+  t.same(await localScope(db), scope, 'the bootstrap app is the local app');
+  const key = await findKeyByHash(db, 'a'.repeat(64));
+  t.equal(key?.role, 'full_access');
+  t.equal(key?.appId, scope!.appId);
+  t.equal(await findKeyByHash(db, 'b'.repeat(64)), null, 'the second bootstrap stored nothing');
+});
+
+t.test('a query over the timeout is interrupted', async (t) => {
+  const { db } = await open(t, 100);
+  const started = Date.now();
+  await t.rejects(db.query('SELECT count(*) FROM range(100000000000) a'), /INTERRUPT/i);
+  t.ok(Date.now() - started < 5_000, 'well before it would have finished');
+  t.same(await db.query('SELECT 42 AS x'), [{ x: 42 }], 'the connection is usable afterwards');
+});
