@@ -1,0 +1,132 @@
+/**
+ * The attribute conventions of real instrumentations (architecture §4), as data: for each
+ * first-class field, the attribute names tried in order; the first usable value wins. Sources:
+ * OpenTelemetry GenAI semconv (`gen_ai.*`), OpenInference (`llm.*`, `input.value`), OpenLLMetry /
+ * Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N.*`), the Vercel AI SDK (`ai.*`), Langfuse SDKs
+ * (`langfuse.*`) and our own `tracelake.*`. Span kinds are in `span-kind.ts`.
+ */
+import type { JsonMap } from './attributes.js';
+import { collectMessages } from './messages.js';
+
+export const MODEL_KEYS: readonly string[] = [
+  'gen_ai.response.model',
+  'gen_ai.request.model',
+  'llm.model_name',
+  'ai.model.id',
+];
+
+export const INPUT_TOKEN_KEYS: readonly string[] = [
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'llm.token_count.prompt',
+  'ai.usage.promptTokens',
+  'ai.usage.inputTokens', // AI SDK 5
+];
+
+export const OUTPUT_TOKEN_KEYS: readonly string[] = [
+  'gen_ai.usage.output_tokens',
+  'gen_ai.usage.completion_tokens',
+  'llm.token_count.completion',
+  'ai.usage.completionTokens',
+  'ai.usage.outputTokens', // AI SDK 5
+];
+
+export const CACHED_INPUT_TOKEN_KEYS: readonly string[] = [
+  'gen_ai.usage.cache_read_input_tokens',
+  'llm.token_count.prompt_details.cache_read',
+  'ai.usage.cachedInputTokens',
+];
+
+export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost'];
+export const SESSION_KEYS: readonly string[] = ['session.id', 'gen_ai.conversation.id', 'tracelake.session.id'];
+export const USER_KEYS: readonly string[] = ['user.id', 'enduser.id', 'tracelake.user.id'];
+export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
+export const PROMPT_NAME_KEYS: readonly string[] = ['tracelake.prompt.name', 'langfuse.prompt.name'];
+/** An array of strings, or JSON text of one. */
+export const TAG_KEYS: readonly string[] = ['tracelake.tags', 'langfuse.trace.tags', 'tag.tags'];
+
+/** Where a span's input or output text comes from: one attribute, or messages flattened under a prefix. */
+export type TextSource = { readonly key: string } | { readonly prefix: string; readonly unwrap?: string };
+
+export const INPUT_SOURCES: readonly TextSource[] = [
+  { key: 'input.value' },
+  { prefix: 'gen_ai.prompt.' },
+  { prefix: 'llm.input_messages.', unwrap: 'message' },
+  { key: 'gen_ai.input.messages' },
+  { key: 'gen_ai.tool.call.arguments' },
+  { key: 'ai.prompt' },
+  { key: 'ai.prompt.messages' }, // AI SDK doGenerate/doStream spans carry no ai.prompt
+  { key: 'ai.toolCall.args' },
+  { key: 'traceloop.entity.input' },
+  { key: 'langfuse.observation.input' },
+  { key: 'tracelake.input' },
+];
+
+export const OUTPUT_SOURCES: readonly TextSource[] = [
+  { key: 'output.value' },
+  { prefix: 'gen_ai.completion.' },
+  { prefix: 'llm.output_messages.', unwrap: 'message' },
+  { key: 'gen_ai.output.messages' },
+  { key: 'gen_ai.tool.call.result' },
+  { key: 'ai.response.text' },
+  { key: 'ai.response.object' },
+  { key: 'ai.response.toolCalls' },
+  { key: 'ai.toolCall.result' },
+  { key: 'traceloop.entity.output' },
+  { key: 'langfuse.observation.output' },
+  { key: 'tracelake.output' },
+];
+
+/** The first of `keys` holding non-blank text (trimmed) or a finite number (as text). */
+export function firstText(attrs: JsonMap, keys: readonly string[]): string | null {
+  for (const key of keys) {
+    const v = attrs[key];
+    if (typeof v === 'string' && v.trim() !== '') return v.trim();
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  }
+  return null;
+}
+
+/** The first of `keys` holding a token count: a non-negative safe integer, as a number or text. */
+export function firstCount(attrs: JsonMap, keys: readonly string[]): number | null {
+  for (const key of keys) {
+    const v = attrs[key];
+    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n;
+  }
+  return null;
+}
+
+/** The first of `keys` holding a cost in USD: a finite non-negative number, as a number or text. */
+export function firstCost(attrs: JsonMap, keys: readonly string[]): number | null {
+  for (const key of keys) {
+    const v = attrs[key];
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    if (typeof n === 'number' && Number.isFinite(n) && n >= 0) return n;
+  }
+  return null;
+}
+
+/** Text from the first source that has some, and the attribute keys it was read from. */
+export interface TextFound {
+  text: string;
+  keys: string[];
+}
+
+/**
+ * The span's input or output. Text is kept as sent; a structured value becomes JSON text; indexed
+ * message attributes become JSON text of an array of messages (see `collectMessages`).
+ */
+export function textOf(attrs: JsonMap, sources: readonly TextSource[]): TextFound | null {
+  for (const source of sources) {
+    if ('prefix' in source) {
+      const messages = collectMessages(attrs, source.prefix, source.unwrap);
+      if (messages) return messages;
+      continue;
+    }
+    const v = attrs[source.key];
+    if (v === undefined || v === null || v === '') continue;
+    return { text: typeof v === 'string' ? v : JSON.stringify(v), keys: [source.key] };
+  }
+  return null;
+}

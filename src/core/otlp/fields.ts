@@ -1,0 +1,106 @@
+import type { SpanRecord } from '../span.js';
+import type { DropCounter, JsonMap } from './attributes.js';
+import {
+  CACHED_INPUT_TOKEN_KEYS,
+  COST_KEYS,
+  firstCost,
+  firstCount,
+  firstText,
+  INPUT_SOURCES,
+  INPUT_TOKEN_KEYS,
+  MODEL_KEYS,
+  OUTPUT_SOURCES,
+  OUTPUT_TOKEN_KEYS,
+  PROMPT_NAME_KEYS,
+  RUN_ID_KEYS,
+  SESSION_KEYS,
+  textOf,
+  USER_KEYS,
+} from './conventions.js';
+import { splitNamespaces, tagsOf } from './namespaces.js';
+import { spanKindOf } from './span-kind.js';
+
+/** Token counts handed to the price table; a count the client did not send is absent. */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+}
+
+/** Prices a call of `model`; undefined when the model is not in the price table. */
+export type CostFn = (model: string, usage: TokenUsage) => number | undefined;
+
+/** The fields of a span row that come from its attributes. */
+export type SpanFields = Pick<
+  SpanRecord,
+  | 'model'
+  | 'spanKind'
+  | 'promptName'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cachedInputTokens'
+  | 'tokens'
+  | 'cost'
+  | 'input'
+  | 'output'
+  | 'sessionId'
+  | 'userId'
+  | 'runId'
+  | 'tags'
+  | 'metadata'
+  | 'graph'
+  | 'attributes'
+>;
+
+/**
+ * Reads the first-class fields of a span from its flattened attributes, by the conventions of
+ * `conventions.ts`. Consumed attributes stay in `attributes` (they are small and users filter on
+ * the OTel names) except the input and output text, which can be large and would otherwise be
+ * stored twice; metadata and graph keys move to their own maps.
+ */
+export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn): SpanFields {
+  const model = firstText(attrs, MODEL_KEYS);
+  const inputTokens = firstCount(attrs, INPUT_TOKEN_KEYS);
+  const outputTokens = firstCount(attrs, OUTPUT_TOKEN_KEYS);
+  const cachedInputTokens = firstCount(attrs, CACHED_INPUT_TOKEN_KEYS);
+  const input = textOf(attrs, INPUT_SOURCES);
+  const output = textOf(attrs, OUTPUT_SOURCES);
+  const consumed = new Set(input?.keys);
+  for (const key of output?.keys ?? []) consumed.add(key);
+  const usage = tokenUsage(inputTokens, outputTokens, cachedInputTokens);
+  const { attributes, metadata, graph } = splitNamespaces(attrs, consumed, counter);
+  return {
+    model,
+    spanKind: spanKindOf(attrs),
+    promptName: firstText(attrs, PROMPT_NAME_KEYS),
+    inputTokens,
+    outputTokens,
+    cachedInputTokens,
+    tokens: inputTokens === null && outputTokens === null ? null : (inputTokens ?? 0) + (outputTokens ?? 0),
+    cost: firstCost(attrs, COST_KEYS) ?? priced(model, usage, costOf),
+    input: input?.text ?? null,
+    output: output?.text ?? null,
+    sessionId: firstText(attrs, SESSION_KEYS),
+    userId: firstText(attrs, USER_KEYS),
+    runId: firstText(attrs, RUN_ID_KEYS),
+    tags: tagsOf(attrs, counter),
+    metadata,
+    graph,
+    attributes,
+  };
+}
+
+function tokenUsage(input: number | null, output: number | null, cached: number | null): TokenUsage | undefined {
+  const usage: TokenUsage = {};
+  if (input !== null) usage.inputTokens = input;
+  if (output !== null) usage.outputTokens = output;
+  if (cached !== null) usage.cachedInputTokens = cached;
+  return input === null && output === null && cached === null ? undefined : usage;
+}
+
+// The price table is only asked about a model with some counts; its answer is checked, not trusted.
+function priced(model: string | null, usage: TokenUsage | undefined, costOf: CostFn | undefined): number | null {
+  if (model === null || usage === undefined || costOf === undefined) return null;
+  const cost = costOf(model, usage);
+  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null;
+}

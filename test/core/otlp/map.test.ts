@@ -1,0 +1,255 @@
+import t from 'tap';
+import { eventSpanId } from '../../../src/core/otlp/ids.js';
+import { mapExportRequest, MAX_ERROR_MESSAGES } from '../../../src/core/otlp/map.js';
+import type { ExportTraceServiceRequest, Span } from '../../../src/core/otlp/wire.js';
+import type { SpanRecord } from '../../../src/core/span.js';
+import { attrs, END, hexBytes, PARENT_ID, request, span, SPAN_ID, START, TRACE_ID } from './wire-builders.js';
+
+/** Rows as JSON-safe plain data, so null-prototype maps and bigints compare by value. */
+const plain = (rows: SpanRecord[]): unknown =>
+  JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+
+/** A GenAI-semconv chat span with one exception event, as opentelemetry-instrumentation-openai-v2 sends it. */
+function chatSpan(over: Partial<Span> = {}): Span {
+  return span({
+    attributes: attrs({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.output_tokens': 20,
+      'session.id': 'sess-1',
+      'user.id': 'user-9',
+    }),
+    events: [{ timeUnixNano: '1700000000500000000', name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) }],
+    status: { code: 2, message: 'upstream timeout' },
+    ...over,
+  });
+}
+
+t.test('a chat span maps to a GENERATION row followed by its EVENT row', async (t) => {
+  const result = mapExportRequest(request([chatSpan()]), { costOf: () => 0.0015 });
+  t.same([result.rejected, result.errors, result.droppedAttributes], [0, [], 0]);
+  const [row, event] = result.spans;
+  t.equal(result.spans.length, 2);
+  t.match(row, {
+    traceId: TRACE_ID,
+    spanId: SPAN_ID,
+    parentId: PARENT_ID,
+    name: 'chat gpt-4o',
+    type: 'GENERATION',
+    spanKind: 'llm',
+    status: 'ERROR',
+    statusMessage: 'upstream timeout',
+    startNs: BigInt(START),
+    endNs: BigInt(END),
+    model: 'gpt-4o',
+    serviceName: 'chatbot',
+    tokens: 120,
+    cost: 0.0015,
+    sessionId: 'sess-1',
+    scope: { name: 'opentelemetry.instrumentation.openai_v2', version: '2.1b0' },
+  });
+  t.equal(row!.resource['service.name'], 'chatbot');
+  t.match(event, {
+    traceId: TRACE_ID,
+    spanId: eventSpanId(SPAN_ID, 0),
+    parentId: SPAN_ID,
+    type: 'EVENT',
+    name: 'exception',
+    startNs: 1700000000500000000n,
+    sessionId: 'sess-1',
+    userId: 'user-9',
+    serviceName: 'chatbot',
+  });
+  t.equal(Object.keys(row!).length, 29, 'every SpanRecord field');
+  t.same(Object.keys(event!), Object.keys(row!), 'span and event rows share one shape (and one hidden class)');
+});
+
+t.test('a span without a model is a SPAN', async (t) => {
+  const [row] = mapExportRequest(request([span({ attributes: attrs({ 'openinference.span.kind': 'TOOL', 'tool.name': 'search' }) })])).spans;
+  t.equal(row!.type, 'SPAN');
+  t.equal(row!.spanKind, 'tool');
+  t.equal(row!.cost, null);
+});
+
+t.test('hex ids (OTLP/JSON) and bytes (protobuf) give the same rows', async (t) => {
+  const json = request([chatSpan({ traceId: TRACE_ID.toUpperCase(), spanId: SPAN_ID, parentSpanId: PARENT_ID })]);
+  const proto = request([
+    chatSpan({
+      traceId: hexBytes(TRACE_ID),
+      spanId: Buffer.from(SPAN_ID, 'hex'),
+      parentSpanId: hexBytes(PARENT_ID),
+      startTimeUnixNano: { low: 0x362a0000, high: 0x17979cfe, unsigned: true },
+      endTimeUnixNano: BigInt(END),
+      status: { code: 'STATUS_CODE_ERROR', message: 'upstream timeout' },
+      events: [{ timeUnixNano: 1700000000500000000n, name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) }],
+    }),
+  ]);
+  t.equal(BigInt(START), 0x17979cfe362a0000n, 'the Long above is START');
+  const a = mapExportRequest(json).spans;
+  const b = mapExportRequest(proto).spans;
+  t.equal(a.length, 2);
+  t.same(plain(a), plain(b));
+});
+
+t.test('re-sending the same export yields the same rows and ids', async (t) => {
+  const req = request([chatSpan({ events: [{ name: 'a' }, { name: 'b' }] })]);
+  t.same(plain(mapExportRequest(req).spans), plain(mapExportRequest(req).spans));
+});
+
+t.test('malformed ids and times reject that span only', async (t) => {
+  const bad: [Partial<Span>, string][] = [
+    [{ traceId: TRACE_ID.slice(2) }, 'invalid trace id'],
+    [{ traceId: '0'.repeat(32) }, 'invalid trace id'],
+    [{ traceId: 'zz' + TRACE_ID.slice(2) }, 'invalid trace id'],
+    [{ traceId: undefined }, 'invalid trace id'],
+    [{ traceId: new Uint8Array(16) }, 'invalid trace id'],
+    [{ spanId: '0000000000000000' }, 'invalid span id'],
+    [{ spanId: hexBytes(TRACE_ID) }, 'invalid span id'],
+    [{ spanId: 42 as unknown as string }, 'invalid span id'],
+    [{ parentSpanId: 'abc' }, 'invalid parent span id'],
+    [{ parentSpanId: 'not hex at all' }, 'invalid parent span id'],
+    [{ startTimeUnixNano: 'yesterday' }, 'invalid start time'],
+    [{ endTimeUnixNano: -5 }, 'invalid end time'],
+  ];
+  const spans = [...bad.map(([over]) => span(over)), span({ spanId: 'aaaaaaaaaaaaaaaa' })];
+  const result = mapExportRequest(request(spans));
+  t.equal(result.rejected, bad.length);
+  t.same(result.spans.map((r) => r.spanId), ['aaaaaaaaaaaaaaaa'], 'the good span still maps');
+  t.same(
+    result.errors,
+    bad.slice(0, MAX_ERROR_MESSAGES).map(([, reason], i) => `resourceSpans[0].scopeSpans[0].spans[${i}]: ${reason}`),
+    `only the first ${MAX_ERROR_MESSAGES} reasons are kept`,
+  );
+  t.ok(bad.length > MAX_ERROR_MESSAGES);
+});
+
+t.test('an absent or all-zero parent is a root', async (t) => {
+  const rows = mapExportRequest(
+    request([
+      span({ spanId: '1111111111111111', parentSpanId: '' }),
+      span({ spanId: '2222222222222222', parentSpanId: '0000000000000000' }),
+      span({ spanId: '3333333333333333', parentSpanId: undefined }),
+      span({ spanId: '4444444444444444', parentSpanId: new Uint8Array(0) }),
+      span({ spanId: '5555555555555555', parentSpanId: null }),
+    ]),
+  ).spans;
+  t.same(rows.map((r) => r.parentId), [null, null, null, null, null]);
+});
+
+t.test('an end before the start is clamped to the start; absent times read as 0', async (t) => {
+  const [clamped, absent] = mapExportRequest(
+    request([
+      span({ spanId: '1111111111111111', startTimeUnixNano: '2000', endTimeUnixNano: '1000' }),
+      span({ spanId: '2222222222222222', startTimeUnixNano: undefined, endTimeUnixNano: undefined }),
+    ]),
+  ).spans;
+  t.same([clamped!.startNs, clamped!.endNs], [2000n, 2000n]);
+  t.same([absent!.startNs, absent!.endNs], [0n, 0n]);
+});
+
+t.test('status codes as numbers or enum names', async (t) => {
+  const cases: [unknown, string][] = [
+    [0, 'UNSET'],
+    [1, 'OK'],
+    [2, 'ERROR'],
+    ['STATUS_CODE_OK', 'OK'],
+    ['STATUS_CODE_ERROR', 'ERROR'],
+    ['STATUS_CODE_UNSET', 'UNSET'],
+    ['error', 'ERROR'],
+    ['Ok', 'OK'],
+    ['2', 'ERROR'],
+    [7, 'UNSET'],
+    [null, 'UNSET'],
+  ];
+  const rows = mapExportRequest(
+    request(cases.map(([code], i) => span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }))),
+  ).spans;
+  t.same(rows.map((r) => r.status), cases.map(([, status]) => status));
+  const [noStatus, emptyMessage] = mapExportRequest(request([span({ status: undefined }), span({ status: { code: 2, message: '' } })])).spans;
+  t.same([noStatus!.status, noStatus!.statusMessage], ['UNSET', null]);
+  t.same([emptyMessage!.status, emptyMessage!.statusMessage], ['ERROR', null]);
+});
+
+t.test(`spans past maxSpansPerTrace of one trace are rejected; events do not count`, async (t) => {
+  const other = 'a'.repeat(32);
+  const spans = [
+    chatSpan({ spanId: '1111111111111111' }),
+    chatSpan({ spanId: '2222222222222222' }),
+    span({ spanId: '3333333333333333' }),
+    span({ traceId: other, spanId: '4444444444444444' }),
+    span({ traceId: other, spanId: '5555555555555555' }),
+  ];
+  const result = mapExportRequest(request(spans), { maxSpansPerTrace: 2 });
+  t.equal(result.rejected, 1);
+  t.same(result.errors, [`resourceSpans[0].scopeSpans[0].spans[2]: trace ${TRACE_ID} is over 2 spans`]);
+  t.same(
+    result.spans.filter((r) => r.type !== 'EVENT').map((r) => r.spanId),
+    ['1111111111111111', '2222222222222222', '4444444444444444', '5555555555555555'],
+  );
+  t.equal(result.spans.filter((r) => r.type === 'EVENT').length, 2);
+  const invalidFirst = mapExportRequest(request([span({ spanId: '0'.repeat(16) }), span()]), { maxSpansPerTrace: 1 });
+  t.same([invalidFirst.rejected, invalidFirst.spans.length], [1, 1], 'a rejected span takes no slot');
+});
+
+t.test('resource, scope and request shapes a careless sender produces', async (t) => {
+  const req = {
+    resourceSpans: [
+      null,
+      { resource: null, scopeSpans: [{ scope: { name: '', version: 3 }, spans: [span({ spanId: '1111111111111111' })] }] },
+      { resource: { attributes: attrs({ 'service.name': '' }) }, scopeSpans: [null, { spans: [null, 'x', span({ spanId: '2222222222222222' })] }] },
+      { resource: { attributes: attrs({ 'service.name': 42 }) }, scopeSpans: [{ spans: [span({ spanId: '3333333333333333' })] }] },
+      { scopeSpans: 'nope' },
+    ],
+  } as unknown as ExportTraceServiceRequest;
+  const result = mapExportRequest(req);
+  t.same(result.spans.map((r) => [r.spanId, r.serviceName, r.scope.name, r.scope.version]), [
+    ['1111111111111111', null, null, null],
+    ['2222222222222222', null, null, null],
+    ['3333333333333333', null, null, null],
+  ]);
+  t.equal(result.rejected, 2);
+  t.same(result.errors, [
+    'resourceSpans[2].scopeSpans[1].spans[0]: not a span object',
+    'resourceSpans[2].scopeSpans[1].spans[1]: not a span object',
+  ]);
+  t.same(mapExportRequest({}), { spans: [], rejected: 0, errors: [], droppedAttributes: 0 });
+  t.same(mapExportRequest({ resourceSpans: null }).spans, []);
+  t.same(mapExportRequest(null as unknown as ExportTraceServiceRequest).spans, [], 'a JSON body of null');
+});
+
+t.test('spans of one resource share its resource and scope; names default to empty', async (t) => {
+  const [a, b] = mapExportRequest(
+    request([span({ spanId: '1111111111111111', name: undefined }), span({ spanId: '2222222222222222' })], {
+      'service.name': 'rag-api',
+      'service.version': '1.4.0',
+      'deployment.environment.name': 'staging',
+    }),
+  ).spans;
+  t.equal(a!.name, '');
+  t.equal(a!.resource, b!.resource);
+  t.equal(a!.scope, b!.scope);
+  t.same({ ...a!.resource }, { 'service.name': 'rag-api', 'service.version': '1.4.0', 'deployment.environment.name': 'staging' });
+});
+
+t.test('attribute drops from resources, spans and events are summed', async (t) => {
+  const result = mapExportRequest({
+    resourceSpans: [
+      {
+        resource: { attributes: [null as never] },
+        scopeSpans: [{ spans: [span({ attributes: [{ key: 1 } as never], events: [{ attributes: [{} as never] }] })] }],
+      },
+    ],
+  });
+  t.equal(result.droppedAttributes, 3);
+});
+
+t.test('a __proto__ attribute stays data all the way to the row', async (t) => {
+  const [row] = mapExportRequest(
+    request([span({ attributes: [{ key: '__proto__', value: { stringValue: 'x' } }, { key: 'tracelake.metadata.__proto__', value: { stringValue: 'm' } }] })]),
+  ).spans;
+  t.same(Object.keys(row!.attributes), ['__proto__']);
+  t.equal(row!.attributes['__proto__'], 'x');
+  t.equal(row!.metadata['__proto__'], 'm');
+});
