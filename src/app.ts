@@ -16,9 +16,12 @@ import { apiKeyRoutes } from './http/routes/apiKeys.js';
 import { devRoutes } from './http/routes/dev.js';
 import { faultRoutes } from './http/routes/faults.js';
 import { healthRoutes } from './http/routes/health.js';
+import { ingestRoutes } from './http/routes/ingest.js';
+import { traceRoutes } from './http/routes/traces.js';
 import { systemRoutes } from './http/routes/system.js';
 import { HttpServer } from './http/server.js';
-import { StoreClient } from './pool/storeClient.js';
+import { createComputeClient } from './pool/computeClient.js';
+import { createStoreClient } from './pool/storeClient.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -36,13 +39,15 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const secret = loadOrCreateSecret(dataDir);
+  // Parsed (and so checked) once at start: a broken price table stops the start, not a request.
+  const pricing = parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8')));
 
   if (config.bootstrapKey !== undefined && !isWellFormedKey(config.bootstrapKey)) {
     throw new Error('TRACELAKE_BOOTSTRAP_KEY must be sk_service_ followed by 32 to 128 letters and digits');
   }
   const bootstrapKey = config.bootstrapKey ?? generateKey();
 
-  const store = new StoreClient(
+  const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
     config.maxQueue,
   );
@@ -65,13 +70,12 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     log.warn({ err }, 'could not record key use'),
   );
   const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();
-  // Parsed (and so checked) once at start: a broken price table stops the start, not a request.
-  const pricing = parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8')));
-  const server = new HttpServer(config, new Router(routes), { store, auth, log, pricing, version, startedAt: new Date() }, log);
+  const compute = createComputeClient(config.workers, config.maxQueue, pricing);
+  const server = new HttpServer(config, new Router(routes), { store, compute, auth, log, pricing, version, startedAt: new Date() }, log);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
 
@@ -81,7 +85,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
       const drained = await server.drain(config.shutdownTimeoutMs);
       if (!drained) log.warn('shutdown timeout: some requests were still in flight');
       await store.run('close', {});
-      await store.destroy();
+      await Promise.all([store.destroy(), compute.destroy()]);
     },
   };
 }

@@ -19,6 +19,7 @@ export interface Config {
   maxBodyBytes: number;
   maxOtlpBodyBytes: number;
   maxOtlpDecompressedBytes: number;
+  maxSpansPerTrace: number;
   maxQueue: number;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -84,6 +85,7 @@ export const OPTIONS = [
   { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },
   { key: 'maxOtlpBodyBytes', env: 'TRACELAKE_MAX_OTLP_BODY', flag: '--max-otlp-body', fallback: '16MiB', parse: bytes, doc: 'Largest OTLP body as sent (compressed).' },
   { key: 'maxOtlpDecompressedBytes', env: 'TRACELAKE_MAX_OTLP_DECOMPRESSED', flag: '--max-otlp-decompressed', fallback: '64MiB', parse: bytes, doc: 'Largest OTLP body after decompression.' },
+  { key: 'maxSpansPerTrace', env: 'TRACELAKE_MAX_SPANS_PER_TRACE', flag: '--max-spans-per-trace', fallback: '10000', parse: integer(1), doc: 'Spans one trace may hold; more are refused through OTLP partialSuccess.' },
   { key: 'maxQueue', env: 'TRACELAKE_MAX_QUEUE', flag: '--max-queue', fallback: '512', parse: integer(1), doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },

@@ -150,7 +150,7 @@ export class HttpServer {
         }
         // The chunk is only valid during this callback: copy it.
         chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
-        if (isLast) resolve(Buffer.concat(chunks, size));
+        if (isLast) resolve(ownBuffer(chunks, size));
       });
     });
   }
@@ -187,6 +187,17 @@ export class HttpServer {
       'request',
     );
   }
+}
+
+/**
+ * Joins the chunks into a buffer that owns its memory (never a slice of Node's shared pool), so a
+ * handler may transfer it to a worker thread without detaching anyone else's bytes.
+ */
+function ownBuffer(chunks: Buffer[], size: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const c of chunks) at += c.copy(out, at);
+  return out;
 }
 
 function tooLarge(cap: number): ApiError {

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import type { PriceTable } from '../core/cost/pricing.js';
+import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 
 /** The long-lived parts handlers reach through their context. */
 export interface Services {
   store: StoreClient;
+  compute: ComputeClient;
   auth: Authenticator;
   log: Logger;
   /** The price table as loaded from data/pricing.json. */

@@ -3,22 +3,25 @@
  * and many run at once (each on its own connection); DuckDB parallelises the heavy ones itself.
  */
 import { workerData } from 'node:worker_threads';
-import { ApiError, toErrorData } from '../core/errors.js';
 import { Database } from '../store/db.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/meta.js';
 import { migrate } from '../store/migrate.js';
-import type { StoreTasks, StoreWorkerData, TaskMessage, TaskName, TaskResult } from './tasks.js';
+import * as reads from '../store/spanReads.js';
+import { SpanWriter } from '../store/spanWriter.js';
+import { dispatchTask } from './taskPool.js';
+import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
 const { database } = workerData as StoreWorkerData;
 let opened: Promise<Database> | undefined;
+let writer: SpanWriter | undefined;
 
 function db(): Promise<Database> {
   opened ??= Database.open(database);
   return opened;
 }
 
-type Handlers = { [K in TaskName]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
+type Handlers = { [K in keyof StoreTasks]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
 
 const handlers: Handlers = {
   async init({ bootstrap }) {
@@ -34,6 +37,15 @@ const handlers: Handlers = {
   listKeys: async ({ tenantId, appId }) => meta.listKeys(await db(), tenantId, appId),
   revokeKey: async ({ tenantId, appId, id }) => meta.revokeKey(await db(), tenantId, appId, id),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
+  async writeSpans(batch) {
+    writer ??= new SpanWriter(await db());
+    return writer.write(batch);
+  },
+  traceSpans: async ({ scope, traceId }) => reads.traceSpans(await db(), scope, traceId),
+  traceSummary: async ({ scope, traceId }) => reads.traceSummary(await db(), scope, traceId),
+  spanDetail: async ({ scope, spanId, traceId }) => reads.spanDetail(await db(), scope, spanId, traceId),
+  tracesWhere: async ({ scope, column, value, limit, offset }) => reads.tracesWhere(await db(), scope, column, value, limit, offset),
+  listSessions: async ({ scope, ...q }) => reads.listSessions(await db(), scope, q),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;
@@ -49,12 +61,4 @@ const handlers: Handlers = {
   },
 };
 
-export default async function dispatch(message: TaskMessage): Promise<TaskResult> {
-  const handler = handlers[message.task] as (input: unknown) => Promise<unknown>;
-  try {
-    return { ok: true, value: (await handler(message.input)) as never };
-  } catch (e) {
-    if (e instanceof ApiError) return { ok: false, error: toErrorData(e) };
-    throw e;
-  }
-}
+export default (message: { task: keyof StoreTasks; input: unknown }) => dispatchTask<StoreTasks>(handlers, message);

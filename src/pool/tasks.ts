@@ -1,10 +1,20 @@
 /**
- * The thread boundary: every task the store thread runs, with its input and output. Imported
+ * The thread boundary: every task the worker threads run, with its input and output. Imported
  * type-only by both sides, so the two cannot drift apart.
  */
 import type { ErrorData } from '../core/errors.js';
+import type { BlobRecord } from '../ingest/rows.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { KeyRecord, KeyView, NewKey, Scope } from '../store/meta.js';
+import type { SpanRow } from '../store/spanColumns.js';
+import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spanReads.js';
+import type { SpanBatch, WriteResult } from '../store/spanWriter.js';
+
+/** Any table of tasks: name → input and output. */
+export type TaskTable<T> = { [K in keyof T]: { in: unknown; out: unknown } };
+
+/** ApiErrors cannot cross threads as instances; they travel as data and are rebuilt. */
+export type TaskResult<Out> = { ok: true; value: Out } | { ok: false; error: ErrorData };
 
 export interface DependencyCheck {
   name: string;
@@ -15,6 +25,7 @@ export interface DependencyCheck {
   detail?: Record<string, number | string>;
 }
 
+/** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks {
   init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: Scope | null } };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
@@ -24,20 +35,36 @@ export interface StoreTasks {
   listKeys: { in: { tenantId: string; appId: string }; out: KeyView[] };
   revokeKey: { in: { tenantId: string; appId: string; id: string }; out: string | null };
   health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments')[] }; out: DependencyCheck[] };
+  writeSpans: { in: SpanBatch; out: WriteResult };
+  traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };
+  traceSummary: { in: { scope: ReadScope; traceId: string }; out: (TraceSummary & { metadata: Record<string, unknown> }) | null };
+  spanDetail: { in: { scope: ReadScope; spanId: string; traceId?: string }; out: SpanDetail | null };
+  tracesWhere: { in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number }; out: Page<TraceSummary> };
+  listSessions: { in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string }; out: Page<SessionView> };
   checkpoint: { in: Record<string, never>; out: null };
   close: { in: Record<string, never>; out: null };
 }
 
-export type TaskName = keyof StoreTasks;
-
-export interface TaskMessage<K extends TaskName = TaskName> {
-  task: K;
-  input: StoreTasks[K]['in'];
-}
-
-/** ApiErrors cannot cross threads as instances; they travel as data and are rebuilt. */
-export type TaskResult<K extends TaskName = TaskName> = { ok: true; value: StoreTasks[K]['out'] } | { ok: false; error: ErrorData };
-
 export interface StoreWorkerData {
   database: DatabaseOptions;
+}
+
+/** Tasks of the compute pool: CPU work that needs no database. */
+export interface ComputeTasks {
+  decodeOtlp: {
+    in: {
+      body: Uint8Array;
+      encoding: 'protobuf' | 'json';
+      contentEncoding: string | undefined;
+      maxDecompressedBytes: number;
+      maxSpansPerTrace: number;
+      scope: Scope;
+    };
+    out: { rows: SpanRow[]; blobs: BlobRecord[]; rejected: number; errors: string[] };
+  };
+}
+
+export interface ComputeWorkerData {
+  /** The price table's JSON, parsed once per worker. */
+  pricing: unknown;
 }

@@ -5,7 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
+import type { ColumnKind } from './spanColumns.js';
 
 export interface DatabaseOptions {
   dataDir: string;
@@ -70,6 +71,15 @@ export class Database {
         const result = await work({
           query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params),
           exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params))),
+          append: async (table, kinds, rows) => {
+            const appender = await c.createAppender(table);
+            try {
+              for (const row of rows) appendRow(appender, kinds, row);
+              appender.flushSync();
+            } finally {
+              appender.closeSync();
+            }
+          },
         });
         await c.run('COMMIT');
         return result;
@@ -119,4 +129,39 @@ export class Database {
 export interface Transaction {
   query<R = Row>(sql: string, params?: DuckDBValue[]): Promise<R[]>;
   exec(sql: string, params?: DuckDBValue[]): Promise<void>;
+  /** Appends rows (values in `kinds` order) through DuckDB's appender, inside this transaction. */
+  append(table: string, kinds: readonly ColumnKind[], rows: readonly AppendValue[][]): Promise<void>;
+}
+
+export type AppendValue = string | number | bigint | string[] | null;
+
+const TEXT_LIST = LIST(VARCHAR);
+
+function appendRow(a: DuckDBAppender, kinds: readonly ColumnKind[], row: readonly AppendValue[]): void {
+  for (let i = 0; i < kinds.length; i++) {
+    const v = row[i];
+    if (v === null || v === undefined) {
+      a.appendNull();
+      continue;
+    }
+    switch (kinds[i]) {
+      case 'uuid':
+      case 'text':
+        a.appendVarchar(v as string);
+        break;
+      case 'bigint':
+        a.appendBigInt(v as bigint);
+        break;
+      case 'int':
+        a.appendInteger(v as number);
+        break;
+      case 'double':
+        a.appendDouble(v as number);
+        break;
+      case 'text_list':
+        a.appendList(listValue(v as string[]), TEXT_LIST);
+        break;
+    }
+  }
+  a.endRow();
 }

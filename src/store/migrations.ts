@@ -5,6 +5,7 @@
  * Conventions: ids are UUID; times are TIMESTAMP in UTC; every tenant-owned row carries tenant_id
  * (and app_id / environment_id where it belongs to one). No foreign keys: DuckDB checks them eagerly
  * and they would make the cascading deletes of environments and apps harder, not safer.
+ * The span table's columns must stay in the order of `spanColumns.ts` (a test checks it).
  */
 export interface Migration {
   version: number;
@@ -66,6 +67,63 @@ export const MIGRATIONS: readonly Migration[] = [
          expires_at TIMESTAMP,
          last_used_at TIMESTAMP,
          revoked_at TIMESTAMP
+       )`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'spans (hot table) and content-addressed blobs',
+    sql: [
+      `CREATE TABLE spans (
+         tenant_id UUID,
+         app_id UUID,
+         environment_id UUID,
+         trace_id VARCHAR,
+         span_id VARCHAR,
+         parent_id VARCHAR,
+         name VARCHAR,
+         type VARCHAR,
+         span_kind VARCHAR,
+         status VARCHAR,
+         status_message VARCHAR,
+         start_ns BIGINT,
+         end_ns BIGINT,
+         model VARCHAR,
+         prompt_name VARCHAR,
+         service_name VARCHAR,
+         input_tokens INTEGER,
+         output_tokens INTEGER,
+         cached_input_tokens INTEGER,
+         tokens INTEGER,
+         cost DOUBLE,
+         input_preview VARCHAR,
+         output_preview VARCHAR,
+         input VARCHAR,
+         output VARCHAR,
+         input_ref VARCHAR,
+         output_ref VARCHAR,
+         session_id VARCHAR,
+         user_id VARCHAR,
+         run_id VARCHAR,
+         tags VARCHAR[],
+         metadata VARCHAR,
+         graph VARCHAR,
+         attributes VARCHAR,
+         resource VARCHAR,
+         scope_name VARCHAR,
+         scope_version VARCHAR
+       )`,
+      // Trace reads and the idempotency check look spans up by trace id.
+      'CREATE INDEX spans_trace_id ON spans (trace_id)',
+      `CREATE TABLE blobs (
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         sha256 VARCHAR NOT NULL,
+         media_type VARCHAR NOT NULL,
+         bytes BIGINT NOT NULL,
+         data BLOB NOT NULL,
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         PRIMARY KEY (tenant_id, app_id, sha256)
        )`,
     ],
   },

@@ -1,0 +1,95 @@
+/**
+ * An OTLP/HTTP trace export body → the decoded request. Decompression (gzip, deflate) is capped, so
+ * a small bomb cannot exhaust memory; every refusal is an ApiError with the right status, raised
+ * before anything is stored.
+ */
+import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { ApiError } from '../core/errors.js';
+import type { ExportTraceServiceRequest } from '../core/otlp/wire.js';
+import { decodeExportRequest } from './otlpProto.js';
+
+export type OtlpEncoding = 'protobuf' | 'json';
+
+/** The body encoding a Content-Type names, or 415. */
+export function encodingOf(contentType: string | undefined): OtlpEncoding {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  if (type === 'application/json') return 'json';
+  throw new ApiError('unsupported_media_type', `OTLP/HTTP takes application/x-protobuf or application/json, not "${type || 'nothing'}"`);
+}
+
+/** Undoes Content-Encoding, refusing output over `maxBytes` (413) and broken streams (400). */
+export function decompress(body: Uint8Array, contentEncoding: string | undefined, maxBytes: number): Uint8Array {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return body;
+  const options = { maxOutputLength: maxBytes };
+  try {
+    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, options);
+    if (encoding === 'deflate') {
+      // HTTP "deflate" is zlib-wrapped, but some clients send raw deflate: accept both.
+      try {
+        return inflateSync(body, options);
+      } catch (e) {
+        if (isTooLarge(e)) throw e;
+        return inflateRawSync(body, options);
+      }
+    }
+  } catch (e) {
+    if (isTooLarge(e)) throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
+    throw new ApiError('invalid_request_body', `Body is not valid ${encoding}: ${(e as Error).message}`);
+  }
+  throw new ApiError('unsupported_media_type', `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`);
+}
+
+function isTooLarge(e: unknown): boolean {
+  return e instanceof RangeError || (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+}
+
+/** Decodes the export request; a body that is not an OTLP trace export is 400. */
+export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): ExportTraceServiceRequest {
+  if (encoding === 'protobuf') {
+    try {
+      return decodeExportRequest(bytes);
+    } catch (e) {
+      throw new ApiError('invalid_request_body', `Body is not a valid OTLP protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (e) {
+    throw new ApiError('invalid_request_body', `Body is not valid JSON: ${(e as Error).message}`);
+  }
+  return checkJsonShape(parsed);
+}
+
+/**
+ * The outer shape of an OTLP/JSON export: an object with at most `resourceSpans`, an array of objects
+ * each with `scopeSpans` arrays of objects with `spans` arrays. Deeper mistakes are the mapper's to
+ * refuse span by span.
+ */
+function checkJsonShape(v: unknown): ExportTraceServiceRequest {
+  const fail = (why: string): never => {
+    throw new ApiError('invalid_request_body', `Body is not an OTLP/JSON ExportTraceServiceRequest: ${why}`);
+  };
+  if (!isPlainObject(v)) return fail('expected an object');
+  const extra = Object.keys(v).filter((k) => k !== 'resourceSpans' && k !== 'resource_spans');
+  if (extra.length > 0) fail(`unexpected field "${extra[0]}"`);
+  const resourceSpans = v.resourceSpans ?? v.resource_spans ?? [];
+  if (!Array.isArray(resourceSpans)) return fail('resourceSpans must be an array');
+  resourceSpans.forEach((rs, i) => {
+    if (!isPlainObject(rs)) fail(`resourceSpans[${i}] must be an object`);
+    const scopes = (rs as Record<string, unknown>).scopeSpans ?? [];
+    if (!Array.isArray(scopes)) fail(`resourceSpans[${i}].scopeSpans must be an array`);
+    (scopes as unknown[]).forEach((ss, j) => {
+      if (!isPlainObject(ss)) fail(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
+      const spans = (ss as Record<string, unknown>).spans ?? [];
+      if (!Array.isArray(spans)) fail(`resourceSpans[${i}].scopeSpans[${j}].spans must be an array`);
+    });
+  });
+  return { resourceSpans } as ExportTraceServiceRequest;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,26 @@
+/**
+ * Real OpenTelemetry JS clients pointed at a test server: the SDK's BasicTracerProvider with the
+ * OTLP/HTTP exporters (protobuf or JSON), as an instrumented application would configure them.
+ */
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { Credentials, TestServer } from './server.js';
+
+export type Protocol = 'proto' | 'json';
+
+export function exporterFor(server: TestServer, auth: Credentials, protocol: Protocol, extraHeaders: Record<string, string> = {}) {
+  // The spec's OTLP rule: the raw key, no "Bearer ".
+  const options = { url: `${server.url}/v1/traces`, headers: { Authorization: auth.key, 'X-Service-App-Id': auth.appId, ...extraHeaders } };
+  return protocol === 'proto' ? new ProtoExporter(options) : new JsonExporter(options);
+}
+
+export function tracerProvider(server: TestServer, auth: Credentials, protocol: Protocol, serviceName: string, extraHeaders?: Record<string, string>) {
+  const exporter = exporterFor(server, auth, protocol, extraHeaders);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  return { provider, exporter, tracer: provider.getTracer('tracelake-tests', '1.0.0') };
+}
