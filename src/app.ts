@@ -13,6 +13,8 @@ import { Authenticator } from './http/auth.js';
 import type { AnyRoute } from './http/route.js';
 import { Router } from './http/router.js';
 import { apiKeyRoutes } from './http/routes/apiKeys.js';
+import { appRoutes } from './http/routes/apps.js';
+import { blobRoutes } from './http/routes/blobs.js';
 import { devRoutes } from './http/routes/dev.js';
 import { faultRoutes } from './http/routes/faults.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -70,7 +72,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     log.warn({ err }, 'could not record key use'),
   );
   const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();

@@ -36,6 +36,9 @@ const handlers: Handlers = {
   createKey: async (k) => meta.insertKey(await db(), k),
   listKeys: async ({ tenantId, appId }) => meta.listKeys(await db(), tenantId, appId),
   revokeKey: async ({ tenantId, appId, id }) => meta.revokeKey(await db(), tenantId, appId, id),
+  createApp: async (a) => meta.createApp(await db(), a),
+  listApps: async ({ tenantId, id }) => meta.listApps(await db(), tenantId, id),
+  readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
   async writeSpans(batch) {
     writer ??= new SpanWriter(await db());

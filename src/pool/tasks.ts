@@ -5,7 +5,7 @@
 import type { ErrorData } from '../core/errors.js';
 import type { BlobRecord } from '../ingest/rows.js';
 import type { DatabaseOptions } from '../store/db.js';
-import type { KeyRecord, KeyView, NewKey, Scope } from '../store/meta.js';
+import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/meta.js';
 import type { SpanRow } from '../store/spanColumns.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spanReads.js';
 import type { SpanBatch, WriteResult } from '../store/spanWriter.js';
@@ -34,6 +34,9 @@ export interface StoreTasks {
   createKey: { in: NewKey; out: KeyView };
   listKeys: { in: { tenantId: string; appId: string }; out: KeyView[] };
   revokeKey: { in: { tenantId: string; appId: string; id: string }; out: string | null };
+  createApp: { in: NewApp; out: AppView | null };
+  listApps: { in: { tenantId: string; id?: string }; out: AppView[] };
+  readBlob: { in: { tenantId: string; appId: string; sha256: string }; out: { mediaType: string; data: Uint8Array } | null };
   health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments')[] }; out: DependencyCheck[] };
   writeSpans: { in: SpanBatch; out: WriteResult };
   traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };

@@ -195,3 +195,64 @@ export async function revokeKey(db: Database, tenantId: string, appId: string, i
   );
   return rows[0]?.key_hash ?? null;
 }
+
+/** An app as the API shows it (spec: App). */
+export interface AppView {
+  id: string;
+  tenant_id: string;
+  name: string;
+  display_name: string | null;
+  entry_point: string | null;
+  runtime: string;
+  commit_sha: string | null;
+  runtime_app_name: string | null;
+  runtime_machine_id: string | null;
+  created_at: string;
+  created_by: string | null;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+const APP_VIEW_SQL = `
+  SELECT id, tenant_id, name, display_name, entry_point, runtime, commit_sha, runtime_app_name, runtime_machine_id,
+         ${iso('created_at')} AS created_at, created_by, ${iso('updated_at')} AS updated_at, updated_by
+    FROM apps WHERE tenant_id = $1`;
+
+export interface NewApp {
+  tenantId: string;
+  name: string;
+  displayName: string | null;
+  entryPoint: string | null;
+  runtime: string;
+  createdBy: string;
+}
+
+/**
+ * Creates an app with its default `production` environment in one transaction. Returns null when the
+ * tenant already has an app of that name.
+ */
+export async function createApp(db: Database, a: NewApp): Promise<AppView | null> {
+  const id = randomUUID();
+  const created = await db.transaction(async (tx) => {
+    const [dup] = await tx.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND name = $2', [a.tenantId, a.name]);
+    if (dup) return false;
+    await tx.exec(
+      `INSERT INTO apps (id, tenant_id, name, display_name, entry_point, runtime, created_by, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [id, a.tenantId, a.name, a.displayName, a.entryPoint, a.runtime, a.createdBy],
+    );
+    await tx.exec(
+      `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, 'production', 'production', true)`,
+      [randomUUID(), a.tenantId, id],
+    );
+    return true;
+  });
+  return created ? (await listApps(db, a.tenantId, id))[0]! : null;
+}
+
+export async function listApps(db: Database, tenantId: string, id?: string): Promise<AppView[]> {
+  return db.query<AppView>(
+    id === undefined ? `${APP_VIEW_SQL} ORDER BY created_at, id` : `${APP_VIEW_SQL} AND id = $2`,
+    id === undefined ? [tenantId] : [tenantId, id],
+  );
+}

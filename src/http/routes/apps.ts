@@ -1,0 +1,46 @@
+/**
+ * Apps (spec: Apps): create (with its default `production` environment), list and read, within the
+ * caller's tenant. Admin only. Update, delete and plan quotas arrive with tenancy administration.
+ */
+import { validateAppParams, validateCreateAppBody, type AppParams, type CreateAppBody } from '../../contract/apps.js';
+import { ApiError } from '../../core/errors.js';
+import { data } from '../reply.js';
+import { route } from '../route.js';
+
+export const appRoutes = [
+  route<Record<string, string>, Record<string, never>, CreateAppBody>({
+    method: 'POST',
+    path: '/v1/apps',
+    permission: 'admin',
+    validate: { body: validateCreateAppBody },
+    async handler({ body }, ctx) {
+      const app = await ctx.services.store.run('createApp', {
+        tenantId: ctx.principal.tenantId,
+        name: body.name,
+        displayName: body.display_name ?? null,
+        entryPoint: body.entry_point ?? null,
+        runtime: body.runtime ?? 'nodejs',
+        createdBy: ctx.principal.keyId ? `key:${ctx.principal.keyId}` : ctx.principal.kind,
+      });
+      if (!app) throw new ApiError('duplicate_app_name', `The tenant already has an app named "${body.name}"`);
+      return data(app, 201);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/apps',
+    permission: 'admin',
+    handler: async (_input, ctx) => data(await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId })),
+  }),
+  route<AppParams>({
+    method: 'GET',
+    path: '/v1/apps/:appId',
+    permission: 'admin',
+    validate: { params: validateAppParams },
+    async handler({ params }, ctx) {
+      const [app] = await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId, id: params.appId.toLowerCase() });
+      if (!app) throw new ApiError('not_found', `App ${params.appId} not found`);
+      return data(app);
+    },
+  }),
+];
