@@ -1,0 +1,68 @@
+/**
+ * Wire types of the list and search endpoints. typia checks shapes and limits here (unknown
+ * properties are refused); the filter semantics (fields, operators per type) are core/filter's.
+ */
+import typia, { type tags } from 'typia';
+
+export type FilterValue = (string & tags.MaxLength<500>) | number;
+
+export interface JsonPredicate {
+  field: string & tags.MinLength<1> & tags.MaxLength<128>;
+  operator: 'equals' | 'notEquals' | 'contains' | 'notContains' | 'startsWith' | 'endsWith' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'doesNotExist' | 'in' | 'notIn' | 'between';
+  value?: FilterValue | (FilterValue[] & tags.MaxItems<50>);
+}
+
+export interface JsonOrGroup {
+  or: JsonPredicate[] & tags.MinItems<1> & tags.MaxItems<20>;
+}
+
+interface SearchBody {
+  filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
+  start_date?: string & tags.Format<'date-time'>;
+  end_date?: string & tags.Format<'date-time'>;
+  limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
+  offset?: number & tags.Type<'uint32'>;
+  sort_order?: 'asc' | 'desc';
+}
+
+export interface TraceSearchBody extends SearchBody {
+  sort_by?: 'start' | 'end' | 'latency_ms' | 'cost' | 'tokens' | 'span_count' | 'name' | 'status';
+}
+
+export interface SpanSearchBody extends SearchBody {
+  sort_by?: 'start' | 'duration_ms' | 'cost' | 'tokens' | 'name' | 'model';
+}
+
+export interface TraceListQuery {
+  filter?: string & tags.MaxLength<8192>;
+  start_date?: string & tags.Format<'date-time'>;
+  end_date?: string & tags.Format<'date-time'>;
+  limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
+  offset?: number & tags.Type<'uint32'>;
+  sort_by?: TraceSearchBody['sort_by'];
+  sort_order?: 'asc' | 'desc';
+  format?: 'json' | 'csv';
+}
+
+export interface SpanListQuery {
+  filter?: string & tags.MaxLength<8192>;
+  start_date?: string & tags.Format<'date-time'>;
+  end_date?: string & tags.Format<'date-time'>;
+  limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<500>;
+  offset?: number & tags.Type<'uint32'>;
+  type?: 'SPAN' | 'GENERATION' | 'EVENT';
+  status?: 'UNSET' | 'OK' | 'ERROR';
+  min_duration_ms?: number & tags.Minimum<0>;
+  max_duration_ms?: number & tags.Minimum<0>;
+  model?: string & tags.MinLength<1> & tags.MaxLength<500>;
+  name?: string & tags.MinLength<1> & tags.MaxLength<500>;
+  trace_id?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
+  sort_by?: SpanSearchBody['sort_by'];
+  sort_order?: 'asc' | 'desc';
+  format?: 'json' | 'csv';
+}
+
+export const validateTraceSearchBody = typia.createValidateEquals<TraceSearchBody>();
+export const validateSpanSearchBody = typia.createValidateEquals<SpanSearchBody>();
+export const validateTraceListQuery = typia.http.createValidateQuery<TraceListQuery>();
+export const validateSpanListQuery = typia.http.createValidateQuery<SpanListQuery>();
