@@ -1,7 +1,8 @@
 /**
  * A fake OpenAI-compatible model server on 127.0.0.1 (port 0), for driving real instrumented
- * clients without the network: `POST /v1/chat/completions` and `POST /v1/responses` answer with
- * fixed text and fixed token counts, in the shapes the `openai` SDK and `@ai-sdk/openai` parse.
+ * clients without the network: `POST /v1/chat/completions`, `POST /v1/responses` and
+ * `POST /v1/embeddings` answer with fixed text, vectors and token counts, in the shapes the `openai`
+ * SDK and `@ai-sdk/openai` parse.
  * Every request is recorded. Only non-streaming calls are served.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +19,14 @@ export const FAKE_ANSWERS = {
   responses: {
     content: 'Bonjour! Paris is lovely in the spring.',
     usage: { input_tokens: 41, output_tokens: 17, total_tokens: 58 },
+  },
+  embeddings: {
+    /** Embedding models are not dated: the id asked for is the id answered. */
+    model: 'text-embedding-3-small',
+    /** Every input gets this vector (exact in float32, so base64 round-trips). */
+    vector: [0.25, -0.5, 0.125, 1],
+    /** Tokens per input. */
+    tokensPerInput: 9,
   },
 } as const;
 
@@ -85,9 +94,32 @@ function response(model: string): unknown {
   };
 }
 
-const ROUTES: Record<string, (model: string) => unknown> = {
-  '/v1/chat/completions': chatCompletion,
-  '/v1/responses': response,
+function embeddings(body: { input?: unknown; encoding_format?: unknown }): unknown {
+  const { model, vector, tokensPerInput } = FAKE_ANSWERS.embeddings;
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  // The openai SDK asks for base64 (little-endian float32) unless told otherwise and decodes it.
+  const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : [...vector];
+  const tokens = inputs.length * tokensPerInput;
+  return {
+    object: 'list',
+    data: inputs.map((_, index) => ({ object: 'embedding', index, embedding })),
+    model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}
+
+interface Route {
+  /** Whether the fake serves the model asked for. */
+  serves(model: string): boolean;
+  answer(body: Record<string, unknown>): unknown;
+}
+
+const servesChatModel = (model: string): boolean => FAKE_ANSWERS.model.startsWith(model);
+
+const ROUTES: Record<string, Route> = {
+  '/v1/chat/completions': { serves: servesChatModel, answer: () => chatCompletion(FAKE_ANSWERS.model) },
+  '/v1/responses': { serves: servesChatModel, answer: () => response(FAKE_ANSWERS.model) },
+  '/v1/embeddings': { serves: (model) => model === FAKE_ANSWERS.embeddings.model, answer: embeddings },
 };
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -123,8 +155,8 @@ export async function fakeModelFor(t: { teardown(fn: () => unknown): void }): Pr
       if (typeof body !== 'object' || body === null) return send(res, 400, failure('body must be a JSON object'));
       const { model, stream } = body as { model?: unknown; stream?: unknown };
       if (stream === true) return send(res, 400, failure('the fake does not stream'));
-      if (typeof model !== 'string' || !FAKE_ANSWERS.model.startsWith(model)) return send(res, 404, failure(`unknown model ${String(model)}`));
-      send(res, 200, route(FAKE_ANSWERS.model));
+      if (typeof model !== 'string' || !route.serves(model)) return send(res, 404, failure(`unknown model ${String(model)}`));
+      send(res, 200, route.answer(body as Record<string, unknown>));
     })().catch((err: unknown) => send(res, 500, failure(String(err))));
   });
   await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ export const MODEL_KEYS: readonly string[] = [
   'gen_ai.response.model',
   'gen_ai.request.model',
   'llm.model_name',
+  'embedding.model_name', // OpenInference EMBEDDING spans
   'ai.model.id',
 ];
 
@@ -21,6 +22,7 @@ export const INPUT_TOKEN_KEYS: readonly string[] = [
   'llm.token_count.prompt',
   'ai.usage.promptTokens',
   'ai.usage.inputTokens', // AI SDK 5
+  'ai.usage.tokens', // AI SDK embed/embedMany: an embedding's tokens are all input
 ];
 
 export const OUTPUT_TOKEN_KEYS: readonly string[] = [
@@ -38,6 +40,31 @@ export const CACHED_INPUT_TOKEN_KEYS: readonly string[] = [
 ];
 
 export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost'];
+
+/**
+ * Spans that wrap model calls reported by spans of their own and repeat those calls' usage: the AI
+ * SDK's outer `ai.generateText` (and kin) carries the model id and token counts of the
+ * `ai.generateText.doGenerate` spans under it. Both as generations would count every token and
+ * dollar twice in trace, session and model totals, and the mapper sees one span at a time (parent
+ * and child may even come in different exports), so the rule must be decidable from the span
+ * alone: a span whose {@link WRAPPER_OPERATION_KEY} names one of these operations (case-insensitive)
+ * is no generation and has no model, tokens or cost; its attributes keep what it reported.
+ */
+export const WRAPPER_OPERATION_KEY = 'ai.operationId';
+export const WRAPPER_OPERATIONS: ReadonlySet<string> = new Set([
+  'ai.generatetext',
+  'ai.streamtext',
+  'ai.generateobject',
+  'ai.streamobject',
+  'ai.embed',
+  'ai.embedmany',
+]);
+
+/** Whether the span only wraps model calls that child spans report (see {@link WRAPPER_OPERATIONS}). */
+export function wrapsModelCalls(attrs: JsonMap): boolean {
+  const operation = attrs[WRAPPER_OPERATION_KEY];
+  return typeof operation === 'string' && WRAPPER_OPERATIONS.has(operation.toLowerCase());
+}
 export const SESSION_KEYS: readonly string[] = ['session.id', 'gen_ai.conversation.id', 'tracelake.session.id'];
 export const USER_KEYS: readonly string[] = ['user.id', 'enduser.id', 'tracelake.user.id'];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
@@ -56,6 +83,8 @@ export const INPUT_SOURCES: readonly TextSource[] = [
   { key: 'gen_ai.tool.call.arguments' },
   { key: 'ai.prompt' },
   { key: 'ai.prompt.messages' }, // AI SDK doGenerate/doStream spans carry no ai.prompt
+  { key: 'ai.value' }, // AI SDK embed
+  { key: 'ai.values' }, // AI SDK embedMany, and the doEmbed spans of both
   { key: 'ai.toolCall.args' },
   { key: 'traceloop.entity.input' },
   { key: 'langfuse.observation.input' },

@@ -16,6 +16,7 @@ import {
   SESSION_KEYS,
   textOf,
   USER_KEYS,
+  wrapsModelCalls,
 } from './conventions.js';
 import { splitNamespaces, tagsOf } from './namespaces.js';
 import { spanKindOf } from './span-kind.js';
@@ -52,32 +53,42 @@ export type SpanFields = Pick<
   | 'attributes'
 >;
 
+/** The fields of a model call: null throughout for a span that is none. */
+type CallFields = Pick<SpanFields, 'model' | 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'tokens' | 'cost'>;
+
+const NO_CALL: Readonly<CallFields> = {
+  model: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  tokens: null,
+  cost: null,
+};
+
 /**
  * Reads the first-class fields of a span from its flattened attributes, by the conventions of
  * `conventions.ts`. Consumed attributes stay in `attributes` (they are small and users filter on
  * the OTel names) except the input and output text, which can be large and would otherwise be
- * stored twice; metadata and graph keys move to their own maps.
+ * stored twice; metadata and graph keys move to their own maps. A span that only wraps model calls
+ * reported by its children (`wrapsModelCalls`) gets no model, tokens or cost, so a trace counts
+ * each call once.
  */
 export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn): SpanFields {
-  const model = firstText(attrs, MODEL_KEYS);
-  const inputTokens = firstCount(attrs, INPUT_TOKEN_KEYS);
-  const outputTokens = firstCount(attrs, OUTPUT_TOKEN_KEYS);
-  const cachedInputTokens = firstCount(attrs, CACHED_INPUT_TOKEN_KEYS);
+  const call = wrapsModelCalls(attrs) ? NO_CALL : callFields(attrs, costOf);
   const input = textOf(attrs, INPUT_SOURCES);
   const output = textOf(attrs, OUTPUT_SOURCES);
   const consumed = new Set(input?.keys);
   for (const key of output?.keys ?? []) consumed.add(key);
-  const usage = tokenUsage(inputTokens, outputTokens, cachedInputTokens);
   const { attributes, metadata, graph } = splitNamespaces(attrs, consumed, counter);
   return {
-    model,
+    model: call.model,
     spanKind: spanKindOf(attrs),
     promptName: firstText(attrs, PROMPT_NAME_KEYS),
-    inputTokens,
-    outputTokens,
-    cachedInputTokens,
-    tokens: inputTokens === null && outputTokens === null ? null : (inputTokens ?? 0) + (outputTokens ?? 0),
-    cost: firstCost(attrs, COST_KEYS) ?? priced(model, usage, costOf),
+    inputTokens: call.inputTokens,
+    outputTokens: call.outputTokens,
+    cachedInputTokens: call.cachedInputTokens,
+    tokens: call.tokens,
+    cost: call.cost,
     input: input?.text ?? null,
     output: output?.text ?? null,
     sessionId: firstText(attrs, SESSION_KEYS),
@@ -87,6 +98,22 @@ export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn
     metadata,
     graph,
     attributes,
+  };
+}
+
+function callFields(attrs: JsonMap, costOf: CostFn | undefined): CallFields {
+  const model = firstText(attrs, MODEL_KEYS);
+  const inputTokens = firstCount(attrs, INPUT_TOKEN_KEYS);
+  const outputTokens = firstCount(attrs, OUTPUT_TOKEN_KEYS);
+  const cachedInputTokens = firstCount(attrs, CACHED_INPUT_TOKEN_KEYS);
+  const usage = tokenUsage(inputTokens, outputTokens, cachedInputTokens);
+  return {
+    model,
+    inputTokens,
+    outputTokens,
+    cachedInputTokens,
+    tokens: inputTokens === null && outputTokens === null ? null : (inputTokens ?? 0) + (outputTokens ?? 0),
+    cost: firstCost(attrs, COST_KEYS) ?? priced(model, usage, costOf),
   };
 }
 

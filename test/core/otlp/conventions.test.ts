@@ -12,6 +12,9 @@ import {
   OUTPUT_SOURCES,
   OUTPUT_TOKEN_KEYS,
   textOf,
+  WRAPPER_OPERATION_KEY,
+  WRAPPER_OPERATIONS,
+  wrapsModelCalls,
 } from '../../../src/core/otlp/conventions.js';
 import { attrs, type Plain } from './wire-builders.js';
 
@@ -23,6 +26,13 @@ t.test('model: response model beats request model, then OpenInference, then the 
   t.equal(firstText(flat({ 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.system': 'anthropic' }), MODEL_KEYS), 'claude-sonnet-4-5');
   t.equal(firstText(flat({ 'llm.model_name': 'gpt-4o-mini', 'llm.provider': 'openai' }), MODEL_KEYS), 'gpt-4o-mini');
   t.equal(firstText(flat({ 'ai.model.id': 'gpt-4o', 'ai.model.provider': 'openai.chat' }), MODEL_KEYS), 'gpt-4o');
+  t.equal(
+    firstText(flat({ 'openinference.span.kind': 'EMBEDDING', 'embedding.model_name': 'text-embedding-3-small' }), MODEL_KEYS),
+    'text-embedding-3-small',
+    'OpenInference names an embedding model apart',
+  );
+  t.equal(firstText(flat({ 'llm.model_name': 'gpt-4o', 'embedding.model_name': 'text-embedding-3-small' }), MODEL_KEYS), 'gpt-4o');
+  t.equal(firstText(flat({ 'embedding.model_name': 'text-embedding-3-small', 'ai.model.id': 'other' }), MODEL_KEYS), 'text-embedding-3-small');
   t.equal(firstText(flat({ 'gen_ai.response.model': '  ', 'gen_ai.request.model': ' gpt-4o ' }), MODEL_KEYS), 'gpt-4o', 'blank skipped, text trimmed');
   t.equal(firstText(flat({ 'llm.model_name': true, 'ai.model.id': 'gpt-4o' }), MODEL_KEYS), 'gpt-4o', 'a boolean is no model');
   t.equal(firstText(flat({ 'gen_ai.system': 'openai' }), MODEL_KEYS), null);
@@ -56,6 +66,10 @@ t.test('token counts from each convention, first usable wins', async (t) => {
   t.equal(firstCount(aiSdk5, INPUT_TOKEN_KEYS), 11);
   t.equal(firstCount(aiSdk5, OUTPUT_TOKEN_KEYS), 6);
   t.equal(firstCount(aiSdk5, CACHED_INPUT_TOKEN_KEYS), 8);
+  const aiSdkEmbed = flat({ 'ai.usage.tokens': 9 });
+  t.equal(firstCount(aiSdkEmbed, INPUT_TOKEN_KEYS), 9, 'embedding tokens are input tokens');
+  t.equal(firstCount(aiSdkEmbed, OUTPUT_TOKEN_KEYS), null);
+  t.equal(firstCount(flat({ 'ai.usage.tokens': 9, 'ai.usage.inputTokens': 11 }), INPUT_TOKEN_KEYS), 11, 'a named input count wins');
 });
 
 t.test('firstCount skips what is no count', async (t) => {
@@ -116,9 +130,33 @@ t.test('input and output text, by convention', async (t) => {
   const aiSdk = flat({ 'ai.prompt': '{"prompt":"Hi"}', 'ai.response.text': 'Hello!' });
   t.equal(textOf(aiSdk, INPUT_SOURCES)?.text, '{"prompt":"Hi"}');
   t.equal(textOf(aiSdk, OUTPUT_SOURCES)?.text, 'Hello!');
+  const embed = flat({ 'ai.value': '"sunny day"', 'ai.embedding': '[0.25,-0.5]' });
+  t.same(textOf(embed, INPUT_SOURCES), { text: '"sunny day"', keys: ['ai.value'] }, 'AI SDK embed');
+  t.equal(textOf(embed, OUTPUT_SOURCES), null, 'vectors are no output text; they stay attributes');
+  const doEmbed = flat({ 'ai.values': ['"sunny day"', '"rainy night"'], 'ai.embeddings': ['[0.25]', '[1]'] });
+  t.same(textOf(doEmbed, INPUT_SOURCES), { text: '["\\"sunny day\\"","\\"rainy night\\""]', keys: ['ai.values'] }, 'AI SDK embedMany / doEmbed');
   const own = flat({ 'input.value': '', 'tracelake.input': 'mine', 'tracelake.output': 3 });
   t.same(textOf(own, INPUT_SOURCES), { text: 'mine', keys: ['tracelake.input'] }, 'an empty value does not match');
   t.equal(textOf(own, OUTPUT_SOURCES)?.text, '3');
   const nulls = flattenAttributes([{ key: 'input.value', value: {} }], { dropped: 0 });
   t.equal(textOf(nulls, INPUT_SOURCES), null, 'an empty AnyValue does not match');
+});
+
+t.test('wrapper spans: the AI SDK outer operations, by ai.operationId, case-insensitive', async (t) => {
+  // As the AI SDK spells them: each wraps `<operation>.doGenerate` / `.doStream` / `.doEmbed` spans.
+  const outer = ['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject', 'ai.embed', 'ai.embedMany'];
+  t.same([...WRAPPER_OPERATIONS].sort(), outer.map((o) => o.toLowerCase()).sort(), 'the table is exactly the outer operations');
+  t.equal(WRAPPER_OPERATION_KEY, 'ai.operationId');
+  for (const operation of outer) {
+    t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation, 'ai.model.id': 'gpt-4o' })), true, operation);
+    t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation.toUpperCase() })), true, `${operation} in capitals`);
+  }
+  const calls = ['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream'];
+  for (const operation of [...calls, 'ai.embed.doEmbed', 'ai.embedMany.doEmbed', 'ai.toolCall']) {
+    t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation })), false, `${operation} is no wrapper`);
+  }
+  t.equal(wrapsModelCalls(flat({ 'operation.name': 'ai.generateText', 'ai.model.id': 'gpt-4o' })), false, 'only ai.operationId names the operation');
+  t.equal(wrapsModelCalls(flat({ 'ai.operationId': ['ai.generateText'] })), false, 'an array is no operation');
+  t.equal(wrapsModelCalls(flat({ 'ai.operationId': '__proto__' })), false);
+  t.equal(wrapsModelCalls(flat({})), false);
 });

@@ -135,6 +135,7 @@ t.test('OpenLLMetry / Traceloop: indexed prompt and completion, workflow spans',
 });
 
 t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
+  const table = prices(0.0003);
   const outer = spanFields(
     flat({
       'operation.name': 'ai.generateText weather-agent',
@@ -149,9 +150,18 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
       'ai.telemetry.metadata.userTier': 'pro',
     }),
     { dropped: 0 },
+    table.costOf,
   );
-  t.same([outer.model, outer.spanKind, outer.input, outer.output, outer.tokens], ['gpt-4o', 'function', '{"prompt":"Weather in Oslo?"}', 'Cold.', 44]);
+  // The outer span repeats the usage of the doGenerate spans under it: it is no generation.
+  t.same([outer.model, outer.spanKind, outer.input, outer.output], [null, 'function', '{"prompt":"Weather in Oslo?"}', 'Cold.']);
+  t.same([outer.inputTokens, outer.outputTokens, outer.cachedInputTokens, outer.tokens, outer.cost], [null, null, null, null, null]);
+  t.same(
+    [outer.attributes['ai.model.id'], outer.attributes['ai.usage.promptTokens'], outer.attributes['ai.usage.completionTokens']],
+    ['gpt-4o', 40, 4],
+    'what the wrapper reported stays in its attributes',
+  );
   t.same(plain(outer.metadata), { userTier: 'pro' });
+  t.same(table.calls, [], 'the price table is not asked about a wrapper');
 
   const inner = spanFields(
     flat({
@@ -168,9 +178,12 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
       'ai.response.toolCalls': '[{"toolCallType":"function","toolName":"weather","args":"{\\"city\\":\\"Oslo\\"}"}]',
     }),
     { dropped: 0 },
+    table.costOf,
   );
   t.equal(inner.spanKind, 'llm');
   t.equal(inner.model, 'gpt-4o-2024-08-06');
+  t.same([inner.inputTokens, inner.outputTokens, inner.tokens, inner.cost], [40, 4, 44, 0.0003], 'the provider call carries the usage');
+  t.same(table.calls, [['gpt-4o-2024-08-06', { inputTokens: 40, outputTokens: 4 }]]);
   t.equal(inner.input, '[{"role":"user","content":[{"type":"text","text":"Weather in Oslo?"}]}]');
   t.match(inner.output, /"toolName":"weather"/, 'a tool-call-only answer still has an output');
 
@@ -185,6 +198,69 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
     { dropped: 0 },
   );
   t.same([tool.spanKind, tool.input, tool.output, tool.model], ['tool', '{"city":"Oslo"}', '{"tempC":-3}', null]);
+
+  // AI SDK 5 streamText: the outer span sums all steps (ai.usage.inputTokens...), doStream has one step.
+  const stream = spanFields(
+    flat({
+      'ai.operationId': 'ai.streamText',
+      'ai.model.id': 'gpt-4o',
+      'ai.usage.inputTokens': 90,
+      'ai.usage.outputTokens': 12,
+      'ai.usage.cachedInputTokens': 64,
+      'tracelake.cost': 0.5,
+    }),
+    { dropped: 0 },
+    table.costOf,
+  );
+  t.same([stream.model, stream.inputTokens, stream.outputTokens, stream.cachedInputTokens, stream.tokens, stream.cost], [null, null, null, null, null, null], 'not even a sent cost counts on a wrapper');
+  t.equal(stream.attributes['tracelake.cost'], 0.5);
+  t.equal(table.calls.length, 1, 'still only the doGenerate call was priced');
+});
+
+t.test('embeddings: OpenInference EMBEDDING span and AI SDK embed', async (t) => {
+  const table = prices(0.00000018);
+  const oi = spanFields(
+    flat({
+      'openinference.span.kind': 'EMBEDDING',
+      'embedding.model_name': 'text-embedding-3-small',
+      'input.value': 'sunny day at the beach',
+      'input.mime_type': 'text/plain',
+      'llm.system': 'openai',
+      'embedding.embeddings.0.embedding.text': 'sunny day at the beach',
+      'embedding.embeddings.0.embedding.vector': [0.25, -0.5, 0.125, 1],
+    }),
+    { dropped: 0 },
+    table.costOf,
+  );
+  t.same([oi.model, oi.spanKind, oi.input, oi.output, oi.tokens, oi.cost], ['text-embedding-3-small', 'embedding', 'sunny day at the beach', null, null, null]);
+  t.same(table.calls, [], 'OpenInference records no embedding usage: nothing to price');
+  t.same(oi.attributes['embedding.embeddings.0.embedding.vector'], [0.25, -0.5, 0.125, 1]);
+
+  const doEmbed = spanFields(
+    flat({
+      'ai.operationId': 'ai.embed.doEmbed',
+      'ai.model.provider': 'openai.embedding',
+      'ai.model.id': 'text-embedding-3-small',
+      'ai.values': ['"sunny day at the beach"'],
+      'ai.embeddings': ['[0.25,-0.5,0.125,1]'],
+      'ai.usage.tokens': 9,
+    }),
+    { dropped: 0 },
+    table.costOf,
+  );
+  t.same(
+    [doEmbed.model, doEmbed.spanKind, doEmbed.input, doEmbed.inputTokens, doEmbed.outputTokens, doEmbed.tokens, doEmbed.cost],
+    ['text-embedding-3-small', 'embedding', '["\\"sunny day at the beach\\""]', 9, null, 9, 0.00000018],
+  );
+  t.same(table.calls, [['text-embedding-3-small', { inputTokens: 9 }]]);
+
+  const outer = spanFields(
+    flat({ 'ai.operationId': 'ai.embed', 'ai.model.id': 'text-embedding-3-small', 'ai.value': '"sunny day at the beach"', 'ai.usage.tokens': 9 }),
+    { dropped: 0 },
+    table.costOf,
+  );
+  t.same([outer.model, outer.spanKind, outer.input, outer.tokens, outer.cost], [null, 'function', '"sunny day at the beach"', null, null], 'ai.embed wraps doEmbed');
+  t.equal(table.calls.length, 1);
 });
 
 t.test('Langfuse SDK attributes (drop-in use)', async (t) => {

@@ -253,3 +253,53 @@ t.test('a __proto__ attribute stays data all the way to the row', async (t) => {
   t.equal(row!.attributes['__proto__'], 'x');
   t.equal(row!.metadata['__proto__'], 'm');
 });
+
+t.test('an AI SDK call maps to a wrapper SPAN over one GENERATION: its usage counts once', async (t) => {
+  const outerId = '1111111111111111';
+  const innerId = '2222222222222222';
+  const common = { 'ai.model.provider': 'openai.responses', 'ai.model.id': 'gpt-4o-mini', 'ai.telemetry.metadata.customer': 'acme' };
+  const result = mapExportRequest(
+    request([
+      span({
+        spanId: innerId,
+        parentSpanId: outerId,
+        name: 'ai.generateText.doGenerate',
+        attributes: attrs({
+          ...common,
+          'ai.operationId': 'ai.generateText.doGenerate',
+          'ai.prompt.messages': '[{"role":"user","content":[{"type":"text","text":"Say hello"}]}]',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
+          'ai.response.text': 'Bonjour!',
+          'ai.usage.promptTokens': 41,
+          'ai.usage.completionTokens': 17,
+          'gen_ai.usage.input_tokens': 41,
+          'gen_ai.usage.output_tokens': 17,
+        }),
+      }),
+      span({
+        spanId: outerId,
+        parentSpanId: undefined,
+        name: 'ai.generateText',
+        attributes: attrs({
+          ...common,
+          'ai.operationId': 'ai.generateText',
+          'ai.prompt': '{"prompt":"Say hello"}',
+          'ai.response.text': 'Bonjour!',
+          'ai.usage.promptTokens': 41,
+          'ai.usage.completionTokens': 17,
+        }),
+      }),
+    ]),
+    { costOf: (_model, usage) => ((usage.inputTokens ?? 0) * 0.15 + (usage.outputTokens ?? 0) * 0.6) / 1e6 },
+  );
+  const [inner, outer] = result.spans;
+  t.match(inner, { type: 'GENERATION', spanKind: 'llm', model: 'gpt-4o-mini-2024-07-18', inputTokens: 41, outputTokens: 17, tokens: 58, output: 'Bonjour!' });
+  t.equal(inner!.cost, (41 * 0.15 + 17 * 0.6) / 1e6);
+  t.match(outer, { type: 'SPAN', spanKind: 'function', model: null, inputTokens: null, outputTokens: null, tokens: null, cost: null });
+  t.same([outer!.input, outer!.output], ['{"prompt":"Say hello"}', 'Bonjour!'], 'the wrapper keeps its input and output');
+  t.same([{ ...outer!.metadata }, { ...inner!.metadata }], [{ customer: 'acme' }, { customer: 'acme' }]);
+  const total = (key: 'tokens' | 'cost') => result.spans.reduce((sum, row) => sum + (row[key] ?? 0), 0);
+  t.equal(total('tokens'), 58, 'the trace counts the call once');
+  t.equal(total('cost'), inner!.cost);
+});
