@@ -37,6 +37,7 @@ export interface SpanView {
   service_name: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  cached_input_tokens: number | null;
   tokens: number | null;
   cost: number | null;
   session_id: string | null;
@@ -80,7 +81,7 @@ export interface TraceSummary {
 const SPAN_FIELDS = `
   span_id AS id, trace_id, parent_id, name, type, span_kind, status, status_message,
   (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, ((end_ns - start_ns) / 1e6)::DOUBLE AS duration_ms,
-  model, prompt_name, service_name, input_tokens, output_tokens, tokens, cost, session_id, user_id,
+  model, prompt_name, service_name, input_tokens, output_tokens, cached_input_tokens, tokens, cost, session_id, user_id,
   coalesce(tags, []) AS tags, input_preview, output_preview, metadata`;
 
 const DETAIL_FIELDS = `${SPAN_FIELDS}, input, output, input_ref, output_ref, run_id, environment_id, attributes, resource, scope_name, scope_version, graph`;
