@@ -7,6 +7,8 @@ import { Database } from '../store/db.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/meta.js';
 import { migrate } from '../store/migrate.js';
+import { scoreHandlers } from '../store/scoreHandlers.js';
+import * as search from '../store/search.js';
 import * as reads from '../store/spanReads.js';
 import { SpanWriter } from '../store/spanWriter.js';
 import { dispatchTask } from './taskPool.js';
@@ -49,6 +51,9 @@ const handlers: Handlers = {
   spanDetail: async ({ scope, spanId, traceId }) => reads.spanDetail(await db(), scope, spanId, traceId),
   tracesWhere: async ({ scope, column, value, limit, offset }) => reads.tracesWhere(await db(), scope, column, value, limit, offset),
   listSessions: async ({ scope, ...q }) => reads.listSessions(await db(), scope, q),
+  searchTraces: async ({ query, filter }) => search.searchTraces(await db(), query, filter),
+  searchSpans: async ({ query, filter }) => search.searchSpans(await db(), query, filter),
+  ...scoreHandlers(db),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

@@ -9,6 +9,8 @@ import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../stor
 import type { SpanRow } from '../store/spanColumns.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spanReads.js';
 import type { SpanBatch, WriteResult } from '../store/spanWriter.js';
+import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/search.js';
+import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
 export type TaskTable<T> = { [K in keyof T]: { in: unknown; out: unknown } };
@@ -26,7 +28,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks {
+export interface StoreTasks extends ScoreTasks {
   init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: Scope | null } };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
@@ -44,6 +46,8 @@ export interface StoreTasks {
   spanDetail: { in: { scope: ReadScope; spanId: string; traceId?: string }; out: SpanDetail | null };
   tracesWhere: { in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number }; out: Page<TraceSummary> };
   listSessions: { in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string }; out: Page<SessionView> };
+  searchTraces: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<TraceSummary & { environment: string | null }> };
+  searchSpans: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<Record<string, unknown>> };
   checkpoint: { in: Record<string, never>; out: null };
   close: { in: Record<string, never>; out: null };
 }

@@ -7,13 +7,15 @@
  * and they would make the cascading deletes of environments and apps harder, not safer.
  * The span table's columns must stay in the order of `spanColumns.ts` (a test checks it).
  */
+import { SCORE_MIGRATIONS } from './scoreMigrations.js';
+
 export interface Migration {
   version: number;
   name: string;
   sql: string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const BASE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'metadata: tenants, apps, environments, api keys',
@@ -128,3 +130,6 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
 ];
+
+/** Every migration; each feature's own list keeps to its range of versions. */
+export const MIGRATIONS: readonly Migration[] = [...BASE_MIGRATIONS, ...SCORE_MIGRATIONS];

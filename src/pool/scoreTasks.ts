@@ -1,0 +1,2 @@
+/** Store-thread tasks of scores, score configs and comments (part of StoreTasks). */
+export interface ScoreTasks {}
