@@ -16,6 +16,7 @@ import { apiKeyRoutes } from './http/routes/apiKeys.js';
 import { appRoutes } from './http/routes/apps.js';
 import { blobRoutes } from './http/routes/blobs.js';
 import { scoreRoutes } from './http/routes/scores.js';
+import { searchRoutes } from './http/routes/search.js';
 import { devRoutes } from './http/routes/dev.js';
 import { faultRoutes } from './http/routes/faults.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -73,7 +74,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     log.warn({ err }, 'could not record key use'),
   );
   const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();

@@ -58,7 +58,7 @@ t.test('capabilities and pricing', async (t) => {
   t.equal(caps.status, 200);
   t.equal(caps.body.data.api_version, '1.0');
   t.match(caps.body.data.version, /^\d+\.\d+\.\d+/);
-  t.equal(caps.body.data.limits.predicates_per_request, 20);
+  t.equal(caps.body.data.limits.filters.max_predicates, 20);
   t.equal(caps.body.data.limits.max_otlp_body_bytes, 16 * 1024 * 1024);
   t.equal(caps.body.data.features.api_keys, true);
 

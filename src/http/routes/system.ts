@@ -3,6 +3,7 @@
  * surface rules, so a feature is reported exactly when this server answers it.
  */
 import type { Config } from '../../config.js';
+import { LIMITS } from '../../core/filter/index.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Method } from '../route.js';
 import { refusalFor } from '../surface.js';
@@ -35,11 +36,7 @@ const FEATURES: Record<string, [Method, string]> = {
 /** The spec's Limits, plus this server's configured body caps. */
 function limits(config: Config) {
   return {
-    predicates_per_request: 20,
-    filters_items: 20,
-    filter_field_length: { min: 1, max: 128 },
-    filter_string_value_max: 500,
-    filter_array_items_max: 50,
+    filters: LIMITS,
     search_limit: { min: 1, max: 1000, default: 50 },
     span_list_limit: { min: 1, max: 500 },
     search_window_days: { default: 7, max: 90 },

@@ -1,0 +1,95 @@
+/**
+ * Lists and searches of traces and spans (spec: GET /v1/traces, POST /v1/traces/search, GET /v1/spans,
+ * POST /v1/spans/search) and the filter schema. The string `filter` and the JSON `filters` become one
+ * AST, compiled to SQL with bound parameters; the store applies scope and window before it.
+ */
+import {
+  validateSpanListQuery,
+  validateSpanSearchBody,
+  validateTraceListQuery,
+  validateTraceSearchBody,
+  type SpanListQuery,
+  type SpanSearchBody,
+  type TraceListQuery,
+  type TraceSearchBody,
+} from '../../contract/search.js';
+import { compileFilter, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { resolveWindow } from '../../core/window.js';
+import { firstFilterParam, type SearchQuery } from '../../store/search.js';
+import { bytes, data, json } from '../reply.js';
+import { route, type Context } from '../route.js';
+
+const DEFAULT_LIMIT = 50;
+
+function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' }): SearchQuery {
+  return {
+    scope: { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, environmentId: ctx.principal.environmentId },
+    ...resolveWindow(q.start_date, q.end_date, Date.now()),
+    limit: q.limit ?? DEFAULT_LIMIT,
+    offset: q.offset ?? 0,
+    sortBy: q.sort_by ?? 'start',
+    sortOrder: q.sort_order ?? 'desc',
+    format: q.format ?? 'json',
+  };
+}
+
+async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', q: SearchQuery, filter: Filter) {
+  const compiled = compileFilter(filter, task === 'searchTraces' ? 'traces' : 'spans', firstFilterParam(q.scope));
+  const result = await ctx.services.store.run(task, { query: q, filter: compiled });
+  if (result.kind === 'csv') {
+    const name = task === 'searchTraces' ? 'traces' : 'spans';
+    return bytes(result.csv, 'text/csv; charset=utf-8', 200, { 'Content-Disposition': `attachment; filename="${name}.csv"`, 'X-Total-Count': String(result.total) });
+  }
+  return json({ data: result.data, pagination: { total: result.total, limit: q.limit, offset: q.offset } });
+}
+
+/** The span list's convenience parameters, as predicates of the same AST. */
+function spanParamFilters(q: SpanListQuery): Filter {
+  const f: Filter = [];
+  if (q.type !== undefined) f.push({ field: 'type', op: 'equals', value: q.type });
+  if (q.status !== undefined) f.push({ field: 'status', op: 'equals', value: q.status });
+  if (q.min_duration_ms !== undefined) f.push({ field: 'duration_ms', op: 'gte', value: q.min_duration_ms });
+  if (q.max_duration_ms !== undefined) f.push({ field: 'duration_ms', op: 'lte', value: q.max_duration_ms });
+  if (q.model !== undefined) f.push({ field: 'model', op: 'equals', value: q.model });
+  if (q.name !== undefined) f.push({ field: 'name', op: 'equals', value: q.name });
+  if (q.trace_id !== undefined) f.push({ field: 'trace_id', op: 'equals', value: q.trace_id.toLowerCase() });
+  return f;
+}
+
+export const searchRoutes = [
+  route<Record<string, string>, TraceListQuery>({
+    method: 'GET',
+    path: '/v1/traces',
+    permission: 'trace.read',
+    validate: { query: validateTraceListQuery },
+    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', query(ctx, q), q.filter === undefined ? [] : parseFilter(q.filter, 'traces')),
+  }),
+  route<Record<string, string>, Record<string, never>, TraceSearchBody>({
+    method: 'POST',
+    path: '/v1/traces/search',
+    permission: 'trace.read',
+    validate: { body: validateTraceSearchBody },
+    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', query(ctx, body ?? {}), validateJsonFilters(body?.filters ?? [], 'traces')),
+  }),
+  route<Record<string, string>, SpanListQuery>({
+    method: 'GET',
+    path: '/v1/spans',
+    permission: 'span.read',
+    validate: { query: validateSpanListQuery },
+    handler: ({ query: q }, ctx) =>
+      answer(ctx, 'searchSpans', query(ctx, q), [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))]),
+  }),
+  route<Record<string, string>, Record<string, never>, SpanSearchBody>({
+    method: 'POST',
+    path: '/v1/spans/search',
+    permission: 'span.read',
+    validate: { body: validateSpanSearchBody },
+    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', query(ctx, body ?? {}), validateJsonFilters(body?.filters ?? [], 'spans')),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/filter-schema',
+    permission: 'trace.read',
+    handler: () => data(filterSchema()),
+  }),
+];
