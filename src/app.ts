@@ -12,6 +12,7 @@ import { parsePriceTable } from './core/cost/pricing.js';
 import { Authenticator } from './http/auth.js';
 import type { AnyRoute } from './http/route.js';
 import { Router } from './http/router.js';
+import { adminRoutes } from './http/routes/admin.js';
 import { apiKeyRoutes } from './http/routes/apiKeys.js';
 import { appRoutes } from './http/routes/apps.js';
 import { blobRoutes } from './http/routes/blobs.js';
@@ -74,7 +75,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     log.warn({ err }, 'could not record key use'),
   );
   const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();

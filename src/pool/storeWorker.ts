@@ -7,6 +7,7 @@ import { Database } from '../store/db.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/meta.js';
 import { migrate } from '../store/migrate.js';
+import { adminHandlers } from '../store/adminHandlers.js';
 import { scoreHandlers } from '../store/scoreHandlers.js';
 import * as search from '../store/search.js';
 import * as reads from '../store/spanReads.js';
@@ -54,6 +55,7 @@ const handlers: Handlers = {
   searchTraces: async ({ query, filter }) => search.searchTraces(await db(), query, filter),
   searchSpans: async ({ query, filter }) => search.searchSpans(await db(), query, filter),
   ...scoreHandlers(db),
+  ...adminHandlers(db),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

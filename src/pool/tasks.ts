@@ -10,6 +10,7 @@ import type { SpanRow } from '../store/spanColumns.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spanReads.js';
 import type { SpanBatch, WriteResult } from '../store/spanWriter.js';
 import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/search.js';
+import type { AdminTasks } from './adminTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
@@ -28,7 +29,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks {
   init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: Scope | null } };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };

@@ -1,0 +1,2 @@
+/** Store-thread tasks of tenancy administration: environments, app updates (part of StoreTasks). */
+export interface AdminTasks {}
