@@ -13,6 +13,7 @@ import { compileFilter, parseFilter } from '../src/core/filter/index.js';
 import { resolveWindow } from '../src/core/window.js';
 import { Database } from '../src/store/db.js';
 import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/search.js';
+import { PARTS_FROM_SPANS_SQL } from '../src/store/traceParts.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 
 const arg = (name: string, fallback: number) => {
@@ -56,6 +57,8 @@ const dbOptions = { dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 60
        FROM range(${SPANS}) r(i)`,
     [scope.tenantId, scope.appId, scope.environmentId, nowNs - 60_000_000_000n],
   );
+  // Summary parts, as ingestion writes them (the migration's backfill statement).
+  await db.exec(PARTS_FROM_SPANS_SQL);
   await db.checkpoint();
   db.close();
   console.log(`loaded ${SPANS.toLocaleString('en-US')} spans in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -9,6 +9,7 @@
  */
 import { ADMIN_MIGRATIONS } from './adminMigrations.js';
 import { SCORE_MIGRATIONS } from './scoreMigrations.js';
+import { PARTS_FROM_SPANS_SQL } from './traceParts.js';
 
 export interface Migration {
   version: number;
@@ -128,6 +129,34 @@ const BASE_MIGRATIONS: readonly Migration[] = [
          created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
          PRIMARY KEY (tenant_id, app_id, sha256)
        )`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'per-trace summary parts, backfilled from stored spans',
+    sql: [
+      `CREATE TABLE trace_parts (
+         tenant_id UUID,
+         app_id UUID,
+         environment_id UUID,
+         trace_id VARCHAR,
+         start_ns BIGINT,
+         end_ns BIGINT,
+         best_r INTEGER,
+         best_s BIGINT,
+         best_name VARCHAR,
+         best_input_preview VARCHAR,
+         best_output_preview VARCHAR,
+         cost DOUBLE,
+         tokens DOUBLE,
+         span_count INTEGER,
+         has_error INTEGER,
+         has_ok INTEGER,
+         tags VARCHAR[],
+         session_id VARCHAR,
+         user_id VARCHAR
+       )`,
+      PARTS_FROM_SPANS_SQL,
     ],
   },
 ];

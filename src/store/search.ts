@@ -57,25 +57,26 @@ export type SearchAnswer<T> = { kind: 'json'; data: T[]; total: number } | { kin
 
 /**
  * The trace-summary relation `t` of the filter contract, for traces that start in the window:
- * one row per trace with its summary fields and environment name.
+ * one row per trace, merged from its summary parts (see traceParts.ts), with its environment name.
  */
 function traceRelation(scopeWhere: string, n: number): string {
+  const best = `{'r': x.best_r, 's': x.best_s}`;
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id,
-      arg_min(x.name, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS name,
-      CASE WHEN bool_or(x.status = 'ERROR') THEN 'ERROR' WHEN bool_or(x.status = 'OK') THEN 'OK' ELSE 'UNSET' END AS status,
+      arg_min(x.best_name, ${best}) AS name,
+      CASE WHEN max(x.has_error) = 1 THEN 'ERROR' WHEN max(x.has_ok) = 1 THEN 'OK' ELSE 'UNSET' END AS status,
       min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
       ((max(x.end_ns) - min(x.start_ns)) / 1e6)::DOUBLE AS latency_ms,
-      coalesce(sum(x.cost), 0)::DOUBLE AS cost,
-      coalesce(sum(x.tokens), 0)::DOUBLE AS tokens,
-      (count(*) FILTER (WHERE x.type <> 'EVENT'))::INTEGER AS span_count,
-      arg_min(x.input_preview, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS input_preview,
-      arg_min(x.output_preview, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS output_preview,
-      list_sort(list_distinct(flatten(list(coalesce(x.tags, []))))) AS tags,
+      sum(x.cost)::DOUBLE AS cost,
+      sum(x.tokens)::DOUBLE AS tokens,
+      sum(x.span_count)::INTEGER AS span_count,
+      arg_min(x.best_input_preview, ${best}) AS input_preview,
+      arg_min(x.best_output_preview, ${best}) AS output_preview,
+      list_sort(list_distinct(flatten(list(x.tags)))) AS tags,
       any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
       any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
       any_value(e.name) AS environment
-    FROM spans x LEFT JOIN environments e ON e.id = x.environment_id
+    FROM trace_parts x LEFT JOIN environments e ON e.id = x.environment_id
     WHERE ${scopeWhere}
     GROUP BY x.tenant_id, x.app_id, x.trace_id
     HAVING min(x.start_ns) >= $${n + 1} AND min(x.start_ns) < $${n + 2}`;

@@ -11,6 +11,7 @@ import { blobValue } from '@duckdb/node-api';
 import type { BlobRecord } from '../ingest/rows.js';
 import type { Database } from './db.js';
 import { COLUMN_INDEX, SPAN_COLUMNS, type SpanRow } from './spanColumns.js';
+import { PART_KINDS, partsOf } from './traceParts.js';
 
 export interface SpanBatch {
   rows: SpanRow[];
@@ -108,7 +109,10 @@ export class SpanWriter {
           [b.tenantId, b.appId, b.sha256, b.mediaType, b.data.byteLength, blobValue(b.data)],
         );
       }
-      if (rows.length > 0) await tx.append('spans', KINDS, rows);
+      if (rows.length > 0) {
+        await tx.append('spans', KINDS, rows);
+        await tx.append('trace_parts', PART_KINDS, partsOf(rows));
+      }
     });
     return results;
   }

@@ -228,6 +228,37 @@ t.test('filters and search', async (t) => {
     t.equal(r.body.data.limits.max_predicates, 20);
   });
 
+  t.test('a trace that arrives in parts lists the same summary as its own read', async (t) => {
+    const E = hex(16);
+    const rootId = hex(8);
+    const start = BigInt(Date.now() - 30 * 60_000) * 1_000_000n;
+    const at = (ms: number) => String(start + BigInt(ms) * 1_000_000n);
+    const span = (spanId: string, parent: string | null, name: string, from: number, to: number, attributes: Record<string, string | number>, code = 1) => ({
+      traceId: E, spanId, ...(parent ? { parentSpanId: parent } : {}), name, kind: 1, startTimeUnixNano: at(from), endTimeUnixNano: at(to), status: { code },
+      attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: typeof value === 'string' ? { stringValue: value } : { intValue: value } })),
+    });
+    const send = async (spans: unknown[]) => {
+      const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] };
+      const r = await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(body), headers: { authorization: sdk.key, 'x-service-app-id': sdk.appId, 'content-type': 'application/json' } });
+      t.equal(r.status, 200);
+    };
+    const late = span(hex(8), rootId, 'late-tool', 900, 1500, { 'tracelake.tags': 'late' }, 2);
+    await send([span(hex(8), rootId, 'early-llm', 100, 400, { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 50, 'gen_ai.usage.output_tokens': 5, 'input.value': 'child input' })]);
+    await send([span(rootId, null, 'parted-root', 50, 1000, { 'session.id': 's-parts', 'input.value': 'root input', 'tracelake.tags': 'first' })]);
+    await send([late]);
+    await send([late]);
+    const listed = await call(server, 'POST', '/v1/traces/search', { auth: root, body: { filters: [{ field: 'session_id', operator: 'equals', value: 's-parts' }] } });
+    const own = await call(server, 'GET', `/v1/traces/${E}`, { auth: root });
+    t.equal(listed.body.data.length, 1);
+    const fields = ['id', 'name', 'status', 'start', 'end', 'latency_ms', 'cost', 'tokens', 'span_count', 'input_preview', 'output_preview', 'tags', 'session_id', 'user_id'];
+    const pick = (o: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, o[f]]));
+    t.same(pick(listed.body.data[0]), pick(own.body.data), 'merged parts = the summary computed from the spans');
+    t.equal(own.body.data.name, 'parted-root', 'the root names the trace although it came second');
+    t.equal(own.body.data.status, 'ERROR');
+    t.equal(own.body.data.span_count, 3, 'the replayed span counts once');
+    t.equal(own.body.data.input_preview, 'root input');
+  });
+
   t.test('another app never sees this data', async (t) => {
     const app = await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'isolated' } });
     const other = await createKey(server, root, { name: 'o', role: 'Full Access', app_id: app.body.data.id });
