@@ -93,16 +93,19 @@ export async function searchTraces(db: Database, q: SearchQuery, filter: Compile
   const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
   const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
   const relation = `WITH t AS (${traceRelation(s.sql, n)})`;
-  const [rows, [count]] = await Promise.all([
-    db.query<Record<string, unknown>>(
-      `${relation}
-       SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
-              span_count, input_preview, output_preview, tags, session_id, user_id, environment
-         FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
-      [...base, q.limit, q.offset],
-    ),
-    db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base),
-  ]);
+  // One pass: the page and the total of all matches (a window count, computed before LIMIT). Only a
+  // page past the end needs a second statement to know the total.
+  const rows = await db.query<Record<string, unknown>>(
+    `${relation}
+     SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
+            span_count, input_preview, output_preview, tags, session_id, user_id, environment, (count(*) OVER ())::INTEGER AS total
+       FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
+    [...base, q.limit, q.offset],
+  );
+  const count = rows.length > 0 || q.offset === 0
+    ? { n: (rows[0]?.total as number | undefined) ?? 0 }
+    : (await db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base))[0];
+  for (const r of rows) delete r.total;
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as (TraceSummary & { environment: string | null })[];
   const total = count?.n ?? 0;
   return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };
@@ -114,18 +117,18 @@ export async function searchSpans(db: Database, q: SearchQuery, filter: Compiled
   const base = [...s.params, ...windowParams(q), ...(filter.params as DuckDBValue[])];
   const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`;
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
-  const [rows, [count]] = await Promise.all([
-    db.query<Record<string, unknown>>(
-      `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
-              (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
-              x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
-              coalesce(x.tags, []) AS tags, x.input_preview, x.output_preview, x.metadata
-         FROM spans x WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
-      [...base, q.limit, q.offset],
-    ),
-    db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM spans x WHERE ${where}`, base),
-  ]);
-  const data = rows.map(({ start_ms, end_ms, metadata, ...r }) => ({
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
+            (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
+            x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
+            coalesce(x.tags, []) AS tags, x.input_preview, x.output_preview, x.metadata, (count(*) OVER ())::INTEGER AS total
+       FROM spans x WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
+    [...base, q.limit, q.offset],
+  );
+  const count = rows.length > 0 || q.offset === 0
+    ? { n: (rows[0]?.total as number | undefined) ?? 0 }
+    : (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM spans x WHERE ${where}`, base))[0];
+  const data = rows.map(({ start_ms, end_ms, metadata, total: _total, ...r }) => ({
     ...r,
     timestamp: iso(start_ms as number),
     end_time: iso(end_ms as number),

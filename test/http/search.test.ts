@@ -127,6 +127,10 @@ t.test('filters and search', async (t) => {
     t.same(page1.body.data.map((x: { id: string }) => x.id), [B, A]);
     const page2 = await call(server, 'GET', '/v1/traces?limit=2&offset=2&sort_by=tokens&sort_order=desc', { auth: root });
     t.same(page2.body.data.map((x: { id: string }) => x.id), [C, D]);
+    const past = await call(server, 'GET', '/v1/traces?limit=2&offset=10', { auth: root });
+    t.same(past.body, { data: [], pagination: { total: 4, limit: 2, offset: 10 } }, 'a page past the end still knows the total');
+    const pastSpans = await call(server, 'GET', '/v1/spans?type=GENERATION&offset=100', { auth: root });
+    t.same(pastSpans.body, { data: [], pagination: { total: 3, limit: 50, offset: 100 } });
     const asc = await call(server, 'GET', '/v1/traces?sort_by=start&sort_order=asc', { auth: root });
     t.same(asc.body.data.map((x: { id: string }) => x.id), [D, C, B, A]);
     const tie1 = await call(server, 'GET', '/v1/traces?sort_by=status', { auth: root });
