@@ -1,2 +1,26 @@
 /** Store-thread tasks of scores, score configs and comments (part of StoreTasks). */
-export interface ScoreTasks {}
+import type { ConfigPatch, ConfigRules } from '../core/scores/config.js';
+import type { ResourceType } from '../core/scores/model.js';
+import type { AggregationPlan, ScoreAggregation } from '../core/scores/selection.js';
+import type { CompiledFilter } from '../store/search.js';
+import type { Page, ReadScope } from '../store/spanReads.js';
+import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from '../store/scores.js';
+import type { CommentView, NewComment } from '../store/scoresComments.js';
+import type { AppScope, ScoreConfigView } from '../store/scoresConfigs.js';
+
+export interface ScoreTasks {
+  insertScores: { in: InsertScores; out: InsertedScores };
+  listScores: { in: { page: ScorePage; filter?: CompiledFilter }; out: ScoreAnswer };
+  getScore: { in: { scope: ReadScope; id: string }; out: ScoreView | null };
+  deleteScore: { in: { scope: ReadScope; id: string }; out: ScoreView | null };
+  scoreNames: { in: { scope: ReadScope }; out: string[] };
+  aggregateScores: { in: { scope: ReadScope; plan: AggregationPlan; filter?: CompiledFilter }; out: ScoreAggregation[] };
+  listScoreConfigs: { in: { scope: AppScope; limit: number; offset: number }; out: Page<ScoreConfigView> };
+  getScoreConfig: { in: { scope: AppScope; name: string }; out: ScoreConfigView | null };
+  createScoreConfig: { in: { scope: AppScope; name: string; rules: ConfigRules; by: string }; out: ScoreConfigView | null };
+  updateScoreConfig: { in: { scope: AppScope; name: string; patch: ConfigPatch; by: string }; out: ScoreConfigView | null };
+  createComment: { in: NewComment; out: CommentView };
+  listComments: { in: { scope: ReadScope; resourceType: ResourceType; resourceId: string; limit: number; offset: number }; out: Page<CommentView> };
+  getComment: { in: { scope: ReadScope; id: string }; out: CommentView | null };
+  deleteComment: { in: { scope: ReadScope; id: string }; out: CommentView | null };
+}

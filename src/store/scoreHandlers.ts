@@ -1,7 +1,25 @@
 import type { ScoreTasks } from '../pool/scoreTasks.js';
 import type { Database } from './db.js';
+import * as scores from './scores.js';
+import * as comments from './scoresComments.js';
+import * as configs from './scoresConfigs.js';
 
 /** The store thread's handlers of the score tasks. */
-export function scoreHandlers(_db: () => Promise<Database>): { [K in keyof ScoreTasks]: (input: ScoreTasks[K]['in']) => Promise<ScoreTasks[K]['out']> } {
-  return {};
+export function scoreHandlers(db: () => Promise<Database>): { [K in keyof ScoreTasks]: (input: ScoreTasks[K]['in']) => Promise<ScoreTasks[K]['out']> } {
+  return {
+    insertScores: async (input) => scores.insertScores(await db(), input),
+    listScores: async ({ page, filter }) => scores.listScores(await db(), page, filter),
+    getScore: async ({ scope, id }) => scores.getScore(await db(), scope, id),
+    deleteScore: async ({ scope, id }) => scores.deleteScore(await db(), scope, id),
+    scoreNames: async ({ scope }) => scores.scoreNames(await db(), scope),
+    aggregateScores: async ({ scope, plan, filter }) => scores.aggregateScores(await db(), scope, plan, filter),
+    listScoreConfigs: async ({ scope, limit, offset }) => configs.listConfigs(await db(), scope, limit, offset),
+    getScoreConfig: async ({ scope, name }) => configs.getConfig(await db(), scope, name),
+    createScoreConfig: async ({ scope, name, rules, by }) => configs.createConfig(await db(), scope, name, rules, by),
+    updateScoreConfig: async ({ scope, name, patch, by }) => configs.updateConfig(await db(), scope, name, patch, by),
+    createComment: async (c) => comments.createComment(await db(), c),
+    listComments: async ({ scope, resourceType, resourceId, limit, offset }) => comments.listComments(await db(), scope, resourceType, resourceId, limit, offset),
+    getComment: async ({ scope, id }) => comments.getComment(await db(), scope, id),
+    deleteComment: async ({ scope, id }) => comments.deleteComment(await db(), scope, id),
+  };
 }

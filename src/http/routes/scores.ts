@@ -1,4 +1,330 @@
-import type { AnyRoute } from '../route.js';
+/**
+ * Scores, score configs and comments (spec: Scores). Scores are append-only; each item of a batch is
+ * judged on its own and the batch is stored in one transaction. Every read is scoped to the caller's
+ * tenant, app and pinned environment: ids of other apps answer 404 exactly like unknown ids.
+ */
+import {
+  validateCommentBody,
+  validateCommentListQuery,
+  validateCommentParams,
+  validatePageQuery,
+  validateScoreAggregationQuery,
+  validateScoreBatchBody,
+  validateScoreBody,
+  validateScoreConfigBody,
+  validateScoreConfigParams,
+  validateScoreConfigPatchBody,
+  validateScoreListQuery,
+  validateScoreParams,
+  validateScoreSearchBody,
+  type CommentBody,
+  type CommentListQuery,
+  type CommentParams,
+  type PageQuery,
+  type ScoreAggregationQuery,
+  type ScoreBatchBody,
+  type ScoreBody,
+  type ScoreConfigBody,
+  type ScoreConfigParams,
+  type ScoreConfigPatchBody,
+  type ScoreListQuery,
+  type ScoreParams,
+  type ScoreSearchBody,
+} from '../../contract/scores.js';
+import { ApiError, validationError } from '../../core/errors.js';
+import { compileFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { assertBatchSize, batchAnswer, type ItemOutcome } from '../../core/scores/batch.js';
+import { checkContent, commentTarget } from '../../core/scores/comment.js';
+import { checkConfigDefinition } from '../../core/scores/config.js';
+import { clientIdOf, prepareChecked, prepareItem, type PreparedScore } from '../../core/scores/item.js';
+import type { ItemError } from '../../core/scores/model.js';
+import { planAggregation, planList, type ScoreSelection } from '../../core/scores/selection.js';
+import { resolveWindow } from '../../core/window.js';
+import type { ScoreAnswer } from '../../store/scores.js';
+import { firstScoreFilterParam } from '../../store/scoresSql.js';
+import type { ReadScope } from '../../store/spanReads.js';
+import { bytes, data, json, type Reply } from '../reply.js';
+import { route, type Context } from '../route.js';
+
+const DEFAULT_PAGE = 50;
+/** 1000 items with long reasons do not fit the default JSON body limit. */
+const BATCH_BODY_BYTES = 16 * 1024 * 1024;
+/** With TRACELAKE_FAULT_INJECTION on, this header value makes the score insert fail for real. */
+const FAULT_HEADER = 'x-tracelake-fault';
+
+function readScope(ctx: Context): ReadScope {
+  return { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, environmentId: ctx.principal.environmentId };
+}
+
+function appScope(ctx: Context) {
+  return { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId };
+}
+
+function createdBy(ctx: Context): string {
+  return ctx.principal.keyId ? `key:${ctx.principal.keyId}` : ctx.principal.kind;
+}
+
+function injectFault(ctx: Context, headers: Readonly<Record<string, string>>): boolean {
+  return ctx.config.faultInjection && headers[FAULT_HEADER] === 'score-insert';
+}
+
+async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Record<string, string>>) {
+  const inserted = await ctx.services.store.run('insertScores', { scope: readScope(ctx), items, createdBy: createdBy(ctx), fault: injectFault(ctx, headers) });
+  if (inserted.insertFailed !== null) ctx.services.log.error({ requestId: ctx.requestId, err: inserted.insertFailed, items: items.length }, 'score insert failed');
+  return inserted;
+}
+
+/** The error of the one score of `POST /v1/scores`, as the spec's error shapes. */
+function itemFailure(error: ItemError): ApiError {
+  if (error.code === 'invalid_request_body') {
+    const field = error.field ?? 'body';
+    return validationError('body', { [field]: error.message.replace(`${field}: `, '') });
+  }
+  return new ApiError(error.code, error.message);
+}
+
+function listReply(answer: ScoreAnswer, limit: number, offset: number): Reply {
+  if (answer.kind === 'csv') return bytes(answer.csv, 'text/csv; charset=utf-8', 200, { 'X-Total-Count': String(answer.total) });
+  return json({ data: answer.data, pagination: { total: answer.total, limit, offset } });
+}
+
+/** The string filter of a query, compiled after the selection's own parameters. */
+function queryFilter(text: string | undefined, scope: ReadScope, selection: ScoreSelection) {
+  if (text === undefined || text.trim() === '') return undefined;
+  return compileFilter(parseFilter(text, 'scores'), 'scores', firstScoreFilterParam(scope, selection));
+}
+
+const scoreRoutesOnly = [
+  route<Record<string, string>, Record<string, never>, ScoreBody>({
+    method: 'POST',
+    path: '/v1/scores',
+    permission: 'score.write',
+    validate: { body: validateScoreBody },
+    async handler({ body, headers }, ctx) {
+      const prepared = prepareChecked(body, 0);
+      if (!prepared.ok) throw itemFailure(prepared.error);
+      const { outcomes, scores, insertFailed } = await insert(ctx, [prepared.item], headers);
+      if (insertFailed !== null) throw new ApiError('internal_error', 'The score insert failed; the score was not stored');
+      const [outcome] = outcomes as [ItemOutcome];
+      if (outcome.error) throw itemFailure(outcome.error);
+      return data(scores[0], 201);
+    },
+  }),
+  route<Record<string, string>, Record<string, never>, ScoreBatchBody>({
+    method: 'POST',
+    path: '/v1/scores/batch',
+    permission: 'score.write',
+    maxBodyBytes: (config) => Math.max(config.maxBodyBytes, BATCH_BODY_BYTES),
+    validate: { body: validateScoreBatchBody },
+    async handler({ body, headers }, ctx) {
+      assertBatchSize(body.scores.length);
+      const outcomes: ItemOutcome[] = [];
+      const items: PreparedScore[] = [];
+      body.scores.forEach((raw, index) => {
+        const prepared = prepareItem(raw, index, validateScoreBody);
+        if (prepared.ok) items.push(prepared.item);
+        else outcomes.push({ index, error: prepared.error });
+      });
+      let insertFailed = false;
+      if (items.length > 0) {
+        const inserted = await insert(ctx, items, headers);
+        outcomes.push(...inserted.outcomes);
+        insertFailed = inserted.insertFailed !== null;
+      }
+      const answer = batchAnswer(outcomes, body.scores.map(clientIdOf), insertFailed);
+      const payload = { results: answer.results, summary: answer.summary };
+      if (answer.status === 400) {
+        return json({ error: { code: 'invalid_request_body', message: 'Every score of the batch failed its checks; see data.results' }, data: payload }, 400);
+      }
+      if (answer.status === 500) {
+        return json({ error: { code: 'internal_error', message: 'The batch insert failed; no score of the batch was stored' }, data: payload }, 500);
+      }
+      return data(payload, answer.status);
+    },
+  }),
+  route<Record<string, string>, ScoreListQuery>({
+    method: 'GET',
+    path: '/v1/scores',
+    permission: 'score.read',
+    validate: { query: validateScoreListQuery },
+    async handler({ query }, ctx) {
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const offset = query.offset ?? 0;
+      const page = { scope: readScope(ctx), selection: planList(query), limit, offset, sortBy: 'created_at' as const, sortOrder: 'desc' as const, format: query.format ?? 'json' };
+      return listReply(await ctx.services.store.run('listScores', { page }), limit, offset);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/scores/names',
+    permission: 'score.read',
+    handler: async (_input, ctx) => data(await ctx.services.store.run('scoreNames', { scope: readScope(ctx) })),
+  }),
+  route<Record<string, string>, ScoreAggregationQuery>({
+    method: 'GET',
+    path: '/v1/scores/aggregations',
+    permission: 'score.read',
+    surface: 'cloud',
+    validate: { query: validateScoreAggregationQuery },
+    async handler({ query }, ctx) {
+      const scope = readScope(ctx);
+      const plan = planAggregation(query, Date.now());
+      const filter = queryFilter(query.filter, scope, plan);
+      return data(await ctx.services.store.run('aggregateScores', { scope, plan, ...(filter ? { filter } : {}) }));
+    },
+  }),
+  route<Record<string, string>, Record<string, never>, ScoreSearchBody>({
+    method: 'POST',
+    path: '/v1/scores/search',
+    permission: 'score.read',
+    surface: 'cloud',
+    validate: { body: validateScoreSearchBody },
+    async handler({ body }, ctx) {
+      const scope = readScope(ctx);
+      const { fromMs, toMs } = resolveWindow(body.start_date, body.end_date, Date.now());
+      const selection: ScoreSelection = { equals: [], fromMs, toMs };
+      const ast: Filter = validateJsonFilters(body.filters ?? [], 'scores');
+      const filter = compileFilter(ast, 'scores', firstScoreFilterParam(scope, selection));
+      const limit = body.limit ?? DEFAULT_PAGE;
+      const offset = body.offset ?? 0;
+      const page = { scope, selection, limit, offset, sortBy: body.sort_by ?? 'created_at', sortOrder: body.sort_order ?? 'desc', format: 'json' as const };
+      return listReply(await ctx.services.store.run('listScores', { page, filter }), limit, offset);
+    },
+  }),
+  route<ScoreParams>({
+    method: 'GET',
+    path: '/v1/scores/:scoreId',
+    permission: 'score.read',
+    validate: { params: validateScoreParams },
+    async handler({ params }, ctx) {
+      const score = await ctx.services.store.run('getScore', { scope: readScope(ctx), id: params.scoreId.toLowerCase() });
+      if (!score) throw new ApiError('not_found', `Score ${params.scoreId} not found`);
+      return data(score);
+    },
+  }),
+  route<ScoreParams>({
+    method: 'DELETE',
+    path: '/v1/scores/:scoreId',
+    permission: 'score.delete',
+    validate: { params: validateScoreParams },
+    async handler({ params }, ctx) {
+      const score = await ctx.services.store.run('deleteScore', { scope: readScope(ctx), id: params.scoreId.toLowerCase() });
+      if (!score) throw new ApiError('not_found', `Score ${params.scoreId} not found`);
+      return data(score);
+    },
+  }),
+];
+
+const configRoutes = [
+  route<Record<string, string>, PageQuery>({
+    method: 'GET',
+    path: '/v1/score-configs',
+    permission: 'score_config.read',
+    validate: { query: validatePageQuery },
+    async handler({ query }, ctx) {
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const offset = query.offset ?? 0;
+      const page = await ctx.services.store.run('listScoreConfigs', { scope: appScope(ctx), limit, offset });
+      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+    },
+  }),
+  route<ScoreConfigParams>({
+    method: 'GET',
+    path: '/v1/score-configs/:name',
+    permission: 'score_config.read',
+    validate: { params: validateScoreConfigParams },
+    async handler({ params }, ctx) {
+      const config = await ctx.services.store.run('getScoreConfig', { scope: appScope(ctx), name: params.name });
+      if (!config) throw new ApiError('not_found', `No score config named "${params.name}"`);
+      return data(config);
+    },
+  }),
+  route<Record<string, string>, Record<string, never>, ScoreConfigBody>({
+    method: 'POST',
+    path: '/v1/score-configs',
+    permission: 'admin',
+    validate: { body: validateScoreConfigBody },
+    async handler({ body }, ctx) {
+      const rules = checkConfigDefinition(body);
+      const config = await ctx.services.store.run('createScoreConfig', { scope: appScope(ctx), name: body.name, rules, by: createdBy(ctx) });
+      if (!config) throw new ApiError('conflict', `A score config named "${body.name}" already exists`);
+      return data(config, 201);
+    },
+  }),
+  route<ScoreConfigParams, Record<string, never>, ScoreConfigPatchBody>({
+    method: 'PATCH',
+    path: '/v1/score-configs/:name',
+    permission: 'admin',
+    validate: { params: validateScoreConfigParams, body: validateScoreConfigPatchBody },
+    async handler({ params, body }, ctx) {
+      if (body === undefined) throw validationError('body', { body: 'give the fields to change' });
+      const config = await ctx.services.store.run('updateScoreConfig', { scope: appScope(ctx), name: params.name, patch: body, by: createdBy(ctx) });
+      if (!config) throw new ApiError('not_found', `No score config named "${params.name}"`);
+      return data(config);
+    },
+  }),
+];
+
+const commentRoutes = [
+  route<Record<string, string>, Record<string, never>, CommentBody>({
+    method: 'POST',
+    path: '/v1/comments',
+    permission: 'score.write',
+    validate: { body: validateCommentBody },
+    async handler({ body }, ctx) {
+      const comment = await ctx.services.store.run('createComment', {
+        scope: readScope(ctx),
+        resourceType: body.resource_type,
+        target: commentTarget(body.resource_type, body.resource_id, 'body'),
+        content: checkContent(body.content),
+        authorUserId: body.author_user_id ?? null,
+        createdBy: createdBy(ctx),
+      });
+      return data(comment, 201);
+    },
+  }),
+  route<Record<string, string>, CommentListQuery>({
+    method: 'GET',
+    path: '/v1/comments',
+    permission: 'score.read',
+    validate: { query: validateCommentListQuery },
+    async handler({ query }, ctx) {
+      const target = commentTarget(query.resource_type, query.resource_id, 'query');
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const offset = query.offset ?? 0;
+      const page = await ctx.services.store.run('listComments', {
+        scope: readScope(ctx),
+        resourceType: query.resource_type,
+        resourceId: target.resourceId ?? target.sessionId!,
+        limit,
+        offset,
+      });
+      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+    },
+  }),
+  route<CommentParams>({
+    method: 'GET',
+    path: '/v1/comments/:commentId',
+    permission: 'score.read',
+    validate: { params: validateCommentParams },
+    async handler({ params }, ctx) {
+      const comment = await ctx.services.store.run('getComment', { scope: readScope(ctx), id: params.commentId.toLowerCase() });
+      if (!comment) throw new ApiError('not_found', `Comment ${params.commentId} not found`);
+      return data(comment);
+    },
+  }),
+  route<CommentParams>({
+    method: 'DELETE',
+    path: '/v1/comments/:commentId',
+    permission: 'score.write',
+    validate: { params: validateCommentParams },
+    async handler({ params }, ctx) {
+      const comment = await ctx.services.store.run('deleteComment', { scope: readScope(ctx), id: params.commentId.toLowerCase() });
+      if (!comment) throw new ApiError('not_found', `Comment ${params.commentId} not found`);
+      return data(comment);
+    },
+  }),
+];
 
 /** Scores, score configs and comments. */
-export const scoreRoutes: AnyRoute[] = [];
+export const scoreRoutes = [...scoreRoutesOnly, ...configRoutes, ...commentRoutes];

@@ -1,0 +1,144 @@
+/**
+ * Wire types of scores, score configs and comments. typia checks shapes and limits (unknown
+ * properties are refused); the rules that need more than one field, or stored data, are
+ * core/scores'.
+ */
+import typia, { type tags } from 'typia';
+import type { JsonOrGroup, JsonPredicate } from './search.js';
+
+type Name = string & tags.MinLength<1> & tags.MaxLength<256>;
+type Id = string & tags.MinLength<1> & tags.MaxLength<256>;
+type Uuid = string & tags.Format<'uuid'>;
+type DateTime = string & tags.Format<'date-time'>;
+type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
+type Offset = number & tags.Type<'uint32'>;
+
+/** One score (spec: Score input item), plus `session_id` and the data type. */
+export interface ScoreBody {
+  name: Name;
+  /** The trace (32 hex) or span (16 hex) scored. */
+  resource_id?: string & tags.MaxLength<64>;
+  /** Scores a session, or scopes a trace or span score to its session. */
+  session_id?: Id;
+  score?: number;
+  /** NUMERIC, BOOLEAN or CATEGORICAL (any case). */
+  data_type?: string & tags.MaxLength<32>;
+  /** Alias of `data_type`. */
+  dataType?: string & tags.MaxLength<32>;
+  label?: string & tags.MaxLength<500>;
+  reason?: string & tags.MaxLength<10000>;
+  /** api (default), annotation, eval, sdk (any case). */
+  source?: string & tags.MaxLength<32>;
+  /** Who gave the score. */
+  user_id?: Id;
+  /** Echoed in batch results, never stored. */
+  client_id?: string & tags.MaxLength<128>;
+}
+
+/**
+ * Items are checked one by one in the handler, so the envelope only holds them; the size (1..1000)
+ * is checked there too, since more than 1000 is 413, not 400.
+ */
+export interface ScoreBatchBody {
+  scores: unknown[];
+}
+
+export interface ScoreParams {
+  scoreId: Uuid;
+}
+
+export interface ScoreListQuery {
+  session_id?: Id;
+  trace_id?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
+  resource_id?: Id;
+  name?: Name;
+  source?: string & tags.MaxLength<32>;
+  data_type?: string & tags.MaxLength<32>;
+  user_id?: Id;
+  start_date?: DateTime;
+  end_date?: DateTime;
+  limit?: Limit;
+  offset?: Offset;
+  format?: 'json' | 'csv';
+}
+
+export interface ScoreSearchBody {
+  filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
+  start_date?: DateTime;
+  end_date?: DateTime;
+  limit?: Limit;
+  offset?: Offset;
+  sort_by?: 'created_at' | 'score' | 'name';
+  sort_order?: 'asc' | 'desc';
+}
+
+export interface ScoreAggregationQuery {
+  start_date?: DateTime;
+  end_date?: DateTime;
+  name?: Name;
+  source?: string & tags.MaxLength<32>;
+  data_type?: string & tags.MaxLength<32>;
+  /** The string filter expression over the score fields (spec: String filter expression). */
+  filter?: string & tags.MaxLength<8192>;
+}
+
+export interface CategoryBody {
+  label: string & tags.MinLength<1> & tags.MaxLength<500>;
+  value: number;
+}
+
+export interface ScoreConfigBody {
+  name: Name;
+  data_type: string & tags.MaxLength<32>;
+  min_value?: number | null;
+  max_value?: number | null;
+  categories?: (CategoryBody[] & tags.MaxItems<100>) | null;
+  description?: (string & tags.MaxLength<2000>) | null;
+}
+
+/** An update: the name and data type of a config never change. */
+export interface ScoreConfigPatchBody {
+  min_value?: number | null;
+  max_value?: number | null;
+  categories?: (CategoryBody[] & tags.MaxItems<100>) | null;
+  description?: (string & tags.MaxLength<2000>) | null;
+}
+
+export interface ScoreConfigParams {
+  name: Name;
+}
+
+export interface PageQuery {
+  limit?: Limit;
+  offset?: Offset;
+}
+
+export interface CommentBody {
+  resource_type: 'trace' | 'span' | 'session';
+  resource_id: Id;
+  content: string & tags.MinLength<1> & tags.MaxLength<5000>;
+  author_user_id?: Id;
+}
+
+export interface CommentListQuery extends PageQuery {
+  resource_type: 'trace' | 'span' | 'session';
+  resource_id: Id;
+}
+
+export interface CommentParams {
+  commentId: Uuid;
+}
+
+export const validateScoreBody = typia.createValidateEquals<ScoreBody>();
+export const validateScoreBatchBody = typia.createValidateEquals<ScoreBatchBody>();
+export const validateScoreParams = typia.createValidateEquals<ScoreParams>();
+export const validateScoreListQuery = typia.http.createValidateQuery<ScoreListQuery>();
+export const validateScoreSearchBody = typia.createValidateEquals<ScoreSearchBody>();
+export const validateScoreAggregationQuery = typia.http.createValidateQuery<ScoreAggregationQuery>();
+export const validateScoreConfigBody = typia.createValidateEquals<ScoreConfigBody>();
+export const validateScoreConfigPatchBody = typia.createValidateEquals<ScoreConfigPatchBody>();
+export const validateScoreConfigParams = typia.createValidateEquals<ScoreConfigParams>();
+export const validatePageQuery = typia.http.createValidateQuery<PageQuery>();
+export const validateCommentBody = typia.createValidateEquals<CommentBody>();
+export const validateCommentListQuery = typia.http.createValidateQuery<CommentListQuery>();
+export const validateCommentParams = typia.createValidateEquals<CommentParams>();

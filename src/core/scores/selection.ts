@@ -1,0 +1,93 @@
+/**
+ * Which scores a list or an aggregation reads, as a plan the store renders into SQL: equality on a
+ * fixed set of columns and a `created_at` window. The caller's scope always comes first and is the
+ * store's business; user filters (core/filter) are added after this.
+ */
+import { ApiError, validationError } from '../errors.js';
+import { resolveWindow } from '../window.js';
+import { canonicalDataType, canonicalSource } from './model.js';
+
+export type EqualityColumn = 'name' | 'source' | 'data_type' | 'session_id' | 'trace_id' | 'resource_id' | 'user_id';
+
+export interface ScoreSelection {
+  equals: { column: EqualityColumn; value: string }[];
+  /** `created_at >= fromMs` (epoch ms), when set. */
+  fromMs: number | null;
+  /** `created_at < toMs`, when set. */
+  toMs: number | null;
+}
+
+/** Query parameters that narrow a list of scores (`GET /v1/scores`). */
+export interface SelectionQuery {
+  name?: string;
+  source?: string;
+  data_type?: string;
+  session_id?: string;
+  trace_id?: string;
+  resource_id?: string;
+  user_id?: string;
+  start_date?: string;
+  end_date?: string;
+}
+
+/**
+ * The selection of `GET /v1/scores`: a paged list, so each time bound is optional and there is no
+ * default window (a trace's scores stay listable however old they are); ids are compared lowercase.
+ */
+export function planList(q: SelectionQuery): ScoreSelection {
+  const fromMs = q.start_date === undefined ? null : Date.parse(q.start_date);
+  const toMs = q.end_date === undefined ? null : Date.parse(q.end_date);
+  if (fromMs !== null && toMs !== null && fromMs >= toMs) throw new ApiError('invalid_time_window', 'start_date must be before end_date');
+  return { equals: equalities(q), fromMs, toMs };
+}
+
+/** Query parameters of `GET /v1/scores/aggregations` besides the string filter. */
+export interface AggregationQuery {
+  name?: string;
+  source?: string;
+  data_type?: string;
+  start_date?: string;
+  end_date?: string;
+}
+
+export interface AggregationPlan extends ScoreSelection {
+  fromMs: number;
+  toMs: number;
+  /** Aggregates (count, avg, min, max of `score`) are per score name, ordered by name. */
+  groupBy: 'name';
+}
+
+/** The plan of an aggregation: the search window rules (default 7 days, at most 90) and equalities. */
+export function planAggregation(q: AggregationQuery, nowMs: number): AggregationPlan {
+  const { fromMs, toMs } = resolveWindow(q.start_date, q.end_date, nowMs);
+  return { equals: equalities(q), fromMs, toMs, groupBy: 'name' };
+}
+
+/** One row of the aggregation as the spec shows it (Score aggregation). */
+export interface ScoreAggregation {
+  name: string;
+  count: number;
+  avg_score: number;
+  min_score: number;
+  max_score: number;
+}
+
+function equalities(q: SelectionQuery): ScoreSelection['equals'] {
+  const equals: ScoreSelection['equals'] = [];
+  if (q.name !== undefined) equals.push({ column: 'name', value: q.name });
+  if (q.source !== undefined) {
+    const source = canonicalSource(q.source);
+    if (!source) throw validationError('query', { source: `must be one of api, annotation, eval, sdk, got "${q.source}"` });
+    equals.push({ column: 'source', value: source });
+  }
+  if (q.data_type !== undefined) {
+    const dataType = canonicalDataType(q.data_type);
+    if (!dataType) throw validationError('query', { data_type: `must be one of NUMERIC, BOOLEAN, CATEGORICAL, got "${q.data_type}"` });
+    equals.push({ column: 'data_type', value: dataType });
+  }
+  if (q.session_id !== undefined) equals.push({ column: 'session_id', value: q.session_id });
+  if (q.trace_id !== undefined) equals.push({ column: 'trace_id', value: q.trace_id.toLowerCase() });
+  if (q.resource_id !== undefined) equals.push({ column: 'resource_id', value: q.resource_id.toLowerCase() });
+  if (q.user_id !== undefined) equals.push({ column: 'user_id', value: q.user_id });
+  return equals;
+}

@@ -1,0 +1,36 @@
+/**
+ * The SQL conditions of a score selection, and where a user filter's placeholders start after them.
+ * No runtime import of DuckDB: the HTTP layer numbers filter parameters with this module too.
+ */
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { ScoreSelection } from '../core/scores/selection.js';
+import { scopeSql, type ReadScope } from './spanReads.js';
+import { TS_PARAM } from './sql.js';
+
+/** Scope, window and equalities as `WHERE` conditions over the alias `s`; parameters are pushed onto `params`. */
+export function whereOf(scope: ReadScope, selection: ScoreSelection, params: DuckDBValue[]): string {
+  const s = scopeSql(scope, 's');
+  params.push(...s.params);
+  const conditions = [s.sql];
+  if (selection.fromMs !== null) {
+    params.push(selection.fromMs);
+    conditions.push(`s.created_at >= ${TS_PARAM(params.length)}`);
+  }
+  if (selection.toMs !== null) {
+    params.push(selection.toMs);
+    conditions.push(`s.created_at < ${TS_PARAM(params.length)}`);
+  }
+  for (const { column, value } of selection.equals) {
+    params.push(value);
+    // `column` is one of core/scores/selection's fixed set, never caller text.
+    conditions.push(`s.${column} = $${params.length}`);
+  }
+  return conditions.join(' AND ');
+}
+
+/** The first placeholder a user filter may use after a selection's own (core/filter's `firstParam`). */
+export function firstScoreFilterParam(scope: ReadScope, selection: ScoreSelection): number {
+  const params: DuckDBValue[] = [];
+  whereOf(scope, selection, params);
+  return params.length + 1;
+}

@@ -1,0 +1,64 @@
+/**
+ * The scores store against a real DuckDB: the appended column order matches the table, and the
+ * insert is all or nothing.
+ */
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { Database } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { planAggregation } from '../../src/core/scores/selection.js';
+import { aggregateScores, deleteScore, getScore, insertScores, listScores, SCORE_COLUMNS, scoreNames } from '../../src/store/scores.js';
+import { tempDir } from '../helpers/server.js';
+
+t.test('scores at rest', async (t) => {
+  const dataDir = tempDir();
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '256MiB', queryTimeoutMs: 30_000 });
+  t.teardown(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  t.ok((await migrate(db)).includes(100), 'migration 100 applies');
+
+  const columns = await db.query<{ name: string; type: string }>(`SELECT name, type FROM pragma_table_info('scores')`);
+  t.same(columns.map((c) => c.name), SCORE_COLUMNS.map(([name]) => name), 'rows are appended positionally: the order must match');
+  t.match(Object.fromEntries(columns.map((c) => [c.name, c.type])), {
+    name: 'VARCHAR', score: 'DOUBLE', source: 'VARCHAR', user_id: 'VARCHAR', resource_id: 'VARCHAR', label: 'VARCHAR', created_at: 'TIMESTAMP',
+  }, 'the columns the filter compiler expects of a score row `s`');
+
+  const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+  const traceId = 'ab'.repeat(16);
+  await db.exec(`INSERT INTO spans (tenant_id, app_id, environment_id, trace_id, span_id, name, start_ns, end_ns) VALUES ($1, $2, $3, $4, 'cdcdcdcdcdcdcdcd', 'root', 0, 1)`, [scope.tenantId, scope.appId, scope.environmentId, traceId]);
+  const item = (index: number) => ({
+    index, name: 'q', score: index, dataType: null, label: null, reason: null, source: 'api' as const, userId: null, resourceId: traceId, resourceKind: 'trace' as const, sessionId: null,
+  });
+  const page = { scope, selection: { equals: [], fromMs: null, toMs: null }, limit: 10, offset: 0, sortBy: 'score' as const, sortOrder: 'asc' as const, format: 'json' as const };
+
+  const failed = await insertScores(db, { scope, items: [item(0), item(1)], createdBy: 'test', fault: true });
+  t.match(failed.insertFailed, /CHECK constraint failed on table scores/);
+  t.same(failed.scores, []);
+  t.equal((await listScores(db, page)).total, 0, 'nothing of a failed insert is stored');
+
+  const ok = await insertScores(db, { scope, items: [item(0), item(1)], createdBy: 'test', fault: false });
+  t.equal(ok.insertFailed, null);
+  const stored = await listScores(db, page);
+  t.equal(stored.total, 2);
+  t.same(stored.kind === 'json' && stored.data, ok.scores, 'what the insert answers is what is read back');
+
+  // Scoping: another tenant (even with the same app id) and another pinned environment see nothing;
+  // an unpinned caller of the app sees everything.
+  const first = ok.scores[0]!;
+  const plan = planAggregation({}, Date.now() + 1000);
+  const otherTenant = { ...scope, tenantId: '00000000-0000-4000-8000-000000000009' };
+  const otherEnvironment = { ...scope, environmentId: '00000000-0000-4000-8000-000000000008' };
+  for (const [what, other] of [['another tenant', otherTenant], ['another environment', otherEnvironment]] as const) {
+    t.equal(await getScore(db, other, first.id), null, `${what}: read`);
+    t.equal((await listScores(db, { ...page, scope: other })).total, 0, `${what}: list`);
+    t.same(await scoreNames(db, other), [], `${what}: names`);
+    t.same(await aggregateScores(db, other, plan), [], `${what}: aggregations`);
+    t.equal(await deleteScore(db, other, first.id), null, `${what}: delete`);
+  }
+  const unpinned = { ...scope, environmentId: null };
+  t.equal((await listScores(db, { ...page, scope: unpinned })).total, 2, 'an unpinned caller sees the whole app');
+  t.same(await aggregateScores(db, scope, plan), [{ name: 'q', count: 2, avg_score: 0.5, min_score: 0, max_score: 1 }]);
+  t.match(await deleteScore(db, scope, first.id), { id: first.id }, 'the owner deletes it');
+});
