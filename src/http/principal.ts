@@ -21,3 +21,13 @@ export const ANONYMOUS: Principal = {
   role: 'custom',
   permissions: [],
 };
+
+/** What a principal's reads are confined to: its tenant, app and (when pinned) environment. */
+export function readScopeOf(p: Principal): { tenantId: string; appId: string; environmentId: string | null } {
+  return { tenantId: p.tenantId, appId: p.appId, environmentId: p.environmentId };
+}
+
+/** How created_by / updated_by name the caller: `key:<id>`, or `local` for the key-less local app. */
+export function actorOf(p: Principal): string {
+  return p.keyId ? `key:${p.keyId}` : p.kind;
+}

@@ -7,6 +7,7 @@ import { validateCreateKeyBody, validateKeyIdParams, type CreateKeyBody, type Ke
 import { ApiError, validationError } from '../../core/errors.js';
 import { parseRole, permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { data } from '../reply.js';
+import { actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 export function apiKeyRoutes(secret: Buffer) {
@@ -81,5 +82,5 @@ function chooseRole(body: CreateKeyBody): { role: Role; permissions: Permission[
 }
 
 function createdBy(ctx: Context): string {
-  return ctx.principal.keyId ? `key:${ctx.principal.keyId}` : ctx.principal.kind;
+  return actorOf(ctx.principal);
 }

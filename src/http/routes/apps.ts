@@ -5,6 +5,7 @@
 import { validateAppParams, validateCreateAppBody, type AppParams, type CreateAppBody } from '../../contract/apps.js';
 import { ApiError } from '../../core/errors.js';
 import { data } from '../reply.js';
+import { actorOf } from '../principal.js';
 import { route } from '../route.js';
 
 export const appRoutes = [
@@ -20,7 +21,7 @@ export const appRoutes = [
         displayName: body.display_name ?? null,
         entryPoint: body.entry_point ?? null,
         runtime: body.runtime ?? 'nodejs',
-        createdBy: ctx.principal.keyId ? `key:${ctx.principal.keyId}` : ctx.principal.kind,
+        createdBy: actorOf(ctx.principal),
       });
       if (!app) throw new ApiError('duplicate_app_name', `The tenant already has an app named "${body.name}"`);
       return data(app, 201);

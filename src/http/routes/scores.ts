@@ -44,6 +44,7 @@ import type { ScoreAnswer } from '../../store/scores.js';
 import { firstScoreFilterParam } from '../../store/scoresSql.js';
 import type { ReadScope } from '../../store/spanReads.js';
 import { bytes, data, json, type Reply } from '../reply.js';
+import { readScopeOf, actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 const DEFAULT_PAGE = 50;
@@ -53,7 +54,7 @@ const BATCH_BODY_BYTES = 16 * 1024 * 1024;
 const FAULT_HEADER = 'x-tracelake-fault';
 
 function readScope(ctx: Context): ReadScope {
-  return { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, environmentId: ctx.principal.environmentId };
+  return readScopeOf(ctx.principal);
 }
 
 function appScope(ctx: Context) {
@@ -61,7 +62,7 @@ function appScope(ctx: Context) {
 }
 
 function createdBy(ctx: Context): string {
-  return ctx.principal.keyId ? `key:${ctx.principal.keyId}` : ctx.principal.kind;
+  return actorOf(ctx.principal);
 }
 
 function injectFault(ctx: Context, headers: Readonly<Record<string, string>>): boolean {

@@ -17,13 +17,14 @@ import { compileFilter, filterSchema, parseFilter, validateJsonFilters, type Fil
 import { resolveWindow } from '../../core/window.js';
 import { firstFilterParam, type SearchQuery } from '../../store/search.js';
 import { bytes, data, json } from '../reply.js';
+import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 const DEFAULT_LIMIT = 50;
 
 function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' }): SearchQuery {
   return {
-    scope: { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, environmentId: ctx.principal.environmentId },
+    scope: readScopeOf(ctx.principal),
     ...resolveWindow(q.start_date, q.end_date, Date.now()),
     limit: q.limit ?? DEFAULT_LIMIT,
     offset: q.offset ?? 0,

@@ -25,12 +25,13 @@ import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
 import type { ReadScope } from '../../store/spanReads.js';
 import { data, json } from '../reply.js';
+import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 const DEFAULT_PAGE = 50;
 
 function readScope(ctx: Context): ReadScope {
-  return { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, environmentId: ctx.principal.environmentId };
+  return readScopeOf(ctx.principal);
 }
 
 async function spansOf(ctx: Context, traceId: string) {
