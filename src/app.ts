@@ -9,6 +9,8 @@ import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.
 import { loadOrCreateSecret } from './auth/secret.js';
 import type { Config } from './config.js';
 import { parsePriceTable } from './core/cost/pricing.js';
+import { parsePlans } from './core/plans.js';
+import { RateLimiter } from './core/rateLimit.js';
 import { Authenticator } from './http/auth.js';
 import type { AnyRoute } from './http/route.js';
 import { Router } from './http/router.js';
@@ -46,6 +48,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
   const secret = loadOrCreateSecret(dataDir);
   // Parsed (and so checked) once at start: a broken price table stops the start, not a request.
   const pricing = parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8')));
+  const plans = parsePlans(JSON.parse(readFileSync(config.plansFile ?? new URL('data/plans.json', ROOT), 'utf8')));
 
   if (config.bootstrapKey !== undefined && !isWellFormedKey(config.bootstrapKey)) {
     throw new Error('TRACELAKE_BOOTSTRAP_KEY must be sk_service_ followed by 32 to 128 letters and digits');
@@ -80,7 +83,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
 
   const version = packageVersion();
   const compute = createComputeClient(config.workers, config.maxQueue, pricing);
-  const server = new HttpServer(config, new Router(routes), { store, compute, auth, log, pricing, version, startedAt: new Date() }, log);
+  const server = new HttpServer(config, new Router(routes), { store, compute, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date() }, log);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
 

@@ -24,6 +24,9 @@ export interface Config {
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
+  plansFile: string | undefined;
+  rateLimit: number;
+  rateBurst: number;
   faultInjection: boolean;
 }
 
@@ -66,6 +69,14 @@ function oneOf<T extends string>(...values: T[]) {
 
 const text = (t: string): string => t;
 
+function number(min: number) {
+  return (t: string): number => {
+    const n = Number(t);
+    if (t.trim() === '' || !Number.isFinite(n) || n < min) throw new Error(`expected a number ≥ ${min}, got "${t}"`);
+    return n;
+  };
+}
+
 function onOff(t: string): boolean {
   if (/^(1|on|true|yes)$/i.test(t)) return true;
   if (/^(0|off|false|no)$/i.test(t)) return false;
@@ -89,6 +100,9 @@ export const OPTIONS = [
   { key: 'maxQueue', env: 'TRACELAKE_MAX_QUEUE', flag: '--max-queue', fallback: '512', parse: integer(1), doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
+  { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },
+  { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
+  { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },
 ] as const satisfies readonly Option<keyof Config>[];

@@ -61,7 +61,7 @@ export class Authenticator {
     private readonly store: StoreClient,
     private readonly secret: Buffer,
     /** The app key-less requests act as, in local mode; null on the cloud. */
-    private readonly local: Scope | null,
+    private readonly local: (Scope & { plan: string }) | null,
     private readonly onTouchError: (e: unknown) => void,
   ) {}
 
@@ -86,6 +86,7 @@ export class Authenticator {
       keyId: record.id,
       role: record.role,
       permissions: record.permissions,
+      plan: record.plan,
     };
   }
 

@@ -10,6 +10,8 @@ export interface Principal {
   keyId: string | null;
   role: Role;
   permissions: readonly Permission[];
+  /** The tenant's plan (plans.json); null for anonymous requests. */
+  plan: string | null;
 }
 
 export const ANONYMOUS: Principal = {
@@ -20,6 +22,7 @@ export const ANONYMOUS: Principal = {
   keyId: null,
   role: 'custom',
   permissions: [],
+  plan: null,
 };
 
 /** What a principal's reads are confined to: its tenant, app and (when pinned) environment. */

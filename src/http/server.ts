@@ -122,6 +122,10 @@ export class HttpServer {
     if (route.permission !== 'none') {
       principal = await this.services.auth.authenticate(headers, route.rawKeyOnly === true);
       authorize(principal, route.permission);
+      const rate = this.services.rateLimiter.take(principal.tenantId, Date.now());
+      if (!rate.allowed) {
+        throw new ApiError('rate_limited', `Too many requests for this tenant; retry in ${rate.retryAfterSeconds} s`, { retry_after_seconds: rate.retryAfterSeconds }, { 'Retry-After': String(rate.retryAfterSeconds) });
+      }
     }
     const raw = body ? await body : null;
     if (ex.aborted) return;

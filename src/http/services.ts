@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { PriceTable } from '../core/cost/pricing.js';
+import type { PlanTable } from '../core/plans.js';
+import type { RateLimiter } from '../core/rateLimit.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
@@ -12,6 +14,8 @@ export interface Services {
   log: Logger;
   /** The price table as loaded from data/pricing.json. */
   pricing: PriceTable;
+  plans: PlanTable;
+  rateLimiter: RateLimiter;
   version: string;
   startedAt: Date;
 }

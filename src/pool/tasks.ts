@@ -30,7 +30,7 @@ export interface DependencyCheck {
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks extends ScoreTasks, AdminTasks {
-  init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: Scope | null } };
+  init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null } };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
 import { permissionsFor, type Permission, type Role } from '../core/permissions.js';
+import { checkEntitlement } from '../core/plans.js';
 import type { Database } from './db.js';
 import { iso, TS_PARAM } from './sql.js';
 
@@ -25,6 +26,8 @@ export interface KeyRecord {
   keyHash: string;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The tenant's plan (plans.json), which sets its quotas. */
+  plan: string;
 }
 
 /** A key as listings show it (spec: API key, without plaintext_key). */
@@ -54,6 +57,8 @@ export interface NewKey {
   keyPrefix: string;
   expiresAt: number | null;
   createdBy: string | null;
+  /** The tenant's plan limit on keys (not revoked); null or absent = unlimited (the operator CLI). */
+  maxKeys?: number | null;
 }
 
 /**
@@ -91,13 +96,13 @@ export async function bootstrap(
 
 
 /** The app that key-less requests act as in local mode: the oldest app and its default environment. */
-export async function localScope(db: Database): Promise<Scope | null> {
-  const [row] = await db.query<{ tenant_id: string; app_id: string; environment_id: string }>(
-    `SELECT a.tenant_id, a.id AS app_id, e.id AS environment_id
-       FROM apps a JOIN environments e ON e.app_id = a.id AND e.is_default
+export async function localScope(db: Database): Promise<(Scope & { plan: string }) | null> {
+  const [row] = await db.query<{ tenant_id: string; app_id: string; environment_id: string; plan: string }>(
+    `SELECT a.tenant_id, a.id AS app_id, e.id AS environment_id, t.plan
+       FROM apps a JOIN environments e ON e.app_id = a.id AND e.is_default JOIN tenants t ON t.id = a.tenant_id
       ORDER BY a.created_at, a.id LIMIT 1`,
   );
-  return row ? { tenantId: row.tenant_id, appId: row.app_id, environmentId: row.environment_id } : null;
+  return row ? { tenantId: row.tenant_id, appId: row.app_id, environmentId: row.environment_id, plan: row.plan } : null;
 }
 
 export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyRecord | null> {
@@ -111,10 +116,11 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     key_hash: string;
     expires_ms: number | null;
     revoked_ms: number | null;
+    plan: string;
   }>(
-    `SELECT id, tenant_id, app_id, environment_id, role, permissions, key_hash,
-            epoch_ms(expires_at)::DOUBLE AS expires_ms, epoch_ms(revoked_at)::DOUBLE AS revoked_ms
-       FROM api_keys WHERE key_hash = $1`,
+    `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
+            epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
     [keyHash],
   );
   if (!row) return null;
@@ -128,6 +134,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     keyHash: row.key_hash,
     expiresAt: row.expires_ms,
     revokedAt: row.revoked_ms,
+    plan: row.plan,
   };
 }
 
@@ -155,11 +162,15 @@ export async function appExists(db: Database, tenantId: string, appId: string): 
 
 export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
   const id = randomUUID();
-  await db.exec(
+  await db.transaction(async (tx) => {
+    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
+    checkEntitlement('max_keys', n, k.maxKeys ?? null);
+    await tx.exec(
     `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11)`,
     [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy],
-  );
+    );
+  });
   const [view] = await listKeys(db, k.tenantId, k.appId, id);
   return view!;
 }
@@ -225,6 +236,8 @@ export interface NewApp {
   entryPoint: string | null;
   runtime: string;
   createdBy: string;
+  /** The tenant's plan limit on apps; null or absent = unlimited (the operator CLI). */
+  maxApps?: number | null;
 }
 
 /**
@@ -236,6 +249,8 @@ export async function createApp(db: Database, a: NewApp): Promise<AppView | null
   const created = await db.transaction(async (tx) => {
     const [dup] = await tx.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND name = $2', [a.tenantId, a.name]);
     if (dup) return false;
+    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM apps WHERE tenant_id = $1', [a.tenantId]);
+    checkEntitlement('max_apps', n, a.maxApps ?? null);
     await tx.exec(
       `INSERT INTO apps (id, tenant_id, name, display_name, entry_point, runtime, created_by, updated_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,

@@ -159,6 +159,23 @@ const BASE_MIGRATIONS: readonly Migration[] = [
       PARTS_FROM_SPANS_SQL,
     ],
   },
+  {
+    version: 4,
+    name: 'tenant usage for plan quotas, backfilled from stored spans',
+    sql: [
+      `CREATE TABLE tenant_usage (
+         tenant_id UUID NOT NULL,
+         month VARCHAR NOT NULL,
+         spans BIGINT NOT NULL,
+         bytes BIGINT NOT NULL,
+         PRIMARY KEY (tenant_id, month)
+       )`,
+      `INSERT INTO tenant_usage
+       SELECT tenant_id, strftime(make_timestamp(start_ns // 1000), '%Y-%m'), count(*),
+              sum(200 + coalesce(length(input), 0) + coalesce(length(output), 0) + coalesce(length(attributes), 0) + coalesce(length(metadata), 0))
+         FROM spans GROUP BY ALL`,
+    ],
+  },
 ];
 
 /** Every migration; each feature's own list keeps to its range of versions. */

@@ -62,7 +62,7 @@ t.test('credentials', async (t) => {
 });
 
 t.test('authorize', async (t) => {
-  const p = { kind: 'key' as const, tenantId: 't', appId: 'a', environmentId: null, keyId: 'k', role: 'sdk' as const, permissions: ['trace.write' as const] };
+  const p = { kind: 'key' as const, tenantId: 't', appId: 'a', environmentId: null, keyId: 'k', role: 'sdk' as const, permissions: ['trace.write' as const], plan: null };
   t.doesNotThrow(() => authorize(p, 'trace.write'));
   t.throws(() => authorize(p, 'score.delete'), { code: 'forbidden', fields: { required_permission: 'score.delete' } });
   t.throws(() => authorize(p, 'admin'), { code: 'forbidden', fields: { required_permission: 'full_access' } });

@@ -65,7 +65,7 @@ t.test('bootstrap happens once', async (t) => {
   const scope = await bootstrap(db, { keyHash: 'a'.repeat(64), keyPrefix: 'sk_service_x' });
   t.ok(scope);
   t.equal(await bootstrap(db, { keyHash: 'b'.repeat(64), keyPrefix: 'sk_service_y' }), null);
-  t.same(await localScope(db), scope, 'the bootstrap app is the local app');
+  t.same(await localScope(db), { ...scope, plan: 'self_hosted' }, 'the bootstrap app is the local app, on the default plan');
   const key = await findKeyByHash(db, 'a'.repeat(64));
   t.equal(key?.role, 'full_access');
   t.equal(key?.appId, scope!.appId);

@@ -5,6 +5,7 @@
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
 import { validateCreateKeyBody, validateKeyIdParams, type CreateKeyBody, type KeyIdParams } from '../../contract/apiKeys.js';
 import { ApiError, validationError } from '../../core/errors.js';
+import { planOf } from '../../core/plans.js';
 import { parseRole, permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { data } from '../reply.js';
 import { actorOf } from '../principal.js';
@@ -42,6 +43,7 @@ export function apiKeyRoutes(secret: Buffer) {
           keyPrefix: shownPrefix(plaintext),
           expiresAt,
           createdBy: createdBy(ctx),
+          maxKeys: planOf(ctx.services.plans, ctx.principal.plan).max_keys,
         });
         return data({ ...view, plaintext_key: plaintext }, 201);
       },

@@ -4,6 +4,7 @@
  */
 import { validateAppParams, validateCreateAppBody, type AppParams, type CreateAppBody } from '../../contract/apps.js';
 import { ApiError } from '../../core/errors.js';
+import { planOf } from '../../core/plans.js';
 import { data } from '../reply.js';
 import { actorOf } from '../principal.js';
 import { route } from '../route.js';
@@ -22,6 +23,7 @@ export const appRoutes = [
         entryPoint: body.entry_point ?? null,
         runtime: body.runtime ?? 'nodejs',
         createdBy: actorOf(ctx.principal),
+        maxApps: planOf(ctx.services.plans, ctx.principal.plan).max_apps,
       });
       if (!app) throw new ApiError('duplicate_app_name', `The tenant already has an app named "${body.name}"`);
       return data(app, 201);

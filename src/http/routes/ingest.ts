@@ -5,6 +5,7 @@
  * `partialSuccess` in the request's own encoding.
  */
 import { ApiError } from '../../core/errors.js';
+import { planOf, quotaError, type Plan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
 import { encodeExportResponse, type PartialSuccess } from '../../ingest/otlpProto.js';
 import { bytes, json } from '../reply.js';
@@ -38,7 +39,9 @@ export const ingestRoutes = [
         rows: decoded.rows,
         blobs: decoded.blobs,
         maxSpansPerTrace: ctx.config.maxSpansPerTrace,
+        plan: quotaPlan(planOf(ctx.services.plans, ctx.principal.plan)),
       });
+      if (written.refused) throw quotaError(written.refused, ctx.services.plans.upgrade_url, Date.now());
       const errors = [...decoded.errors];
       if (written.overBound > 0) errors.push(`${written.overBound} span(s) over the bound of ${ctx.config.maxSpansPerTrace} spans per trace`);
       const rejected = decoded.rejected + written.overBound;
@@ -56,4 +59,9 @@ function writeScope(ctx: Context) {
     throw new ApiError('forbidden', 'This key is not pinned to an environment; name one with X-Service-Environment');
   }
   return { tenantId, appId, environmentId };
+}
+
+/** A plan matters to the writer only when it limits spans or storage. */
+function quotaPlan(plan: Plan): Plan | null {
+  return plan.monthly_spans === null && plan.storage_bytes === null ? null : plan;
 }

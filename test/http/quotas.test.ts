@@ -1,0 +1,86 @@
+/** Integration: plans (402 entitlements, 429 quotas with nothing stored) and per-tenant rate limits. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { exportRequest, hex } from '../helpers/otlp.js';
+import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+
+function plansFile(plan: Record<string, number | null>): string {
+  const path = join(tempDir('tracelake-plans-'), 'plans.json');
+  writeFileSync(path, JSON.stringify({ default: 'self_hosted', upgrade_url: 'https://example.com/upgrade', plans: { self_hosted: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, ...plan } } }));
+  return path;
+}
+
+function ingest(server: TestServer, auth: Credentials, spans: number, attributes: Record<string, string> = {}) {
+  const traceId = hex(16);
+  return call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(exportRequest(Array.from({ length: spans }, () => ({ traceId, attributes })))),
+    headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
+  }).then((r) => ({ ...r, traceId }));
+}
+
+t.test('entitlements: apps and keys', async (t) => {
+  const server = await serverFor(t, { args: ['--plans-file', plansFile({ max_apps: 2, max_keys: 2 })] });
+  const root = rootCredentials(server);
+  t.equal((await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'second' } })).status, 201, 'the bootstrap app is the first of two');
+  const third = await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'third' } });
+  t.equal(third.status, 402);
+  t.same(third.body.error, { code: 'entitlement_required', message: 'The plan allows 2 apps; the tenant has 2', entitlement: 'max_apps', current: 2, limit: 2 });
+  const apps = await call(server, 'GET', '/v1/apps', { auth: root });
+  t.equal(apps.body.data.length, 2, 'nothing stored on refusal');
+
+  const k = await createKey(server, root, { name: 'second key', role: 'SDK' });
+  const over = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'third key', role: 'SDK' } });
+  t.equal(over.status, 402);
+  t.equal(over.body.error.entitlement, 'max_keys');
+  t.equal(over.body.error.current, 2);
+  t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.length, 2);
+  // Revoked keys do not count.
+  t.equal((await call(server, 'DELETE', `/v1/api-keys/${k.id}`, { auth: root })).status, 200);
+  t.equal((await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'replacement', role: 'SDK' } })).status, 201);
+});
+
+t.test('monthly span quota: 429 with Retry-After, and nothing of the request stored', async (t) => {
+  const server = await serverFor(t, { args: ['--plans-file', plansFile({ monthly_spans: 5 })] });
+  const root = rootCredentials(server);
+  const first = await ingest(server, root, 3);
+  t.equal(first.status, 200);
+  const second = await ingest(server, root, 3);
+  t.equal(second.status, 429);
+  t.equal(second.body.error.code, 'span_limit_exceeded');
+  t.equal(second.body.error.currentCount, 3);
+  t.equal(second.body.error.limit, 5);
+  t.equal(second.body.error.upgradeUrl, 'https://example.com/upgrade');
+  const retry = Number(second.headers.get('retry-after'));
+  t.ok(retry > 0 && retry <= 31 * 86400, 'Retry-After until the next month');
+  t.equal(second.body.error.retry_after_seconds, retry);
+  t.equal((await call(server, 'GET', `/v1/traces/${second.traceId}`, { auth: root })).status, 404, 'the refused request stored nothing');
+  t.equal((await ingest(server, root, 2)).status, 200, 'exactly up to the quota is accepted');
+  t.equal((await ingest(server, root, 1)).status, 429);
+});
+
+t.test('storage cap', async (t) => {
+  const server = await serverFor(t, { args: ['--plans-file', plansFile({ storage_bytes: 5000 })] });
+  const root = rootCredentials(server);
+  t.equal((await ingest(server, root, 2, { 'input.value': 'x'.repeat(1000) })).status, 200);
+  const over = await ingest(server, root, 2, { 'input.value': 'y'.repeat(3000) });
+  t.equal(over.status, 429);
+  t.equal(over.body.error.code, 'storage_cap_exceeded');
+  t.equal(over.body.error.limit, 5000);
+  t.ok(over.body.error.currentCount > 2000);
+  t.ok(Number(over.headers.get('retry-after')) > 0);
+  t.equal((await call(server, 'GET', `/v1/traces/${over.traceId}`, { auth: root })).status, 404);
+});
+
+t.test('rate limiting per tenant', async (t) => {
+  const server = await serverFor(t, { args: ['--rate-limit', '0.5', '--rate-burst', '3'] });
+  const root = rootCredentials(server);
+  for (let i = 0; i < 3; i++) t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).status, 200, `burst request ${i + 1}`);
+  const limited = await call(server, 'GET', '/v1/api-keys', { auth: root });
+  t.equal(limited.status, 429);
+  t.equal(limited.body.error.code, 'rate_limited');
+  t.equal(limited.headers.get('retry-after'), '2');
+  t.equal(limited.body.error.retry_after_seconds, 2);
+  t.equal((await call(server, 'GET', '/health')).status, 200, 'unauthenticated endpoints are not a tenant’s');
+  t.equal((await call(server, 'GET', '/v1/api-keys', { headers: { authorization: 'sk_service_nope', 'x-service-app-id': root.appId } })).status, 401, 'auth is judged before the rate');
+});
