@@ -82,12 +82,38 @@ export class Authenticator {
       kind: 'key',
       tenantId: record.tenantId,
       appId: record.appId,
-      environmentId: record.environmentId,
+      environmentId: record.environmentId ?? (await this.selectedEnvironment(record, headers)),
       keyId: record.id,
       role: record.role,
       permissions: record.permissions,
       plan: record.plan,
     };
+  }
+
+  /**
+   * A kind-scoped key (ARCHITECTURE §6) names its environment per request, by name in
+   * X-Service-Environment or as a pull request number in X-Service-Pull-Request (`pr-<n>`, kind
+   * preview, created on first use). The environment's kind must be one the key allows; otherwise
+   * the request is refused before anything is read or stored.
+   */
+  private async selectedEnvironment(record: KeyRecord, headers: Readonly<Record<string, string>>): Promise<string> {
+    const kinds = record.allowedKinds ?? [];
+    const pr = headers['x-service-pull-request']?.trim();
+    const named = headers['x-service-environment']?.trim();
+    if (pr !== undefined && !/^[1-9][0-9]{0,9}$/.test(pr)) throw new ApiError('forbidden', 'X-Service-Pull-Request must be a pull request number');
+    const name = pr !== undefined ? `pr-${pr}` : named;
+    if (!name) {
+      throw new ApiError('forbidden', `This key is scoped to environment kinds (${kinds.join(', ')}): name the environment in X-Service-Environment or X-Service-Pull-Request`);
+    }
+    const env = await this.store.run('selectEnvironment', {
+      tenantId: record.tenantId,
+      appId: record.appId,
+      name,
+      createPreview: pr !== undefined && kinds.includes('preview'),
+    });
+    if (!env) throw new ApiError('forbidden', `No environment "${name}" in this app`);
+    if (!kinds.includes(env.kind)) throw new ApiError('forbidden', `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`);
+    return env.id;
   }
 
   /** Drops a key from the cache, so its revocation takes effect on the next request. */

@@ -37,6 +37,7 @@ const handlers: Handlers = {
   touchKey: async ({ id, atMs }) => (await meta.touchKey(await db(), id, atMs), null),
   findEnvironment: async ({ tenantId, appId, name }) => meta.findEnvironmentByName(await db(), tenantId, appId, name),
   createKey: async (k) => meta.insertKey(await db(), k),
+  selectEnvironment: async (q) => meta.selectEnvironment(await db(), q),
   listKeys: async ({ tenantId, appId }) => meta.listKeys(await db(), tenantId, appId),
   revokeKey: async ({ tenantId, appId, id }) => meta.revokeKey(await db(), tenantId, appId, id),
   createApp: async (a) => meta.createApp(await db(), a),

@@ -28,6 +28,8 @@ export interface KeyRecord {
   revokedAt: number | null;
   /** The tenant's plan (plans.json), which sets its quotas. */
   plan: string;
+  /** Kind-scoped keys (no pin): the environment kinds requests may select. */
+  allowedKinds: string[] | null;
 }
 
 /** A key as listings show it (spec: API key, without plaintext_key). */
@@ -117,9 +119,10 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     expires_ms: number | null;
     revoked_ms: number | null;
     plan: string;
+    allowed_kinds: string[] | null;
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
-            epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan
+            epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
     [keyHash],
   );
@@ -135,6 +138,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     expiresAt: row.expires_ms,
     revokedAt: row.revoked_ms,
     plan: row.plan,
+    allowedKinds: row.allowed_kinds,
   };
 }
 
@@ -270,4 +274,22 @@ export async function listApps(db: Database, tenantId: string, id?: string): Pro
     id === undefined ? `${APP_VIEW_SQL} ORDER BY created_at, id` : `${APP_VIEW_SQL} AND id = $2`,
     id === undefined ? [tenantId] : [tenantId, id],
   );
+}
+
+/**
+ * The environment a kind-scoped key's request selects, by name. A pull-request environment
+ * (`pr-<n>`, kind preview) that does not exist yet is created when `createPreview` is set, as a
+ * preview deployment would; other names must exist.
+ */
+export async function selectEnvironment(
+  db: Database,
+  q: { tenantId: string; appId: string; name: string; createPreview: boolean },
+): Promise<{ id: string; kind: string } | null> {
+  const found = await findEnvironmentByName(db, q.tenantId, q.appId, q.name);
+  if (found || !q.createPreview) return found;
+  await db.exec(
+    `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, $4, 'preview') ON CONFLICT DO NOTHING`,
+    [randomUUID(), q.tenantId, q.appId, q.name],
+  );
+  return findEnvironmentByName(db, q.tenantId, q.appId, q.name);
 }
