@@ -1,2 +1,18 @@
-/** Store-thread tasks of tenancy administration: environments, app updates (part of StoreTasks). */
-export interface AdminTasks {}
+/** Store-thread tasks of tenancy administration: environments, app updates and deletes (part of StoreTasks). */
+import type { AppPatch, Deletion, EnvironmentKind, EnvironmentPatch } from '../core/admin/rules.js';
+import type { AppDeletion } from '../store/adminApps.js';
+import type { AppRef, EnvironmentView } from '../store/adminEnvironments.js';
+import type { AppView } from '../store/meta.js';
+
+export interface AdminTasks {
+  listEnvironments: { in: AppRef; out: EnvironmentView[] };
+  createEnvironment: { in: AppRef & { name: string; kind: EnvironmentKind }; out: EnvironmentView };
+  updateEnvironment: { in: AppRef & { id: string; patch: EnvironmentPatch }; out: EnvironmentView };
+  /** `keyHashes`: the removed keys, for the main thread's auth cache. */
+  deleteEnvironment: { in: AppRef & { id: string; confirmationName: string; deletedAt: string }; out: { deletion: Deletion; keyHashes: string[] } };
+  updateApp: { in: AppRef & { patch: AppPatch; by: string }; out: AppView };
+  deleteApp: {
+    in: AppRef & { callerAppId: string; confirmationName?: string; deletedAt: string };
+    out: { deletion: AppDeletion; keyHashes: string[] };
+  };
+}

@@ -1,7 +1,17 @@
 import type { AdminTasks } from '../pool/adminTasks.js';
+import * as apps from './adminApps.js';
+import * as environments from './adminEnvironments.js';
 import type { Database } from './db.js';
 
 /** The store thread's handlers of the administration tasks. */
-export function adminHandlers(_db: () => Promise<Database>): { [K in keyof AdminTasks]: (input: AdminTasks[K]['in']) => Promise<AdminTasks[K]['out']> } {
-  return {};
+export function adminHandlers(db: () => Promise<Database>): { [K in keyof AdminTasks]: (input: AdminTasks[K]['in']) => Promise<AdminTasks[K]['out']> } {
+  return {
+    listEnvironments: async (ref) => environments.listEnvironments(await db(), ref),
+    createEnvironment: async ({ name, kind, ...ref }) => environments.createEnvironment(await db(), ref, name, kind),
+    updateEnvironment: async ({ id, patch, ...ref }) => environments.updateEnvironment(await db(), ref, id, patch),
+    deleteEnvironment: async ({ id, confirmationName, deletedAt, ...ref }) =>
+      environments.deleteEnvironment(await db(), ref, id, confirmationName, deletedAt),
+    updateApp: async ({ patch, by, ...ref }) => apps.updateApp(await db(), ref, patch, by),
+    deleteApp: async ({ callerAppId, confirmationName, deletedAt, ...ref }) => apps.deleteApp(await db(), ref, callerAppId, confirmationName, deletedAt),
+  };
 }

@@ -1,0 +1,107 @@
+/** What each CLI command does to the store (arguments already checked); the answer is printed as JSON. */
+import { generateKey, hashKey, shownPrefix } from '../auth/keys.js';
+import type { CliCommand } from '../core/admin/cliArgs.js';
+import { deriveSessionKey, sessionClaims, signSessionToken } from '../core/admin/jwt.js';
+import { ApiError } from '../core/errors.js';
+import { insertScopedKey, listOperatorKeys } from '../store/adminKeys.js';
+import { createEnvironment, listEnvironments, type AppRef } from '../store/adminEnvironments.js';
+import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from '../store/adminTenants.js';
+import type { Database } from '../store/db.js';
+import { createApp, findEnvironmentByName, listApps, revokeKey } from '../store/meta.js';
+import { CliFailure, type Store } from './store.js';
+
+/** Recorded as `created_by` of what the CLI makes. */
+const BY = 'cli';
+
+async function requireTenant(db: Database, tenantId: string): Promise<void> {
+  if (!(await tenantExists(db, tenantId))) throw new CliFailure(`No tenant ${tenantId}`);
+}
+
+async function requireApp(db: Database, appId: string): Promise<AppRef> {
+  const app = await findApp(db, appId);
+  if (!app) throw new CliFailure(`No app ${appId}`);
+  return { tenantId: app.tenant_id, appId: app.id };
+}
+
+export async function execute(store: Store, command: CliCommand, nowMs: number): Promise<unknown> {
+  const { db } = store;
+  switch (command.name) {
+    case 'tenant create':
+      return createTenant(db, command.tenantName, command.plan, BY);
+    case 'tenant set-plan': {
+      const tenant = await setTenantPlan(db, command.tenantId, command.plan);
+      if (!tenant) throw new CliFailure(`No tenant ${command.tenantId}`);
+      return tenant;
+    }
+    case 'tenant list':
+      return listTenants(db);
+    case 'app create': {
+      await requireTenant(db, command.tenantId);
+      const app = await createApp(db, {
+        tenantId: command.tenantId,
+        name: command.appName,
+        displayName: command.displayName,
+        entryPoint: command.entryPoint,
+        runtime: command.runtime,
+        createdBy: BY,
+      });
+      if (!app) throw new ApiError('duplicate_app_name', `The tenant already has an app named "${command.appName}"`);
+      return app;
+    }
+    case 'app list':
+      await requireTenant(db, command.tenantId);
+      return listApps(db, command.tenantId);
+    case 'environment create':
+      return createEnvironment(db, await requireApp(db, command.appId), command.environmentName, command.kind);
+    case 'environment list':
+      return listEnvironments(db, await requireApp(db, command.appId));
+    case 'key create':
+      return createKey(store, command, await requireApp(db, command.appId));
+    case 'key list':
+      return listOperatorKeys(db, await requireApp(db, command.appId));
+    case 'key revoke': {
+      const ref = await requireApp(db, command.appId);
+      if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null) throw new CliFailure(`No key ${command.keyId} in app ${ref.appId}`);
+      return (await listOperatorKeys(db, ref, command.keyId))[0];
+    }
+    case 'token create': {
+      const ref = await requireApp(db, command.appId);
+      if (ref.tenantId !== command.tenantId) throw new CliFailure(`App ${command.appId} is not an app of tenant ${command.tenantId}`);
+      const claims = sessionClaims({ ...ref, subject: command.subject, nowSec: Math.floor(nowMs / 1000), ttlSec: command.ttlSec });
+      return {
+        token: signSessionToken(claims, deriveSessionKey(store.secret())),
+        token_type: 'Bearer',
+        subject: claims.sub,
+        tenant_id: claims.tenant_id,
+        app_id: claims.app_id,
+        role: claims.role,
+        issued_at: new Date(claims.iat * 1000).toISOString(),
+        expires_at: new Date(claims.exp * 1000).toISOString(),
+      };
+    }
+  }
+}
+
+async function createKey(store: Store, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef): Promise<unknown> {
+  let environmentId: string | null = null;
+  if ('environment' in command.scope) {
+    const env = await findEnvironmentByName(store.db, ref.tenantId, ref.appId, command.scope.environment);
+    if (!env) throw new CliFailure(`No environment "${command.scope.environment}" in app ${ref.appId}`);
+    environmentId = env.id;
+  }
+  const plaintext = generateKey();
+  const view = await insertScopedKey(store.db, {
+    ...ref,
+    environmentId,
+    allowedKinds: 'kinds' in command.scope ? command.scope.kinds : null,
+    name: command.keyName,
+    role: command.role,
+    permissions: command.permissions,
+    keyHash: hashKey(store.secret(), plaintext),
+    keyPrefix: shownPrefix(plaintext),
+    expiresAt: command.expiresAt,
+    createdBy: BY,
+  });
+  // Shown once: only its keyed hash is stored.
+  return { ...view, plaintext_key: plaintext };
+}

@@ -1,0 +1,51 @@
+/**
+ * The CLI's hold on a store: opens the data dir's DuckDB file as the server would (same hardening,
+ * same migrations), runs one command and closes it with a checkpoint. DuckDB allows one process per
+ * file, so while a server runs on the data dir the open fails, and the operator is told to stop it.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadOrCreateSecret } from '../auth/secret.js';
+import { Database } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+
+/** A failure to report on stderr with exit code 1 (as opposed to a bug, which gets its stack). */
+export class CliFailure extends Error {}
+
+export interface Store {
+  db: Database;
+  dataDir: string;
+  /** The store's secret (created on first use, as the server does). */
+  secret(): Buffer;
+}
+
+const LOCKED = /Could not set lock|Conflicting lock/i;
+
+/**
+ * Runs `work` against the store in `dataDir`. Only `create` may start a new store: any other
+ * command on a directory without one fails, so a mistyped path does not leave an empty store behind.
+ */
+export async function withStore<T>(dataDir: string, create: boolean, work: (store: Store) => Promise<T>): Promise<T> {
+  const dir = resolve(dataDir);
+  if (!create && !existsSync(join(dir, 'tracelake.duckdb'))) {
+    throw new CliFailure(`No Tracelake store in ${dir} (give --data-dir or set TRACELAKE_DATA_DIR)`);
+  }
+  mkdirSync(dir, { recursive: true });
+  let db: Database;
+  try {
+    db = await Database.open({ dataDir: dir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 60_000 });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (LOCKED.test(message)) {
+      throw new CliFailure(`The store in ${dir} is locked by another process, most likely a running Tracelake server: stop the server first, then run this command again. (${message})`);
+    }
+    throw e;
+  }
+  try {
+    await migrate(db);
+    return await work({ db, dataDir: dir, secret: () => loadOrCreateSecret(dir) });
+  } finally {
+    await db.checkpoint().catch(() => undefined);
+    db.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Rules of tenancy administration that do not need the database: what an environment or app update
+ * may change, when a delete is allowed, the spec's delete answer, and who is recorded as the actor.
+ * The store applies them inside its transactions; the HTTP routes and the CLI share them.
+ */
+import { ApiError, validationError } from '../errors.js';
+
+export const ENVIRONMENT_KINDS = ['development', 'preview', 'production'] as const;
+export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
+
+/** Environment names (a DNS label, lowercase): `production`, `staging`, `pr-42`. */
+export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export function isEnvironmentKind(name: string): name is EnvironmentKind {
+  return (ENVIRONMENT_KINDS as readonly string[]).includes(name);
+}
+
+export interface EnvironmentState {
+  name: string;
+  kind: EnvironmentKind;
+  is_default: boolean;
+}
+
+export interface EnvironmentPatch {
+  name?: string;
+  kind?: EnvironmentKind;
+}
+
+/**
+ * What a PATCH of an environment changes (only fields that differ). An empty patch is 400. The
+ * default environment keeps its name and its kind `production` (409): key creation and local mode
+ * find an app's environment by those, and an app always has exactly one default.
+ */
+export function environmentChanges(current: EnvironmentState, patch: EnvironmentPatch): EnvironmentPatch {
+  if (patch.name === undefined && patch.kind === undefined) throw validationError('body', { body: 'give name or kind to change' });
+  if (current.is_default && patch.kind !== undefined && patch.kind !== 'production') {
+    throw new ApiError('conflict', 'The default environment is always of kind production');
+  }
+  if (current.is_default && patch.name !== undefined && patch.name !== current.name) {
+    throw new ApiError('conflict', `The default environment "${current.name}" cannot be renamed`);
+  }
+  return {
+    ...(patch.name !== undefined && patch.name !== current.name ? { name: patch.name } : {}),
+    ...(patch.kind !== undefined && patch.kind !== current.kind ? { kind: patch.kind } : {}),
+  };
+}
+
+/**
+ * A typed-name confirmation (spec: DELETE /v1/environments): the default environment is refused
+ * outright (409) before the confirmation is judged, so nobody types a name only to be told no.
+ */
+export function assertEnvironmentDeletable(env: { name: string; is_default: boolean }, confirmationName: string): void {
+  if (env.is_default) throw new ApiError('conflict', `"${env.name}" is the app's default environment and cannot be deleted`);
+  assertConfirmed('environment', env.name, confirmationName);
+}
+
+/**
+ * An app may be deleted by an admin of another app of its tenant, never through its own
+ * credentials (409): that would cut the branch the caller sits on. A confirmation, when given, must
+ * be the app's name.
+ */
+export function assertAppDeletable(app: { id: string; name: string }, callerAppId: string, confirmationName: string | undefined): void {
+  if (app.id === callerAppId) throw new ApiError('conflict', 'An app cannot be deleted with its own credentials; use an admin key of another app of the tenant');
+  if (confirmationName !== undefined) assertConfirmed('app', app.name, confirmationName);
+}
+
+function assertConfirmed(what: string, name: string, confirmationName: string): void {
+  if (confirmationName !== name) {
+    throw validationError('body', { confirmation_name: `must equal the ${what}'s name "${name}"` });
+  }
+}
+
+/** Side effects of a delete, in the spec's shape; the parts Tracelake has none of are constant. */
+export interface Cascade {
+  alerts_deleted: 0;
+  api_keys_revoked: number;
+  deployments_deleted: 0;
+  runtime_app_destroyed: false;
+}
+
+export interface Deletion<C extends Cascade = Cascade> {
+  id: string;
+  deleted_at: string;
+  cascade: C;
+}
+
+/** The spec's answer to DELETE /v1/environments/{id}; `keysRemoved` counts the key rows deleted. */
+export function environmentDeletion(id: string, deletedAt: string, keysRemoved: number): Deletion {
+  return { id, deleted_at: deletedAt, cascade: { alerts_deleted: 0, api_keys_revoked: keysRemoved, deployments_deleted: 0, runtime_app_destroyed: false } };
+}
+
+/** The same shape for an app, plus how many environments went with it. */
+export function appDeletion(id: string, deletedAt: string, environmentsRemoved: number, keysRemoved: number): Deletion<Cascade & { environments_deleted: number }> {
+  const { cascade } = environmentDeletion(id, deletedAt, keysRemoved);
+  return { id, deleted_at: deletedAt, cascade: { ...cascade, environments_deleted: environmentsRemoved } };
+}
+
+/** Columns of an app that PATCH may set; SQL takes its column names from this list only. */
+export const APP_PATCH_FIELDS = ['display_name', 'entry_point', 'runtime', 'commit_sha'] as const;
+export type AppPatchField = (typeof APP_PATCH_FIELDS)[number];
+export type AppPatch = { display_name?: string | null; entry_point?: string | null; runtime?: string; commit_sha?: string | null };
+
+/** The (column, value) pairs of an app PATCH, in a fixed order; null clears. Empty is 400. */
+export function appChanges(patch: AppPatch): [AppPatchField, string | null][] {
+  const changes: [AppPatchField, string | null][] = [];
+  for (const field of APP_PATCH_FIELDS) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    changes.push([field, field === 'commit_sha' && value !== null ? value.toLowerCase() : value]);
+  }
+  if (changes.length === 0) throw validationError('body', { body: `give at least one of ${APP_PATCH_FIELDS.join(', ')}` });
+  return changes;
+}

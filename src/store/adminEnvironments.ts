@@ -1,0 +1,137 @@
+/**
+ * Environments of an app (spec: Environments): list, create, update and the typed-name delete that
+ * takes the environment's API keys with it in the same transaction. Every statement is scoped by
+ * tenant and app, so an id of another app or tenant is not found, exactly like an unknown one.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  assertEnvironmentDeletable,
+  environmentChanges,
+  environmentDeletion,
+  type Deletion,
+  type EnvironmentKind,
+  type EnvironmentPatch,
+} from '../core/admin/rules.js';
+import { ApiError } from '../core/errors.js';
+import type { Database, Transaction } from './db.js';
+import { iso } from './sql.js';
+
+/** The tenant and the app of the tenant that an administration call works on. */
+export interface AppRef {
+  tenantId: string;
+  appId: string;
+}
+
+export interface EnvironmentView {
+  id: string;
+  app_id: string;
+  name: string;
+  kind: EnvironmentKind;
+  is_default: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Rows read inside or outside a transaction. */
+export type Reader = Pick<Transaction, 'query'>;
+
+const VIEW_SQL = `
+  SELECT id, app_id, name, kind, is_default, ${iso('created_at')} AS created_at, ${iso('updated_at')} AS updated_at
+    FROM environments WHERE tenant_id = $1 AND app_id = $2`;
+
+/** 404 unless the app exists in the tenant; returns its name. */
+export async function requireApp(q: Reader, ref: AppRef): Promise<{ id: string; name: string }> {
+  const [app] = await q.query<{ id: string; name: string }>('SELECT id, name FROM apps WHERE tenant_id = $1 AND id = $2', [ref.tenantId, ref.appId]);
+  if (!app) throw new ApiError('not_found', `App ${ref.appId} not found`);
+  return app;
+}
+
+async function requireEnvironment(q: Reader, ref: AppRef, id: string): Promise<EnvironmentView> {
+  const [env] = await q.query<EnvironmentView>(`${VIEW_SQL} AND id = $3`, [ref.tenantId, ref.appId, id]);
+  if (!env) throw new ApiError('not_found', `Environment ${id} not found`);
+  return env;
+}
+
+async function assertNameFree(q: Reader, ref: AppRef, name: string): Promise<void> {
+  const [taken] = await q.query(`SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3`, [ref.tenantId, ref.appId, name]);
+  if (taken) throw duplicate(name);
+}
+
+function duplicate(name: string): ApiError {
+  return new ApiError('conflict', `The app already has an environment named "${name}"`);
+}
+
+/**
+ * The check before the write cannot see a concurrent transaction's insert; the unique index then
+ * refuses the second one, and that refusal is the same 409.
+ */
+function uniqueAsConflict(name: string): (e: unknown) => never {
+  return (e) => {
+    if (e instanceof Error && /Duplicate key|unique constraint/i.test(e.message)) throw duplicate(name);
+    throw e;
+  };
+}
+
+/** The app's environments, the default first, then by creation. */
+export async function listEnvironments(db: Database, ref: AppRef): Promise<EnvironmentView[]> {
+  await requireApp(db, ref);
+  return db.query<EnvironmentView>(`${VIEW_SQL} ORDER BY is_default DESC, created_at, name`, [ref.tenantId, ref.appId]);
+}
+
+export async function createEnvironment(db: Database, ref: AppRef, name: string, kind: EnvironmentKind): Promise<EnvironmentView> {
+  const id = randomUUID();
+  await db
+    .transaction(async (tx) => {
+      await requireApp(tx, ref);
+      await assertNameFree(tx, ref, name);
+      await tx.exec(`INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, $4, $5, false)`, [
+        id,
+        ref.tenantId,
+        ref.appId,
+        name,
+        kind,
+      ]);
+    })
+    .catch(uniqueAsConflict(name));
+  return requireEnvironment(db, ref, id);
+}
+
+/** Renames an environment or changes its kind (rules: core/admin/rules.ts, environmentChanges). */
+export async function updateEnvironment(db: Database, ref: AppRef, id: string, patch: EnvironmentPatch): Promise<EnvironmentView> {
+  await db
+    .transaction(async (tx) => {
+      const changes = environmentChanges(await requireEnvironment(tx, ref, id), patch);
+      if (changes.name !== undefined) await assertNameFree(tx, ref, changes.name);
+      if (changes.name === undefined && changes.kind === undefined) return;
+      await tx.exec(
+        `UPDATE environments SET name = coalesce($4, name), kind = coalesce($5, kind), updated_at = now()::TIMESTAMP
+          WHERE tenant_id = $1 AND app_id = $2 AND id = $3`,
+        [ref.tenantId, ref.appId, id, changes.name ?? null, changes.kind ?? null],
+      );
+    })
+    .catch(uniqueAsConflict(patch.name ?? ''));
+  return requireEnvironment(db, ref, id);
+}
+
+/**
+ * Hard-deletes a non-default environment and, in the same transaction, every API key pinned to it.
+ * Spans and scores recorded in it stay (traces are immutable). Returns the spec's answer and the
+ * hashes of the removed keys, so the caller can drop them from its auth cache.
+ */
+export async function deleteEnvironment(
+  db: Database,
+  ref: AppRef,
+  id: string,
+  confirmationName: string,
+  deletedAt: string,
+): Promise<{ deletion: Deletion; keyHashes: string[] }> {
+  return db.transaction(async (tx) => {
+    assertEnvironmentDeletable(await requireEnvironment(tx, ref, id), confirmationName);
+    const keys = await tx.query<{ key_hash: string }>(
+      'DELETE FROM api_keys WHERE tenant_id = $1 AND app_id = $2 AND environment_id = $3 RETURNING key_hash',
+      [ref.tenantId, ref.appId, id],
+    );
+    await tx.exec('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [ref.tenantId, ref.appId, id]);
+    return { deletion: environmentDeletion(id, deletedAt, keys.length), keyHashes: keys.map((k) => k.key_hash) };
+  });
+}
