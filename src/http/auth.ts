@@ -6,6 +6,7 @@
 import { ApiError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
+import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { KeyRecord, Scope } from '../store/meta.js';
 import type { Principal } from './principal.js';
@@ -56,6 +57,7 @@ export function authorize(principal: Principal, need: Requirement): void {
 export class Authenticator {
   private readonly cache = new Map<string, { record: KeyRecord; until: number }>();
   private readonly touched = new Map<string, number>();
+  private readonly sessionKey: Buffer;
 
   constructor(
     private readonly store: StoreClient,
@@ -63,14 +65,19 @@ export class Authenticator {
     /** The app key-less requests act as, in local mode; null on the cloud. */
     private readonly local: (Scope & { plan: string }) | null,
     private readonly onTouchError: (e: unknown) => void,
-  ) {}
+  ) {
+    this.sessionKey = deriveSessionKey(secret);
+  }
 
   async authenticate(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean, now = Date.now()): Promise<Principal> {
     if (this.local && !headers['authorization']) {
       return { kind: 'local', ...this.local, keyId: null, role: 'full_access', permissions: FULL };
     }
     const { key, appId } = readCredentials(headers, rawKeyOnly);
-    if (!key.startsWith(KEY_PREFIX)) throw new ApiError('unauthorized', 'Invalid API key');
+    if (!key.startsWith(KEY_PREFIX)) {
+      if (key.split('.').length === 3) return this.session(key, appId, now);
+      throw new ApiError('unauthorized', 'Invalid API key');
+    }
     const keyHash = hashKey(this.secret, key);
     const record = await this.lookup(keyHash, now);
     if (!record || !sameHash(record.keyHash, keyHash)) throw new ApiError('unauthorized', 'Invalid API key');
@@ -114,6 +121,30 @@ export class Authenticator {
     if (!env) throw new ApiError('forbidden', `No environment "${name}" in this app`);
     if (!kinds.includes(env.kind)) throw new ApiError('forbidden', `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`);
     return env.id;
+  }
+
+  /**
+   * A session token (HS256 JWT issued by the CLI to a tenant admin) acts with Full Access on the app
+   * it names, in that app's default environment. The app must still exist in the token's tenant.
+   */
+  private async session(token: string, appId: string, now: number): Promise<Principal> {
+    const verified = verifySessionToken(token, this.sessionKey, Math.floor(now / 1000));
+    if (!verified.ok) throw new ApiError('unauthorized', `Invalid session token: ${verified.reason}`);
+    const { claims } = verified;
+    if (claims.app_id !== appId) throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
+    const scope = await this.store.run('sessionScope', { tenantId: claims.tenant_id, appId: claims.app_id });
+    if (!scope) throw new ApiError('unauthorized', 'The app of this session token no longer exists');
+    return {
+      kind: 'session',
+      tenantId: claims.tenant_id,
+      appId: claims.app_id,
+      environmentId: scope.environmentId,
+      keyId: null,
+      role: 'full_access',
+      permissions: FULL,
+      plan: scope.plan,
+      subject: claims.sub,
+    };
   }
 
   /** Drops a key from the cache, so its revocation takes effect on the next request. */

@@ -2,7 +2,7 @@ import type { Permission, Role } from '../core/permissions.js';
 
 /** Who is calling, after auth: the tenant, app and environment every query is scoped to. */
 export interface Principal {
-  kind: 'key' | 'local' | 'anonymous';
+  kind: 'key' | 'session' | 'local' | 'anonymous';
   tenantId: string;
   appId: string;
   /** The environment reads and writes are confined to; null for unpinned (kind-scoped) access. */
@@ -12,6 +12,8 @@ export interface Principal {
   permissions: readonly Permission[];
   /** The tenant's plan (plans.json); null for anonymous requests. */
   plan: string | null;
+  /** Session tokens: the tenant admin they were issued to. */
+  subject?: string;
 }
 
 export const ANONYMOUS: Principal = {
@@ -30,7 +32,8 @@ export function readScopeOf(p: Principal): { tenantId: string; appId: string; en
   return { tenantId: p.tenantId, appId: p.appId, environmentId: p.environmentId };
 }
 
-/** How created_by / updated_by name the caller: `key:<id>`, or `local` for the key-less local app. */
+/** How created_by / updated_by name the caller: `key:<id>`, `session:<subject>`, or `local`. */
 export function actorOf(p: Principal): string {
-  return p.keyId ? `key:${p.keyId}` : p.kind;
+  if (p.keyId) return `key:${p.keyId}`;
+  return p.kind === 'session' && p.subject ? `session:${p.subject}` : p.kind;
 }

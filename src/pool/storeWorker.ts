@@ -38,6 +38,7 @@ const handlers: Handlers = {
   findEnvironment: async ({ tenantId, appId, name }) => meta.findEnvironmentByName(await db(), tenantId, appId, name),
   createKey: async (k) => meta.insertKey(await db(), k),
   selectEnvironment: async (q) => meta.selectEnvironment(await db(), q),
+  sessionScope: async ({ tenantId, appId }) => meta.sessionScope(await db(), tenantId, appId),
   listKeys: async ({ tenantId, appId }) => meta.listKeys(await db(), tenantId, appId),
   revokeKey: async ({ tenantId, appId, id }) => meta.revokeKey(await db(), tenantId, appId, id),
   createApp: async (a) => meta.createApp(await db(), a),

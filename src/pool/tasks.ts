@@ -35,6 +35,7 @@ export interface StoreTasks extends ScoreTasks, AdminTasks {
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };
   createKey: { in: NewKey; out: KeyView };
+  sessionScope: { in: { tenantId: string; appId: string }; out: { environmentId: string; plan: string } | null };
   selectEnvironment: { in: { tenantId: string; appId: string; name: string; createPreview: boolean }; out: { id: string; kind: string } | null };
   listKeys: { in: { tenantId: string; appId: string }; out: KeyView[] };
   revokeKey: { in: { tenantId: string; appId: string; id: string }; out: string | null };

@@ -39,6 +39,8 @@ export interface KeyView {
   app_id: string;
   environment_id?: string;
   environment_name?: string;
+  /** Kind-scoped keys (made by the CLI): the environment kinds they may select. */
+  allowed_kinds?: string[];
   role: Role;
   permissions: Permission[];
   key_prefix: string;
@@ -180,7 +182,7 @@ export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
 }
 
 const KEY_VIEW_SQL = `
-  SELECT k.id, k.name, k.app_id, k.environment_id, e.name AS environment_name, k.role, k.permissions,
+  SELECT k.id, k.name, k.app_id, k.environment_id, e.name AS environment_name, k.allowed_kinds, k.role, k.permissions,
          k.key_prefix, ${iso('k.created_at')} AS created_at, ${iso('k.expires_at')} AS expires_at,
          ${iso('k.last_used_at')} AS last_used_at, ${iso('k.revoked_at')} AS revoked_at
     FROM api_keys k LEFT JOIN environments e ON e.id = k.environment_id
@@ -188,12 +190,13 @@ const KEY_VIEW_SQL = `
 
 /** Keys of one app, newest first; `id` narrows to one key. */
 export async function listKeys(db: Database, tenantId: string, appId: string, id?: string): Promise<KeyView[]> {
-  const rows = await db.query<KeyView & { environment_id: string | null; environment_name: string | null }>(
+  const rows = await db.query<KeyView & { environment_id: string | null; environment_name: string | null; allowed_kinds: string[] | null }>(
     id === undefined ? `${KEY_VIEW_SQL} ORDER BY k.created_at DESC, k.id` : `${KEY_VIEW_SQL} AND k.id = $3`,
     id === undefined ? [tenantId, appId] : [tenantId, appId, id],
   );
-  return rows.map(({ environment_id, environment_name, ...rest }) => ({
+  return rows.map(({ environment_id, environment_name, allowed_kinds, ...rest }) => ({
     ...rest,
+    ...(allowed_kinds === null ? {} : { allowed_kinds }),
     ...(environment_id === null ? {} : { environment_id, environment_name: environment_name ?? undefined }),
   })) as KeyView[];
 }
@@ -292,4 +295,15 @@ export async function selectEnvironment(
     [randomUUID(), q.tenantId, q.appId, q.name],
   );
   return findEnvironmentByName(db, q.tenantId, q.appId, q.name);
+}
+
+/** What a session token's app resolves to: its default environment and the tenant's plan; null if gone. */
+export async function sessionScope(db: Database, tenantId: string, appId: string): Promise<{ environmentId: string; plan: string } | null> {
+  const [row] = await db.query<{ environment_id: string; plan: string }>(
+    `SELECT e.id AS environment_id, t.plan
+       FROM apps a JOIN tenants t ON t.id = a.tenant_id JOIN environments e ON e.app_id = a.id AND e.is_default
+      WHERE a.tenant_id = $1 AND a.id = $2`,
+    [tenantId, appId],
+  );
+  return row ? { environmentId: row.environment_id, plan: row.plan } : null;
 }
