@@ -63,6 +63,9 @@ const handlers: Handlers = {
     return null;
   },
   async close() {
+    // Tasks still running (a last-used stamp, a group commit) finish before the database closes.
+    const deadline = Date.now() + 10_000;
+    while (running > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     if (opened) {
       const d = await opened;
       await d.checkpoint();
@@ -73,4 +76,14 @@ const handlers: Handlers = {
   },
 };
 
-export default (message: { task: keyof StoreTasks; input: unknown }) => dispatchTask<StoreTasks>(handlers, message);
+/** Tasks in progress in this thread, the calling one included. */
+let running = 0;
+
+export default async (message: { task: keyof StoreTasks; input: unknown }) => {
+  running++;
+  try {
+    return await dispatchTask<StoreTasks>(handlers, message);
+  } finally {
+    running--;
+  }
+};

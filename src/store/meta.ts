@@ -53,7 +53,9 @@ export interface KeyView {
 export interface NewKey {
   tenantId: string;
   appId: string;
-  environmentId: string;
+  /** The pin; null for a kind-scoped key (then `allowedKinds` is set). */
+  environmentId: string | null;
+  allowedKinds?: string[] | null;
   name: string;
   role: Role;
   permissions: Permission[];
@@ -172,9 +174,9 @@ export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
     const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
     checkEntitlement('max_keys', n, k.maxKeys ?? null);
     await tx.exec(
-    `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11)`,
-    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy],
+    `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by, allowed_kinds)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
+    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
     );
   });
   const [view] = await listKeys(db, k.tenantId, k.appId, id);
