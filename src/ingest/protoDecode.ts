@@ -1,0 +1,828 @@
+/**
+ * A hand-written decoder for the OTLP trace export request (`ExportTraceServiceRequest`, the schema and
+ * field numbers of `otlpProto.ts`), straight into the OTLP/JSON-shaped objects of `core/otlp/wire.ts`.
+ *
+ * It reproduces what `decodeExportRequest` (protobufjs 8: `decode` then `toObject` with
+ * `{ longs: String, defaults: false }`) hands the mapper, field for field:
+ *
+ * - proto3 implicit presence: a scalar, string or bytes field holding its default ("" / empty bytes /
+ *   0 / false) is absent, and a later default on the wire removes an earlier value; AnyValue members
+ *   have presence, so `{ stringValue: "" }` and `{ intValue: "0" }` stay;
+ * - AnyValue is a oneof: setting a member removes the one set before (last on the wire wins);
+ * - a singular message field sent twice is merged (fields of the second overwrite, repeated fields
+ *   append), repeated fields are absent when empty;
+ * - 64-bit integers are decimal text: `fixed64` unsigned, `int64` signed (two's complement), exactly as
+ *   long.js prints them; uint32 / int32 / fixed32 are numbers, doubles are numbers (NaN, ±Infinity, -0
+ *   kept), bools are booleans;
+ * - strings must be valid UTF-8 (protobufjs 8 verifies them); a byte-order mark is kept;
+ * - bytes (ids, `bytesValue`) are `Uint8Array`s.
+ *
+ * Decisions:
+ * - Bytes are copied, never views of the input: protobufjs returns views (`Buffer#slice`), so a decoded
+ *   request would change under the caller if the body buffer were reused (pooled). Copying 8/16-byte
+ *   ids is cheap and makes the result independent of the input. (Tests compare bytes by value.)
+ * - Depth: like protobufjs (and protoc's default recursion limit), a message nested more than 100
+ *   messages below the request is refused, so exactly the inputs protobufjs refuses are refused. An
+ *   attribute's AnyValue sits 4–6 messages down, each ArrayValue level adds 2 (ArrayValue, AnyValue) and
+ *   each KeyValueList level 3 (KeyValueList, KeyValue, AnyValue): a span attribute nests at most 47
+ *   arrays or 31 kvlists, well under 64, and recursion never goes deeper than 101 calls.
+ * - Attribute keys are read through a small cache of recent keys (see `readKey`), so a key that
+ *   repeats from span to span is one string: less to decode and allocate, and the mapper's lookups by
+ *   that key reuse its hash.
+ * - Malformed input throws an Error (the caller answers 400): truncated varints or fields, a length past
+ *   the end of the enclosing message, a varint over 10 bytes, field number 0, invalid UTF-8, and wire
+ *   types 3, 4, 6 and 7. Groups (3/4) are refused even in unknown fields, where protobufjs would skip
+ *   them: OTLP has none and no current encoder writes them. Unknown fields of the other wire types, and
+ *   known fields sent with the wrong wire type, are skipped (as protobufjs does).
+ */
+import type {
+  AnyValue,
+  ArrayValue,
+  ExportTraceServiceRequest,
+  InstrumentationScope,
+  KeyValue,
+  KeyValueList,
+  Resource,
+  ResourceSpans,
+  ScopeSpans,
+  Span,
+  SpanEvent,
+  SpanLink,
+  Status,
+} from '../core/otlp/wire.js';
+
+/** Messages may nest this deep below the request (protobufjs' and protoc's recursion limit). */
+export const MAX_MESSAGE_DEPTH = 100;
+
+/** ASCII strings up to this many bytes are read in JS; longer ones by Buffer's native UTF-8 slice. */
+const SHORT_STRING = 12;
+
+/** Buffer's own UTF-8 slice (what `toString('utf8', start, end)` calls after checking its arguments). */
+interface Utf8Slicing {
+  utf8Slice(start: number, end: number): string;
+}
+const utf8Slice: (buf: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as Partial<Utf8Slicing>).utf8Slice === 'function'
+    ? (buf, start, end) => (buf as unknown as Utf8Slicing).utf8Slice(start, end)
+    : (buf, start, end) => buf.toString('utf8', start, end);
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+// Wire types. The message decoders switch on whole tags (`field << 3 | wire type`), written as literals
+// so the switch compiles to integer compares; a known field sent with another wire type than its own
+// falls to `skipField`, as in protobufjs.
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+const FIXED32 = 5;
+
+/**
+ * Decodes an OTLP/HTTP protobuf trace export body. The result has the shape `decodeExportRequest`
+ * returns (see the module comment) and shares no memory with `bytes`. Throws an Error on malformed input.
+ */
+export function decodeTraceRequest(bytes: Uint8Array): ExportTraceServiceRequest {
+  const r = new Reader(bytes);
+  const request: ExportTraceServiceRequest = {};
+  const end = bytes.length;
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    if (t === 10 /* resourceSpans = 1, LEN */) (request.resourceSpans ??= []).push(decodeResourceSpans(r, readEnd(r, end), 1));
+    else skipField(r, t, end);
+  }
+  return request;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages. Each reads fields until `end` (the end of its bytes, already bounds-checked) and returns the
+// message; `depth` is its nesting level below the request, `into` a message of the same field to merge.
+
+function decodeResourceSpans(r: Reader, end: number, depth: number): ResourceSpans {
+  const m: ResourceSpans = {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* resource = 1, LEN */:
+        m.resource = decodeResource(r, readEnd(r, end), depth + 1, m.resource);
+        break;
+      case 18 /* scopeSpans = 2, LEN */:
+        (m.scopeSpans ??= []).push(decodeScopeSpans(r, readEnd(r, end), depth + 1));
+        break;
+      case 26 /* schemaUrl = 3, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.schemaUrl = s;
+        else delete m.schemaUrl;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeResource(r: Reader, end: number, depth: number, into: Resource | null | undefined): Resource {
+  const m: Resource = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* attributes = 1, LEN */:
+        (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+        break;
+      case 16 /* droppedAttributesCount = 2, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedAttributesCount = n;
+        else delete m.droppedAttributesCount;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeScopeSpans(r: Reader, end: number, depth: number): ScopeSpans {
+  const m: ScopeSpans = {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* scope = 1, LEN */:
+        m.scope = decodeScope(r, readEnd(r, end), depth + 1, m.scope);
+        break;
+      case 18 /* spans = 2, LEN */:
+        (m.spans ??= []).push(decodeSpan(r, readEnd(r, end), depth + 1));
+        break;
+      case 26 /* schemaUrl = 3, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.schemaUrl = s;
+        else delete m.schemaUrl;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeScope(r: Reader, end: number, depth: number, into: InstrumentationScope | null | undefined): InstrumentationScope {
+  const m: InstrumentationScope = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* name = 1, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.name = s;
+        else delete m.name;
+        break;
+      }
+      case 18 /* version = 2, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.version = s;
+        else delete m.version;
+        break;
+      }
+      case 26 /* attributes = 3, LEN */:
+        (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+        break;
+      case 32 /* droppedAttributesCount = 4, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedAttributesCount = n;
+        else delete m.droppedAttributesCount;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeSpan(r: Reader, end: number, depth: number): Span {
+  const m: Span = {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* traceId = 1, LEN */: {
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.traceId = b;
+        else delete m.traceId;
+        break;
+      }
+      case 18 /* spanId = 2, LEN */: {
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.spanId = b;
+        else delete m.spanId;
+        break;
+      }
+      case 26 /* traceState = 3, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.traceState = s;
+        else delete m.traceState;
+        break;
+      }
+      case 34 /* parentSpanId = 4, LEN */: {
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.parentSpanId = b;
+        else delete m.parentSpanId;
+        break;
+      }
+      case 42 /* name = 5, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.name = s;
+        else delete m.name;
+        break;
+      }
+      case 48 /* kind = 6, VARINT */: {
+        const n = readUint32(r, end) | 0;
+        if (n !== 0) m.kind = n;
+        else delete m.kind;
+        break;
+      }
+      case 57 /* startTimeUnixNano = 7, FIXED64 */: {
+        const s = readFixed64(r, end);
+        if (s !== '0') m.startTimeUnixNano = s;
+        else delete m.startTimeUnixNano;
+        break;
+      }
+      case 65 /* endTimeUnixNano = 8, FIXED64 */: {
+        const s = readFixed64(r, end);
+        if (s !== '0') m.endTimeUnixNano = s;
+        else delete m.endTimeUnixNano;
+        break;
+      }
+      case 74 /* attributes = 9, LEN */:
+        (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+        break;
+      case 80 /* droppedAttributesCount = 10, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedAttributesCount = n;
+        else delete m.droppedAttributesCount;
+        break;
+      }
+      case 90 /* events = 11, LEN */:
+        (m.events ??= []).push(decodeEvent(r, readEnd(r, end), depth + 1));
+        break;
+      case 96 /* droppedEventsCount = 12, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedEventsCount = n;
+        else delete m.droppedEventsCount;
+        break;
+      }
+      case 106 /* links = 13, LEN */:
+        (m.links ??= []).push(decodeLink(r, readEnd(r, end), depth + 1));
+        break;
+      case 112 /* droppedLinksCount = 14, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedLinksCount = n;
+        else delete m.droppedLinksCount;
+        break;
+      }
+      case 122 /* status = 15, LEN */:
+        m.status = decodeStatus(r, readEnd(r, end), m.status);
+        break;
+      case 133 /* flags = 16, FIXED32 */: {
+        const n = readFixed32(r, end);
+        if (n !== 0) m.flags = n;
+        else delete m.flags;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeEvent(r: Reader, end: number, depth: number): SpanEvent {
+  const m: SpanEvent = {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 9 /* timeUnixNano = 1, FIXED64 */: {
+        const s = readFixed64(r, end);
+        if (s !== '0') m.timeUnixNano = s;
+        else delete m.timeUnixNano;
+        break;
+      }
+      case 18 /* name = 2, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.name = s;
+        else delete m.name;
+        break;
+      }
+      case 26 /* attributes = 3, LEN */:
+        (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+        break;
+      case 32 /* droppedAttributesCount = 4, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedAttributesCount = n;
+        else delete m.droppedAttributesCount;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeLink(r: Reader, end: number, depth: number): SpanLink {
+  const m: SpanLink = {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* traceId = 1, LEN */: {
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.traceId = b;
+        else delete m.traceId;
+        break;
+      }
+      case 18 /* spanId = 2, LEN */: {
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.spanId = b;
+        else delete m.spanId;
+        break;
+      }
+      case 26 /* traceState = 3, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.traceState = s;
+        else delete m.traceState;
+        break;
+      }
+      case 34 /* attributes = 4, LEN */:
+        (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+        break;
+      case 40 /* droppedAttributesCount = 5, VARINT */: {
+        const n = readUint32(r, end);
+        if (n !== 0) m.droppedAttributesCount = n;
+        else delete m.droppedAttributesCount;
+        break;
+      }
+      case 53 /* flags = 6, FIXED32 */: {
+        const n = readFixed32(r, end);
+        if (n !== 0) m.flags = n;
+        else delete m.flags;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeStatus(r: Reader, end: number, into: Status | null | undefined): Status {
+  const m: Status = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 18 /* message = 2, LEN */: {
+        const s = readString(r, end);
+        if (s !== '') m.message = s;
+        else delete m.message;
+        break;
+      }
+      case 24 /* code = 3, VARINT */: {
+        const n = readUint32(r, end) | 0;
+        if (n !== 0) m.code = n;
+        else delete m.code;
+        break;
+      }
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+function decodeKeyValue(r: Reader, end: number, depth: number, into: KeyValue | null | undefined): KeyValue {
+  checkDepth(depth);
+  const m: KeyValue = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* key = 1, LEN */: {
+        const s = readKey(r, end);
+        if (s !== '') m.key = s;
+        else delete m.key;
+        break;
+      }
+      case 18 /* value = 2, LEN */:
+        m.value = decodeAnyValue(r, readEnd(r, end), depth + 1, m.value);
+        break;
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+type AnyValueMember = keyof AnyValue;
+const ANY_VALUE_MEMBERS: readonly AnyValueMember[] = ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'];
+
+/** The oneof: `set` is the member present so far; setting another one removes it (last one wins). */
+function decodeAnyValue(r: Reader, end: number, depth: number, into: AnyValue | null | undefined): AnyValue {
+  checkDepth(depth);
+  const m: AnyValue = into ?? {};
+  let set = into ? ANY_VALUE_MEMBERS.find((k) => m[k] != null) : undefined;
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    switch (t) {
+      case 10 /* stringValue = 1, LEN */:
+        m.stringValue = readString(r, end);
+        set = only(m, set, 'stringValue');
+        break;
+      case 16 /* boolValue = 2, VARINT */:
+        m.boolValue = readBool(r, end);
+        set = only(m, set, 'boolValue');
+        break;
+      case 24 /* intValue = 3, VARINT */:
+        m.intValue = readInt64(r, end);
+        set = only(m, set, 'intValue');
+        break;
+      case 33 /* doubleValue = 4, FIXED64 */:
+        m.doubleValue = readDouble(r, end);
+        set = only(m, set, 'doubleValue');
+        break;
+      case 42 /* arrayValue = 5, LEN */:
+        m.arrayValue = decodeArrayValue(r, readEnd(r, end), depth + 1, m.arrayValue);
+        set = only(m, set, 'arrayValue');
+        break;
+      case 50 /* kvlistValue = 6, LEN */:
+        m.kvlistValue = decodeKeyValueList(r, readEnd(r, end), depth + 1, m.kvlistValue);
+        set = only(m, set, 'kvlistValue');
+        break;
+      case 58 /* bytesValue = 7, LEN */:
+        m.bytesValue = readBytes(r, end);
+        set = only(m, set, 'bytesValue');
+        break;
+      default:
+        skipField(r, t, end);
+    }
+  }
+  return m;
+}
+
+/** Removes the member set before `member`, if another one; returns `member`. */
+function only(m: AnyValue, set: AnyValueMember | undefined, member: AnyValueMember): AnyValueMember {
+  if (set !== undefined && set !== member) delete m[set];
+  return member;
+}
+
+function decodeArrayValue(r: Reader, end: number, depth: number, into: ArrayValue | null | undefined): ArrayValue {
+  checkDepth(depth);
+  const m: ArrayValue = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    if (t === 10 /* values = 1, LEN */) (m.values ??= []).push(decodeAnyValue(r, readEnd(r, end), depth + 1, undefined));
+    else skipField(r, t, end);
+  }
+  return m;
+}
+
+function decodeKeyValueList(r: Reader, end: number, depth: number, into: KeyValueList | null | undefined): KeyValueList {
+  checkDepth(depth);
+  const m: KeyValueList = into ?? {};
+  while (r.pos < end) {
+    const t = readTag(r, end);
+    if (t === 10 /* values = 1, LEN */) (m.values ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+    else skipField(r, t, end);
+  }
+  return m;
+}
+
+function checkDepth(depth: number): void {
+  if (depth > MAX_MESSAGE_DEPTH) throw new Error(`messages nested deeper than ${MAX_MESSAGE_DEPTH}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Wire reading. Every read is bounded by `end`, the end of the enclosing message; reading past it throws.
+
+class Reader {
+  readonly buf: Buffer;
+  readonly view: DataView;
+  pos = 0;
+  /** The high 32 bits of the last 64-bit varint read by {@link readVarint64} (its result is the low 32). */
+  hi = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+}
+
+function truncated(r: Reader): Error {
+  return new Error(`truncated message at offset ${r.pos}`);
+}
+
+/** A field tag: a varint of at most 5 bytes that fits 32 bits. */
+function readTag(r: Reader, end: number): number {
+  const buf = r.buf;
+  const pos = r.pos;
+  if (pos < end) {
+    const b = buf[pos]!;
+    if (b < 0x80) {
+      r.pos = pos + 1;
+      return b;
+    }
+    if (pos + 1 < end) {
+      const b1 = buf[pos + 1]!;
+      if (b1 < 0x80) {
+        r.pos = pos + 2;
+        return (b & 0x7f) | (b1 << 7);
+      }
+    }
+  }
+  const value = readVarint64(r, end);
+  if (r.hi !== 0 || r.pos - pos > 5) throw new Error(`invalid tag encoding at offset ${pos}`);
+  return value >>> 0;
+}
+
+/** A varint as uint32 (its low 32 bits; int32 callers apply `| 0`). */
+function readUint32(r: Reader, end: number): number {
+  const pos = r.pos;
+  if (pos < end) {
+    const b = r.buf[pos]!;
+    if (b < 0x80) {
+      r.pos = pos + 1;
+      return b;
+    }
+  }
+  return readVarint64(r, end) >>> 0;
+}
+
+/**
+ * A varint of up to 10 bytes: returns its low 32 bits (as int32) and leaves the high 32 in `r.hi`.
+ * Throws when it runs past `end` or has more than 10 bytes.
+ */
+function readVarint64(r: Reader, end: number): number {
+  const buf = r.buf;
+  let pos = r.pos;
+  let lo = 0;
+  let hi = 0;
+  let b = 0;
+  for (let shift = 0; shift < 28; shift += 7) {
+    if (pos >= end) throw truncated(r);
+    b = buf[pos++]!;
+    lo |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      r.pos = pos;
+      r.hi = 0;
+      return lo;
+    }
+  }
+  if (pos >= end) throw truncated(r);
+  b = buf[pos++]!;
+  lo |= (b & 0x0f) << 28;
+  hi = (b & 0x7f) >> 4;
+  if (b >= 0x80) {
+    for (let shift = 3; ; shift += 7) {
+      if (shift > 31) throw new Error(`invalid varint encoding at offset ${r.pos}`);
+      if (pos >= end) throw truncated(r);
+      b = buf[pos++]!;
+      hi |= (b & 0x7f) << shift;
+      if (b < 0x80) break;
+    }
+  }
+  r.pos = pos;
+  r.hi = hi;
+  return lo;
+}
+
+/** A length prefix (below 2^31, as protobufjs reads it) and the end of the bytes it announces. */
+function readEnd(r: Reader, end: number): number {
+  const buf = r.buf;
+  const start = r.pos;
+  let pos = start;
+  let len = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (pos >= end) throw truncated(r);
+    const b = buf[pos++]!;
+    if (shift === 28) {
+      if (b > 7) throw new Error(`invalid length encoding at offset ${start}`);
+      len += b * 0x10000000;
+      break;
+    }
+    len |= (b & 0x7f) << shift;
+    if (b < 0x80) break;
+  }
+  const last = pos + len;
+  if (last > end) throw new Error(`length ${len} at offset ${start} runs past the end of its message`);
+  r.pos = pos;
+  return last;
+}
+
+function readString(r: Reader, end: number): string {
+  const last = readEnd(r, end);
+  return readStringAt(r, r.pos, last);
+}
+
+/** The UTF-8 text of bytes `start` to `last` (strictly decoded), moving past them. */
+function readStringAt(r: Reader, start: number, last: number): string {
+  r.pos = last;
+  if (last - start <= SHORT_STRING) {
+    const s = shortAscii(r.buf, start, last);
+    if (s !== undefined) return s;
+  }
+  return longString(r.buf, start, last);
+}
+
+/**
+ * ASCII of at most {@link SHORT_STRING} bytes, decoded in JS (a native call costs more), or undefined
+ * when a byte is not ASCII. Results this short are flat strings, not cons strings.
+ */
+function shortAscii(buf: Buffer, start: number, end: number): string | undefined {
+  let i = start;
+  let s = '';
+  if (end - i >= 8) {
+    const c0 = buf[i]!, c1 = buf[i + 1]!, c2 = buf[i + 2]!, c3 = buf[i + 3]!;
+    const c4 = buf[i + 4]!, c5 = buf[i + 5]!, c6 = buf[i + 6]!, c7 = buf[i + 7]!;
+    if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) >= 0x80) return undefined;
+    s = String.fromCharCode(c0, c1, c2, c3, c4, c5, c6, c7);
+    i += 8;
+  }
+  for (; i < end; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return undefined;
+    s += String.fromCharCode(c);
+  }
+  return s;
+}
+
+/**
+ * Buffer's native UTF-8 slice, checked: it gives as many UTF-16 units as bytes only when every byte is
+ * ASCII or an invalid byte it replaced by U+FFFD, so equal lengths and no U+FFFD mean ASCII, which it
+ * decodes exactly. Anything else (multi-byte characters, maybe invalid) is decoded strictly.
+ */
+function longString(buf: Buffer, start: number, end: number): string {
+  const s = utf8Slice(buf, start, end);
+  if (s.length === end - start && s.indexOf('\uFFFD') < 0) return s;
+  return strictUtf8.decode(buf.subarray(start, end));
+}
+
+/**
+ * Attribute keys repeat from span to span ("session.id", "gen_ai.system"): a small cache of recent keys,
+ * indexed by a hash of their bytes and checked byte for byte, hands out the same string again. That
+ * saves decoding and allocating it, and later property lookups by that key (the mapper's) reuse its
+ * hash. Equal bytes decode to equal strings, so a hit is always right; a collision only evicts.
+ */
+const KEY_CACHE_SLOTS = 1024;
+const MAX_CACHED_KEY = 48;
+const cachedKeys: Array<string | undefined> = new Array<string | undefined>(KEY_CACHE_SLOTS).fill(undefined);
+const cachedKeyBytes = new Uint8Array(KEY_CACHE_SLOTS * MAX_CACHED_KEY);
+const cachedKeyLengths = new Uint8Array(KEY_CACHE_SLOTS);
+
+function readKey(r: Reader, end: number): string {
+  const last = readEnd(r, end);
+  const start = r.pos;
+  const n = last - start;
+  if (n === 0 || n > MAX_CACHED_KEY) return readStringAt(r, start, last);
+  const buf = r.buf;
+  let h = n;
+  for (let i = start; i < last; i++) h = Math.imul(h ^ buf[i]!, 0x01000193); // FNV-1a
+  const slot = (h ^ (h >>> 15)) & (KEY_CACHE_SLOTS - 1);
+  const at = slot * MAX_CACHED_KEY;
+  if (cachedKeyLengths[slot] === n) {
+    let i = 0;
+    while (i < n && cachedKeyBytes[at + i] === buf[start + i]) i++;
+    if (i === n) {
+      r.pos = last;
+      return cachedKeys[slot]!;
+    }
+  }
+  const s = readStringAt(r, start, last);
+  cachedKeys[slot] = s;
+  cachedKeyLengths[slot] = n;
+  cachedKeyBytes.set(buf.subarray(start, last), at);
+  return s;
+}
+
+/** Length-delimited bytes, copied out of the input. */
+function readBytes(r: Reader, end: number): Uint8Array {
+  const last = readEnd(r, end);
+  const start = r.pos;
+  r.pos = last;
+  const n = last - start;
+  const out = new Uint8Array(n);
+  if (n <= 32) for (let i = 0; i < n; i++) out[i] = r.buf[start + i]!;
+  else out.set(r.buf.subarray(start, last));
+  return out;
+}
+
+/** A varint as bool: true when any of its (up to 10) bytes carries a bit, as protobufjs 8 reads it. */
+function readBool(r: Reader, end: number): boolean {
+  const buf = r.buf;
+  let pos = r.pos;
+  let value = false;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= end) throw truncated(r);
+    const b = buf[pos++]!;
+    if ((b & 0x7f) !== 0) value = true;
+    if (b < 0x80) {
+      r.pos = pos;
+      return value;
+    }
+  }
+  throw new Error(`invalid varint encoding at offset ${r.pos}`);
+}
+
+function readInt64(r: Reader, end: number): string {
+  const lo = readVarint64(r, end);
+  return int64ToDecimal(lo, r.hi);
+}
+
+function readFixed32(r: Reader, end: number): number {
+  const pos = r.pos;
+  if (pos + 4 > end) throw truncated(r);
+  r.pos = pos + 4;
+  return r.view.getUint32(pos, true);
+}
+
+function readFixed64(r: Reader, end: number): string {
+  const pos = r.pos;
+  if (pos + 8 > end) throw truncated(r);
+  r.pos = pos + 8;
+  return uint64ToDecimal(r.view.getUint32(pos, true), r.view.getUint32(pos + 4, true));
+}
+
+function readDouble(r: Reader, end: number): number {
+  const pos = r.pos;
+  if (pos + 8 > end) throw truncated(r);
+  r.pos = pos + 8;
+  return r.view.getFloat64(pos, true);
+}
+
+/** Skips a field this decoder does not read (unknown, or sent with another wire type than its own). */
+function skipField(r: Reader, t: number, end: number): void {
+  const at = r.pos;
+  if (t >>> 3 === 0) throw new Error(`illegal tag: field number 0 at offset ${at}`);
+  switch (t & 7) {
+    case VARINT: {
+      // Any length, as protobufjs skips it.
+      let pos = r.pos;
+      do if (pos >= end) throw truncated(r);
+      while (r.buf[pos++]! >= 0x80);
+      r.pos = pos;
+      return;
+    }
+    case FIXED64:
+      if (at + 8 > end) throw truncated(r);
+      r.pos = at + 8;
+      return;
+    case LEN:
+      r.pos = readEnd(r, end);
+      return;
+    case FIXED32:
+      if (at + 4 > end) throw truncated(r);
+      r.pos = at + 4;
+      return;
+    default:
+      throw new Error(`invalid wire type ${t & 7} at offset ${at}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 64-bit integers as decimal text, from their two 32-bit halves, without BigInt or Long.
+
+const TWO_32 = 4294967296;
+const E7 = 10_000_000;
+
+/** An unsigned 64-bit integer as decimal text (what long.js prints for an unsigned Long). */
+export function uint64ToDecimal(lo: number, hi: number): string {
+  lo >>>= 0;
+  hi >>>= 0;
+  if (hi <= 0x1fffff) return String(hi * TWO_32 + lo); // below 2^53: exact as a double
+  // Split into 24-bit limbs: v = low + mid·2^24 + high·2^48. With 2^24 = 1·10^7 + 6777216 and
+  // 2^48 = 2·10^14 + 8147497·10^7 + 6710656, v = a + b·10^7 + c·10^14 with every term exact in a double.
+  const low = lo & 0xffffff;
+  const mid = ((lo >>> 24) | (hi << 8)) & 0xffffff;
+  const high = hi >>> 16;
+  let a = low + mid * 6777216 + high * 6710656;
+  let b = mid + high * 8147497;
+  let c = high * 2;
+  if (a >= E7) {
+    b += Math.floor(a / E7);
+    a %= E7;
+  }
+  if (b >= E7) {
+    c += Math.floor(b / E7);
+    b %= E7;
+  }
+  // v ≥ 2^53 > 10^14, so c > 0 and b, a take all 7 digits.
+  return String(c) + pad7(b) + pad7(a);
+}
+
+/** A signed (two's complement) 64-bit integer as decimal text. */
+export function int64ToDecimal(lo: number, hi: number): string {
+  if (hi >>> 31 === 0) return uint64ToDecimal(lo, hi);
+  // Negate: ~v + 1 over both halves.
+  const nlo = (~lo + 1) >>> 0;
+  const nhi = (~hi + (nlo === 0 ? 1 : 0)) >>> 0;
+  return '-' + uint64ToDecimal(nlo, nhi);
+}
+
+function pad7(n: number): string {
+  const s = String(n);
+  return s.length >= 7 ? s : '0000000'.slice(s.length) + s;
+}
