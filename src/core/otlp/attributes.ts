@@ -14,9 +14,14 @@ export interface DropCounter {
 /** A JSON object without a prototype: a key such as `__proto__` stays plain data. */
 export type JsonMap = Record<string, JsonValue>;
 
-/** A fresh prototype-less map. */
+/**
+ * A fresh prototype-less map. Made from `{}` rather than with `Object.create(null)`, whose objects
+ * V8 keeps in dictionary mode: these keep fast properties, so maps of the same keys share a hidden
+ * class and are filled, read, copied and serialised faster (a large part of the mapper's speed-up).
+ * A key such as `__proto__` is still plain data, as there is no prototype to find its setter on.
+ */
 export function emptyMap(): JsonMap {
-  return Object.create(null) as JsonMap;
+  return Object.setPrototypeOf({}, null) as JsonMap;
 }
 
 /** The elements of `v` when it is an array, else none: wire input is never trusted to be well formed. */
@@ -41,20 +46,39 @@ export function flattenAttributes(list: unknown, counter: DropCounter): JsonMap 
 
 function keyValues(list: unknown, depth: number, counter: DropCounter): JsonMap {
   const out = emptyMap();
-  let count = 0;
-  for (const kv of asArray(list)) {
-    if (!isObject(kv) || typeof kv.key !== 'string') {
+  if (!Array.isArray(list)) return out;
+  if (list.length > MAX_ATTRIBUTES) return cappedKeyValues(out, list, depth, counter);
+  // Too short to reach the cap: no need to tell new keys from repeated ones.
+  for (let i = 0; i < list.length; i++) {
+    const kv: unknown = list[i];
+    const key = isObject(kv) ? kv.key : undefined;
+    if (typeof key !== 'string') {
       counter.dropped++;
       continue;
     }
-    if (!(kv.key in out)) {
+    out[key] = anyValueToJson((kv as Record<string, unknown>).value, depth, counter);
+  }
+  return out;
+}
+
+function cappedKeyValues(out: JsonMap, list: readonly unknown[], depth: number, counter: DropCounter): JsonMap {
+  let count = 0;
+  for (let i = 0; i < list.length; i++) {
+    const kv: unknown = list[i];
+    const key = isObject(kv) ? kv.key : undefined;
+    if (typeof key !== 'string') {
+      counter.dropped++;
+      continue;
+    }
+    // No value is ever undefined, so this is `!(key in out)` with one lookup instead of two.
+    if (out[key] === undefined) {
       if (count === MAX_ATTRIBUTES) {
         counter.dropped++;
         continue;
       }
       count++;
     }
-    out[kv.key] = anyValueToJson(kv.value, depth, counter);
+    out[key] = anyValueToJson((kv as Record<string, unknown>).value, depth, counter);
   }
   return out;
 }
@@ -73,7 +97,7 @@ export function anyValueToJson(v: unknown, depth: number, counter: DropCounter):
   if (v.doubleValue != null) return doubleToJson(v.doubleValue);
   if (isObject(v.arrayValue)) {
     if (depth >= MAX_DEPTH) return tooDeep(counter);
-    return asArray(v.arrayValue.values).map((item) => anyValueToJson(item, depth + 1, counter));
+    return arrayValues(v.arrayValue.values, depth + 1, counter);
   }
   if (isObject(v.kvlistValue)) {
     if (depth >= MAX_DEPTH) return tooDeep(counter);
@@ -82,6 +106,13 @@ export function anyValueToJson(v: unknown, depth: number, counter: DropCounter):
   if (v.bytesValue instanceof Uint8Array) return bytesToBase64(v.bytesValue);
   // OTLP/JSON already sends bytes as base64 text.
   return typeof v.bytesValue === 'string' ? v.bytesValue : null;
+}
+
+function arrayValues(list: unknown, depth: number, counter: DropCounter): JsonValue[] {
+  if (!Array.isArray(list)) return [];
+  const out: JsonValue[] = [];
+  for (let i = 0; i < list.length; i++) out.push(anyValueToJson(list[i], depth, counter));
+  return out;
 }
 
 function tooDeep(counter: DropCounter): null {

@@ -6,6 +6,7 @@
  * (`langfuse.*`) and our own `tracelake.*`. Span kinds are in `span-kind.ts`.
  */
 import type { JsonMap } from './attributes.js';
+import { isDigits } from './int64.js';
 import { collectMessages } from './messages.js';
 
 export const MODEL_KEYS: readonly string[] = [
@@ -108,19 +109,23 @@ export const OUTPUT_SOURCES: readonly TextSource[] = [
 
 /** The first of `keys` holding non-blank text (trimmed) or a finite number (as text). */
 export function firstText(attrs: JsonMap, keys: readonly string[]): string | null {
-  for (const key of keys) {
-    const v = attrs[key];
-    if (typeof v === 'string' && v.trim() !== '') return v.trim();
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  for (let i = 0; i < keys.length; i++) {
+    const v = attrs[keys[i]!];
+    if (typeof v === 'string') {
+      const text = v.trim();
+      if (text !== '') return text;
+    } else if (typeof v === 'number' && Number.isFinite(v)) {
+      return String(v);
+    }
   }
   return null;
 }
 
 /** The first of `keys` holding a token count: a non-negative safe integer, as a number or text. */
 export function firstCount(attrs: JsonMap, keys: readonly string[]): number | null {
-  for (const key of keys) {
-    const v = attrs[key];
-    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  for (let i = 0; i < keys.length; i++) {
+    const v = attrs[keys[i]!];
+    const n = typeof v === 'string' && isDigits(v) ? Number(v) : v;
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n;
   }
   return null;
@@ -128,8 +133,8 @@ export function firstCount(attrs: JsonMap, keys: readonly string[]): number | nu
 
 /** The first of `keys` holding a cost in USD: a finite non-negative number, as a number or text. */
 export function firstCost(attrs: JsonMap, keys: readonly string[]): number | null {
-  for (const key of keys) {
-    const v = attrs[key];
+  for (let i = 0; i < keys.length; i++) {
+    const v = attrs[keys[i]!];
     const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
     if (typeof n === 'number' && Number.isFinite(n) && n >= 0) return n;
   }
@@ -147,7 +152,8 @@ export interface TextFound {
  * message attributes become JSON text of an array of messages (see `collectMessages`).
  */
 export function textOf(attrs: JsonMap, sources: readonly TextSource[]): TextFound | null {
-  for (const source of sources) {
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i]!;
     if ('prefix' in source) {
       const messages = collectMessages(attrs, source.prefix, source.unwrap);
       if (messages) return messages;

@@ -2,6 +2,7 @@ import type { SpanRecord } from '../span.js';
 import { asArray, emptyMap, flattenAttributes, isObject, type DropCounter } from './attributes.js';
 import { eventSpanId } from './ids.js';
 import { toNanos } from './int64.js';
+import { SpanRow } from './row.js';
 
 /**
  * One EVENT row per OTel span event, child of `span`. The row's id is derived from the span id and
@@ -11,44 +12,51 @@ import { toNanos } from './int64.js';
  */
 export function eventRows(span: SpanRecord, events: unknown, counter: DropCounter): SpanRecord[] {
   const rows: SpanRecord[] = [];
-  asArray(events).forEach((event, index) => {
-    if (isObject(event)) rows.push(eventRow(span, event, index, counter));
-  });
+  pushEventRows(rows, span, events, counter);
   return rows;
+}
+
+/** {@link eventRows}, appended to `rows`. */
+export function pushEventRows(rows: SpanRecord[], span: SpanRecord, events: unknown, counter: DropCounter): void {
+  const list = asArray(events);
+  for (let index = 0; index < list.length; index++) {
+    const event = list[index];
+    if (isObject(event)) rows.push(eventRow(span, event, index, counter));
+  }
 }
 
 function eventRow(span: SpanRecord, event: Record<string, unknown>, index: number, counter: DropCounter): SpanRecord {
   const time = toNanos(event.timeUnixNano);
   const at = time === undefined || time === 0n ? span.startNs : time;
-  return {
-    traceId: span.traceId,
-    spanId: eventSpanId(span.spanId, index),
-    parentId: span.spanId,
-    name: typeof event.name === 'string' ? event.name : '',
-    type: 'EVENT',
-    spanKind: 'function',
-    status: 'UNSET',
-    statusMessage: null,
-    startNs: at,
-    endNs: at,
-    model: null,
-    promptName: null,
-    serviceName: span.serviceName,
-    inputTokens: null,
-    outputTokens: null,
-    cachedInputTokens: null,
-    tokens: null,
-    cost: null,
-    input: null,
-    output: null,
-    sessionId: span.sessionId,
-    userId: span.userId,
-    runId: span.runId,
-    tags: [],
-    metadata: flattenAttributes(event.attributes, counter),
-    graph: emptyMap(),
-    attributes: emptyMap(),
-    resource: span.resource,
-    scope: span.scope,
-  };
+  return new SpanRow(
+    span.traceId, // traceId
+    eventSpanId(span.spanId, index), // spanId
+    span.spanId, // parentId
+    typeof event.name === 'string' ? event.name : '', // name
+    'EVENT', // type
+    'function', // spanKind
+    'UNSET', // status
+    null, // statusMessage
+    at, // startNs
+    at, // endNs
+    null, // model
+    null, // promptName
+    span.serviceName, // serviceName
+    null, // inputTokens
+    null, // outputTokens
+    null, // cachedInputTokens
+    null, // tokens
+    null, // cost
+    null, // input
+    null, // output
+    span.sessionId, // sessionId
+    span.userId, // userId
+    span.runId, // runId
+    [], // tags
+    flattenAttributes(event.attributes, counter), // metadata
+    emptyMap(), // graph
+    emptyMap(), // attributes
+    span.resource, // resource
+    span.scope, // scope
+  );
 }

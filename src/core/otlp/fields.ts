@@ -15,10 +15,11 @@ import {
   RUN_ID_KEYS,
   SESSION_KEYS,
   textOf,
+  type TextFound,
   USER_KEYS,
   wrapsModelCalls,
 } from './conventions.js';
-import { splitNamespaces, tagsOf } from './namespaces.js';
+import { splitNamespaces, tagsOf, type KeySet } from './namespaces.js';
 import { spanKindOf } from './span-kind.js';
 
 /** Token counts handed to the price table; a count the client did not send is absent. */
@@ -77,9 +78,7 @@ export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn
   const call = wrapsModelCalls(attrs) ? NO_CALL : callFields(attrs, costOf);
   const input = textOf(attrs, INPUT_SOURCES);
   const output = textOf(attrs, OUTPUT_SOURCES);
-  const consumed = new Set(input?.keys);
-  for (const key of output?.keys ?? []) consumed.add(key);
-  const { attributes, metadata, graph } = splitNamespaces(attrs, consumed, counter);
+  const { attributes, metadata, graph } = splitNamespaces(attrs, consumedKeys(input, output), counter);
   return {
     model: call.model,
     spanKind: spanKindOf(attrs),
@@ -99,6 +98,28 @@ export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn
     graph,
     attributes,
   };
+}
+
+const NO_KEYS: readonly string[] = [];
+/** Past this many keys a `Set` answers faster than scanning two short lists. */
+const MAX_LISTED_KEYS = 16;
+
+/** The attribute keys that became the input or output text: usually one or a few, so no `Set`. */
+class ConsumedKeys implements KeySet {
+  constructor(
+    private readonly input: readonly string[],
+    private readonly output: readonly string[],
+  ) {}
+
+  has(key: string): boolean {
+    return this.input.includes(key) || this.output.includes(key);
+  }
+}
+
+function consumedKeys(input: TextFound | null, output: TextFound | null): KeySet {
+  const a = input === null ? NO_KEYS : input.keys;
+  const b = output === null ? NO_KEYS : output.keys;
+  return a.length + b.length <= MAX_LISTED_KEYS ? new ConsumedKeys(a, b) : new Set([...a, ...b]);
 }
 
 function callFields(attrs: JsonMap, costOf: CostFn | undefined): CallFields {

@@ -1,8 +1,22 @@
 /** Trace and span ids: normalised to lowercase hex, validated, and derived for span events. */
 
 const HEX_DIGITS = '0123456789abcdef';
-const HEX_TEXT = /^[0-9a-f]*$/;
-const ALL_ZERO = /^0*$/;
+
+/**
+ * The two lowercase hex digits of every byte value, as the two Latin-1 bytes they are written as
+ * (filled through a byte view, so whatever the platform's byte order, one 16-bit copy writes both).
+ */
+const HEX_PAIRS = new Uint16Array(256);
+const HEX_PAIR_BYTES = new Uint8Array(HEX_PAIRS.buffer);
+for (let b = 0; b < 256; b++) {
+  HEX_PAIR_BYTES[2 * b] = HEX_DIGITS.charCodeAt(b >> 4);
+  HEX_PAIR_BYTES[2 * b + 1] = HEX_DIGITS.charCodeAt(b & 15);
+}
+/** Ids up to this many bytes are converted in one native call; longer ones are never valid ids. */
+const SCRATCH_BYTES = 32;
+const SCRATCH = new ArrayBuffer(SCRATCH_BYTES * 2);
+const SCRATCH_PAIRS = new Uint16Array(SCRATCH);
+const SCRATCH_TEXT = Buffer.from(SCRATCH);
 
 /** Bytes of a trace id. */
 export const TRACE_ID_BYTES = 16;
@@ -15,28 +29,64 @@ export const SPAN_ID_BYTES = 8;
  */
 export function idToHex(v: unknown): string | undefined {
   if (v === undefined || v === null) return '';
-  if (typeof v === 'string') {
-    const hex = v.toLowerCase();
-    return HEX_TEXT.test(hex) ? hex : undefined;
-  }
+  if (typeof v === 'string') return hexText(v);
   return v instanceof Uint8Array ? bytesToHex(v) : undefined;
+}
+
+/** `text` lowercased when it is hex digits only, else undefined; no copy when it is lowercase already. */
+function hexText(text: string): string | undefined {
+  let upper = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) continue; // 0-9 a-f
+    if (c >= 65 && c <= 70) upper = true; // A-F
+    else return undefined;
+  }
+  return upper ? text.toLowerCase() : text;
 }
 
 /** Lowercase hex of bytes. */
 export function bytesToHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const b of bytes) hex += HEX_DIGITS[b >> 4]! + HEX_DIGITS[b & 15]!;
-  return hex;
+  const n = bytes.length;
+  if (n > SCRATCH_BYTES) return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('hex');
+  for (let i = 0; i < n; i++) SCRATCH_PAIRS[i] = HEX_PAIRS[bytes[i]!]!;
+  return SCRATCH_TEXT.toString('latin1', 0, 2 * n);
+}
+
+/**
+ * {@link idToHex} that remembers the last id it read from bytes: the spans of one trace repeat its
+ * trace id, siblings their parent's id. A repeat costs a compare of the bytes and returns the same
+ * string, whose hash V8 has already computed.
+ */
+export class IdReader {
+  private bytes: Uint8Array | undefined;
+  private hex = '';
+
+  read(v: unknown): string | undefined {
+    if (!(v instanceof Uint8Array)) return idToHex(v);
+    if (this.bytes === undefined || !sameBytes(v, this.bytes)) {
+      this.hex = bytesToHex(v);
+      this.bytes = v;
+    }
+    return this.hex;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Whether `hex` is an id of exactly `bytes` bytes that is not all zeros (OTLP calls that invalid). */
 export function isValidId(hex: string, bytes: number): boolean {
-  return hex.length === bytes * 2 && !ALL_ZERO.test(hex);
+  return hex.length === bytes * 2 && !isAbsentId(hex);
 }
 
 /** Whether a parent id means "no parent": empty or all zeros. */
 export function isAbsentId(hex: string): boolean {
-  return ALL_ZERO.test(hex);
+  for (let i = 0; i < hex.length; i++) if (hex.charCodeAt(i) !== 48) return false; // '0'
+  return true;
 }
 
 const FNV_OFFSET = 0xcbf29ce484222325n;

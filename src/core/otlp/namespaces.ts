@@ -31,41 +31,68 @@ export interface Namespaces {
   graph: JsonMap;
 }
 
+/** Keys to leave out of the split: a `Set`, or anything else that answers `has`. */
+export type KeySet = Pick<ReadonlySet<string>, 'has'>;
+
+// What a key is to the split (see `namespaceOf`).
+const PLAIN = 0;
+const GRAPH = 1;
+const METADATA_OBJECT = 2;
+/** Metadata prefix `i` is `LAYER + i`. */
+const LAYER = 3;
+
+/** 1 at the first UTF-16 code unit of every special prefix or key: most keys stop there. */
+const SPECIAL_FIRST = new Uint8Array(0x10000);
+for (const special of [GRAPH_PREFIX, METADATA_OBJECT_KEY, ...METADATA_PREFIXES]) SPECIAL_FIRST[special.charCodeAt(0)] = 1;
+
+/** Where `key` goes: graph, one of the metadata prefixes (the first that matches), the metadata object, or plain. */
+function namespaceOf(key: string): number {
+  // The empty key reads index NaN, undefined: plain.
+  if (SPECIAL_FIRST[key.charCodeAt(0)] !== 1) return PLAIN;
+  if (key.startsWith(GRAPH_PREFIX)) return GRAPH;
+  for (let i = 0; i < METADATA_PREFIXES.length; i++) if (key.startsWith(METADATA_PREFIXES[i]!)) return LAYER + i;
+  return key === METADATA_OBJECT_KEY ? METADATA_OBJECT : PLAIN;
+}
+
 /**
  * Splits flattened span attributes. Keys in `skip` (already stored as a first-class field, such as
  * the input text) are left out of all three. An OpenInference `metadata` attribute that is no JSON
  * object is not metadata we can key, so it stays an attribute.
  */
-export function splitNamespaces(attrs: JsonMap, skip: ReadonlySet<string>, counter: DropCounter): Namespaces {
+export function splitNamespaces(attrs: JsonMap, skip: KeySet, counter: DropCounter): Namespaces {
   const attributes = emptyMap();
   const graph = emptyMap();
   const metadata = emptyMap();
-  // Collected first and applied in precedence order; most spans carry no metadata, so no per-prefix maps.
-  const prefixed: { layer: number; key: string; value: JsonValue }[] = [];
-  for (const key of Object.keys(attrs)) {
+  // Prefixed metadata as (layer, key, value) triples, applied after the loop in precedence order;
+  // most spans carry no metadata, so nothing is allocated for them.
+  let prefixed: unknown[] | undefined;
+  const keys = Object.keys(attrs);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     if (skip.has(key)) continue;
     const value = attrs[key]!;
-    if (key.startsWith(GRAPH_PREFIX)) {
+    const namespace = namespaceOf(key);
+    if (namespace === PLAIN) {
+      attributes[key] = value;
+    } else if (namespace === GRAPH) {
       graph[key.slice(GRAPH_PREFIX.length)] = value;
-      continue;
+    } else if (namespace >= LAYER) {
+      const layer = namespace - LAYER;
+      (prefixed ??= []).push(layer, key.slice(METADATA_PREFIXES[layer]!.length), value);
+    } else {
+      const object = asJsonObject(value, counter);
+      if (object) Object.assign(metadata, object);
+      else attributes[key] = value;
     }
-    const layer = metadataLayer(key);
-    if (layer >= 0) {
-      prefixed.push({ layer, key: key.slice(METADATA_PREFIXES[layer]!.length), value });
-      continue;
-    }
-    const object = key === METADATA_OBJECT_KEY ? asJsonObject(value, counter) : undefined;
-    if (object) Object.assign(metadata, object);
-    else attributes[key] = value;
   }
-  prefixed.sort((a, b) => a.layer - b.layer);
-  for (const { key, value } of prefixed) metadata[key] = value;
+  if (prefixed !== undefined) {
+    for (let layer = 0; layer < METADATA_PREFIXES.length; layer++) {
+      for (let i = 0; i < prefixed.length; i += 3) {
+        if (prefixed[i] === layer) metadata[prefixed[i + 1] as string] = prefixed[i + 2] as JsonValue;
+      }
+    }
+  }
   return { attributes, metadata, graph };
-}
-
-function metadataLayer(key: string): number {
-  for (let i = 0; i < METADATA_PREFIXES.length; i++) if (key.startsWith(METADATA_PREFIXES[i]!)) return i;
-  return -1;
 }
 
 function asJsonObject(v: JsonValue, counter: DropCounter): JsonMap | undefined {

@@ -225,3 +225,63 @@ t.test('small helpers', async (t) => {
   t.notOk(isObject(null));
   t.notOk(isObject('x'));
 });
+
+t.test('a repeated key keeps its first place and its last value', async (t) => {
+  const c = counter();
+  const out = flattenAttributes(
+    [
+      { key: 'a', value: { stringValue: 'first' } },
+      { key: 'b', value: { intValue: '1' } },
+      { key: '__proto__', value: { stringValue: 'p1' } },
+      { key: 'a', value: { stringValue: 'last' } },
+      { key: '7', value: { boolValue: true } },
+      { key: '__proto__', value: { stringValue: 'p2' } },
+    ],
+    c,
+  );
+  t.same(Object.keys(out), ['7', 'a', 'b', '__proto__'], 'integer keys first, as in any JS object; then first-seen order');
+  t.same([out.a, out.b, out['__proto__'], out['7']], ['last', 1, 'p2', true]);
+  t.equal(Object.getPrototypeOf(out), null);
+  t.equal(c.dropped, 0);
+});
+
+t.test('past the cap, malformed entries are still dropped and counted', async (t) => {
+  const list: unknown[] = Array.from({ length: MAX_ATTRIBUTES + 1 }, (_, i) => ({ key: `k${i}`, value: { boolValue: true } }));
+  list.splice(3, 0, null, { key: 5 });
+  const c = counter();
+  const out = flattenAttributes(list, c);
+  t.equal(Object.keys(out).length, MAX_ATTRIBUTES);
+  t.equal(c.dropped, 3, 'two malformed entries and one key over the cap');
+  t.equal(out[`k${MAX_ATTRIBUTES - 1}`], true);
+});
+
+t.test('values of every integer shape, through the fast paths and around them', async (t) => {
+  const out = flattenAttributes(
+    [
+      { key: 'small', value: { intValue: '1234' } },
+      { key: 'negative', value: { intValue: '-42' } },
+      { key: 'negZero', value: { intValue: '-0' } },
+      { key: 'fifteen', value: { intValue: '999999999999999' } },
+      { key: 'sixteen', value: { intValue: '9007199254740991' } },
+      { key: 'unsafe', value: { intValue: '9007199254740992' } },
+      { key: 'number', value: { intValue: -0 } },
+      { key: 'plus', value: { intValue: '+5' } },
+      { key: 'padded', value: { intValue: ' 6 ' } },
+      { key: 'sign', value: { intValue: '-' } },
+    ],
+    counter(),
+  );
+  t.same({ ...out }, {
+    small: 1234,
+    negative: -42,
+    negZero: 0,
+    fifteen: 999999999999999,
+    sixteen: 9007199254740991,
+    unsafe: '9007199254740992',
+    number: 0,
+    plus: 5,
+    padded: 6,
+    sign: '-',
+  });
+  t.ok(Object.is(out.negZero, 0) && Object.is(out.number, 0), '-0 reads as 0');
+});

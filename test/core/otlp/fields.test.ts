@@ -354,3 +354,20 @@ t.test('drops from parsed metadata and tags reach the counter', async (t) => {
   spanFields(flat({ metadata: `{"a":${deep}}`, 'tracelake.tags': deep }), counter);
   t.equal(counter.dropped, 2);
 });
+
+t.test('many consumed message keys all leave attributes; the others stay', async (t) => {
+  const o: Record<string, Plain> = {};
+  for (let i = 0; i < 12; i++) Object.assign(o, { [`gen_ai.prompt.${i}.role`]: 'user', [`gen_ai.prompt.${i}.content`]: `turn ${i}` });
+  Object.assign(o, { 'gen_ai.completion.0.content': 'done', 'gen_ai.prompt.x.role': 'not indexed', 'gen_ai.system': 'openai', 'tracelake.metadata.k': 'v' });
+  const f = spanFields(flat(o), { dropped: 0 });
+  t.equal((JSON.parse(f.input!) as unknown[]).length, 12);
+  t.equal(f.output, '[{"content":"done"}]');
+  t.same(Object.keys(f.attributes), ['gen_ai.prompt.x.role', 'gen_ai.system'], '25 keys consumed, no more');
+  t.same(plain(f.metadata), { k: 'v' });
+});
+
+t.test('input and output from single keys: only those two keys leave attributes', async (t) => {
+  const f = spanFields(flat({ 'tool.name': 'lookup', 'input.value': '{"q":1}', 'output.value': 'ok', 'input.mime_type': 'application/json' }), { dropped: 0 });
+  t.same([f.input, f.output], ['{"q":1}', 'ok']);
+  t.same(Object.keys(f.attributes), ['tool.name', 'input.mime_type']);
+});

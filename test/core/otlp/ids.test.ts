@@ -3,6 +3,7 @@ import {
   bytesToHex,
   eventSpanId,
   fnv1a64,
+  IdReader,
   idToHex,
   isAbsentId,
   isValidId,
@@ -65,4 +66,40 @@ t.test('eventSpanId is a stable, valid, per-index span id', async (t) => {
   t.equal(ids.size, 1000);
   t.ok([...ids].every((e) => parseInt(e.slice(-1), 16) % 2 === 1), 'low bit set, so never all zeros');
   t.equal(eventSpanId(SPAN_ID, 8192), '001aebb945105f4d', 'a small hash keeps its leading zeros');
+});
+
+t.test('bytesToHex reads the view, not its whole buffer, at any length', async (t) => {
+  const whole = hexBytes('ff' + SPAN_ID + 'ff');
+  t.equal(bytesToHex(whole.subarray(1, 9)), SPAN_ID);
+  t.equal(bytesToHex(new Uint8Array(0)), '');
+  const long = Uint8Array.from({ length: 40 }, (_, i) => i * 6);
+  t.equal(bytesToHex(long), Buffer.from(long).toString('hex'), 'past the 32 bytes converted in one call');
+  const every = Uint8Array.from({ length: 256 }, (_, i) => i);
+  t.equal(bytesToHex(every), Buffer.from(every).toString('hex'), 'every byte value');
+  t.equal(bytesToHex(every.subarray(200, 232)), Buffer.from(every.subarray(200, 232)).toString('hex'), '32 bytes');
+});
+
+t.test('idToHex validates hex text without regular expressions', async (t) => {
+  t.equal(idToHex('0123456789abcdefABCDEF'), '0123456789abcdefabcdef');
+  const lower = 'abcdef0123456789';
+  t.equal(idToHex(lower), lower);
+  for (const text of ['g', 'abc-', ' abc', 'abc ', 'ａｂ', 'ABCG', '@', '`', '/', ':', 'G']) t.equal(idToHex(text), undefined, text);
+});
+
+t.test('IdReader: a repeated id costs no new string', async (t) => {
+  const reader = new IdReader();
+  const first = reader.read(hexBytes(TRACE_ID));
+  t.equal(first, TRACE_ID);
+  const again = reader.read(Buffer.from(TRACE_ID, 'hex'));
+  t.equal(again, TRACE_ID, 'same bytes from another buffer');
+  t.equal(reader.read(hexBytes(SPAN_ID)), SPAN_ID, 'other bytes');
+  const differentLast = hexBytes(SPAN_ID);
+  differentLast[7] = differentLast[7]! ^ 1;
+  t.equal(reader.read(differentLast), bytesToHex(differentLast), 'same length, one byte differs');
+  t.equal(reader.read(new Uint8Array(0)), '', 'empty bytes');
+  t.equal(reader.read(TRACE_ID.toUpperCase()), TRACE_ID, 'hex text is read as idToHex reads it');
+  t.equal(reader.read(undefined), '');
+  t.equal(reader.read('nope'), undefined);
+  t.equal(reader.read(7), undefined);
+  t.equal(reader.read(new Uint8Array(0)), '', 'text in between does not disturb what bytes were last read');
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { int64ToJson, MAX_INT64, toBigInt, toNanos } from '../../../src/core/otlp/int64.js';
+import { int64ToJson, isDigits, MAX_INT64, toBigInt, toNanos } from '../../../src/core/otlp/int64.js';
 
 t.test('toBigInt reads every shape a decoder produces', async (t) => {
   t.equal(toBigInt(42n), 42n);
@@ -45,4 +45,35 @@ t.test('int64ToJson keeps safe integers as numbers and the rest exact as text', 
   t.equal(int64ToJson(1.5), 1.5);
   t.equal(int64ToJson(NaN), null);
   t.equal(int64ToJson({}), null);
+});
+
+t.test('toNanos reads decimal text the same on its fast path and off it', async (t) => {
+  t.equal(toNanos('0000000000000000001'), 1n, '19 characters with leading zeros');
+  t.equal(toNanos('9223372036854775807'), MAX_INT64, 'the largest 19-digit time');
+  t.equal(toNanos('9223372036854775808'), undefined, 'one past it');
+  t.equal(toNanos('9999999999999999999'), undefined);
+  t.equal(toNanos('00000000000000000001'), 1n, '20 characters: the general path, same reading');
+  t.equal(toNanos(' 1700000000000000000 '), 1700000000000000000n, 'blanks around the digits, as before');
+  t.equal(toNanos('+1700000000000000000'), 1700000000000000000n);
+  t.equal(toNanos('-0'), 0n);
+  t.equal(toNanos(''), undefined);
+  t.equal(toNanos('0x10'), undefined, 'no hex');
+  t.equal(toNanos('1_000'), undefined);
+});
+
+t.test('int64ToJson: fast paths agree with the exact reading', async (t) => {
+  for (const text of ['0', '7', '-7', '007', '-0', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740991', '-9007199254740991']) {
+    const exact = BigInt(text);
+    t.ok(Object.is(int64ToJson(text), Number(exact)), text);
+  }
+  t.ok(Object.is(int64ToJson(-0), 0), 'a -0 number reads as 0');
+  t.equal(int64ToJson(''), '', 'empty text is no integer, kept as sent');
+  t.equal(int64ToJson('-'), '-');
+  t.equal(int64ToJson('12a'), '12a');
+  t.equal(int64ToJson(7), 7);
+});
+
+t.test('isDigits: one or more ASCII digits', async (t) => {
+  t.ok(isDigits('0123456789'));
+  for (const text of ['', '-1', '+1', ' 1', '1 ', '1.0', '١']) t.notOk(isDigits(text), JSON.stringify(text));
 });

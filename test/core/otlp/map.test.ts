@@ -303,3 +303,42 @@ t.test('an AI SDK call maps to a wrapper SPAN over one GENERATION: its usage cou
   t.equal(total('tokens'), 58, 'the trace counts the call once');
   t.equal(total('cost'), inner!.cost);
 });
+
+t.test('status codes of other types and numbers', async (t) => {
+  const codes: unknown[] = [1.0, 2.0, -0, NaN, 1.5, true, '1', ' 1', 'STATUS_CODE_OK ', {}, undefined];
+  const rows = mapExportRequest(
+    request(codes.map((code, i) => span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }))),
+  ).spans;
+  t.same(rows.map((r) => r.status), ['OK', 'ERROR', 'UNSET', 'UNSET', 'UNSET', 'UNSET', 'OK', 'UNSET', 'UNSET', 'UNSET', 'UNSET']);
+});
+
+t.test('spans of one trace sent as bytes: ids read once, rows as if read one by one', async (t) => {
+  const trace = hexBytes(TRACE_ID);
+  const parent = hexBytes(PARENT_ID);
+  const result = mapExportRequest(
+    request([
+      span({ traceId: trace, spanId: hexBytes('1111111111111111'), parentSpanId: parent }),
+      span({ traceId: Buffer.from(TRACE_ID, 'hex'), spanId: hexBytes('0000000000000000'), parentSpanId: parent }),
+      span({ traceId: hexBytes(TRACE_ID), spanId: hexBytes('2222222222222222'), parentSpanId: Buffer.from(PARENT_ID, 'hex') }),
+      span({ traceId: hexBytes('a'.repeat(32)), spanId: hexBytes('3333333333333333'), parentSpanId: new Uint8Array(0) }),
+      span({ traceId: trace, spanId: hexBytes('4444444444444444'), parentSpanId: hexBytes('0'.repeat(16)) }),
+      span({ traceId: hexBytes(TRACE_ID.slice(2)), spanId: hexBytes('5555555555555555') }),
+      span({ traceId: TRACE_ID, spanId: '6666666666666666', parentSpanId: parent }),
+    ]),
+    { maxSpansPerTrace: 3 },
+  );
+  t.same(
+    result.spans.map((r) => [r.traceId, r.spanId, r.parentId]),
+    [
+      [TRACE_ID, '1111111111111111', PARENT_ID],
+      [TRACE_ID, '2222222222222222', PARENT_ID],
+      ['a'.repeat(32), '3333333333333333', null],
+      [TRACE_ID, '4444444444444444', null],
+    ],
+  );
+  t.same(result.errors, [
+    'resourceSpans[0].scopeSpans[0].spans[1]: invalid span id',
+    'resourceSpans[0].scopeSpans[0].spans[5]: invalid trace id',
+    `resourceSpans[0].scopeSpans[0].spans[6]: trace ${TRACE_ID} is over 3 spans`,
+  ]);
+});

@@ -140,3 +140,76 @@ t.test('very long paths are bounded; __proto__ segments stay data', async (t) =>
   t.same(Object.keys(second), ['__proto__']);
   t.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+t.test('a key sharing the first and last character of the prefix is no match', async (t) => {
+  const attrs = map([
+    ['gen_ai.xxxxxx.0.role', 'user'],
+    ['gen_ai.prompt.0.role', 'user'],
+  ]);
+  const found = collectMessages(attrs, 'gen_ai.prompt.');
+  t.same(found, { text: '[{"role":"user"}]', keys: ['gen_ai.prompt.0.role'] });
+});
+
+t.test('an empty prefix reads every key as an indexed message', async (t) => {
+  const found = collectMessages(
+    map([
+      ['1.role', 'assistant'],
+      ['0.role', 'user'],
+      ['x.role', 'not indexed'],
+      ['0', 'no path'],
+    ]),
+    '',
+  );
+  t.same(JSON.parse(found!.text), [{ role: 'user' }, { role: 'assistant' }]);
+  t.same(found!.keys, ['1.role', '0.role'], 'keys in attribute order; messages in index order');
+});
+
+t.test('index limits: nine digits at most, no leading zeros, gaps close', async (t) => {
+  const found = collectMessages(
+    map([
+      ['gen_ai.prompt.999999999.role', 'last'],
+      ['gen_ai.prompt.1000000000.role', 'ten digits'],
+      ['gen_ai.prompt.00.role', 'leading zero'],
+      ['gen_ai.prompt.5.role', 'middle'],
+      ['gen_ai.prompt.0.role', 'first'],
+      ['gen_ai.prompt..role', 'empty index'],
+      ['gen_ai.prompt.-1.role', 'negative'],
+    ]),
+    'gen_ai.prompt.',
+  );
+  t.same(JSON.parse(found!.text), [{ role: 'first' }, { role: 'middle' }, { role: 'last' }]);
+  t.same(found!.keys, ['gen_ai.prompt.999999999.role', 'gen_ai.prompt.5.role', 'gen_ai.prompt.0.role']);
+});
+
+t.test('the wrapper segment is only dropped right after the index', async (t) => {
+  const found = collectMessages(
+    map([
+      ['llm.input_messages.0.message.message', 'twice'],
+      ['llm.input_messages.0.content.message', 'later'],
+      ['llm.input_messages.1.messages', 'longer name'],
+      ['llm.input_messages.1.messag', 'shorter name'],
+      ['llm.input_messages.2.message.', 'empty field'],
+    ]),
+    'llm.input_messages.',
+    'message',
+  );
+  t.same(JSON.parse(found!.text), [
+    { message: 'twice', content: { message: 'later' } },
+    { messages: 'longer name', messag: 'shorter name' },
+    { '': 'empty field' },
+  ]);
+});
+
+t.test('index keys inside a message become arrays, other keys keep their order', async (t) => {
+  const found = collectMessages(
+    map([
+      ['gen_ai.prompt.0.1', 'b'],
+      ['gen_ai.prompt.0.0', 'a'],
+      ['gen_ai.prompt.1.z', 'z'],
+      ['gen_ai.prompt.1.a', 'a'],
+      ['gen_ai.prompt.1.3', 'three'],
+    ]),
+    'gen_ai.prompt.',
+  );
+  t.equal(found!.text, '[["a","b"],{"3":"three","z":"z","a":"a"}]');
+});

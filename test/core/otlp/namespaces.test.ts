@@ -100,3 +100,46 @@ t.test('tags: first source that yields any; arrays, JSON text or one plain tag',
   t.same(tagsOf(flat({ 'tag.tags': 5 }), c), []);
   t.same(tagsOf(flat({}), c), []);
 });
+
+t.test('metadata key order: the metadata object first, then prefixed keys by precedence, each in attribute order', async (t) => {
+  const split = splitNamespaces(
+    flat({
+      'tracelake.metadata.b': 'ours',
+      'ai.telemetry.metadata.b': 'ai-sdk',
+      'ai.telemetry.metadata.c': 'ai-sdk',
+      'langfuse.trace.metadata.a': 'langfuse',
+      'tracelake.metadata.d': 'ours',
+      metadata: '{"z":"object","a":"object"}',
+      'langfuse.observation.metadata.c': 'observation',
+    }),
+    none,
+    { dropped: 0 },
+  );
+  t.equal(JSON.stringify(split.metadata), '{"z":"object","a":"langfuse","b":"ours","c":"observation","d":"ours"}');
+});
+
+t.test('keys near the special prefixes, and keys outside ASCII, stay attributes', async (t) => {
+  const o = {
+    graph: 'g',
+    'graph.nodes': 'g',
+    'graph.node': 'g',
+    meta: 'm',
+    metadatas: 'm',
+    'tracelake.metadata': 'm',
+    'langfuse.trace.name': 'n',
+    'ai.telemetry.functionId': 'f',
+    'émoji.key': 'e',
+    '': 'empty',
+    'GRAPH.NODE.ID': 'upper',
+  };
+  const split = splitNamespaces(flat(o), none, { dropped: 0 });
+  t.same(plain(split.attributes), o);
+  t.same(plain(split.metadata), {});
+  t.same(plain(split.graph), {});
+});
+
+t.test('keys to skip: any object that answers `has`', async (t) => {
+  const split = splitNamespaces(flat({ a: 1, b: 2, 'graph.node.c': 3 }), { has: (key: string) => key !== 'a' }, { dropped: 0 });
+  t.same(plain(split.attributes), { a: 1 });
+  t.same(plain(split.graph), {});
+});
