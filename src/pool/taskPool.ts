@@ -37,7 +37,7 @@ export class TaskPool<T extends TaskTable<T>> {
     try {
       result = (await this.pool.run({ task, input }, transfer ? { transferList: transfer } : {})) as TaskResult<T[K]['out']>;
     } catch (e) {
-      if (e instanceof Error && /queue is at limit/i.test(e.message)) {
+      if (e instanceof Error && /queue is at limit|no task queue available/i.test(e.message)) {
         throw new ApiError('overloaded', undefined, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
       }
       throw e;
