@@ -14,7 +14,8 @@ import t from 'tap';
 import { mapExportRequest } from '../../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest } from '../../src/core/otlp/wire.js';
 import { decodeExportRequest, encodeExportRequest } from '../../src/ingest/otlpProto.js';
-import { decodeTraceRequest, int64ToDecimal, MAX_MESSAGE_DEPTH, uint64ToDecimal } from '../../src/ingest/protoDecode.js';
+import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../src/ingest/protoDecode.js';
+import { int64ToDecimal, uint64ToDecimal } from '../../src/ingest/protoReader.js';
 import { exportBatch } from '../../native-bench/workload.js';
 
 // ---------------------------------------------------------------------------------------------------
