@@ -17,7 +17,8 @@ import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
 const { database } = workerData as StoreWorkerData;
 let opened: Promise<Database> | undefined;
-let writer: SpanWriter | undefined;
+/** One writer per database: its serialisation is what makes replays idempotent (see spanWriter.ts). */
+let writer: Promise<SpanWriter> | undefined;
 
 function db(): Promise<Database> {
   opened ??= Database.open(database);
@@ -46,8 +47,9 @@ const handlers: Handlers = {
   readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
   async writeSpans(batch) {
-    writer ??= new SpanWriter(await db());
-    return writer.write(batch);
+    // Assigned before any await, so concurrent first calls share one writer.
+    writer ??= db().then((d) => new SpanWriter(d));
+    return (await writer).write(batch);
   },
   traceSpans: async ({ scope, traceId }) => reads.traceSpans(await db(), scope, traceId),
   traceSummary: async ({ scope, traceId }) => reads.traceSummary(await db(), scope, traceId),
@@ -71,6 +73,7 @@ const handlers: Handlers = {
       await d.checkpoint();
       d.close();
       opened = undefined;
+      writer = undefined;
     }
     return null;
   },

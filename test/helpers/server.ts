@@ -97,6 +97,10 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 export async function serverFor(t: { teardown(fn: () => unknown): void }, options: ServerOptions = {}): Promise<TestServer> {
   const server = await startServer(options);
   t.teardown(async () => {
+    // A server-side error is the first thing to read when a test fails: show it.
+    for (const line of server.logs.filter((l) => typeof l.level === 'number' && l.level >= 50)) {
+      process.stderr.write(`server error: ${JSON.stringify(line)}\n`);
+    }
     await server.stop('SIGKILL');
     if (!options.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
   });
