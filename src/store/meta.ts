@@ -163,11 +163,6 @@ export async function findEnvironmentByName(
   return row ?? null;
 }
 
-export async function appExists(db: Database, tenantId: string, appId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND id = $2', [tenantId, appId]);
-  return rows.length > 0;
-}
-
 export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
   const id = randomUUID();
   await db.transaction(async (tx) => {

@@ -7,7 +7,6 @@
  * and they would make the cascading deletes of environments and apps harder, not safer.
  * The span table's columns must stay in the order of `spanColumns.ts` (a test checks it).
  */
-import { ADMIN_MIGRATIONS } from './adminMigrations.js';
 import { SCORE_MIGRATIONS } from './scoreMigrations.js';
 import { PARTS_FROM_SPANS_SQL } from './traceParts.js';
 
@@ -179,4 +178,4 @@ const BASE_MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Every migration; each feature's own list keeps to its range of versions. */
-export const MIGRATIONS: readonly Migration[] = [...BASE_MIGRATIONS, ...SCORE_MIGRATIONS, ...ADMIN_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...BASE_MIGRATIONS, ...SCORE_MIGRATIONS];

@@ -42,7 +42,7 @@ export function apiKeyRoutes(secret: Buffer) {
           keyHash: hashKey(secret, plaintext),
           keyPrefix: shownPrefix(plaintext),
           expiresAt,
-          createdBy: createdBy(ctx),
+          createdBy: actorOf(ctx.principal),
           maxKeys: planOf(ctx.services.plans, ctx.principal.plan).max_keys,
         });
         return data({ ...view, plaintext_key: plaintext }, 201);
@@ -81,8 +81,4 @@ function chooseRole(body: CreateKeyBody): { role: Role; permissions: Permission[
   if (role === 'custom' && !body.permissions) throw validationError('body', { permissions: 'required for a Custom key' });
   if (role !== 'custom' && body.permissions) throw validationError('body', { permissions: `a ${body.role} key has the preset's permissions; use role Custom to choose them` });
   return { role, permissions: permissionsFor(role, body.permissions ?? []) };
-}
-
-function createdBy(ctx: Context): string {
-  return actorOf(ctx.principal);
 }
