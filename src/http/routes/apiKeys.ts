@@ -9,7 +9,7 @@ import { planOf } from '../../core/plans.js';
 import { parseRole, permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { data } from '../reply.js';
 import { actorOf } from '../principal.js';
-import { route, type Context } from '../route.js';
+import { route } from '../route.js';
 
 export function apiKeyRoutes(secret: Buffer) {
   return [
