@@ -175,6 +175,11 @@ const BASE_MIGRATIONS: readonly Migration[] = [
          FROM spans GROUP BY ALL`,
     ],
   },
+  {
+    version: 5,
+    name: 'index summary parts by trace id (a trace read merges its own parts)',
+    sql: ['CREATE INDEX trace_parts_trace_id ON trace_parts (trace_id)'],
+  },
 ];
 
 /** Every migration; each feature's own list keeps to its range of versions. */

@@ -7,6 +7,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../core/csv.js';
 import type { Database } from './db.js';
 import { scopeSql, type ReadScope, type TraceSummary } from './spanReads.js';
+import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
 
 /** A user filter compiled against its parameter numbering (see `firstParam`). */
 export interface CompiledFilter {
@@ -55,33 +56,6 @@ export const SPAN_CSV_COLUMNS = ['id', 'trace_id', 'parent_id', 'name', 'type', 
 
 export type SearchAnswer<T> = { kind: 'json'; data: T[]; total: number } | { kind: 'csv'; csv: string; total: number };
 
-/**
- * The trace-summary relation `t` of the filter contract, for traces that start in the window:
- * one row per trace, merged from its summary parts (see traceParts.ts), with its environment name.
- */
-function traceRelation(scopeWhere: string, n: number): string {
-  const best = `{'r': x.best_r, 's': x.best_s}`;
-  return `
-    SELECT x.tenant_id, x.app_id, x.trace_id AS id,
-      arg_min(x.best_name, ${best}) AS name,
-      CASE WHEN max(x.has_error) = 1 THEN 'ERROR' WHEN max(x.has_ok) = 1 THEN 'OK' ELSE 'UNSET' END AS status,
-      min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
-      ((max(x.end_ns) - min(x.start_ns)) / 1e6)::DOUBLE AS latency_ms,
-      sum(x.cost)::DOUBLE AS cost,
-      sum(x.tokens)::DOUBLE AS tokens,
-      sum(x.span_count)::INTEGER AS span_count,
-      arg_min(x.best_input_preview, ${best}) AS input_preview,
-      arg_min(x.best_output_preview, ${best}) AS output_preview,
-      list_sort(list_distinct(flatten(list(x.tags)))) AS tags,
-      any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
-      any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
-      any_value(e.name) AS environment
-    FROM trace_parts x LEFT JOIN environments e ON e.id = x.environment_id
-    WHERE ${scopeWhere}
-    GROUP BY x.tenant_id, x.app_id, x.trace_id
-    HAVING min(x.start_ns) >= $${n + 1} AND min(x.start_ns) < $${n + 2}`;
-}
-
 function windowParams(q: SearchQuery): DuckDBValue[] {
   return [BigInt(Math.trunc(q.fromMs)) * 1_000_000n, BigInt(Math.trunc(q.toMs)) * 1_000_000n];
 }
@@ -92,7 +66,7 @@ export async function searchTraces(db: Database, q: SearchQuery, filter: Compile
   const base = [...s.params, ...windowParams(q), ...(filter.params as DuckDBValue[])];
   const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
   const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
-  const relation = `WITH t AS (${traceRelation(s.sql, n)})`;
+  const relation = `WITH t AS (${mergedTracesSql(s.sql, `min(x.start_ns) >= $${n + 1} AND min(x.start_ns) < $${n + 2}`)})`;
   // One pass: the page and the total of all matches (a window count, computed before LIMIT). Only a
   // page past the end needs a second statement to know the total.
   const rows = await db.query<Record<string, unknown>>(

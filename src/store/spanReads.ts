@@ -4,6 +4,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from './db.js';
+import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
 
 export interface ReadScope {
   tenantId: string;
@@ -76,6 +77,8 @@ export interface TraceSummary {
   session_id: string | null;
   user_id: string | null;
   environment_id: string;
+  /** The environment's name. */
+  environment: string | null;
 }
 
 const SPAN_FIELDS = `
@@ -143,23 +146,6 @@ export async function readBlob(db: Database, scope: Pick<ReadScope, 'tenantId' |
   return row ? { mediaType: row.media_type, data: Buffer.from(row.data, 'base64') } : null;
 }
 
-const SUMMARY_FIELDS = `
-  trace_id AS id,
-  arg_min(name, {'r': parent_id IS NOT NULL, 's': start_ns}) AS name,
-  CASE WHEN bool_or(status = 'ERROR') THEN 'ERROR' WHEN bool_or(status = 'OK') THEN 'OK' ELSE 'UNSET' END AS status,
-  (min(start_ns) / 1e6)::DOUBLE AS start_ms,
-  (max(end_ns) / 1e6)::DOUBLE AS end_ms,
-  ((max(end_ns) - min(start_ns)) / 1e6)::DOUBLE AS latency_ms,
-  coalesce(sum(cost), 0)::DOUBLE AS cost,
-  coalesce(sum(tokens), 0)::DOUBLE AS tokens,
-  (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER AS span_count,
-  arg_min(input_preview, {'r': parent_id IS NOT NULL, 's': start_ns}) AS input_preview,
-  arg_min(output_preview, {'r': parent_id IS NOT NULL, 's': start_ns}) AS output_preview,
-  list_sort(list_distinct(flatten(list(coalesce(tags, []))))) AS tags,
-  any_value(session_id) FILTER (WHERE session_id IS NOT NULL) AS session_id,
-  any_value(user_id) FILTER (WHERE user_id IS NOT NULL) AS user_id,
-  any_value(environment_id) AS environment_id`;
-
 type RawSummary = Omit<TraceSummary, 'start' | 'end'> & { start_ms: number; end_ms: number };
 
 function toSummary({ start_ms, end_ms, ...rest }: RawSummary): TraceSummary {
@@ -168,15 +154,18 @@ function toSummary({ start_ms, end_ms, ...rest }: RawSummary): TraceSummary {
 
 /** The summary of one trace, with the root span's metadata; null when it does not exist in scope. */
 export async function traceSummary(db: Database, scope: ReadScope, traceId: string): Promise<(TraceSummary & { metadata: Record<string, unknown> }) | null> {
-  const s = scopeSql(scope);
-  const [row] = await db.query<RawSummary & { metadata: string | null }>(
-    `SELECT ${SUMMARY_FIELDS}, arg_min(metadata, {'r': parent_id IS NOT NULL, 's': start_ns}) AS metadata
-       FROM spans WHERE ${s.sql} AND trace_id = $${s.params.length + 1} GROUP BY trace_id`,
-    [...s.params, traceId],
-  );
+  const s = scopeSql(scope, 'x');
+  const where = `${s.sql} AND x.trace_id = $${s.params.length + 1}`;
+  const [[row], [root]] = await Promise.all([
+    db.query<RawSummary>(`SELECT ${SUMMARY_COLUMNS} FROM (${mergedTracesSql(where)})`, [...s.params, traceId]),
+    // The trace's metadata is its root span's (parts do not carry metadata).
+    db.query<{ metadata: string | null }>(
+      `SELECT arg_min(x.metadata, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS metadata FROM spans x WHERE ${where}`,
+      [...s.params, traceId],
+    ),
+  ]);
   if (!row) return null;
-  const { metadata, ...summary } = row;
-  return { ...toSummary(summary), metadata: parseObject(metadata) };
+  return { ...toSummary(row), metadata: parseObject(root?.metadata ?? null) };
 }
 
 export interface Page<T> {
@@ -196,13 +185,12 @@ export async function tracesWhere(
   limit: number,
   offset: number,
 ): Promise<Page<TraceSummary>> {
-  const s = scopeSql(scope);
+  const s = scopeSql(scope, 'x');
   const n = s.params.length;
+  const where = `${s.sql} AND x.trace_id IN (SELECT y.trace_id FROM spans y WHERE ${scopeSql(scope, 'y').sql} AND y.${column} = $${n + 1})`;
   const rows = await db.query<RawSummary & { total: number }>(
-    `WITH picked AS (SELECT DISTINCT trace_id FROM spans WHERE ${s.sql} AND ${column} = $${n + 1})
-     SELECT ${SUMMARY_FIELDS}, (count(*) OVER ())::INTEGER AS total
-       FROM spans WHERE ${s.sql} AND trace_id IN (SELECT trace_id FROM picked)
-      GROUP BY trace_id ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
+    `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM (${mergedTracesSql(where)})
+      ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
     [...s.params, value, limit, offset],
   );
   return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total: rows[0]?.total ?? (offset > 0 ? await countTraces(db, scope, column, value) : 0) };

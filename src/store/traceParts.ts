@@ -103,3 +103,38 @@ export const PARTS_FROM_SPANS_SQL = `
          any_value(session_id) FILTER (WHERE session_id IS NOT NULL),
          any_value(user_id) FILTER (WHERE user_id IS NOT NULL)
     FROM spans GROUP BY tenant_id, app_id, trace_id`;
+
+/**
+ * Trace summaries merged from their parts: one row per trace of the parts `x` that pass `where`
+ * (which must scope by tenant and app first), keeping the groups that pass `having`. Columns: the
+ * trace-summary relation of the filter contract (`tenant_id, app_id, id, name, status, start_ns,
+ * end_ns, latency_ms, cost, tokens, span_count, input_preview, output_preview, tags, session_id,
+ * user_id, environment_id, environment`). Every trace summary the API answers comes from here.
+ */
+export function mergedTracesSql(where: string, having = 'TRUE'): string {
+  const best = `{'r': x.best_r, 's': x.best_s}`;
+  return `
+    SELECT x.tenant_id, x.app_id, x.trace_id AS id,
+      arg_min(x.best_name, ${best}) AS name,
+      CASE WHEN max(x.has_error) = 1 THEN 'ERROR' WHEN max(x.has_ok) = 1 THEN 'OK' ELSE 'UNSET' END AS status,
+      min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
+      ((max(x.end_ns) - min(x.start_ns)) / 1e6)::DOUBLE AS latency_ms,
+      sum(x.cost)::DOUBLE AS cost,
+      sum(x.tokens)::DOUBLE AS tokens,
+      sum(x.span_count)::INTEGER AS span_count,
+      arg_min(x.best_input_preview, ${best}) AS input_preview,
+      arg_min(x.best_output_preview, ${best}) AS output_preview,
+      list_sort(list_distinct(flatten(list(x.tags)))) AS tags,
+      any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
+      any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
+      any_value(x.environment_id) AS environment_id,
+      any_value(e.name) AS environment
+    FROM trace_parts x LEFT JOIN environments e ON e.id = x.environment_id
+    WHERE ${where}
+    GROUP BY x.tenant_id, x.app_id, x.trace_id
+    HAVING ${having}`;
+}
+
+/** The columns of a merged summary as the API answers them (times as epoch ms, converted by the caller). */
+export const SUMMARY_COLUMNS = `id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
+       span_count, input_preview, output_preview, tags, session_id, user_id, environment_id, environment`;
