@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { mapExportRequest } from '../src/core/otlp/map.js';
 import { decodeExportRequest } from '../src/ingest/otlpProto.js';
 import { toRows } from '../src/ingest/rows.js';
-import type { SpanRow } from '../src/store/spanColumns.js';
+import type { SpanRow } from '../src/store/spans/columns.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { encodedBatch } from './workload.js';
 

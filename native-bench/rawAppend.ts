@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Database } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
-import { SPAN_COLUMNS, type SpanRow } from '../src/store/spanColumns.js';
+import { SPAN_COLUMNS, type SpanRow } from '../src/store/spans/columns.js';
 
 const { batches, dataDir } = workerData as { batches: SpanRow[][]; dataDir: string };
 const db = await Database.open({ dataDir, threads: 1, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });

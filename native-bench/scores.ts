@@ -20,7 +20,7 @@ import { listValue } from '@duckdb/node-api';
 import { resolve } from 'node:path';
 import { planAggregation, type AggregationQuery } from '../src/core/scores/selection.js';
 import { Database } from '../src/store/db.js';
-import { aggregateScores } from '../src/store/scores.js';
+import { aggregateScores } from '../src/store/scores/scores.js';
 import { exportRequest, hex } from '../test/helpers/otlp.js';
 import { startServer, tempDir, type TestServer } from '../test/helpers/server.js';
 

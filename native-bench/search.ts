@@ -12,8 +12,8 @@ import { rmSync } from 'node:fs';
 import { compileFilter, parseFilter } from '../src/core/filter/index.js';
 import { resolveWindow } from '../src/core/window.js';
 import { Database } from '../src/store/db.js';
-import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/search.js';
-import { PARTS_FROM_SPANS_SQL } from '../src/store/traceParts.js';
+import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/search.js';
+import { PARTS_FROM_SPANS_SQL } from '../src/store/spans/traceParts.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 
 const arg = (name: string, fallback: number) => {

@@ -3,11 +3,11 @@ import { generateKey, hashKey, shownPrefix } from '../auth/keys.js';
 import type { CliCommand } from '../core/admin/cliArgs.js';
 import { deriveSessionKey, sessionClaims, signSessionToken } from '../core/admin/jwt.js';
 import { ApiError } from '../core/errors.js';
-import { insertScopedKey, listOperatorKeys } from '../store/adminKeys.js';
-import { createEnvironment, listEnvironments, type AppRef } from '../store/adminEnvironments.js';
-import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from '../store/adminTenants.js';
+import { insertScopedKey, listOperatorKeys } from '../store/admin/keys.js';
+import { createEnvironment, listEnvironments, type AppRef } from '../store/admin/environments.js';
+import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from '../store/admin/tenants.js';
 import type { Database } from '../store/db.js';
-import { createApp, findEnvironmentByName, listApps, revokeKey } from '../store/meta.js';
+import { createApp, findEnvironmentByName, listApps, revokeKey } from '../store/admin/meta.js';
 import { CliFailure, type Store } from './store.js';
 
 /** Recorded as `created_by` of what the CLI makes. */

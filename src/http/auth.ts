@@ -8,7 +8,7 @@ import { allows, permissionsFor, type Requirement } from '../core/permissions.js
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
 import type { StoreClient } from '../pool/storeClient.js';
-import type { KeyRecord, Scope } from '../store/meta.js';
+import type { KeyRecord, Scope } from '../store/admin/meta.js';
 import type { Principal } from './principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue, SpanRecord } from '../core/span.js';
-import type { Scope } from '../store/meta.js';
-import type { SpanRow } from '../store/spanColumns.js';
+import type { Scope } from '../store/admin/meta.js';
+import type { SpanRow } from '../store/spans/columns.js';
 
 export const INLINE_LIMIT_BYTES = 8 * 1024;
 export const PREVIEW_CHARS = 500;

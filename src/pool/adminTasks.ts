@@ -1,8 +1,8 @@
 /** Store-thread tasks of tenancy administration: environments, app updates and deletes (part of StoreTasks). */
 import type { AppPatch, Deletion, EnvironmentKind, EnvironmentPatch } from '../core/admin/rules.js';
-import type { AppDeletion } from '../store/adminApps.js';
-import type { AppRef, EnvironmentView } from '../store/adminEnvironments.js';
-import type { AppView } from '../store/meta.js';
+import type { AppDeletion } from '../store/admin/apps.js';
+import type { AppRef, EnvironmentView } from '../store/admin/environments.js';
+import type { AppView } from '../store/admin/meta.js';
 
 export interface AdminTasks {
   listEnvironments: { in: AppRef; out: EnvironmentView[] };

@@ -2,11 +2,11 @@
 import type { ConfigPatch, ConfigRules } from '../core/scores/config.js';
 import type { ResourceType } from '../core/scores/model.js';
 import type { AggregationPlan, ScoreAggregation } from '../core/scores/selection.js';
-import type { CompiledFilter } from '../store/search.js';
-import type { Page, ReadScope } from '../store/spanReads.js';
-import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from '../store/scores.js';
-import type { CommentView, NewComment } from '../store/scoresComments.js';
-import type { AppScope, ScoreConfigView } from '../store/scoresConfigs.js';
+import type { CompiledFilter } from '../store/spans/search.js';
+import type { Page, ReadScope } from '../store/spans/reads.js';
+import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from '../store/scores/scores.js';
+import type { CommentView, NewComment } from '../store/scores/comments.js';
+import type { AppScope, ScoreConfigView } from '../store/scores/configs.js';
 
 export interface ScoreTasks {
   insertScores: { in: InsertScores; out: InsertedScores };

@@ -5,13 +5,13 @@
 import { workerData } from 'node:worker_threads';
 import { Database } from '../store/db.js';
 import { checkHealth } from '../store/health.js';
-import * as meta from '../store/meta.js';
+import * as meta from '../store/admin/meta.js';
 import { migrate } from '../store/migrate.js';
-import { adminHandlers } from '../store/adminHandlers.js';
-import { scoreHandlers } from '../store/scoreHandlers.js';
-import * as search from '../store/search.js';
-import * as reads from '../store/spanReads.js';
-import { SpanWriter } from '../store/spanWriter.js';
+import { adminHandlers } from '../store/admin/handlers.js';
+import { scoreHandlers } from '../store/scores/handlers.js';
+import * as search from '../store/spans/search.js';
+import * as reads from '../store/spans/reads.js';
+import { SpanWriter } from '../store/spans/writer.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
 

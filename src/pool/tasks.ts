@@ -5,11 +5,11 @@
 import type { ErrorData } from '../core/errors.js';
 import type { BlobRecord } from '../ingest/rows.js';
 import type { DatabaseOptions } from '../store/db.js';
-import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/meta.js';
-import type { SpanRow } from '../store/spanColumns.js';
-import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spanReads.js';
-import type { SpanBatch, WriteResult } from '../store/spanWriter.js';
-import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/search.js';
+import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
+import type { SpanRow } from '../store/spans/columns.js';
+import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+import type { SpanBatch, WriteResult } from '../store/spans/writer.js';
+import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
 import type { AdminTasks } from './adminTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
-import type { ColumnKind } from './spanColumns.js';
+import type { ColumnKind } from './spans/columns.js';
 
 export interface DatabaseOptions {
   dataDir: string;

@@ -7,7 +7,7 @@ import t from 'tap';
 import { Database } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { planAggregation } from '../../src/core/scores/selection.js';
-import { aggregateScores, deleteScore, getScore, insertScores, listScores, SCORE_COLUMNS, scoreNames } from '../../src/store/scores.js';
+import { aggregateScores, deleteScore, getScore, insertScores, listScores, SCORE_COLUMNS, scoreNames } from '../../src/store/scores/scores.js';
 import { tempDir } from '../helpers/server.js';
 
 t.test('scores at rest', async (t) => {

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { Database } from '../../src/store/db.js';
-import { bootstrap, findKeyByHash, localScope } from '../../src/store/meta.js';
+import { bootstrap, findKeyByHash, localScope } from '../../src/store/admin/meta.js';
 import { migrate } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { tempDir } from '../helpers/server.js';

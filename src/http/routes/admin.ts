@@ -21,7 +21,7 @@ import {
   type UpdateEnvironmentBody,
 } from '../../contract/admin.js';
 import { validateAppParams, type AppParams } from '../../contract/apps.js';
-import type { AppRef } from '../../store/adminEnvironments.js';
+import type { AppRef } from '../../store/admin/environments.js';
 import { actorOf } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';

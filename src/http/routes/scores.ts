@@ -40,9 +40,9 @@ import { clientIdOf, prepareChecked, prepareItem, type PreparedScore } from '../
 import type { ItemError } from '../../core/scores/model.js';
 import { planAggregation, planList, type ScoreSelection } from '../../core/scores/selection.js';
 import { resolveWindow } from '../../core/window.js';
-import type { ScoreAnswer } from '../../store/scores.js';
-import { firstScoreFilterParam } from '../../store/scoresSql.js';
-import type { ReadScope } from '../../store/spanReads.js';
+import type { ScoreAnswer } from '../../store/scores/scores.js';
+import { firstScoreFilterParam } from '../../store/scores/sql.js';
+import type { ReadScope } from '../../store/spans/reads.js';
 import { bytes, data, json, type Reply } from '../reply.js';
 import { readScopeOf, actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';

@@ -15,7 +15,7 @@ import {
 } from '../../contract/search.js';
 import { compileFilter, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
-import { firstFilterParam, type SearchQuery } from '../../store/search.js';
+import { firstFilterParam, type SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';

@@ -23,7 +23,7 @@ import {
 import { ApiError } from '../../core/errors.js';
 import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
-import type { ReadScope } from '../../store/spanReads.js';
+import type { ReadScope } from '../../store/spans/reads.js';
 import { data, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';

@@ -5,9 +5,9 @@
  */
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import t from 'tap';
-import { compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../src/core/filter/index.js';
-import { SPAN_COLUMNS, SQL_TYPE } from '../../src/store/spanColumns.js';
-import { cases } from '../core/filter/casesData.js';
+import { compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../../src/core/filter/index.js';
+import { SPAN_COLUMNS, SQL_TYPE } from '../../../src/store/spans/columns.js';
+import { cases } from '../../core/filter/casesData.js';
 
 const TENANT = '00000000-0000-4000-8000-000000000001';
 const APP_A = '00000000-0000-4000-8000-00000000000a';

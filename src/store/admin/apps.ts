@@ -2,10 +2,10 @@
  * App updates and deletes (spec: Apps). An app's delete takes its environments and API keys with it,
  * in one transaction; its spans, blobs and scores stay in the store but no key can reach them.
  */
-import { appChanges, appDeletion, assertAppDeletable, type AppPatch, type Cascade, type Deletion } from '../core/admin/rules.js';
-import { ApiError } from '../core/errors.js';
-import { requireApp, type AppRef } from './adminEnvironments.js';
-import type { Database } from './db.js';
+import { appChanges, appDeletion, assertAppDeletable, type AppPatch, type Cascade, type Deletion } from '../../core/admin/rules.js';
+import { ApiError } from '../../core/errors.js';
+import { requireApp, type AppRef } from './environments.js';
+import type { Database } from '../db.js';
 import { listApps, type AppView } from './meta.js';
 
 export type AppDeletion = Deletion<Cascade & { environments_deleted: number }>;

@@ -4,9 +4,9 @@
  * the page. The filter's SQL expects its parameters to start right after the ones built here.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import { toCsv } from '../core/csv.js';
-import type { Database } from './db.js';
-import { scopeSql, type ReadScope, type TraceSummary } from './spanReads.js';
+import { toCsv } from '../../core/csv.js';
+import type { Database } from '../db.js';
+import { scopeSql, type ReadScope, type TraceSummary } from './reads.js';
 import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
 
 /** A user filter compiled against its parameter numbering (see `firstParam`). */

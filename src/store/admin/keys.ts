@@ -3,10 +3,10 @@
  * (ARCHITECTURE §6; `environment_id` NULL, `allowed_kinds` set). `POST /v1/api-keys` makes pinned
  * keys only (spec), so kind-scoped keys come from here.
  */
-import type { EnvironmentKind } from '../core/admin/rules.js';
-import type { Permission, Role } from '../core/permissions.js';
-import type { AppRef } from './adminEnvironments.js';
-import type { Database } from './db.js';
+import type { EnvironmentKind } from '../../core/admin/rules.js';
+import type { Permission, Role } from '../../core/permissions.js';
+import type { AppRef } from './environments.js';
+import type { Database } from '../db.js';
 import { insertKey, listKeys, type KeyView } from './meta.js';
 
 export interface NewScopedKey extends AppRef {

@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
-import { permissionsFor, type Permission, type Role } from '../core/permissions.js';
-import { checkEntitlement } from '../core/plans.js';
-import type { Database } from './db.js';
-import { iso, TS_PARAM } from './sql.js';
+import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
+import { checkEntitlement } from '../../core/plans.js';
+import type { Database } from '../db.js';
+import { iso, TS_PARAM } from '../sql.js';
 
 export interface Scope {
   tenantId: string;

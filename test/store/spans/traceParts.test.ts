@@ -1,14 +1,14 @@
 /** Summary parts computed while writing (JS) equal the SQL backfill over the same stored spans. */
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { mapExportRequest } from '../../src/core/otlp/map.js';
-import { toRows } from '../../src/ingest/rows.js';
-import { Database } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
-import { SPAN_COLUMNS } from '../../src/store/spanColumns.js';
-import { PART_KINDS, PARTS_FROM_SPANS_SQL, partsOf } from '../../src/store/traceParts.js';
-import { exportRequest, hex } from '../helpers/otlp.js';
-import { tempDir } from '../helpers/server.js';
+import { mapExportRequest } from '../../../src/core/otlp/map.js';
+import { toRows } from '../../../src/ingest/rows.js';
+import { Database } from '../../../src/store/db.js';
+import { migrate } from '../../../src/store/migrate.js';
+import { SPAN_COLUMNS } from '../../../src/store/spans/columns.js';
+import { PART_KINDS, PARTS_FROM_SPANS_SQL, partsOf } from '../../../src/store/spans/traceParts.js';
+import { exportRequest, hex } from '../../helpers/otlp.js';
+import { tempDir } from '../../helpers/server.js';
 
 t.test('parts: JS while writing = SQL backfill', async (t) => {
   const dataDir = tempDir();

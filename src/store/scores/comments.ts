@@ -3,13 +3,13 @@
  * The commented resource must exist in the caller's scope when the comment is made.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../core/errors.js';
-import type { ResourceType } from '../core/scores/model.js';
-import { resolveResource, type ResourceRef } from '../core/scores/resource.js';
-import type { Database } from './db.js';
-import { scopeSql, type Page, type ReadScope } from './spanReads.js';
-import { lookupResources } from './scoresResources.js';
-import { iso, TS_PARAM } from './sql.js';
+import { ApiError } from '../../core/errors.js';
+import type { ResourceType } from '../../core/scores/model.js';
+import { resolveResource, type ResourceRef } from '../../core/scores/resource.js';
+import type { Database } from '../db.js';
+import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
+import { lookupResources } from './resources.js';
+import { iso, TS_PARAM } from '../sql.js';
 
 export interface CommentView {
   id: string;

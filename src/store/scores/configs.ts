@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
-import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatch, type ConfigRules, type ScoreConfigRule } from '../core/scores/config.js';
-import type { DataType } from '../core/scores/model.js';
-import type { Database } from './db.js';
-import type { Page } from './spanReads.js';
-import { iso, TS_PARAM } from './sql.js';
+import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatch, type ConfigRules, type ScoreConfigRule } from '../../core/scores/config.js';
+import type { DataType } from '../../core/scores/model.js';
+import type { Database } from '../db.js';
+import type { Page } from '../spans/reads.js';
+import { iso, TS_PARAM } from '../sql.js';
 
 export interface AppScope {
   tenantId: string;

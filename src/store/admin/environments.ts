@@ -11,10 +11,10 @@ import {
   type Deletion,
   type EnvironmentKind,
   type EnvironmentPatch,
-} from '../core/admin/rules.js';
-import { ApiError } from '../core/errors.js';
-import type { Database, Transaction } from './db.js';
-import { iso } from './sql.js';
+} from '../../core/admin/rules.js';
+import { ApiError } from '../../core/errors.js';
+import type { Database, Transaction } from '../db.js';
+import { iso } from '../sql.js';
 
 /** The tenant and the app of the tenant that an administration call works on. */
 export interface AppRef {

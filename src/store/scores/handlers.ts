@@ -1,8 +1,8 @@
-import type { ScoreTasks } from '../pool/scoreTasks.js';
-import type { Database } from './db.js';
+import type { ScoreTasks } from '../../pool/scoreTasks.js';
+import type { Database } from '../db.js';
 import * as scores from './scores.js';
-import * as comments from './scoresComments.js';
-import * as configs from './scoresConfigs.js';
+import * as comments from './comments.js';
+import * as configs from './configs.js';
 
 /** The store thread's handlers of the score tasks. */
 export function scoreHandlers(db: () => Promise<Database>): { [K in keyof ScoreTasks]: (input: ScoreTasks[K]['in']) => Promise<ScoreTasks[K]['out']> } {

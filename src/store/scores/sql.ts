@@ -3,9 +3,9 @@
  * No runtime import of DuckDB: the HTTP layer numbers filter parameters with this module too.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { ScoreSelection } from '../core/scores/selection.js';
-import { scopeSql, type ReadScope } from './spanReads.js';
-import { TS_PARAM } from './sql.js';
+import type { ScoreSelection } from '../../core/scores/selection.js';
+import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { TS_PARAM } from '../sql.js';
 
 /** Scope, window and equalities as `WHERE` conditions over the alias `s`; parameters are pushed onto `params`. */
 export function whereOf(scope: ReadScope, selection: ScoreSelection, params: DuckDBValue[]): string {

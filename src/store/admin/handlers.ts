@@ -1,7 +1,7 @@
-import type { AdminTasks } from '../pool/adminTasks.js';
-import * as apps from './adminApps.js';
-import * as environments from './adminEnvironments.js';
-import type { Database } from './db.js';
+import type { AdminTasks } from '../../pool/adminTasks.js';
+import * as apps from './apps.js';
+import * as environments from './environments.js';
+import type { Database } from '../db.js';
 
 /** The store thread's handlers of the administration tasks. */
 export function adminHandlers(db: () => Promise<Database>): { [K in keyof AdminTasks]: (input: AdminTasks[K]['in']) => Promise<AdminTasks[K]['out']> } {

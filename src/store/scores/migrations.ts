@@ -1,8 +1,8 @@
 /**
  * Migrations of the scores tables (versions 100–199). Scores are append-only rows, versioned by
- * `created_at`; configs and comments are ordinary tables. No foreign keys (see migrations.ts).
+ * `created_at`; configs and comments are ordinary tables. No foreign keys (see ../migration.ts).
  */
-import type { Migration } from './migrations.js';
+import type { Migration } from '../migration.js';
 
 export const SCORE_MIGRATIONS: readonly Migration[] = [
   {

@@ -3,9 +3,9 @@
  * name, within the caller's scope (a pinned key sees its environment only).
  */
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../core/scores/resource.js';
-import type { Database } from './db.js';
-import { scopeSql, type ReadScope } from './spanReads.js';
+import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
+import type { Database } from '../db.js';
+import { scopeSql, type ReadScope } from '../spans/reads.js';
 
 export async function lookupResources(db: Database, scope: ReadScope, refs: readonly ResourceRef[]): Promise<ResourceLookup> {
   const { traceIds, spanIds, sessionIds } = idsToLookUp(refs);

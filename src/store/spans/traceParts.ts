@@ -4,8 +4,8 @@
  * sums, any-error, the root-most earliest span's name and previews — so late spans add a row rather
  * than rewrite one, and trace lists and searches cost O(parts) ≈ O(traces) instead of O(spans).
  */
-import type { ColumnKind, SpanRow } from './spanColumns.js';
-import { COLUMN_INDEX as C } from './spanColumns.js';
+import type { ColumnKind, SpanRow } from './columns.js';
+import { COLUMN_INDEX as C } from './columns.js';
 
 export const PART_COLUMNS = [
   ['tenant_id', 'uuid'],

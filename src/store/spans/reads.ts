@@ -3,7 +3,7 @@
  * the pinned environment when there is one) before anything the caller asked for.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Database } from './db.js';
+import type { Database } from '../db.js';
 import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
 
 export interface ReadScope {

@@ -5,21 +5,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
-import { toCsv } from '../core/csv.js';
-import type { ItemOutcome } from '../core/scores/batch.js';
-import { finalizeScore } from '../core/scores/config.js';
-import type { PreparedScore } from '../core/scores/item.js';
-import type { DataType, ResourceType, Source } from '../core/scores/model.js';
-import { resolveResource } from '../core/scores/resource.js';
-import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../core/scores/selection.js';
-import type { AppendValue, Database } from './db.js';
-import type { CompiledFilter } from './search.js';
-import type { ColumnKind } from './spanColumns.js';
-import { scopeSql, type ReadScope } from './spanReads.js';
-import { configRules } from './scoresConfigs.js';
-import { lookupResources } from './scoresResources.js';
-import { whereOf } from './scoresSql.js';
-import { iso } from './sql.js';
+import { toCsv } from '../../core/csv.js';
+import type { ItemOutcome } from '../../core/scores/batch.js';
+import { finalizeScore } from '../../core/scores/config.js';
+import type { PreparedScore } from '../../core/scores/item.js';
+import type { DataType, ResourceType, Source } from '../../core/scores/model.js';
+import { resolveResource } from '../../core/scores/resource.js';
+import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../../core/scores/selection.js';
+import type { AppendValue, Database } from '../db.js';
+import type { CompiledFilter } from '../spans/search.js';
+import type { ColumnKind } from '../spans/columns.js';
+import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { configRules } from './configs.js';
+import { lookupResources } from './resources.js';
+import { whereOf } from './sql.js';
+import { iso } from '../sql.js';
 
 /** The columns of `scores` in table order (migration 100): rows are appended positionally. */
 export const SCORE_COLUMNS = [

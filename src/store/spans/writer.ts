@@ -8,10 +8,10 @@
  * or sent twice, is skipped rather than duplicated.
  */
 import { blobValue } from '@duckdb/node-api';
-import { monthOf, quotaRefusal, type Plan, type QuotaRefusal } from '../core/plans.js';
-import type { BlobRecord } from '../ingest/rows.js';
-import type { Database } from './db.js';
-import { COLUMN_INDEX, SPAN_COLUMNS, type SpanRow } from './spanColumns.js';
+import { monthOf, quotaRefusal, type Plan, type QuotaRefusal } from '../../core/plans.js';
+import type { BlobRecord } from '../../ingest/rows.js';
+import type { Database } from '../db.js';
+import { COLUMN_INDEX, SPAN_COLUMNS, type SpanRow } from './columns.js';
 import { PART_KINDS, partsOf } from './traceParts.js';
 
 export interface SpanBatch {

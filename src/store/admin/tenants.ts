@@ -3,9 +3,9 @@
  * the store). A tenant starts with an app `default` and that app's `production` environment.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../core/errors.js';
-import type { Database } from './db.js';
-import { iso } from './sql.js';
+import { ApiError } from '../../core/errors.js';
+import type { Database } from '../db.js';
+import { iso } from '../sql.js';
 
 export interface NewTenant {
   tenant_id: string;
