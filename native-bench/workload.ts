@@ -32,11 +32,14 @@ function bytes(random: () => number, n: number): Buffer {
 
 const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'string' ? { stringValue: v } : { intValue: v } });
 
-/** One export request of `count` spans (whole traces of 8 spans), in protobufjs object shape. */
-export function exportBatch(count: number, seed: number) {
+/**
+ * One export request of `count` spans (whole traces of 8 spans), in protobufjs object shape. The
+ * first trace starts at `startMs` (integer Unix milliseconds; default now), the next ones 8 ms apart.
+ */
+export function exportBatch(count: number, seed: number, startMs: number = Date.now()) {
   const random = rng(seed);
   const spans = [];
-  const start = BigInt(Date.now()) * 1_000_000n;
+  const start = BigInt(startMs) * 1_000_000n;
   for (let i = 0; i < count; i += 8) {
     const traceId = bytes(random, 16);
     const rootId = bytes(random, 8);
@@ -92,6 +95,6 @@ export function exportBatch(count: number, seed: number) {
   };
 }
 
-export function encodedBatch(count: number, seed: number): Uint8Array {
-  return encodeExportRequest(exportBatch(count, seed));
+export function encodedBatch(count: number, seed: number, startMs?: number): Uint8Array {
+  return encodeExportRequest(exportBatch(count, seed, startMs));
 }
