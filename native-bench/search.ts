@@ -4,16 +4,17 @@
  *
  *   npm run build && node dist/native-bench/search.js [--spans 1000000] [--runs 15]
  *
- * The store is filled with SQL (not through ingestion) to keep the bench about search. Gateway
+ * The store is filled with segments written by SQL (not through ingestion) to keep the bench about search. Gateway
  * timings are client-side HTTP round trips; raw timings run the identical statement (built by the
  * same store function with the same compiled filter) on a DuckDB opened in this process.
  */
 import { rmSync } from 'node:fs';
 import { compileFilter, parseFilter } from '../src/core/filter/index.js';
 import { resolveWindow } from '../src/core/window.js';
-import { Database } from '../src/store/db.js';
+import { Database, storeDirs } from '../src/store/db.js';
 import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/search.js';
-import { PARTS_FROM_SPANS_SQL } from '../src/store/spans/traceParts.js';
+import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
+import { loadSynthetic } from './synthetic.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 
 const arg = (name: string, fallback: number) => {
@@ -33,32 +34,7 @@ const dbOptions = { dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 60
 {
   const db = await Database.open(dbOptions);
   const t0 = performance.now();
-  const nowNs = BigInt(Date.now()) * 1_000_000n;
-  await db.exec(
-    `INSERT INTO spans
-     SELECT $1, $2, $3,
-            md5((i // 8)::VARCHAR) AS trace_id, substr(md5(i::VARCHAR), 1, 16) AS span_id,
-            CASE WHEN i % 8 = 0 THEN NULL ELSE substr(md5((i - i % 8)::VARCHAR), 1, 16) END,
-            CASE WHEN i % 8 = 0 THEN 'support-agent' WHEN i % 8 IN (1, 4) THEN 'chat' WHEN i % 8 = 2 THEN 'lookup_account' ELSE 'vector-search' END,
-            CASE WHEN i % 8 IN (1, 4) THEN 'GENERATION' ELSE 'SPAN' END,
-            CASE WHEN i % 8 = 0 THEN 'agent' WHEN i % 8 IN (1, 4) THEN 'llm' WHEN i % 8 = 2 THEN 'tool' ELSE 'retrieval' END,
-            CASE WHEN hash(i // 8) % 50 = 0 THEN 'ERROR' ELSE 'OK' END, NULL,
-            ($4::BIGINT - (i // 8) * 4000000000 + (i % 8) * 1000000) AS start_ns,
-            ($4::BIGINT - (i // 8) * 4000000000 + (i % 8) * 1000000 + (hash(i) % 3000)::BIGINT * 1000000) AS end_ns,
-            CASE WHEN i % 8 IN (1, 4) THEN ['gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gemini-1.5-flash'][1 + (hash(i) % 4)::BIGINT] END,
-            CASE WHEN i % 8 = 1 THEN 'support-answer' END, 'support-bot',
-            CASE WHEN i % 8 IN (1, 4) THEN (200 + hash(i) % 2000)::INTEGER END, CASE WHEN i % 8 IN (1, 4) THEN (20 + hash(i) % 400)::INTEGER END, NULL,
-            CASE WHEN i % 8 IN (1, 4) THEN (220 + hash(i) % 2400)::INTEGER END,
-            CASE WHEN i % 8 IN (1, 4) THEN (hash(i) % 1000) / 100000.0 END,
-            'How do I reset my password?', 'Open Settings, then Security.', NULL, NULL, NULL, NULL,
-            'session-' || ((i // 8) % 20000), 'user-' || ((i // 8) % 5000), NULL, [],
-            '{"customer":"customer-' || ((i // 8) % 100) || '","tier":"' || ['gold','silver','bronze'][1 + ((i // 8) % 3)::BIGINT] || '"}',
-            NULL, '{"gen_ai.system":"openai"}', '{"service.name":"support-bot"}', 'bench', '1.0.0'
-       FROM range(${SPANS}) r(i)`,
-    [scope.tenantId, scope.appId, scope.environmentId, nowNs - 60_000_000_000n],
-  );
-  // Summary parts, as ingestion writes them (the migration's backfill statement).
-  await db.exec(PARTS_FROM_SPANS_SQL);
+  await loadSynthetic(db, dataDir, scope, SPANS, Date.now());
   await db.checkpoint();
   db.close();
   console.log(`loaded ${SPANS.toLocaleString('en-US')} spans in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -92,11 +68,12 @@ for (const s of searches) {
 await server.stop('SIGTERM');
 
 const db = await Database.open(dbOptions);
+const src = { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) };
 const raw: number[] = [];
 for (const s of searches) {
   const q: SearchQuery = { scope, ...resolveWindow(undefined, undefined, Date.now()), limit: 50, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' };
   const compiled = compileFilter(s.filter ? parseFilter(s.filter, s.resource) : [], s.resource, firstFilterParam(scope));
-  const run = () => (s.resource === 'traces' ? searchTraces(db, q, compiled) : searchSpans(db, q, compiled));
+  const run = () => (s.resource === 'traces' ? searchTraces(src, q, compiled) : searchSpans(src, q, compiled));
   const times: number[] = [];
   for (let i = 0; i < RUNS + 2; i++) {
     const t0 = performance.now();

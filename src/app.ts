@@ -4,6 +4,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.js';
 import { loadOrCreateSecret } from './auth/secret.js';
@@ -27,8 +28,10 @@ import { ingestRoutes } from './http/routes/ingest.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { systemRoutes } from './http/routes/system.js';
 import { HttpServer } from './http/server.js';
+import { IngestCoordinator } from './ingest/coordinator.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
+import { ingestLogDir } from './store/db.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -58,9 +61,11 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
   const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
     config.maxQueue,
+    (m) => workerLog(log, m),
   );
   const init = await store.run('init', { bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) } });
   if (init.applied.length > 0) log.info({ versions: init.applied }, 'migrated');
+  if (init.orphanSegments > 0) log.warn({ files: init.orphanSegments }, 'deleted segment files no manifest row named (left by a crash before their commit)');
   if (init.bootstrapped) {
     log.info(
       {
@@ -82,8 +87,34 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
   if (config.faultInjection) routes.push(...faultRoutes);
 
   const version = packageVersion();
-  const compute = createComputeClient(config.workers, config.maxQueue, pricing);
-  const server = new HttpServer(config, new Router(routes), { store, compute, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date() }, log);
+  const logDir = ingestLogDir(dataDir);
+  mkdirSync(logDir, { recursive: true });
+  let ingest: IngestCoordinator | undefined;
+  const greetings: { workerId: string; port: MessagePort }[] = [];
+  const compute = createComputeClient({
+    threads: config.workers,
+    maxQueue: config.maxQueue,
+    pricing,
+    dataDir,
+    flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
+    onMessage: (m) => {
+      const hello = (m as { tracelakeWorker?: { workerId: string; port: MessagePort } }).tracelakeWorker;
+      if (!hello) return workerLog(log, m);
+      if (ingest) ingest.attach(hello.workerId, hello.port);
+      else greetings.push(hello);
+    },
+  });
+  ingest = new IngestCoordinator(store, compute, {
+    logDir,
+    maxSpansPerTrace: config.maxSpansPerTrace,
+    dedupeSpans: config.dedupeSpans,
+    maxBacklogBytes: config.ingestBacklogBytes,
+    visibleTimeoutMs: 30_000,
+  }, log);
+  for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
+  const recovered = await ingest.recover();
+  if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date() }, log);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
 
@@ -92,8 +123,16 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     async stop() {
       const drained = await server.drain(config.shutdownTimeoutMs);
       if (!drained) log.warn('shutdown timeout: some requests were still in flight');
+      // What the workers hold goes into committed segments, so the next start replays nothing.
+      await ingest.drain();
       await store.run('close', {});
       await Promise.all([store.destroy(), compute.destroy()]);
     },
   };
+}
+
+/** Logs what a worker thread reported on its own (background failures). */
+function workerLog(log: Logger, m: unknown): void {
+  const entry = (m as { tracelakeLog?: { level: 'warn' | 'error'; msg: string; err: unknown } }).tracelakeLog;
+  if (entry) log[entry.level]({ err: entry.err }, entry.msg);
 }

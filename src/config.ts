@@ -21,6 +21,10 @@ export interface Config {
   maxOtlpDecompressedBytes: number;
   maxSpansPerTrace: number;
   maxQueue: number;
+  ingestBacklogBytes: number;
+  flushIntervalMs: number;
+  segmentRows: number;
+  dedupeSpans: number;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -98,6 +102,10 @@ export const OPTIONS = [
   { key: 'maxOtlpDecompressedBytes', env: 'TRACELAKE_MAX_OTLP_DECOMPRESSED', flag: '--max-otlp-decompressed', fallback: '64MiB', parse: bytes, doc: 'Largest OTLP body after decompression.' },
   { key: 'maxSpansPerTrace', env: 'TRACELAKE_MAX_SPANS_PER_TRACE', flag: '--max-spans-per-trace', fallback: '10000', parse: integer(1), doc: 'Spans one trace may hold; more are refused through OTLP partialSuccess.' },
   { key: 'maxQueue', env: 'TRACELAKE_MAX_QUEUE', flag: '--max-queue', fallback: '512', parse: integer(1), doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.' },
+  { key: 'ingestBacklogBytes', env: 'TRACELAKE_INGEST_BACKLOG', flag: '--ingest-backlog', fallback: '256MiB', parse: bytes, doc: 'OTLP request bytes accepted but not yet in committed segments (or still being decoded) before new requests get 503 `overloaded`.' },
+  { key: 'flushIntervalMs', env: 'TRACELAKE_FLUSH_INTERVAL_MS', flag: '--flush-interval-ms', fallback: '200', parse: integer(5, 60_000), doc: 'How long a compute worker keeps accepted spans before writing them as a segment (they are readable after).' },
+  { key: 'segmentRows', env: 'TRACELAKE_SEGMENT_ROWS', flag: '--segment-rows', fallback: '32768', parse: integer(1, 10_000_000), doc: 'Rows a compute worker keeps at most before writing them as a segment.' },
+  { key: 'dedupeSpans', env: 'TRACELAKE_DEDUPE_SPANS', flag: '--dedupe-spans', fallback: '1000000', parse: integer(1000), doc: 'Span ids remembered (most recently active traces first) to drop re-sent spans and hold the per-trace bound.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },

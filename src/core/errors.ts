@@ -7,6 +7,7 @@ export const ERRORS = {
   invalid_request_body: { status: 400, message: 'Invalid request body' },
   invalid_query_parameters: { status: 400, message: 'Invalid query parameters' },
   invalid_path_parameters: { status: 400, message: 'Invalid path parameters' },
+  invalid_request_headers: { status: 400, message: 'Invalid request headers' },
   invalid_filter: { status: 400, message: 'Invalid filter' },
   invalid_time_window: { status: 400, message: 'Invalid time window' },
   unauthorized: { status: 401, message: 'Missing or invalid credentials' },

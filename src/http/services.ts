@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PriceTable } from '../core/cost/pricing.js';
 import type { PlanTable } from '../core/plans.js';
+import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { RateLimiter } from '../core/rateLimit.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
@@ -10,6 +11,7 @@ import type { Authenticator } from './auth.js';
 export interface Services {
   store: StoreClient;
   compute: ComputeClient;
+  ingest: IngestCoordinator;
   auth: Authenticator;
   log: Logger;
   /** The price table as loaded from data/pricing.json. */

@@ -5,8 +5,8 @@ import type { StoreTasks, StoreWorkerData } from './tasks.js';
 /** The main thread's handle on the store thread (the one owner of DuckDB; see store/db.ts). */
 export type StoreClient = TaskPool<StoreTasks>;
 
-export function createStoreClient(database: DatabaseOptions, maxQueue: number): StoreClient {
+export function createStoreClient(database: DatabaseOptions, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
   const workerData: StoreWorkerData = { database };
   // One thread owns the database; it runs many async tasks at once, each on its own connection.
-  return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: 64, maxQueue });
+  return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: 64, maxQueue, ...(onMessage ? { onMessage } : {}) });
 }

@@ -1,38 +1,76 @@
 /**
  * The store thread: owns the process's one DuckDB database and runs the store tasks. Tasks are async
- * and many run at once (each on its own connection); DuckDB parallelises the heavy ones itself.
+ * and many run at once (each on its own connection); DuckDB parallelises the heavy ones itself. In
+ * the background it folds trace summary parts into merged rows.
  */
-import { workerData } from 'node:worker_threads';
-import { Database } from '../store/db.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Database, storeDirs } from '../store/db.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/admin/meta.js';
 import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
+import { tenantUsage } from '../store/admin/usage.js';
+import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
 import * as reads from '../store/spans/reads.js';
-import { SpanWriter } from '../store/spans/writer.js';
+import { LocalSegmentStore } from '../store/spans/segmentStore.js';
+import { mergeParts } from '../store/spans/summaryMerge.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
 const { database } = workerData as StoreWorkerData;
+const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
 let opened: Promise<Database> | undefined;
-/** One writer per database: its serialisation is what makes replays idempotent (see spanWriter.ts). */
-let writer: Promise<SpanWriter> | undefined;
 
 function db(): Promise<Database> {
   opened ??= Database.open(database);
   return opened;
 }
 
+async function src(): Promise<reads.SpanSource> {
+  return { db: await db(), segments };
+}
+
+/** Background work of the store thread, one job at a time. */
+const background = {
+  timer: null as NodeJS.Timeout | null,
+  running: false,
+  start() {
+    this.timer ??= setInterval(() => void this.tick(), MERGE_INTERVAL_MS);
+  },
+  async tick() {
+    if (this.running || !opened) return;
+    this.running = true;
+    try {
+      await mergeParts(await db());
+    } catch (err) {
+      report('warn', 'summary merge failed; retrying', err);
+    } finally {
+      this.running = false;
+    }
+  },
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    while (this.running) await new Promise((r) => setTimeout(r, 5));
+  },
+};
+
+/** How often parts are folded into merged summaries. */
+const MERGE_INTERVAL_MS = 500;
+
 type Handlers = { [K in keyof StoreTasks]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
 
 const handlers: Handlers = {
   async init({ bootstrap }) {
     const d = await db();
+    // Before anything writes: files no manifest row names are leftovers of a crash.
+    const orphanSegments = await manifest.sweepOrphans(d, segments);
     const applied = await migrate(d);
     const bootstrapped = await meta.bootstrap(d, bootstrap);
-    return { applied, bootstrapped, local: await meta.localScope(d) };
+    background.start();
+    return { applied, bootstrapped, local: await meta.localScope(d), orphanSegments };
   },
   findKey: async ({ keyHash }) => meta.findKeyByHash(await db(), keyHash),
   touchKey: async ({ id, atMs }) => (await meta.touchKey(await db(), id, atMs), null),
@@ -46,38 +84,42 @@ const handlers: Handlers = {
   listApps: async ({ tenantId, id }) => meta.listApps(await db(), tenantId, id),
   readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
-  async writeSpans(batch) {
-    // Assigned before any await, so concurrent first calls share one writer.
-    writer ??= db().then((d) => new SpanWriter(d));
-    return (await writer).write(batch);
-  },
-  traceSpans: async ({ scope, traceId }) => reads.traceSpans(await db(), scope, traceId),
-  traceSummary: async ({ scope, traceId }) => reads.traceSummary(await db(), scope, traceId),
-  spanDetail: async ({ scope, spanId, traceId }) => reads.spanDetail(await db(), scope, spanId, traceId),
+  commitGeneration: async (report) => (await manifest.commitGeneration(await db(), segments, report), null),
+  committedLogs: async ({ names }) => manifest.committedLogs(await db(), names),
+  tenantUsage: async ({ tenantId }) => tenantUsage(await db(), tenantId, Date.now()),
+  traceSpans: async ({ scope, traceId }) => reads.traceSpans(await src(), scope, traceId),
+  traceWithSpans: async ({ scope, traceId }) => reads.traceWithSpans(await src(), scope, traceId),
+  spanDetail: async ({ scope, spanId, traceId }) => reads.spanDetail(await src(), scope, spanId, traceId),
   tracesWhere: async ({ scope, column, value, limit, offset }) => reads.tracesWhere(await db(), scope, column, value, limit, offset),
   listSessions: async ({ scope, ...q }) => reads.listSessions(await db(), scope, q),
-  searchTraces: async ({ query, filter }) => search.searchTraces(await db(), query, filter),
-  searchSpans: async ({ query, filter }) => search.searchSpans(await db(), query, filter),
-  ...scoreHandlers(db),
+  searchTraces: async ({ query, filter }) => search.searchTraces(await src(), query, filter),
+  searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
+  ...scoreHandlers(db, segments),
   ...adminHandlers(db),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;
   },
   async close() {
-    // Tasks still running (a last-used stamp, a group commit) finish before the database closes.
+    await background.stop();
+    // Tasks still running (a last-used stamp, a commit) finish before the database closes.
     const deadline = Date.now() + 10_000;
     while (running > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     if (opened) {
       const d = await opened;
+      await mergeParts(d).catch(() => undefined);
       await d.checkpoint();
       d.close();
       opened = undefined;
-      writer = undefined;
     }
     return null;
   },
 };
+
+/** Hands a background event to the main thread's log (the store thread has no logger of its own). */
+function report(level: 'warn' | 'error', msg: string, err: unknown): void {
+  parentPort?.postMessage({ tracelakeLog: { level, msg, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) } });
+}
 
 /** Tasks in progress in this thread, the calling one included. */
 let running = 0;

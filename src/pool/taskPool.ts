@@ -14,6 +14,8 @@ export interface PoolOptions {
   threads: number;
   concurrentTasksPerWorker: number;
   maxQueue: number;
+  /** Messages a worker posts on its own (not task results). */
+  onMessage?: (message: unknown) => void;
 }
 
 export class TaskPool<T extends TaskTable<T>> {
@@ -28,7 +30,11 @@ export class TaskPool<T extends TaskTable<T>> {
       concurrentTasksPerWorker: o.concurrentTasksPerWorker,
       maxQueue: o.maxQueue,
       idleTimeout: Number.POSITIVE_INFINITY,
+      // Workers keep timers of their own (flushes, background merges): an idle worker must run its
+      // event loop, not block in Atomics.wait until the next task.
+      atomics: 'disabled',
     });
+    if (o.onMessage) this.pool.on('message', o.onMessage);
   }
 
   /** Runs a task; `transfer` lists buffers moved (not copied) to the worker. */

@@ -3,12 +3,10 @@
  * type-only by both sides, so the two cannot drift apart.
  */
 import type { ErrorData } from '../core/errors.js';
-import type { BlobRecord } from '../ingest/rows.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
-import type { SpanRow } from '../store/spans/columns.js';
+import type { FlushPolicy, GenerationReport, IngestInput, IngestOutcome } from '../ingest/workerIngest.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
-import type { SpanBatch, WriteResult } from '../store/spans/writer.js';
 import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
 import type { AdminTasks } from './adminTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
@@ -30,7 +28,7 @@ export interface DependencyCheck {
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks extends ScoreTasks, AdminTasks {
-  init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null } };
+  init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number } };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };
@@ -43,9 +41,14 @@ export interface StoreTasks extends ScoreTasks, AdminTasks {
   listApps: { in: { tenantId: string; id?: string }; out: AppView[] };
   readBlob: { in: { tenantId: string; appId: string; sha256: string }; out: { mediaType: string; data: Uint8Array } | null };
   health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments')[] }; out: DependencyCheck[] };
-  writeSpans: { in: SpanBatch; out: WriteResult };
+  commitGeneration: { in: GenerationReport; out: null };
+  committedLogs: { in: { names: string[] }; out: string[] };
+  tenantUsage: { in: { tenantId: string }; out: { month: string; monthSpans: number; storedBytes: number } };
   traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };
-  traceSummary: { in: { scope: ReadScope; traceId: string }; out: (TraceSummary & { metadata: Record<string, unknown> }) | null };
+  traceWithSpans: {
+    in: { scope: ReadScope; traceId: string };
+    out: { trace: TraceSummary & { metadata: Record<string, unknown> }; spans: (SpanView & { graph: Record<string, unknown> })[] } | null;
+  };
   spanDetail: { in: { scope: ReadScope; spanId: string; traceId?: string }; out: SpanDetail | null };
   tracesWhere: { in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number }; out: Page<TraceSummary> };
   listSessions: { in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string }; out: Page<SessionView> };
@@ -59,22 +62,16 @@ export interface StoreWorkerData {
   database: DatabaseOptions;
 }
 
-/** Tasks of the compute pool: CPU work that needs no database. */
+/** Tasks of the compute pool: the CPU work of ingestion, and the segments it writes. */
 export interface ComputeTasks {
-  decodeOtlp: {
-    in: {
-      body: Uint8Array;
-      encoding: 'protobuf' | 'json';
-      contentEncoding: string | undefined;
-      maxDecompressedBytes: number;
-      maxSpansPerTrace: number;
-      scope: Scope;
-    };
-    out: { rows: SpanRow[]; blobs: BlobRecord[]; rejected: number; errors: string[] };
-  };
+  ingest: { in: IngestInput; out: IngestOutcome };
+  /** Re-reads a log file a crash left and writes its rows as segments (not yet committed). */
+  replayLog: { in: { path: string; name: string }; out: { report: GenerationReport | null; discardedBytes: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] } };
 }
 
 export interface ComputeWorkerData {
   /** The price table's JSON, parsed once per worker. */
   pricing: unknown;
+  dataDir: string;
+  flush: FlushPolicy;
 }

@@ -22,6 +22,11 @@ export function storeDirs(dataDir: string): { segments: string; blobs: string; t
   return { segments: join(dataDir, 'segments'), blobs: join(dataDir, 'blobs'), tmp: join(dataDir, 'tmp') };
 }
 
+/** The ingest log: request bodies acknowledged but not yet in committed segments (compute workers only). */
+export function ingestLogDir(dataDir: string): string {
+  return join(dataDir, 'ingest-log');
+}
+
 export class Database {
   private readonly idle: DuckDBConnection[] = [];
 
@@ -48,6 +53,8 @@ export class Database {
     });
     const db = new Database(instance, options);
     const allowed = Object.values(dirs).map((d) => `'${d.replaceAll("'", "''")}/'`).join(', ');
+    // Segment footers are read once, not by every query that opens the file.
+    await db.exec('SET parquet_metadata_cache = true');
     await db.exec(`SET allowed_directories = [${allowed}]`);
     await db.exec('SET enable_external_access = false');
     await db.exec('SET lock_configuration = true');

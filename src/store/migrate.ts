@@ -1,4 +1,4 @@
-import type { Database } from './db.js';
+import { storeDirs, type Database } from './db.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 /**
@@ -20,6 +20,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     if (done.has(m.version)) continue;
     await db.transaction(async (tx) => {
       for (const statement of m.sql) await tx.exec(statement);
+      await m.apply?.(tx, { segmentsDir: storeDirs(db.options.dataDir).segments });
       await tx.exec('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
     });
     applied.push(m.version);

@@ -8,8 +8,17 @@
  * Each domain keeps its own list (admin/, spans/, scores/ `migrations.ts`) in its own range of
  * versions; `migrations.ts` assembles them.
  */
+import type { Transaction } from './db.js';
+
 export interface Migration {
   version: number;
   name: string;
   sql: string[];
+  /** Work SQL alone cannot express (it needs the store's directories, or a decision on data), after `sql`. */
+  apply?: (tx: Transaction, ctx: MigrationContext) => Promise<void>;
+}
+
+export interface MigrationContext {
+  /** Absolute path of the segment directory. */
+  segmentsDir: string;
 }

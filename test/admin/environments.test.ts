@@ -4,9 +4,8 @@
  * an environment of another app answers 404 unless that app is named, an unknown app is 404.
  */
 import { randomUUID } from 'node:crypto';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { join } from 'node:path';
 import t from 'tap';
+import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
 
@@ -194,10 +193,6 @@ t.test('delete: typed-name confirmation, default refused, keys removed with it, 
 
   // Traces are immutable: the span recorded in the deleted environment is still stored.
   t.equal(await server.stop('SIGTERM'), 0);
-  const db = await DuckDBInstance.create(join(server.dataDir, 'tracelake.duckdb'));
-  const c = await db.connect();
-  const rows = (await c.runAndReadAll('SELECT count(*)::INTEGER AS n FROM spans WHERE trace_id = $1 AND environment_id = $2', [traceId, doomed.id])).getRowObjectsJson();
+  const rows = await atRest(server.dataDir, async (c) => (await c.runAndReadAll('SELECT count(*)::INTEGER AS n FROM spans WHERE trace_id = $1 AND environment_id = $2', [traceId, doomed.id])).getRowObjectsJson());
   t.same(rows, [{ n: 1 }], 'spans stay');
-  c.closeSync();
-  db.closeSync();
 });

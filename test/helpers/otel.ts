@@ -11,8 +11,9 @@ import type { Credentials, TestServer } from './server.js';
 export type Protocol = 'proto' | 'json';
 
 export function exporterFor(server: TestServer, auth: Credentials, protocol: Protocol, extraHeaders: Record<string, string> = {}) {
-  // The spec's OTLP rule: the raw key, no "Bearer ".
-  const options = { url: `${server.url}/v1/traces`, headers: { Authorization: auth.key, 'X-Service-App-Id': auth.appId, ...extraHeaders } };
+  // The spec's OTLP rule: the raw key, no "Bearer ". The tests read what they export right away, so
+  // the export is answered once its spans are readable.
+  const options = { url: `${server.url}/v1/traces`, headers: { Authorization: auth.key, 'X-Service-App-Id': auth.appId, 'X-Tracelake-Wait': 'visible', ...extraHeaders } };
   return protocol === 'proto' ? new ProtoExporter(options) : new JsonExporter(options);
 }
 

@@ -126,7 +126,11 @@ export interface Answer {
   text: string;
 }
 
-/** One HTTP call; `auth` adds `Authorization: Bearer <key>` and the app id header. */
+/**
+ * One HTTP call; `auth` adds `Authorization: Bearer <key>` and the app id header. An OTLP export
+ * (`POST /v1/traces`) asks to be answered once its spans are readable (`X-Tracelake-Wait: visible`),
+ * because the tests read right after writing; pass the header yourself to change that.
+ */
 export async function call(
   server: TestServer,
   method: string,
@@ -134,6 +138,7 @@ export async function call(
   options: { auth?: Credentials; body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
+  if (method === 'POST' && path === '/v1/traces') headers['x-tracelake-wait'] ??= 'visible';
   if (options.auth) {
     headers['authorization'] ??= `Bearer ${options.auth.key}`;
     headers['x-service-app-id'] ??= options.auth.appId;

@@ -4,7 +4,8 @@
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { Database } from '../../src/store/db.js';
+import { Database, storeDirs } from '../../src/store/db.js';
+import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { migrate } from '../../src/store/migrate.js';
 import { planAggregation } from '../../src/core/scores/selection.js';
 import { aggregateScores, deleteScore, getScore, insertScores, listScores, SCORE_COLUMNS, scoreNames } from '../../src/store/scores/scores.js';
@@ -27,18 +28,24 @@ t.test('scores at rest', async (t) => {
 
   const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
   const traceId = 'ab'.repeat(16);
-  await db.exec(`INSERT INTO spans (tenant_id, app_id, environment_id, trace_id, span_id, name, start_ns, end_ns) VALUES ($1, $2, $3, $4, 'cdcdcdcdcdcdcdcd', 'root', 0, 1)`, [scope.tenantId, scope.appId, scope.environmentId, traceId]);
+  // The trace exists for scores once it has a summary part.
+  await db.exec(
+    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok)
+     VALUES ($1, $2, $3, $4, 0, 1, 0, 0, 'root', 0, 0, 1, 0, 0)`,
+    [scope.tenantId, scope.appId, scope.environmentId, traceId],
+  );
+  const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
   const item = (index: number) => ({
     index, name: 'q', score: index, dataType: null, label: null, reason: null, source: 'api' as const, userId: null, resourceId: traceId, resourceKind: 'trace' as const, sessionId: null,
   });
   const page = { scope, selection: { equals: [], fromMs: null, toMs: null }, limit: 10, offset: 0, sortBy: 'score' as const, sortOrder: 'asc' as const, format: 'json' as const };
 
-  const failed = await insertScores(db, { scope, items: [item(0), item(1)], createdBy: 'test', fault: true });
+  const failed = await insertScores(db, segments, { scope, items: [item(0), item(1)], createdBy: 'test', fault: true });
   t.match(failed.insertFailed, /CHECK constraint failed on table scores/);
   t.same(failed.scores, []);
   t.equal((await listScores(db, page)).total, 0, 'nothing of a failed insert is stored');
 
-  const ok = await insertScores(db, { scope, items: [item(0), item(1)], createdBy: 'test', fault: false });
+  const ok = await insertScores(db, segments, { scope, items: [item(0), item(1)], createdBy: 'test', fault: false });
   t.equal(ok.insertFailed, null);
   const stored = await listScores(db, page);
   t.equal(stored.total, 2);

@@ -1,8 +1,9 @@
 /**
- * `POST /v1/traces`: OTLP/HTTP trace ingestion. The body is decoded and mapped in the compute pool,
- * written by the store thread, and answered only after the transaction holding the spans has
- * committed: a 2xx means durable. Spans refused one by one are reported through OTLP
- * `partialSuccess` in the request's own encoding.
+ * `POST /v1/traces`: OTLP/HTTP trace ingestion. A compute worker decodes and maps the body, the
+ * coordinator admits its spans, and the request is answered once its record is in the fsynced
+ * ingest log: a 2xx means durable. The spans become readable when the worker's next segment is
+ * committed (within a second; docs/decisions.md); `X-Tracelake-Wait: visible` answers only then.
+ * Spans refused one by one are reported through OTLP `partialSuccess` in the request's own encoding.
  */
 import { ApiError } from '../../core/errors.js';
 import { planOf, quotaError, type Plan } from '../../core/plans.js';
@@ -21,36 +22,33 @@ export const ingestRoutes = [
     maxBodyBytes: (config) => config.maxOtlpBodyBytes,
     async handler({ body, headers }, ctx) {
       const encoding = encodingOf(headers['content-type']);
-      const scope = writeScope(ctx);
-      const decoded = await ctx.services.compute.run(
-        'decodeOtlp',
+      const outcome = await ctx.services.ingest.ingest(
         {
           body,
           encoding,
           contentEncoding: headers['content-encoding'],
           maxDecompressedBytes: ctx.config.maxOtlpDecompressedBytes,
           maxSpansPerTrace: ctx.config.maxSpansPerTrace,
-          scope,
+          scope: writeScope(ctx),
+          plan: quotaPlan(planOf(ctx.services.plans, ctx.principal.plan)),
         },
-        // The body buffer is our own copy (see server.readBody): move it rather than copy it.
-        [body.buffer as ArrayBuffer],
+        waitsForVisibility(headers['x-tracelake-wait']),
       );
-      const written = await ctx.services.store.run('writeSpans', {
-        rows: decoded.rows,
-        blobs: decoded.blobs,
-        maxSpansPerTrace: ctx.config.maxSpansPerTrace,
-        plan: quotaPlan(planOf(ctx.services.plans, ctx.principal.plan)),
-      });
-      if (written.refused) throw quotaError(written.refused, ctx.services.plans.upgrade_url, Date.now());
-      const errors = [...decoded.errors];
-      if (written.overBound > 0) errors.push(`${written.overBound} span(s) over the bound of ${ctx.config.maxSpansPerTrace} spans per trace`);
-      const rejected = decoded.rejected + written.overBound;
-      const partial: PartialSuccess | null = rejected > 0 ? { rejectedSpans: rejected, errorMessage: errors.join('; ') } : null;
-      if (encoding === 'protobuf') return bytes(encodeExportResponse(partial), 'application/x-protobuf');
-      return json(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {});
+      if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
+      const partial: PartialSuccess | null = outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errors.join('; ') } : null;
+      const visibility = { 'X-Tracelake-Visible': String(outcome.visible) };
+      if (encoding === 'protobuf') return bytes(encodeExportResponse(partial), 'application/x-protobuf', 200, visibility);
+      return json(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}, 200, visibility);
     },
   }),
 ];
+
+/** `X-Tracelake-Wait: visible` asks to be answered once the spans can be read; any other value is refused. */
+function waitsForVisibility(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  if (header.trim().toLowerCase() === 'visible') return true;
+  throw new ApiError('invalid_request_headers', undefined, { details: { 'x-tracelake-wait': 'must be "visible"' } });
+}
 
 /** Where the spans of this request land: the key's pinned environment. */
 function writeScope(ctx: Context) {

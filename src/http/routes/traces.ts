@@ -47,16 +47,12 @@ export const traceRoutes = [
     permission: 'trace.read',
     validate: { params: validateTraceParams, query: validateTraceQuery },
     async handler({ params, query }, ctx) {
-      const traceId = params.traceId.toLowerCase();
-      const [summary, spans] = await Promise.all([
-        ctx.services.store.run('traceSummary', { scope: readScope(ctx), traceId }),
-        ctx.services.store.run('traceSpans', { scope: readScope(ctx), traceId }),
-      ]);
-      if (!summary) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
+      const found = await ctx.services.store.run('traceWithSpans', { scope: readScope(ctx), traceId: params.traceId.toLowerCase() });
+      if (!found) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
       return data({
-        ...summary,
-        spans: spans.map(({ graph: _graph, ...span }) => span),
-        ...(query.fields === 'graph' ? { graph: buildGraph(spans) } : {}),
+        ...found.trace,
+        spans: found.spans.map(({ graph: _graph, ...span }) => span),
+        ...(query.fields === 'graph' ? { graph: buildGraph(found.spans) } : {}),
       });
     },
   }),

@@ -8,6 +8,7 @@ import type { ResourceType } from '../../core/scores/model.js';
 import { resolveResource, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
 import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
+import type { SegmentStore } from '../spans/segmentStore.js';
 import { lookupResources } from './resources.js';
 import { iso, TS_PARAM } from '../sql.js';
 
@@ -32,8 +33,8 @@ export interface NewComment {
 
 const FIELDS = `id, resource_type, resource_id, content, author_user_id, environment_id, ${iso('created_at')} AS created_at`;
 
-export async function createComment(db: Database, c: NewComment): Promise<CommentView> {
-  const resolved = resolveResource(c.target, await lookupResources(db, c.scope, [c.target]), c.scope.environmentId);
+export async function createComment(db: Database, segments: SegmentStore, c: NewComment): Promise<CommentView> {
+  const resolved = resolveResource(c.target, await lookupResources(db, segments, c.scope, [c.target]), c.scope.environmentId);
   if (!resolved.ok) throw new ApiError('not_found', `No ${c.resourceType} "${c.target.resourceId ?? c.target.sessionId}" in this app`);
   const id = randomUUID();
   const resourceId = c.target.resourceId ?? c.target.sessionId!;

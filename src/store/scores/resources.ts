@@ -1,40 +1,45 @@
 /**
  * Looks up, in one go for a whole batch, the traces, spans and sessions that scores and comments
- * name, within the caller's scope (a pinned key sees its environment only).
+ * name, within the caller's scope (a pinned key sees its environment only). Traces and sessions
+ * come from the trace summaries; a span named by its id alone is searched in every segment of the
+ * scope (a scan of two columns: ids carry no index).
  */
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
+import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
+import type { SegmentStore } from '../spans/segmentStore.js';
+import { traceSummariesSql } from '../spans/traceParts.js';
 
-export async function lookupResources(db: Database, scope: ReadScope, refs: readonly ResourceRef[]): Promise<ResourceLookup> {
+export async function lookupResources(db: Database, segments: SegmentStore, scope: ReadScope, refs: readonly ResourceRef[]): Promise<ResourceLookup> {
   const { traceIds, spanIds, sessionIds } = idsToLookUp(refs);
   const s = scopeSql(scope);
   const n = s.params.length + 1;
   const among = (ids: string[]): DuckDBValue[] => [...s.params, listValue(ids)];
   const lookup: ResourceLookup = { traces: new Map(), spans: new Map(), sessions: new Map() };
+  const summaries = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)})`;
 
   if (spanIds.length > 0) {
+    const files = await segmentsFor(db, segments, scope, null, null);
     const rows = await db.query<{ span_id: string; trace_id: string }>(
-      `SELECT DISTINCT span_id, trace_id FROM spans WHERE ${s.sql} AND span_id IN (SELECT unnest($${n}::VARCHAR[]))`,
+      `SELECT DISTINCT span_id, trace_id FROM ${spansFrom(files)} WHERE ${s.sql} AND span_id IN (SELECT unnest($${n}::VARCHAR[]))`,
       among(spanIds),
     );
     for (const r of rows) lookup.spans.set(r.span_id, { traceId: r.trace_id });
   }
   const traces = [...new Set([...traceIds, ...[...lookup.spans.values()].map((v) => v.traceId)])];
   if (traces.length > 0) {
-    const rows = await db.query<{ trace_id: string; environment_id: string; sessions: string[] }>(
-      `SELECT trace_id, any_value(environment_id)::VARCHAR AS environment_id,
-              coalesce(list(DISTINCT session_id) FILTER (WHERE session_id IS NOT NULL), []) AS sessions
-         FROM spans WHERE ${s.sql} AND trace_id IN (SELECT unnest($${n}::VARCHAR[])) GROUP BY trace_id`,
+    const rows = await db.query<{ id: string; environment_id: string; session_id: string | null }>(
+      `SELECT id, environment_id::VARCHAR AS environment_id, session_id FROM ${summaries} WHERE id IN (SELECT unnest($${n}::VARCHAR[]))`,
       among(traces),
     );
-    for (const r of rows) lookup.traces.set(r.trace_id, { environmentId: r.environment_id, sessions: r.sessions });
+    for (const r of rows) lookup.traces.set(r.id, { environmentId: r.environment_id, sessions: r.session_id === null ? [] : [r.session_id] });
   }
   if (sessionIds.length > 0) {
     const rows = await db.query<{ session_id: string; environment_id: string }>(
       `SELECT session_id, any_value(environment_id)::VARCHAR AS environment_id
-         FROM spans WHERE ${s.sql} AND session_id IN (SELECT unnest($${n}::VARCHAR[])) GROUP BY session_id`,
+         FROM ${summaries} WHERE session_id IN (SELECT unnest($${n}::VARCHAR[])) GROUP BY session_id`,
       among(sessionIds),
     );
     for (const r of rows) lookup.sessions.set(r.session_id, { environmentId: r.environment_id });

@@ -17,6 +17,7 @@ import type { CompiledFilter } from '../spans/search.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
 import { configRules } from './configs.js';
+import type { SegmentStore } from '../spans/segmentStore.js';
 import { lookupResources } from './resources.js';
 import { whereOf } from './sql.js';
 import { iso } from '../sql.js';
@@ -94,9 +95,9 @@ export interface InsertedScores {
  * Judges each prepared item against its name's config and the resource it names, then stores every
  * item that passed in one transaction: either all of them are stored or none is.
  */
-export async function insertScores(db: Database, input: InsertScores): Promise<InsertedScores> {
+export async function insertScores(db: Database, segments: SegmentStore, input: InsertScores): Promise<InsertedScores> {
   const { scope, items } = input;
-  const [configs, lookup] = await Promise.all([configRules(db, scope, [...new Set(items.map((i) => i.name))]), lookupResources(db, scope, items)]);
+  const [configs, lookup] = await Promise.all([configRules(db, scope, [...new Set(items.map((i) => i.name))]), lookupResources(db, segments, scope, items)]);
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
   const outcomes: ItemOutcome[] = [];

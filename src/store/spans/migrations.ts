@@ -1,9 +1,29 @@
 /**
- * Migrations of the span store (versions 2, 3, 5, then 200–299): spans, blobs, summary parts.
- * The span table's columns must stay in the order of `columns.ts` (a test checks it).
+ * Migrations of the span store (versions 2, 3, 5, then 200–299): spans, blobs, summary parts, the
+ * segment manifest. Since 201 spans live in Parquet segments; the `span_schema` table (the old
+ * `spans` table, empty) keeps their columns in the order of `columns.ts` (a test checks it).
  */
 import type { Migration } from '../migration.js';
-import { PARTS_FROM_SPANS_SQL } from './traceParts.js';
+import { quote } from './manifest.js';
+import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans } from './traceParts.js';
+
+/** The summary parts of migration 3, computed from the spans table as it was then. */
+const PARTS_FROM_SPANS_SQL = `
+  INSERT INTO trace_parts
+  SELECT tenant_id, app_id, any_value(environment_id), trace_id, min(start_ns), max(end_ns),
+         arg_min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END, {'r': parent_id IS NOT NULL, 's': start_ns}),
+         arg_min(start_ns, {'r': parent_id IS NOT NULL, 's': start_ns}),
+         arg_min(name, {'r': parent_id IS NOT NULL, 's': start_ns}),
+         arg_min(input_preview, {'r': parent_id IS NOT NULL, 's': start_ns}),
+         arg_min(output_preview, {'r': parent_id IS NOT NULL, 's': start_ns}),
+         coalesce(sum(cost), 0), coalesce(sum(tokens), 0)::DOUBLE,
+         (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
+         bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
+         list_distinct(flatten(list(coalesce(tags, [])))),
+         any_value(session_id) FILTER (WHERE session_id IS NOT NULL),
+         any_value(user_id) FILTER (WHERE user_id IS NOT NULL)
+    FROM spans GROUP BY tenant_id, app_id, trace_id`;
 
 export const SPAN_MIGRATIONS: readonly Migration[] = [
   {
@@ -95,5 +115,72 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'index summary parts by trace id (a trace read merges its own parts)',
     sql: ['CREATE INDEX trace_parts_trace_id ON trace_parts (trace_id)'],
+  },
+  {
+    version: 200,
+    name: 'segment manifest, summary parts with a sequence, merged trace summaries',
+    sql: [
+      'CREATE SEQUENCE segment_ids START 1',
+      `CREATE TABLE segments (
+         id BIGINT PRIMARY KEY DEFAULT nextval('segment_ids'),
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         environment_id UUID,
+         date DATE NOT NULL,
+         path VARCHAR NOT NULL UNIQUE,
+         level INTEGER NOT NULL,
+         format_version INTEGER NOT NULL,
+         rows BIGINT NOT NULL,
+         bytes BIGINT NOT NULL,
+         min_start_ns BIGINT NOT NULL,
+         max_start_ns BIGINT NOT NULL,
+         created_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP),
+         replaced_at TIMESTAMP
+       )`,
+      'CREATE TABLE committed_logs (name VARCHAR PRIMARY KEY, committed_at TIMESTAMP NOT NULL DEFAULT (now()::TIMESTAMP))',
+      'DROP INDEX trace_parts_trace_id',
+      'DROP TABLE trace_parts',
+      'CREATE SEQUENCE trace_part_seq START 1',
+      `CREATE TABLE trace_parts (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
+      `CREATE TABLE traces (${PART_TABLE_SQL})`,
+      // Rebuilt from the spans (the old parts had no run id); the next merge folds them into traces.
+      `INSERT INTO trace_parts (${PART_COLUMNS.join(', ')}) ${partsOfSpans('spans')}`,
+    ],
+  },
+  {
+    version: 201,
+    name: 'spans move from the DuckDB table into Parquet segments',
+    sql: [],
+    async apply(tx, { segmentsDir }) {
+      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM spans');
+      if (n > 0) {
+        // One sorted file per tenant, app and day, in the segments' Hive layout; then the manifest
+        // rows, read back from the files written (a glob, once, in this migration only).
+        await tx.exec(
+          `COPY (SELECT *, tenant_id AS tenant, app_id AS app, strftime(make_timestamp(start_ns // 1000), '%Y-%m-%d') AS date
+                   FROM spans ORDER BY start_ns, trace_id, span_id)
+             TO ${quote(segmentsDir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (tenant, app, date), APPEND true,
+                                       FILENAME_PATTERN 'migrated-{uuid}', ROW_GROUP_SIZE 16384,
+                                       KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
+        );
+        const root = segmentsDir.endsWith('/') ? segmentsDir : `${segmentsDir}/`;
+        const files = quote(`${root}tenant=*/app=*/date=*/migrated-*.parquet`);
+        await tx.exec(
+          `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns)
+           SELECT f.tenant_id, f.app_id, f.environment_id, f.date, replace(f.filename, ${quote(root)}, ''), 1, ${SEGMENT_FORMAT_VERSION},
+                  f.rows, b.size, f.min_start_ns, f.max_start_ns
+             FROM (SELECT filename, any_value(tenant_id) AS tenant_id, any_value(app_id) AS app_id,
+                          CASE WHEN count(DISTINCT environment_id) = 1 THEN any_value(environment_id) END AS environment_id,
+                          strftime(make_timestamp(min(start_ns) // 1000), '%Y-%m-%d')::DATE AS date,
+                          count(*) AS rows, min(start_ns) AS min_start_ns, max(start_ns) AS max_start_ns
+                     FROM read_parquet(${files}, filename = true, hive_partitioning = false) GROUP BY filename) f
+             JOIN read_blob(${files}) b ON b.filename = f.filename`,
+        );
+      }
+      // The table stays, empty, as the schema of segment rows (the relation of an empty file list).
+      await tx.exec('DROP INDEX spans_trace_id');
+      await tx.exec('DELETE FROM spans');
+      await tx.exec('ALTER TABLE spans RENAME TO span_schema');
+    },
   },
 ];

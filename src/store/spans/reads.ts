@@ -1,10 +1,17 @@
 /**
  * Reads of spans, traces and sessions. Every query starts from the caller's scope (tenant, app, and
  * the pinned environment when there is one) before anything the caller asked for.
+ *
+ * Trace summaries come from the summary tables (O(traces)); spans come from the segment files the
+ * manifest names. A trace's spans are found through its summary: its time range selects the few
+ * segments that can hold them (the manifest keeps each file's range of start times), and Parquet
+ * statistics on `start_ns` prune the row groups inside them. There is no index on span ids.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
-import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
+import { segmentsFor, spansFrom } from './manifest.js';
+import type { SegmentStore } from './segmentStore.js';
+import { SUMMARY_COLUMNS, traceSummariesSql } from './traceParts.js';
 
 export interface ReadScope {
   tenantId: string;
@@ -96,34 +103,112 @@ function toView(r: RawSpan): SpanView {
   return { ...rest, timestamp: iso(start_ms), end_time: iso(end_ms), metadata: parseObject(metadata) };
 }
 
-/** The spans of one trace, ordered by start; null when the trace does not exist in scope. */
-export async function traceSpans(db: Database, scope: ReadScope, traceId: string): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
+/** Where the spans of the store are: its database and its segment files. */
+export interface SpanSource {
+  db: Database;
+  segments: SegmentStore;
+}
+
+type RawSummary = Omit<TraceSummary, 'start' | 'end'> & { start_ms: number; end_ms: number };
+
+function toSummary({ start_ms, end_ms, ...rest }: RawSummary): TraceSummary {
+  return { ...rest, start: iso(start_ms), end: iso(end_ms) };
+}
+
+interface FoundTrace {
+  summary: TraceSummary;
+  startNs: bigint;
+  endNs: bigint;
+}
+
+/** The summary of one trace in scope, with its time range; null when there is none. */
+async function findTrace(db: Database, scope: ReadScope, traceId: string): Promise<FoundTrace | null> {
   const s = scopeSql(scope);
-  const rows = await db.query<RawSpan & { graph: string | null }>(
-    `SELECT ${SPAN_FIELDS}, graph FROM spans WHERE ${s.sql} AND trace_id = $${s.params.length + 1} ORDER BY start_ns, span_id`,
+  const n = s.params.length + 1;
+  const [row] = await db.query<RawSummary & { start_ns: string; end_ns: string }>(
+    `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
+       FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`)})`,
     [...s.params, traceId],
+  );
+  if (!row) return null;
+  const { start_ns, end_ns, ...summary } = row;
+  return { summary: toSummary(summary), startNs: BigInt(start_ns), endNs: BigInt(end_ns) };
+}
+
+/** The spans of a trace found by `findTrace`, ordered by start. */
+async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, found: FoundTrace): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
+  // Every span of the trace starts within [trace start, trace end]: the segments whose start times
+  // overlap that range are the only ones that can hold it.
+  const files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
+  const s = scopeSql(scope);
+  const n = s.params.length;
+  const rows = await src.db.query<RawSpan & { graph: string | null }>(
+    `SELECT ${SPAN_FIELDS}, graph FROM ${spansFrom(files)}
+      WHERE ${s.sql} AND trace_id = $${n + 1} AND start_ns BETWEEN $${n + 2} AND $${n + 3}
+      ORDER BY start_ns, span_id`,
+    [...s.params, traceId, found.startNs, found.endNs],
   );
   return rows.map((r) => ({ ...toView(r), graph: parseObject(r.graph) }));
 }
 
-/** One span with its input and output in full (out-of-line fields fetched from the blob table). */
-export async function spanDetail(db: Database, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
+/** The spans of one trace, ordered by start; empty when the trace does not exist in scope. */
+export async function traceSpans(src: SpanSource, scope: ReadScope, traceId: string): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
+  const found = await findTrace(src.db, scope, traceId);
+  return found ? spansOfTrace(src, scope, traceId, found) : [];
+}
+
+/**
+ * A trace with its spans: the summary, the root span's metadata (the trace's metadata), and the
+ * spans. Null when the trace does not exist in scope.
+ */
+export async function traceWithSpans(
+  src: SpanSource,
+  scope: ReadScope,
+  traceId: string,
+): Promise<{ trace: TraceSummary & { metadata: Record<string, unknown> }; spans: (SpanView & { graph: Record<string, unknown> })[] } | null> {
+  const found = await findTrace(src.db, scope, traceId);
+  if (!found) return null;
+  const spans = await spansOfTrace(src, scope, traceId, found);
+  return { trace: { ...found.summary, metadata: rootOf(spans)?.metadata ?? {} }, spans };
+}
+
+/** The root span: the earliest without a parent, else the earliest (spans come ordered by start). */
+function rootOf<T extends { parent_id: string | null }>(spans: readonly T[]): T | undefined {
+  return spans.find((s) => s.parent_id === null) ?? spans[0];
+}
+
+/**
+ * One span with its input and output in full (out-of-line fields fetched from the blob table).
+ * With a trace id the span is found through the trace; without one every segment of the scope is
+ * searched (the slow path of `GET /v1/spans/{id}`, which names no trace).
+ */
+export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
+  let files;
+  let range: [bigint, bigint] | null = null;
+  if (traceId !== undefined) {
+    const found = await findTrace(src.db, scope, traceId);
+    if (!found) return null;
+    range = [found.startNs, found.endNs];
+    files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
+  } else {
+    files = await segmentsFor(src.db, src.segments, scope, null, null);
+  }
   const s = scopeSql(scope);
   const params: DuckDBValue[] = [...s.params, spanId];
   let where = `${s.sql} AND span_id = $${params.length}`;
-  if (traceId !== undefined) {
-    params.push(traceId);
-    where += ` AND trace_id = $${params.length}`;
+  if (traceId !== undefined && range) {
+    params.push(traceId, range[0], range[1]);
+    where += ` AND trace_id = $${params.length - 2} AND start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
   }
-  const [r] = await db.query<
+  const [r] = await src.db.query<
     RawSpan & { input: string | null; output: string | null; input_ref: string | null; output_ref: string | null; run_id: string | null; environment_id: string; attributes: string | null; resource: string | null; scope_name: string | null; scope_version: string | null; graph: string | null }
-  >(`SELECT ${DETAIL_FIELDS} FROM spans WHERE ${where} ORDER BY start_ns LIMIT 1`, params);
+  >(`SELECT ${DETAIL_FIELDS} FROM ${spansFrom(files)} WHERE ${where} ORDER BY start_ns LIMIT 1`, params);
   if (!r) return null;
   const { input_ref, output_ref, attributes, resource, scope_name, scope_version, graph, ...rest } = r;
   return {
     ...toView(rest),
-    input: input_ref ? await blobText(db, scope, input_ref) : r.input,
-    output: output_ref ? await blobText(db, scope, output_ref) : r.output,
+    input: input_ref ? await blobText(src.db, scope, input_ref) : r.input,
+    output: output_ref ? await blobText(src.db, scope, output_ref) : r.output,
     run_id: r.run_id,
     environment_id: r.environment_id,
     attributes: parseObject(attributes),
@@ -146,36 +231,14 @@ export async function readBlob(db: Database, scope: Pick<ReadScope, 'tenantId' |
   return row ? { mediaType: row.media_type, data: Buffer.from(row.data, 'base64') } : null;
 }
 
-type RawSummary = Omit<TraceSummary, 'start' | 'end'> & { start_ms: number; end_ms: number };
-
-function toSummary({ start_ms, end_ms, ...rest }: RawSummary): TraceSummary {
-  return { ...rest, start: iso(start_ms), end: iso(end_ms) };
-}
-
-/** The summary of one trace, with the root span's metadata; null when it does not exist in scope. */
-export async function traceSummary(db: Database, scope: ReadScope, traceId: string): Promise<(TraceSummary & { metadata: Record<string, unknown> }) | null> {
-  const s = scopeSql(scope, 'x');
-  const where = `${s.sql} AND x.trace_id = $${s.params.length + 1}`;
-  const [[row], [root]] = await Promise.all([
-    db.query<RawSummary>(`SELECT ${SUMMARY_COLUMNS} FROM (${mergedTracesSql(where)})`, [...s.params, traceId]),
-    // The trace's metadata is its root span's (parts do not carry metadata).
-    db.query<{ metadata: string | null }>(
-      `SELECT arg_min(x.metadata, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS metadata FROM spans x WHERE ${where}`,
-      [...s.params, traceId],
-    ),
-  ]);
-  if (!row) return null;
-  return { ...toSummary(row), metadata: parseObject(root?.metadata ?? null) };
-}
-
 export interface Page<T> {
   data: T[];
   total: number;
 }
 
 /**
- * Summaries of the traces that have a span matching `column = value` (a session or a run), newest
- * first. `column` is one of a fixed set, never caller text.
+ * Summaries of the traces of a session or a run (the summary's `session_id` / `run_id`: the first
+ * one its spans name), newest first. `column` is one of a fixed set, never caller text.
  */
 export async function tracesWhere(
   db: Database,
@@ -185,24 +248,16 @@ export async function tracesWhere(
   limit: number,
   offset: number,
 ): Promise<Page<TraceSummary>> {
-  const s = scopeSql(scope, 'x');
+  const s = scopeSql(scope);
   const n = s.params.length;
-  const where = `${s.sql} AND x.trace_id IN (SELECT y.trace_id FROM spans y WHERE ${scopeSql(scope, 'y').sql} AND y.${column} = $${n + 1})`;
+  const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${column} = $${n + 1}`;
   const rows = await db.query<RawSummary & { total: number }>(
-    `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM (${mergedTracesSql(where)})
+    `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
       ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
     [...s.params, value, limit, offset],
   );
-  return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total: rows[0]?.total ?? (offset > 0 ? await countTraces(db, scope, column, value) : 0) };
-}
-
-async function countTraces(db: Database, scope: ReadScope, column: 'session_id' | 'run_id', value: string): Promise<number> {
-  const s = scopeSql(scope);
-  const [row] = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT trace_id)::INTEGER AS n FROM spans WHERE ${s.sql} AND ${column} = $${s.params.length + 1}`,
-    [...s.params, value],
-  );
-  return row?.n ?? 0;
+  const total = rows[0]?.total ?? (offset > 0 ? (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, [...s.params, value]))[0]?.n ?? 0 : 0);
+  return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total };
 }
 
 export interface SessionView {
@@ -216,7 +271,10 @@ export interface SessionView {
   user_id: string | null;
 }
 
-/** Sessions with activity in [fromMs, toMs), aggregated over all their spans; latest activity first. */
+/**
+ * Sessions with a trace starting in [fromMs, toMs), aggregated over all their traces; latest
+ * activity first.
+ */
 export async function listSessions(
   db: Database,
   scope: ReadScope,
@@ -224,38 +282,27 @@ export async function listSessions(
 ): Promise<Page<SessionView>> {
   const s = scopeSql(scope);
   const n = s.params.length;
-  // Parameters: scope, window from, window to, optional user, then limit and offset.
   const filters: DuckDBValue[] = [...s.params, BigInt(Math.trunc(q.fromMs)) * 1_000_000n, BigInt(Math.trunc(q.toMs)) * 1_000_000n];
   let userFilter = '';
   if (q.userId !== undefined) {
     filters.push(q.userId);
     userFilter = ` AND user_id = $${filters.length}`;
   }
-  const params = [...filters, q.limit, q.offset];
-  const page = `LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`;
-  const [countRow] = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT session_id)::INTEGER AS n FROM spans
-      WHERE ${s.sql} AND session_id IS NOT NULL AND start_ns >= $${n + 1} AND start_ns < $${n + 2}${userFilter}`,
-    filters,
+  const summaries = `WITH t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE session_id IS NOT NULL),
+    active AS (SELECT DISTINCT session_id FROM t WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2}${userFilter})`;
+  const rows = await db.query<Omit<SessionView, 'start' | 'end'> & { start_ms: number; end_ms: number; total: number }>(
+    `${summaries}
+     SELECT t.session_id AS id, count(*)::INTEGER AS trace_count, sum(t.span_count)::INTEGER AS span_count,
+            (min(t.start_ns) / 1e6)::DOUBLE AS start_ms, (max(t.end_ns) / 1e6)::DOUBLE AS end_ms,
+            coalesce(sum(t.cost), 0)::DOUBLE AS cost, coalesce(sum(t.tokens), 0)::DOUBLE AS tokens,
+            any_value(t.user_id) FILTER (WHERE t.user_id IS NOT NULL) AS user_id,
+            (count(*) OVER ())::INTEGER AS total
+       FROM t SEMI JOIN active USING (session_id)
+      GROUP BY t.session_id ORDER BY end_ms DESC, id LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`,
+    [...filters, q.limit, q.offset],
   );
-  // A session's traces are those with a span naming it; its figures cover every span of them.
-  const joined = scopeSql(scope, 's');
-  const rows = await db.query<Omit<SessionView, 'start' | 'end'> & { start_ms: number; end_ms: number }>(
-    `WITH active AS (
-       SELECT DISTINCT session_id FROM spans
-        WHERE ${s.sql} AND session_id IS NOT NULL AND start_ns >= $${n + 1} AND start_ns < $${n + 2}${userFilter}),
-     members AS (
-       SELECT DISTINCT session_id, trace_id FROM spans WHERE ${s.sql} AND session_id IN (SELECT session_id FROM active))
-     SELECT m.session_id AS id, count(DISTINCT s.trace_id)::INTEGER AS trace_count,
-            (count(*) FILTER (WHERE s.type <> 'EVENT'))::INTEGER AS span_count,
-            (min(s.start_ns) / 1e6)::DOUBLE AS start_ms, (max(s.end_ns) / 1e6)::DOUBLE AS end_ms,
-            coalesce(sum(s.cost), 0)::DOUBLE AS cost, coalesce(sum(s.tokens), 0)::DOUBLE AS tokens,
-            any_value(s.user_id) FILTER (WHERE s.user_id IS NOT NULL) AS user_id
-       FROM members m JOIN spans s ON s.trace_id = m.trace_id AND ${joined.sql}
-      GROUP BY m.session_id ORDER BY end_ms DESC, id ${page}`,
-    params,
-  );
-  return { data: rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms), end: iso(end_ms) })), total: countRow?.n ?? 0 };
+  const total = rows[0]?.total ?? (q.offset > 0 ? (await db.query<{ n: number }>(`${summaries} SELECT count(*)::INTEGER AS n FROM active`, filters))[0]?.n ?? 0 : 0);
+  return { data: rows.map(({ start_ms, end_ms, total: _t, ...r }) => ({ ...r, start: iso(start_ms), end: iso(end_ms) })), total };
 }
 
 function iso(ms: number): string {

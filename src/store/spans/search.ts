@@ -5,9 +5,9 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
-import type { Database } from '../db.js';
-import { scopeSql, type ReadScope, type TraceSummary } from './reads.js';
-import { mergedTracesSql, SUMMARY_COLUMNS } from './traceParts.js';
+import { segmentsFor, spansFrom } from './manifest.js';
+import { scopeSql, type ReadScope, type SpanSource, type TraceSummary } from './reads.js';
+import { traceSummariesSql } from './traceParts.js';
 
 /** A user filter compiled against its parameter numbering (see `firstParam`). */
 export interface CompiledFilter {
@@ -60,16 +60,26 @@ function windowParams(q: SearchQuery): DuckDBValue[] {
   return [BigInt(Math.trunc(q.fromMs)) * 1_000_000n, BigInt(Math.trunc(q.toMs)) * 1_000_000n];
 }
 
-export async function searchTraces(db: Database, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<TraceSummary & { environment: string | null }>> {
-  const s = scopeSql(q.scope, 'x');
+/**
+ * Trace search over the summaries. A filter on span-level fields (`EXISTS (SELECT 1 FROM spans x
+ * …)`) reads the segments of spans that start in or after the window: a trace started in the
+ * window can have later spans, never earlier ones.
+ */
+export async function searchTraces(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<TraceSummary & { environment: string | null }>> {
+  const s = scopeSql(q.scope);
   const n = s.params.length;
-  const base = [...s.params, ...windowParams(q), ...(filter.params as DuckDBValue[])];
+  const window = windowParams(q);
+  const base = [...s.params, ...window, ...(filter.params as DuckDBValue[])];
   const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
   const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
-  const relation = `WITH t AS (${mergedTracesSql(s.sql, `min(x.start_ns) >= $${n + 1} AND min(x.start_ns) < $${n + 2}`)})`;
+  const spans = filter.sql.includes('FROM spans ')
+    ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, null))}), `
+    : '';
+  const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql)})
+                                        WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
   // One pass: the page and the total of all matches (a window count, computed before LIMIT). Only a
   // page past the end needs a second statement to know the total.
-  const rows = await db.query<Record<string, unknown>>(
+  const rows = await src.db.query<Record<string, unknown>>(
     `${relation}
      SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
             span_count, input_preview, output_preview, tags, session_id, user_id, environment, (count(*) OVER ())::INTEGER AS total
@@ -78,30 +88,33 @@ export async function searchTraces(db: Database, q: SearchQuery, filter: Compile
   );
   const count = rows.length > 0 || q.offset === 0
     ? { n: (rows[0]?.total as number | undefined) ?? 0 }
-    : (await db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base))[0];
+    : (await src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base))[0];
   for (const r of rows) delete r.total;
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as (TraceSummary & { environment: string | null })[];
   const total = count?.n ?? 0;
   return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };
 }
 
-export async function searchSpans(db: Database, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<Record<string, unknown>>> {
+export async function searchSpans(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<Record<string, unknown>>> {
   const s = scopeSql(q.scope, 'x');
   const n = s.params.length;
-  const base = [...s.params, ...windowParams(q), ...(filter.params as DuckDBValue[])];
+  const window = windowParams(q);
+  const base = [...s.params, ...window, ...(filter.params as DuckDBValue[])];
+  const files = await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, window[1] as bigint);
+  const from = `${spansFrom(files)} x`;
   const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`;
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
-  const rows = await db.query<Record<string, unknown>>(
+  const rows = await src.db.query<Record<string, unknown>>(
     `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
             (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
             x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
             coalesce(x.tags, []) AS tags, x.input_preview, x.output_preview, x.metadata, (count(*) OVER ())::INTEGER AS total
-       FROM spans x WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
+       FROM ${from} WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
     [...base, q.limit, q.offset],
   );
   const count = rows.length > 0 || q.offset === 0
     ? { n: (rows[0]?.total as number | undefined) ?? 0 }
-    : (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM spans x WHERE ${where}`, base))[0];
+    : (await src.db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${from} WHERE ${where}`, base))[0];
   const data = rows.map(({ start_ms, end_ms, metadata, total: _total, ...r }) => ({
     ...r,
     timestamp: iso(start_ms as number),

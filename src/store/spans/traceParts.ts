@@ -1,140 +1,125 @@
 /**
- * Per-trace summary parts (ARCHITECTURE §3): each ingest transaction adds, for every trace it
- * touches, one row summarising the spans it stored. Parts merge associatively — min start, max end,
- * sums, any-error, the root-most earliest span's name and previews — so late spans add a row rather
- * than rewrite one, and trace lists and searches cost O(parts) ≈ O(traces) instead of O(spans).
+ * Trace summaries (ARCHITECTURE §3). Every committed segment adds one summary part per trace it
+ * holds (`trace_parts`); a background merge folds parts into `traces`, one row per trace. A merged
+ * row has the columns of a part, because parts merge associatively — min start, max end, sums,
+ * any-error, the root-most earliest span's name and previews — so a trace whose spans arrive late
+ * just gets another part, and merging it later gives the same row as merging everything at once.
+ *
+ * Reads see a trace as its merged row when it has no newer parts (no grouping at all: lists of
+ * traces cost O(traces in the window)), and as the merge of its row and its parts otherwise.
  */
-import type { ColumnKind, SpanRow } from './columns.js';
-import { COLUMN_INDEX as C } from './columns.js';
 
+/** The columns of a part and of a merged row, in table order (`trace_parts` adds `seq`). */
 export const PART_COLUMNS = [
-  ['tenant_id', 'uuid'],
-  ['app_id', 'uuid'],
-  ['environment_id', 'uuid'],
-  ['trace_id', 'text'],
-  ['start_ns', 'bigint'],
-  ['end_ns', 'bigint'],
+  'tenant_id', 'app_id', 'environment_id', 'trace_id', 'start_ns', 'end_ns',
   /** The part's best candidate for the trace's root: 0 when it has no parent, then earliest. */
-  ['best_r', 'int'],
-  ['best_s', 'bigint'],
-  ['best_name', 'text'],
-  ['best_input_preview', 'text'],
-  ['best_output_preview', 'text'],
-  ['cost', 'double'],
-  ['tokens', 'double'],
-  ['span_count', 'int'],
-  ['has_error', 'int'],
-  ['has_ok', 'int'],
-  ['tags', 'text_list'],
-  ['session_id', 'text'],
-  ['user_id', 'text'],
-] as const satisfies readonly (readonly [string, ColumnKind])[];
+  'best_r', 'best_s', 'best_name', 'best_input_preview', 'best_output_preview',
+  'cost', 'tokens', 'span_count', 'has_error', 'has_ok', 'tags', 'session_id', 'user_id', 'run_id',
+] as const;
 
-export const PART_KINDS: ColumnKind[] = PART_COLUMNS.map(([, kind]) => kind);
+const COLS = PART_COLUMNS.join(', ');
 
-type Part = (string | number | bigint | string[] | null)[];
+export const PART_TABLE_SQL = `
+  tenant_id UUID, app_id UUID, environment_id UUID, trace_id VARCHAR, start_ns BIGINT, end_ns BIGINT,
+  best_r INTEGER, best_s BIGINT, best_name VARCHAR, best_input_preview VARCHAR, best_output_preview VARCHAR,
+  cost DOUBLE, tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
+  session_id VARCHAR, user_id VARCHAR, run_id VARCHAR`;
 
-/** The parts of a set of stored span rows, one per trace. */
-export function partsOf(rows: readonly SpanRow[]): Part[] {
-  const parts = new Map<string, { part: Part; tags: Set<string>; costSeen: boolean; tokensSeen: boolean }>();
-  for (const row of rows) {
-    const v = (i: number) => row[i] ?? null;
-    const key = `${v(C.tenant_id)}/${v(C.app_id)}/${v(C.trace_id)}`;
-    const start = v(C.start_ns) as bigint;
-    const end = v(C.end_ns) as bigint;
-    const r = v(C.parent_id) === null ? 0 : 1;
-    let p = parts.get(key);
-    if (!p) {
-      p = {
-        part: [v(C.tenant_id), v(C.app_id), v(C.environment_id), v(C.trace_id), start, end, r, start, v(C.name), v(C.input_preview), v(C.output_preview), 0, 0, 0, 0, 0, [], null, null],
-        tags: new Set(),
-        costSeen: false,
-        tokensSeen: false,
-      };
-      parts.set(key, p);
-    }
-    const part = p.part;
-    if (start < (part[4] as bigint)) part[4] = start;
-    if (end > (part[5] as bigint)) part[5] = end;
-    if (r < (part[6] as number) || (r === part[6] && start < (part[7] as bigint))) {
-      part[6] = r;
-      part[7] = start;
-      part[8] = v(C.name);
-      part[9] = v(C.input_preview);
-      part[10] = v(C.output_preview);
-    }
-    if (v(C.cost) !== null) {
-      part[11] = (part[11] as number) + (v(C.cost) as number);
-      p.costSeen = true;
-    }
-    if (v(C.tokens) !== null) {
-      part[12] = (part[12] as number) + (v(C.tokens) as number);
-      p.tokensSeen = true;
-    }
-    if (v(C.type) !== 'EVENT') part[13] = (part[13] as number) + 1;
-    if (v(C.status) === 'ERROR') part[14] = 1;
-    if (v(C.status) === 'OK') part[15] = 1;
-    for (const tag of (v(C.tags) as string[] | null) ?? []) p.tags.add(tag);
-    part[17] ??= v(C.session_id);
-    part[18] ??= v(C.user_id);
-  }
-  return [...parts.values()].map(({ part, tags }) => {
-    part[16] = [...tags];
-    return part;
-  });
+/** The parts of the span rows of `source` (a relation or table function with the span columns). */
+export function partsOfSpans(source: string): string {
+  const best = `{'r': parent_id IS NOT NULL, 's': start_ns}`;
+  return `
+    SELECT tenant_id, app_id, any_value(environment_id), trace_id, min(start_ns), max(end_ns),
+           min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END), arg_min(start_ns, ${best}),
+           arg_min(name, ${best}), arg_min(input_preview, ${best}), arg_min(output_preview, ${best}),
+           coalesce(sum(cost), 0), coalesce(sum(tokens), 0)::DOUBLE,
+           (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
+           bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
+           list_distinct(flatten(list(coalesce(tags, [])))),
+           any_value(session_id) FILTER (WHERE session_id IS NOT NULL),
+           any_value(user_id) FILTER (WHERE user_id IS NOT NULL),
+           any_value(run_id) FILTER (WHERE run_id IS NOT NULL)
+      FROM ${source} GROUP BY tenant_id, app_id, trace_id`;
 }
 
-/**
- * Parts computed in SQL from spans already stored: the backfill of migration 3, and what the
- * search bench uses after loading spans directly.
- */
-export const PARTS_FROM_SPANS_SQL = `
-  INSERT INTO trace_parts
-  SELECT tenant_id, app_id, any_value(environment_id), trace_id, min(start_ns), max(end_ns),
-         arg_min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END, {'r': parent_id IS NOT NULL, 's': start_ns}),
-         arg_min(start_ns, {'r': parent_id IS NOT NULL, 's': start_ns}),
-         arg_min(name, {'r': parent_id IS NOT NULL, 's': start_ns}),
-         arg_min(input_preview, {'r': parent_id IS NOT NULL, 's': start_ns}),
-         arg_min(output_preview, {'r': parent_id IS NOT NULL, 's': start_ns}),
-         coalesce(sum(cost), 0), coalesce(sum(tokens), 0)::DOUBLE,
-         (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
-         bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
-         list_distinct(flatten(list(coalesce(tags, [])))),
-         any_value(session_id) FILTER (WHERE session_id IS NOT NULL),
-         any_value(user_id) FILTER (WHERE user_id IS NOT NULL)
-    FROM spans GROUP BY tenant_id, app_id, trace_id`;
+/** `INSERT INTO trace_parts` of the parts of `source`. */
+export function insertPartsSql(source: string): string {
+  return `INSERT INTO trace_parts (${COLS}) ${partsOfSpans(source)}`;
+}
 
-/**
- * Trace summaries merged from their parts: one row per trace of the parts `x` that pass `where`
- * (which must scope by tenant and app first), keeping the groups that pass `having`. Columns: the
- * trace-summary relation of the filter contract (`tenant_id, app_id, id, name, status, start_ns,
- * end_ns, latency_ms, cost, tokens, span_count, input_preview, output_preview, tags, session_id,
- * user_id, environment_id, environment`). Every trace summary the API answers comes from here.
- */
-export function mergedTracesSql(where: string, having = 'TRUE'): string {
+/** Merges the parts of relation `x` into one part-shaped row per trace. */
+function mergePartsSql(from: string): string {
   const best = `{'r': x.best_r, 's': x.best_s}`;
   return `
-    SELECT x.tenant_id, x.app_id, x.trace_id AS id,
-      arg_min(x.best_name, ${best}) AS name,
-      CASE WHEN max(x.has_error) = 1 THEN 'ERROR' WHEN max(x.has_ok) = 1 THEN 'OK' ELSE 'UNSET' END AS status,
-      min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
-      ((max(x.end_ns) - min(x.start_ns)) / 1e6)::DOUBLE AS latency_ms,
-      sum(x.cost)::DOUBLE AS cost,
-      sum(x.tokens)::DOUBLE AS tokens,
-      sum(x.span_count)::INTEGER AS span_count,
-      arg_min(x.best_input_preview, ${best}) AS input_preview,
-      arg_min(x.best_output_preview, ${best}) AS output_preview,
-      list_sort(list_distinct(flatten(list(x.tags)))) AS tags,
-      any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
-      any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
-      any_value(x.environment_id) AS environment_id,
-      any_value(e.name) AS environment
-    FROM trace_parts x LEFT JOIN environments e ON e.id = x.environment_id
-    WHERE ${where}
-    GROUP BY x.tenant_id, x.app_id, x.trace_id
-    HAVING ${having}`;
+    SELECT x.tenant_id, x.app_id, any_value(x.environment_id) AS environment_id, x.trace_id,
+           min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
+           min(x.best_r) AS best_r, arg_min(x.best_s, ${best}) AS best_s,
+           arg_min(x.best_name, ${best}) AS best_name,
+           arg_min(x.best_input_preview, ${best}) AS best_input_preview,
+           arg_min(x.best_output_preview, ${best}) AS best_output_preview,
+           sum(x.cost) AS cost, sum(x.tokens) AS tokens, sum(x.span_count)::INTEGER AS span_count,
+           max(x.has_error) AS has_error, max(x.has_ok) AS has_ok,
+           list_distinct(flatten(list(x.tags))) AS tags,
+           any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
+           any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
+           any_value(x.run_id) FILTER (WHERE x.run_id IS NOT NULL) AS run_id
+      FROM (${from}) x
+     GROUP BY x.tenant_id, x.app_id, x.trace_id`;
 }
 
-/** The columns of a merged summary as the API answers them (times as epoch ms, converted by the caller). */
+/** A condition over a relation alias (scope first, then anything else). */
+export type Where = (alias: string) => string;
+
+/**
+ * Part-shaped rows, one per trace, of the traces that pass `where` (which scopes by tenant and app
+ * first): merged rows without newer parts as they are, and the others merged with their parts.
+ * Filters on the result (a time window) are pushed by DuckDB into the plain scan of `traces`.
+ */
+export function tracePartsSql(where: Where): string {
+  const fresh = `SELECT DISTINCT y.trace_id FROM trace_parts y WHERE ${where('y')}`;
+  return `
+    SELECT ${COLS} FROM traces x WHERE ${where('x')} AND x.trace_id NOT IN (${fresh})
+    UNION ALL
+    ${mergePartsSql(`SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}
+                     UNION ALL
+                     SELECT ${COLS} FROM traces x WHERE ${where('x')} AND x.trace_id IN (${fresh})`)}`;
+}
+
+/**
+ * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
+ * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
+ * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
+ * environment_id, environment`). Every trace summary the API answers comes from here.
+ */
+export function traceSummariesSql(where: Where): string {
+  return `
+    SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
+           CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
+           x.start_ns, x.end_ns, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS latency_ms,
+           x.cost::DOUBLE AS cost, x.tokens::DOUBLE AS tokens, x.span_count,
+           x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
+           list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
+           x.environment_id, e.name AS environment
+      FROM (${tracePartsSql(where)}) x LEFT JOIN environments e ON e.id = x.environment_id`;
+}
+
+/** The columns of a summary as the API answers them (times as epoch ms, converted by the caller). */
 export const SUMMARY_COLUMNS = `id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
        span_count, input_preview, output_preview, tags, session_id, user_id, environment_id, environment`;
+
+/**
+ * Folds every part up to now into `traces`, in one transaction (run by the store thread in the
+ * background). Returns the number of parts folded.
+ */
+export const MERGE_STATEMENTS = (upTo: bigint) => [
+  `CREATE TEMP TABLE merged_now AS ${mergePartsSql(`
+     SELECT ${COLS} FROM trace_parts WHERE seq <= ${upTo}
+     UNION ALL
+     SELECT ${COLS.split(', ').map((c) => `t.${c}`).join(', ')} FROM traces t
+      SEMI JOIN (SELECT DISTINCT tenant_id, app_id, trace_id FROM trace_parts WHERE seq <= ${upTo}) p
+         ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.trace_id = p.trace_id`)}`,
+  `DELETE FROM traces USING merged_now m WHERE traces.tenant_id = m.tenant_id AND traces.app_id = m.app_id AND traces.trace_id = m.trace_id`,
+  `INSERT INTO traces (${COLS}) SELECT ${COLS} FROM merged_now`,
+  `DELETE FROM trace_parts WHERE seq <= ${upTo}`,
+  'DROP TABLE merged_now',
+];

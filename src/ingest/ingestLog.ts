@@ -1,0 +1,93 @@
+/**
+ * One file of the ingest log, written by one compute worker: records are appended as requests are
+ * admitted, and a request is answered once an fdatasync has covered its record. Syncs are shared:
+ * every record appended while a sync runs waits for the next one, so a busy worker pays one sync
+ * per group of requests, not one per request (group commit).
+ *
+ * A failed write or sync truncates the file back to what the last good sync covered and fails
+ * every request waiting on it: a request that was not answered 2xx leaves nothing to replay.
+ */
+import { closeSync, fdatasync, ftruncateSync, openSync, writevSync } from 'node:fs';
+import { encodeRecord, type LogHeader } from './logFormat.js';
+
+export class IngestLogFile {
+  private readonly fd: number;
+  private written = 0;
+  /** Bytes an fdatasync has covered. */
+  private synced = 0;
+  private syncing = false;
+  private waiters: { upTo: number; resolve: () => void; reject: (e: Error) => void }[] = [];
+  private closed = false;
+  /** Bumped by each failure, so a sync that started before it cannot vouch for what came after. */
+  private epoch = 0;
+
+  /** Creates the file; it must not exist. */
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'wx', 0o600);
+  }
+
+  /** Appends a record and resolves when it is durable. */
+  append(header: LogHeader, body: Uint8Array): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('ingest log file is closed'));
+    const buffers = encodeRecord(header, body);
+    const size = buffers.reduce((n, b) => n + b.length, 0);
+    try {
+      const n = writevSync(this.fd, buffers, this.written);
+      if (n !== size) throw new Error(`short write to the ingest log (${n} of ${size} bytes)`);
+    } catch (e) {
+      this.fail(e as Error);
+      return Promise.reject(e as Error);
+    }
+    this.written += size;
+    const upTo = this.written;
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ upTo, resolve, reject });
+      this.sync();
+    });
+  }
+
+  /** Bytes appended so far. */
+  get size(): number {
+    return this.written;
+  }
+
+  /** Closes the file; call once every append has settled. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+
+  private sync(): void {
+    if (this.syncing || this.waiters.length === 0) return;
+    this.syncing = true;
+    const target = this.written;
+    const epoch = this.epoch;
+    fdatasync(this.fd, (err) => {
+      this.syncing = false;
+      // A failure meanwhile truncated the file and failed everyone this sync was for.
+      if (epoch !== this.epoch) return this.sync();
+      if (err) return this.fail(err);
+      this.synced = target;
+      const done = this.waiters.filter((w) => w.upTo <= target);
+      this.waiters = this.waiters.filter((w) => w.upTo > target);
+      for (const w of done) w.resolve();
+      this.sync();
+    });
+  }
+
+  /**
+   * Drops everything after the last good sync and fails the requests that wrote it: none of them
+   * will be answered 2xx, so none of them may be replayed.
+   */
+  private fail(err: Error): void {
+    this.epoch++;
+    try {
+      ftruncateSync(this.fd, this.synced);
+    } catch {
+      // The file may be gone with its disk; replay stops at the first bad record anyway.
+    }
+    this.written = this.synced;
+    for (const w of this.waiters.splice(0)) w.reject(err);
+  }
+}

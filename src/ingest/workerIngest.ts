@@ -1,0 +1,362 @@
+/**
+ * The ingest path inside one compute worker (ARCHITECTURE §2–3):
+ *
+ *   body → decompress → decode → map → rows → admission (main thread) → ingest log (fdatasync,
+ *   shared by a group of requests) → answer; rows wait in memory → Parquet segments → the main
+ *   thread has the store commit them to the manifest → the log file is deleted.
+ *
+ * Rows and log records are kept in generations: a generation is one log file and the rows of
+ * exactly the records in it. A generation is flushed (by size, by age, or because a request asked to
+ * wait until its spans are visible) into one segment per environment and day, and reported; once
+ * the store has committed it, its log file goes. A crash at any point leaves either the log file
+ * (replayed at start) or committed segments (whose log file the store knows to be covered).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Plan, QuotaRefusal } from '../core/plans.js';
+import type { SpanRecord } from '../core/span.js';
+import { mapExportRequest, type MapOptions } from '../core/otlp/map.js';
+import type { Scope } from '../store/admin/meta.js';
+import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
+import type { SegmentStore } from '../store/spans/segmentStore.js';
+import type { SegmentWriter } from '../store/spans/segmentWriter.js';
+import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
+import { IngestLogFile } from './ingestLog.js';
+import { decodeLog, type LogHeader } from './logFormat.js';
+import { rowBytes } from './rowBytes.js';
+import { toRows, type BlobRecord } from './rows.js';
+
+export interface IngestInput {
+  body: Uint8Array;
+  encoding: OtlpEncoding;
+  contentEncoding: string | undefined;
+  maxDecompressedBytes: number;
+  maxSpansPerTrace: number;
+  scope: Scope;
+  /** The tenant's plan when it limits spans or storage. */
+  plan: Plan | null;
+  /** Flush soon: the caller will wait until the spans are visible. */
+  soon: boolean;
+}
+
+export interface IngestOutcome {
+  /** Spans refused by mapping (bad ids, times) and by admission (over the bound). */
+  rejected: number;
+  errors: string[];
+  duplicates: number;
+  overBound: number;
+  refused: QuotaRefusal | null;
+  /** Where the accepted rows went; null when nothing was kept. */
+  generation: GenerationId | null;
+}
+
+export interface GenerationId {
+  workerId: string;
+  seq: number;
+}
+
+/** What admission needs to know of a request. */
+export interface AdmitRequest {
+  scope: Scope;
+  traceIds: string[];
+  spanIds: string[];
+  plan: Plan | null;
+  /** Estimated bytes each row adds to storage (plans with a storage cap). */
+  bytes: number[];
+  /** Bytes of the request's out-of-line fields (stored once, whatever admission decides on rows). */
+  blobBytes: number;
+}
+
+export interface AdmitAnswer {
+  drop: number[];
+  duplicates: number;
+  overBound: number;
+  refused: QuotaRefusal | null;
+  ticket: number;
+}
+
+export interface SegmentReport {
+  key: string;
+  tenantId: string;
+  appId: string;
+  environmentId: string;
+  date: string;
+  rows: number;
+  bytes: number;
+  minStartNs: bigint;
+  maxStartNs: bigint;
+}
+
+/** A flushed generation, for the store to commit in one transaction. */
+export interface GenerationReport extends GenerationId {
+  /** The log file this generation's rows came from (its name in the log directory). */
+  log: string;
+  segments: SegmentReport[];
+  blobs: (BlobRecord & { tenantId: string; appId: string })[];
+  usage: { tenantId: string; spans: number; bytes: number }[];
+  /** Request body bytes in the generation. */
+  bodyBytes: number;
+}
+
+export interface Admitter {
+  admit(req: AdmitRequest): Promise<AdmitAnswer>;
+  settle(ticket: number, durable: boolean): void;
+  generationReady(report: GenerationReport): void;
+}
+
+export interface FlushPolicy {
+  maxRows: number;
+  maxBodyBytes: number;
+  maxAgeMs: number;
+}
+
+interface Cell {
+  scope: Scope;
+  date: string;
+  rows: SpanRow[];
+}
+
+class Generation {
+  readonly cells = new Map<string, Cell>();
+  readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string }>();
+  readonly usage = new Map<string, { spans: number; bytes: number }>();
+  rows = 0;
+  bodyBytes = 0;
+  /** Requests between their log append and adding their rows. */
+  pending = 0;
+  private whenSettled: (() => void) | null = null;
+  log: IngestLogFile | null = null;
+  readonly openedAt = Date.now();
+
+  constructor(readonly seq: number) {}
+
+  add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], bytes: number): void {
+    for (const row of rows) {
+      const date = dayOf(row[START] as bigint);
+      const key = `${scope.environmentId}/${date}`;
+      let cell = this.cells.get(key);
+      if (!cell) this.cells.set(key, (cell = { scope, date, rows: [] }));
+      cell.rows.push(row);
+    }
+    for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId });
+    const u = this.usage.get(scope.tenantId) ?? { spans: 0, bytes: 0 };
+    u.spans += rows.length;
+    u.bytes += bytes;
+    this.usage.set(scope.tenantId, u);
+    this.rows += rows.length;
+  }
+
+  settled(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => (this.whenSettled = resolve));
+  }
+
+  done(): void {
+    if (--this.pending === 0) this.whenSettled?.();
+  }
+}
+
+const START = COLUMN_INDEX.start_ns;
+const TRACE = COLUMN_INDEX.trace_id;
+const SPAN = COLUMN_INDEX.span_id;
+
+export class WorkerIngest {
+  readonly workerId = randomUUID();
+  private current: Generation;
+  private nextSeq = 1;
+  private flushing: Promise<void> = Promise.resolve();
+  /** Generations whose segments could not be written yet (e.g. a full disk); retried. */
+  private failed: Generation[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private soon = false;
+
+  constructor(
+    private readonly logDir: string,
+    private readonly segments: SegmentStore,
+    private readonly writer: SegmentWriter,
+    private readonly admitter: Admitter,
+    private readonly policy: FlushPolicy,
+    private readonly costOf: MapOptions['costOf'],
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {
+    this.current = new Generation(this.nextSeq++);
+  }
+
+  /** Checks the age of the open generation every few milliseconds. */
+  start(): void {
+    this.timer ??= setInterval(() => this.tick(), Math.max(5, Math.min(50, this.policy.maxAgeMs / 4)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async ingest(input: IngestInput): Promise<IngestOutcome> {
+    const { rows, blobs, rejected, errors } = prepare(input, this.costOf);
+    const bytes = rows.map(rowBytes);
+    const answer = await this.admitter.admit({
+      scope: input.scope,
+      traceIds: rows.map((r) => r[TRACE] as string),
+      spanIds: rows.map((r) => r[SPAN] as string),
+      plan: input.plan,
+      bytes,
+      blobBytes: blobs.reduce((n, b) => n + b.data.byteLength, 0),
+    });
+    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, generation: null };
+    if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
+    const dropped = new Set(answer.drop);
+    const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
+    if (kept.length === 0) {
+      this.admitter.settle(answer.ticket, false);
+      return outcome;
+    }
+    const keptBytes = bytes.reduce((n, b, i) => (dropped.has(i) ? n : n + b), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
+    const gen = this.current;
+    gen.pending++;
+    try {
+      gen.log ??= new IngestLogFile(join(this.logDir, logName(this.workerId, gen.seq)));
+      const header: LogHeader = {
+        tenantId: input.scope.tenantId,
+        appId: input.scope.appId,
+        environmentId: input.scope.environmentId,
+        encoding: input.encoding,
+        contentEncoding: input.contentEncoding ?? null,
+        maxSpansPerTrace: input.maxSpansPerTrace,
+        drop: answer.drop,
+        receivedAtMs: Date.now(),
+      };
+      gen.bodyBytes += input.body.byteLength;
+      await gen.log.append(header, input.body);
+      gen.add(input.scope, kept, blobs, keptBytes);
+    } catch (e) {
+      this.admitter.settle(answer.ticket, false);
+      throw e;
+    } finally {
+      gen.done();
+    }
+    this.admitter.settle(answer.ticket, true);
+    outcome.generation = { workerId: this.workerId, seq: gen.seq };
+    if (input.soon) this.soon = true;
+    if (gen === this.current && (gen.rows >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
+    return outcome;
+  }
+
+  /** Flushes the open generation (and retries failed ones); resolves when they are reported. */
+  flush(): Promise<void> {
+    const gen = this.current;
+    if (gen.rows > 0 || gen.pending > 0) this.current = new Generation(this.nextSeq++);
+    const retry = this.failed.splice(0);
+    const work = [...retry, ...(gen === this.current ? [] : [gen])];
+    this.flushing = this.flushing.then(async () => {
+      for (const g of work) {
+        try {
+          await this.write(g);
+        } catch (e) {
+          this.failed.push(g);
+          this.onError(e);
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  /**
+   * Re-reads a log file left by a crash and writes its rows as segments, with the admission
+   * decisions the records carry. The report names the file, so committing it retires the file.
+   */
+  async replay(path: string, name: string): Promise<{ report: GenerationReport | null; discardedBytes: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] }> {
+    const { records, discardedBytes } = decodeLog(readFileSync(path));
+    const gen = new Generation(0);
+    const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
+    for (const { header, body } of records) {
+      const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
+      const { rows, blobs } = prepare(
+        { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope, plan: null, soon: false },
+        this.costOf,
+      );
+      const dropped = new Set(header.drop);
+      const kept = rows.filter((_, i) => !dropped.has(i));
+      gen.bodyBytes += body.byteLength;
+      gen.add(scope, kept, blobs, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
+      keys.push({ scope, traceIds: kept.map((r) => r[TRACE] as string), spanIds: kept.map((r) => r[SPAN] as string) });
+    }
+    const report = gen.rows > 0 ? await this.segmentsOf(gen, name) : null;
+    return { report, discardedBytes, keys };
+  }
+
+  private tick(): void {
+    const gen = this.current;
+    if (this.failed.length > 0 || (gen.rows > 0 && (this.soon || Date.now() - gen.openedAt >= this.policy.maxAgeMs))) this.flushSoon();
+  }
+
+  private flushSoon(): void {
+    this.soon = false;
+    void this.flush();
+  }
+
+  private async write(gen: Generation): Promise<void> {
+    await gen.settled();
+    gen.log?.close();
+    if (gen.rows === 0) {
+      // Every request of it failed: nothing to keep, and its log holds nothing durable.
+      if (gen.log) rmSync(gen.log.path, { force: true });
+      return;
+    }
+    this.admitter.generationReady(await this.segmentsOf(gen, logName(this.workerId, gen.seq)));
+  }
+
+  private async segmentsOf(gen: Generation, log: string): Promise<GenerationReport> {
+    const segments: SegmentReport[] = [];
+    let n = 0;
+    for (const cell of gen.cells.values()) {
+      const temp = this.segments.tempPath();
+      const written = await this.writer.write(cell.rows, cell.scope, temp);
+      const key = await this.segments.publish(temp, {
+        tenantId: cell.scope.tenantId,
+        appId: cell.scope.appId,
+        date: cell.date,
+        name: `${log.replace(/\.log$/, '')}-${n++}`,
+      });
+      segments.push({
+        key,
+        ...cell.scope,
+        date: cell.date,
+        rows: written.rows,
+        bytes: this.segments.size(key),
+        minStartNs: written.minStartNs,
+        maxStartNs: written.maxStartNs,
+      });
+    }
+    return {
+      workerId: this.workerId,
+      seq: gen.seq,
+      log,
+      segments,
+      blobs: [...gen.blobs.values()],
+      usage: [...gen.usage].map(([tenantId, u]) => ({ tenantId, ...u })),
+      bodyBytes: gen.bodyBytes,
+    };
+  }
+}
+
+/** Decode, map and build rows: the CPU work of a request, done once. */
+export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; rejected: number; errors: string[] } {
+  const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
+  const request = decodeRequest(bytes, input.encoding);
+  const mapped = mapExportRequest(request, { maxSpansPerTrace: input.maxSpansPerTrace, costOf });
+  const { rows, blobs } = toRows(input.scope, mapped.spans as SpanRecord[]);
+  return { rows, blobs, rejected: mapped.rejected, errors: mapped.errors };
+}
+
+/** Log files are named by worker and generation, so a crashed worker's files are recognisable. */
+export function logName(workerId: string, seq: number): string {
+  return `${workerId}-${String(seq).padStart(8, '0')}.log`;
+}
+
+/** UTC day of a time in nanoseconds. */
+export function dayOf(ns: bigint): string {
+  const ms = Number(ns / 1_000_000n);
+  return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString().slice(0, 10) : '1970-01-01';
+}

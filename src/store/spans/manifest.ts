@@ -1,0 +1,143 @@
+/**
+ * The segment manifest: which Parquet files hold the spans, and the one place that turns a scope and
+ * a time window into the files a query reads (never a glob: a file is visible exactly when its
+ * manifest row is committed, and a half-written or replaced file is never read).
+ */
+import { blobValue, listValue, type DuckDBValue } from '@duckdb/node-api';
+import { monthOf } from '../../core/plans.js';
+import type { GenerationReport } from '../../ingest/workerIngest.js';
+import type { Database, Transaction } from '../db.js';
+import type { ReadScope } from './reads.js';
+import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import type { SegmentStore } from './segmentStore.js';
+import { insertPartsSql } from './traceParts.js';
+
+/** Level of segments written by ingestion; compaction writes level 1. */
+export const INGEST_LEVEL = 0;
+
+/**
+ * Commits a flushed generation in one transaction: its segments, their trace summary parts, its
+ * blobs, the tenants' usage, and the name of the log file it came from (so that file is never
+ * replayed again, even if deleting it fails).
+ */
+export async function commitGeneration(db: Database, store: SegmentStore, report: GenerationReport): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [seen] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM committed_logs WHERE name = $1', [report.log]);
+    if ((seen?.n ?? 0) > 0) return; // committed already (a retry after a lost answer)
+    for (const s of report.segments) {
+      await insertSegment(tx, s.key, { ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION });
+      await tx.exec(insertPartsSql(`read_parquet($1)`), [store.readPath(s.key)]);
+    }
+    for (const b of report.blobs) {
+      await tx.exec(
+        `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [b.tenantId, b.appId, b.sha256, b.mediaType, b.data.byteLength, blobValue(b.data)],
+      );
+    }
+    const month = monthOf(Date.now());
+    for (const u of report.usage) {
+      await tx.exec(
+        `INSERT INTO tenant_usage (tenant_id, month, spans, bytes) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (tenant_id, month) DO UPDATE SET spans = spans + excluded.spans, bytes = bytes + excluded.bytes`,
+        [u.tenantId, month, u.spans, u.bytes],
+      );
+    }
+    await tx.exec('INSERT INTO committed_logs (name) VALUES ($1)', [report.log]);
+  });
+}
+
+export interface NewSegment {
+  tenantId: string;
+  appId: string;
+  environmentId: string | null;
+  date: string;
+  rows: number;
+  bytes: number;
+  minStartNs: bigint;
+  maxStartNs: bigint;
+  level: number;
+  formatVersion: number;
+}
+
+export async function insertSegment(tx: Transaction, key: string, s: NewSegment): Promise<number> {
+  const [row] = await tx.query<{ id: number }>(
+    `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns)
+     VALUES ($1, $2, $3, $4::DATE, $5, $6, $7, $8, $9, $10, $11) RETURNING id::DOUBLE AS id`,
+    [s.tenantId, s.appId, s.environmentId, s.date, key, s.level, s.formatVersion, s.rows, s.bytes, s.minStartNs, s.maxStartNs],
+  );
+  return row!.id;
+}
+
+/** Which of these log files a committed generation already covers. */
+export async function committedLogs(db: Database, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const rows = await db.query<{ name: string }>('SELECT name FROM committed_logs WHERE list_contains($1::VARCHAR[], name)', [listValue([...names])]);
+  return rows.map((r) => r.name);
+}
+
+/** Forgets committed log names older than a day: their files are long gone. */
+export async function pruneCommittedLogs(db: Database): Promise<void> {
+  await db.exec(`DELETE FROM committed_logs WHERE committed_at < now()::TIMESTAMP - INTERVAL 1 DAY`);
+}
+
+export interface SegmentFile {
+  path: string;
+  formatVersion: number;
+}
+
+/**
+ * The live segments of a scope whose spans may start in [fromNs, toNs): the files a span query over
+ * that window reads. A pinned scope also reads files that mix environments (compacted ones); the
+ * query's own environment condition then picks its rows.
+ */
+export async function segmentsFor(db: Database, store: SegmentStore, scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): Promise<SegmentFile[]> {
+  const params: DuckDBValue[] = [scope.tenantId, scope.appId];
+  let where = 'tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL';
+  if (scope.environmentId !== null) {
+    params.push(scope.environmentId);
+    where += ` AND (environment_id = $${params.length} OR environment_id IS NULL)`;
+  }
+  if (fromNs !== null) {
+    params.push(fromNs);
+    where += ` AND max_start_ns >= $${params.length}`;
+  }
+  if (toNs !== null) {
+    params.push(toNs);
+    where += ` AND min_start_ns < $${params.length}`;
+  }
+  const rows = await db.query<{ path: string; format_version: number }>(`SELECT path, format_version FROM segments WHERE ${where} ORDER BY min_start_ns, id`, params);
+  return rows.map((r) => ({ path: store.readPath(r.path), formatVersion: r.format_version }));
+}
+
+/**
+ * A relation of span rows over `files` (SQL text, for a FROM clause). Readers are chosen by format
+ * version; version 1 is the only one so far and reads as it is. No files: the empty span schema.
+ */
+export function spansFrom(files: readonly SegmentFile[]): string {
+  if (files.length === 0) return '(SELECT * FROM span_schema WHERE false)';
+  const unknown = files.find((f) => f.formatVersion !== SEGMENT_FORMAT_VERSION);
+  if (unknown) throw new Error(`segment format ${unknown.formatVersion} is not readable by this version of Tracelake (${unknown.path})`);
+  return `read_parquet([${files.map((f) => quote(f.path)).join(', ')}])`;
+}
+
+/**
+ * Deletes segment files that no manifest row names: files published by a writer that crashed
+ * before its commit, or by a compaction that did not commit. Run at start, before anything writes.
+ */
+export async function sweepOrphans(db: Database, store: SegmentStore): Promise<number> {
+  store.clearTemps();
+  // Before the manifest exists (a store older than segments) no file can be known.
+  const [table] = await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'segments'`);
+  const known = new Set(table?.n ? (await db.query<{ path: string }>('SELECT path FROM segments')).map((r) => r.path) : []);
+  let removed = 0;
+  for (const key of store.keys()) {
+    if (known.has(key)) continue;
+    await store.remove(key);
+    removed++;
+  }
+  return removed;
+}
+
+export function quote(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
