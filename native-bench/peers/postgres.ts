@@ -172,6 +172,8 @@ export const PG_SETTINGS: Record<string, string> = {
 export interface PostgresOptions {
   /** Connections that load in parallel (default 4). */
   connections?: number;
+  /** Run the queries as named prepared statements (generic plans after 5 runs); default false. */
+  preparedStatements?: boolean;
   /** Settings over PG_SETTINGS (values as in postgresql.conf). */
   settings?: Record<string, string>;
   log?: (line: string) => void;
@@ -374,38 +376,42 @@ export class PostgresPeer implements PeerStore {
   private constructor(
     private readonly server: Server,
     private readonly query: pg.Client,
-    private readonly options: Required<Pick<PostgresOptions, 'connections'>> & { log: (line: string) => void },
+    private readonly options: Required<Pick<PostgresOptions, 'connections' | 'preparedStatements'>> & { log: (line: string) => void },
   ) {
     const q = query;
+    // Unnamed statements by default: planned with the actual parameters at every execution. Named
+    // (prepared) ones switch to a generic plan after 5 executions, which for these time windows
+    // guesses a narrow range and picks index scans that read the whole table in index order.
+    const named = (name: string) => (options.preparedStatements ? { name } : {});
     this.queries = {
       latestTraces: async (p) => {
         const { day } = windows(p);
         const args = [usToIso(day.fromUs), usToIso(day.toUs)];
-        const page = await q.query({ name: 'latestTraces', text: PG_SQL.latestTraces, values: args });
-        const total = await q.query({ name: 'latestTracesTotal', text: PG_SQL.latestTracesTotal, values: args });
+        const page = await q.query({ ...named('latestTraces'), text: PG_SQL.latestTraces, values: args });
+        const total = await q.query({ ...named('latestTracesTotal'), text: PG_SQL.latestTracesTotal, values: args });
         return { total: Number(total.rows[0].total), traces: page.rows.map((r) => toTraceSummary(r, conv)) };
       },
       spanSearch: async (p) => {
         const { week } = windows(p);
         const args = [usToIso(week.fromUs), usToIso(week.toUs), SPAN_SEARCH.model, SPAN_SEARCH.minTokens, SPAN_SEARCH.status];
-        const page = await q.query({ name: 'spanSearch', text: PG_SQL.spanSearch, values: args });
-        const total = await q.query({ name: 'spanSearchTotal', text: PG_SQL.spanSearchTotal, values: args });
+        const page = await q.query({ ...named('spanSearch'), text: PG_SQL.spanSearch, values: args });
+        const total = await q.query({ ...named('spanSearchTotal'), text: PG_SQL.spanSearchTotal, values: args });
         return { total: Number(total.rows[0].total), spans: page.rows.map((r) => toSpanSummary(r, conv)) };
       },
       traceById: async (p) => {
-        const r = await q.query({ name: 'traceById', text: PG_SQL.traceById, values: [p.traceId] });
+        const r = await q.query({ ...named('traceById'), text: PG_SQL.traceById, values: [p.traceId] });
         return { trace_id: p.traceId, spans: r.rows.map((row) => toFullSpan(row, conv)) };
       },
       metadataFilter: async (p) => {
         const { week } = windows(p);
         const args = [usToIso(week.fromUs), usToIso(week.toUs), JSON.stringify({ [METADATA_FILTER.key]: METADATA_FILTER.value })];
-        const page = await q.query({ name: 'metadataFilter', text: PG_SQL.metadataFilter, values: args });
-        const total = await q.query({ name: 'metadataFilterTotal', text: PG_SQL.metadataFilterTotal, values: args });
+        const page = await q.query({ ...named('metadataFilter'), text: PG_SQL.metadataFilter, values: args });
+        const total = await q.query({ ...named('metadataFilterTotal'), text: PG_SQL.metadataFilterTotal, values: args });
         return { total: Number(total.rows[0].total), spans: page.rows.map((r) => toSpanSummary(r, conv)) };
       },
       scoreAggregation: async (p) => {
         const { month } = windows(p);
-        const r = await q.query({ name: 'scoreAggregation', text: PG_SQL.scoreAggregation, values: [usToIso(month.fromUs), usToIso(month.toUs)] });
+        const r = await q.query({ ...named('scoreAggregation'), text: PG_SQL.scoreAggregation, values: [usToIso(month.fromUs), usToIso(month.toUs)] });
         return r.rows.map(toScoreAggregate);
       },
     } satisfies { [K in keyof Answers]: (p: QueryParams) => Promise<Answers[K]> };
@@ -418,7 +424,7 @@ export class PostgresPeer implements PeerStore {
     try {
       const client = await PostgresPeer.connect(server);
       await client.query(PG_SCHEMA);
-      return new PostgresPeer(server, client, { connections: options.connections ?? 4, log });
+      return new PostgresPeer(server, client, { connections: options.connections ?? 4, preparedStatements: options.preparedStatements ?? false, log });
     } catch (err) {
       stopSync(server, 'immediate');
       throw err;

@@ -6,7 +6,7 @@
  *
  *   npm run build && node dist/native-bench/peers/run-peers.js [--spans 1000000] [--runs 20]
  *        [--warmup 3] [--seed 1] [--stores postgres,sqlite] [--scores-per-trace 8]
- *        [--sqlite-synchronous FULL|NORMAL] [--explain]
+ *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain]
  *
  * Before anything is timed, every store's answer to every query is compared with the first store's
  * (normalised, see common.ts); any difference is printed and the run stops with exit code 1.
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'scores-per-trace': { type: 'string', default: '8' },
     'sqlite-synchronous': { type: 'string', default: 'FULL' },
     explain: { type: 'boolean', default: false },
+    'pg-prepared': { type: 'boolean', default: false },
   },
 });
 const dataset: DatasetOptions = {
@@ -55,7 +56,7 @@ const answers: Partial<Answers>[] = [];
 let exitCode = 0;
 try {
   for (const name of storeNames) {
-    const store = name === 'postgres' ? await startPostgres({ log }) : await openSqlite({ log, synchronous });
+    const store = name === 'postgres' ? await startPostgres({ log, preparedStatements: values['pg-prepared'] }) : await openSqlite({ log, synchronous });
     stores.push(store);
     const started = performance.now();
     const load = await store.load(generateDataset(dataset), log);
@@ -95,10 +96,12 @@ try {
         console.log(await s.explain('spanSearchTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), 'gpt-4o', 1500, 'OK']));
         console.log(await s.explain('metadataFilter', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
         console.log(await s.explain('metadataFilterTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
+        console.log(await s.explain('scoreAggregation', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
       } else if (s instanceof SqlitePeer) {
         console.log(s.explain('latestTraces', [w.day.fromUs, w.day.toUs]));
         console.log(s.explain('spanSearchTotal', [w.week.fromUs, w.week.toUs, 'gpt-4o', 1500, 'OK']));
         console.log(s.explain('metadataFilter', [w.week.fromUs, w.week.toUs, '$.customer', 'customer-3']));
+        console.log(s.explain('scoreAggregation', [w.month.fromUs, w.month.toUs]));
       }
     }
   }

@@ -3,24 +3,28 @@
  * runs by default: one file, WAL mode, JSON kept as text and read with json_extract.
  *
  * Which SQLite: `better-sqlite3` 12.9.0 (SQLite 3.53.0), in this process on Node 20. Its prebuilt
- * binary cannot be downloaded here, so `npm install` compiles it from the bundled SQLite source
- * with the machine's g++/python (about a minute, once). The other candidate, the registry's
- * `node@22` package running `node:sqlite` in a child process, was tried and measured too: the same
- * speed within noise (300k-row insert 59–75k rows/s vs 61–64k; a json_extract scan over 300k rows
- * 82–135 ms vs 82–96 ms), but it is a 100 MB runtime whose `bin/node` would shadow Node 20 in every
- * npm script of the project (node_modules/.bin comes first on their PATH), `node:sqlite` is still
- * experimental in 22, and every query would cross a process boundary. better-sqlite3 is also what
- * Node applications on SQLite use.
+ * binary cannot be downloaded here, so `npm install` compiles it from the bundled SQLite source with
+ * the machine's g++/python (about a minute of one core at every fresh `npm ci`, CI's included; the
+ * node machine kind ships that toolchain for node-gyp). The other candidate, the registry's `node@22`
+ * package (22.23.3, SQLite 3.51.3) running `node:sqlite` in a child process, was tried and measured
+ * with the same micro-benchmark (300k rows, WAL, FULL, 5000-row transactions): the same speed within
+ * noise — inserts 59k–75k rows/s for node:sqlite against 61k–64k for better-sqlite3, a json_extract
+ * scan 82–135 ms against 82–96 ms, a 50-row page ~0.1 ms for both. But it is a 185 MB runtime whose
+ * `bin/node` would shadow Node 20 in every npm script of the project (node_modules/.bin comes first
+ * on their PATH), `node:sqlite` is still experimental in 22, and every query would cross a process
+ * boundary. better-sqlite3 is also what Node applications on SQLite use.
  *
  * Durability: `journal_mode=WAL`, `synchronous=FULL`. FULL syncs the WAL at every commit, so a
  * committed batch survives a power cut — the same promise as Tracelake's ack and the Postgres
  * baseline's synchronous_commit. NORMAL (the usual WAL pairing) syncs only at checkpoints: still
- * consistent, but the last commits can be lost, so it would measure a weaker promise.
+ * consistent, but the last commits can be lost, so it would measure a weaker promise
+ * (`--sqlite-synchronous NORMAL` in run-peers measures it anyway).
  *
  * Schema: as postgres.ts, with SQLite's types: times as INTEGER Unix microseconds (Phoenix on SQLite
  * stores 26-character timestamp text; integers are smaller and compare faster, so this favours the
- * peer), JSON columns as TEXT, the same B-tree indexes. SQLite has no GIN: the metadata filter
- * evaluates json_extract on the rows the start_time index leads to, as Phoenix's SQLite does.
+ * peer), JSON columns as TEXT, the same B-tree indexes. SQLite has no GIN: the metadata filter runs
+ * json_extract row by row (for the page, on the rows the start_time index leads to; for the total,
+ * on every row of the window), as Phoenix's SQLite does.
  *
  * Loading: one writer (SQLite allows one). Each 512-span batch is one transaction (prepared INSERTs
  * of the spans and the traces upsert, then COMMIT); only those transactions are timed, the batches
@@ -116,8 +120,14 @@ export const SQLITE_SQL = {
      ORDER BY t.start_time DESC, t.trace_id DESC`,
   latestTracesTotal: `SELECT count(*) AS total FROM traces WHERE start_time >= ? AND start_time < ?`,
 
+  /**
+   * The page queries name their index: SQLite's planner, knowing from ANALYZE that the 7-day window
+   * holds every row, otherwise scans the whole table and sorts it (1M spans: 320 ms for this page,
+   * 460 ms for the metadata page) instead of walking start_time backwards to the first 50 matches
+   * (0.3–0.4 ms), which is what PostgreSQL does unprompted and what SQLite does without statistics.
+   */
   spanSearch: `
-    SELECT ${SUMMARY_COLUMNS} FROM spans
+    SELECT ${SUMMARY_COLUMNS} FROM spans INDEXED BY spans_start_time
      WHERE start_time >= ? AND start_time < ? AND model = ? AND total_tokens > ? AND status_code = ?
      ORDER BY start_time DESC, trace_id, span_id
      LIMIT ${PAGE_SIZE}`,
@@ -129,7 +139,7 @@ export const SQLITE_SQL = {
 
   /** The third parameter is the JSON path (`$.customer`), the fourth the value. */
   metadataFilter: `
-    SELECT ${SUMMARY_COLUMNS} FROM spans
+    SELECT ${SUMMARY_COLUMNS} FROM spans INDEXED BY spans_start_time
      WHERE start_time >= ? AND start_time < ? AND json_extract(metadata, ?) = ?
      ORDER BY start_time DESC, trace_id, span_id
      LIMIT ${PAGE_SIZE}`,
