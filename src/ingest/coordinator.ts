@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
+import { crashPoint } from './crashPoints.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { monthOf, quotaRefusal, type Plan } from '../core/plans.js';
 import type { ComputeClient } from '../pool/computeClient.js';
@@ -145,7 +146,10 @@ export class IngestCoordinator {
     return { files: names.length, spans, discardedBytes };
   }
 
-  /** Flushes every worker and waits until all they held is committed (shutdown). */
+  /**
+   * Shutdown: every worker writes what it holds and closes its DuckDB; resolves once all of it is
+   * committed. The workers take no more requests after this.
+   */
   async drain(): Promise<void> {
     this.closing = true;
     await Promise.all(
@@ -154,7 +158,7 @@ export class IngestCoordinator {
           new Promise<void>((resolve) => {
             const id = this.nextFlush++;
             w.flushes.set(id, resolve);
-            const message: CoordinatorMessage = { t: 'flush', id };
+            const message: CoordinatorMessage = { t: 'flush', id, close: true };
             w.port.postMessage(message);
           }),
       ),
@@ -247,6 +251,7 @@ export class IngestCoordinator {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.store.run('commitGeneration', report);
+        crashPoint('after-generation-commit');
         break;
       } catch (err) {
         this.log.warn({ err, log: report.log, attempt }, 'could not commit a flushed generation; retrying');

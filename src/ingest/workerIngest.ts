@@ -20,7 +20,8 @@ import { mapExportRequest, type MapOptions } from '../core/otlp/map.js';
 import type { Scope } from '../store/admin/meta.js';
 import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
-import type { SegmentWriter } from '../store/spans/segmentWriter.js';
+import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
+import { crashPoint } from './crashPoints.js';
 import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
 import { decodeLog, type LogHeader } from './logFormat.js';
@@ -114,30 +115,45 @@ export interface FlushPolicy {
 interface Cell {
   scope: Scope;
   date: string;
-  rows: SpanRow[];
+  rows: BufferedCell;
 }
 
 class Generation {
-  readonly cells = new Map<string, Cell>();
+  /** Cells by environment and day; a cell's table is made once, by whichever request needs it first. */
+  readonly cells = new Map<string, Promise<Cell>>();
   readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string }>();
   readonly usage = new Map<string, { spans: number; bytes: number }>();
+  /** Rows in the buffer. */
   rows = 0;
+  /** Rows of durable records (in the buffer, or about to be). */
+  accepted = 0;
   bodyBytes = 0;
   /** Requests between their log append and adding their rows. */
   pending = 0;
+  /** Set when rows of a durable record could not be buffered: the log file is then the source. */
+  broken: unknown = undefined;
   private whenSettled: (() => void) | null = null;
   log: IngestLogFile | null = null;
   readonly openedAt = Date.now();
 
-  constructor(readonly seq: number) {}
+  constructor(
+    readonly seq: number,
+    private readonly buffer: SegmentBuffer,
+  ) {}
 
-  add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], bytes: number): void {
+  async add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], bytes: number): Promise<void> {
+    const byDay = new Map<string, SpanRow[]>();
     for (const row of rows) {
       const date = dayOf(row[START] as bigint);
-      const key = `${scope.environmentId}/${date}`;
+      const list = byDay.get(date);
+      if (list) list.push(row);
+      else byDay.set(date, [row]);
+    }
+    for (const [date, dayRows] of byDay) {
+      const key = `${scope.tenantId}/${scope.appId}/${scope.environmentId}/${date}`;
       let cell = this.cells.get(key);
-      if (!cell) this.cells.set(key, (cell = { scope, date, rows: [] }));
-      cell.rows.push(row);
+      if (!cell) this.cells.set(key, (cell = this.buffer.cell().then((buffered) => ({ scope, date, rows: buffered }))));
+      this.buffer.append((await cell).rows, dayRows);
     }
     for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId });
     const u = this.usage.get(scope.tenantId) ?? { spans: 0, bytes: 0 };
@@ -173,13 +189,13 @@ export class WorkerIngest {
   constructor(
     private readonly logDir: string,
     private readonly segments: SegmentStore,
-    private readonly writer: SegmentWriter,
+    private readonly buffer: SegmentBuffer,
     private readonly admitter: Admitter,
     private readonly policy: FlushPolicy,
     private readonly costOf: MapOptions['costOf'],
     private readonly onError: (e: unknown) => void = () => undefined,
   ) {
-    this.current = new Generation(this.nextSeq++);
+    this.current = new Generation(this.nextSeq++, buffer);
   }
 
   /** Checks the age of the open generation every few milliseconds. */
@@ -228,25 +244,37 @@ export class WorkerIngest {
         receivedAtMs: Date.now(),
       };
       gen.bodyBytes += input.body.byteLength;
+      gen.accepted += kept.length;
       await gen.log.append(header, input.body);
-      gen.add(input.scope, kept, blobs, keptBytes);
+      crashPoint('after-log-sync');
     } catch (e) {
+      gen.accepted -= kept.length;
+      gen.done();
       this.admitter.settle(answer.ticket, false);
       throw e;
-    } finally {
-      gen.done();
     }
     this.admitter.settle(answer.ticket, true);
+    // The record is durable: answer now, and move the rows into the segment buffer right after (the
+    // generation is not written before they are in). Should that fail, the generation is written
+    // from its log file instead.
+    setImmediate(() => {
+      gen
+        .add(input.scope, kept, blobs, keptBytes)
+        .catch((e: unknown) => {
+          gen.broken ??= e;
+        })
+        .finally(() => gen.done());
+    });
     outcome.generation = { workerId: this.workerId, seq: gen.seq };
     if (input.soon) this.soon = true;
-    if (gen === this.current && (gen.rows >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
+    if (gen === this.current && (gen.accepted >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
     return outcome;
   }
 
   /** Flushes the open generation (and retries failed ones); resolves when they are reported. */
   flush(): Promise<void> {
     const gen = this.current;
-    if (gen.rows > 0 || gen.pending > 0) this.current = new Generation(this.nextSeq++);
+    if (gen.accepted > 0 || gen.pending > 0) this.current = new Generation(this.nextSeq++, this.buffer);
     const retry = this.failed.splice(0);
     const work = [...retry, ...(gen === this.current ? [] : [gen])];
     this.flushing = this.flushing.then(async () => {
@@ -268,7 +296,7 @@ export class WorkerIngest {
    */
   async replay(path: string, name: string): Promise<{ report: GenerationReport | null; discardedBytes: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] }> {
     const { records, discardedBytes } = decodeLog(readFileSync(path));
-    const gen = new Generation(0);
+    const gen = new Generation(0, this.buffer);
     const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
     for (const { header, body } of records) {
       const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
@@ -279,7 +307,7 @@ export class WorkerIngest {
       const dropped = new Set(header.drop);
       const kept = rows.filter((_, i) => !dropped.has(i));
       gen.bodyBytes += body.byteLength;
-      gen.add(scope, kept, blobs, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
+      await gen.add(scope, kept, blobs, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
       keys.push({ scope, traceIds: kept.map((r) => r[TRACE] as string), spanIds: kept.map((r) => r[SPAN] as string) });
     }
     const report = gen.rows > 0 ? await this.segmentsOf(gen, name) : null;
@@ -288,7 +316,7 @@ export class WorkerIngest {
 
   private tick(): void {
     const gen = this.current;
-    if (this.failed.length > 0 || (gen.rows > 0 && (this.soon || Date.now() - gen.openedAt >= this.policy.maxAgeMs))) this.flushSoon();
+    if (this.failed.length > 0 || (gen.accepted > 0 && (this.soon || Date.now() - gen.openedAt >= this.policy.maxAgeMs))) this.flushSoon();
   }
 
   private flushSoon(): void {
@@ -299,26 +327,46 @@ export class WorkerIngest {
   private async write(gen: Generation): Promise<void> {
     await gen.settled();
     gen.log?.close();
-    if (gen.rows === 0) {
+    const name = logName(this.workerId, gen.seq);
+    if (gen.accepted === 0) {
       // Every request of it failed: nothing to keep, and its log holds nothing durable.
       if (gen.log) rmSync(gen.log.path, { force: true });
       return;
     }
-    this.admitter.generationReady(await this.segmentsOf(gen, logName(this.workerId, gen.seq)));
+    if (gen.broken !== undefined) {
+      await this.dropCells(gen);
+      this.onError(gen.broken);
+      const { report } = await this.replay(join(this.logDir, name), name);
+      if (report) this.admitter.generationReady(report);
+      return;
+    }
+    try {
+      this.admitter.generationReady(await this.segmentsOf(gen, name));
+    } catch (e) {
+      // Some cells may be written and freed already: a retry starts again from the log file.
+      gen.broken = e;
+      throw e;
+    }
+  }
+
+  private async dropCells(gen: Generation): Promise<void> {
+    for (const pending of gen.cells.values()) await this.buffer.drop((await pending).rows).catch(() => undefined);
   }
 
   private async segmentsOf(gen: Generation, log: string): Promise<GenerationReport> {
     const segments: SegmentReport[] = [];
     let n = 0;
-    for (const cell of gen.cells.values()) {
+    for (const pending of gen.cells.values()) {
+      const cell = await pending;
       const temp = this.segments.tempPath();
-      const written = await this.writer.write(cell.rows, cell.scope, temp);
+      const written = await this.buffer.write(cell.rows, cell.scope, temp);
       const key = await this.segments.publish(temp, {
         tenantId: cell.scope.tenantId,
         appId: cell.scope.appId,
         date: cell.date,
         name: `${log.replace(/\.log$/, '')}-${n++}`,
       });
+      crashPoint('after-segment-publish');
       segments.push({
         key,
         ...cell.scope,

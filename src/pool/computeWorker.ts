@@ -10,7 +10,7 @@ import type { AdmitAnswer, AdmitRequest, Admitter, GenerationReport } from '../i
 import { WorkerIngest } from '../ingest/workerIngest.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
-import { SegmentWriter } from '../store/spans/segmentWriter.js';
+import { SegmentBuffer } from '../store/spans/segmentBuffer.js';
 import { dispatchTask } from './taskPool.js';
 import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
 import type { CoordinatorMessage, WorkerMessage } from './ingestMessages.js';
@@ -54,10 +54,11 @@ class PortAdmitter implements Admitter {
 const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 const { port1: port, port2: theirs } = new MessageChannel();
 const admitter = new PortAdmitter(port);
+const buffer = await SegmentBuffer.open(segments.root);
 const ingest = new WorkerIngest(
   ingestLogDir(data.dataDir),
   segments,
-  await SegmentWriter.open(segments.root),
+  buffer,
   admitter,
   data.flush,
   (model, usage) => {
@@ -69,7 +70,15 @@ const ingest = new WorkerIngest(
 
 port.on('message', (m: CoordinatorMessage) => {
   if (m.t === 'admitted') admitter.answered(m.id, m.answer);
-  else if (m.t === 'flush') void ingest.flush().then(() => admitter.send({ t: 'flushed', id: m.id }));
+  else if (m.t === 'flush') {
+    void ingest.flush().then(() => {
+      if (m.close) {
+        ingest.stop();
+        buffer.close();
+      }
+      admitter.send({ t: 'flushed', id: m.id });
+    });
+  }
 });
 ingest.start();
 parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: theirs } }, [theirs]);

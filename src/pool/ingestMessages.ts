@@ -11,4 +11,7 @@ export type WorkerMessage =
   | { t: 'flushed'; id: number }
   | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string };
 
-export type CoordinatorMessage = { t: 'admitted'; id: number; answer: AdmitAnswer } | { t: 'flush'; id: number };
+export type CoordinatorMessage =
+  | { t: 'admitted'; id: number; answer: AdmitAnswer }
+  /** Write everything held; with `close`, then release the worker's DuckDB (shutdown). */
+  | { t: 'flush'; id: number; close: boolean };

@@ -43,10 +43,14 @@ export const ingestRoutes = [
   }),
 ];
 
-/** `X-Tracelake-Wait: visible` asks to be answered once the spans can be read; any other value is refused. */
+/**
+ * `X-Tracelake-Wait: visible` asks to be answered once the spans can be read; an empty value is no
+ * header; any other value is refused.
+ */
 function waitsForVisibility(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  if (header.trim().toLowerCase() === 'visible') return true;
+  const value = (header ?? '').trim().toLowerCase();
+  if (value === '') return false;
+  if (value === 'visible') return true;
   throw new ApiError('invalid_request_headers', undefined, { details: { 'x-tracelake-wait': 'must be "visible"' } });
 }
 

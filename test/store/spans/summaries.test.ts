@@ -1,0 +1,110 @@
+/**
+ * The segment store against a real DuckDB, without HTTP: generations written as Parquet segments by
+ * the worker-side buffer and committed by the store; trace summaries merged from parts give the same
+ * answer whether read from parts, from merged rows, or from a mix; a committed generation commits
+ * once.
+ */
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { mapExportRequest } from '../../../src/core/otlp/map.js';
+import { toRows } from '../../../src/ingest/rows.js';
+import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
+import { Database, storeDirs } from '../../../src/store/db.js';
+import { migrate } from '../../../src/store/migrate.js';
+import { commitGeneration, segmentsFor } from '../../../src/store/spans/manifest.js';
+import { traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
+import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
+import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
+import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
+import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
+import { tempDir } from '../../helpers/server.js';
+
+const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const read: ReadScope = { ...scope };
+
+t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
+  const dataDir = tempDir();
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
+  const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
+  const buffer = await SegmentBuffer.open(segments.root);
+  t.teardown(() => {
+    buffer.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await migrate(db);
+  const src = { db, segments };
+
+  let seq = 0;
+  /** Writes spans as one generation (one segment) and commits it, as a compute worker and the store would. */
+  const commit = async (specs: SpanSpec[], startOffsetMs: number) => {
+    const request = exportRequest(specs);
+    for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
+      s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
+      s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
+    }
+    const { rows } = toRows(scope, mapExportRequest(request).spans);
+    const cell = await buffer.cell();
+    buffer.append(cell, rows);
+    const temp = segments.tempPath();
+    const written = await buffer.write(cell, scope, temp);
+    const date = new Date(Number(written.minStartNs / 1_000_000n)).toISOString().slice(0, 10);
+    const key = await segments.publish(temp, { ...scope, date, name: `test-${++seq}` });
+    const report: GenerationReport = {
+      workerId: 'w',
+      seq,
+      log: `w-${seq}.log`,
+      segments: [{ key, ...scope, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
+      blobs: [],
+      usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }],
+      bodyBytes: 1,
+    };
+    await commitGeneration(db, segments, report);
+    return report;
+  };
+
+  const traceId = hex(16);
+  const root = hex(8);
+  // Three generations, out of order: children first (the earliest spans), then the root, then an error.
+  await commit([{ traceId, parentSpanId: root, name: 'child-a', attributes: { 'tracelake.cost': 0.25, 'session.id': 's-1', 'tracelake.tags': 'x' } }, { traceId, parentSpanId: root, name: 'child-b' }], -5000);
+  const summaryOf = async () => (await traceWithSpans(src, read, traceId))!.trace;
+  const fromFirstPart = await summaryOf();
+  t.equal(fromFirstPart.name, 'child-a', 'with the root not yet received, the earliest span names the trace');
+  t.equal(fromFirstPart.span_count, 2);
+
+  await mergeParts(db);
+  await commit([{ traceId, spanId: root, name: 'root', attributes: { 'user.id': 'u-1', 'tracelake.tags': 'y' } }], 0);
+  const mixed = await summaryOf();
+  const errorReport = await commit([{ traceId, parentSpanId: root, name: 'failing', attributes: { 'tracelake.cost': 0.5 } }], 2000);
+  await db.exec(`UPDATE trace_parts SET has_error = 1, has_ok = 0 WHERE seq = (SELECT max(seq) FROM trace_parts)`);
+  const unmerged = await summaryOf();
+  await mergeParts(db);
+  const merged = await summaryOf();
+
+  t.equal(mixed.name, 'root', 'a merged row plus a newer part: the root wins');
+  t.same(merged, unmerged, 'the same summary before and after the background merge');
+  t.equal(merged.name, 'root');
+  t.equal(merged.status, 'ERROR');
+  t.equal(merged.span_count, 4);
+  t.equal(merged.cost, 0.75);
+  t.same(merged.tags, ['x', 'y']);
+  t.equal(merged.session_id, 's-1');
+  t.equal(merged.user_id, 'u-1');
+  t.equal(merged.start, fromFirstPart.start, 'start is the earliest span (of the first part)');
+  t.ok(Date.parse(merged.end) > Date.parse(mixed.end), 'end is the latest span end (of the last part)');
+
+  const spans = await traceSpans(src, read, traceId);
+  t.same(spans.map((s) => s.name), ['child-a', 'child-b', 'root', 'failing'], 'the spans of all three segments, by start');
+  t.equal((await segmentsFor(db, segments, read, null, null)).length, 3);
+
+  const [{ n: partsBefore } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM segments');
+  await commitGeneration(db, segments, errorReport);
+  const [{ n: partsAfter } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM segments');
+  t.equal(partsAfter, partsBefore, 'committing a generation again changes nothing');
+  t.equal((await traceSpans(src, read, traceId)).length, 4);
+
+  const session = await tracesWhere(db, read, 'session_id', 's-1', 10, 0);
+  t.same(session.data.map((x) => x.id), [traceId]);
+  t.equal((await traceWithSpans(src, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another environment sees nothing');
+  t.equal((await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another app sees nothing');
+});
