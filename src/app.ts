@@ -35,6 +35,9 @@ import { ingestLogDir } from './store/db.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
+/** Small segments of one app and day that are compacted together whatever their size. */
+const COMPACTION_MIN_FILES = 16;
+
 export interface Running {
   port: number;
   /** Drains in-flight requests, checkpoints DuckDB and stops the store thread. */
@@ -60,6 +63,10 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
 
   const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
+    {
+      compactionIntervalMs: config.compactionIntervalMs,
+      compaction: { targetRows: config.compactionRows, minFiles: COMPACTION_MIN_FILES, maxAgeMs: config.compactionAgeMs },
+    },
     config.maxQueue,
     (m) => workerLog(log, m),
   );

@@ -25,6 +25,9 @@ export interface Config {
   flushIntervalMs: number;
   segmentRows: number;
   dedupeSpans: number;
+  compactionIntervalMs: number;
+  compactionRows: number;
+  compactionAgeMs: number;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -106,6 +109,9 @@ export const OPTIONS = [
   { key: 'flushIntervalMs', env: 'TRACELAKE_FLUSH_INTERVAL_MS', flag: '--flush-interval-ms', fallback: '200', parse: integer(5, 60_000), doc: 'How long a compute worker keeps accepted spans before writing them as a segment (they are readable after).' },
   { key: 'segmentRows', env: 'TRACELAKE_SEGMENT_ROWS', flag: '--segment-rows', fallback: '32768', parse: integer(1, 10_000_000), doc: 'Rows a compute worker keeps at most before writing them as a segment.' },
   { key: 'dedupeSpans', env: 'TRACELAKE_DEDUPE_SPANS', flag: '--dedupe-spans', fallback: '1000000', parse: integer(1000), doc: 'Span ids remembered (most recently active traces first) to drop re-sent spans and hold the per-trace bound.' },
+  { key: 'compactionIntervalMs', env: 'TRACELAKE_COMPACTION_INTERVAL_MS', flag: '--compaction-interval-ms', fallback: '5000', parse: integer(0), doc: 'How often the store looks for small segments to compact; 0 turns compaction off.' },
+  { key: 'compactionRows', env: 'TRACELAKE_COMPACTION_ROWS', flag: '--compaction-rows', fallback: '131072', parse: integer(2), doc: 'Rows a compacted segment aims for.' },
+  { key: 'compactionAgeMs', env: 'TRACELAKE_COMPACTION_AGE_MS', flag: '--compaction-age-ms', fallback: '60000', parse: integer(0), doc: 'Small segments older than this are compacted even when there are few of them.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },

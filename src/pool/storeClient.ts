@@ -1,12 +1,12 @@
 import type { DatabaseOptions } from '../store/db.js';
 import { TaskPool } from './taskPool.js';
-import type { StoreTasks, StoreWorkerData } from './tasks.js';
+import type { StoreBackground, StoreTasks, StoreWorkerData } from './tasks.js';
 
 /** The main thread's handle on the store thread (the one owner of DuckDB; see store/db.ts). */
 export type StoreClient = TaskPool<StoreTasks>;
 
-export function createStoreClient(database: DatabaseOptions, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
-  const workerData: StoreWorkerData = { database };
+export function createStoreClient(database: DatabaseOptions, background: StoreBackground, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
+  const workerData: StoreWorkerData = { database, background };
   // One thread owns the database; it runs many async tasks at once, each on its own connection.
   return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: 64, maxQueue, ...(onMessage ? { onMessage } : {}) });
 }

@@ -15,11 +15,13 @@ import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
 import * as reads from '../store/spans/reads.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
+import { compactOnce, purgeReplaced } from '../store/spans/compaction.js';
+import { pruneCommittedLogs } from '../store/spans/manifest.js';
 import { mergeParts } from '../store/spans/summaryMerge.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
-const { database } = workerData as StoreWorkerData;
+const { database, background: schedule } = workerData as StoreWorkerData;
 const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
 let opened: Promise<Database> | undefined;
 
@@ -32,20 +34,40 @@ async function src(): Promise<reads.SpanSource> {
   return { db: await db(), segments };
 }
 
-/** Background work of the store thread, one job at a time. */
+/**
+ * Background work of the store thread, one job at a time: folding summary parts into merged rows
+ * (often), compacting small segments (every few seconds), deleting replaced files after a grace
+ * period longer than any query, forgetting old committed log names.
+ */
 const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
+  last: { compaction: 0, purge: 0, prune: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), MERGE_INTERVAL_MS);
   },
   async tick() {
     if (this.running || !opened) return;
     this.running = true;
+    const d = await db();
+    const now = Date.now();
     try {
-      await mergeParts(await db());
+      await mergeParts(d);
+      if (schedule.compactionIntervalMs > 0 && now - this.last.compaction >= schedule.compactionIntervalMs) {
+        this.last.compaction = now;
+        // Keep going while there is work, but let the next merge in between.
+        if ((await compactOnce(d, segments, schedule.compaction)) > 0) this.last.compaction = 0;
+      }
+      if (now - this.last.purge >= PURGE_INTERVAL_MS) {
+        this.last.purge = now;
+        await purgeReplaced(d, segments, 2 * database.queryTimeoutMs);
+      }
+      if (now - this.last.prune >= PRUNE_INTERVAL_MS) {
+        this.last.prune = now;
+        await pruneCommittedLogs(d);
+      }
     } catch (err) {
-      report('warn', 'summary merge failed; retrying', err);
+      report('warn', 'background store work failed; retrying', err);
     } finally {
       this.running = false;
     }
@@ -59,6 +81,8 @@ const background = {
 
 /** How often parts are folded into merged summaries. */
 const MERGE_INTERVAL_MS = 500;
+const PURGE_INTERVAL_MS = 10_000;
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 type Handlers = { [K in keyof StoreTasks]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
 

@@ -6,6 +6,7 @@ import type { ErrorData } from '../core/errors.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
 import type { FlushPolicy, GenerationReport, IngestInput, IngestOutcome } from '../ingest/workerIngest.js';
+import type { CompactionPolicy } from '../store/spans/compaction.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
 import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
 import type { AdminTasks } from './adminTasks.js';
@@ -60,6 +61,14 @@ export interface StoreTasks extends ScoreTasks, AdminTasks {
 
 export interface StoreWorkerData {
   database: DatabaseOptions;
+  background: StoreBackground;
+}
+
+/** What the store thread does on its own, and how often. */
+export interface StoreBackground {
+  /** Milliseconds between looks for compaction work; 0 turns compaction off. */
+  compactionIntervalMs: number;
+  compaction: CompactionPolicy;
 }
 
 /** Tasks of the compute pool: the CPU work of ingestion, and the segments it writes. */

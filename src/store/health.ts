@@ -45,7 +45,17 @@ export async function checkHealth(
     },
     segments: async () => {
       const dirs = storeDirs(dataDir);
-      return { segment_entries: readdirSync(dirs.segments).length, blob_entries: readdirSync(dirs.blobs).length };
+      readdirSync(dirs.segments);
+      readdirSync(dirs.blobs);
+      const [row] = await (await db()).query<Record<string, number>>(
+        `SELECT (count(*) FILTER (WHERE replaced_at IS NULL AND level = 0))::INTEGER AS small_segments,
+                (count(*) FILTER (WHERE replaced_at IS NULL AND level > 0))::INTEGER AS compacted_segments,
+                (count(*) FILTER (WHERE replaced_at IS NOT NULL))::INTEGER AS replaced_segments,
+                (coalesce(sum(rows) FILTER (WHERE replaced_at IS NULL), 0))::DOUBLE AS span_rows,
+                (coalesce(sum(bytes) FILTER (WHERE replaced_at IS NULL), 0))::DOUBLE AS segment_bytes
+           FROM segments`,
+      );
+      return row ?? {};
     },
   };
   return Promise.all(checks.map((name) => timeCheck(name, run[name])));

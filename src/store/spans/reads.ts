@@ -295,7 +295,7 @@ export async function listSessions(
      SELECT t.session_id AS id, count(*)::INTEGER AS trace_count, sum(t.span_count)::INTEGER AS span_count,
             (min(t.start_ns) / 1e6)::DOUBLE AS start_ms, (max(t.end_ns) / 1e6)::DOUBLE AS end_ms,
             coalesce(sum(t.cost), 0)::DOUBLE AS cost, coalesce(sum(t.tokens), 0)::DOUBLE AS tokens,
-            any_value(t.user_id) FILTER (WHERE t.user_id IS NOT NULL) AS user_id,
+            min(t.user_id) AS user_id,
             (count(*) OVER ())::INTEGER AS total
        FROM t SEMI JOIN active USING (session_id)
       GROUP BY t.session_id ORDER BY end_ms DESC, id LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`,

@@ -81,7 +81,7 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
   // page past the end needs a second statement to know the total.
   const rows = await src.db.query<Record<string, unknown>>(
     `${relation}
-     SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
+     SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
             span_count, input_preview, output_preview, tags, session_id, user_id, environment, (count(*) OVER ())::INTEGER AS total
        FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
     [...base, q.limit, q.offset],

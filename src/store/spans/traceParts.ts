@@ -22,23 +22,21 @@ const COLS = PART_COLUMNS.join(', ');
 export const PART_TABLE_SQL = `
   tenant_id UUID, app_id UUID, environment_id UUID, trace_id VARCHAR, start_ns BIGINT, end_ns BIGINT,
   best_r INTEGER, best_s BIGINT, best_name VARCHAR, best_input_preview VARCHAR, best_output_preview VARCHAR,
-  cost DOUBLE, tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
+  cost DECIMAL(38, 12), tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
   session_id VARCHAR, user_id VARCHAR, run_id VARCHAR`;
 
 /** The parts of the span rows of `source` (a relation or table function with the span columns). */
 export function partsOfSpans(source: string): string {
   const best = `{'r': parent_id IS NOT NULL, 's': start_ns}`;
   return `
-    SELECT tenant_id, app_id, any_value(environment_id), trace_id, min(start_ns), max(end_ns),
+    SELECT tenant_id, app_id, min(environment_id), trace_id, min(start_ns), max(end_ns),
            min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END), arg_min(start_ns, ${best}),
            arg_min(name, ${best}), arg_min(input_preview, ${best}), arg_min(output_preview, ${best}),
-           coalesce(sum(cost), 0), coalesce(sum(tokens), 0)::DOUBLE,
+           coalesce(sum(cost::DECIMAL(38, 12)), 0), coalesce(sum(tokens), 0)::DOUBLE,
            (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
            bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
            list_distinct(flatten(list(coalesce(tags, [])))),
-           any_value(session_id) FILTER (WHERE session_id IS NOT NULL),
-           any_value(user_id) FILTER (WHERE user_id IS NOT NULL),
-           any_value(run_id) FILTER (WHERE run_id IS NOT NULL)
+           min(session_id), min(user_id), min(run_id)
       FROM ${source} GROUP BY tenant_id, app_id, trace_id`;
 }
 
@@ -51,7 +49,7 @@ export function insertPartsSql(source: string): string {
 function mergePartsSql(from: string): string {
   const best = `{'r': x.best_r, 's': x.best_s}`;
   return `
-    SELECT x.tenant_id, x.app_id, any_value(x.environment_id) AS environment_id, x.trace_id,
+    SELECT x.tenant_id, x.app_id, min(x.environment_id) AS environment_id, x.trace_id,
            min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
            min(x.best_r) AS best_r, arg_min(x.best_s, ${best}) AS best_s,
            arg_min(x.best_name, ${best}) AS best_name,
@@ -60,9 +58,7 @@ function mergePartsSql(from: string): string {
            sum(x.cost) AS cost, sum(x.tokens) AS tokens, sum(x.span_count)::INTEGER AS span_count,
            max(x.has_error) AS has_error, max(x.has_ok) AS has_ok,
            list_distinct(flatten(list(x.tags))) AS tags,
-           any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
-           any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
-           any_value(x.run_id) FILTER (WHERE x.run_id IS NOT NULL) AS run_id
+           min(x.session_id) AS session_id, min(x.user_id) AS user_id, min(x.run_id) AS run_id
       FROM (${from}) x
      GROUP BY x.tenant_id, x.app_id, x.trace_id`;
 }
@@ -96,7 +92,7 @@ export function traceSummariesSql(where: Where): string {
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
            x.start_ns, x.end_ns, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS latency_ms,
-           x.cost::DOUBLE AS cost, x.tokens::DOUBLE AS tokens, x.span_count,
+           x.cost, x.tokens::DOUBLE AS tokens, x.span_count,
            x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
            list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
            x.environment_id, e.name AS environment
@@ -104,7 +100,7 @@ export function traceSummariesSql(where: Where): string {
 }
 
 /** The columns of a summary as the API answers them (times as epoch ms, converted by the caller). */
-export const SUMMARY_COLUMNS = `id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost, tokens,
+export const SUMMARY_COLUMNS = `id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
        span_count, input_preview, output_preview, tags, session_id, user_id, environment_id, environment`;
 
 /**

@@ -1,0 +1,127 @@
+/**
+ * Compaction (ARCHITECTURE §3): small segments written by ingestion become large files sorted by
+ * start time then trace, one app and one day each, so a window reads few files and a trace's spans
+ * sit in one row group. One compaction at a time, in the store thread's DuckDB:
+ *
+ *   pick a group → COPY its files, sorted, to a temporary file → fsync, rename, fsync dir →
+ *   one transaction: the new manifest row in, the old rows marked replaced → later (after every
+ *   query that may still hold the old list has ended) the old files are deleted, then their rows.
+ *
+ * A crash before the transaction leaves a published file no row names (swept at start); a crash
+ * after it leaves replaced files that the purge deletes. Readers only ever see whole files the
+ * manifest names, so answers are the same before and after (summaries do not point at files: a
+ * trace finds its spans through its time range).
+ */
+import { crashPoint } from '../../ingest/crashPoints.js';
+import type { Database } from '../db.js';
+import { insertSegment, quote } from './manifest.js';
+import { ROW_GROUP_ROWS } from './segmentBuffer.js';
+import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import type { SegmentStore } from './segmentStore.js';
+
+export interface CompactionPolicy {
+  /** Rows a compacted file aims for. */
+  targetRows: number;
+  /** A group is compacted once it has this many small files… */
+  minFiles: number;
+  /** …or its oldest small file is this old (so quiet apps are compacted too). */
+  maxAgeMs: number;
+}
+
+export const COMPACTED_LEVEL = 1;
+
+interface Candidate {
+  id: number;
+  tenant_id: string;
+  app_id: string;
+  environment_id: string | null;
+  date: string;
+  path: string;
+  rows: number;
+  min_start_ns: string;
+  max_start_ns: string;
+}
+
+/**
+ * Compacts one group of small segments if one is due; returns the number of files replaced (0 when
+ * there was nothing to do).
+ */
+export async function compactOnce(db: Database, store: SegmentStore, policy: CompactionPolicy): Promise<number> {
+  const group = await pickGroup(db, policy);
+  if (group.length < 2) return 0;
+  const first = group[0]!;
+  const rows = group.reduce((n, s) => n + s.rows, 0);
+  const temp = store.tempPath();
+  await db.exec(
+    `COPY (SELECT * FROM read_parquet([${group.map((s) => quote(store.readPath(s.path))).join(', ')}]) ORDER BY start_ns, trace_id, span_id)
+       TO ${quote(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
+                         KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
+  );
+  const environments = new Set(group.map((s) => s.environment_id));
+  const key = await store.publish(temp, { tenantId: first.tenant_id, appId: first.app_id, date: first.date, name: `compacted-${first.id}-${group.length}` });
+  crashPoint('after-compaction-publish');
+  await db.transaction(async (tx) => {
+    await insertSegment(tx, key, {
+      tenantId: first.tenant_id,
+      appId: first.app_id,
+      // A file that mixes environments has none in the manifest; its rows keep theirs.
+      environmentId: environments.size === 1 ? first.environment_id : null,
+      date: first.date,
+      rows,
+      bytes: store.size(key),
+      minStartNs: BigInt(group.reduce((m, s) => (BigInt(s.min_start_ns) < BigInt(m) ? s.min_start_ns : m), first.min_start_ns)),
+      maxStartNs: BigInt(group.reduce((m, s) => (BigInt(s.max_start_ns) > BigInt(m) ? s.max_start_ns : m), first.max_start_ns)),
+      level: COMPACTED_LEVEL,
+      formatVersion: SEGMENT_FORMAT_VERSION,
+    });
+    await tx.exec(`UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE id IN (${group.map((s) => Number(s.id)).join(', ')}) AND replaced_at IS NULL`);
+  });
+  crashPoint('after-compaction-commit');
+  return group.length;
+}
+
+/**
+ * The oldest due group: small (level 0) live segments of one app and day, oldest first, up to the
+ * target size. Due when it has `minFiles` files, enough rows, or an old enough file.
+ */
+async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candidate[]> {
+  const groups = await db.query<{ tenant_id: string; app_id: string; date: string }>(
+    `SELECT tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, date::VARCHAR AS date
+       FROM segments WHERE replaced_at IS NULL AND level = 0
+      GROUP BY ALL
+     HAVING count(*) >= 2 AND (count(*) >= $1 OR sum(rows) >= $2 OR max(epoch_ms(now()::TIMESTAMP) - epoch_ms(created_at)) >= $3)
+      ORDER BY min(created_at) LIMIT 1`,
+    [policy.minFiles, policy.targetRows, policy.maxAgeMs],
+  );
+  const g = groups[0];
+  if (!g) return [];
+  const files = await db.query<Candidate>(
+    `SELECT id::DOUBLE AS id, tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, environment_id::VARCHAR AS environment_id,
+            date::VARCHAR AS date, path, rows::DOUBLE AS rows, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns
+       FROM segments WHERE replaced_at IS NULL AND level = 0 AND tenant_id = $1 AND app_id = $2 AND date = $3::DATE
+      ORDER BY created_at, id`,
+    [g.tenant_id, g.app_id, g.date],
+  );
+  const picked: Candidate[] = [];
+  let rows = 0;
+  for (const f of files) {
+    if (picked.length >= 2 && rows + f.rows > policy.targetRows) break;
+    picked.push(f);
+    rows += f.rows;
+  }
+  return picked;
+}
+
+/**
+ * Deletes the files of segments replaced (by compaction or retention) more than `graceMs` ago —
+ * long enough that no query that listed them is still running — and then their manifest rows.
+ */
+export async function purgeReplaced(db: Database, store: SegmentStore, graceMs: number): Promise<number> {
+  const gone = await db.query<{ id: number; path: string }>(
+    `SELECT id::DOUBLE AS id, path FROM segments WHERE replaced_at IS NOT NULL AND epoch_ms(now()::TIMESTAMP) - epoch_ms(replaced_at) >= $1`,
+    [graceMs],
+  );
+  for (const s of gone) await store.remove(s.path);
+  if (gone.length > 0) await db.exec(`DELETE FROM segments WHERE id IN (${gone.map((s) => Number(s.id)).join(', ')})`);
+  return gone.length;
+}
