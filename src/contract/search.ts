@@ -59,7 +59,8 @@ export interface SpanListQuery {
   trace_id?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
   sort_by?: SpanSearchBody['sort_by'];
   sort_order?: 'asc' | 'desc';
-  format?: 'json' | 'csv';
+  /** `parquet` and `arrow` (Arrow IPC stream) export every span the filter and window select. */
+  format?: 'json' | 'csv' | 'parquet' | 'arrow';
 }
 
 export const validateTraceSearchBody = typia.createValidateEquals<TraceSearchBody>();

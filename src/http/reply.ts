@@ -3,7 +3,9 @@
  */
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'bytes'; status: number; body: Uint8Array | string; contentType: string; headers?: Record<string, string> };
+  | { kind: 'bytes'; status: number; body: Uint8Array | string; contentType: string; headers?: Record<string, string> }
+  /** A file streamed as the body (exports); deleted once sent, or once the client has gone. */
+  | { kind: 'file'; status: number; path: string; contentType: string; headers?: Record<string, string> };
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
   return { kind: 'json', status, body, ...(headers ? { headers } : {}) };
@@ -16,4 +18,8 @@ export function data(value: unknown, status = 200): Reply {
 
 export function bytes(body: Uint8Array | string, contentType: string, status = 200, headers?: Record<string, string>): Reply {
   return { kind: 'bytes', status, body, contentType, ...(headers ? { headers } : {}) };
+}
+
+export function file(path: string, contentType: string, headers?: Record<string, string>): Reply {
+  return { kind: 'file', status: 200, path, contentType, ...(headers ? { headers } : {}) };
 }

@@ -4,6 +4,7 @@
  * to responses. Every request gets exactly one response (uWS aborts the process otherwise).
  */
 import { randomBytes } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -26,6 +27,8 @@ interface Exchange {
   method: string;
   path: string;
   started: number;
+  /** Resumes a stream waiting for the socket, when the client goes away meanwhile. */
+  wake: (() => void) | null;
 }
 
 export class HttpServer {
@@ -77,6 +80,7 @@ export class HttpServer {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       path: req.getUrl(),
       started: performance.now(),
+      wake: null,
     };
     const query = req.getQuery() ?? '';
     const headers: Record<string, string> = Object.create(null);
@@ -86,6 +90,7 @@ export class HttpServer {
     this.inFlight++;
     res.onAborted(() => {
       ex.aborted = true;
+      ex.wake?.();
       this.finish(ex, 0);
     });
 
@@ -167,21 +172,76 @@ export class HttpServer {
   }
 
   private send(ex: Exchange, reply: Reply, extraHeaders: Record<string, string> = {}): void {
-    if (ex.aborted || ex.answered) return;
+    if (ex.aborted || ex.answered) {
+      if (reply.kind === 'file') void rm(reply.path, { force: true });
+      return;
+    }
+    if (reply.kind === 'file') return void this.stream(ex, reply, extraHeaders);
     ex.answered = true;
     const isJson = reply.kind === 'json';
     const payload = isJson ? JSON.stringify(reply.body) : reply.body;
     const contentType = isJson ? 'application/json' : reply.contentType;
     const closing = this.draining || reply.status === 413;
     ex.res.cork(() => {
-      ex.res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`.trimEnd());
-      ex.res.writeHeader('Content-Type', contentType);
-      ex.res.writeHeader('X-Request-Id', ex.requestId);
-      for (const [k, v] of Object.entries({ ...reply.headers, ...extraHeaders })) ex.res.writeHeader(k, v);
+      this.writeHead(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
       // A refused body may still be arriving: close rather than read the rest.
       ex.res.end(payload, closing);
     });
     this.finish(ex, reply.status);
+  }
+
+  private writeHead(ex: Exchange, status: number, contentType: string, headers: Record<string, string>): void {
+    ex.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
+    ex.res.writeHeader('Content-Type', contentType);
+    ex.res.writeHeader('X-Request-Id', ex.requestId);
+    for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
+  }
+
+  /**
+   * Streams a file as the body with uWebSockets.js back-pressure: a chunk the socket does not take
+   * at once is finished from `onWritable`, and the next chunk is read only then. The file is
+   * deleted as soon as it is open.
+   */
+  private async stream(ex: Exchange, reply: Extract<Reply, { kind: 'file' }>, extraHeaders: Record<string, string>): Promise<void> {
+    ex.answered = true;
+    const handle = await open(reply.path, 'r');
+    // Unlinked at once: the open handle still reads it, and nothing is left behind whatever happens.
+    await rm(reply.path, { force: true });
+    try {
+      const total = (await handle.stat()).size;
+      if (ex.aborted) return;
+      ex.res.cork(() => this.writeHead(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }));
+      if (total === 0) {
+        ex.res.cork(() => ex.res.end());
+        return;
+      }
+      const buffer = Buffer.allocUnsafe(STREAM_CHUNK);
+      let sent = 0;
+      while (sent < total && !ex.aborted) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(STREAM_CHUNK, total - sent), sent);
+        if (bytesRead === 0 || ex.aborted) break;
+        const chunk = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + bytesRead) as ArrayBuffer;
+        sent += bytesRead;
+        await new Promise<void>((resume) => {
+          ex.res.cork(() => {
+            const offset = ex.res.getWriteOffset();
+            const [ok, done] = ex.res.tryEnd(chunk, total);
+            if (done || ok) return resume();
+            // The socket is full: uWS keeps the rest of this chunk for us to offer again.
+            ex.wake = resume;
+            ex.res.onWritable((at) => {
+              const [again, finished] = ex.res.tryEnd(chunk.slice(at - offset), total);
+              if (again || finished) resume();
+              return again;
+            });
+          });
+        });
+        ex.wake = null;
+      }
+    } finally {
+      await handle.close();
+      if (!ex.aborted) this.finish(ex, reply.status);
+    }
   }
 
   private finish(ex: Exchange, status: number): void {
@@ -203,6 +263,9 @@ function ownBuffer(chunks: Buffer[], size: number): Buffer {
   for (const c of chunks) at += c.copy(out, at);
   return out;
 }
+
+/** Bytes read from a streamed file at a time. */
+const STREAM_CHUNK = 256 * 1024;
 
 function tooLarge(cap: number): ApiError {
   return new ApiError('payload_too_large', `Request body exceeds ${cap} bytes`, { limit: cap });

@@ -13,6 +13,7 @@ import { scoreHandlers } from '../store/scores/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
 import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
+import { exportSpans, removeStaleExports } from '../store/spans/spanExport.js';
 import * as reads from '../store/spans/reads.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { compactOnce, purgeReplaced } from '../store/spans/compaction.js';
@@ -91,6 +92,7 @@ const handlers: Handlers = {
     const d = await db();
     // Before anything writes: files no manifest row names are leftovers of a crash.
     const orphanSegments = await manifest.sweepOrphans(d, segments);
+    removeStaleExports(database.dataDir);
     const applied = await migrate(d);
     const bootstrapped = await meta.bootstrap(d, bootstrap);
     background.start();
@@ -118,6 +120,7 @@ const handlers: Handlers = {
   listSessions: async ({ scope, ...q }) => reads.listSessions(await db(), scope, q),
   searchTraces: async ({ query, filter }) => search.searchTraces(await src(), query, filter),
   searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
+  exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
   ...scoreHandlers(db, segments),
   ...adminHandlers(db),
   async checkpoint() {

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBConnection, DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
 import type { ColumnKind } from './spans/columns.js';
 
 export interface DatabaseOptions {
@@ -64,6 +64,24 @@ export class Database {
   /** Runs `sql` with bound `params` and returns the rows as plain objects (JSON-safe values). */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
     return this.withConnection((c) => this.read<T>(c, sql, params));
+  }
+
+  /**
+   * Runs `sql` and hands its result over chunk by chunk, as columns of plain JS values (BIGINT as
+   * bigint, lists as arrays); returns the number of rows. Memory stays at one chunk.
+   */
+  async streamColumns(sql: string, params: DuckDBValue[], onChunk: (columns: unknown[][], rows: number) => void): Promise<number> {
+    return this.withConnection((c) =>
+      this.timed(c, async () => {
+        const result = await c.stream(sql, params);
+        let rows = 0;
+        for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+          onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount);
+          rows += chunk.rowCount;
+        }
+        return rows;
+      }),
+    );
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {

@@ -16,13 +16,13 @@ import {
 import { compileFilter, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
 import { firstFilterParam, type SearchQuery } from '../../store/spans/search.js';
-import { bytes, data, json } from '../reply.js';
+import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 const DEFAULT_LIMIT = 50;
 
-function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' }): SearchQuery {
+function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' | 'parquet' | 'arrow' }): SearchQuery {
   return {
     scope: readScopeOf(ctx.principal),
     ...resolveWindow(q.start_date, q.end_date, Date.now()),
@@ -30,8 +30,22 @@ function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?
     offset: q.offset ?? 0,
     sortBy: q.sort_by ?? 'start',
     sortOrder: q.sort_order ?? 'desc',
-    format: q.format ?? 'json',
+    format: q.format === 'csv' ? 'csv' : 'json',
   };
+}
+
+const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'application/vnd.apache.arrow.stream' } as const;
+
+/**
+ * `format=parquet|arrow` on the span list: every span the filter and window select (or the page
+ * that `limit`/`offset` name, when given), as a file streamed to the client.
+ */
+async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 'arrow', filter: Filter) {
+  const search = query(ctx, q);
+  const compiled = compileFilter(filter, 'spans', firstFilterParam(search.scope));
+  const out = await ctx.services.store.run('exportSpans', { query: search, filter: compiled, format, limit: q.limit ?? null });
+  const name = `spans.${format === 'parquet' ? 'parquet' : 'arrows'}`;
+  return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
 }
 
 async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', q: SearchQuery, filter: Filter) {
@@ -77,8 +91,10 @@ export const searchRoutes = [
     path: '/v1/spans',
     permission: 'span.read',
     validate: { query: validateSpanListQuery },
-    handler: ({ query: q }, ctx) =>
-      answer(ctx, 'searchSpans', query(ctx, q), [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))]),
+    handler: ({ query: q }, ctx) => {
+      const filter = [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))];
+      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', query(ctx, q), filter);
+    },
   }),
   route<Record<string, string>, Record<string, never>, SpanSearchBody>({
     method: 'POST',
