@@ -66,6 +66,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
     {
       compactionIntervalMs: config.compactionIntervalMs,
       compaction: { targetRows: config.compactionRows, minFiles: COMPACTION_MIN_FILES, maxAgeMs: config.compactionAgeMs },
+      retentionDays: config.retentionDays,
     },
     config.maxQueue,
     (m) => workerLog(log, m),
@@ -140,6 +141,6 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
 
 /** Logs what a worker thread reported on its own (background failures). */
 function workerLog(log: Logger, m: unknown): void {
-  const entry = (m as { tracelakeLog?: { level: 'warn' | 'error'; msg: string; err: unknown } }).tracelakeLog;
-  if (entry) log[entry.level]({ err: entry.err }, entry.msg);
+  const entry = (m as { tracelakeLog?: { level: 'info' | 'warn' | 'error'; msg: string; err: unknown } }).tracelakeLog;
+  if (entry) log[entry.level](entry.level === 'info' ? (entry.err as object) : { err: entry.err }, entry.msg);
 }

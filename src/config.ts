@@ -28,6 +28,7 @@ export interface Config {
   compactionIntervalMs: number;
   compactionRows: number;
   compactionAgeMs: number;
+  retentionDays: number;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -112,6 +113,7 @@ export const OPTIONS = [
   { key: 'compactionIntervalMs', env: 'TRACELAKE_COMPACTION_INTERVAL_MS', flag: '--compaction-interval-ms', fallback: '5000', parse: integer(0), doc: 'How often the store looks for small segments to compact; 0 turns compaction off.' },
   { key: 'compactionRows', env: 'TRACELAKE_COMPACTION_ROWS', flag: '--compaction-rows', fallback: '131072', parse: integer(2), doc: 'Rows a compacted segment aims for.' },
   { key: 'compactionAgeMs', env: 'TRACELAKE_COMPACTION_AGE_MS', flag: '--compaction-age-ms', fallback: '60000', parse: integer(0), doc: 'Small segments older than this are compacted even when there are few of them.' },
+  { key: 'retentionDays', env: 'TRACELAKE_RETENTION_DAYS', flag: '--retention-days', fallback: '0', parse: integer(0, 36500), doc: 'Days spans are kept when an app sets no retention of its own; 0 keeps them forever.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },

@@ -40,6 +40,8 @@ export interface UpdateAppBody {
   runtime?: string & tags.MinLength<1> & tags.MaxLength<32>;
   /** A git commit id, full (40 or 64 hex digits) or abbreviated (at least 7). */
   commit_sha?: (string & tags.Pattern<'^[0-9a-fA-F]{7,64}$'>) | null;
+  /** Days the app's spans are kept; null: the server's default (`TRACELAKE_RETENTION_DAYS`). */
+  retention_days?: (number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<36500>) | null;
 }
 
 /** The body of DELETE /v1/apps/{appId} is optional; a confirmation, when sent, must be the app's name. */

@@ -18,6 +18,7 @@ import * as reads from '../store/spans/reads.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { compactOnce, purgeReplaced } from '../store/spans/compaction.js';
 import { pruneCommittedLogs } from '../store/spans/manifest.js';
+import { applyRetention } from '../store/spans/retention.js';
 import { mergeParts } from '../store/spans/summaryMerge.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
@@ -43,7 +44,7 @@ async function src(): Promise<reads.SpanSource> {
 const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
-  last: { compaction: 0, purge: 0, prune: 0 },
+  last: { compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), MERGE_INTERVAL_MS);
   },
@@ -58,6 +59,12 @@ const background = {
         this.last.compaction = now;
         // Keep going while there is work, but let the next merge in between.
         if ((await compactOnce(d, segments, schedule.compaction)) > 0) this.last.compaction = 0;
+      }
+      if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
+        this.last.retention = now;
+        const dropped = await applyRetention(d, schedule.retentionDays, now);
+        if (dropped.segments > 0 || dropped.traces > 0) report('info', 'retention dropped spans past their apps\' retention', dropped);
+        // The dropped files go with the next purge, after the grace period.
       }
       if (now - this.last.purge >= PURGE_INTERVAL_MS) {
         this.last.purge = now;
@@ -84,6 +91,8 @@ const background = {
 const MERGE_INTERVAL_MS = 500;
 const PURGE_INTERVAL_MS = 10_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
+/** Retention runs at start and then hourly. */
+const RETENTION_INTERVAL_MS = 3_600_000;
 
 type Handlers = { [K in keyof StoreTasks]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
 
@@ -144,8 +153,9 @@ const handlers: Handlers = {
 };
 
 /** Hands a background event to the main thread's log (the store thread has no logger of its own). */
-function report(level: 'warn' | 'error', msg: string, err: unknown): void {
-  parentPort?.postMessage({ tracelakeLog: { level, msg, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) } });
+function report(level: 'info' | 'warn' | 'error', msg: string, detail: unknown): void {
+  const err = detail instanceof Error ? { message: detail.message, stack: detail.stack } : detail;
+  parentPort?.postMessage({ tracelakeLog: { level, msg, err } });
 }
 
 /** Tasks in progress in this thread, the calling one included. */

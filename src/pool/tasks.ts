@@ -71,6 +71,8 @@ export interface StoreBackground {
   /** Milliseconds between looks for compaction work; 0 turns compaction off. */
   compactionIntervalMs: number;
   compaction: CompactionPolicy;
+  /** Days spans are kept when an app sets none; 0 keeps them. */
+  retentionDays: number;
 }
 
 /** Tasks of the compute pool: the CPU work of ingestion, and the segments it writes. */

@@ -96,17 +96,17 @@ export function appDeletion(id: string, deletedAt: string, environmentsRemoved: 
 }
 
 /** Columns of an app that PATCH may set; SQL takes its column names from this list only. */
-export const APP_PATCH_FIELDS = ['display_name', 'entry_point', 'runtime', 'commit_sha'] as const;
+export const APP_PATCH_FIELDS = ['display_name', 'entry_point', 'runtime', 'commit_sha', 'retention_days'] as const;
 export type AppPatchField = (typeof APP_PATCH_FIELDS)[number];
-export type AppPatch = { display_name?: string | null; entry_point?: string | null; runtime?: string; commit_sha?: string | null };
+export type AppPatch = { display_name?: string | null; entry_point?: string | null; runtime?: string; commit_sha?: string | null; retention_days?: number | null };
 
 /** The (column, value) pairs of an app PATCH, in a fixed order; null clears. Empty is 400. */
-export function appChanges(patch: AppPatch): [AppPatchField, string | null][] {
-  const changes: [AppPatchField, string | null][] = [];
+export function appChanges(patch: AppPatch): [AppPatchField, string | number | null][] {
+  const changes: [AppPatchField, string | number | null][] = [];
   for (const field of APP_PATCH_FIELDS) {
     const value = patch[field];
     if (value === undefined) continue;
-    changes.push([field, field === 'commit_sha' && value !== null ? value.toLowerCase() : value]);
+    changes.push([field, field === 'commit_sha' && typeof value === 'string' ? value.toLowerCase() : value]);
   }
   if (changes.length === 0) throw validationError('body', { body: `give at least one of ${APP_PATCH_FIELDS.join(', ')}` });
   return changes;

@@ -226,11 +226,13 @@ export interface AppView {
   created_by: string | null;
   updated_at: string;
   updated_by: string | null;
+  /** Days its spans are kept; null: the server's default. */
+  retention_days: number | null;
 }
 
 const APP_VIEW_SQL = `
   SELECT id, tenant_id, name, display_name, entry_point, runtime, commit_sha, runtime_app_name, runtime_machine_id,
-         ${iso('created_at')} AS created_at, created_by, ${iso('updated_at')} AS updated_at, updated_by
+         ${iso('created_at')} AS created_at, created_by, ${iso('updated_at')} AS updated_at, updated_by, retention_days
     FROM apps WHERE tenant_id = $1`;
 
 export interface NewApp {

@@ -78,4 +78,9 @@ export const ADMIN_MIGRATIONS: readonly Migration[] = [
          FROM spans GROUP BY ALL`,
     ],
   },
+  {
+    version: 6,
+    name: 'apps: retention of their spans in days (null: the server default)',
+    sql: ['ALTER TABLE apps ADD COLUMN retention_days INTEGER'],
+  },
 ];

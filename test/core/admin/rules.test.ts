@@ -80,5 +80,6 @@ t.test('app changes', async (t) => {
     ['commit_sha', 'abcdef1'],
   ], 'fixed order, commit id lowercased');
   t.same(appChanges({ commit_sha: null }), [['commit_sha', null]]);
-  t.match(failure(() => appChanges({})), { status: 400, details: { body: /display_name, entry_point, runtime, commit_sha/ } });
+  t.same(appChanges({ retention_days: 30 }), [['retention_days', 30]]);
+  t.match(failure(() => appChanges({})), { status: 400, details: { body: /display_name, entry_point, runtime, commit_sha, retention_days/ } });
 });

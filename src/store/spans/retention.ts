@@ -1,0 +1,46 @@
+/**
+ * Retention (per app, in days; the server's default when the app sets none; 0 keeps everything).
+ * Whole segment files go: a file is dropped once every span in it started before the cutoff, through
+ * the same replace-then-purge path as compaction, so a running query never loses a file under it.
+ * Trace summaries that ended before the cutoff, and blobs stored before it, go with them. Scores
+ * are kept (they are annotations; they can be deleted one by one).
+ *
+ * A trace that crosses the cutoff keeps the spans that sit in files still in range until those
+ * files age out too (at most one day later: files hold one day each).
+ */
+import type { Database } from '../db.js';
+
+const DAY_MS = 86_400_000;
+
+export interface RetentionOutcome {
+  apps: number;
+  segments: number;
+  traces: number;
+}
+
+export async function applyRetention(db: Database, defaultDays: number, nowMs: number): Promise<RetentionOutcome> {
+  const apps = await db.query<{ tenant_id: string; app_id: string; days: number }>(
+    `SELECT tenant_id::VARCHAR AS tenant_id, id::VARCHAR AS app_id, coalesce(retention_days, $1)::INTEGER AS days
+       FROM apps WHERE coalesce(retention_days, $1) > 0`,
+    [defaultDays],
+  );
+  const outcome: RetentionOutcome = { apps: apps.length, segments: 0, traces: 0 };
+  for (const app of apps) {
+    const cutoffMs = nowMs - app.days * DAY_MS;
+    const cutoffNs = BigInt(Math.trunc(cutoffMs)) * 1_000_000n;
+    await db.transaction(async (tx) => {
+      const scope = [app.tenant_id, app.app_id];
+      const files = await tx.query<{ n: number }>(
+        `UPDATE segments SET replaced_at = now()::TIMESTAMP
+          WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL AND max_start_ns < $3 RETURNING 1 AS n`,
+        [...scope, cutoffNs],
+      );
+      outcome.segments += files.length;
+      const merged = await tx.query<{ n: number }>('DELETE FROM traces WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3 RETURNING 1 AS n', [...scope, cutoffNs]);
+      outcome.traces += merged.length;
+      await tx.exec('DELETE FROM trace_parts WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3', [...scope, cutoffNs]);
+      await tx.exec('DELETE FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND created_at < make_timestamp($3::BIGINT * 1000)', [...scope, Math.trunc(cutoffMs)]);
+    });
+  }
+  return outcome;
+}
