@@ -3,6 +3,8 @@
  * segment manifest. Since 201 spans live in Parquet segments; the `span_schema` table (the old
  * `spans` table, empty) keeps their columns in the order of `columns.ts` (a test checks it).
  */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Migration } from '../migration.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
@@ -154,15 +156,24 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
     async apply(tx, { segmentsDir }) {
       const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM spans');
       if (n > 0) {
-        // One sorted file per tenant, app and day, in the segments' Hive layout; then the manifest
-        // rows, read back from the files written (a glob, once, in this migration only).
+        // One sorted file per tenant, app and day, written by DuckDB's partitioned COPY into the
+        // temporary directory (a crash leaves nothing the manifest names: the next start clears
+        // it), then moved into the Hive layout; the manifest rows are read back from the files.
+        const staging = join(segmentsDir, '.tmp', 'migrating');
         await tx.exec(
           `COPY (SELECT *, tenant_id AS tenant, app_id AS app, strftime(make_timestamp(start_ns // 1000), '%Y-%m-%d') AS date
                    FROM spans ORDER BY start_ns, trace_id, span_id)
-             TO ${quote(segmentsDir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (tenant, app, date), APPEND true,
-                                       FILENAME_PATTERN 'migrated-{uuid}', ROW_GROUP_SIZE 16384,
-                                       KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
+             TO ${quote(staging)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (tenant, app, date),
+                                   FILENAME_PATTERN 'migrated-{uuid}', ROW_GROUP_SIZE 16384,
+                                   KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
         );
+        for (const file of readdirSync(staging, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'))) {
+          const target = join(segmentsDir, file);
+          mkdirSync(dirname(target), { recursive: true });
+          fsyncFile(join(staging, file));
+          renameSync(join(staging, file), target);
+          fsyncFile(dirname(target));
+        }
         const root = segmentsDir.endsWith('/') ? segmentsDir : `${segmentsDir}/`;
         const files = quote(`${root}tenant=*/app=*/date=*/migrated-*.parquet`);
         await tx.exec(
@@ -184,3 +195,12 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
