@@ -47,6 +47,8 @@ interface Usage {
 
 export const RETRY_AFTER_SECONDS = 1;
 const COMMIT_RETRY_MS = 1000;
+/** How far back `start` remembers committed spans. */
+const RECENT_MS = 10 * 60_000;
 
 export class IngestCoordinator {
   private readonly workers = new Map<string, WorkerState>();
@@ -116,6 +118,21 @@ export class IngestCoordinator {
     }
     const visible = g === null || !waitVisible ? g === null || this.isCommitted(g) : await this.visible(g);
     return { ...outcome, visible };
+  }
+
+  /**
+   * Before serving: the span ids of the last minutes of committed segments join the admission
+   * index (a retry of a request whose answer a crash lost is then recognised even when its spans
+   * reached a segment), then the log files a crash left are replayed.
+   */
+  async start(): Promise<{ files: number; spans: number; discardedBytes: number; remembered: number }> {
+    let remembered = 0;
+    const recent = await this.store.run('recentSpanKeys', { sinceMs: Date.now() - RECENT_MS, limit: Math.floor(this.options.dedupeSpans / 2) });
+    for (const k of recent) {
+      this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
+      remembered += k.spanIds.length;
+    }
+    return { ...(await this.recover()), remembered };
   }
 
   /**

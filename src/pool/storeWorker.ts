@@ -121,6 +121,7 @@ const handlers: Handlers = {
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
   commitGeneration: async (report) => (await manifest.commitGeneration(await db(), segments, report), null),
   committedLogs: async ({ names }) => manifest.committedLogs(await db(), names),
+  recentSpanKeys: async ({ sinceMs, limit }) => manifest.recentSpanKeys(await db(), segments, sinceMs, limit),
   tenantUsage: async ({ tenantId }) => tenantUsage(await db(), tenantId, Date.now()),
   traceSpans: async ({ scope, traceId }) => reads.traceSpans(await src(), scope, traceId),
   traceWithSpans: async ({ scope, traceId }) => reads.traceWithSpans(await src(), scope, traceId),

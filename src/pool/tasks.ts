@@ -7,6 +7,7 @@ import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
 import type { FlushPolicy, GenerationReport, IngestInput, IngestOutcome } from '../ingest/workerIngest.js';
 import type { CompactionPolicy } from '../store/spans/compaction.js';
+import type { SpanKeys } from '../store/spans/manifest.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
 import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
 import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
@@ -45,6 +46,7 @@ export interface StoreTasks extends ScoreTasks, AdminTasks {
   health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments')[] }; out: DependencyCheck[] };
   commitGeneration: { in: GenerationReport; out: null };
   committedLogs: { in: { names: string[] }; out: string[] };
+  recentSpanKeys: { in: { sinceMs: number; limit: number }; out: SpanKeys[] };
   tenantUsage: { in: { tenantId: string }; out: { month: string; monthSpans: number; storedBytes: number } };
   traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };
   traceWithSpans: {

@@ -25,5 +25,8 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     });
     applied.push(m.version);
   }
+  // Schema changes go into the database file now rather than waiting in the WAL: DuckDB replays
+  // some DDL from its WAL badly (see admin migration 6), and a schema is read at every start.
+  if (applied.length > 0) await db.checkpoint();
   return applied;
 }

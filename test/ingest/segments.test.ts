@@ -110,6 +110,19 @@ for (const point of ['after-log-sync', 'after-segment-publish', 'after-generatio
   });
 }
 
+t.test('a re-sent request whose spans reached a segment before a crash is recognised after it', async (t) => {
+  const dataDir = tempDir();
+  const first = await startServer({ dataDir });
+  const root = rootCredentials(first);
+  const traceId = hex(16);
+  t.equal((await post(first, root, traceId, { 'x-tracelake-wait': 'visible' })).status, 200);
+  t.not(await first.stop('SIGKILL'), 0);
+  const server = await startServer({ dataDir });
+  t.teardown(() => server.stop('SIGKILL'));
+  t.equal((await post(server, root, traceId, { 'x-tracelake-wait': 'visible' })).status, 200, 'the re-sent request is accepted');
+  t.equal(await spanCount(server, root, traceId), 3, 'and stored once');
+});
+
 t.test('only files the manifest names are read; strays are swept at start', async (t) => {
   const dataDir = tempDir();
   const first = await startServer({ dataDir });

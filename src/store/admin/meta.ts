@@ -232,7 +232,8 @@ export interface AppView {
 
 const APP_VIEW_SQL = `
   SELECT id, tenant_id, name, display_name, entry_point, runtime, commit_sha, runtime_app_name, runtime_machine_id,
-         ${iso('created_at')} AS created_at, created_by, ${iso('updated_at')} AS updated_at, updated_by, retention_days
+         ${iso('created_at')} AS created_at, created_by, ${iso('updated_at')} AS updated_at, updated_by,
+         (SELECT s.retention_days FROM app_settings s WHERE s.app_id = apps.id) AS retention_days
     FROM apps WHERE tenant_id = $1`;
 
 export interface NewApp {

@@ -80,7 +80,9 @@ export const ADMIN_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'apps: retention of their spans in days (null: the server default)',
-    sql: ['ALTER TABLE apps ADD COLUMN retention_days INTEGER'],
+    name: 'app settings: retention of their spans in days (no row or null: the server default)',
+    // A table of its own, not a column added to apps: DuckDB 1.5 cannot replay an ALTER TABLE ADD
+    // COLUMN of a table with default expressions from its WAL (the store would not open again).
+    sql: ['CREATE TABLE app_settings (app_id UUID PRIMARY KEY, tenant_id UUID NOT NULL, retention_days INTEGER)'],
   },
 ];

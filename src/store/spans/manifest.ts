@@ -141,3 +141,40 @@ export async function sweepOrphans(db: Database, store: SegmentStore): Promise<n
 export function quote(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
+
+export interface SpanKeys {
+  scope: { tenantId: string; appId: string; environmentId: string };
+  traceIds: string[];
+  spanIds: string[];
+}
+
+/**
+ * The ids of the most recent spans of segments committed since `sinceMs` (at most `limit`), by
+ * scope: at start, so that a client re-sending a request whose answer the crash lost is recognised
+ * even when its spans already reached a segment.
+ */
+export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs: number, limit: number): Promise<SpanKeys[]> {
+  const files = await db.query<{ path: string }>(
+    `SELECT path FROM segments WHERE replaced_at IS NULL AND created_at >= make_timestamp($1::BIGINT * 1000) ORDER BY created_at DESC`,
+    [Math.trunc(sinceMs)],
+  );
+  if (files.length === 0) return [];
+  const byScope = new Map<string, SpanKeys>();
+  await db.streamColumns(
+    `SELECT tenant_id::VARCHAR, app_id::VARCHAR, environment_id::VARCHAR, trace_id, span_id
+       FROM ${spansFrom(files.map((f) => ({ path: store.readPath(f.path), formatVersion: SEGMENT_FORMAT_VERSION })))}
+      ORDER BY start_ns DESC LIMIT ${Math.trunc(limit)}`,
+    [],
+    (columns, rows) => {
+      for (let i = 0; i < rows; i++) {
+        const scope = { tenantId: columns[0]![i] as string, appId: columns[1]![i] as string, environmentId: columns[2]![i] as string };
+        const key = `${scope.tenantId}/${scope.appId}/${scope.environmentId}`;
+        let keys = byScope.get(key);
+        if (!keys) byScope.set(key, (keys = { scope, traceIds: [], spanIds: [] }));
+        keys.traceIds.push(columns[3]![i] as string);
+        keys.spanIds.push(columns[4]![i] as string);
+      }
+    },
+  );
+  return [...byScope.values()];
+}

@@ -20,8 +20,8 @@ export interface RetentionOutcome {
 
 export async function applyRetention(db: Database, defaultDays: number, nowMs: number): Promise<RetentionOutcome> {
   const apps = await db.query<{ tenant_id: string; app_id: string; days: number }>(
-    `SELECT tenant_id::VARCHAR AS tenant_id, id::VARCHAR AS app_id, coalesce(retention_days, $1)::INTEGER AS days
-       FROM apps WHERE coalesce(retention_days, $1) > 0`,
+    `SELECT a.tenant_id::VARCHAR AS tenant_id, a.id::VARCHAR AS app_id, coalesce(s.retention_days, $1)::INTEGER AS days
+       FROM apps a LEFT JOIN app_settings s ON s.app_id = a.id WHERE coalesce(s.retention_days, $1) > 0`,
     [defaultDays],
   );
   const outcome: RetentionOutcome = { apps: apps.length, segments: 0, traces: 0 };
