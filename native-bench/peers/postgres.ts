@@ -451,20 +451,23 @@ export class PostgresPeer implements PeerStore {
     {
       const fd = openSync(rendered, 'w');
       const sfd = openSync(scoresFile, 'w');
-      let offset = 0;
-      for (const batch of batches) {
-        const roll = traceRollups(batch);
-        const parts = [spansCopyText(batch), arrayLiteral(roll.ids), arrayLiteral(roll.startUs.map(usToIso)), arrayLiteral(roll.endUs.map(usToIso))].map((t) => Buffer.from(t));
-        for (const b of parts) writeSync(fd, b);
-        const lengths = parts.map((b) => b.length) as Frame['lengths'];
-        frames.push({ offset, spans: batch.spans.length, lengths });
-        offset += lengths.reduce((a, b) => a + b, 0);
-        writeSync(sfd, scoresCopyText(batch));
-        spans += batch.spans.length;
-        scores += batch.scores.length;
+      try {
+        let offset = 0;
+        for (const batch of batches) {
+          const roll = traceRollups(batch);
+          const parts = [spansCopyText(batch), arrayLiteral(roll.ids), arrayLiteral(roll.startUs.map(usToIso)), arrayLiteral(roll.endUs.map(usToIso))].map((t) => Buffer.from(t));
+          for (const b of parts) writeSync(fd, b);
+          const lengths = parts.map((b) => b.length) as Frame['lengths'];
+          frames.push({ offset, spans: batch.spans.length, lengths });
+          offset += lengths.reduce((a, b) => a + b, 0);
+          writeSync(sfd, scoresCopyText(batch));
+          spans += batch.spans.length;
+          scores += batch.scores.length;
+        }
+      } finally {
+        closeSync(fd);
+        closeSync(sfd);
       }
-      closeSync(fd);
-      closeSync(sfd);
     }
     log(`postgres: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} batches in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`);
 

@@ -12,11 +12,10 @@
  * (normalised, see common.ts); any difference is printed and the run stops with exit code 1.
  */
 import { parseArgs } from 'node:util';
-import { diffAnswers, QUERY_LABELS, QUERY_NAMES, timeQuery, type Answers, type LoadResult, type PeerStore, type QueryName, type QueryParams, type Timing } from './common.js';
+import { diffAnswers, QUERY_LABELS, QUERY_NAMES, timeQuery, windows, type Answers, type LoadResult, type PeerStore, type QueryName, type QueryParams, type Timing } from './common.js';
 import { defaultEndMs, generateDataset, sampleTraceId, type DatasetOptions } from './dataset.js';
 import { PostgresPeer, startPostgres, usToIso } from './postgres.js';
 import { openSqlite, SqlitePeer } from './sqlite.js';
-import { windows } from './common.js';
 
 const { values } = parseArgs({
   options: {
