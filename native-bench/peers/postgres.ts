@@ -31,6 +31,9 @@
  * rendered to a file first (untimed); the timed part streams that file through the 4 connections
  * without pauses, so that the server's background work (WAL writer, checkpoints, autovacuum) runs
  * inside the measured time. Then (untimed) the scores in one COPY, VACUUM ANALYZE, and the sizes.
+ *
+ * Queries (PG_SQL) run on a fifth connection as unnamed statements, so each is planned with its
+ * actual parameters (see `preparedStatements` for why not prepared ones).
  */
 import { spawnSync } from 'node:child_process';
 import { chownSync, closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync, appendFileSync, readFileSync } from 'node:fs';
