@@ -1,100 +1,226 @@
 /**
- * native-bench/ingest: OTLP/protobuf ingestion over HTTP against the raw DuckDB append rate of the
- * same rows, measured in the same run.
+ * native-bench/ingest: OTLP/protobuf ingestion through the gateway, against the decode + map
+ * ceiling (the CPU work of a span with results discarded) and, with `--baseline <dir>`, against an
+ * older build of Tracelake (the row-insert design) started the same way — all in one run.
  *
- *   npm run build && node dist/native-bench/ingest.js [--batches 400] [--concurrency 8]
+ *   npm run build && node dist/native-bench/ingest.js [--seconds 20] [--baseline /path/to/old/checkout]
  *
- * 1. gateway: a real server (child process, fresh data dir) receives batches of 512 spans from
- *    `concurrency` keep-alive clients; spans/s = spans acknowledged / wall time; ack latency p50/p99.
- * 2. raw: the same batches decoded and mapped in this process (not timed), then appended through
- *    DuckDB's appender in one transaction per batch into a fresh database with the same schema,
- *    on one thread (our single store thread's ceiling) and on two threads with a database each.
+ * Requests are 512-span batches of realistic agent traces (workload.ts), every one with ids of its
+ * own; the load generator is a lean keep-alive HTTP client (loadClient.ts) on the same machine.
+ * Scenarios:
+ *   ceiling    decode + map + rows in 2 worker threads, results discarded
+ *   sustained  8 connections, closed loop, after a warm-up: spans/s, ack p50/p99
+ *   at 70%     open loop at 70% of sustained: ack p50/p99, and ack → readable (every 8th request
+ *              polled with GET /v1/traces/{id} until it answers 200)
+ *   burst      10 s at 5× sustained, open loop: statuses; then the time until every acknowledged
+ *              span is readable
+ *   at rest    bytes per span on disk (blobs apart), RSS idle and under load
  */
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { mapExportRequest } from '../src/core/otlp/map.js';
 import { decodeExportRequest } from '../src/ingest/otlpProto.js';
-import { toRows } from '../src/ingest/rows.js';
-import type { SpanRow } from '../src/store/spans/columns.js';
-import { startServer, tempDir } from '../test/helpers/server.js';
+import { startServer, type TestServer } from '../test/helpers/server.js';
+import { closedLoop, Connection, encodeRequest, openLoop, percentile, type Answer } from './loadClient.js';
 import { encodedBatch } from './workload.js';
 
-const arg = (name: string, fallback: number) => {
+const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  return i > 0 ? process.argv[i + 1]! : fallback;
 };
-const BATCHES = arg('batches', 400);
-const CONCURRENCY = arg('concurrency', 8);
-const SPANS_PER_BATCH = 512;
-
-const bodies = Array.from({ length: BATCHES }, (_, i) => encodedBatch(SPANS_PER_BATCH, i + 1));
-const avgBytes = bodies.reduce((n, b) => n + b.length, 0) / (BATCHES * SPANS_PER_BATCH);
-
-async function gateway(): Promise<{ spansPerSec: number; p50: number; p99: number }> {
-  const key = 'sk_service_' + 'Bench'.repeat(8);
-  const server = await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: key }, args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'] });
-  const appId = server.bootstrap!.app_id as string;
-  const headers = { authorization: key, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' };
-  // Warm-up: JIT, connections, first DuckDB pages.
-  for (let i = 0; i < 4; i++) await fetch(`${server.url}/v1/traces`, { method: 'POST', headers, body: encodedBatch(SPANS_PER_BATCH, 10_000 + i) });
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!;
-        const t0 = performance.now();
-        const res = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers, body });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await server.stop('SIGTERM');
-  rmSync(server.dataDir, { recursive: true, force: true });
-  latencies.sort((a, b) => a - b);
-  return {
-    spansPerSec: (BATCHES * SPANS_PER_BATCH) / seconds,
-    p50: latencies[Math.floor(latencies.length * 0.5)]!,
-    p99: latencies[Math.floor(latencies.length * 0.99)]!,
-  };
-}
-
-function rowsOf(body: Uint8Array): SpanRow[] {
-  const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
-  return toRows(scope, mapExportRequest(decodeExportRequest(body)).spans).rows;
-}
+const SECONDS = Number(arg('seconds', '20'));
+const WARMUP_SECONDS = Number(arg('warmup', '8'));
+const BASELINE = arg('baseline', '');
+const SPANS = 512;
+const KEY = 'sk_service_' + 'Bench'.repeat(8);
+const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 
 /**
- * Appends `batches` in `threads` worker threads, each into its own fresh database (the instance
- * cache is per thread, so two threads cannot share one). Opening is not timed: the workers start
- * appending together once all are ready, and the rate is all rows over the slowest worker's time.
+ * Request bodies with ids of their own: a few encoded templates whose trace and span ids are found
+ * once, then patched per request with a counter (parents are patched alike, so traces stay whole).
  */
-async function raw(batches: SpanRow[][], threads: number): Promise<number> {
-  const share = Math.ceil(batches.length / threads);
-  const workers = Array.from({ length: threads }, (_, i) => new Worker(new URL('./rawAppend.js', import.meta.url), {
-    workerData: { batches: batches.slice(i * share, (i + 1) * share), dataDir: tempDir('tracelake-raw-') },
-  }));
-  await Promise.all(workers.map((w) => new Promise((resolve, reject) => (w.once('message', resolve), w.once('error', reject)))));
-  const times = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => {
-    w.once('message', resolve);
-    w.once('error', reject);
-    w.postMessage('go');
-  })));
-  return (batches.length * SPANS_PER_BATCH) / (Math.max(...times) / 1000);
+class Bodies {
+  private readonly templates: { bytes: Uint8Array; offsets: number[] }[] = [];
+  private n = 0;
+
+  constructor(count: number) {
+    for (let i = 0; i < count; i++) {
+      const bytes = encodedBatch(SPANS, 7919 * (i + 1));
+      const req = decodeExportRequest(bytes) as unknown as { resourceSpans: { scopeSpans: { spans: { traceId: Uint8Array; spanId: Uint8Array }[] }[] }[] };
+      const ids = new Set<string>();
+      for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) ids.add(Buffer.from(s.traceId).toString('hex')).add(Buffer.from(s.spanId).toString('hex'));
+      const buf = Buffer.from(bytes);
+      const offsets: number[] = [];
+      for (const id of ids) {
+        const needle = Buffer.from(id, 'hex');
+        for (let at = buf.indexOf(needle); at >= 0; at = buf.indexOf(needle, at + 1)) offsets.push(at);
+      }
+      this.templates.push({ bytes, offsets });
+    }
+  }
+
+  /** The next body, and one of its trace ids (hex) for visibility checks. */
+  next(): { body: Buffer; traceId: string } {
+    const t = this.templates[this.n % this.templates.length]!;
+    const body = Buffer.from(t.bytes);
+    const stamp = ++this.n;
+    for (const at of t.offsets) body.writeUInt32BE(stamp >>> 0, at);
+    return { body, traceId: traceIdAt(body) };
+  }
 }
 
-const g = await gateway();
-const rows = bodies.map(rowsOf);
-const raw1 = await raw(rows, 1);
-const raw2 = await raw(rows, 2);
+/** The first trace id of an encoded request (the first 16-byte field after a 0x0a 0x10 tag). */
+function traceIdAt(body: Buffer): string {
+  const at = body.indexOf(Buffer.from([0x0a, 0x10]));
+  return body.subarray(at + 2, at + 18).toString('hex');
+}
+
+async function ceiling(bodies: Uint8Array[], seconds: number): Promise<number> {
+  const workers = [0, 1].map(() => new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData: { bodies, seconds } }));
+  const counts = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => (w.once('message', resolve), w.once('error', reject)))));
+  return counts.reduce((a, b) => a + b, 0) / seconds;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+function diskBytes(dir: string): number {
+  return Number(execFileSync('du', ['-sb', '--exclude=blobs', dir]).toString().split('\t')[0]);
+}
+
+interface Sustained {
+  spansPerSec: number;
+  p50: number;
+  p99: number;
+  rssMiB: number;
+}
+
+async function sustained(server: TestServer, bodies: Bodies, appId: string, seconds: number, warmup: number): Promise<Sustained> {
+  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+  const run = async (secs: number) => {
+    const latencies: number[] = [];
+    let acked = 0;
+    let rss = 0;
+    const end = performance.now() + secs * 1000;
+    const started = performance.now();
+    const sampler = setInterval(() => (rss = Math.max(rss, rssMiB(server.child.pid!))), 500);
+    await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
+      if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+      acked++;
+      latencies.push(a.ms);
+    });
+    clearInterval(sampler);
+    const elapsed = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    return { spansPerSec: (acked * SPANS) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rssMiB: rss };
+  };
+  await run(warmup);
+  return run(seconds);
+}
+
+async function startGateway(main?: string, args: string[] = []): Promise<{ server: TestServer; appId: string }> {
+  const server = await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: [...SERVER_ARGS, ...args], ...(main ? { main } : {}) });
+  return { server, appId: await appIdOf(server) };
+}
+
+/** The bootstrap app (the bench chose the key; the log line names the app). */
+async function appIdOf(server: TestServer): Promise<string> {
+  const line = server.logs.find((l) => l.msg === 'bootstrap');
+  if (!line) throw new Error('the server did not bootstrap');
+  return line.app_id as string;
+}
+
+async function visibleAfterAck(server: TestServer, appId: string, traceId: string, ackedAt: number): Promise<number> {
+  const c = await Connection.open('127.0.0.1', server.port);
+  const get = Buffer.from(`GET /v1/traces/${traceId}/spans HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY}\r\nX-Service-App-Id: ${appId}\r\n\r\n`, 'latin1');
+  try {
+    for (;;) {
+      const a = await c.send(get);
+      if (a.status === 200) return performance.now() - ackedAt;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    c.close();
+  }
+}
+
+async function atSeventyPercent(server: TestServer, bodies: Bodies, appId: string, spansPerSec: number, seconds: number) {
+  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+  const rate = (0.7 * spansPerSec) / SPANS;
+  const latencies: number[] = [];
+  const visible: Promise<number>[] = [];
+  let i = 0;
+  const traceOf = new Map<number, string>();
+  let sent = 0;
+  await openLoop('127.0.0.1', server.port, rate, seconds, () => {
+    const { body, traceId } = bodies.next();
+    traceOf.set(sent++, traceId);
+    return encodeRequest(target, body);
+  }, (a: Answer) => {
+    if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+    latencies.push(a.ms);
+    if (i++ % 8 === 0) {
+      const traceId = traceOf.get(i - 1);
+      if (traceId) visible.push(visibleAfterAck(server, appId, traceId, performance.now()));
+    }
+  });
+  const lags = (await Promise.all(visible)).sort((a, b) => a - b);
+  latencies.sort((a, b) => a - b);
+  return { rate: rate * SPANS, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), visibleP50: percentile(lags, 0.5), visibleP99: percentile(lags, 0.99), samples: lags.length };
+}
+
+async function burst(server: TestServer, bodies: Bodies, appId: string, spansPerSec: number) {
+  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+  const statuses = new Map<number, number>();
+  let acked = 0;
+  const before = await totalSpans(server, appId);
+  await openLoop('127.0.0.1', server.port, (5 * spansPerSec) / SPANS, 10, () => encodeRequest(target, bodies.next().body), (a) => {
+    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    if (a.status === 200) acked++;
+  });
+  const t0 = performance.now();
+  while ((await totalSpans(server, appId)) < before + acked * SPANS) await new Promise((r) => setTimeout(r, 100));
+  return { statuses: Object.fromEntries(statuses), ackedSpans: acked * SPANS, readableAfterMs: performance.now() - t0 };
+}
+
+async function totalSpans(server: TestServer, appId: string): Promise<number> {
+  const r = await fetch(`${server.url}/v1/spans?limit=1`, { headers: { authorization: KEY, 'x-service-app-id': appId } });
+  return ((await r.json()) as { pagination: { total: number } }).pagination.total;
+}
+
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-console.log(`ingest: ${BATCHES} batches × ${SPANS_PER_BATCH} spans, ~${Math.round(avgBytes)} bytes/span (protobuf), ${CONCURRENCY} clients`);
-console.log(`  gateway over HTTP     ${fmt(g.spansPerSec)} spans/s   ack p50 ${g.p50.toFixed(1)} ms, p99 ${g.p99.toFixed(1)} ms`);
-console.log(`  raw append, 1 thread  ${fmt(raw1)} spans/s`);
-console.log(`  raw append, 2 threads ${fmt(raw2)} spans/s`);
-console.log(`  ratio gateway / raw 1 thread  ${(g.spansPerSec / raw1).toFixed(2)}×`);
-console.log(`  ratio gateway / raw 2 threads ${(g.spansPerSec / raw2).toFixed(2)}×   (target ≥ 0.55×, and ≥ 150k spans/s)`);
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+const bodies = new Bodies(8);
+const samples = Array.from({ length: 40 }, () => bodies.next().body);
+const ceilingRate = await ceiling(samples, 8);
+console.log(`ceiling: decode + map + rows, 2 threads, results discarded   ${fmt(ceilingRate)} spans/s`);
+
+let baselineRate: number | null = null;
+if (BASELINE) {
+  const { server, appId } = await startGateway(join(BASELINE, 'dist/src/main.js'));
+  const old = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS);
+  baselineRate = old.spansPerSec;
+  console.log(`row-insert design (${BASELINE}): ${fmt(old.spansPerSec)} spans/s, ack p50 ${ms(old.p50)}, p99 ${ms(old.p99)}`);
+  await server.stop('SIGTERM');
+  rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+const { server, appId } = await startGateway();
+const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS);
+console.log(`sustained, 8 connections: ${fmt(s.spansPerSec)} spans/s, ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, peak RSS ${s.rssMiB.toFixed(0)} MiB`);
+console.log(`  vs ceiling ${(s.spansPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${(s.spansPerSec / baselineRate).toFixed(2)}× (budget ≥ 3×)` : ''}`);
+const seventy = await atSeventyPercent(server, bodies, appId, s.spansPerSec, 10);
+console.log(`at 70% (${fmt(seventy.rate)} spans/s): ack p50 ${ms(seventy.p50)}, p99 ${ms(seventy.p99)} (budget p99 ≤ 50 ms); ack → readable p50 ${ms(seventy.visibleP50)}, p99 ${ms(seventy.visibleP99)} over ${seventy.samples} samples (budget p99 ≤ 1 s)`);
+const b = await burst(server, bodies, appId, s.spansPerSec);
+console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.ackedSpans)} acknowledged spans all readable ${ms(b.readableAfterMs)} after the burst`);
+await new Promise((r) => setTimeout(r, 3000));
+const idle = rssMiB(server.child.pid!);
+const total = await totalSpans(server, appId);
+await server.stop('SIGTERM');
+const bytes = diskBytes(server.dataDir);
+console.log(`at rest: ${fmt(total)} spans, ${(bytes / total).toFixed(1)} bytes/span on disk (blobs apart; budget ≤ 40), RSS idle ${idle.toFixed(0)} MiB`);
+rmSync(server.dataDir, { recursive: true, force: true });

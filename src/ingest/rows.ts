@@ -9,10 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue, SpanRecord } from '../core/span.js';
 import type { Scope } from '../store/admin/meta.js';
-import type { SpanRow } from '../store/spans/columns.js';
+import { PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
 
 export const INLINE_LIMIT_BYTES = 8 * 1024;
-export const PREVIEW_CHARS = 500;
 const MAX_MEDIA_DEPTH = 64;
 
 export interface BlobRecord {
@@ -21,14 +20,32 @@ export interface BlobRecord {
   data: Uint8Array;
 }
 
+/** Resource attributes and instrumentation scope, stored once (`resources`) and named by rows. */
+export interface ResourceRecord {
+  /** 64 bits of the SHA-256 of the three: the same resource always gets the same id. */
+  id: bigint;
+  resource: string | null;
+  scopeName: string | null;
+  scopeVersion: string | null;
+}
+
 export interface RowBatch {
   rows: SpanRow[];
   blobs: BlobRecord[];
+  resources: ResourceRecord[];
 }
 
 export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit = INLINE_LIMIT_BYTES): RowBatch {
   const blobs = new Map<string, BlobRecord>();
   const keep = (b: BlobRecord) => void blobs.set(b.sha256, b);
+  // The mapper shares one scope object among the spans of a scopeSpans (and one resource among its
+  // scopes): the resource's id is computed once per scope object.
+  const resources = new Map<SpanRecord['scope'], ResourceRecord>();
+  const resourceOf = (s: SpanRecord): ResourceRecord => {
+    let r = resources.get(s.scope);
+    if (!r) resources.set(s.scope, (r = resourceRecord(s)));
+    return r;
+  };
   const rows = spans.map((s) => {
     const input = outOfLine(s.input, inlineLimit, keep);
     const output = outOfLine(s.output, inlineLimit, keep);
@@ -39,11 +56,22 @@ export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit =
       int(s.inputTokens), int(s.outputTokens), int(s.cachedInputTokens), int(s.tokens), s.cost,
       input.preview, output.preview, input.inline, output.inline, input.ref, output.ref,
       s.sessionId, s.userId, s.runId, s.tags,
-      json(s.metadata), json(s.graph), json(s.attributes), json(s.resource),
-      s.scope.name, s.scope.version,
+      json(s.metadata), json(s.graph), json(s.attributes), resourceOf(s).id,
     ] satisfies SpanRow;
   });
-  return { rows, blobs: [...blobs.values()] };
+  return { rows, blobs: [...blobs.values()], resources: dedupeResources(resources.values()) };
+}
+
+function resourceRecord(s: SpanRecord): ResourceRecord {
+  const resource = json(s.resource);
+  const digest = createHash('sha256').update(`${resource ?? ''}\u0000${s.scope.name ?? ''}\u0000${s.scope.version ?? ''}`).digest();
+  return { id: digest.readBigUInt64BE(0), resource, scopeName: s.scope.name, scopeVersion: s.scope.version };
+}
+
+function dedupeResources(records: Iterable<ResourceRecord>): ResourceRecord[] {
+  const byId = new Map<bigint, ResourceRecord>();
+  for (const r of records) byId.set(r.id, r);
+  return [...byId.values()];
 }
 
 function int(n: number | null): number | null {
@@ -61,12 +89,16 @@ interface Field {
   ref: string | null;
 }
 
+/**
+ * The text as stored: inline when small (the preview is then derived when read), else a blob
+ * reference with a preview of its own.
+ */
 function outOfLine(text: string | null, limit: number, keep: (b: BlobRecord) => void): Field {
   if (text === null) return { preview: null, inline: null, ref: null };
   const stored = extractMedia(text, keep);
-  const preview = stored.length > PREVIEW_CHARS ? stored.slice(0, PREVIEW_CHARS) : stored;
   const bytes = Buffer.byteLength(stored, 'utf8');
-  if (bytes <= limit) return { preview, inline: stored, ref: null };
+  if (bytes <= limit) return { preview: null, inline: stored, ref: null };
+  const preview = stored.length > PREVIEW_CHARS ? stored.slice(0, PREVIEW_CHARS) : stored;
   const data = Buffer.from(stored, 'utf8');
   const blob = { sha256: sha256(data), mediaType: looksLikeJson(stored) ? 'application/json' : 'text/plain; charset=utf-8', data };
   keep(blob);

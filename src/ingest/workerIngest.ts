@@ -26,7 +26,8 @@ import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
 import { decodeLog, type LogHeader } from './logFormat.js';
 import { rowBytes } from './rowBytes.js';
-import { toRows, type BlobRecord } from './rows.js';
+import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
+import { SummaryParts, type PartRow } from './summaryParts.js';
 
 export interface IngestInput {
   body: Uint8Array;
@@ -94,6 +95,9 @@ export interface GenerationReport extends GenerationId {
   /** The log file this generation's rows came from (its name in the log directory). */
   log: string;
   segments: SegmentReport[];
+  /** Trace summary parts of the generation's spans, one per trace. */
+  parts: PartRow[];
+  resources: (ResourceRecord & { tenantId: string; appId: string })[];
   blobs: (BlobRecord & { tenantId: string; appId: string })[];
   usage: { tenantId: string; spans: number; bytes: number }[];
   /** Request body bytes in the generation. */
@@ -122,6 +126,8 @@ class Generation {
   /** Cells by environment and day; a cell's table is made once, by whichever request needs it first. */
   readonly cells = new Map<string, Promise<Cell>>();
   readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string }>();
+  readonly resources = new Map<string, ResourceRecord & { tenantId: string; appId: string }>();
+  readonly parts = new SummaryParts();
   readonly usage = new Map<string, { spans: number; bytes: number }>();
   /** Rows in the buffer. */
   rows = 0;
@@ -141,7 +147,8 @@ class Generation {
     private readonly buffer: SegmentBuffer,
   ) {}
 
-  async add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], bytes: number): Promise<void> {
+  async add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], resources: ResourceRecord[], bytes: number): Promise<void> {
+    this.parts.add(rows);
     const byDay = new Map<string, SpanRow[]>();
     for (const row of rows) {
       const date = dayOf(row[START] as bigint);
@@ -156,6 +163,7 @@ class Generation {
       this.buffer.append((await cell).rows, dayRows);
     }
     for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId });
+    for (const r of resources) this.resources.set(`${scope.tenantId}/${scope.appId}/${r.id}`, { ...r, tenantId: scope.tenantId, appId: scope.appId });
     const u = this.usage.get(scope.tenantId) ?? { spans: 0, bytes: 0 };
     u.spans += rows.length;
     u.bytes += bytes;
@@ -210,7 +218,7 @@ export class WorkerIngest {
   }
 
   async ingest(input: IngestInput): Promise<IngestOutcome> {
-    const { rows, blobs, rejected, errors } = prepare(input, this.costOf);
+    const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
     const bytes = rows.map(rowBytes);
     const answer = await this.admitter.admit({
       scope: input.scope,
@@ -259,7 +267,7 @@ export class WorkerIngest {
     // from its log file instead.
     setImmediate(() => {
       gen
-        .add(input.scope, kept, blobs, keptBytes)
+        .add(input.scope, kept, blobs, resources, keptBytes)
         .catch((e: unknown) => {
           gen.broken ??= e;
         })
@@ -300,14 +308,14 @@ export class WorkerIngest {
     const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
     for (const { header, body } of records) {
       const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
-      const { rows, blobs } = prepare(
+      const { rows, blobs, resources } = prepare(
         { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope, plan: null, soon: false },
         this.costOf,
       );
       const dropped = new Set(header.drop);
       const kept = rows.filter((_, i) => !dropped.has(i));
       gen.bodyBytes += body.byteLength;
-      await gen.add(scope, kept, blobs, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
+      await gen.add(scope, kept, blobs, resources, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
       keys.push({ scope, traceIds: kept.map((r) => r[TRACE] as string), spanIds: kept.map((r) => r[SPAN] as string) });
     }
     const report = gen.rows > 0 ? await this.segmentsOf(gen, name) : null;
@@ -382,6 +390,8 @@ export class WorkerIngest {
       seq: gen.seq,
       log,
       segments,
+      parts: gen.parts.rows(),
+      resources: [...gen.resources.values()],
       blobs: [...gen.blobs.values()],
       usage: [...gen.usage].map(([tenantId, u]) => ({ tenantId, ...u })),
       bodyBytes: gen.bodyBytes,
@@ -390,12 +400,12 @@ export class WorkerIngest {
 }
 
 /** Decode, map and build rows: the CPU work of a request, done once. */
-export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; rejected: number; errors: string[] } {
+export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
   const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
   const request = decodeRequest(bytes, input.encoding);
   const mapped = mapExportRequest(request, { maxSpansPerTrace: input.maxSpansPerTrace, costOf });
-  const { rows, blobs } = toRows(input.scope, mapped.spans as SpanRecord[]);
-  return { rows, blobs, rejected: mapped.rejected, errors: mapped.errors };
+  const { rows, blobs, resources } = toRows(input.scope, mapped.spans as SpanRecord[]);
+  return { rows, blobs, resources, rejected: mapped.rejected, errors: mapped.errors };
 }
 
 /** Log files are named by worker and generation, so a crashed worker's files are recognisable. */

@@ -172,10 +172,16 @@ function appendRow(a: DuckDBAppender, kinds: readonly ColumnKind[], row: readonl
     switch (kinds[i]) {
       case 'uuid':
       case 'text':
+      case 'type_enum':
+      case 'kind_enum':
+      case 'status_enum':
         a.appendVarchar(v as string);
         break;
       case 'bigint':
         a.appendBigInt(v as bigint);
+        break;
+      case 'ubigint':
+        a.appendUBigInt(v as bigint);
         break;
       case 'int':
         a.appendInteger(v as number);

@@ -10,23 +10,29 @@ import type { Database, Transaction } from '../db.js';
 import type { ReadScope } from './reads.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
-import { insertPartsSql } from './traceParts.js';
+import { PART_KINDS } from './traceParts.js';
 
 /** Level of segments written by ingestion; compaction writes level 1. */
 export const INGEST_LEVEL = 0;
 
 /**
- * Commits a flushed generation in one transaction: its segments, their trace summary parts, its
- * blobs, the tenants' usage, and the name of the log file it came from (so that file is never
- * replayed again, even if deleting it fails).
+ * Commits a flushed generation in one transaction: its segments, their trace summary parts, the
+ * resources its spans name, its blobs, the tenants' usage, and the name of the log file it came
+ * from (so that file is never replayed again, even if deleting it fails).
  */
 export async function commitGeneration(db: Database, store: SegmentStore, report: GenerationReport): Promise<void> {
   await db.transaction(async (tx) => {
     const [seen] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM committed_logs WHERE name = $1', [report.log]);
     if ((seen?.n ?? 0) > 0) return; // committed already (a retry after a lost answer)
-    for (const s of report.segments) {
-      await insertSegment(tx, s.key, { ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION });
-      await tx.exec(insertPartsSql(`read_parquet($1)`), [store.readPath(s.key)]);
+    for (const s of report.segments) await insertSegment(tx, s.key, { ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION });
+    // Parts were computed by the worker; one sequence number for all of them (the merge folds by it).
+    const [seq] = await tx.query<{ seq: string }>(`SELECT nextval('trace_part_seq')::VARCHAR AS seq`);
+    await tx.append('trace_parts', PART_KINDS, report.parts.map((p) => [...p, BigInt(seq!.seq)]));
+    for (const r of report.resources) {
+      await tx.exec(
+        `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion],
+      );
     }
     for (const b of report.blobs) {
       await tx.exec(

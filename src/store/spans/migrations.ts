@@ -6,9 +6,20 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Migration } from '../migration.js';
+import { SPAN_COLUMNS, SQL_TYPE } from './columns.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans } from './traceParts.js';
+
+/** The resource id of a row of the spans table as it was before segments (resource and scope were columns). */
+const LEGACY_RESOURCE_ID = `hash(coalesce(resource, '') || chr(0) || coalesce(scope_name, '') || chr(0) || coalesce(scope_version, ''))`;
+
+/** Segment columns computed from the spans table as it was before segments. */
+const LEGACY_COLUMN: Record<string, string> = {
+  input_preview: 'CASE WHEN input IS NULL THEN input_preview END',
+  output_preview: 'CASE WHEN output IS NULL THEN output_preview END',
+  resource_id: LEGACY_RESOURCE_ID,
+};
 
 /** The summary parts of migration 3, computed from the spans table as it was then. */
 const PARTS_FROM_SPANS_SQL = `
@@ -145,6 +156,15 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       'CREATE SEQUENCE trace_part_seq START 1',
       `CREATE TABLE trace_parts (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
       `CREATE TABLE traces (${PART_TABLE_SQL})`,
+      `CREATE TABLE resources (
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         resource_id UBIGINT NOT NULL,
+         resource VARCHAR,
+         scope_name VARCHAR,
+         scope_version VARCHAR,
+         PRIMARY KEY (tenant_id, app_id, resource_id)
+       )`,
       // Rebuilt from the spans (the old parts had no run id); the next merge folds them into traces.
       `INSERT INTO trace_parts (${PART_COLUMNS.join(', ')}) ${partsOfSpans('spans')}`,
     ],
@@ -161,7 +181,12 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
         // it), then moved into the Hive layout; the manifest rows are read back from the files.
         const staging = join(segmentsDir, '.tmp', 'migrating');
         await tx.exec(
-          `COPY (SELECT *, tenant_id AS tenant, app_id AS app, strftime(make_timestamp(start_ns // 1000), '%Y-%m-%d') AS date
+          `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version)
+           SELECT DISTINCT tenant_id, app_id, ${LEGACY_RESOURCE_ID}, resource, scope_name, scope_version FROM spans ON CONFLICT DO NOTHING`,
+        );
+        await tx.exec(
+          `COPY (SELECT ${SPAN_COLUMNS.map(([name]) => `${LEGACY_COLUMN[name] ?? name} AS ${name}`).join(', ')},
+                        tenant_id AS tenant, app_id AS app, strftime(make_timestamp(start_ns // 1000), '%Y-%m-%d') AS date
                    FROM spans ORDER BY start_ns, trace_id, span_id)
              TO ${quote(staging)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (tenant, app, date),
                                    FILENAME_PATTERN 'migrated-{uuid}', ROW_GROUP_SIZE 16384,
@@ -188,10 +213,10 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
              JOIN read_blob(${files}) b ON b.filename = f.filename`,
         );
       }
-      // The table stays, empty, as the schema of segment rows (the relation of an empty file list).
+      // An empty table of the segment columns stands for the spans of an empty file list.
       await tx.exec('DROP INDEX spans_trace_id');
-      await tx.exec('DELETE FROM spans');
-      await tx.exec('ALTER TABLE spans RENAME TO span_schema');
+      await tx.exec('DROP TABLE spans');
+      await tx.exec(`CREATE TABLE span_schema (${SPAN_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`);
     },
   },
 ];

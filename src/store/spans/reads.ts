@@ -9,6 +9,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
+import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import { SUMMARY_COLUMNS, traceSummariesSql } from './traceParts.js';
@@ -88,13 +89,16 @@ export interface TraceSummary {
   environment: string | null;
 }
 
+/** The fields of a span view, over the span row `x`. */
 const SPAN_FIELDS = `
-  span_id AS id, trace_id, parent_id, name, type, span_kind, status, status_message,
-  (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, ((end_ns - start_ns) / 1e6)::DOUBLE AS duration_ms,
-  model, prompt_name, service_name, input_tokens, output_tokens, cached_input_tokens, tokens, cost, session_id, user_id,
-  coalesce(tags, []) AS tags, input_preview, output_preview, metadata`;
+  x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
+  (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
+  x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.cached_input_tokens, x.tokens, x.cost, x.session_id, x.user_id,
+  coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata`;
 
-const DETAIL_FIELDS = `${SPAN_FIELDS}, input, output, input_ref, output_ref, run_id, environment_id, attributes, resource, scope_name, scope_version, graph`;
+/** The fields of an opened span, over `x` joined to its resource `r`. */
+const DETAIL_FIELDS = `${SPAN_FIELDS}, x.input, x.output, x.input_ref, x.output_ref, x.run_id, x.environment_id, x.attributes, x.graph,
+  r.resource, r.scope_name, r.scope_version`;
 
 type RawSpan = Omit<SpanView, 'timestamp' | 'end_time' | 'metadata'> & { start_ms: number; end_ms: number; metadata: string | null };
 
@@ -140,12 +144,12 @@ async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, 
   // Every span of the trace starts within [trace start, trace end]: the segments whose start times
   // overlap that range are the only ones that can hold it.
   const files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
-  const s = scopeSql(scope);
+  const s = scopeSql(scope, 'x');
   const n = s.params.length;
   const rows = await src.db.query<RawSpan & { graph: string | null }>(
-    `SELECT ${SPAN_FIELDS}, graph FROM ${spansFrom(files)}
-      WHERE ${s.sql} AND trace_id = $${n + 1} AND start_ns BETWEEN $${n + 2} AND $${n + 3}
-      ORDER BY start_ns, span_id`,
+    `SELECT ${SPAN_FIELDS}, x.graph FROM ${spansFrom(files)} x
+      WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3}
+      ORDER BY x.start_ns, x.span_id`,
     [...s.params, traceId, found.startNs, found.endNs],
   );
   return rows.map((r) => ({ ...toView(r), graph: parseObject(r.graph) }));
@@ -193,16 +197,21 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
   } else {
     files = await segmentsFor(src.db, src.segments, scope, null, null);
   }
-  const s = scopeSql(scope);
+  const s = scopeSql(scope, 'x');
   const params: DuckDBValue[] = [...s.params, spanId];
-  let where = `${s.sql} AND span_id = $${params.length}`;
+  let where = `${s.sql} AND x.span_id = $${params.length}`;
   if (traceId !== undefined && range) {
     params.push(traceId, range[0], range[1]);
-    where += ` AND trace_id = $${params.length - 2} AND start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
+    where += ` AND x.trace_id = $${params.length - 2} AND x.start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
   }
   const [r] = await src.db.query<
     RawSpan & { input: string | null; output: string | null; input_ref: string | null; output_ref: string | null; run_id: string | null; environment_id: string; attributes: string | null; resource: string | null; scope_name: string | null; scope_version: string | null; graph: string | null }
-  >(`SELECT ${DETAIL_FIELDS} FROM ${spansFrom(files)} WHERE ${where} ORDER BY start_ns LIMIT 1`, params);
+  >(
+    `SELECT ${DETAIL_FIELDS} FROM ${spansFrom(files)} x
+       LEFT JOIN resources r ON r.tenant_id = x.tenant_id AND r.app_id = x.app_id AND r.resource_id = x.resource_id
+      WHERE ${where} ORDER BY x.start_ns LIMIT 1`,
+    params,
+  );
   if (!r) return null;
   const { input_ref, output_ref, attributes, resource, scope_name, scope_version, graph, ...rest } = r;
   return {

@@ -5,6 +5,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
+import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { scopeSql, type ReadScope, type SpanSource, type TraceSummary } from './reads.js';
 import { traceSummariesSql } from './traceParts.js';
@@ -108,7 +109,7 @@ export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Compi
     `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
             (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
             x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
-            coalesce(x.tags, []) AS tags, x.input_preview, x.output_preview, x.metadata, (count(*) OVER ())::INTEGER AS total
+            coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata, (count(*) OVER ())::INTEGER AS total
        FROM ${from} WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
     [...base, q.limit, q.offset],
   );

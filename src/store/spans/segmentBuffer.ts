@@ -9,11 +9,21 @@
  * as fast, but it holds a libuv thread while it calls back into JavaScript, and a worker
  * terminated during such a call aborts the process.)
  */
-import { BIGINT, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
-import { SPAN_COLUMNS, SQL_TYPE, type ColumnKind, type SpanRow } from './columns.js';
+import { BIGINT, DOUBLE, DuckDBDataChunk, DuckDBInstance, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { BUFFER_SQL_TYPE, ENUM_VALUES, SPAN_COLUMNS, type ColumnKind, type SpanRow } from './columns.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 
-const TYPES: Record<Exclude<ColumnKind, 'uuid'>, DuckDBType> = { text: VARCHAR, bigint: BIGINT, int: INTEGER, double: DOUBLE, text_list: LIST(VARCHAR) };
+const TYPES: Record<Exclude<ColumnKind, 'uuid'>, DuckDBType> = {
+  text: VARCHAR,
+  bigint: BIGINT,
+  ubigint: UBIGINT,
+  int: INTEGER,
+  double: DOUBLE,
+  text_list: LIST(VARCHAR),
+  type_enum: ENUM([...ENUM_VALUES.type_enum]),
+  kind_enum: ENUM([...ENUM_VALUES.kind_enum]),
+  status_enum: ENUM([...ENUM_VALUES.status_enum]),
+};
 
 /** Row values from this column on are per row; the ones before are the scope (constants). */
 const FIRST_ROW_COLUMN = 3;
@@ -88,7 +98,7 @@ export class SegmentBuffer {
   /** A new, empty cell. */
   async cell(): Promise<BufferedCell> {
     const table = `cell_${this.nextTable++}`;
-    await this.connection.run(`CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`);
+    await this.connection.run(`CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${BUFFER_SQL_TYPE[kind]}`).join(', ')})`);
     return new BufferedCell(table, await this.connection.createAppender(table));
   }
 

@@ -26,6 +26,7 @@ import {
 } from 'apache-arrow';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { storeDirs } from '../db.js';
+import { PREVIEW_CHARS } from './columns.js';
 import { quote, segmentsFor, spansFrom } from './manifest.js';
 import { scopeSql, type SpanSource } from './reads.js';
 import { SPAN_SORTS, type CompiledFilter, type SearchQuery } from './search.js';
@@ -63,8 +64,8 @@ const COLUMNS: readonly (readonly [string, string, DataType, string?])[] = [
   ['user_id', 'x.user_id', new Utf8()],
   ['run_id', 'x.run_id', new Utf8()],
   ['tags', 'coalesce(x.tags, [])', new List(new Field('item', new Utf8(), true))],
-  ['input_preview', 'x.input_preview', new Utf8()],
-  ['output_preview', 'x.output_preview', new Utf8()],
+  ['input_preview', `coalesce(x.input_preview, left(x.input, ${PREVIEW_CHARS}))`, new Utf8()],
+  ['output_preview', `coalesce(x.output_preview, left(x.output, ${PREVIEW_CHARS}))`, new Utf8()],
   ['metadata', 'x.metadata', new Utf8()],
   ['environment_id', 'x.environment_id::VARCHAR', new Utf8()],
 ];

@@ -8,6 +8,7 @@
  * Reads see a trace as its merged row when it has no newer parts (no grouping at all: lists of
  * traces cost O(traces in the window)), and as the merge of its row and its parts otherwise.
  */
+import { PREVIEW_CHARS, type ColumnKind } from './columns.js';
 
 /** The columns of a part and of a merged row, in table order (`trace_parts` adds `seq`). */
 export const PART_COLUMNS = [
@@ -19,19 +20,31 @@ export const PART_COLUMNS = [
 
 const COLS = PART_COLUMNS.join(', ');
 
+/** How the appender writes a part row (PART_COLUMNS, then `seq`). */
+export const PART_KINDS: readonly ColumnKind[] = [
+  'uuid', 'uuid', 'uuid', 'text', 'bigint', 'bigint', 'int', 'bigint', 'text', 'text', 'text',
+  'double', 'double', 'int', 'int', 'int', 'text_list', 'text', 'text', 'text', 'bigint',
+];
+
 export const PART_TABLE_SQL = `
   tenant_id UUID, app_id UUID, environment_id UUID, trace_id VARCHAR, start_ns BIGINT, end_ns BIGINT,
   best_r INTEGER, best_s BIGINT, best_name VARCHAR, best_input_preview VARCHAR, best_output_preview VARCHAR,
   cost DECIMAL(38, 12), tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
   session_id VARCHAR, user_id VARCHAR, run_id VARCHAR`;
 
-/** The parts of the span rows of `source` (a relation or table function with the span columns). */
+/**
+ * The parts of the span rows of `source` (a relation with the span columns) in SQL: what the
+ * workers compute in JS (ingest/summaryParts.ts), for spans stored before parts existed and for
+ * the benchmarks' synthetic stores. A test holds the two to the same answers.
+ */
 export function partsOfSpans(source: string): string {
   const best = `{'r': parent_id IS NOT NULL, 's': start_ns}`;
   return `
     SELECT tenant_id, app_id, min(environment_id), trace_id, min(start_ns), max(end_ns),
            min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END), arg_min(start_ns, ${best}),
-           arg_min(name, ${best}), arg_min(input_preview, ${best}), arg_min(output_preview, ${best}),
+           arg_min(name, ${best}),
+           arg_min(coalesce(input_preview, left(input, ${PREVIEW_CHARS})), ${best}),
+           arg_min(coalesce(output_preview, left(output, ${PREVIEW_CHARS})), ${best}),
            coalesce(sum(cost::DECIMAL(38, 12)), 0), coalesce(sum(tokens), 0)::DOUBLE,
            (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
            bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import { mapExportRequest } from '../../../src/core/otlp/map.js';
 import { toRows } from '../../../src/ingest/rows.js';
+import { SummaryParts } from '../../../src/ingest/summaryParts.js';
 import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
 import { Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
@@ -43,7 +44,9 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
       s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
       s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
     }
-    const { rows } = toRows(scope, mapExportRequest(request).spans);
+    const { rows, resources } = toRows(scope, mapExportRequest(request).spans);
+    const parts = new SummaryParts();
+    parts.add(rows);
     const cell = await buffer.cell();
     buffer.append(cell, rows);
     const temp = segments.tempPath();
@@ -55,6 +58,8 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
       seq,
       log: `w-${seq}.log`,
       segments: [{ key, ...scope, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
+      parts: parts.rows(),
+      resources: resources.map((r) => ({ ...r, ...scope })),
       blobs: [],
       usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }],
       bodyBytes: 1,

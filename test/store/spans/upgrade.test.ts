@@ -8,14 +8,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import { hashKey, shownPrefix } from '../../../src/auth/keys.js';
 import { loadOrCreateSecret } from '../../../src/auth/secret.js';
-import { mapExportRequest } from '../../../src/core/otlp/map.js';
-import { toRows } from '../../../src/ingest/rows.js';
 import { bootstrap } from '../../../src/store/admin/meta.js';
 import { Database } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { MIGRATIONS } from '../../../src/store/migrations.js';
-import { SPAN_COLUMNS } from '../../../src/store/spans/columns.js';
-import { exportRequest, hex } from '../../helpers/otlp.js';
+import { hex } from '../../helpers/otlp.js';
 import { call, startServer, tempDir } from '../../helpers/server.js';
 
 t.test('spans of an older store move into segments and read as before', async (t) => {
@@ -29,12 +26,21 @@ t.test('spans of an older store move into segments and read as before', async (t
   const scope = (await bootstrap(db, { keyHash: hashKey(secret, key), keyPrefix: shownPrefix(key) }))!;
   const traces = [hex(16), hex(16)];
   const root = hex(8);
-  const { rows } = toRows(scope, mapExportRequest(exportRequest([
-    { traceId: traces[0]!, spanId: root, name: 'root', attributes: { 'session.id': 'old-session' } },
-    { traceId: traces[0]!, parentSpanId: root, name: 'child', attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 7 } },
-    { traceId: traces[1]!, name: 'other' },
-  ])).spans);
-  await db.transaction((tx) => tx.append('spans', SPAN_COLUMNS.map(([, kind]) => kind), rows));
+  // Rows of the spans table as the old version wrote them (resource and scope on each row).
+  const spans: [string, string, string | null, string, string | null, number | null][] = [
+    [traces[0]!, root, null, 'root', null, null],
+    [traces[0]!, hex(8), root, 'child', 'gpt-4o', 7],
+    [traces[1]!, hex(8), null, 'other', null, null],
+  ];
+  const now = BigInt(Date.now()) * 1_000_000n;
+  for (const [i, [traceId, spanId, parentId, name, model, tokens]] of spans.entries()) {
+    await db.exec(
+      `INSERT INTO spans (tenant_id, app_id, environment_id, trace_id, span_id, parent_id, name, type, span_kind, status, start_ns, end_ns,
+                          model, input_tokens, tokens, input_preview, input, session_id, resource, scope_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'function', 'OK', $9, $10, $11, $12, $12, 'question', 'question', $13, '{"service.name":"old"}', 'old-sdk')`,
+      [scope.tenantId, scope.appId, scope.environmentId, traceId, spanId, parentId, name, model ? 'GENERATION' : 'SPAN', now + BigInt(i), now + BigInt(i) + 1000n, model, tokens, name === 'root' ? 'old-session' : null],
+    );
+  }
   db.close();
 
   const server = await startServer({ dataDir });
@@ -50,6 +56,10 @@ t.test('spans of an older store move into segments and read as before', async (t
   t.equal((await call(server, 'GET', `/v1/traces/${traces[1]}/spans`, { auth })).body.data.length, 1);
   const list = await call(server, 'GET', '/v1/spans?filter=' + encodeURIComponent('model = gpt-4o'), { auth });
   t.equal(list.body.pagination.total, 1, 'span searches read the moved spans');
+  const opened = await call(server, 'GET', `/v1/traces/${traces[0]}/spans/${root}`, { auth });
+  t.same(opened.body.data.resource, { 'service.name': 'old' }, 'resource attributes moved to the resources table');
+  t.equal(opened.body.data.scope.name, 'old-sdk');
+  t.equal(opened.body.data.input_preview, 'question');
   const files = readdirSync(join(dataDir, 'segments'), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
   t.ok(files.length >= 1 && files.every((f) => /migrated-/.test(f)), 'in Parquet files of the Hive layout');
 });
