@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
-import { crashPoint } from './crashPoints.js';
+import { crashPoint } from './testHooks.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { monthOf, quotaRefusal, type Plan } from '../core/plans.js';
 import type { ComputeClient } from '../pool/computeClient.js';
@@ -201,7 +201,7 @@ export class IngestCoordinator {
   }
 
   private admit(w: WorkerState, req: AdmitRequest): AdmitAnswer {
-    const a = this.admission.admit({ scope: scopeKey(req.scope), traceIds: req.traceIds, spanIds: req.spanIds });
+    const a = this.admission.admit({ scope: scopeKey(req.scope), traceIds: req.traceIds, traceOf: req.traceOf, spanIds: req.spanIds });
     w.tickets.add(a.ticket);
     let refused = null;
     if (req.plan) {

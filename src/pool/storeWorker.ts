@@ -17,6 +17,7 @@ import { exportSpans, removeStaleExports } from '../store/spans/spanExport.js';
 import * as reads from '../store/spans/reads.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { compactOnce, purgeReplaced } from '../store/spans/compaction.js';
+import { FileEngine } from '../store/spans/fileEngine.js';
 import { pruneCommittedLogs } from '../store/spans/manifest.js';
 import { applyRetention } from '../store/spans/retention.js';
 import { mergeParts } from '../store/spans/summaryMerge.js';
@@ -26,6 +27,7 @@ import type { StoreTasks, StoreWorkerData } from './tasks.js';
 const { database, background: schedule } = workerData as StoreWorkerData;
 const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
 let opened: Promise<Database> | undefined;
+let compactor: Promise<FileEngine> | undefined;
 
 function db(): Promise<Database> {
   opened ??= Database.open(database);
@@ -44,9 +46,9 @@ async function src(): Promise<reads.SpanSource> {
 const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
-  last: { compaction: 0, purge: 0, prune: 0, retention: 0 },
+  last: { merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
-    this.timer ??= setInterval(() => void this.tick(), MERGE_INTERVAL_MS);
+    this.timer ??= setInterval(() => void this.tick(), TICK_MS);
   },
   async tick() {
     if (this.running || !opened) return;
@@ -54,11 +56,15 @@ const background = {
     const d = await db();
     const now = Date.now();
     try {
-      await mergeParts(d);
+      if (now - this.last.merge >= MERGE_INTERVAL_MS) {
+        this.last.merge = now;
+        await mergeParts(d);
+      }
       if (schedule.compactionIntervalMs > 0 && now - this.last.compaction >= schedule.compactionIntervalMs) {
         this.last.compaction = now;
         // Keep going while there is work, but let the next merge in between.
-        if ((await compactOnce(d, segments, schedule.compaction)) > 0) this.last.compaction = 0;
+        compactor ??= FileEngine.open(segments.root, '1GiB');
+        if ((await compactOnce(d, await compactor, segments, schedule.compaction)) > 0) this.last.compaction = 0;
       }
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
@@ -87,8 +93,9 @@ const background = {
   },
 };
 
-/** How often parts are folded into merged summaries. */
-const MERGE_INTERVAL_MS = 500;
+const TICK_MS = 250;
+/** How often parts are folded into merged summaries (reads merge the newer parts themselves). */
+const MERGE_INTERVAL_MS = 2_000;
 const PURGE_INTERVAL_MS = 10_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 /** Retention runs at start and then hourly. */
@@ -142,6 +149,8 @@ const handlers: Handlers = {
     // Tasks still running (a last-used stamp, a commit) finish before the database closes.
     const deadline = Date.now() + 10_000;
     while (running > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    if (compactor) (await compactor).close();
+    compactor = undefined;
     if (opened) {
       const d = await opened;
       await mergeParts(d).catch(() => undefined);

@@ -16,6 +16,8 @@ export interface PoolOptions {
   maxQueue: number;
   /** Messages a worker posts on its own (not task results). */
   onMessage?: (message: unknown) => void;
+  /** V8's young generation of each worker, in MiB (default: V8's). */
+  youngGenerationMb?: number;
 }
 
 export class TaskPool<T extends TaskTable<T>> {
@@ -33,6 +35,7 @@ export class TaskPool<T extends TaskTable<T>> {
       // Workers keep timers of their own (flushes, background merges): an idle worker must run its
       // event loop, not block in Atomics.wait until the next task.
       atomics: 'disabled',
+      ...(o.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: o.youngGenerationMb } } : {}),
     });
     if (o.onMessage) this.pool.on('message', o.onMessage);
   }

@@ -16,8 +16,10 @@
 export interface AdmissionRequest {
   /** Tenant, app and environment: span ids are unique within one scope. */
   scope: string;
-  /** Per row, in mapping order. */
+  /** The request's distinct trace ids. */
   traceIds: readonly string[];
+  /** Per row, in mapping order: the index of its trace in `traceIds`, and its span id. */
+  traceOf: readonly number[];
   spanIds: readonly string[];
 }
 
@@ -56,8 +58,10 @@ export class AdmissionIndex {
     const added: [TraceEntry, string][] = [];
     let duplicates = 0;
     let overBound = 0;
+    // One lookup per trace, not per span: a request holds whole traces more often than not.
+    const entries = req.traceIds.map((traceId) => this.touch(`${req.scope}/${traceId}`));
     for (let i = 0; i < req.spanIds.length; i++) {
-      const entry = this.touch(`${req.scope}/${req.traceIds[i]}`);
+      const entry = entries[req.traceOf[i]!]!;
       const span = req.spanIds[i]!;
       if (entry.spans.has(span)) {
         duplicates++;

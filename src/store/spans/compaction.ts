@@ -12,8 +12,9 @@
  * manifest names, so answers are the same before and after (summaries do not point at files: a
  * trace finds its spans through its time range).
  */
-import { crashPoint } from '../../ingest/crashPoints.js';
+import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
+import type { FileEngine } from './fileEngine.js';
 import { insertSegment, quote } from './manifest.js';
 import { ROW_GROUP_ROWS } from './segmentBuffer.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
@@ -46,13 +47,13 @@ interface Candidate {
  * Compacts one group of small segments if one is due; returns the number of files replaced (0 when
  * there was nothing to do).
  */
-export async function compactOnce(db: Database, store: SegmentStore, policy: CompactionPolicy): Promise<number> {
+export async function compactOnce(db: Database, engine: FileEngine, store: SegmentStore, policy: CompactionPolicy): Promise<number> {
   const group = await pickGroup(db, policy);
   if (group.length < 2) return 0;
   const first = group[0]!;
   const rows = group.reduce((n, s) => n + s.rows, 0);
   const temp = store.tempPath();
-  await db.exec(
+  await engine.run(
     `COPY (SELECT * FROM read_parquet([${group.map((s) => quote(store.readPath(s.path))).join(', ')}]) ORDER BY start_ns, trace_id, span_id)
        TO ${quote(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
                          KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,

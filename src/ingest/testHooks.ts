@@ -1,0 +1,28 @@
+/**
+ * Test hooks of the ingest path, read once at start and only with `TRACELAKE_FAULT_INJECTION=on` in
+ * the environment:
+ * - `TRACELAKE_CRASH_AT=<point>` kills the whole process (SIGKILL, as a power cut or the OOM killer
+ *   would) the first time it reaches that point;
+ * - `TRACELAKE_DISCARD_AFTER_MAP=on` answers every export right after decoding and mapping it, and
+ *   stores nothing: native-bench/ingest measures the ingest path's ceiling with it.
+ */
+export type CrashPoint =
+  /** A request's log record is durable; the answer is not sent yet. */
+  | 'after-log-sync'
+  /** A segment file is published; the store has not committed it. */
+  | 'after-segment-publish'
+  /** A generation is committed; its log file is not deleted yet. */
+  | 'after-generation-commit'
+  /** A compacted file is published; the manifest swap is not committed. */
+  | 'after-compaction-publish'
+  /** A compaction's manifest swap is committed; the replaced files still exist. */
+  | 'after-compaction-commit';
+
+const faults = process.env.TRACELAKE_FAULT_INJECTION === 'on';
+const armed = faults ? process.env.TRACELAKE_CRASH_AT : undefined;
+
+export const DISCARD_AFTER_MAP = faults && process.env.TRACELAKE_DISCARD_AFTER_MAP === 'on';
+
+export function crashPoint(point: CrashPoint): void {
+  if (armed === point) process.kill(process.pid, 'SIGKILL');
+}

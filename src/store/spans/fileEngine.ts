@@ -1,0 +1,39 @@
+/**
+ * A DuckDB of its own for work on segment files that must not take the machine: one thread,
+ * `:memory:`, and the segment directory as the only place it may read or write. Compute workers
+ * write their segments with one; the store thread compacts with one, so a compaction uses a core
+ * at most and leaves the other to ingestion and queries (the store's own DuckDB has all threads).
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
+export class FileEngine {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(segmentsDir: string, memoryLimit: string): Promise<FileEngine> {
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: '1',
+      memory_limit: memoryLimit,
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const connection = await instance.connect();
+    const dir = segmentsDir.endsWith('/') ? segmentsDir : `${segmentsDir}/`;
+    await connection.run(`SET allowed_directories = ['${dir.replaceAll("'", "''")}']`);
+    await connection.run('SET enable_external_access = false');
+    await connection.run('SET lock_configuration = true');
+    return new FileEngine(instance, connection);
+  }
+
+  async run(sql: string): Promise<void> {
+    await this.connection.run(sql);
+  }
+
+  /** Call before the thread ends: a thread terminated with a DuckDB instance open can abort the process. */
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
