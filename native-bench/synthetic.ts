@@ -4,6 +4,7 @@
  * in time from "now", one segment file per day as compaction would leave them, with their manifest
  * rows and merged trace summaries — what ingestion and compaction produce, without the wait.
  */
+import { createHash } from 'node:crypto';
 import { storeDirs, type Database } from '../src/store/db.js';
 import { INGEST_LEVEL } from '../src/store/spans/manifest.js';
 import { SEGMENT_FORMAT_VERSION } from '../src/store/spans/segmentFormat.js';
@@ -35,12 +36,11 @@ function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
            CASE WHEN i % 8 IN (1, 4) THEN (20 + hash(i) % 400)::INTEGER END AS output_tokens, NULL::INTEGER AS cached_input_tokens,
            CASE WHEN i % 8 IN (1, 4) THEN (220 + hash(i) % 2400)::INTEGER END AS tokens,
            CASE WHEN i % 8 IN (1, 4) THEN (hash(i) % 1000) / 100000.0 END AS cost,
-           'How do I reset my password?' AS input_preview, 'Open Settings, then Security.' AS output_preview,
+           NULL::VARCHAR AS input_preview, NULL::VARCHAR AS output_preview,
            'How do I reset my password?' AS input, 'Open Settings, then Security.' AS output, NULL::VARCHAR AS input_ref, NULL::VARCHAR AS output_ref,
            'session-' || ((i // 8) % 20000) AS session_id, 'user-' || ((i // 8) % 5000) AS user_id, NULL::VARCHAR AS run_id, NULL::VARCHAR[] AS tags,
            '{"customer":"customer-' || ((i // 8) % 100) || '","tier":"' || ['gold','silver','bronze'][1 + ((i // 8) % 3)::BIGINT] || '"}' AS metadata,
-           NULL::VARCHAR AS graph, '{"gen_ai.system":"openai"}' AS attributes, '{"service.name":"support-bot"}' AS resource,
-           'bench' AS scope_name, '1.0.0' AS scope_version
+           NULL::VARCHAR AS graph, '{"gen_ai.system":"openai"}' AS attributes, 42::UBIGINT AS resource_id
       FROM range(${'$FROM'}, ${'$TO'}) r(i)`;
 }
 
@@ -73,5 +73,15 @@ export async function loadSynthetic(db: Database, dataDir: string, scope: Synthe
       await tx.exec(insertPartsSql('read_parquet($1)'), [store.readPath(key)]);
     });
   }
+  await db.exec(
+    `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version)
+     VALUES ($1, $2, 42, '{"service.name":"support-bot"}', 'bench', '1.0.0') ON CONFLICT DO NOTHING`,
+    [scope.tenantId, scope.appId],
+  );
   await mergeParts(db);
+}
+
+/** The trace id of the `n`-th synthetic trace (as the SQL above makes it). */
+export function syntheticTraceId(n: number): string {
+  return createHash('md5').update(String(n)).digest('hex');
 }

@@ -19,6 +19,7 @@ export async function lookupResources(db: Database, segments: SegmentStore, scop
   const among = (ids: string[]): DuckDBValue[] => [...s.params, listValue(ids)];
   const lookup: ResourceLookup = { traces: new Map(), spans: new Map(), sessions: new Map() };
   const summaries = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)})`;
+  const byIds = `(${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id IN (SELECT unnest($${n}::VARCHAR[]))`, true)})`;
 
   if (spanIds.length > 0) {
     const files = await segmentsFor(db, segments, scope, null, null);
@@ -31,7 +32,7 @@ export async function lookupResources(db: Database, segments: SegmentStore, scop
   const traces = [...new Set([...traceIds, ...[...lookup.spans.values()].map((v) => v.traceId)])];
   if (traces.length > 0) {
     const rows = await db.query<{ id: string; environment_id: string; session_id: string | null }>(
-      `SELECT id, environment_id::VARCHAR AS environment_id, session_id FROM ${summaries} WHERE id IN (SELECT unnest($${n}::VARCHAR[]))`,
+      `SELECT id, environment_id::VARCHAR AS environment_id, session_id FROM ${byIds}`,
       among(traces),
     );
     for (const r of rows) lookup.traces.set(r.id, { environmentId: r.environment_id, sessions: r.session_id === null ? [] : [r.session_id] });

@@ -15,7 +15,7 @@
 import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
-import { insertSegment, quote } from './manifest.js';
+import { forgetSegments, insertSegment, quote } from './manifest.js';
 import { ROW_GROUP_ROWS } from './segmentBuffer.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -77,6 +77,7 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
     });
     await tx.exec(`UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE id IN (${group.map((s) => Number(s.id)).join(', ')}) AND replaced_at IS NULL`);
   });
+  forgetSegments(db, [{ tenantId: first.tenant_id, appId: first.app_id }]);
   crashPoint('after-compaction-commit');
   return group.length;
 }

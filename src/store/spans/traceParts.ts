@@ -95,12 +95,22 @@ export function tracePartsSql(where: Where): string {
 }
 
 /**
+ * Part-shaped rows of the traces that `where` names by id (a trace id, or a handful): every part
+ * and merged row of them, merged. Cheaper than `tracePartsSql` when `where` selects few traces —
+ * `traces` is indexed by trace id — and the same rows.
+ */
+export function tracePartsByIdSql(where: Where): string {
+  return mergePartsSql(`SELECT ${COLS} FROM traces x WHERE ${where('x')} UNION ALL SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}`);
+}
+
+/**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
- * environment_id, environment`). Every trace summary the API answers comes from here.
+ * environment_id, environment`). Every trace summary the API answers comes from here. With `byId`,
+ * `where` selects traces by id (see `tracePartsByIdSql`).
  */
-export function traceSummariesSql(where: Where): string {
+export function traceSummariesSql(where: Where, byId = false): string {
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
@@ -109,7 +119,7 @@ export function traceSummariesSql(where: Where): string {
            x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
            list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
            x.environment_id, e.name AS environment
-      FROM (${tracePartsSql(where)}) x LEFT JOIN environments e ON e.id = x.environment_id`;
+      FROM (${byId ? tracePartsByIdSql(where) : tracePartsSql(where)}) x LEFT JOIN environments e ON e.id = x.environment_id`;
 }
 
 /** The columns of a summary as the API answers them (times as epoch ms, converted by the caller). */
