@@ -1,7 +1,10 @@
 import t from 'tap';
 import { AdmissionIndex } from '../../../src/core/ingest/admission.js';
 
-const req = (scope: string, spans: [string, string][]) => ({ scope, traceIds: spans.map(([tr]) => tr), spanIds: spans.map(([, s]) => s) });
+const req = (scope: string, spans: [string, string][]) => {
+  const traceIds = [...new Set(spans.map(([tr]) => tr))];
+  return { scope, traceIds, traceOf: spans.map(([tr]) => traceIds.indexOf(tr)), spanIds: spans.map(([, s]) => s) };
+};
 
 t.test('duplicates and the per-trace bound, within a request and across requests', async (t) => {
   const index = new AdmissionIndex(3, 1000);
