@@ -2,12 +2,12 @@
  * Assembles a Tracelake server from a Config: the store thread, auth, the route table and the HTTP
  * front end. `main.ts` runs it as a process; nothing here reads process.env or argv.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.js';
-import { loadOrCreateSecret } from './auth/secret.js';
+import { abandonSecret, confirmSecret, prepareSecret, refusalFor, secretCheck, StartRefusal, writeFileAtomic } from './auth/secret.js';
 import type { Config } from './config.js';
 import { parsePriceTable } from './core/cost/pricing.js';
 import { parsePlans } from './core/plans.js';
@@ -23,7 +23,8 @@ import { scoreRoutes } from './http/routes/scores.js';
 import { searchRoutes } from './http/routes/search.js';
 import { devRoutes } from './http/routes/dev.js';
 import { faultRoutes } from './http/routes/faults.js';
-import { healthRoutes } from './http/routes/health.js';
+import { healthRoutes, INGESTION_CHECKS, runChecks } from './http/routes/health.js';
+import { Liveness } from './http/liveness.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { systemRoutes } from './http/routes/system.js';
@@ -31,7 +32,7 @@ import { HttpServer } from './http/server.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
-import { ingestLogDir } from './store/db.js';
+import { DATABASE_FILE, ingestLogDir } from './store/db.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -48,10 +49,27 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string }).version;
 }
 
-export async function startTracelake(config: Config, log: Logger): Promise<Running> {
+export interface Hooks {
+  /**
+   * The store died (a fatal DuckDB error: its instance is invalidated). Acked data is safe in the
+   * ingest log and the database; the process should exit non-zero so its supervisor restarts it.
+   */
+  onFatal?(reason: string): void;
+}
+
+export async function startTracelake(config: Config, log: Logger, hooks: Hooks = {}): Promise<Running> {
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const secret = loadOrCreateSecret(dataDir);
+  checkWritable(dataDir);
+  const storeExisted = existsSync(join(dataDir, DATABASE_FILE));
+  const candidate = prepareSecret(dataDir);
+  if (!storeExisted && !candidate.pending && !config.allowNewStore) {
+    throw new StartRefusal(
+      `${dataDir} has a secret but no ${DATABASE_FILE}: the store's database is missing. Restore it from a backup, ` +
+        `or start with --allow-new-store (TRACELAKE_ALLOW_NEW_STORE=on) to begin a new, empty store there.`,
+    );
+  }
+  const secret = candidate.secret;
   // Parsed (and so checked) once at start: a broken price table stops the start, not a request.
   const pricing = parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8')));
   const plans = parsePlans(JSON.parse(readFileSync(config.plansFile ?? new URL('data/plans.json', ROOT), 'utf8')));
@@ -69,11 +87,33 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
       retentionDays: config.retentionDays,
     },
     config.maxQueue,
-    (m) => workerLog(log, m),
+    (m) => {
+      const fatal = (m as { tracelakeFatal?: { message: string } }).tracelakeFatal;
+      if (!fatal) return workerLog(log, m);
+      liveness.markFatal(fatal.message);
+      log.fatal({ error: fatal.message }, 'the database failed and cannot be used any more; exiting to be restarted (acked data is kept)');
+      hooks.onFatal?.(fatal.message);
+    },
   );
-  const init = await store.run('init', { bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) } });
+  const liveness = new Liveness(() => runChecks(store, INGESTION_CHECKS, null));
+  const init = await store.run('init', {
+    bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) },
+    secret: { check: secretCheck(secret), fresh: candidate.pending },
+  });
+  if (init.secret !== 'ok') {
+    if (candidate.pending) abandonSecret(dataDir);
+    await store.run('close', {}).catch(() => undefined);
+    await store.destroy();
+    throw refusalFor(init.secret, dataDir);
+  }
+  if (candidate.pending) confirmSecret(dataDir);
   if (init.applied.length > 0) log.info({ versions: init.applied }, 'migrated');
-  if (init.orphanSegments > 0) log.warn({ files: init.orphanSegments }, 'deleted segment files no manifest row named (left by a crash before their commit)');
+  if (init.walDamage) {
+    log.error(
+      { reason: init.walDamage.reason, found_bytes: init.walDamage.foundBytes, expected_bytes: init.walDamage.expectedBytes, copy: init.walDamage.copy, set_aside_segments: init.orphanSegments },
+      'the DuckDB WAL was damaged: what DuckDB could not replay from it is lost from the database; the WAL as found and the segment files no manifest row names are kept in quarantine/ (see docs/reliability.md)',
+    );
+  } else if (init.orphanSegments > 0) log.warn({ files: init.orphanSegments }, 'deleted segment files no manifest row named (left by a crash before their commit)');
   if (init.bootstrapped) {
     log.info(
       {
@@ -122,7 +162,7 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date() }, log);
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness }, log);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
 
@@ -137,6 +177,21 @@ export async function startTracelake(config: Config, log: Logger): Promise<Runni
       await Promise.all([store.destroy(), compute.destroy()]);
     },
   };
+}
+
+/**
+ * Refuses to start on a data directory that cannot be written (read-only mount, wrong owner, full
+ * disk): better one clear line now than every ingest failing later. Root passes permission checks,
+ * so the test is a real write.
+ */
+function checkWritable(dataDir: string): void {
+  const probe = join(dataDir, `.write-probe-${process.pid}`);
+  try {
+    writeFileAtomic(probe, 'tracelake\n');
+    unlinkSync(probe);
+  } catch (e) {
+    throw new StartRefusal(`The data directory ${dataDir} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): Tracelake needs to write its store there.`);
+  }
 }
 
 /** Logs what a worker thread reported on its own (background failures). */

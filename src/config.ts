@@ -3,7 +3,7 @@
  * documented default. A flag wins over the variable. The README's configuration table lists the same
  * rows, and a test keeps the two in step.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 
 export type Mode = 'cloud' | 'local';
 
@@ -17,6 +17,8 @@ export interface Config {
   duckdbThreads: number;
   duckdbMemory: string;
   maxBodyBytes: number;
+  maxRequests: number;
+  maxInflightBytes: number;
   maxOtlpBodyBytes: number;
   maxOtlpDecompressedBytes: number;
   maxSpansPerTrace: number;
@@ -36,6 +38,7 @@ export interface Config {
   rateLimit: number;
   rateBurst: number;
   faultInjection: boolean;
+  allowNewStore: boolean;
 }
 
 interface Option<K extends keyof Config> {
@@ -49,6 +52,8 @@ interface Option<K extends keyof Config> {
 }
 
 const cores = Math.max(1, availableParallelism());
+/** Request bodies held at once: a sixteenth of the machine's memory, between 64 MiB and 1 GiB. */
+const inflightBytes = Math.min(1024, Math.max(64, Math.floor(totalmem() / 16 / 1024 ** 2)));
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
@@ -102,6 +107,8 @@ export const OPTIONS = [
   { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
   { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: text, doc: 'DuckDB memory_limit.' },
   { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },
+  { key: 'maxRequests', env: 'TRACELAKE_MAX_REQUESTS', flag: '--max-requests', fallback: '2048', parse: integer(1), doc: 'Requests in flight at once; more are answered 503 `overloaded` with Retry-After at once.' },
+  { key: 'maxInflightBytes', env: 'TRACELAKE_MAX_INFLIGHT_BYTES', flag: '--max-inflight-bytes', fallback: `${inflightBytes}MiB`, parse: bytes, doc: 'Request body bytes held in memory at once (default: a sixteenth of memory, 64 MiB to 1 GiB); a body that does not fit is answered 503 `overloaded` before it is read.' },
   { key: 'maxOtlpBodyBytes', env: 'TRACELAKE_MAX_OTLP_BODY', flag: '--max-otlp-body', fallback: '16MiB', parse: bytes, doc: 'Largest OTLP body as sent (compressed).' },
   { key: 'maxOtlpDecompressedBytes', env: 'TRACELAKE_MAX_OTLP_DECOMPRESSED', flag: '--max-otlp-decompressed', fallback: '64MiB', parse: bytes, doc: 'Largest OTLP body after decompression.' },
   { key: 'maxSpansPerTrace', env: 'TRACELAKE_MAX_SPANS_PER_TRACE', flag: '--max-spans-per-trace', fallback: '10000', parse: integer(1), doc: 'Spans one trace may hold; more are refused through OTLP partialSuccess.' },
@@ -120,6 +127,7 @@ export const OPTIONS = [
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
   { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
+  { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },
 ] as const satisfies readonly Option<keyof Config>[];
 

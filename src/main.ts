@@ -3,6 +3,7 @@
  * checkpoints DuckDB and exits 0.
  */
 import { startTracelake } from './app.js';
+import { StartRefusal } from './auth/secret.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 
@@ -18,7 +19,10 @@ const log = createLogger(config.logLevel);
 process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
 try {
-  const running = await startTracelake(config, log);
+  const running = await startTracelake(config, log, {
+    // Exit code 75 (EX_TEMPFAIL): "try again", for supervisors that restart on failure only.
+    onFatal: () => setTimeout(() => process.exit(75), 100),
+  });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -38,6 +42,12 @@ try {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (err) {
-  log.fatal({ err }, 'cannot start');
+  // A refusal is an operator's matter: one line saying what to do, no stack.
+  if (err instanceof StartRefusal) {
+    log.fatal(err.message);
+    process.stderr.write(`tracelake: ${err.message}\n`);
+  } else {
+    log.fatal({ err }, 'cannot start');
+  }
   process.exit(1);
 }

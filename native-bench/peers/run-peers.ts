@@ -1,21 +1,27 @@
 /**
- * native-bench/peers: the storage that Tracelake's peers run on, loaded with the same dataset and
- * asked the same questions — PostgreSQL (Arize Phoenix in production, Langfuse v2) and SQLite
- * (Phoenix's default). Prints one table: durable ingest rate, bytes per span, and each query's
- * median and p99.
+ * native-bench/peers: Tracelake against the storage its peers run on, loaded with the same dataset
+ * and asked the same questions — Tracelake over HTTP, raw DuckDB on Tracelake's own files (the same
+ * SQL without the API), PostgreSQL (Arize Phoenix in production, Langfuse v2) and SQLite (Phoenix's
+ * default). Prints one table — durable ingest rate, bytes per span, each query's median and p99,
+ * and ratios to Tracelake — and writes it into native-bench/README.md with the date and machine.
  *
  *   npm run build && node dist/native-bench/peers/run-peers.js [--spans 1000000] [--runs 20]
- *        [--warmup 3] [--seed 1] [--stores postgres,sqlite] [--scores-per-trace 8]
- *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain]
+ *        [--warmup 3] [--seed 1] [--stores tracelake,postgres,sqlite] [--scores-per-trace 8]
+ *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain] [--no-readme]
  *
- * Before anything is timed, every store's answer to every query is compared with the first store's
- * (normalised, see common.ts); any difference is printed and the run stops with exit code 1.
+ * Before a store is timed, its answer to every query is compared with the first store's
+ * (normalised, see common.ts; with Tracelake in the run, times to milliseconds and a trace by id on
+ * the span summary fields, see tracelake.ts); any difference is printed and the run stops with
+ * exit code 1.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { diffAnswers, QUERY_LABELS, QUERY_NAMES, timeQuery, windows, type Answers, type LoadResult, type PeerStore, type QueryName, type QueryParams, type Timing } from './common.js';
 import { defaultEndMs, generateDataset, sampleTraceId, type DatasetOptions } from './dataset.js';
 import { PostgresPeer, startPostgres, usToIso } from './postgres.js';
 import { openSqlite, SqlitePeer } from './sqlite.js';
+import { comparable, openRawDuckDb, TracelakePeer } from './tracelake.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,11 +29,12 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
-    stores: { type: 'string', default: 'postgres,sqlite' },
+    stores: { type: 'string', default: 'tracelake,postgres,sqlite' },
     'scores-per-trace': { type: 'string', default: '8' },
     'sqlite-synchronous': { type: 'string', default: 'FULL' },
     explain: { type: 'boolean', default: false },
     'pg-prepared': { type: 'boolean', default: false },
+    'no-readme': { type: 'boolean', default: false },
   },
 });
 const dataset: DatasetOptions = {
@@ -39,9 +46,10 @@ const dataset: DatasetOptions = {
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 const storeNames = values.stores.split(',').map((s) => s.trim());
-for (const s of storeNames) if (s !== 'postgres' && s !== 'sqlite') throw new Error(`--stores: unknown store ${s}`);
+for (const s of storeNames) if (s !== 'postgres' && s !== 'sqlite' && s !== 'tracelake') throw new Error(`--stores: unknown store ${s}`);
 const synchronous = values['sqlite-synchronous'].toUpperCase();
 if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new Error('--sqlite-synchronous is FULL or NORMAL');
+const withTracelake = storeNames.includes('tracelake');
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -49,83 +57,134 @@ const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { minimumFracti
 const params: QueryParams = { nowMs: dataset.endMs, traceId: sampleTraceId(dataset) };
 log(`dataset: ${dataset.spans.toLocaleString('en-US')} spans over 6 days ending ${new Date(dataset.endMs).toISOString()}, seed ${dataset.seed}, ${dataset.scoresPerTrace} scores per trace; trace by id: ${params.traceId}`);
 
-const stores: PeerStore[] = [];
-const loads: LoadResult[] = [];
-const answers: Partial<Answers>[] = [];
+interface Result {
+  name: string;
+  load: LoadResult | null;
+  timings: Record<QueryName, Timing>;
+}
+const results: Result[] = [];
+let reference: { name: string; answers: Partial<Answers> } | null = null;
 let exitCode = 0;
-try {
-  for (const name of storeNames) {
-    const store = name === 'postgres' ? await startPostgres({ log, preparedStatements: values['pg-prepared'] }) : await openSqlite({ log, synchronous });
-    stores.push(store);
-    const started = performance.now();
-    const load = await store.load(generateDataset(dataset), log);
-    loads.push(load);
-    log(
-      `${store.name}: ${load.spans.toLocaleString('en-US')} spans in ${fmt(load.ingestSeconds)} s timed (${fmt((performance.now() - started) / 1000)} s with generation, scores and settling): ` +
-        `${fmt(load.spansPerSecond, 0)} spans/s, ${fmt(load.bytesPerSpan, 0)} bytes/span (${fmt(load.spanBytes / 2 ** 20)} MiB spans+traces, ${fmt(load.scoreBytes / 2 ** 20)} MiB for ${load.scores.toLocaleString('en-US')} scores), settle ${fmt(load.settleSeconds)} s`,
-    );
-    const a: Partial<Answers> = {};
-    for (const q of QUERY_NAMES) (a as Record<QueryName, unknown>)[q] = await store.queries[q](params);
-    answers.push(a);
-  }
 
-  // The answers must agree before anything is timed.
-  const ref = answers[0]!;
-  log(
-    `answers of ${stores[0]!.name}: latest traces total ${ref.latestTraces!.total} (page ${ref.latestTraces!.traces.length}), span search total ${ref.spanSearch!.total}, ` +
-      `trace by id ${ref.traceById!.spans.length} spans, metadata filter total ${ref.metadataFilter!.total}, score names ${ref.scoreAggregation!.length} (${ref.scoreAggregation!.reduce((n, s) => n + s.count, 0)} scores)`,
-  );
-  for (let i = 1; i < stores.length; i++) {
+/** Answers every query, checks them against the reference (the first store), then times them. */
+async function measure(store: PeerStore, load: LoadResult | null): Promise<void> {
+  const raw: Partial<Answers> = {};
+  for (const q of QUERY_NAMES) (raw as Record<QueryName, unknown>)[q] = await store.queries[q](params);
+  const answers = withTracelake ? comparable(raw) : raw;
+  if (!reference) {
+    reference = { name: store.name, answers };
+    log(
+      `answers of ${store.name}: latest traces total ${answers.latestTraces!.total} (page ${answers.latestTraces!.traces.length}), span search total ${answers.spanSearch!.total}, ` +
+        `trace by id ${answers.traceById!.spans.length} spans, metadata filter total ${answers.metadataFilter!.total}, score names ${answers.scoreAggregation!.length} (${answers.scoreAggregation!.reduce((n, s) => n + s.count, 0)} scores)`,
+    );
+  } else {
     for (const q of QUERY_NAMES) {
-      const diff = diffAnswers(ref[q], answers[i]![q]);
+      const diff = diffAnswers(reference.answers[q], answers[q]);
       if (diff.length > 0) {
         exitCode = 1;
-        console.log(`DIFFERENT: ${q}, ${stores[0]!.name} vs ${stores[i]!.name}:\n  ${diff.join('\n  ')}`);
+        console.log(`DIFFERENT: ${q}, ${reference.name} vs ${store.name}:\n  ${diff.join('\n  ')}`);
       }
     }
+    if (exitCode !== 0) throw new Error('the stores answer differently; not timed');
+    log(`${store.name}: all ${QUERY_NAMES.length} answers agree with ${reference.name}`);
   }
-  if (exitCode !== 0) throw new Error('the stores answer differently; nothing timed');
-  if (stores.length > 1) log(`all ${QUERY_NAMES.length} answers agree across ${stores.map((s) => s.name).join(', ')}`);
+  if (values.explain) await explain(store);
+  const timings = {} as Record<QueryName, Timing>;
+  for (const q of QUERY_NAMES) {
+    timings[q] = await timeQuery(() => store.queries[q](params), runs, warmup);
+    log(`${store.name}: ${QUERY_LABELS[q]}: median ${fmt(timings[q].median, 2)} ms, p99 ${fmt(timings[q].p99, 2)} ms`);
+  }
+  results.push({ name: store.name, load, timings });
+}
 
-  if (values.explain) {
-    const w = windows(params);
-    for (const s of stores) {
-      if (s instanceof PostgresPeer) {
-        console.log(await s.explain('latestTraces', [usToIso(w.day.fromUs), usToIso(w.day.toUs)]));
-        console.log(await s.explain('spanSearchTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), 'gpt-4o', 1500, 'OK']));
-        console.log(await s.explain('metadataFilter', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
-        console.log(await s.explain('metadataFilterTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
-        console.log(await s.explain('scoreAggregation', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
-      } else if (s instanceof SqlitePeer) {
-        console.log(s.explain('latestTraces', [w.day.fromUs, w.day.toUs]));
-        console.log(s.explain('spanSearchTotal', [w.week.fromUs, w.week.toUs, 'gpt-4o', 1500, 'OK']));
-        console.log(s.explain('metadataFilter', [w.week.fromUs, w.week.toUs, '$.customer', 'customer-3']));
-        console.log(s.explain('scoreAggregation', [w.month.fromUs, w.month.toUs]));
+async function explain(s: PeerStore): Promise<void> {
+  const w = windows(params);
+  if (s instanceof PostgresPeer) {
+    console.log(await s.explain('latestTraces', [usToIso(w.day.fromUs), usToIso(w.day.toUs)]));
+    console.log(await s.explain('spanSearchTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), 'gpt-4o', 1500, 'OK']));
+    console.log(await s.explain('metadataFilter', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
+    console.log(await s.explain('metadataFilterTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
+    console.log(await s.explain('scoreAggregation', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
+  } else if (s instanceof SqlitePeer) {
+    console.log(s.explain('latestTraces', [w.day.fromUs, w.day.toUs]));
+    console.log(s.explain('spanSearchTotal', [w.week.fromUs, w.week.toUs, 'gpt-4o', 1500, 'OK']));
+    console.log(s.explain('metadataFilter', [w.week.fromUs, w.week.toUs, '$.customer', 'customer-3']));
+    console.log(s.explain('scoreAggregation', [w.month.fromUs, w.month.toUs]));
+  }
+}
+
+function describeLoad(name: string, load: LoadResult, seconds: number): void {
+  log(
+    `${name}: ${load.spans.toLocaleString('en-US')} spans in ${fmt(load.ingestSeconds)} s timed (${fmt(seconds)} s with generation, scores and settling): ` +
+      `${fmt(load.spansPerSecond, 0)} spans/s, ${fmt(load.bytesPerSpan, 0)} bytes/span, settle ${fmt(load.settleSeconds)} s`,
+  );
+}
+
+try {
+  for (const name of storeNames) {
+    const started = performance.now();
+    if (name === 'tracelake') {
+      const store = new TracelakePeer(log);
+      try {
+        const load = await store.load(generateDataset(dataset), log);
+        describeLoad(store.name, load, (performance.now() - started) / 1000);
+        await measure(store, load);
+        // The same files, the same SQL, without the API: stop the server, open its DuckDB here.
+        await store.stop();
+        const raw = await openRawDuckDb(store.dataDir, store.readScope);
+        try {
+          await measure(raw, null);
+        } finally {
+          await raw.close();
+        }
+      } finally {
+        await store.close();
       }
+      continue;
+    }
+    const store = name === 'postgres' ? await startPostgres({ log, preparedStatements: values['pg-prepared'] }) : await openSqlite({ log, synchronous });
+    try {
+      const load = await store.load(generateDataset(dataset), log);
+      describeLoad(store.name, load, (performance.now() - started) / 1000);
+      await measure(store, load);
+    } finally {
+      await store.close();
     }
   }
 
-  const timings: Record<QueryName, Timing>[] = [];
-  for (const s of stores) {
-    const t = {} as Record<QueryName, Timing>;
-    for (const q of QUERY_NAMES) {
-      t[q] = await timeQuery(() => s.queries[q](params), runs, warmup);
-      log(`${s.name}: ${QUERY_LABELS[q]}: median ${fmt(t[q].median, 2)} ms, p99 ${fmt(t[q].p99, 2)} ms`);
-    }
-    timings.push(t);
-  }
-
-  console.log(`\npeers over ${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces, 6 days), queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms\n`);
-  console.log(`| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} |`);
-  console.log(`|---|---|---|${QUERY_NAMES.map(() => '---').join('|')}|`);
-  stores.forEach((s, i) => {
-    const l = loads[i]!;
-    console.log(`| ${s.name} | ${fmt(l.spansPerSecond, 0)} | ${fmt(l.bytesPerSpan, 0)} | ${QUERY_NAMES.map((q) => `${fmt(timings[i]![q].median, 1)} / ${fmt(timings[i]![q].p99, 1)}`).join(' | ')} |`);
-  });
+  const ref = results.find((r) => r.name.startsWith('Tracelake')) ?? results[0]!;
+  const ratio = (x: number, y: number) => (y > 0 ? `${(x / y).toFixed(x / y >= 10 ? 0 : 1)}×` : '—');
+  const lines = [
+    `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over 6 days, ${(dataset.spans * (dataset.scoresPerTrace ?? 8) / 8).toLocaleString('en-US')} scores); ` +
+      `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. ` +
+      `Queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms; in brackets, the store's median over ${ref.name}'s.`,
+    '',
+    `| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} |`,
+    `|---|---|---|${QUERY_NAMES.map(() => '---').join('|')}|`,
+    ...results.map((r) => {
+      const ingest = r.load ? `${fmt(r.load.spansPerSecond, 0)}${r === ref ? '' : ` (${ratio(r.load.spansPerSecond, ref.load?.spansPerSecond ?? 0)})`}` : '— (same files)';
+      const bytes = r.load ? fmt(r.load.bytesPerSpan, 0) : '—';
+      const queries = QUERY_NAMES.map((q) => `${fmt(r.timings[q].median, 1)} / ${fmt(r.timings[q].p99, 1)}${r === ref ? '' : ` (${ratio(r.timings[q].median, ref.timings[q].median)})`}`);
+      return `| ${r.name} | ${ingest} | ${bytes} | ${queries.join(' | ')} |`;
+    }),
+  ];
+  console.log(`\n${lines.join('\n')}`);
+  if (!values['no-readme']) writeReadme(lines);
 } catch (err) {
   exitCode = 1;
   console.error(err);
-} finally {
-  for (const s of stores) await s.close();
 }
 process.exitCode = exitCode;
+
+/** Replaces the README's section for this dataset size with the table of this run. */
+function writeReadme(lines: string[]): void {
+  const path = new URL('../../../native-bench/README.md', import.meta.url);
+  const readme = readFileSync(path, 'utf8');
+  const tag = `peers-${dataset.spans}`;
+  const section = `<!-- ${tag}:begin -->\n${lines.join('\n')}\n<!-- ${tag}:end -->`;
+  const re = new RegExp(`<!-- ${tag}:begin -->[\\s\\S]*?<!-- ${tag}:end -->`);
+  const marker = '<!-- peers:tables -->';
+  const updated = re.test(readme) ? readme.replace(re, section) : readme.includes(marker) ? readme.replace(marker, `${marker}\n\n${section}`) : `${readme}\n${marker}\n\n${section}\n`;
+  writeFileSync(path, updated);
+  log(`wrote the table into native-bench/README.md (${tag})`);
+}

@@ -1,5 +1,8 @@
 /** What each CLI command does to the store (arguments already checked); the answer is printed as JSON. */
 import { generateKey, hashKey, shownPrefix } from '../auth/keys.js';
+import { newSecret, replaceSecret, secretCheck } from '../auth/secret.js';
+import { permissionsFor } from '../core/permissions.js';
+import { resetSecret } from '../store/admin/identity.js';
 import type { CliCommand } from '../core/admin/cliArgs.js';
 import { deriveSessionKey, sessionClaims, signSessionToken } from '../core/admin/jwt.js';
 import { ApiError } from '../core/errors.js';
@@ -64,12 +67,14 @@ export async function execute(store: Store, command: CliCommand, nowMs: number):
       if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null) throw new CliFailure(`No key ${command.keyId} in app ${ref.appId}`);
       return (await listOperatorKeys(db, ref, command.keyId))[0];
     }
+    case 'secret reset':
+      return resetStoreSecret(store);
     case 'token create': {
       const ref = await requireApp(db, command.appId);
       if (ref.tenantId !== command.tenantId) throw new CliFailure(`App ${command.appId} is not an app of tenant ${command.tenantId}`);
       const claims = sessionClaims({ ...ref, subject: command.subject, nowSec: Math.floor(nowMs / 1000), ttlSec: command.ttlSec });
       return {
-        token: signSessionToken(claims, deriveSessionKey(store.secret())),
+        token: signSessionToken(claims, deriveSessionKey(await store.secret())),
         token_type: 'Bearer',
         subject: claims.sub,
         tenant_id: claims.tenant_id,
@@ -97,11 +102,41 @@ async function createKey(store: Store, command: Extract<CliCommand, { name: 'key
     name: command.keyName,
     role: command.role,
     permissions: command.permissions,
-    keyHash: hashKey(store.secret(), plaintext),
+    keyHash: hashKey(await store.secret(), plaintext),
     keyPrefix: shownPrefix(plaintext),
     expiresAt: command.expiresAt,
     createdBy: BY,
   });
   // Shown once: only its keyed hash is stored.
   return { ...view, plaintext_key: plaintext };
+}
+
+/**
+ * Recovery from a lost or damaged secret: the store records the new secret's check value and
+ * revokes every key (no old key can verify again), the secret file is replaced, and each app gets
+ * a new Full Access key pinned to its default environment (as the bootstrap key), printed once. Run again after a crash midway: it starts over.
+ */
+async function resetStoreSecret(store: Store): Promise<unknown> {
+  const secret = newSecret();
+  const apps = await resetSecret(store.db, secretCheck(secret));
+  replaceSecret(store.dataDir, secret);
+  const keys = [];
+  for (const app of apps) {
+    const plaintext = generateKey();
+    const view = await insertScopedKey(store.db, {
+      tenantId: app.tenantId,
+      appId: app.appId,
+      environmentId: app.environmentId,
+      allowedKinds: null,
+      name: 'secret reset',
+      role: 'full_access',
+      permissions: permissionsFor('full_access'),
+      keyHash: hashKey(secret, plaintext),
+      keyPrefix: shownPrefix(plaintext),
+      expiresAt: null,
+      createdBy: BY,
+    });
+    keys.push({ ...view, plaintext_key: plaintext });
+  }
+  return { revoked_all_keys: true, keys };
 }

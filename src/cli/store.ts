@@ -5,8 +5,9 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadOrCreateSecret } from '../auth/secret.js';
-import { Database } from '../store/db.js';
+import { abandonSecret, confirmSecret, prepareSecret, readSecret, refusalFor, SECRET_FILE, secretCheck, StartRefusal } from '../auth/secret.js';
+import { verifySecret } from '../store/admin/identity.js';
+import { Database, DATABASE_FILE } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 
 /** A failure to report on stderr with exit code 1 (as opposed to a bug, which gets its stack). */
@@ -15,8 +16,8 @@ export class CliFailure extends Error {}
 export interface Store {
   db: Database;
   dataDir: string;
-  /** The store's secret (created on first use, as the server does). */
-  secret(): Buffer;
+  /** The store's secret, verified against the store (created on first use, as the server does). */
+  secret(): Promise<Buffer>;
 }
 
 const LOCKED = /Could not set lock|Conflicting lock/i;
@@ -27,8 +28,13 @@ const LOCKED = /Could not set lock|Conflicting lock/i;
  */
 export async function withStore<T>(dataDir: string, create: boolean, work: (store: Store) => Promise<T>): Promise<T> {
   const dir = resolve(dataDir);
-  if (!create && !existsSync(join(dir, 'tracelake.duckdb'))) {
+  const storeExists = existsSync(join(dir, DATABASE_FILE));
+  if (!create && !storeExists) {
     throw new CliFailure(`No Tracelake store in ${dir} (give --data-dir or set TRACELAKE_DATA_DIR)`);
+  }
+  // As the server refuses to: a surviving secret without its database means the database was lost.
+  if (!storeExists && refuseSecret(() => readSecret(join(dir, SECRET_FILE))) !== null) {
+    throw new CliFailure(`${dir} has a secret but no ${DATABASE_FILE}: the store's database is missing. Restore it from a backup first.`);
   }
   mkdirSync(dir, { recursive: true });
   let db: Database;
@@ -43,9 +49,30 @@ export async function withStore<T>(dataDir: string, create: boolean, work: (stor
   }
   try {
     await migrate(db);
-    return await work({ db, dataDir: dir, secret: () => loadOrCreateSecret(dir) });
+    let verified: Promise<Buffer> | undefined;
+    return await work({ db, dataDir: dir, secret: () => (verified ??= verifiedSecret(db, dir)) });
   } finally {
     await db.checkpoint().catch(() => undefined);
     db.close();
+  }
+}
+
+/** The data dir's secret once the store has judged it (see auth/secret.ts); CliFailure otherwise. */
+async function verifiedSecret(db: Database, dir: string): Promise<Buffer> {
+  const candidate = refuseSecret(() => prepareSecret(dir));
+  const verdict = await verifySecret(db, secretCheck(candidate.secret), candidate.pending);
+  if (verdict !== 'ok') {
+    if (candidate.pending) abandonSecret(dir);
+    throw new CliFailure(refusalFor(verdict, dir).message);
+  }
+  if (candidate.pending) confirmSecret(dir);
+  return candidate.secret;
+}
+
+function refuseSecret<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw e instanceof StartRefusal ? new CliFailure(e.message) : e;
   }
 }

@@ -1,4 +1,5 @@
 /** Wire types of environment and app administration; typia generates the validators at build time. */
+import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { EnvironmentKind } from '../core/admin/rules.js';
 
@@ -50,7 +51,7 @@ export interface DeleteAppBody {
 }
 
 export const validateCreateEnvironmentBody = typia.createValidateEquals<CreateEnvironmentBody>();
-export const validateEnvironmentListQuery = typia.http.createValidateQuery<EnvironmentListQuery>();
+export const validateEnvironmentListQuery = strictQuery(typia.http.createValidateQuery<EnvironmentListQuery>(), typia.json.schemas<[EnvironmentListQuery], '3.1'>());
 export const validateEnvironmentParams = typia.createValidateEquals<EnvironmentParams>();
 export const validateUpdateEnvironmentBody = typia.createValidateEquals<UpdateEnvironmentBody>();
 export const validateDeleteEnvironmentBody = typia.createValidateEquals<DeleteEnvironmentBody>();

@@ -3,6 +3,7 @@
  * properties are refused); the rules that need more than one field, or stored data, are
  * core/scores'.
  */
+import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { JsonOrGroup, JsonPredicate } from './search.js';
 
@@ -132,13 +133,13 @@ export interface CommentParams {
 export const validateScoreBody = typia.createValidateEquals<ScoreBody>();
 export const validateScoreBatchBody = typia.createValidateEquals<ScoreBatchBody>();
 export const validateScoreParams = typia.createValidateEquals<ScoreParams>();
-export const validateScoreListQuery = typia.http.createValidateQuery<ScoreListQuery>();
+export const validateScoreListQuery = strictQuery(typia.http.createValidateQuery<ScoreListQuery>(), typia.json.schemas<[ScoreListQuery], '3.1'>());
 export const validateScoreSearchBody = typia.createValidateEquals<ScoreSearchBody>();
-export const validateScoreAggregationQuery = typia.http.createValidateQuery<ScoreAggregationQuery>();
+export const validateScoreAggregationQuery = strictQuery(typia.http.createValidateQuery<ScoreAggregationQuery>(), typia.json.schemas<[ScoreAggregationQuery], '3.1'>());
 export const validateScoreConfigBody = typia.createValidateEquals<ScoreConfigBody>();
 export const validateScoreConfigPatchBody = typia.createValidateEquals<ScoreConfigPatchBody>();
 export const validateScoreConfigParams = typia.createValidateEquals<ScoreConfigParams>();
-export const validatePageQuery = typia.http.createValidateQuery<PageQuery>();
+export const validatePageQuery = strictQuery(typia.http.createValidateQuery<PageQuery>(), typia.json.schemas<[PageQuery], '3.1'>());
 export const validateCommentBody = typia.createValidateEquals<CommentBody>();
-export const validateCommentListQuery = typia.http.createValidateQuery<CommentListQuery>();
+export const validateCommentListQuery = strictQuery(typia.http.createValidateQuery<CommentListQuery>(), typia.json.schemas<[CommentListQuery], '3.1'>());
 export const validateCommentParams = typia.createValidateEquals<CommentParams>();

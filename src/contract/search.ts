@@ -2,6 +2,7 @@
  * Wire types of the list and search endpoints. typia checks shapes and limits here (unknown
  * properties are refused); the filter semantics (fields, operators per type) are core/filter's.
  */
+import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 
 export type FilterValue = (string & tags.MaxLength<500>) | number;
@@ -65,5 +66,5 @@ export interface SpanListQuery {
 
 export const validateTraceSearchBody = typia.createValidateEquals<TraceSearchBody>();
 export const validateSpanSearchBody = typia.createValidateEquals<SpanSearchBody>();
-export const validateTraceListQuery = typia.http.createValidateQuery<TraceListQuery>();
-export const validateSpanListQuery = typia.http.createValidateQuery<SpanListQuery>();
+export const validateTraceListQuery = strictQuery(typia.http.createValidateQuery<TraceListQuery>(), typia.json.schemas<[TraceListQuery], '3.1'>());
+export const validateSpanListQuery = strictQuery(typia.http.createValidateQuery<SpanListQuery>(), typia.json.schemas<[SpanListQuery], '3.1'>());

@@ -1,4 +1,5 @@
 /** Wire types of the trace, span, session and run read endpoints. */
+import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 
 type TraceId = string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
@@ -42,6 +43,6 @@ export const validateTraceSpanParams = typia.createValidateEquals<TraceSpanParam
 export const validateSpanParams = typia.createValidateEquals<SpanParams>();
 export const validateSessionParams = typia.createValidateEquals<SessionParams>();
 export const validateRunParams = typia.createValidateEquals<RunParams>();
-export const validateTraceQuery = typia.http.createValidateQuery<TraceQuery>();
-export const validatePageQuery = typia.http.createValidateQuery<PageQuery>();
-export const validateSessionListQuery = typia.http.createValidateQuery<SessionListQuery>();
+export const validateTraceQuery = strictQuery(typia.http.createValidateQuery<TraceQuery>(), typia.json.schemas<[TraceQuery], '3.1'>());
+export const validatePageQuery = strictQuery(typia.http.createValidateQuery<PageQuery>(), typia.json.schemas<[PageQuery], '3.1'>());
+export const validateSessionListQuery = strictQuery(typia.http.createValidateQuery<SessionListQuery>(), typia.json.schemas<[SessionListQuery], '3.1'>());

@@ -29,6 +29,7 @@ export const ERRORS = {
   not_available_on_cloud: { status: 501, message: 'Only available on the local development server' },
   overloaded: { status: 503, message: 'Temporarily overloaded; retry later' },
   unavailable: { status: 503, message: 'Service unavailable' },
+  storage_unavailable: { status: 503, message: 'Storage is full or not writable; nothing was stored; retry later' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -84,4 +85,24 @@ export function fromErrorData(d: ErrorData): ApiError {
 
 export function isErrorData(v: unknown): v is ErrorData {
   return typeof v === 'object' && v !== null && typeof (v as ErrorData).code === 'string' && (v as ErrorData).code in ERRORS;
+}
+
+/** Seconds a client is asked to wait before retrying after a storage failure. */
+export const STORAGE_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Whether `e` is the storage refusing a write — full disk, quota, file-size limit, read-only
+ * filesystem, I/O error — from Node (`ENOSPC: …`) or DuckDB (`…: No space left on device`). Errors
+ * from worker threads arrive without their `code`, so the message decides.
+ */
+export function isStorageFailure(e: unknown): boolean {
+  return (
+    e instanceof Error &&
+    /\b(ENOSPC|EDQUOT|EFBIG|EROFS|EIO)\b|No space left on device|Disk quota exceeded|File too large|Read-only file system|Input\/output error/i.test(e.message)
+  );
+}
+
+/** The answer to a storage failure: 503 with Retry-After, which OTLP exporters retry (a 500 they drop). */
+export function storageUnavailable(): ApiError {
+  return new ApiError('storage_unavailable', undefined, { retry_after_seconds: STORAGE_RETRY_AFTER_SECONDS }, { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) });
 }

@@ -94,6 +94,7 @@ export class Authenticator {
       role: record.role,
       permissions: record.permissions,
       plan: record.plan,
+      ...(record.environmentId !== null && record.environmentKind !== null ? { pin: { environmentId: record.environmentId, kind: record.environmentKind } } : {}),
     };
   }
 

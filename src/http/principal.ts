@@ -1,3 +1,4 @@
+import type { Pin } from '../core/admin/rules.js';
 import type { Permission, Role } from '../core/permissions.js';
 
 /** Who is calling, after auth: the tenant, app and environment every query is scoped to. */
@@ -14,6 +15,8 @@ export interface Principal {
   plan: string | null;
   /** Session tokens: the tenant admin they were issued to. */
   subject?: string;
+  /** Keys pinned to one environment: the pin (what a pinned admin may manage follows from it). */
+  pin?: Pin;
 }
 
 export const ANONYMOUS: Principal = {

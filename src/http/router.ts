@@ -14,6 +14,8 @@ interface Compiled {
 export type Match =
   | { kind: 'found'; route: AnyRoute; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: Method[] }
+  /** The path has a route's shape but a parameter is not valid percent-encoding (a 400, not a 404). */
+  | { kind: 'bad_encoding'; param: string }
   | { kind: 'not_found' };
 
 export class Router {
@@ -37,19 +39,27 @@ export class Router {
   match(method: string, path: string): Match {
     const parts = path.split('/').slice(1);
     const allow: Method[] = [];
+    let bad: string | null = null;
     for (const c of this.routes) {
       const params = matchSegments(c.segments, parts);
       if (!params) continue;
+      if (typeof params === 'string') {
+        if (c.route.method === method) bad ??= params;
+        continue;
+      }
       if (c.route.method === method) return { kind: 'found', route: c.route, params };
       allow.push(c.route.method);
     }
+    if (bad !== null) return { kind: 'bad_encoding', param: bad };
     return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
   }
 }
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+/** The params of a match; the name of a parameter that is not valid percent-encoding; or null. */
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | string | null {
   if (pattern.length !== parts.length) return null;
   const params: Record<string, string> = Object.create(null);
+  let bad: string | null = null;
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!;
     const v = parts[i]!;
@@ -58,9 +68,9 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
       try {
         params[p.slice(1)] = decodeURIComponent(v);
       } catch {
-        return null;
+        bad ??= p.slice(1);
       }
     } else if (p !== v) return null;
   }
-  return params;
+  return bad ?? params;
 }

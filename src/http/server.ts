@@ -8,7 +8,9 @@ import { open, rm } from 'node:fs/promises';
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, isStorageFailure, storageUnavailable, validationError } from '../core/errors.js';
+import { RETRY_AFTER_SECONDS } from '../pool/taskPool.js';
+import { RequestBudget } from './requestBudget.js';
 import { authorize } from './auth.js';
 import { ANONYMOUS, type Principal } from './principal.js';
 import { json, type Reply } from './reply.js';
@@ -29,13 +31,31 @@ interface Exchange {
   started: number;
   /** Resumes a stream waiting for the socket, when the client goes away meanwhile. */
   wake: (() => void) | null;
+  /** Counted by the request budget (false when refused at the door). */
+  admitted: boolean;
+  /** Body bytes reserved in the request budget. */
+  reserved: number;
+  /** `discarding`: the body was refused, the rest of it is read and dropped before answering. */
+  body: 'none' | 'reading' | 'discarding' | 'done';
+  discarded: number;
+  /** The answer, held back until a refused body has been drained (or the linger bound is hit). */
+  held: (() => void) | null;
 }
+
+/**
+ * A refused body is still read (and dropped) for up to this many bytes and milliseconds before the
+ * answer goes out, so the client, which is still writing, gets to read the 413 or 503 rather than a
+ * reset connection (a lingering close); past either bound the connection is closed anyway.
+ */
+const LINGER_BYTES = 64 * 1024 * 1024;
+const LINGER_MS = 2_000;
 
 export class HttpServer {
   private readonly app = uWS.App();
   private listenSocket: uWS.us_listen_socket | null = null;
   private inFlight = 0;
   private draining = false;
+  private readonly budget: RequestBudget;
 
   constructor(
     private readonly config: Config,
@@ -43,6 +63,7 @@ export class HttpServer {
     private readonly services: Services,
     private readonly log: Logger,
   ) {
+    this.budget = new RequestBudget(config.maxRequests, config.maxInflightBytes);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
@@ -81,6 +102,11 @@ export class HttpServer {
       path: req.getUrl(),
       started: performance.now(),
       wake: null,
+      admitted: false,
+      reserved: 0,
+      body: 'none',
+      discarded: 0,
+      held: null,
     };
     const query = req.getQuery() ?? '';
     const headers: Record<string, string> = Object.create(null);
@@ -95,13 +121,19 @@ export class HttpServer {
     });
 
     if (this.draining) {
-      return this.send(ex, json(new ApiError('unavailable', 'Server is shutting down').toBody(), 503), { Connection: 'close' });
+      return this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
+    }
+    if (!(ex.admitted = this.budget.enter())) {
+      return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight`)));
     }
     const refusal = refusalFor(this.config.mode, ex.path);
     if (refusal) return this.send(ex, errorReply(new ApiError(refusal)));
     const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') {
       return this.send(ex, errorReply(new ApiError('not_found', `No route for ${ex.method} ${ex.path}`)));
+    }
+    if (match.kind === 'bad_encoding') {
+      return this.send(ex, errorReply(validationError('path', { [match.param]: 'not valid percent-encoding' })));
     }
     if (match.kind === 'method_not_allowed') {
       return this.send(ex, errorReply(new ApiError('method_not_allowed', `${ex.method} is not allowed on ${ex.path}`)), {
@@ -140,26 +172,49 @@ export class HttpServer {
     this.send(ex, reply);
   }
 
-  /** Collects the body up to the route's cap; over the cap is 413 before anything else happens. */
+  /**
+   * Collects the body up to the route's cap and within the request budget. Over the cap is 413,
+   * over the budget 503 — both before anything else happens, and the rest of the body is drained.
+   */
   private readBody(ex: Exchange, route: AnyRoute, headers: Record<string, string>): Promise<Buffer> | null {
     const mode = route.body ?? (ex.method === 'GET' || ex.method === 'DELETE' ? 'none' : 'json');
     if (mode === 'none' && !headers['content-length'] && !headers['transfer-encoding']) return null;
     const cap = route.maxBodyBytes?.(this.config) ?? this.config.maxBodyBytes;
     const declared = Number(headers['content-length'] ?? 0);
+    ex.body = 'reading';
     return new Promise((resolve, reject) => {
-      if (declared > cap) return reject(tooLarge(cap));
+      const refuse = (e: ApiError) => {
+        ex.body = 'discarding';
+        reject(e);
+      };
+      if (declared > cap) refuse(tooLarge(cap));
+      else if (declared > 0 && this.budget.reserve(declared)) ex.reserved = declared;
+      else if (declared > 0) refuse(overloaded('Too many request bytes in flight'));
       const chunks: Buffer[] = [];
       let size = 0;
       ex.res.onData((chunk, isLast) => {
-        if (size < 0) return; // already refused
-        size += chunk.byteLength;
-        if (size > cap) {
-          size = -1;
-          return reject(tooLarge(cap));
+        if (ex.body === 'discarding') {
+          ex.discarded += chunk.byteLength;
+          if (isLast || ex.discarded > LINGER_BYTES) {
+            ex.body = isLast ? 'done' : 'discarding';
+            ex.held?.();
+          }
+          return;
         }
-        // The chunk is only valid during this callback: copy it.
-        chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
-        if (isLast) resolve(ownBuffer(chunks, size));
+        size += chunk.byteLength;
+        if (size > cap) refuse(tooLarge(cap));
+        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved)) refuse(overloaded('Too many request bytes in flight'));
+        else {
+          ex.reserved = Math.max(ex.reserved, size);
+          // The chunk is only valid during this callback: copy it.
+          chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+        }
+        if (!isLast) return;
+        // `refuse` may have just turned the body to discarding (TypeScript cannot see that).
+        const refused = (ex.body as Exchange['body']) === 'discarding';
+        ex.body = 'done';
+        if (refused) return void ex.held?.();
+        resolve(ownBuffer(chunks, size));
       });
     });
   }
@@ -176,15 +231,28 @@ export class HttpServer {
       if (reply.kind === 'file') void rm(reply.path, { force: true });
       return;
     }
+    if (ex.body === 'reading' || (ex.body === 'discarding' && ex.discarded <= LINGER_BYTES && !ex.held)) {
+      // The client is still sending a body nobody will read: answer once it is drained (bounded).
+      ex.body = 'discarding';
+      const timer = setTimeout(() => ex.held?.(), LINGER_MS);
+      ex.held = () => {
+        clearTimeout(timer);
+        ex.held = null;
+        ex.discarded = LINGER_BYTES + 1;
+        this.send(ex, reply, extraHeaders);
+      };
+      return;
+    }
     if (reply.kind === 'file') return void this.stream(ex, reply, extraHeaders);
     ex.answered = true;
     const isJson = reply.kind === 'json';
     const payload = isJson ? JSON.stringify(reply.body) : reply.body;
     const contentType = isJson ? 'application/json' : reply.contentType;
-    const closing = this.draining || reply.status === 413;
+    // After a refused body the connection is not reused (the client may still be writing it).
+    const closing = this.draining || ex.body === 'discarding';
     ex.res.cork(() => {
       this.writeHead(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
-      // A refused body may still be arriving: close rather than read the rest.
+      // uWS writes `Connection: close` itself when asked to close.
       ex.res.end(payload, closing);
     });
     this.finish(ex, reply.status);
@@ -246,6 +314,9 @@ export class HttpServer {
 
   private finish(ex: Exchange, status: number): void {
     this.inFlight--;
+    if (ex.admitted) this.budget.leave();
+    this.budget.release(ex.reserved);
+    ex.reserved = 0;
     this.log.debug(
       { requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(performance.now() - ex.started), aborted: ex.aborted },
       'request',
@@ -267,12 +338,16 @@ function ownBuffer(chunks: Buffer[], size: number): Buffer {
 /** Bytes read from a streamed file at a time. */
 const STREAM_CHUNK = 256 * 1024;
 
+function overloaded(message: string): ApiError {
+  return new ApiError('overloaded', `${message}; retry later`, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
 function tooLarge(cap: number): ApiError {
   return new ApiError('payload_too_large', `Request body exceeds ${cap} bytes`, { limit: cap });
 }
 
 /** The one mapping of a thrown value to a response; anything unexpected is a 500 of the spec's shape. */
 export function errorReply(e: unknown): Reply {
-  const error = e instanceof ApiError ? e : new ApiError('internal_error');
+  const error = e instanceof ApiError ? e : isStorageFailure(e) ? storageUnavailable() : new ApiError('internal_error');
   return json(error.toBody(), error.status, error.headers);
 }

@@ -6,6 +6,7 @@ import type { RateLimiter } from '../core/rateLimit.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
+import type { Liveness } from './liveness.js';
 
 /** The long-lived parts handlers reach through their context. */
 export interface Services {
@@ -20,4 +21,5 @@ export interface Services {
   rateLimiter: RateLimiter;
   version: string;
   startedAt: Date;
+  liveness: Liveness;
 }

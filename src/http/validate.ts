@@ -17,10 +17,17 @@ export function validateInput(
   const mode = route.body ?? 'json';
   return {
     params: v.params ? checked('path', v.params(params)) : params,
-    query: v.query ? checked('query', v.query(new URLSearchParams(query))) : {},
+    query: v.query ? checked('query', v.query(new URLSearchParams(query))) : noQuery(query),
     body: mode === 'raw' ? raw : v.body ? checked('body', v.body(parseJson(raw, headers))) : undefined,
     headers,
   };
+}
+
+/** A route without query parameters refuses any (a typo such as `limt` is not silently ignored). */
+function noQuery(query: string): Record<string, never> {
+  const names = [...new Set(new URLSearchParams(query).keys())];
+  if (names.length === 0) return {};
+  throw validationError('query', Object.fromEntries(names.map((n) => [n, 'unknown parameter (this endpoint takes none)'])));
 }
 
 function parseJson(raw: Buffer | null, headers: Record<string, string>): unknown {
@@ -29,19 +36,57 @@ function parseJson(raw: Buffer | null, headers: Record<string, string>): unknown
   if (type && !/json/i.test(type)) {
     throw new ApiError('unsupported_media_type', `Expected application/json, got ${type}`);
   }
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    text = UTF8.decode(raw);
+  } catch {
+    throw validationError('body', { body: 'not valid UTF-8' });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch (e) {
     throw validationError('body', { body: `not valid JSON: ${(e as Error).message}` });
   }
+  // JSON escapes can still spell half a surrogate pair (`"\ud800"`), which is not text: refused
+  // rather than stored as is (docs/decisions.md, "text is well-formed Unicode").
+  const bad = illFormed(value, '');
+  if (bad !== null) throw validationError('body', { [bad || 'body']: 'contains a lone surrogate (\\ud800-\\udfff escape without its pair): not valid Unicode text' });
+  return value;
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The path of the first string (or key) that is not well-formed Unicode, or null. */
+function illFormed(v: unknown, path: string): string | null {
+  if (typeof v === 'string') return v.isWellFormed() ? null : path;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const bad = illFormed(v[i], `${path}[${i}]`);
+      if (bad !== null) return bad;
+    }
+    return null;
+  }
+  if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      const at = path ? `${path}.${k}` : k;
+      if (!k.isWellFormed()) return at;
+      const bad = illFormed(x, at);
+      if (bad !== null) return bad;
+    }
+  }
+  return null;
+}
+
+/** Messages already in words (contract/strictQuery.ts), as opposed to typia's type expressions. */
+const WORDS = /^(must|unknown|given|is empty|each) /;
 
 function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T {
   if (result.success) return result.data;
   const details: Record<string, string> = {};
   for (const error of result.errors) {
     const field = fieldName(error.path, part);
-    details[field] ??= error.expected === 'undefined' ? 'unknown property' : `expected ${error.expected}`;
+    details[field] ??= error.expected === 'undefined' ? 'unknown property' : WORDS.test(error.expected) ? error.expected : `expected ${error.expected}`;
   }
   throw validationError(part, details);
 }
@@ -50,4 +95,11 @@ function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T 
 function fieldName(path: string, part: string): string {
   const field = path.replace(/^\$input\.?/, '');
   return field === '' ? part : field;
+}
+
+declare global {
+  interface String {
+    /** ES2024, in Node since 20 (the project's lib is ES2023). */
+    isWellFormed(): boolean;
+  }
 }

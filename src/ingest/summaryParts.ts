@@ -44,7 +44,8 @@ export class SummaryParts {
 
   add(rows: readonly SpanRow[]): void {
     for (const row of rows) {
-      const key = `${row[C.tenant_id]}/${row[C.app_id]}/${row[C.trace_id]}`;
+      // One part per trace and environment: a trace id reused in another environment is another trace.
+      const key = `${row[C.tenant_id]}/${row[C.app_id]}/${row[C.environment_id]}/${row[C.trace_id]}`;
       const start = row[C.start_ns] as bigint;
       const end = row[C.end_ns] as bigint;
       const r = row[C.parent_id] === null ? 0 : 1;
@@ -70,7 +71,6 @@ export class SummaryParts {
           p[9] = preview(row, 'input');
           p[10] = preview(row, 'output');
         }
-        if ((row[C.environment_id] as string) < p[2]) p[2] = row[C.environment_id] as string;
       }
       const p = b.part;
       if (row[C.cost] !== null) p[11] += row[C.cost] as number;

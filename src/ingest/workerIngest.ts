@@ -100,7 +100,7 @@ export interface GenerationReport extends GenerationId {
   /** Trace summary parts of the generation's spans, one per trace. */
   parts: PartRow[];
   resources: (ResourceRecord & { tenantId: string; appId: string })[];
-  blobs: (BlobRecord & { tenantId: string; appId: string })[];
+  blobs: (BlobRecord & { tenantId: string; appId: string; environmentId: string })[];
   usage: { tenantId: string; spans: number; bytes: number }[];
   /** Request body bytes in the generation. */
   bodyBytes: number;
@@ -127,7 +127,7 @@ interface Cell {
 class Generation {
   /** Cells by environment and day; a cell's table is made once, by whichever request needs it first. */
   readonly cells = new Map<string, Promise<Cell>>();
-  readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string }>();
+  readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string; environmentId: string }>();
   readonly resources = new Map<string, ResourceRecord & { tenantId: string; appId: string }>();
   readonly parts = new SummaryParts();
   readonly usage = new Map<string, { spans: number; bytes: number }>();
@@ -164,7 +164,7 @@ class Generation {
       if (!cell) this.cells.set(key, (cell = this.buffer.cell().then((buffered) => ({ scope, date, rows: buffered }))));
       this.buffer.append((await cell).rows, dayRows);
     }
-    for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId });
+    for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${scope.environmentId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId, environmentId: scope.environmentId });
     for (const r of resources) this.resources.set(`${scope.tenantId}/${scope.appId}/${r.id}`, { ...r, tenantId: scope.tenantId, appId: scope.appId });
     const u = this.usage.get(scope.tenantId) ?? { spans: 0, bytes: 0 };
     u.spans += rows.length;

@@ -3,10 +3,13 @@
  * and many run at once (each on its own connection); DuckDB parallelises the heavy ones itself. In
  * the background it folds trace summary parts into merged rows.
  */
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Database, storeDirs } from '../store/db.js';
+import { QUARANTINE_DIR } from '../store/walGuard.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/admin/meta.js';
+import { verifySecret } from '../store/admin/identity.js';
 import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
@@ -30,7 +33,11 @@ let opened: Promise<Database> | undefined;
 let compactor: Promise<FileEngine> | undefined;
 
 function db(): Promise<Database> {
-  opened ??= Database.open(database);
+  opened ??= Database.open(database).then((d) => {
+    // The main thread decides what a dead database means for the process (it exits to be restarted).
+    d.onFatal = (e) => parentPort!.postMessage({ tracelakeFatal: { message: e.message } });
+    return d;
+  });
   return opened;
 }
 
@@ -46,7 +53,7 @@ async function src(): Promise<reads.SpanSource> {
 const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
-  last: { merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
+  last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
   },
@@ -56,6 +63,10 @@ const background = {
     const d = await db();
     const now = Date.now();
     try {
+      if (now - this.last.wal >= WAL_INTERVAL_MS) {
+        this.last.wal = now;
+        if (!(await d.checkpointIfLarge())) d.recordWal();
+      }
       if (now - this.last.merge >= MERGE_INTERVAL_MS) {
         this.last.merge = now;
         await mergeParts(d);
@@ -94,6 +105,8 @@ const background = {
 };
 
 const TICK_MS = 250;
+/** How often the WAL watermark is recorded (and the WAL checkpointed when large). */
+const WAL_INTERVAL_MS = 1_000;
 /** How often parts are folded into merged summaries (reads merge the newer parts themselves). */
 const MERGE_INTERVAL_MS = 2_000;
 const PURGE_INTERVAL_MS = 10_000;
@@ -104,15 +117,19 @@ const RETENTION_INTERVAL_MS = 3_600_000;
 type Handlers = { [K in keyof StoreTasks]: (input: StoreTasks[K]['in']) => Promise<StoreTasks[K]['out']> };
 
 const handlers: Handlers = {
-  async init({ bootstrap }) {
+  async init({ bootstrap, secret: candidate }) {
     const d = await db();
-    // Before anything writes: files no manifest row names are leftovers of a crash.
-    const orphanSegments = await manifest.sweepOrphans(d, segments);
+    // Before anything writes: files no manifest row names are leftovers of a crash — or, when the
+    // WAL was found damaged, files whose manifest rows were lost with it (then they are kept).
+    const orphanSegments = await manifest.sweepOrphans(d, segments, d.walDamage ? join(database.dataDir, QUARANTINE_DIR, 'segments') : null);
     removeStaleExports(database.dataDir);
     const applied = await migrate(d);
+    const secret = await verifySecret(d, candidate.check, candidate.fresh);
+    const walDamage = d.walDamage;
+    if (secret !== 'ok') return { applied, secret, bootstrapped: null, local: null, orphanSegments, walDamage };
     const bootstrapped = await meta.bootstrap(d, bootstrap);
     background.start();
-    return { applied, bootstrapped, local: await meta.localScope(d), orphanSegments };
+    return { applied, secret, bootstrapped, local: await meta.localScope(d), orphanSegments, walDamage };
   },
   findKey: async ({ keyHash }) => meta.findKeyByHash(await db(), keyHash),
   touchKey: async ({ id, atMs }) => (await meta.touchKey(await db(), id, atMs), null),
@@ -120,8 +137,8 @@ const handlers: Handlers = {
   createKey: async (k) => meta.insertKey(await db(), k),
   selectEnvironment: async (q) => meta.selectEnvironment(await db(), q),
   sessionScope: async ({ tenantId, appId }) => meta.sessionScope(await db(), tenantId, appId),
-  listKeys: async ({ tenantId, appId }) => meta.listKeys(await db(), tenantId, appId),
-  revokeKey: async ({ tenantId, appId, id }) => meta.revokeKey(await db(), tenantId, appId, id),
+  listKeys: async ({ tenantId, appId, pin }) => meta.listKeys(await db(), tenantId, appId, undefined, pin),
+  revokeKey: async ({ tenantId, appId, pin, id }) => meta.revokeKey(await db(), tenantId, appId, id, pin),
   createApp: async (a) => meta.createApp(await db(), a),
   listApps: async ({ tenantId, id }) => meta.listApps(await db(), tenantId, id),
   readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),

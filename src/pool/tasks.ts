@@ -2,6 +2,9 @@
  * The thread boundary: every task the worker threads run, with its input and output. Imported
  * type-only by both sides, so the two cannot drift apart.
  */
+import type { SecretVerdict } from '../auth/secret.js';
+import type { Pin } from '../core/admin/rules.js';
+import type { WalDamage } from '../store/walGuard.js';
 import type { ErrorData } from '../core/errors.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
@@ -31,19 +34,22 @@ export interface DependencyCheck {
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks extends ScoreTasks, AdminTasks {
-  init: { in: { bootstrap: { keyHash: string; keyPrefix: string } }; out: { applied: number[]; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number } };
+  init: {
+    in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
+    out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };
+  };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };
   createKey: { in: NewKey; out: KeyView };
   sessionScope: { in: { tenantId: string; appId: string }; out: { environmentId: string; plan: string } | null };
   selectEnvironment: { in: { tenantId: string; appId: string; name: string; createPreview: boolean }; out: { id: string; kind: string } | null };
-  listKeys: { in: { tenantId: string; appId: string }; out: KeyView[] };
-  revokeKey: { in: { tenantId: string; appId: string; id: string }; out: string | null };
+  listKeys: { in: { tenantId: string; appId: string; pin: Pin | null }; out: KeyView[] };
+  revokeKey: { in: { tenantId: string; appId: string; pin: Pin | null; id: string }; out: string | null };
   createApp: { in: NewApp; out: AppView | null };
   listApps: { in: { tenantId: string; id?: string }; out: AppView[] };
-  readBlob: { in: { tenantId: string; appId: string; sha256: string }; out: { mediaType: string; data: Uint8Array } | null };
-  health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments')[] }; out: DependencyCheck[] };
+  readBlob: { in: ReadScope & { sha256: string }; out: { mediaType: string; data: Uint8Array } | null };
+  health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments' | 'quarantine')[] }; out: DependencyCheck[] };
   commitGeneration: { in: GenerationReport; out: null };
   committedLogs: { in: { names: string[] }; out: string[] };
   recentSpanKeys: { in: { sinceMs: number; limit: number }; out: SpanKeys[] };

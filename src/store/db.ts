@@ -3,10 +3,11 @@
  * JavaScript realm, so worker threads cannot share an instance: the database is opened once, by the
  * store thread, and everything that touches DuckDB runs there (docs/decisions.md, "one DuckDB owner").
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
 import type { ColumnKind } from './spans/columns.js';
+import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
 
 export interface DatabaseOptions {
   dataDir: string;
@@ -27,12 +28,32 @@ export function ingestLogDir(dataDir: string): string {
   return join(dataDir, 'ingest-log');
 }
 
+/** The store's database file, in the data directory. */
+export const DATABASE_FILE = 'tracelake.duckdb';
+
+/**
+ * DuckDB's fatal errors: after one (a failed checkpoint on a full disk, say) the instance is
+ * invalidated and every later statement fails until the database is opened again.
+ */
+export function isFatalError(e: unknown): boolean {
+  return e instanceof Error && /FATAL Error|database has been invalidated/i.test(e.message);
+}
+
+/** The WAL size at which the store checkpoints (DuckDB's own default threshold). */
+const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
+
 export class Database {
   private readonly idle: DuckDBConnection[] = [];
+  /** Called (once) when a statement fails with a fatal error: the instance is of no more use. */
+  onFatal: ((e: Error) => void) | null = null;
+  private fatal = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly options: DatabaseOptions,
+    private readonly path: string,
+    /** What the WAL guard found before this open (null: the WAL was whole or absent). */
+    readonly walDamage: WalDamage | null,
   ) {}
 
   /**
@@ -43,15 +64,21 @@ export class Database {
   static async open(options: DatabaseOptions): Promise<Database> {
     const dirs = storeDirs(options.dataDir);
     for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-    const instance = await DuckDBInstance.create(join(options.dataDir, 'tracelake.duckdb'), {
+    const path = join(options.dataDir, DATABASE_FILE);
+    // Before DuckDB replays the WAL (and drops what it cannot read): see walGuard.ts.
+    const walDamage = checkWal(options.dataDir, path);
+    const instance = await DuckDBInstance.create(path, {
       threads: String(options.threads),
       memory_limit: options.memoryLimit,
       temp_directory: dirs.tmp,
       max_temp_directory_size: '8GiB',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
+      // Checkpoints are ours (`checkpointIfLarge`), so the WAL watermark knows when the WAL restarts.
+      checkpoint_threshold: '1TB',
     });
-    const db = new Database(instance, options);
+    const db = new Database(instance, options, path, walDamage);
+    recordWatermark(path);
     const allowed = Object.values(dirs).map((d) => `'${d.replaceAll("'", "''")}/'`).join(', ');
     // Segment footers are read once, not by every query that opens the file.
     await db.exec('SET parquet_metadata_cache = true');
@@ -117,11 +144,32 @@ export class Database {
 
   async checkpoint(): Promise<void> {
     await this.exec('CHECKPOINT');
+    recordWatermark(this.path);
+  }
+
+  /** Records the WAL's state for the guard (after commits; cheap: a stat and a 4 KiB read). */
+  recordWal(): void {
+    recordWatermark(this.path);
+  }
+
+  /** Checkpoints when the WAL has grown past `bytes` (automatic checkpoints are off). */
+  async checkpointIfLarge(bytes = WAL_CHECKPOINT_BYTES): Promise<boolean> {
+    let size = 0;
+    try {
+      size = statSync(`${this.path}.wal`).size;
+    } catch {
+      return false;
+    }
+    if (size < bytes) return false;
+    await this.checkpoint();
+    return true;
   }
 
   close(): void {
     for (const c of this.idle.splice(0)) c.closeSync();
+    // Closing checkpoints and removes the WAL.
     this.instance.closeSync();
+    recordWatermark(this.path);
   }
 
   private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[]): Promise<T[]> {
@@ -143,6 +191,12 @@ export class Database {
     const c = this.idle.pop() ?? (await this.instance.connect());
     try {
       return await work(c);
+    } catch (e) {
+      if (!this.fatal && isFatalError(e)) {
+        this.fatal = true;
+        this.onFatal?.(e as Error);
+      }
+      throw e;
     } finally {
       // Connections are cheap but not free; keep a few warm for the next request.
       if (this.idle.length < 16) this.idle.push(c);

@@ -7,11 +7,12 @@ import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, 
 import { join } from 'node:path';
 import type { DependencyCheck } from '../pool/tasks.js';
 import { storeDirs, type Database } from './db.js';
+import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 
 /** Below this much free space the store cannot promise durable writes. */
 export const MIN_FREE_BYTES = 512 * 1024 ** 2;
 
-type CheckName = 'duckdb' | 'data_dir' | 'disk' | 'segments';
+type CheckName = 'duckdb' | 'data_dir' | 'disk' | 'segments' | 'quarantine';
 
 export async function checkHealth(
   db: () => Promise<Database>,
@@ -56,6 +57,15 @@ export async function checkHealth(
            FROM segments`,
       );
       return row ?? {};
+    },
+    // Files set aside after damage (a WAL that could not be replayed whole, and the segments its
+    // lost manifest rows named): unhealthy until an operator has looked and emptied the directory.
+    quarantine: async () => {
+      const files = quarantined(dataDir);
+      if (files.length > 0) {
+        throw new Error(`${files.length} file(s) in ${join(dataDir, QUARANTINE_DIR)} after damage was found at start (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`);
+      }
+      return { files: 0 };
     },
   };
   return Promise.all(checks.map((name) => timeCheck(name, run[name])));

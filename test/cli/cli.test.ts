@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadOrCreateSecret } from '../../src/auth/secret.js';
+import { readSecret } from '../../src/auth/secret.js';
 import { deriveSessionKey, verifySessionToken } from '../../src/core/admin/jwt.js';
 import { call, startServer, tempDir, type Credentials } from '../helpers/server.js';
 
@@ -181,7 +181,7 @@ t.test('session tokens', async (t) => {
   t.match(issued, { token_type: 'Bearer', subject: 'ops@acme.test', tenant_id: acme.tenant_id, app_id: acme.app_id, role: 'admin' });
   t.equal(Date.parse(issued.expires_at) - Date.parse(issued.issued_at), 600_000);
 
-  const key = deriveSessionKey(loadOrCreateSecret(dataDir));
+  const key = deriveSessionKey(readSecret(join(dataDir, 'secret'))!);
   const now = Math.floor(Date.now() / 1000);
   const verified = verifySessionToken(issued.token, key, now);
   t.ok(verified.ok, 'the store\'s derived key verifies the token');

@@ -15,7 +15,7 @@ t.test('health endpoints', async (t) => {
 
   for (const [path, component, names] of [
     ['/v1/health/ingestion', 'ingestion', ['duckdb', 'data_dir', 'disk', 'worker_pool']],
-    ['/v1/health/files', 'files', ['data_dir', 'disk', 'segments', 'worker_pool']],
+    ['/v1/health/files', 'files', ['data_dir', 'disk', 'segments', 'quarantine', 'worker_pool']],
   ] as const) {
     const r = await call(server, 'GET', path);
     t.equal(r.status, 200, path);

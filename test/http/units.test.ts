@@ -26,7 +26,7 @@ t.test('router', async (t) => {
   t.same(r.match('POST', '/v1/scores/x'), { kind: 'method_not_allowed', allow: ['GET', 'DELETE'] });
   t.same(r.match('GET', '/v1/scores'), { kind: 'not_found' });
   t.same(r.match('GET', '/v1/scores/'), { kind: 'not_found' }, 'an empty param does not match');
-  t.same(r.match('GET', '/v1/scores/%E0%A4%A'), { kind: 'not_found' }, 'bad percent-encoding does not match');
+  t.same(r.match('GET', '/v1/scores/%E0%A4%A'), { kind: 'bad_encoding', param: 'scoreId' }, 'bad percent-encoding in a parameter is named (a 400, not a 404)');
   t.throws(() => new Router([
     route({ method: 'GET', path: '/a/:x', permission: 'none', handler: h }),
     route({ method: 'GET', path: '/a/:y', permission: 'none', handler: h }),

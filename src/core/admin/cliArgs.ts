@@ -24,7 +24,8 @@ export type CliCommand =
   | { name: 'key create'; appId: string; keyName: string; role: Role; permissions: Permission[]; scope: KeyScope; expiresAt: number | null }
   | { name: 'key list'; appId: string }
   | { name: 'key revoke'; appId: string; keyId: string }
-  | { name: 'token create'; tenantId: string; appId: string; subject: string; ttlSec: number };
+  | { name: 'token create'; tenantId: string; appId: string; subject: string; ttlSec: number }
+  | { name: 'secret reset' };
 
 export type CliRequest = { kind: 'help'; text: string } | { kind: 'run'; dataDir: string; command: CliCommand };
 
@@ -51,6 +52,8 @@ Commands:
   key list --app APP_ID
   key revoke --app APP_ID --id KEY_ID
   token create --tenant TENANT_ID --app APP_ID --subject EMAIL [--ttl SECONDS]   (default ${DEFAULT_TOKEN_TTL_SEC}, at most ${MAX_SESSION_TTL_SEC})
+  secret reset    recovery from a lost or damaged secret: a new secret, every API key revoked,
+                  a new Full Access key printed for each app (session tokens stop verifying too)
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -204,6 +207,7 @@ const COMMANDS = new Map<string, Spec>(Object.entries({
       ttlSec: ttl(f),
     }),
   },
+  'secret reset': { flags: [], build: () => ({ name: 'secret reset' }) },
 } satisfies Record<string, Spec>));
 
 const NOUN_ALIASES = new Map(Object.entries({ env: 'environment', tenants: 'tenant', apps: 'app', environments: 'environment', keys: 'key', tokens: 'token' }));

@@ -11,6 +11,36 @@ export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
 /** Environment names (a DNS label, lowercase): `production`, `staging`, `pr-42`. */
 export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** An environment-pinned credential's pin. */
+export interface Pin {
+  environmentId: string;
+  kind: EnvironmentKind;
+}
+
+/**
+ * The kinds of environment whose keys an admin pinned to `pin` manages besides its own: the kinds
+ * below its own (production > preview > development). A staging (preview) admin cannot mint or
+ * revoke a production key, nor a key of another preview environment; a production admin — the
+ * bootstrap key — is a tenant admin and manages every key (`isTenantAdmin`).
+ */
+export function lowerKinds(pin: Pin): EnvironmentKind[] {
+  return ENVIRONMENT_KINDS.slice(0, ENVIRONMENT_KINDS.indexOf(pin.kind));
+}
+
+/** Whether an admin pinned to `pin` (null: unpinned) manages the keys of environment `target` of its own app. */
+export function managesKeysOf(pin: Pin | null, target: { id: string; kind: string }): boolean {
+  return isTenantAdmin(pin) || target.id === pin!.environmentId || (lowerKinds(pin!) as string[]).includes(target.kind);
+}
+
+/**
+ * Whether an admin acts for the whole tenant — other apps and every key of theirs: an unpinned
+ * admin (session token, kind-scoped key) or one pinned to a production environment (the bootstrap
+ * key). An admin pinned to a preview or development environment stays inside its own app.
+ */
+export function isTenantAdmin(pin: Pin | null): boolean {
+  return pin === null || pin.kind === 'production';
+}
+
 export function isEnvironmentKind(name: string): name is EnvironmentKind {
   return (ENVIRONMENT_KINDS as readonly string[]).includes(name);
 }

@@ -1,14 +1,21 @@
 /**
  * API keys (spec: API keys): create (the plaintext is returned once), list (metadata only) and revoke
- * (effective on the next request). Admin only: a Full Access key.
+ * (effective on the next request). Admin only: a Full Access key or a session token.
+ *
+ * One rule for all three (docs/decisions.md, "who manages which keys"), each taking the app
+ * (`app_id`, default the caller's): in its own app, an environment-pinned admin manages the keys
+ * of its own environment and of lower kinds (core/admin/rules.ts: a staging admin cannot mint or
+ * revoke a production key), an unpinned admin (session token, kind-scoped key) every key; another
+ * app of the tenant is managed only by a tenant admin (unpinned, or pinned to production).
  */
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
-import { validateCreateKeyBody, validateKeyIdParams, type CreateKeyBody, type KeyIdParams } from '../../contract/apiKeys.js';
+import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody, type KeyAppQuery, type KeyIdParams } from '../../contract/apiKeys.js';
+import { isTenantAdmin, managesKeysOf, type Pin } from '../../core/admin/rules.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
 import { parseRole, permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { data } from '../reply.js';
-import { actorOf } from '../principal.js';
+import { actorOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
 
 export function apiKeyRoutes(secret: Buffer) {
@@ -22,14 +29,17 @@ export function apiKeyRoutes(secret: Buffer) {
         const { role, permissions } = chooseRole(body);
         const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
         if (expiresAt !== null && expiresAt <= Date.now()) throw validationError('body', { expires_at: 'must be in the future' });
-        const appId = body.app_id?.toLowerCase() ?? ctx.principal.appId;
-        const environment = await ctx.services.store.run('findEnvironment', {
-          tenantId: ctx.principal.tenantId,
-          appId,
-          name: body.environment_name ?? 'production',
-        });
+        const { appId, pin } = keyScope(ctx.principal, body.app_id);
+        // A pinned admin's keys default to its own environment; everyone else's to production.
+        const own = ctx.principal.pin;
+        const environment = body.environment_name === undefined && own !== undefined && appId === ctx.principal.appId
+          ? { id: own.environmentId, kind: own.kind }
+          : await ctx.services.store.run('findEnvironment', { tenantId: ctx.principal.tenantId, appId, name: body.environment_name ?? 'production' });
         if (!environment) {
           throw new ApiError('not_found', `No environment "${body.environment_name ?? 'production'}" in app ${appId}`);
+        }
+        if (!managesKeysOf(pin, environment)) {
+          throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: it manages the keys of its own environment and of lower kinds, not of "${body.environment_name}" (${environment.kind})`);
         }
         const plaintext = generateKey();
         const view = await ctx.services.store.run('createKey', {
@@ -48,21 +58,22 @@ export function apiKeyRoutes(secret: Buffer) {
         return data({ ...view, plaintext_key: plaintext }, 201);
       },
     }),
-    route({
+    route<Record<string, string>, KeyAppQuery>({
       method: 'GET',
       path: '/v1/api-keys',
       permission: 'admin',
-      async handler(_input, ctx) {
-        return data(await ctx.services.store.run('listKeys', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId }));
+      validate: { query: validateKeyAppQuery },
+      async handler({ query }, ctx) {
+        return data(await ctx.services.store.run('listKeys', { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) }));
       },
     }),
-    route<KeyIdParams>({
+    route<KeyIdParams, KeyAppQuery>({
       method: 'DELETE',
       path: '/v1/api-keys/:id',
       permission: 'admin',
-      validate: { params: validateKeyIdParams },
-      async handler({ params }, ctx) {
-        const scope = { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId };
+      validate: { params: validateKeyIdParams, query: validateKeyAppQuery },
+      async handler({ params, query }, ctx) {
+        const scope = { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) };
         const keyHash = await ctx.services.store.run('revokeKey', { ...scope, id: params.id });
         if (keyHash === null) throw new ApiError('not_found', 'API key not found');
         ctx.services.auth.forget(keyHash);
@@ -71,6 +82,21 @@ export function apiKeyRoutes(secret: Buffer) {
       },
     }),
   ];
+}
+
+/**
+ * The app whose keys a request manages (`app_id`, default the caller's) and the pin that limits
+ * which of its keys: none for a tenant admin (any app of the tenant, every key); a preview- or
+ * development-pinned admin stays in its own app, limited by its pin.
+ */
+function keyScope(principal: Principal, requested: string | undefined): { appId: string; pin: Pin | null } {
+  const pin = principal.pin ?? null;
+  const appId = requested?.toLowerCase() ?? principal.appId;
+  if (isTenantAdmin(pin)) return { appId, pin: null };
+  if (appId !== principal.appId) {
+    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment of app ${principal.appId}: it manages keys of that app only`);
+  }
+  return { appId, pin };
 }
 
 function chooseRole(body: CreateKeyBody): { role: Role; permissions: Permission[] } {

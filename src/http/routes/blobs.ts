@@ -1,10 +1,12 @@
 /**
  * `GET /v1/agents/blob/{sha256}`: the raw bytes of a stored blob (large span fields, media) with its
- * stored media type, scoped to the key's tenant and app. Reading spans' content needs trace.read.
+ * stored media type, scoped to the key's tenant, app and (when pinned) environment: a pinned key
+ * reads the blobs its environment's spans refer to. Reading spans' content needs trace.read.
  */
 import { validateBlobParams, type BlobParams } from '../../contract/apps.js';
 import { ApiError } from '../../core/errors.js';
 import { bytes } from '../reply.js';
+import { readScopeOf } from '../principal.js';
 import { route } from '../route.js';
 
 export const blobRoutes = [
@@ -14,7 +16,7 @@ export const blobRoutes = [
     permission: 'trace.read',
     validate: { params: validateBlobParams },
     async handler({ params }, ctx) {
-      const blob = await ctx.services.store.run('readBlob', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId, sha256: params.sha256 });
+      const blob = await ctx.services.store.run('readBlob', { ...readScopeOf(ctx.principal), sha256: params.sha256 });
       if (!blob) throw new ApiError('not_found', `Blob ${params.sha256} not found`);
       return bytes(blob.data, blob.mediaType, 200, { 'Cache-Control': 'private, max-age=31536000, immutable' });
     },

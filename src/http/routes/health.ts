@@ -1,8 +1,10 @@
 /**
- * Health (unauthenticated). `/health` is liveness: the process answers. The `/v1/health/*` reports
- * run real checks in the store thread — a DuckDB query, a durable write in the data directory, free
- * disk — and answer 503 with the same body when any dependency is unhealthy.
+ * Health (unauthenticated). The `/v1/health/*` reports run real checks in the store thread — a
+ * DuckDB query, a durable write in the data directory, free disk — and answer 503 with the same body
+ * when any dependency is unhealthy. `/health`, what supervisors and container health checks poll,
+ * answers 503 too when the ingestion checks (at most a few seconds old) fail or the store died.
  */
+import type { StoreClient } from '../../pool/storeClient.js';
 import type { DependencyCheck, StoreTasks } from '../../pool/tasks.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
@@ -17,37 +19,52 @@ export const healthRoutes = [
     method: 'GET',
     path: '/health',
     permission: 'none',
-    handler: (_input, ctx) =>
-      json({
-        status: 'healthy',
-        version: ctx.services.version,
-        mode: ctx.config.mode,
-        uptime_s: Math.round((Date.now() - ctx.services.startedAt.getTime()) / 1000),
-      }),
+    async handler(_input, ctx) {
+      const failing = await ctx.services.liveness.failing();
+      return json(
+        {
+          status: failing.length === 0 ? 'healthy' : 'unhealthy',
+          version: ctx.services.version,
+          mode: ctx.config.mode,
+          uptime_s: Math.round((Date.now() - ctx.services.startedAt.getTime()) / 1000),
+          ...(failing.length > 0 ? { dependencies: failing } : {}),
+        },
+        failing.length === 0 ? 200 : 503,
+      );
+    },
   }),
   route({
     method: 'GET',
     path: '/v1/health/ingestion',
     permission: 'none',
-    handler: (_input, ctx) => report(ctx, 'ingestion', ['duckdb', 'data_dir', 'disk']),
+    handler: (_input, ctx) => report(ctx, 'ingestion', INGESTION_CHECKS),
   }),
   route({
     method: 'GET',
     path: '/v1/health/files',
     permission: 'none',
-    handler: (_input, ctx) => report(ctx, 'files', ['data_dir', 'disk', 'segments']),
+    handler: (_input, ctx) => report(ctx, 'files', ['data_dir', 'disk', 'segments', 'quarantine']),
   }),
 ];
 
-async function report(ctx: Context, component: string, checks: Checks) {
+/** The ingestion checks, as `/v1/health/ingestion` and `/health` run them. */
+export const INGESTION_CHECKS: Checks = ['duckdb', 'data_dir', 'disk'];
+
+/** Runs `checks` in the store thread, plus the worker pool's own state; never throws. */
+export async function runChecks(store: StoreClient, checks: Checks, fatal: string | null): Promise<DependencyCheck[]> {
+  if (fatal) return [{ name: 'duckdb', status: 'unhealthy', latencyMs: 0, error: fatal }];
   const started = performance.now();
-  let dependencies: DependencyCheck[];
   try {
-    dependencies = await withTimeout(ctx.services.store.run('health', { checks }), CHECK_TIMEOUT_MS);
-    dependencies.push({ name: 'worker_pool', status: 'healthy', latencyMs: round(performance.now() - started), detail: { queued: ctx.services.store.queueSize } });
+    const dependencies = await withTimeout(store.run('health', { checks }), CHECK_TIMEOUT_MS);
+    dependencies.push({ name: 'worker_pool', status: 'healthy', latencyMs: round(performance.now() - started), detail: { queued: store.queueSize } });
+    return dependencies;
   } catch (e) {
-    dependencies = [{ name: 'worker_pool', status: 'unhealthy', latencyMs: round(performance.now() - started), error: (e as Error).message }];
+    return [{ name: 'worker_pool', status: 'unhealthy', latencyMs: round(performance.now() - started), error: (e as Error).message }];
   }
+}
+
+async function report(ctx: Context, component: string, checks: Checks) {
+  const dependencies = await runChecks(ctx.services.store, checks, ctx.services.liveness.fatal);
   const healthy = dependencies.every((d) => d.status === 'healthy');
   return json(
     { component, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies },

@@ -3,7 +3,8 @@
  * Every function that reads tenant data takes the tenant and app it is scoped to.
  */
 import { randomUUID } from 'node:crypto';
-import { listValue } from '@duckdb/node-api';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';
 import type { Database } from '../db.js';
@@ -30,6 +31,8 @@ export interface KeyRecord {
   plan: string;
   /** Kind-scoped keys (no pin): the environment kinds requests may select. */
   allowedKinds: string[] | null;
+  /** The kind of the environment a pinned key is pinned to. */
+  environmentKind: EnvironmentKind | null;
 }
 
 /** A key as listings show it (spec: API key, without plaintext_key). */
@@ -124,10 +127,13 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     revoked_ms: number | null;
     plan: string;
     allowed_kinds: string[] | null;
+    environment_kind: EnvironmentKind | null;
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
-            epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+            epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds,
+            e.kind AS environment_kind
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN environments e ON e.id = k.environment_id
+      WHERE k.key_hash = $1`,
     [keyHash],
   );
   if (!row) return null;
@@ -143,6 +149,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     revokedAt: row.revoked_ms,
     plan: row.plan,
     allowedKinds: row.allowed_kinds,
+    environmentKind: row.environment_kind,
   };
 }
 
@@ -185,11 +192,18 @@ const KEY_VIEW_SQL = `
     FROM api_keys k LEFT JOIN environments e ON e.id = k.environment_id
    WHERE k.tenant_id = $1 AND k.app_id = $2`;
 
-/** Keys of one app, newest first; `id` narrows to one key. */
-export async function listKeys(db: Database, tenantId: string, appId: string, id?: string): Promise<KeyView[]> {
+/**
+ * Keys of one app, newest first; `id` narrows to one key, `pin` to the keys an admin pinned there
+ * manages (its environment's and those of lower kinds, see core/admin/rules.ts).
+ */
+export async function listKeys(db: Database, tenantId: string, appId: string, id?: string, pin: Pin | null = null): Promise<KeyView[]> {
+  const params: DuckDBValue[] = [tenantId, appId];
+  let sql = KEY_VIEW_SQL;
+  if (id !== undefined) sql += ` AND k.id = $${params.push(id)}`;
+  if (pin !== null) sql += ` AND ${managedSql('k', params, pin)}`;
   const rows = await db.query<KeyView & { environment_id: string | null; environment_name: string | null; allowed_kinds: string[] | null }>(
-    id === undefined ? `${KEY_VIEW_SQL} ORDER BY k.created_at DESC, k.id` : `${KEY_VIEW_SQL} AND k.id = $3`,
-    id === undefined ? [tenantId, appId] : [tenantId, appId, id],
+    `${sql} ORDER BY k.created_at DESC, k.id`,
+    params,
   );
   return rows.map(({ environment_id, environment_name, allowed_kinds, ...rest }) => ({
     ...rest,
@@ -200,15 +214,24 @@ export async function listKeys(db: Database, tenantId: string, appId: string, id
 
 /**
  * Marks a key revoked. Returns its hash (so the caller can drop it from the auth cache) or null when
- * no such key exists in this tenant and app. Revoking twice keeps the first revocation time.
+ * no such key exists in this tenant and app (and pinned environment, when given). Revoking twice
+ * keeps the first revocation time.
  */
-export async function revokeKey(db: Database, tenantId: string, appId: string, id: string): Promise<string | null> {
+export async function revokeKey(db: Database, tenantId: string, appId: string, id: string, pin: Pin | null = null): Promise<string | null> {
+  const params: DuckDBValue[] = [tenantId, appId, id];
   const rows = await db.query<{ key_hash: string }>(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP)
-      WHERE tenant_id = $1 AND app_id = $2 AND id = $3 RETURNING key_hash`,
-    [tenantId, appId, id],
+      WHERE tenant_id = $1 AND app_id = $2 AND id = $3 ${pin === null ? '' : `AND ${managedSql('api_keys', params, pin)}`} RETURNING key_hash`,
+    params,
   );
   return rows[0]?.key_hash ?? null;
+}
+
+/** The keys (alias `k`) an admin pinned to `pin` manages, with its parameters appended to `params`. */
+function managedSql(k: string, params: DuckDBValue[], pin: Pin): string {
+  const own = params.push(pin.environmentId);
+  const kinds = params.push(listValue(lowerKinds(pin)));
+  return `(${k}.environment_id = $${own} OR ${k}.environment_id IN (SELECT id FROM environments WHERE list_contains($${kinds}::VARCHAR[], kind)))`;
 }
 
 /** An app as the API shows it (spec: App). */

@@ -85,4 +85,9 @@ export const ADMIN_MIGRATIONS: readonly Migration[] = [
     // COLUMN of a table with default expressions from its WAL (the store would not open again).
     sql: ['CREATE TABLE app_settings (app_id UUID PRIMARY KEY, tenant_id UUID NOT NULL, retention_days INTEGER)'],
   },
+  {
+    version: 7,
+    name: "store identity: the check value of the store's secret",
+    sql: ['CREATE TABLE store_identity (secret_check VARCHAR NOT NULL)'],
+  },
 ];

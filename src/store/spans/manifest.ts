@@ -39,6 +39,7 @@ export async function commitGeneration(db: Database, store: SegmentStore, report
         `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
         [b.tenantId, b.appId, b.sha256, b.mediaType, b.data.byteLength, blobValue(b.data)],
       );
+      await tx.exec(`INSERT INTO blob_refs (tenant_id, app_id, environment_id, sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [b.tenantId, b.appId, b.environmentId, b.sha256]);
     }
     const month = monthOf(Date.now());
     for (const u of report.usage) {
@@ -165,8 +166,9 @@ export function spansFrom(files: readonly SegmentFile[]): string {
 /**
  * Deletes segment files that no manifest row names: files published by a writer that crashed
  * before its commit, or by a compaction that did not commit. Run at start, before anything writes.
+ * With `setAsideIn` (the WAL was found damaged) they are moved there instead of deleted.
  */
-export async function sweepOrphans(db: Database, store: SegmentStore): Promise<number> {
+export async function sweepOrphans(db: Database, store: SegmentStore, setAsideIn: string | null = null): Promise<number> {
   store.clearTemps();
   // Before the manifest exists (a store older than segments) no file can be known.
   const [table] = await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'segments'`);
@@ -174,7 +176,9 @@ export async function sweepOrphans(db: Database, store: SegmentStore): Promise<n
   let removed = 0;
   for (const key of store.keys()) {
     if (known.has(key)) continue;
-    await store.remove(key);
+    // After a damaged WAL the manifest itself may have lost rows: keep the files for the operator.
+    if (setAsideIn) await store.setAside(key, setAsideIn);
+    else await store.remove(key);
     removed++;
   }
   return removed;

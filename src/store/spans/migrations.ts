@@ -221,6 +221,30 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       await tx.exec(`CREATE TABLE span_schema (${SPAN_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`);
     },
   },
+  {
+    version: 202,
+    name: 'blob references per environment (an environment-pinned reader reads the blobs of its own spans only)',
+    sql: [
+      `CREATE TABLE blob_refs (
+         tenant_id UUID NOT NULL, app_id UUID NOT NULL, environment_id UUID NOT NULL, sha256 VARCHAR NOT NULL,
+         PRIMARY KEY (tenant_id, app_id, environment_id, sha256)
+       )`,
+    ],
+    async apply(tx, { segmentsDir }) {
+      // Which environments name each stored blob: read once from the live segments' ref columns.
+      const files = await tx.query<{ path: string }>('SELECT path FROM segments WHERE replaced_at IS NULL');
+      if (files.length === 0) return;
+      const list = `[${files.map((f) => quote(join(segmentsDir, f.path))).join(', ')}]`;
+      await tx.exec(
+        `INSERT INTO blob_refs
+         SELECT DISTINCT tenant_id, app_id, environment_id, ref
+           FROM (SELECT tenant_id, app_id, environment_id, unnest([input_ref, output_ref]) AS ref
+                   FROM read_parquet(${list}, hive_partitioning = false))
+          WHERE ref IS NOT NULL
+         ON CONFLICT DO NOTHING`,
+      );
+    },
+  },
 ];
 
 function fsyncFile(path: string): void {

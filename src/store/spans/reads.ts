@@ -131,7 +131,9 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
   const n = s.params.length + 1;
   const [row] = await db.query<RawSummary & { start_ns: string; end_ns: string }>(
     `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
-       FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, true)})`,
+       FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, true)})
+      -- One trace id in two environments is two traces; an unpinned reader gets the latest.
+      ORDER BY start_ns DESC, environment_id LIMIT 1`,
     [...s.params, traceId],
   );
   if (!row) return null;
@@ -148,9 +150,9 @@ async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, 
   const n = s.params.length;
   const rows = await src.db.query<RawSpan & { graph: string | null }>(
     `SELECT ${SPAN_FIELDS}, x.graph FROM ${spansFrom(files)} x
-      WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3}
+      WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3} AND x.environment_id = $${n + 4}
       ORDER BY x.start_ns, x.span_id`,
-    [...s.params, traceId, found.startNs, found.endNs],
+    [...s.params, traceId, found.startNs, found.endNs, found.summary.environment_id],
   );
   return rows.map((r) => ({ ...toView(r), graph: parseObject(r.graph) }));
 }
@@ -232,10 +234,14 @@ async function blobText(db: Database, scope: ReadScope, sha256: string): Promise
   return blob ? Buffer.from(blob.data).toString('utf8') : null;
 }
 
-export async function readBlob(db: Database, scope: Pick<ReadScope, 'tenantId' | 'appId'>, sha256: string): Promise<{ mediaType: string; data: Uint8Array } | null> {
+/** A blob of the scope: one that spans of the scope's environment (or app, unpinned) refer to. */
+export async function readBlob(db: Database, scope: ReadScope, sha256: string): Promise<{ mediaType: string; data: Uint8Array } | null> {
+  const pinned = scope.environmentId !== null;
   const [row] = await db.query<{ media_type: string; data: string }>(
-    `SELECT media_type, to_base64(data) AS data FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND sha256 = $3`,
-    [scope.tenantId, scope.appId, sha256],
+    `SELECT b.media_type, to_base64(b.data) AS data FROM blobs b
+      WHERE b.tenant_id = $1 AND b.app_id = $2 AND b.sha256 = $3
+        ${pinned ? 'AND EXISTS (SELECT 1 FROM blob_refs r WHERE r.tenant_id = $1 AND r.app_id = $2 AND r.environment_id = $4 AND r.sha256 = $3)' : ''}`,
+    pinned ? [scope.tenantId, scope.appId, sha256, scope.environmentId] : [scope.tenantId, scope.appId, sha256],
   );
   return row ? { mediaType: row.media_type, data: Buffer.from(row.data, 'base64') } : null;
 }

@@ -31,6 +31,8 @@ export interface SegmentStore {
   /** Size in bytes of a published segment. */
   size(key: string): number;
   remove(key: string): Promise<void>;
+  /** Moves a segment out of the store into `dir` (kept for an operator, no longer served). */
+  setAside(key: string, dir: string): Promise<void>;
   /** Keys of every published segment, for the sweep of files no manifest row names. */
   keys(): string[];
   /** Deletes temporary files left by a crash (call only when nothing is writing). */
@@ -77,6 +79,12 @@ export class LocalSegmentStore implements SegmentStore {
     await unlink(join(this.root, key)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
+  }
+
+  async setAside(key: string, dir: string): Promise<void> {
+    // The key's path becomes one file name, so the set-aside files keep where they came from.
+    mkdirSync(dir, { recursive: true });
+    await rename(join(this.root, key), join(dir, key.split('/').join('__')));
   }
 
   keys(): string[] {

@@ -40,7 +40,7 @@ export const PART_TABLE_SQL = `
 export function partsOfSpans(source: string): string {
   const best = `{'r': parent_id IS NOT NULL, 's': start_ns}`;
   return `
-    SELECT tenant_id, app_id, min(environment_id), trace_id, min(start_ns), max(end_ns),
+    SELECT tenant_id, app_id, environment_id, trace_id, min(start_ns), max(end_ns),
            min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END), arg_min(start_ns, ${best}),
            arg_min(name, ${best}),
            arg_min(coalesce(input_preview, left(input, ${PREVIEW_CHARS})), ${best}),
@@ -50,7 +50,7 @@ export function partsOfSpans(source: string): string {
            bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
            list_distinct(flatten(list(coalesce(tags, [])))),
            min(session_id), min(user_id), min(run_id)
-      FROM ${source} GROUP BY tenant_id, app_id, trace_id`;
+      FROM ${source} GROUP BY tenant_id, app_id, environment_id, trace_id`;
 }
 
 /** `INSERT INTO trace_parts` of the parts of `source`. */
@@ -62,7 +62,7 @@ export function insertPartsSql(source: string): string {
 function mergePartsSql(from: string): string {
   const best = `{'r': x.best_r, 's': x.best_s}`;
   return `
-    SELECT x.tenant_id, x.app_id, min(x.environment_id) AS environment_id, x.trace_id,
+    SELECT x.tenant_id, x.app_id, x.environment_id, x.trace_id,
            min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
            min(x.best_r) AS best_r, arg_min(x.best_s, ${best}) AS best_s,
            arg_min(x.best_name, ${best}) AS best_name,
@@ -73,7 +73,7 @@ function mergePartsSql(from: string): string {
            list_distinct(flatten(list(x.tags))) AS tags,
            min(x.session_id) AS session_id, min(x.user_id) AS user_id, min(x.run_id) AS run_id
       FROM (${from}) x
-     GROUP BY x.tenant_id, x.app_id, x.trace_id`;
+     GROUP BY x.tenant_id, x.app_id, x.environment_id, x.trace_id`;
 }
 
 /** A condition over a relation alias (scope first, then anything else). */
@@ -135,9 +135,10 @@ export const MERGE_STATEMENTS = (upTo: bigint) => [
      SELECT ${COLS} FROM trace_parts WHERE seq <= ${upTo}
      UNION ALL
      SELECT ${COLS.split(', ').map((c) => `t.${c}`).join(', ')} FROM traces t
-      SEMI JOIN (SELECT DISTINCT tenant_id, app_id, trace_id FROM trace_parts WHERE seq <= ${upTo}) p
-         ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.trace_id = p.trace_id`)}`,
-  `DELETE FROM traces USING merged_now m WHERE traces.tenant_id = m.tenant_id AND traces.app_id = m.app_id AND traces.trace_id = m.trace_id`,
+      SEMI JOIN (SELECT DISTINCT tenant_id, app_id, environment_id, trace_id FROM trace_parts WHERE seq <= ${upTo}) p
+         ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.environment_id = p.environment_id AND t.trace_id = p.trace_id`)}`,
+  `DELETE FROM traces USING merged_now m
+    WHERE traces.tenant_id = m.tenant_id AND traces.app_id = m.app_id AND traces.environment_id = m.environment_id AND traces.trace_id = m.trace_id`,
   `INSERT INTO traces (${COLS}) SELECT ${COLS} FROM merged_now`,
   `DELETE FROM trace_parts WHERE seq <= ${upTo}`,
   'DROP TABLE merged_now',

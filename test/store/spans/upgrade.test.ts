@@ -3,11 +3,11 @@
  * version: migrations 200–201 move its spans into Parquet segments, rebuild the summary parts, and
  * every trace reads as before.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { hashKey, shownPrefix } from '../../../src/auth/keys.js';
-import { loadOrCreateSecret } from '../../../src/auth/secret.js';
 import { bootstrap } from '../../../src/store/admin/meta.js';
 import { Database } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
@@ -19,7 +19,9 @@ t.test('spans of an older store move into segments and read as before', async (t
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const key = 'sk_service_' + 'Upgrade'.repeat(6);
-  const secret = loadOrCreateSecret(dataDir);
+  // The secret as older versions wrote it (no check value in the store yet).
+  const secret = randomBytes(32);
+  writeFileSync(join(dataDir, 'secret'), secret.toString('hex') + '\n', { mode: 0o600 });
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
   // The schema as it was before segments, and a store that used it.
   await migrate(db, MIGRATIONS.filter((m) => m.version < 200));

@@ -1,0 +1,320 @@
+/**
+ * Tracelake in the peer comparison, two ways over the same store:
+ * - "Tracelake over HTTP": a real server (child process, fresh data dir) takes the dataset as OTLP
+ *   exports over 8 keep-alive connections; ingest is timed until every span is readable; the
+ *   queries are the API's (`GET /v1/traces`, `/v1/spans`, `/v1/traces/{id}`,
+ *   `/v1/scores/aggregations`).
+ * - "raw DuckDB": the same segment files and summary tables, the store's own query functions (the
+ *   identical SQL) called in this process on a DuckDB opened on the stopped server's files — what
+ *   the API costs on top of the engine.
+ *
+ * Scores are written with SQL once the spans are in (created_at as the dataset has it), as
+ * native-bench/scores does: the API stamps scores with the time they arrive.
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { listValue } from '@duckdb/node-api';
+import { compileFilter, parseFilter } from '../../src/core/filter/index.js';
+import { planAggregation } from '../../src/core/scores/selection.js';
+import { Database, storeDirs } from '../../src/store/db.js';
+import { aggregateScores } from '../../src/store/scores/scores.js';
+import { traceWithSpans, type ReadScope } from '../../src/store/spans/reads.js';
+import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
+import { quote } from '../../src/store/spans/manifest.js';
+import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
+import { startServer, type TestServer } from '../../test/helpers/server.js';
+import { closedLoop, encodeRequest } from '../loadClient.js';
+import {
+  METADATA_FILTER,
+  PAGE_SIZE,
+  SPAN_SEARCH,
+  windows,
+  type Answers,
+  type LoadResult,
+  type PeerStore,
+  type QueryFns,
+  type QueryParams,
+  type SpanSummary,
+  type TraceSummary,
+} from './common.js';
+import type { DatasetBatch } from './dataset.js';
+
+const KEY = 'sk_service_' + 'Peers'.repeat(8);
+const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-age-ms', '10000'];
+
+const isoUs = (us: number) => new Date(Math.floor(us / 1000)).toISOString();
+const usOf = (iso: string) => Date.parse(iso) * 1000;
+
+type Json = Record<string, unknown>;
+
+function traceOf(t: Json): TraceSummary {
+  const start = usOf(t.start as string);
+  const end = usOf(t.end as string);
+  return {
+    id: t.id as string,
+    name: (t.name as string | null) ?? null,
+    status: t.status as TraceSummary['status'],
+    start_us: start,
+    end_us: end,
+    latency_ms: t.latency_ms as number,
+    cost: t.cost as number,
+    tokens: t.tokens as number,
+    span_count: t.span_count as number,
+  };
+}
+
+function spanOf(s: Json): SpanSummary {
+  return {
+    trace_id: s.trace_id as string,
+    span_id: s.id as string,
+    parent_id: (s.parent_id as string | null) ?? null,
+    name: s.name as string,
+    type: s.type as string,
+    span_kind: s.span_kind as string,
+    status: s.status as string,
+    start_us: usOf(s.timestamp as string),
+    end_us: usOf(s.end_time as string),
+    model: (s.model as string | null) ?? null,
+    input_tokens: (s.input_tokens as number | null) ?? null,
+    output_tokens: (s.output_tokens as number | null) ?? null,
+    tokens: (s.tokens as number | null) ?? null,
+    cost: (s.cost as number | null) ?? null,
+    session_id: (s.session_id as string | null) ?? null,
+    user_id: (s.user_id as string | null) ?? null,
+    metadata: s.metadata,
+  };
+}
+
+const SPAN_FILTER = `model = ${SPAN_SEARCH.model} and tokens > ${SPAN_SEARCH.minTokens} and status = ${SPAN_SEARCH.status}`;
+const METADATA = `metadata.${METADATA_FILTER.key} = ${METADATA_FILTER.value}`;
+
+/**
+ * What Tracelake answers that the peers' rows do not hold (span events as JSON, the full input and
+ * output on a trace read): `traceById` is compared on the span summary fields, and times on
+ * milliseconds, the API's resolution. The runner applies this to every store's answers when
+ * Tracelake is in the comparison.
+ */
+export function comparable(a: Partial<Answers>): Partial<Answers> {
+  const ms = (us: number) => us - (us % 1000);
+  const span = (s: SpanSummary): SpanSummary => ({ ...s, start_us: ms(s.start_us), end_us: ms(s.end_us) });
+  return {
+    ...a,
+    ...(a.latestTraces ? { latestTraces: { ...a.latestTraces, traces: a.latestTraces.traces.map((t) => ({ ...t, start_us: ms(t.start_us), end_us: ms(t.end_us) })) } } : {}),
+    ...(a.spanSearch ? { spanSearch: { ...a.spanSearch, spans: a.spanSearch.spans.map(span) } } : {}),
+    ...(a.metadataFilter ? { metadataFilter: { ...a.metadataFilter, spans: a.metadataFilter.spans.map(span) } } : {}),
+    ...(a.traceById
+      ? {
+          traceById: {
+            trace_id: a.traceById.trace_id,
+            spans: a.traceById.spans.map((s) => {
+              const { status_message: _m, input: _i, output: _o, attributes: _a, events: _e, ...summary } = s;
+              return span(summary) as Answers['traceById']['spans'][number];
+            }),
+          },
+        }
+      : {}),
+  };
+}
+
+export class TracelakePeer implements PeerStore {
+  readonly name = 'Tracelake (HTTP)';
+  private server: TestServer | null = null;
+  private scope: ReadScope | null = null;
+  readonly queries: QueryFns;
+
+  constructor(private readonly log: (line: string) => void) {
+    const get = async (path: string): Promise<Json> => {
+      const r = await fetch(`${this.server!.url}${path}`, { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } });
+      const body = (await r.json()) as Json;
+      if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+      return body;
+    };
+    const range = (w: { fromUs: number; toUs: number }) => `start_date=${encodeURIComponent(isoUs(w.fromUs))}&end_date=${encodeURIComponent(isoUs(w.toUs))}`;
+    const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
+      const body = await get(`/v1/spans?limit=${PAGE_SIZE}&${range(w)}&filter=${encodeURIComponent(filter)}`);
+      return { total: (body.pagination as { total: number }).total, spans: (body.data as Json[]).map(spanOf) };
+    };
+    this.queries = {
+      latestTraces: async (p) => {
+        const body = await get(`/v1/traces?limit=${PAGE_SIZE}&${range(windows(p).day)}`);
+        return { total: (body.pagination as { total: number }).total, traces: (body.data as Json[]).map(traceOf) };
+      },
+      spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
+      traceById: async (p) => {
+        const body = await get(`/v1/traces/${p.traceId}`);
+        const list = ((body.data as Json).spans as Json[]).map((s) => ({ ...spanOf(s), status_message: null, input: null, output: null, attributes: null, events: null }));
+        return { trace_id: p.traceId, spans: list };
+      },
+      metadataFilter: (p) => spans(METADATA, windows(p).week),
+      scoreAggregation: async (p) => {
+        const body = await get(`/v1/scores/aggregations?${range(windows(p).month)}`);
+        return (body.data as Json[]).map((a) => ({ name: a.name as string, count: a.count as number, avg: a.avg_score as number, min: a.min_score as number, max: a.max_score as number }));
+      },
+    };
+  }
+
+  get dataDir(): string {
+    return this.server!.dataDir;
+  }
+
+  get readScope(): ReadScope {
+    return this.scope!;
+  }
+
+  async load(batches: Iterable<DatasetBatch>, log = this.log): Promise<LoadResult> {
+    this.server = await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
+    const b = this.server.bootstrap!;
+    this.scope = { tenantId: b.tenant_id as string, appId: b.app_id as string, environmentId: null };
+    const target = { host: '127.0.0.1', port: this.server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': this.scope.appId, 'content-type': 'application/x-protobuf' } };
+    // The requests are rendered to a file first (untimed, as the peers render their COPY text);
+    // the timed part reads them back one by one and sends them over 8 keep-alive connections.
+    const rendered = join(this.server.dataDir, '..', `tracelake-peer-load-${process.pid}.bin`);
+    const frames: { offset: number; length: number }[] = [];
+    // Scores go to a file the store can read (its tmp dir), loaded once the spans are in.
+    const scoresFile = join(storeDirs(this.server.dataDir).tmp, 'bench-scores.tsv');
+    let spans = 0;
+    let scores = 0;
+    const renderStarted = performance.now();
+    const out = openSync(rendered, 'w');
+    const scoresOut = openSync(scoresFile, 'w');
+    try {
+      let offset = 0;
+      for (const batch of batches) {
+        const request = encodeRequest(target, batch.encoded);
+        writeSync(out, request);
+        frames.push({ offset, length: request.length });
+        offset += request.length;
+        spans += batch.spans.length;
+        scores += batch.scores.length;
+        let text = '';
+        for (const x of batch.scores) text += `${x.id}\t${x.traceId}\t${x.name}\t${x.value}\t${x.source}\t${x.timestampUs}\n`;
+        writeSync(scoresOut, text);
+      }
+    } finally {
+      closeSync(out);
+      closeSync(scoresOut);
+    }
+    log(`${this.name}: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} requests in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`);
+    const input = openSync(rendered, 'r');
+    let next = 0;
+    const started = performance.now();
+    try {
+      await closedLoop('127.0.0.1', this.server.port, 8, () => {
+        const frame = frames[next++];
+        if (!frame) return null;
+        const request = Buffer.allocUnsafe(frame.length);
+        readSync(input, request, 0, frame.length, frame.offset);
+        return request;
+      }, (a) => {
+        if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+      });
+    } finally {
+      closeSync(input);
+      rmSync(rendered, { force: true });
+    }
+    while ((await this.totalSpans()) < spans) await new Promise((r) => setTimeout(r, 100));
+    const ingestSeconds = (performance.now() - started) / 1000;
+    log(`${this.name}: ${spans.toLocaleString('en-US')} spans readable after ${ingestSeconds.toFixed(1)} s; waiting for compaction`);
+    const settleStarted = performance.now();
+    while ((await this.segmentDetail()).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+    const detail = await this.segmentDetail();
+    await this.server.stop('SIGTERM');
+    const dbBytes = Number(execFileSync('du', ['-sb', join(this.server.dataDir, 'tracelake.duckdb')]).toString().split('\t')[0]);
+    const spanBytes = detail.segment_bytes + dbBytes;
+    await this.writeScores(scoresFile);
+    rmSync(scoresFile, { force: true });
+    this.server = await startServer({ dataDir: this.server.dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
+    return {
+      spans,
+      scores,
+      ingestSeconds,
+      spansPerSecond: spans / ingestSeconds,
+      settleSeconds: (performance.now() - settleStarted) / 1000,
+      spanBytes,
+      bytesPerSpan: spanBytes / spans,
+      scoreBytes: 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    await this.server.stop('SIGTERM');
+    rmSync(this.server.dataDir, { recursive: true, force: true });
+    this.server = null;
+  }
+
+  /** Stops the server (for the raw DuckDB comparison on its files); `close` removes them. */
+  async stop(): Promise<void> {
+    await this.server?.stop('SIGTERM');
+  }
+
+  private async totalSpans(): Promise<number> {
+    const r = await fetch(`${this.server!.url}/v1/spans?limit=1&start_date=${encodeURIComponent(new Date(Date.now() - 89 * 86_400_000).toISOString())}`, { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } });
+    return ((await r.json()) as { pagination: { total: number } }).pagination.total;
+  }
+
+  private async segmentDetail(): Promise<{ small_segments: number; segment_bytes: number }> {
+    const r = await fetch(`${this.server!.url}/v1/health/files`);
+    const report = (await r.json()) as { dependencies: { name: string; detail: { small_segments: number; segment_bytes: number } }[] };
+    return report.dependencies.find((d) => d.name === 'segments')!.detail;
+  }
+
+  /** Loads the scores rendered to `file` (tab-separated, see `load`) with one statement. */
+  private async writeScores(file: string): Promise<void> {
+    const db = await Database.open({ dataDir: this.server!.dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
+    try {
+      const [env] = await db.query<{ id: string }>('SELECT id::VARCHAR AS id FROM environments WHERE app_id = $1 AND is_default', [this.scope!.appId]);
+      await db.exec(
+        `INSERT INTO scores (id, tenant_id, app_id, environment_id, name, score, data_type, source, resource_id, resource_type, trace_id, created_at, created_by)
+         SELECT s.id::UUID, $1::UUID, $2::UUID, $3::UUID, s.name, s.value, 'NUMERIC', s.source, s.trace_id, 'trace', s.trace_id, make_timestamp(s.us), 'bench'
+           FROM read_csv(${quote(file)}, delim = '\t', header = false, quote = '', escape = '',
+                         columns = {'id': 'VARCHAR', 'trace_id': 'VARCHAR', 'name': 'VARCHAR', 'value': 'DOUBLE', 'source': 'VARCHAR', 'us': 'BIGINT'}) s`,
+        [this.scope!.tenantId, this.scope!.appId, env!.id],
+      );
+      await db.checkpoint();
+    } finally {
+      db.close();
+    }
+  }
+
+}
+
+/** The store's own query functions on a (stopped) Tracelake's files, in this process. */
+export async function openRawDuckDb(dataDir: string, scope: ReadScope): Promise<PeerStore & { close(): Promise<void> }> {
+  const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
+  const src = { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) };
+  const query = (w: { fromUs: number; toUs: number }): SearchQuery => ({ scope, fromMs: w.fromUs / 1000, toMs: w.toUs / 1000, limit: PAGE_SIZE, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' });
+  const compiled = (filter: string, resource: 'traces' | 'spans') => compileFilter(filter ? parseFilter(filter, resource) : [], resource, firstFilterParam(scope));
+  const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
+    const a = await searchSpans(src, query(w), compiled(filter, 'spans'));
+    if (a.kind !== 'json') throw new Error('json expected');
+    return { total: a.total, spans: a.data.map((s) => spanOf(s as Json)) };
+  };
+  const queries: QueryFns = {
+    latestTraces: async (p: QueryParams) => {
+      const a = await searchTraces(src, query(windows(p).day), compiled('', 'traces'));
+      if (a.kind !== 'json') throw new Error('json expected');
+      return { total: a.total, traces: a.data.map((t) => traceOf(t as unknown as Json)) };
+    },
+    spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
+    traceById: async (p) => {
+      const found = await traceWithSpans(src, scope, p.traceId);
+      return { trace_id: p.traceId, spans: (found?.spans ?? []).map((s) => ({ ...spanOf(s as unknown as Json), status_message: null, input: null, output: null, attributes: null, events: null })) };
+    },
+    metadataFilter: (p) => spans(METADATA, windows(p).week),
+    scoreAggregation: async (p) => {
+      const w = windows(p).month;
+      const rows = await aggregateScores(db, scope, planAggregation({ start_date: isoUs(w.fromUs), end_date: isoUs(w.toUs) }, Date.now()));
+      return rows.map((a) => ({ name: a.name, count: a.count, avg: a.avg_score, min: a.min_score, max: a.max_score }));
+    },
+  };
+  return {
+    name: 'raw DuckDB (same files)',
+    queries,
+    load: () => Promise.reject(new Error('the raw DuckDB store reads what Tracelake loaded')),
+    async close() {
+      db.close();
+    },
+  };
+}
