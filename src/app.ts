@@ -13,21 +13,10 @@ import { parsePriceTable } from './core/cost/pricing.js';
 import { parsePlans } from './core/plans.js';
 import { RateLimiter } from './core/rateLimit.js';
 import { Authenticator } from './http/auth.js';
-import type { AnyRoute } from './http/route.js';
 import { Router } from './http/router.js';
-import { adminRoutes } from './http/routes/admin.js';
-import { apiKeyRoutes } from './http/routes/apiKeys.js';
-import { appRoutes } from './http/routes/apps.js';
-import { blobRoutes } from './http/routes/blobs.js';
-import { scoreRoutes } from './http/routes/scores.js';
-import { searchRoutes } from './http/routes/search.js';
-import { devRoutes } from './http/routes/dev.js';
-import { faultRoutes } from './http/routes/faults.js';
-import { healthRoutes, INGESTION_CHECKS, runChecks } from './http/routes/health.js';
+import { INGESTION_CHECKS, runChecks } from './http/routes/health.js';
+import { allRoutes } from './http/routeTable.js';
 import { Liveness } from './http/liveness.js';
-import { ingestRoutes } from './http/routes/ingest.js';
-import { traceRoutes } from './http/routes/traces.js';
-import { systemRoutes } from './http/routes/system.js';
 import { HttpServer } from './http/server.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { createComputeClient } from './pool/computeClient.js';
@@ -35,6 +24,9 @@ import { createStoreClient } from './pool/storeClient.js';
 import { DATABASE_FILE, ingestLogDir } from './store/db.js';
 
 const ROOT = new URL('../../', import.meta.url);
+
+/** What DuckDB says when its database file is damaged (checked by test/reliability/corruption.test.ts). */
+const DAMAGED_DATABASE = /not a valid DuckDB database file|Corrupt database file|Could not read enough bytes|checksum .* does not match/i;
 
 /** Small segments of one app and day that are compacted together whatever their size. */
 const COMPACTION_MIN_FILES = 16;
@@ -59,7 +51,6 @@ export interface Hooks {
 
 export async function startTracelake(config: Config, log: Logger, hooks: Hooks = {}): Promise<Running> {
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
   checkWritable(dataDir);
   const storeExisted = existsSync(join(dataDir, DATABASE_FILE));
   const candidate = prepareSecret(dataDir);
@@ -96,10 +87,18 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     },
   );
   const liveness = new Liveness(() => runChecks(store, INGESTION_CHECKS, null));
-  const init = await store.run('init', {
-    bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) },
-    secret: { check: secretCheck(secret), fresh: candidate.pending },
-  });
+  const init = await store
+    .run('init', {
+      bootstrap: { keyHash: hashKey(secret, bootstrapKey), keyPrefix: shownPrefix(bootstrapKey) },
+      secret: { check: secretCheck(secret), fresh: candidate.pending },
+    })
+    .catch(async (e: unknown) => {
+      await store.destroy().catch(() => undefined);
+      if (candidate.pending) abandonSecret(dataDir);
+      throw DAMAGED_DATABASE.test((e as Error).message)
+        ? new StartRefusal(`The database ${join(dataDir, DATABASE_FILE)} is damaged and cannot be opened (${(e as Error).message}). Restore it from a backup of the data directory; the segment files under segments/ hold the spans themselves (docs/segments.md).`)
+        : e;
+    });
   if (init.secret !== 'ok') {
     if (candidate.pending) abandonSecret(dataDir);
     await store.run('close', {}).catch(() => undefined);
@@ -130,9 +129,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   const auth = new Authenticator(store, secret, config.mode === 'local' ? init.local : null, (err) =>
     log.warn({ err }, 'could not record key use'),
   );
-  const routes: AnyRoute[] = [];
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
-  if (config.faultInjection) routes.push(...faultRoutes);
+  const routes = allRoutes(secret, config);
 
   const version = packageVersion();
   const logDir = ingestLogDir(dataDir);
@@ -187,6 +184,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
 function checkWritable(dataDir: string): void {
   const probe = join(dataDir, `.write-probe-${process.pid}`);
   try {
+    mkdirSync(dataDir, { recursive: true });
     writeFileAtomic(probe, 'tracelake\n');
     unlinkSync(probe);
   } catch (e) {

@@ -17,6 +17,9 @@ try {
 const log = createLogger(config.logLevel);
 
 process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+// A write past the file-size limit (ulimit -f, systemd LimitFSIZE) raises SIGXFSZ, whose default
+// action kills the process; caught, the write fails with EFBIG instead and the request gets 503.
+process.on('SIGXFSZ', () => undefined);
 
 try {
   const running = await startTracelake(config, log, {

@@ -1,4 +1,5 @@
-import type { Pin } from '../core/admin/rules.js';
+import { isTenantAdmin, type Pin } from '../core/admin/rules.js';
+import { ApiError } from '../core/errors.js';
 import type { Permission, Role } from '../core/permissions.js';
 
 /** Who is calling, after auth: the tenant, app and environment every query is scoped to. */
@@ -39,4 +40,29 @@ export function readScopeOf(p: Principal): { tenantId: string; appId: string; en
 export function actorOf(p: Principal): string {
   if (p.keyId) return `key:${p.keyId}`;
   return p.kind === 'session' && p.subject ? `session:${p.subject}` : p.kind;
+}
+
+/**
+ * The app an admin call works on: `appId` when given, else the caller's own. An admin pinned to a
+ * preview or development environment stays inside its own app (core/admin/rules.ts, isTenantAdmin):
+ * naming another is 403.
+ */
+export function administeredApp(p: Principal, appId: string | undefined): string {
+  const app = appId?.toLowerCase() ?? p.appId;
+  const pin = p.pin ?? null;
+  if (!isTenantAdmin(pin) && app !== p.appId) {
+    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment of app ${p.appId}: it administers that app only`);
+  }
+  return app;
+}
+
+/**
+ * Refuses what only a tenant admin may do (create apps, change an app's settings — retention drops
+ * every environment's spans): an admin pinned to a preview or development environment may not.
+ */
+export function requireTenantAdmin(p: Principal, what: string): void {
+  const pin = p.pin ?? null;
+  if (!isTenantAdmin(pin)) {
+    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: only a tenant admin (unpinned, or pinned to production) may ${what}`);
+  }
 }

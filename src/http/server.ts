@@ -40,6 +40,10 @@ interface Exchange {
   discarded: number;
   /** The answer, held back until a refused body has been drained (or the linger bound is hit). */
   held: (() => void) | null;
+  /** Close the connection after answering: where this request ends, and the next begins, is in doubt. */
+  close: boolean;
+  /** A write (any method but GET and HEAD): writes may hold only part of the request slots. */
+  write: boolean;
 }
 
 /**
@@ -107,12 +111,12 @@ export class HttpServer {
       body: 'none',
       discarded: 0,
       held: null,
+      close: false,
+      write: false,
     };
+    ex.write = ex.method !== 'GET' && ex.method !== 'HEAD';
     const query = req.getQuery() ?? '';
-    const headers: Record<string, string> = Object.create(null);
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
+    const { headers, lengthInDoubt } = readHeaders(req);
     this.inFlight++;
     res.onAborted(() => {
       ex.aborted = true;
@@ -123,7 +127,13 @@ export class HttpServer {
     if (this.draining) {
       return this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
     }
-    if (!(ex.admitted = this.budget.enter())) {
+    if (lengthInDoubt) {
+      ex.close = true;
+      return this.send(ex, errorReply(new ApiError('invalid_request_headers', undefined, { details: { 'content-length': 'given more than once with different values' } })));
+    }
+    const unreadable = unreadableHeader(headers);
+    if (unreadable) return this.send(ex, errorReply(unreadable));
+    if (!(ex.admitted = this.budget.enter(ex.write))) {
       return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight`)));
     }
     const refusal = refusalFor(this.config.mode, ex.path);
@@ -249,7 +259,7 @@ export class HttpServer {
     const payload = isJson ? JSON.stringify(reply.body) : reply.body;
     const contentType = isJson ? 'application/json' : reply.contentType;
     // After a refused body the connection is not reused (the client may still be writing it).
-    const closing = this.draining || ex.body === 'discarding';
+    const closing = this.draining || ex.body === 'discarding' || ex.close;
     ex.res.cork(() => {
       this.writeHead(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
       // uWS writes `Connection: close` itself when asked to close.
@@ -314,7 +324,7 @@ export class HttpServer {
 
   private finish(ex: Exchange, status: number): void {
     this.inFlight--;
-    if (ex.admitted) this.budget.leave();
+    if (ex.admitted) this.budget.leave(ex.write);
     this.budget.release(ex.reserved);
     ex.reserved = 0;
     this.log.debug(
@@ -345,6 +355,40 @@ function overloaded(message: string): ApiError {
 function tooLarge(cap: number): ApiError {
   return new ApiError('payload_too_large', `Request body exceeds ${cap} bytes`, { limit: cap });
 }
+
+/**
+ * The headers (the last of a repeated name wins), and whether Content-Length came more than once with
+ * different values: uWS frames the body by the first, a proxy in front may have used another, so the
+ * request's end is in doubt (request smuggling); RFC 9112 §6.3 asks for 400 and a closed connection.
+ */
+function readHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; lengthInDoubt: boolean } {
+  const headers: Record<string, string> = Object.create(null);
+  let lengthInDoubt = false;
+  req.forEach((k, v) => {
+    if (k === 'content-length' && k in headers && headers[k] !== v) lengthInDoubt = true;
+    headers[k] = v;
+  });
+  return { headers, lengthInDoubt };
+}
+
+/**
+ * A control character (other than tab) or U+FFFD in a header value. uWS hands values over decoded
+ * as UTF-8, so a byte that is not valid UTF-8 arrives as U+FFFD: the client's bytes did not survive,
+ * and a credential read from them would not be the one sent. Refused before routing and auth.
+ * (uWS itself stalls on C0 controls and strips bytes 0x80–0xFF at either end of a value before we
+ * see it — test/reliability/http-edges.test.ts has the details.)
+ */
+function unreadableHeader(headers: Record<string, string>): ApiError | null {
+  for (const [name, value] of Object.entries(headers)) {
+    if (UNREADABLE.test(value)) {
+      return new ApiError('invalid_request_headers', undefined, { details: { [name]: 'contains a control character or a byte that is not UTF-8 text' } });
+    }
+  }
+  return null;
+}
+
+// eslint-disable-next-line no-control-regex
+const UNREADABLE = /[\u0000-\u0008\u000a-\u001f\u007f\ufffd]/;
 
 /** The one mapping of a thrown value to a response; anything unexpected is a 500 of the spec's shape. */
 export function errorReply(e: unknown): Reply {

@@ -79,7 +79,7 @@ function illFormed(v: unknown, path: string): string | null {
 }
 
 /** Messages already in words (contract/strictQuery.ts), as opposed to typia's type expressions. */
-const WORDS = /^(must|unknown|given|is empty|each) /;
+const WORDS = /^(must|unknown|given|is empty|each)[ :]/;
 
 function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T {
   if (result.success) return result.data;

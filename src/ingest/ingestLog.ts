@@ -33,7 +33,8 @@ export class IngestLogFile {
     const size = buffers.reduce((n, b) => n + b.length, 0);
     try {
       const n = writevSync(this.fd, buffers, this.written);
-      if (n !== size) throw new Error(`short write to the ingest log (${n} of ${size} bytes)`);
+      // On a regular file a short write means the disk (or the file-size limit) is full.
+      if (n !== size) throw new Error(`short write to the ingest log (${n} of ${size} bytes): No space left on device, or the file size limit`);
     } catch (e) {
       this.fail(e as Error);
       return Promise.reject(e as Error);

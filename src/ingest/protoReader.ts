@@ -15,7 +15,8 @@ interface Utf8Slicing {
 const utf8Slice: (buf: Buffer, start: number, end: number) => string =
   typeof (Buffer.prototype as Partial<Utf8Slicing>).utf8Slice === 'function'
     ? (buf, start, end) => (buf as unknown as Utf8Slicing).utf8Slice(start, end)
-    : (buf, start, end) => buf.toString('utf8', start, end);
+    : /* c8 ignore next -- only a runtime without Buffer#utf8Slice takes it (every Node release has it) */
+      (buf, start, end) => buf.toString('utf8', start, end);
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

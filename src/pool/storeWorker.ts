@@ -24,6 +24,7 @@ import { FileEngine } from '../store/spans/fileEngine.js';
 import { pruneCommittedLogs } from '../store/spans/manifest.js';
 import { applyRetention } from '../store/spans/retention.js';
 import { mergeParts } from '../store/spans/summaryMerge.js';
+import { ApiError } from '../core/errors.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
@@ -31,8 +32,11 @@ const { database, background: schedule } = workerData as StoreWorkerData;
 const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
 let opened: Promise<Database> | undefined;
 let compactor: Promise<FileEngine> | undefined;
+/** Set by `close`: a task arriving after it must not open the database again (the thread is about to end). */
+let closed = false;
 
 function db(): Promise<Database> {
+  if (closed) return Promise.reject(new ApiError('unavailable', 'The store is closed: the server is shutting down'));
   opened ??= Database.open(database).then((d) => {
     // The main thread decides what a dead database means for the process (it exits to be restarted).
     d.onFatal = (e) => parentPort!.postMessage({ tracelakeFatal: { message: e.message } });
@@ -53,6 +57,7 @@ async function src(): Promise<reads.SpanSource> {
 const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
+  verified: false,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
@@ -63,6 +68,11 @@ const background = {
     const d = await db();
     const now = Date.now();
     try {
+      if (!this.verified) {
+        // Once per start: a segment whose footer cannot be read would fail every search over it.
+        this.verified = true;
+        await verifySegments(d, null);
+      }
       if (now - this.last.wal >= WAL_INTERVAL_MS) {
         this.last.wal = now;
         if (!(await d.checkpointIfLarge())) d.recordWal();
@@ -145,7 +155,11 @@ const handlers: Handlers = {
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
   commitGeneration: async (report) => (await manifest.commitGeneration(await db(), segments, report), null),
   committedLogs: async ({ names }) => manifest.committedLogs(await db(), names),
-  recentSpanKeys: async ({ sinceMs, limit }) => manifest.recentSpanKeys(await db(), segments, sinceMs, limit),
+  recentSpanKeys: async ({ sinceMs, limit }) => {
+    // The start reads these files: the ones it cannot read are set aside first.
+    await verifySegments(await db(), sinceMs);
+    return manifest.recentSpanKeys(await db(), segments, sinceMs, limit);
+  },
   tenantUsage: async ({ tenantId }) => tenantUsage(await db(), tenantId, Date.now()),
   traceSpans: async ({ scope, traceId }) => reads.traceSpans(await src(), scope, traceId),
   traceWithSpans: async ({ scope, traceId }) => reads.traceWithSpans(await src(), scope, traceId),
@@ -166,6 +180,7 @@ const handlers: Handlers = {
     // Tasks still running (a last-used stamp, a commit) finish before the database closes.
     const deadline = Date.now() + 10_000;
     while (running > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    closed = true;
     if (compactor) (await compactor).close();
     compactor = undefined;
     if (opened) {
@@ -178,6 +193,14 @@ const handlers: Handlers = {
     return null;
   },
 };
+
+/** Sets aside the segments (created since `sinceMs`) whose footers cannot be read, and says so. */
+async function verifySegments(d: Database, sinceMs: number | null): Promise<void> {
+  const damaged = await manifest.verifySegments(d, segments, join(database.dataDir, QUARANTINE_DIR, 'segments'), sinceMs);
+  if (damaged.length > 0) {
+    report('error', `${damaged.length} segment file(s) could not be read and were set aside in quarantine/segments; their spans are unreadable until the files are restored (docs/reliability.md)`, { files: damaged });
+  }
+}
 
 /** Hands a background event to the main thread's log (the store thread has no logger of its own). */
 function report(level: 'info' | 'warn' | 'error', msg: string, detail: unknown): void {

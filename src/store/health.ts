@@ -9,8 +9,12 @@ import type { DependencyCheck } from '../pool/tasks.js';
 import { storeDirs, type Database } from './db.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 
-/** Below this much free space the store cannot promise durable writes. */
+/**
+ * Below this much free space the store cannot promise durable writes: 512 MiB, or 5% of a smaller
+ * filesystem (a 1 GiB volume is not unhealthy from the start).
+ */
 export const MIN_FREE_BYTES = 512 * 1024 ** 2;
+const MIN_FREE_SHARE = 0.05;
 
 type CheckName = 'duckdb' | 'data_dir' | 'disk' | 'segments' | 'quarantine';
 
@@ -41,7 +45,8 @@ export async function checkHealth(
     disk: async () => {
       const s = statfsSync(dataDir);
       const free = s.bavail * s.bsize;
-      if (free < MIN_FREE_BYTES) throw new Error(`only ${free} bytes free; at least ${MIN_FREE_BYTES} needed`);
+      const needed = Math.min(MIN_FREE_BYTES, Math.floor(s.blocks * s.bsize * MIN_FREE_SHARE));
+      if (free < needed) throw new Error(`only ${free} bytes free; at least ${needed} needed`);
       return { free_bytes: free, total_bytes: s.blocks * s.bsize };
     },
     segments: async () => {

@@ -26,6 +26,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** The server's entry point (benchmarks start an older build this way); default: this build's. */
   main?: string;
+  /** A command the server runs under, e.g. `['nsenter', '-t', pid, '-m']` (fault tests). */
+  wrap?: string[];
 }
 
 export interface TestServer {
@@ -46,7 +48,8 @@ export function tempDir(prefix = 'tracelake-test-'): string {
 
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
-  const child = spawn(process.execPath, [options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
+  const [wrapper, ...wrapArgs] = options.wrap ?? [];
+  const child = spawn(wrapper ?? process.execPath, [...(wrapper ? [...wrapArgs, process.execPath] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

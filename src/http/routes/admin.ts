@@ -3,6 +3,10 @@
  * works on the caller's app, or on `app_id` when it names another app of the caller's tenant;
  * anything of another tenant, or an environment of another app, answers 404 like an unknown id.
  * Keys removed by a delete are dropped from the auth cache at once, so they fail on the next request.
+ *
+ * Pins limit these as they limit key management (routes/apiKeys.ts): an admin pinned to a preview
+ * or development environment stays inside its own app (core/admin/rules.ts, isTenantAdmin), and
+ * manages only its own environment and those of lower kinds.
  */
 import {
   validateCreateEnvironmentBody,
@@ -21,13 +25,37 @@ import {
   type UpdateEnvironmentBody,
 } from '../../contract/admin.js';
 import { validateAppParams, type AppParams } from '../../contract/apps.js';
+import { isTenantAdmin, lowerKinds, type Pin } from '../../core/admin/rules.js';
+import { ApiError } from '../../core/errors.js';
 import type { AppRef } from '../../store/admin/environments.js';
-import { actorOf } from '../principal.js';
+import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
 
 function appRef(ctx: Context, appId: string | undefined): AppRef {
-  return { tenantId: ctx.principal.tenantId, appId: appId?.toLowerCase() ?? ctx.principal.appId };
+  return { tenantId: ctx.principal.tenantId, appId: administeredApp(ctx.principal, appId) };
+}
+
+/**
+ * 403 unless a pinned admin (not a tenant admin) may have `env` as it is or would be: its own
+ * environment in its own kind, or one of a lower kind. Deleting an environment deletes its keys, so
+ * this is the key rule (managesKeysOf); and no kind may go above those, or a staging key could make
+ * its environment production and itself a tenant admin.
+ */
+function assertManages(ctx: Context, env: { id?: string; kind: string }): void {
+  const pin = ctx.principal.pin ?? null;
+  if (isTenantAdmin(pin) || managesEnvironment(pin!, env)) return;
+  throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: it manages its own environment and those of lower kinds, not a ${env.kind} one`);
+}
+
+function managesEnvironment(pin: Pin, env: { id?: string; kind: string }): boolean {
+  return env.id === pin.environmentId ? env.kind === pin.kind : (lowerKinds(pin) as string[]).includes(env.kind);
+}
+
+/** The environment as it stands, for a pinned admin's check; undefined for tenant admins (no query) and unknown ids (the store answers 404). */
+async function currentEnvironment(ctx: Context, ref: AppRef, id: string) {
+  if (isTenantAdmin(ctx.principal.pin ?? null)) return undefined;
+  return (await ctx.services.store.run('listEnvironments', ref)).find((e) => e.id === id);
 }
 
 function forget(ctx: Context, keyHashes: readonly string[]): void {
@@ -41,7 +69,9 @@ export const adminRoutes: AnyRoute[] = [
     permission: 'admin',
     validate: { body: validateCreateEnvironmentBody },
     async handler({ body }, ctx) {
-      const env = await ctx.services.store.run('createEnvironment', { ...appRef(ctx, body.app_id), name: body.name, kind: body.kind });
+      const ref = appRef(ctx, body.app_id);
+      assertManages(ctx, { kind: body.kind });
+      const env = await ctx.services.store.run('createEnvironment', { ...ref, name: body.name, kind: body.kind });
       return data(env, 201);
     },
   }),
@@ -59,7 +89,12 @@ export const adminRoutes: AnyRoute[] = [
     validate: { params: validateEnvironmentParams, body: validateUpdateEnvironmentBody },
     async handler({ params, body }, ctx) {
       const { app_id, ...patch } = body;
-      return data(await ctx.services.store.run('updateEnvironment', { ...appRef(ctx, app_id), id: params.id.toLowerCase(), patch }));
+      const ref = appRef(ctx, app_id);
+      const id = params.id.toLowerCase();
+      const current = await currentEnvironment(ctx, ref, id);
+      if (current) assertManages(ctx, current);
+      if (current && patch.kind !== undefined) assertManages(ctx, { id, kind: patch.kind });
+      return data(await ctx.services.store.run('updateEnvironment', { ...ref, id, patch }));
     },
   }),
   route<EnvironmentParams, Record<string, never>, DeleteEnvironmentBody>({
@@ -69,9 +104,13 @@ export const adminRoutes: AnyRoute[] = [
     body: 'json',
     validate: { params: validateEnvironmentParams, body: validateDeleteEnvironmentBody },
     async handler({ params, body }, ctx) {
+      const ref = appRef(ctx, body.app_id);
+      const id = params.id.toLowerCase();
+      const current = await currentEnvironment(ctx, ref, id);
+      if (current) assertManages(ctx, current);
       const { deletion, keyHashes } = await ctx.services.store.run('deleteEnvironment', {
-        ...appRef(ctx, body.app_id),
-        id: params.id.toLowerCase(),
+        ...ref,
+        id,
         confirmationName: body.confirmation_name,
         deletedAt: new Date().toISOString(),
       });
@@ -85,6 +124,7 @@ export const adminRoutes: AnyRoute[] = [
     permission: 'admin',
     validate: { params: validateAppParams, body: validateUpdateAppBody },
     async handler({ params, body }, ctx) {
+      requireTenantAdmin(ctx.principal, "change an app's settings");
       return data(await ctx.services.store.run('updateApp', { ...appRef(ctx, params.appId), patch: body, by: actorOf(ctx.principal) }));
     },
   }),

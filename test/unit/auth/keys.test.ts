@@ -1,5 +1,6 @@
+/** src/auth/keys.ts: API key material, hashed under the secret. */
 import t from 'tap';
-import { generateKey, hashKey, isWellFormedKey, sameHash, shownPrefix } from '../../src/auth/keys.js';
+import { generateKey, hashKey, isWellFormedKey, sameHash, shownPrefix } from '../../../src/auth/keys.js';
 
 t.test('keys', async (t) => {
   const keys = new Set(Array.from({ length: 200 }, generateKey));

@@ -1,0 +1,69 @@
+/** src/config.ts: options from the environment and flags, and the README that documents them. */
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { loadConfig, OPTIONS } from '../../src/config.js';
+
+t.test('defaults', async (t) => {
+  const c = loadConfig({}, []);
+  t.equal(c.host, '127.0.0.1');
+  t.equal(c.port, 4318, 'the OTLP/HTTP default port');
+  t.equal(c.dataDir, 'data/store');
+  t.equal(c.mode, 'cloud');
+  t.equal(c.bootstrapKey, undefined);
+  t.equal(c.maxOtlpBodyBytes, 16 * 1024 ** 2);
+  t.equal(c.maxOtlpDecompressedBytes, 64 * 1024 ** 2);
+  t.equal(c.faultInjection, false);
+  t.ok(c.workers >= 1);
+});
+
+t.test('environment variables, and flags that win over them', async (t) => {
+  const env = { TRACELAKE_PORT: '9000', TRACELAKE_MODE: 'local', TRACELAKE_MAX_BODY: '2KiB', TRACELAKE_HOST: '' };
+  const c = loadConfig(env, ['--port', '0', '--data-dir=/tmp/x', '--fault-injection', 'on']);
+  t.equal(c.port, 0);
+  t.equal(c.mode, 'local');
+  t.equal(c.maxBodyBytes, 2048);
+  t.equal(c.dataDir, '/tmp/x');
+  t.equal(c.host, '127.0.0.1', 'an empty variable means the default');
+  t.equal(c.faultInjection, true);
+  t.equal(loadConfig({ TRACELAKE_MAX_OTLP_BODY: '1.5mb' }, []).maxOtlpBodyBytes, 1.5 * 1024 ** 2);
+});
+
+t.test('bad values name the option', async (t) => {
+  t.throws(() => loadConfig({ TRACELAKE_PORT: '70000' }, []), /TRACELAKE_PORT \/ --port: expected an integer/);
+  t.throws(() => loadConfig({}, ['--mode', 'hybrid']), /TRACELAKE_MODE .*one of cloud, local/);
+  t.throws(() => loadConfig({}, ['--max-body', 'lots']), /expected a size/);
+  t.throws(() => loadConfig({}, ['--fault-injection', 'maybe']), /expected on or off/);
+  t.throws(() => loadConfig({}, ['--colour', 'blue']), /unknown option --colour/);
+  t.throws(() => loadConfig({}, ['--port']), /--port needs a value/);
+  t.equal(loadConfig({}, ['--fault-injection', 'no']).faultInjection, false);
+});
+
+t.test('the README documents every option', async (t) => {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  for (const o of OPTIONS) {
+    t.ok(readme.includes(`\`${o.env}\``), `${o.env} in README`);
+    t.ok(readme.includes(`\`${o.flag}\``), `${o.flag} in README`);
+  }
+});
+
+t.test('the value parsers', async (t) => {
+  t.equal(loadConfig({}, ['--rate-limit', '2.5']).rateLimit, 2.5, 'a rate may be fractional');
+  t.equal(loadConfig({}, ['--rate-limit=0']).rateLimit, 0);
+  t.throws(() => loadConfig({}, ['--rate-limit=']), /TRACELAKE_RATE_LIMIT \/ --rate-limit: expected a number ≥ 0, got ""/, 'an empty flag value is not 0');
+  t.throws(() => loadConfig({}, ['--rate-limit', ' ']), /expected a number ≥ 0/);
+  t.throws(() => loadConfig({}, ['--rate-limit', 'Infinity']), /expected a number ≥ 0/);
+  t.throws(() => loadConfig({}, ['--rate-limit', '-1']), /expected a number ≥ 0/);
+  t.equal(loadConfig({}, ['--max-body', ' 64 kb ']).maxBodyBytes, 64 * 1024, 'units in any case, spaces around');
+  t.equal(loadConfig({}, ['--max-body', '3GiB']).maxBodyBytes, 3 * 1024 ** 3);
+  t.equal(loadConfig({}, ['--max-body', '10B']).maxBodyBytes, 10);
+  t.throws(() => loadConfig({}, ['--max-body', '5 parsecs']), /expected a size such as 16MiB, got "5 parsecs"/, 'an unknown unit');
+  t.throws(() => loadConfig({}, ['--workers', '1.5']), /TRACELAKE_WORKERS .*expected an integer in 1\.\.256/);
+  t.throws(() => loadConfig({}, ['--workers', '0']), /expected an integer in 1\.\.256/);
+  t.equal(loadConfig({}, ['--workers', '256']).workers, 256);
+  t.equal(loadConfig({ TRACELAKE_ALLOW_NEW_STORE: 'YES' }, []).allowNewStore, true);
+  t.equal(loadConfig({ TRACELAKE_ALLOW_NEW_STORE: 'Off' }, []).allowNewStore, false);
+  t.equal(loadConfig({}, ['--log-level', 'silent']).logLevel, 'silent');
+  t.equal(loadConfig({}, ['--bootstrap-key', 'sk_x']).bootstrapKey, 'sk_x');
+  t.equal(loadConfig({}, []).plansFile, undefined, 'an option without a default stays unset');
+  t.ok(loadConfig({}, []).maxInflightBytes >= 64 * 1024 ** 2 && loadConfig({}, []).maxInflightBytes <= 1024 ** 3, 'in-flight bytes: 64 MiB to 1 GiB');
+});

@@ -1,0 +1,280 @@
+/**
+ * src/http/auth.ts: credentials from the headers, the permission check, and the Authenticator
+ * against a store fake (the store thread answers `findKey`, `touchKey`, `selectEnvironment` and
+ * `sessionScope`; the real one is driven by test/http/auth.test.ts).
+ */
+import t, { type Test } from 'tap';
+import { hashKey } from '../../../src/auth/keys.js';
+import { deriveSessionKey, sessionClaims, signSessionToken } from '../../../src/core/admin/jwt.js';
+import { ApiError } from '../../../src/core/errors.js';
+import { permissionsFor } from '../../../src/core/permissions.js';
+import { Authenticator, authorize, readCredentials } from '../../../src/http/auth.js';
+import type { StoreClient } from '../../../src/pool/storeClient.js';
+import type { KeyRecord } from '../../../src/store/admin/meta.js';
+
+t.test('credentials', async (t) => {
+  const app = '6f1c1c8e-1111-4222-8333-944455556666';
+  t.same(readCredentials({ authorization: 'Bearer sk_service_a', 'x-service-app-id': app }, false), { key: 'sk_service_a', appId: app });
+  t.same(readCredentials({ authorization: 'sk_service_a', 'x-partner-app-id': app.toUpperCase() }, false), { key: 'sk_service_a', appId: app });
+  t.same(readCredentials({ authorization: 'sk_service_a', 'x-service-app-id': app }, true), { key: 'sk_service_a', appId: app }, 'raw key on OTLP');
+  t.throws(() => readCredentials({ authorization: 'Bearer sk_service_a', 'x-service-app-id': app }, true), /without the "Bearer " prefix/, 'OTLP refuses Bearer');
+  t.throws(() => readCredentials({ authorization: '  ', 'x-service-app-id': app }, false), /Missing Authorization/);
+  try {
+    readCredentials({ authorization: 'x' }, false);
+    t.fail('should throw');
+  } catch (e) {
+    t.ok(e instanceof ApiError && e.status === 401);
+  }
+});
+
+t.test('credentials: the app id headers', async (t) => {
+  const app = '6f1c1c8e-1111-4222-8333-944455556666';
+  const other = '7a2d2d9f-2222-4333-8444-a55566667777';
+  t.same(readCredentials({ authorization: 'bearer   k  ', 'x-service-app-id': ` ${app} ` }, false), { key: 'k', appId: app }, 'trimmed; Bearer in any case');
+  t.same(readCredentials({ authorization: 'k', 'x-service-app-id': app, 'x-partner-app-id': app.toUpperCase() }, false), { key: 'k', appId: app }, 'both, agreeing');
+  t.throws(() => readCredentials({ authorization: 'k', 'x-service-app-id': app, 'x-partner-app-id': other }, false), { code: 'unauthorized', message: /name different apps/ });
+  t.throws(() => readCredentials({ authorization: 'k', 'x-service-app-id': 'app-1' }, false), { code: 'unauthorized', message: /must be a UUID/ });
+  t.throws(() => readCredentials({ authorization: 'k', 'x-service-app-id': app, 'x-partner-app-id': 'nope' }, false), /must be a UUID/, 'each header is checked');
+  t.throws(() => readCredentials({ authorization: 'k', 'x-service-app-id': ' ' }, false), { code: 'unauthorized', message: 'Missing X-Service-App-Id header' });
+  t.throws(() => readCredentials({ 'x-service-app-id': app }, false), { message: 'Missing Authorization header' });
+});
+
+t.test('authorize', async (t) => {
+  const p = { kind: 'key' as const, tenantId: 't', appId: 'a', environmentId: null, keyId: 'k', role: 'sdk' as const, permissions: ['trace.write' as const], plan: null };
+  t.doesNotThrow(() => authorize(p, 'trace.write'));
+  t.throws(() => authorize(p, 'score.delete'), { code: 'forbidden', fields: { required_permission: 'score.delete' } });
+  t.throws(() => authorize(p, 'admin'), { code: 'forbidden', fields: { required_permission: 'full_access' } });
+  t.doesNotThrow(() => authorize(p, 'none'));
+  t.doesNotThrow(() => authorize({ ...p, role: 'full_access', permissions: [] }, 'admin'));
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The Authenticator.
+
+const SECRET = Buffer.alloc(32, 9);
+const TENANT = '11111111-1111-4111-8111-111111111111';
+const APP = '6f1c1c8e-1111-4222-8333-944455556666';
+const OTHER_APP = '7a2d2d9f-2222-4333-8444-a55566667777';
+const KEY = 'sk_service_' + 'A'.repeat(43);
+
+interface Call {
+  task: string;
+  input: Record<string, unknown>;
+}
+
+/** A store answering from `answers`; every task run is recorded in `calls`. */
+function fakeStore(answers: Partial<Record<string, (input: Record<string, unknown>) => unknown>>) {
+  const calls: Call[] = [];
+  const store = {
+    run: async (task: string, input: Record<string, unknown>) => {
+      calls.push({ task, input });
+      const answer = answers[task];
+      if (!answer) throw new Error(`unexpected task ${task}`);
+      return answer(input);
+    },
+  } as unknown as StoreClient;
+  return { store, calls, count: (task: string) => calls.filter((c) => c.task === task).length };
+}
+
+function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
+  return {
+    id: 'key-1',
+    tenantId: TENANT,
+    appId: APP,
+    environmentId: 'env-prod',
+    role: 'sdk',
+    permissions: permissionsFor('sdk'),
+    keyHash: hashKey(SECRET, KEY),
+    expiresAt: null,
+    revokedAt: null,
+    plan: 'free',
+    allowedKinds: null,
+    environmentKind: 'production',
+    ...over,
+  };
+}
+
+const headers = (key = KEY, extra: Record<string, string> = {}) => ({ authorization: key, 'x-service-app-id': APP, ...extra });
+const noTouchErrors = (t: Test) => (e: unknown) => t.fail(`touch failed: ${String(e)}`);
+
+t.test('a key: its record, pinned', async (t) => {
+  const { store, calls } = fakeStore({ findKey: () => keyRecord(), touchKey: () => null });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  const p = await auth.authenticate(headers(), false, 1_000_000);
+  t.strictSame(p, {
+    kind: 'key',
+    tenantId: TENANT,
+    appId: APP,
+    environmentId: 'env-prod',
+    keyId: 'key-1',
+    role: 'sdk',
+    permissions: permissionsFor('sdk'),
+    plan: 'free',
+    pin: { environmentId: 'env-prod', kind: 'production' },
+  });
+  t.same(calls[0], { task: 'findKey', input: { keyHash: hashKey(SECRET, KEY) } }, 'looked up by its hash');
+  t.same(calls[1], { task: 'touchKey', input: { id: 'key-1', atMs: 1_000_000 } }, 'last use recorded');
+});
+
+t.test('a key whose environment kind is unknown carries no pin', async (t) => {
+  const { store } = fakeStore({ findKey: () => keyRecord({ environmentKind: null }), touchKey: () => null });
+  const p = await new Authenticator(store, SECRET, null, noTouchErrors(t)).authenticate(headers(), false, 0);
+  t.equal(p.environmentId, 'env-prod');
+  t.notOk('pin' in p);
+});
+
+t.test('key records are cached for 30 s, not when missing, and forgotten on demand', async (t) => {
+  const { store, count } = fakeStore({ findKey: () => keyRecord(), touchKey: () => null });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  await auth.authenticate(headers(), false, 0);
+  await auth.authenticate(headers(), false, 29_999);
+  t.equal(count('findKey'), 1, 'a cached record');
+  await auth.authenticate(headers(), false, 30_000);
+  t.equal(count('findKey'), 2, 'read again once 30 s old');
+  auth.forget(hashKey(SECRET, KEY));
+  await auth.authenticate(headers(), false, 30_001);
+  t.equal(count('findKey'), 3, 'read again once forgotten');
+
+  const missing = fakeStore({ findKey: () => null });
+  const none = new Authenticator(missing.store, SECRET, null, noTouchErrors(t));
+  await t.rejects(none.authenticate(headers(), false, 0), { code: 'unauthorized', message: 'Invalid API key' });
+  await t.rejects(none.authenticate(headers(), false, 1), { code: 'unauthorized' });
+  t.equal(missing.count('findKey'), 2, 'an unknown key is not cached');
+});
+
+t.test('the cache holds 10 000 records, dropping the oldest', async (t) => {
+  const keys = Array.from({ length: 10_001 }, (_, i) => 'sk_service_' + String(i).padStart(43, '0'));
+  const byHash = new Map(keys.map((k) => [hashKey(SECRET, k), k]));
+  const { store, count } = fakeStore({ findKey: ({ keyHash }) => keyRecord({ keyHash: keyHash as string, id: byHash.get(keyHash as string)! }), touchKey: () => null });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  for (const k of keys) await auth.authenticate(headers(k), false, 0);
+  t.equal(count('findKey'), 10_001);
+  await auth.authenticate(headers(keys[10_000]), false, 0);
+  await auth.authenticate(headers(keys[1]), false, 0);
+  t.equal(count('findKey'), 10_001, 'the newest and the second oldest are still cached');
+  await auth.authenticate(headers(keys[0]), false, 0);
+  t.equal(count('findKey'), 10_002, 'the oldest was dropped');
+});
+
+t.test('last use is written at most once a minute per key; a failed write is reported, not thrown', async (t) => {
+  const errors: unknown[] = [];
+  let failTouch = false;
+  const { store, count } = fakeStore({
+    findKey: () => keyRecord(),
+    touchKey: () => {
+      if (failTouch) throw new Error('disk full');
+      return null;
+    },
+  });
+  const auth = new Authenticator(store, SECRET, null, (e) => errors.push(e));
+  const at = 1_700_000_000_000;
+  await auth.authenticate(headers(), false, at);
+  await auth.authenticate(headers(), false, at + 59_999);
+  t.equal(count('touchKey'), 1);
+  failTouch = true;
+  const p = await auth.authenticate(headers(), false, at + 60_000);
+  t.equal(p.keyId, 'key-1', 'authenticated all the same');
+  t.equal(count('touchKey'), 2);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.match(errors, [{ message: 'disk full' }]);
+});
+
+t.test('refused keys', async (t) => {
+  const refuse = async (record: KeyRecord | null, pattern: RegExp, h = headers(), now = 1000) => {
+    const { store } = fakeStore({ findKey: () => record, touchKey: () => null });
+    await t.rejects(new Authenticator(store, SECRET, null, noTouchErrors(t)).authenticate(h, false, now), { code: 'unauthorized', message: pattern }, pattern.source);
+  };
+  await refuse(keyRecord({ keyHash: hashKey(SECRET, 'sk_service_other') }), /^Invalid API key$/);
+  await refuse(keyRecord({ revokedAt: 5 }), /has been revoked/);
+  await refuse(keyRecord({ expiresAt: 1000 }), /has expired/);
+  await refuse(keyRecord(), /does not belong to the app/, headers(KEY, { 'x-service-app-id': OTHER_APP }));
+  await refuse(null, /^Invalid API key$/, headers('not-a-key'));
+  await refuse(null, /^Invalid API key$/, headers('a.b'));
+  const { store } = fakeStore({ findKey: () => keyRecord({ expiresAt: 1001 }), touchKey: () => null });
+  t.equal((await new Authenticator(store, SECRET, null, noTouchErrors(t)).authenticate(headers(), false, 1000)).keyId, 'key-1', 'not expired until its time');
+});
+
+t.test('local mode: key-less requests act as the local app; a key is still checked', async (t) => {
+  const local = { tenantId: TENANT, appId: APP, environmentId: 'env-local', plan: 'local' };
+  const { store, count } = fakeStore({ findKey: () => keyRecord(), touchKey: () => null });
+  const auth = new Authenticator(store, SECRET, local, noTouchErrors(t));
+  t.strictSame(await auth.authenticate({}, false), {
+    kind: 'local',
+    tenantId: TENANT,
+    appId: APP,
+    environmentId: 'env-local',
+    plan: 'local',
+    keyId: null,
+    role: 'full_access',
+    permissions: permissionsFor('full_access'),
+  });
+  t.equal(count('findKey'), 0);
+  t.equal((await auth.authenticate(headers(), false, 0)).kind, 'key');
+  t.equal(count('findKey'), 1);
+});
+
+t.test('kind-scoped keys name their environment per request', async (t) => {
+  const scoped = keyRecord({ environmentId: null, environmentKind: null, allowedKinds: ['development', 'preview'] });
+  const environments: Record<string, { id: string; kind: string } | null> = { dev: { id: 'env-dev', kind: 'development' }, prod: { id: 'env-prod', kind: 'production' }, 'pr-12': { id: 'env-pr12', kind: 'preview' } };
+  const { store, calls } = fakeStore({ findKey: () => scoped, touchKey: () => null, selectEnvironment: ({ name }) => environments[name as string] ?? null });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  const selects = () => calls.filter((c) => c.task === 'selectEnvironment').map((c) => c.input);
+
+  const dev = await auth.authenticate(headers(KEY, { 'x-service-environment': ' dev ' }), false, 0);
+  t.equal(dev.environmentId, 'env-dev');
+  t.notOk('pin' in dev, 'not pinned');
+  t.same(selects().at(-1), { tenantId: TENANT, appId: APP, name: 'dev', createPreview: false });
+
+  const pr = await auth.authenticate(headers(KEY, { 'x-service-pull-request': '12', 'x-service-environment': 'dev' }), false, 0);
+  t.equal(pr.environmentId, 'env-pr12', 'a pull request wins over a name');
+  t.same(selects().at(-1), { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true }, 'created on first use, as the key allows previews');
+
+  await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': 'prod' }), false, 0), { code: 'forbidden', message: 'This key may not use production environments (allowed: development, preview)' });
+  await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': 'staging' }), false, 0), { code: 'forbidden', message: 'No environment "staging" in this app' });
+  await t.rejects(auth.authenticate(headers(KEY), false, 0), { code: 'forbidden', message: /scoped to environment kinds \(development, preview\): name the environment/ });
+  await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': '  ' }), false, 0), { code: 'forbidden', message: /name the environment/ });
+  for (const bad of ['0', '012', '12a', '-1', '12345678901']) {
+    await t.rejects(auth.authenticate(headers(KEY, { 'x-service-pull-request': bad }), false, 0), { code: 'forbidden', message: /must be a pull request number/ }, bad);
+  }
+  t.equal(selects().length, 4, 'refused headers never reach the store');
+});
+
+t.test('a key allowing no kinds (or only development) refuses every environment, and never creates a preview', async (t) => {
+  const none = keyRecord({ environmentId: null, environmentKind: null, allowedKinds: null });
+  const a = fakeStore({ findKey: () => none, touchKey: () => null, selectEnvironment: () => ({ id: 'env-dev', kind: 'development' }) });
+  await t.rejects(new Authenticator(a.store, SECRET, null, noTouchErrors(t)).authenticate(headers(KEY, { 'x-service-environment': 'dev' }), false, 0), {
+    message: 'This key may not use development environments (allowed: none)',
+  });
+  const dev = keyRecord({ environmentId: null, environmentKind: null, allowedKinds: ['development'] });
+  const b = fakeStore({ findKey: () => dev, touchKey: () => null, selectEnvironment: () => null });
+  await t.rejects(new Authenticator(b.store, SECRET, null, noTouchErrors(t)).authenticate(headers(KEY, { 'x-service-pull-request': '7' }), false, 0), { message: 'No environment "pr-7" in this app' });
+  t.same(b.calls.find((c) => c.task === 'selectEnvironment')?.input, { tenantId: TENANT, appId: APP, name: 'pr-7', createPreview: false });
+});
+
+t.test('session tokens', async (t) => {
+  const sessionKey = deriveSessionKey(SECRET);
+  const nowSec = 1_800_000_000;
+  const token = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
+  const { store, calls } = fakeStore({ sessionScope: ({ appId }) => (appId === APP ? { environmentId: 'env-prod', plan: 'team' } : null) });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  t.strictSame(await auth.authenticate(headers(`Bearer ${token}`), false, nowSec * 1000), {
+    kind: 'session',
+    tenantId: TENANT,
+    appId: APP,
+    environmentId: 'env-prod',
+    keyId: null,
+    role: 'full_access',
+    permissions: permissionsFor('full_access'),
+    plan: 'team',
+    subject: 'alice',
+  });
+  t.same(calls, [{ task: 'sessionScope', input: { tenantId: TENANT, appId: APP } }]);
+
+  await t.rejects(auth.authenticate(headers(token), false, (nowSec + 3600) * 1000), { code: 'unauthorized', message: 'Invalid session token: expired' });
+  const forged = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), Buffer.alloc(32, 1));
+  await t.rejects(auth.authenticate(headers(forged), false, nowSec * 1000), { code: 'unauthorized', message: /^Invalid session token: / });
+  await t.rejects(auth.authenticate(headers(token, { 'x-service-app-id': OTHER_APP }), false, nowSec * 1000), { message: /for another app than X-Service-App-Id/ });
+  const gone = signSessionToken(sessionClaims({ tenantId: TENANT, appId: OTHER_APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
+  await t.rejects(auth.authenticate(headers(gone, { 'x-service-app-id': OTHER_APP }), false, nowSec * 1000), { code: 'unauthorized', message: /no longer exists/ });
+  t.equal(calls.length, 2, 'only verified tokens for the named app reach the store');
+});
