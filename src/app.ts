@@ -157,6 +157,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     visibleTimeoutMs: 30_000,
   }, log);
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
+  await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
   const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness }, log);

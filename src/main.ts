@@ -5,7 +5,10 @@
 import { startTracelake } from './app.js';
 import { StartRefusal } from './auth/secret.js';
 import { loadConfig } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, exitAfterFlush } from './log.js';
+
+/** How long the workers and the store may take to flush and checkpoint once requests have drained. */
+const SHUTDOWN_GRACE_MS = 60_000;
 
 let config;
 try {
@@ -24,21 +27,28 @@ process.on('SIGXFSZ', () => undefined);
 try {
   const running = await startTracelake(config, log, {
     // Exit code 75 (EX_TEMPFAIL): "try again", for supervisors that restart on failure only.
-    onFatal: () => setTimeout(() => process.exit(75), 100),
+    onFatal: () => setTimeout(() => exitAfterFlush(log, 75), 100),
   });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    // Nothing else holds the event loop open while the workers flush (their ports are unref'd):
+    // without this timer the process ended mid-shutdown, unflushed, and could abort a worker inside
+    // DuckDB. It also bounds a shutdown that hangs.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time; exiting');
+      exitAfterFlush(log, 1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS);
     running.stop().then(
       () => {
         log.info('stopped');
-        process.exit(0);
+        exitAfterFlush(log, 0);
       },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exitAfterFlush(log, 1);
       },
     );
   };
@@ -52,5 +62,5 @@ try {
   } else {
     log.fatal({ err }, 'cannot start');
   }
-  process.exit(1);
+  exitAfterFlush(log, 1);
 }

@@ -66,6 +66,7 @@ export class IngestCoordinator {
   private commits: Promise<void> = Promise.resolve();
   private closing = false;
   private nextFlush = 1;
+  private readonly greeted: { count: number; wake: () => void }[] = [];
 
   constructor(
     private readonly store: StoreClient,
@@ -83,6 +84,20 @@ export class IngestCoordinator {
     port.on('message', (m: WorkerMessage) => this.onMessage(workerId, state, m));
     port.on('close', () => this.onWorkerGone(workerId, state));
     port.unref();
+    for (const g of this.greeted.filter((g) => this.workers.size >= g.count)) {
+      this.greeted.splice(this.greeted.indexOf(g), 1);
+      g.wake();
+    }
+  }
+
+  /**
+   * Resolves once `count` compute workers have greeted, i.e. opened their DuckDB. The server listens
+   * only then: a worker terminated while it is still opening DuckDB (a stop soon after the start)
+   * aborts the whole process (N-API cannot throw into a thread being torn down).
+   */
+  whenWorkers(count: number): Promise<void> {
+    if (this.workers.size >= count) return Promise.resolve();
+    return new Promise((wake) => this.greeted.push({ count, wake }));
   }
 
   /** Bytes accepted but not yet in committed segments (with requests in flight). */

@@ -4,7 +4,9 @@
  * - `TRACELAKE_CRASH_AT=<point>` kills the whole process (SIGKILL, as a power cut or the OOM killer
  *   would) the first time it reaches that point;
  * - `TRACELAKE_DISCARD_AFTER_MAP=on` answers every export right after decoding and mapping it, and
- *   stores nothing: native-bench/ingest measures the ingest path's ceiling with it.
+ *   stores nothing: native-bench/ingest measures the ingest path's ceiling with it;
+ * - `TRACELAKE_WORKER_START_DELAY_MS=<ms>` holds each compute worker that long before it opens its
+ *   DuckDB, as a loaded machine does: the shutdown test proves the server listens only after.
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
@@ -22,6 +24,8 @@ const faults = process.env.TRACELAKE_FAULT_INJECTION === 'on';
 const armed = faults ? process.env.TRACELAKE_CRASH_AT : undefined;
 
 export const DISCARD_AFTER_MAP = faults && process.env.TRACELAKE_DISCARD_AFTER_MAP === 'on';
+
+export const WORKER_START_DELAY_MS = faults ? Number(process.env.TRACELAKE_WORKER_START_DELAY_MS ?? 0) : 0;
 
 export function crashPoint(point: CrashPoint): void {
   if (armed === point) process.kill(process.pid, 'SIGKILL');

@@ -8,6 +8,7 @@ import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:w
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
 import type { AdmitAnswer, AdmitRequest, Admitter, GenerationReport } from '../ingest/workerIngest.js';
 import { WorkerIngest } from '../ingest/workerIngest.js';
+import { WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { SegmentBuffer } from '../store/spans/segmentBuffer.js';
@@ -54,6 +55,7 @@ class PortAdmitter implements Admitter {
 const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 const { port1: port, port2: theirs } = new MessageChannel();
 const admitter = new PortAdmitter(port);
+if (WORKER_START_DELAY_MS > 0) await new Promise((r) => setTimeout(r, WORKER_START_DELAY_MS));
 const buffer = await SegmentBuffer.open(segments.root);
 const ingest = new WorkerIngest(
   ingestLogDir(data.dataDir),

@@ -57,8 +57,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const logs: LogLine[] = [];
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // 'close', not 'exit': the child's last log lines may still be in its stdout pipe at 'exit'.
   const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       alive.delete(child);
       resolve(code);
     }),

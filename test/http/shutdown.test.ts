@@ -39,3 +39,15 @@ t.test('new connections are refused once draining has begun', async (t) => {
   t.equal((await slow).status, 200);
   t.equal(await exit, 0);
 });
+
+t.test('the server listens only once its compute workers are ready, so a stop right after the start is clean', async (t) => {
+  // A worker terminated while it opens DuckDB aborts the process (seen under load as SIGABRT on a
+  // SIGTERM soon after the start); the hook holds the worker back as a loaded machine would.
+  const delayMs = 4_000;
+  const started = performance.now();
+  const server = await startServer({ env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_WORKER_START_DELAY_MS: String(delayMs) } });
+  t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
+  t.ok(performance.now() - started >= delayMs, 'listening came after the worker opened its DuckDB');
+  t.equal(await server.stop('SIGTERM'), 0, 'a stop at once exits 0');
+  t.ok(server.logs.some((l) => l.msg === 'stopped'));
+});
