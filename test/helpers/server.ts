@@ -46,14 +46,35 @@ export function tempDir(prefix = 'tracelake-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
-  const dataDir = options.dataDir ?? tempDir();
+function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
   const child = spawn(wrapper ?? process.execPath, [...(wrapper ? [...wrapArgs, process.execPath] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   alive.add(child);
+  return child;
+}
+
+/**
+ * Runs a server that is expected to die on its own (a crash point), listening or not, and resolves
+ * with its exit code (null when a signal ended it).
+ */
+export function runUntilExit(options: ServerOptions & { dataDir: string }): Promise<number | null> {
+  const child = spawnServer(options.dataDir, options);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      alive.delete(child);
+      resolve(code);
+    }),
+  );
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  const child = spawnServer(dataDir, options);
   const logs: LogLine[] = [];
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

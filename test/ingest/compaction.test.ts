@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, rootCredentials, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
 async function fill(server: TestServer, auth: Credentials): Promise<string[]> {
@@ -95,8 +95,8 @@ for (const point of ['after-compaction-publish', 'after-compaction-commit'] as c
     const expected = await answers(first, root, traces);
     t.equal(await first.stop('SIGTERM'), 0);
 
-    const crashing = await startServer({ dataDir, args: COMPACTING, env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_CRASH_AT: point } });
-    const code = await new Promise<number | null>((resolve) => crashing.child.once('exit', (c) => resolve(c)));
+    // Compaction starts with the store, so the process may die before it listens.
+    const code = await runUntilExit({ dataDir, args: COMPACTING, env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_CRASH_AT: point } });
     t.not(code, 0, 'the process died in the compaction');
 
     const again = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
