@@ -17,6 +17,7 @@ import { decodeExportRequest, encodeExportRequest } from '../../src/ingest/otlpP
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../src/ingest/protoDecode.js';
 import { int64ToDecimal, uint64ToDecimal } from '../../src/ingest/protoReader.js';
 import { exportBatch } from '../../native-bench/workload.js';
+import { f64, le32, le64, lenField, tag, utf8, varint, varintField, type OtlpMessage } from '../helpers/wire.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Comparing the two decoders.
@@ -83,20 +84,7 @@ function agreeButGroups(bytes: Uint8Array): boolean {
 // The schema (as in otlpProto.ts), for the wire generator and the field-coverage check.
 
 type Scalar = 'uint32' | 'int32' | 'int64' | 'bool' | 'fixed32' | 'fixed64' | 'double' | 'string' | 'bytes';
-type MessageName =
-  | 'ExportTraceServiceRequest'
-  | 'ResourceSpans'
-  | 'Resource'
-  | 'ScopeSpans'
-  | 'InstrumentationScope'
-  | 'Span'
-  | 'Event'
-  | 'Link'
-  | 'Status'
-  | 'KeyValue'
-  | 'AnyValue'
-  | 'ArrayValue'
-  | 'KeyValueList';
+type MessageName = OtlpMessage;
 type Kind = Scalar | MessageName;
 type Field = readonly [name: string, id: number, kind: Kind];
 
@@ -196,27 +184,6 @@ const ALL_FIELDS = Object.entries(SCHEMA).flatMap(([type, fields]) => fields.map
 // ---------------------------------------------------------------------------------------------------
 // Wire bytes by hand, to send what no encoder writes.
 
-/** A varint of `value` (taken modulo 2^64), padded with zero groups to at least `minBytes` bytes. */
-function varint(value: bigint | number, minBytes = 1): number[] {
-  let v = BigInt.asUintN(64, BigInt(value));
-  const out: number[] = [];
-  do {
-    out.push(Number(v & 0x7fn));
-    v >>= 7n;
-  } while (v > 0n);
-  while (out.length < minBytes) out.push(0);
-  for (let i = 0; i < out.length - 1; i++) out[i] = out[i]! | 0x80;
-  return out;
-}
-
-const key = (field: number, wireType: number, minBytes = 1): number[] => varint(BigInt(field) * 8n + BigInt(wireType), minBytes);
-const lenField = (field: number, payload: readonly number[], padLength = 1): number[] => [...key(field, 2), ...varint(payload.length, padLength), ...payload];
-const varintField = (field: number, value: bigint | number): number[] => [...key(field, 0), ...varint(value)];
-const utf8 = (s: string): number[] => [...Buffer.from(s, 'utf8')];
-const le64 = (v: bigint): number[] => [...Buffer.from(new BigUint64Array([BigInt.asUintN(64, v)]).buffer)];
-const le32 = (v: number): number[] => [...Buffer.from(new Uint32Array([v >>> 0]).buffer)];
-const f64 = (n: number): number[] => [...Buffer.from(new Float64Array([n]).buffer)];
-
 /** A request holding one span of the given field bytes (resource and scope left out). */
 const requestWithSpan = (span: readonly number[]): Uint8Array => Uint8Array.from(lenField(1, lenField(2, lenField(2, span))));
 
@@ -232,7 +199,7 @@ function nest(inner: readonly number[], wrappers: readonly number[]): Uint8Array
   const heads: number[][] = [];
   let length = inner.length;
   for (const id of wrappers) {
-    const head = [...key(id, 2), ...varint(length)];
+    const head = [...tag(id, 2), ...varint(length)];
     heads.push(head);
     length += head.length;
   }
@@ -405,16 +372,16 @@ const wireMessage = (() => {
     const right = fields.map(([, fieldId, kind]) => {
       const body = isMessage(kind) ? fc.tuple(message(kind, budget - 1), lengthPad).map(([b, pad]) => [...varint(b.length, pad), ...b]) : scalarPayload(kind);
       const keyPad = fc.oneof({ weight: 8, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 5 }) });
-      return fc.tuple(keyPad, body).map(([pad, b]) => [...key(fieldId, wireTypeOf(kind), pad), ...b]);
+      return fc.tuple(keyPad, body).map(([pad, b]) => [...tag(fieldId, wireTypeOf(kind), pad), ...b]);
     });
     const wrongType = fc
       .tuple(fc.constantFrom(...SCHEMA[type]), fc.constantFrom(0, 1, 2, 5))
       .filter(([[, , kind], wt]) => wt !== wireTypeOf(kind))
-      .chain(([[, fieldId], wt]) => payloadOf(wt).map((b) => [...key(fieldId, wt), ...b]));
+      .chain(([[, fieldId], wt]) => payloadOf(wt).map((b) => [...tag(fieldId, wt), ...b]));
     const unknown = fc
       .tuple(fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2 ** 29 - 1 })), fc.constantFrom(0, 1, 2, 5))
       .filter(([fieldId]) => !ids.has(fieldId))
-      .chain(([fieldId, wt]) => payloadOf(wt).map((b) => [...key(fieldId, wt), ...b]));
+      .chain(([fieldId, wt]) => payloadOf(wt).map((b) => [...tag(fieldId, wt), ...b]));
     const field = right.length > 0 ? fc.oneof({ weight: 12, arbitrary: fc.oneof(...right) }, { weight: 1, arbitrary: wrongType }, { weight: 1, arbitrary: unknown }) : fc.oneof(wrongType, unknown);
     const arb = fc.array(field, { maxLength: budget > 3 ? 3 : 4 }).map((list) => list.flat());
     memo.set(memoKey, arb);
@@ -520,7 +487,7 @@ t.test('proto3 semantics protobufjs applies are reproduced', async (t) => {
   const valueOf = (r: ExportTraceServiceRequest | undefined) => spanOf(r)?.attributes?.[0]?.value;
 
   // Explicit defaults are absent; a later default removes an earlier value.
-  const defaults = agree(requestWithSpan([...spanIds, ...lenField(5, utf8('x')), ...lenField(5, []), ...varintField(6, 0), ...key(7, 1), ...le64(0n), ...lenField(4, [])]));
+  const defaults = agree(requestWithSpan([...spanIds, ...lenField(5, utf8('x')), ...lenField(5, []), ...varintField(6, 0), ...tag(7, 1), ...le64(0n), ...lenField(4, [])]));
   t.strictSame(Object.keys(spanOf(defaults)!).sort(), ['spanId', 'traceId']);
   // A singular message sent twice is merged; repeated fields append.
   const merged = agree(requestWithSpan([...spanIds, ...lenField(15, varintField(3, 2)), ...lenField(15, lenField(2, utf8('boom')))]));
@@ -534,17 +501,17 @@ t.test('proto3 semantics protobufjs applies are reproduced', async (t) => {
   t.strictSame(valueOf(agree(requestWithValue(varintField(3, 0)))), { intValue: '0' });
   t.strictSame(valueOf(agree(requestWithValue(varintField(2, 0)))), { boolValue: false });
   // A bool is true when any bit of its varint is, the 10th byte's too (as protobufjs 8 reads it).
-  t.strictSame(valueOf(agree(requestWithValue([...key(2, 0), ...new Array(9).fill(0x80), 0x7e]))), { boolValue: true });
+  t.strictSame(valueOf(agree(requestWithValue([...tag(2, 0), ...new Array(9).fill(0x80), 0x7e]))), { boolValue: true });
   t.same(plain(valueOf(agree(requestWithValue(lenField(7, []))))), { bytesValue: new Uint8Array(0) });
   // int64 text: two's complement negatives, extremes; a 10-byte varint for a negative int32 kind.
   t.strictSame(valueOf(agree(requestWithValue(varintField(3, -1n)))), { intValue: '-1' });
   t.strictSame(valueOf(agree(requestWithValue(varintField(3, I64_MIN)))), { intValue: '-9223372036854775808' });
   t.strictSame(valueOf(agree(requestWithValue(varintField(3, I64_MAX)))), { intValue: '9223372036854775807' });
   t.equal(spanOf(agree(requestWithSpan([...spanIds, ...varintField(6, -2n)])))?.kind, -2);
-  t.equal(spanOf(agree(requestWithSpan([...spanIds, ...key(8, 1), ...le64(U64_MAX)])))?.endTimeUnixNano, '18446744073709551615');
+  t.equal(spanOf(agree(requestWithSpan([...spanIds, ...tag(8, 1), ...le64(U64_MAX)])))?.endTimeUnixNano, '18446744073709551615');
   // Doubles keep NaN, infinities and -0.
-  t.ok(Number.isNaN(valueOf(agree(requestWithValue([...key(4, 1), ...f64(Number.NaN)])))?.doubleValue));
-  t.ok(Object.is(valueOf(agree(requestWithValue([...key(4, 1), ...f64(-0)])))?.doubleValue, -0));
+  t.ok(Number.isNaN(valueOf(agree(requestWithValue([...tag(4, 1), ...f64(Number.NaN)])))?.doubleValue));
+  t.ok(Object.is(valueOf(agree(requestWithValue([...tag(4, 1), ...f64(-0)])))?.doubleValue, -0));
   // Strings: a byte-order mark is kept, invalid UTF-8 refused (short and long).
   t.strictSame(valueOf(agree(requestWithValue(lenField(1, utf8('\uFEFFx'))))), { stringValue: '\uFEFFx' });
   t.equal(agree(requestWithValue(lenField(1, [0x61, 0xff]))), undefined);
@@ -568,16 +535,16 @@ t.test('unknown fields of every wire type, and known fields with the wrong wire 
   const ids = [...lenField(1, new Array(16).fill(7)), ...lenField(2, new Array(8).fill(8))];
   const unknowns = [
     ...varintField(99, U64_MAX),
-    ...key(999, 0),
+    ...tag(999, 0),
     ...varint(0, 12), // an unknown varint of any length is skipped, as protobufjs does
-    ...key(100, 1),
+    ...tag(100, 1),
     ...le64(5n),
     ...lenField(101, utf8('ignored')),
-    ...key(102, 5),
+    ...tag(102, 5),
     ...le32(9),
-    ...key(2 ** 29 - 1, 2),
+    ...tag(2 ** 29 - 1, 2),
     ...varint(0),
-    ...key(5, 0), // name, but as a varint
+    ...tag(5, 0), // name, but as a varint
     ...varint(3),
     ...lenField(7, le64(5n)), // startTimeUnixNano, but length-delimited
   ];
@@ -595,22 +562,22 @@ t.test('unknown fields of every wire type, and known fields with the wrong wire 
 
 t.test('malformed input throws an Error', async (t) => {
   const cases: Array<[string, number[]]> = [
-    ['truncated varint', [...key(1, 2), 0x80]],
+    ['truncated varint', [...tag(1, 2), 0x80]],
     ['truncated tag', [0x80]],
-    ['length past the end', [...key(1, 2), 5, 0, 0]],
-    ['length past the end of the enclosing message', lenField(1, [...key(3, 2), 9, 0x61])],
-    ['varint over 10 bytes', [...requestWithSpan([...key(10, 0), ...new Array(10).fill(0x80), 0])]],
-    ['int64 varint over 10 bytes', [...requestWithValue([...key(3, 0), ...new Array(10).fill(0xff), 0x01])]],
-    ['length over 2^31', [...key(1, 2), 0xff, 0xff, 0xff, 0xff, 0x0f]],
+    ['length past the end', [...tag(1, 2), 5, 0, 0]],
+    ['length past the end of the enclosing message', lenField(1, [...tag(3, 2), 9, 0x61])],
+    ['varint over 10 bytes', [...requestWithSpan([...tag(10, 0), ...new Array(10).fill(0x80), 0])]],
+    ['int64 varint over 10 bytes', [...requestWithValue([...tag(3, 0), ...new Array(10).fill(0xff), 0x01])]],
+    ['length over 2^31', [...tag(1, 2), 0xff, 0xff, 0xff, 0xff, 0x0f]],
     ['field number 0', [0x00, 0x00]],
     ['tag over 32 bits', [0xff, 0xff, 0xff, 0xff, 0x7f]],
-    ['fixed64 cut short', [...requestWithSpan([...key(7, 1), 1, 2, 3])]],
-    ['fixed32 cut short', [...requestWithSpan([...key(16, 5), 1])]],
-    ['wire type 3 (group start)', [...key(1, 3), ...key(1, 4)]],
-    ['wire type 4 (group end)', key(1, 4)],
-    ['wire type 6', [...key(1, 6), 0]],
-    ['wire type 7', [...key(1, 7), 0]],
-    ['unknown group inside a span', [...requestWithSpan([...key(50, 3), ...key(50, 4)])]],
+    ['fixed64 cut short', [...requestWithSpan([...tag(7, 1), 1, 2, 3])]],
+    ['fixed32 cut short', [...requestWithSpan([...tag(16, 5), 1])]],
+    ['wire type 3 (group start)', [...tag(1, 3), ...tag(1, 4)]],
+    ['wire type 4 (group end)', tag(1, 4)],
+    ['wire type 6', [...tag(1, 6), 0]],
+    ['wire type 7', [...tag(1, 7), 0]],
+    ['unknown group inside a span', [...requestWithSpan([...tag(50, 3), ...tag(50, 4)])]],
   ];
   for (const [name, bytes] of cases) {
     t.throws(() => decodeTraceRequest(Uint8Array.from(bytes)), Error, name);
@@ -619,7 +586,7 @@ t.test('malformed input throws an Error', async (t) => {
   for (const [name, bytes] of cases.filter(([n]) => !n.includes('group'))) {
     t.throws(() => decodeExportRequest(Uint8Array.from(bytes)), name);
   }
-  t.doesNotThrow(() => decodeExportRequest(Uint8Array.from(requestWithSpan([...key(50, 3), ...key(50, 4)]))), 'protobufjs skips an unknown group');
+  t.doesNotThrow(() => decodeExportRequest(Uint8Array.from(requestWithSpan([...tag(50, 3), ...tag(50, 4)]))), 'protobufjs skips an unknown group');
 });
 
 t.test('every truncation of valid requests is refused or decoded exactly as protobufjs does', async (t) => {

@@ -7,22 +7,9 @@
 import t from 'tap';
 import type { ExportTraceServiceRequest } from '../../../src/core/otlp/wire.js';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../../src/ingest/protoDecode.js';
-import { doubleField, f64, fixed32Field, fixed64Field, I32, I64, LEN, lenField, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField } from './wire.js';
+import { doubleField, f64, fixed32Field, fixed64Field, I32, I64, LEN, lenField, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, type OtlpMessage } from '../../helpers/wire.js';
 
-type Msg =
-  | 'ExportTraceServiceRequest'
-  | 'ResourceSpans'
-  | 'Resource'
-  | 'ScopeSpans'
-  | 'InstrumentationScope'
-  | 'Span'
-  | 'Event'
-  | 'Link'
-  | 'Status'
-  | 'KeyValue'
-  | 'AnyValue'
-  | 'ArrayValue'
-  | 'KeyValueList';
+type Msg = OtlpMessage;
 
 /** Where each message sits: its parent and its field there (the message is reached by that path). */
 const PLACE: Record<Exclude<Msg, 'ExportTraceServiceRequest'>, [parent: Msg, field: number, name: string, repeated: boolean]> = {

@@ -27,7 +27,7 @@ import {
   uint64ToDecimal,
   VARINT,
 } from '../../../src/ingest/protoReader.js';
-import { f64, le32, le64, varint } from './wire.js';
+import { f64, le32, le64, varint } from '../../helpers/wire.js';
 
 /** A reader over `bytes` (a plain Uint8Array view into a larger buffer unless `asBuffer`). */
 function reader(bytes: readonly number[], asBuffer = false): Reader {

@@ -1,4 +1,21 @@
-// Protobuf wire bytes by hand, for the decoder's unit tests (protoReader, protoDecode). Not a test file.
+// Protobuf wire bytes by hand, to send what no encoder writes: the decoder's unit tests and its
+// differential test against protobufjs (test/ingest/protoDecode.test.ts).
+
+/** The OTLP trace messages the decoder knows. */
+export type OtlpMessage =
+  | 'ExportTraceServiceRequest'
+  | 'ResourceSpans'
+  | 'Resource'
+  | 'ScopeSpans'
+  | 'InstrumentationScope'
+  | 'Span'
+  | 'Event'
+  | 'Link'
+  | 'Status'
+  | 'KeyValue'
+  | 'AnyValue'
+  | 'ArrayValue'
+  | 'KeyValueList';
 
 /** A varint of `value` (taken modulo 2^64), padded with zero groups to at least `minBytes` bytes. */
 export function varint(value: bigint | number, minBytes = 1): number[] {
@@ -18,8 +35,9 @@ export const I64 = 1;
 export const LEN = 2;
 export const I32 = 5;
 
-export const tag = (field: number, wireType: number): number[] => varint(BigInt(field) * 8n + BigInt(wireType));
-export const lenField = (field: number, payload: readonly number[]): number[] => [...tag(field, LEN), ...varint(payload.length), ...payload];
+/** A field's key; `minBytes` pads it with zero groups (a valid, if unusual, encoding). */
+export const tag = (field: number, wireType: number, minBytes = 1): number[] => varint(BigInt(field) * 8n + BigInt(wireType), minBytes);
+export const lenField = (field: number, payload: readonly number[], padLength = 1): number[] => [...tag(field, LEN), ...varint(payload.length, padLength), ...payload];
 export const varintField = (field: number, value: bigint | number): number[] => [...tag(field, VARINT), ...varint(value)];
 export const fixed64Field = (field: number, value: bigint): number[] => [...tag(field, I64), ...le64(value)];
 export const fixed32Field = (field: number, value: number): number[] => [...tag(field, I32), ...le32(value)];
