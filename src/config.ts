@@ -73,6 +73,19 @@ function bytes(text: string): number {
   return Math.floor(Number(m[1]) * unit);
 }
 
+/** The smallest DuckDB memory limit we start with: below it DuckDB fails its first large query. */
+const MIN_DUCKDB_MEMORY = 64 * 1024 ** 2;
+
+/**
+ * DuckDB's memory_limit, checked here so a bad value is a config error (exit 2) and not a stack
+ * trace from inside the store thread: a size as `bytes` reads it, handed to DuckDB in bytes.
+ */
+function memoryLimit(t: string): string {
+  const n = bytes(t);
+  if (n < MIN_DUCKDB_MEMORY) throw new Error(`expected at least 64MiB, got "${t}"`);
+  return `${n}B`;
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (text: string): T => {
     if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
@@ -105,7 +118,7 @@ export const OPTIONS = [
   { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },
   { key: 'workers', env: 'TRACELAKE_WORKERS', flag: '--workers', fallback: String(cores), parse: integer(1, 256), doc: 'Worker threads for decoding, mapping and serialising (default: cores).' },
   { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
-  { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: text, doc: 'DuckDB memory_limit.' },
+  { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: memoryLimit, doc: 'DuckDB memory_limit (at least 64MiB).' },
   { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },
   { key: 'maxRequests', env: 'TRACELAKE_MAX_REQUESTS', flag: '--max-requests', fallback: '2048', parse: integer(1), doc: 'Requests in flight at once; more are answered 503 `overloaded` with Retry-After at once.' },
   { key: 'maxInflightBytes', env: 'TRACELAKE_MAX_INFLIGHT_BYTES', flag: '--max-inflight-bytes', fallback: `${inflightBytes}MiB`, parse: bytes, doc: 'Request body bytes held in memory at once (default: a sixteenth of memory, 64 MiB to 1 GiB); a body that does not fit is answered 503 `overloaded` before it is read.' },
