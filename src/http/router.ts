@@ -37,6 +37,8 @@ export class Router {
   }
 
   match(method: string, path: string): Match {
+    // HEAD is GET without the body (RFC 9110 §9.3.2): probes such as `curl -I /health` use it.
+    if (method === 'HEAD') method = 'GET';
     const parts = path.split('/').slice(1);
     const allow: Method[] = [];
     let bad: string | null = null;

@@ -263,7 +263,8 @@ export class HttpServer {
     ex.res.cork(() => {
       this.writeHead(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
       // uWS writes `Connection: close` itself when asked to close.
-      ex.res.end(payload, closing);
+      if (ex.method === 'HEAD') ex.res.endWithoutBody(Buffer.byteLength(payload), closing);
+      else ex.res.end(payload, closing);
     });
     this.finish(ex, reply.status);
   }
@@ -289,6 +290,10 @@ export class HttpServer {
       const total = (await handle.stat()).size;
       if (ex.aborted) return;
       ex.res.cork(() => this.writeHead(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }));
+      if (ex.method === 'HEAD') {
+        ex.res.cork(() => ex.res.endWithoutBody(total));
+        return;
+      }
       if (total === 0) {
         ex.res.cork(() => ex.res.end());
         return;

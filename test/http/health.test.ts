@@ -13,6 +13,15 @@ t.test('health endpoints', async (t) => {
   t.equal(live.body.status, 'healthy');
   t.equal(live.body.mode, 'cloud');
 
+  // Probes that send HEAD (curl -I, some load balancers) get the GET answer's status and headers, no body.
+  const head = await fetch(`${server.url}/health`, { method: 'HEAD' });
+  t.equal(head.status, 200, 'HEAD /health answers');
+  t.equal(head.headers.get('content-type'), 'application/json');
+  // uptime_s may have gained a digit since the GET: the length is the body's, give or take that.
+  t.ok(Math.abs(Number(head.headers.get('content-length')) - Buffer.byteLength(JSON.stringify(live.body))) <= 2, 'with the length of the GET body');
+  t.equal((await head.arrayBuffer()).byteLength, 0, 'and no body');
+  t.equal((await fetch(`${server.url}/v1/traces`, { method: 'HEAD' })).status, 401, 'HEAD goes through auth like GET');
+
   for (const [path, component, names] of [
     ['/v1/health/ingestion', 'ingestion', ['duckdb', 'data_dir', 'disk', 'worker_pool']],
     ['/v1/health/files', 'files', ['data_dir', 'disk', 'segments', 'quarantine', 'worker_pool']],

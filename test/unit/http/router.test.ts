@@ -19,6 +19,8 @@ t.test('router', async (t) => {
   const two = r.match('GET', '/v1/traces/t1/spans/s1');
   t.same(two.kind === 'found' && { ...two.params }, { traceId: 't1', spanId: 's1' });
   t.same(r.match('POST', '/v1/scores/x'), { kind: 'method_not_allowed', allow: ['GET', 'DELETE'] });
+  const head = r.match('HEAD', '/v1/scores/names');
+  t.equal(head.kind === 'found' && head.route.method, 'GET', 'HEAD is answered by the GET route');
   t.same(r.match('GET', '/v1/scores'), { kind: 'not_found' });
   t.same(r.match('GET', '/v1/scores/'), { kind: 'not_found' }, 'an empty param does not match');
   t.same(r.match('GET', '/v1/scores/%E0%A4%A'), { kind: 'bad_encoding', param: 'scoreId' }, 'bad percent-encoding in a parameter is named (a 400, not a 404)');
