@@ -70,6 +70,18 @@ t.test('OTLP input', async (t) => {
     stored[traceId] = 3;
   });
 
+  t.test('a span without a start time is refused through partialSuccess, the others stored', async (t) => {
+    const traceId = hex(16);
+    const request = exportRequest([{ traceId }, { traceId }]);
+    delete (request.resourceSpans[0]!.scopeSpans[0]!.spans[1] as { startTimeUnixNano?: string }).startTimeUnixNano;
+    const r = await post(server, sdk, JSON.stringify(request), JSON_TYPE);
+    t.equal(r.status, 200);
+    t.equal(r.body.partialSuccess?.rejectedSpans, '1');
+    t.match(r.body.partialSuccess?.errorMessage, /missing start time/);
+    t.equal(await spanCount(traceId), 1, 'the span with its time is stored');
+    stored[traceId] = 1;
+  });
+
   t.test('JSON, gzip and deflate bodies are accepted', async (t) => {
     const a = hex(16);
     const gz = await post(server, sdk, gzipSync(JSON.stringify(exportRequest([{ traceId: a }]))), { ...JSON_TYPE, 'content-encoding': 'gzip' });

@@ -140,6 +140,9 @@ function identify(span: Record<string, unknown>, id: Identity): string | undefin
   if (!absent && !isValidId(parent, SPAN_ID_BYTES)) return 'invalid parent span id';
   const startNs = toNanos(span.startTimeUnixNano);
   if (startNs === undefined) return 'invalid start time';
+  // OTLP calls the start time required; absent, it reads as 0, and a span stored at 1970 would sit
+  // outside every window, unreadable. Refused and said, so the sender can see it.
+  if (startNs === 0n) return 'missing start time (startTimeUnixNano is 0 or absent)';
   const endNs = toNanos(span.endTimeUnixNano);
   if (endNs === undefined) return 'invalid end time';
   id.traceId = traceId;

@@ -138,15 +138,21 @@ t.test('an absent or all-zero parent is a root', async (t) => {
   t.same(rows.map((r) => r.parentId), [null, null, null, null, null]);
 });
 
-t.test('an end before the start is clamped to the start; absent times read as 0', async (t) => {
-  const [clamped, absent] = mapExportRequest(
+t.test('an end before the start is clamped to the start; an absent end is the start; an absent start is refused', async (t) => {
+  const result = mapExportRequest(
     request([
       span({ spanId: '1111111111111111', startTimeUnixNano: '2000', endTimeUnixNano: '1000' }),
-      span({ spanId: '2222222222222222', startTimeUnixNano: undefined, endTimeUnixNano: undefined }),
+      span({ spanId: '2222222222222222', startTimeUnixNano: '3000', endTimeUnixNano: undefined }),
+      span({ spanId: '3333333333333333', startTimeUnixNano: undefined, endTimeUnixNano: undefined }),
+      span({ spanId: '4444444444444444', startTimeUnixNano: '0', endTimeUnixNano: '5000' }),
     ]),
-  ).spans;
+  );
+  const [clamped, noEnd] = result.spans;
   t.same([clamped!.startNs, clamped!.endNs], [2000n, 2000n]);
-  t.same([absent!.startNs, absent!.endNs], [0n, 0n]);
+  t.same([noEnd!.startNs, noEnd!.endNs], [3000n, 3000n]);
+  t.equal(result.spans.length, 2, 'spans without a start time are not stored (at 1970, outside every window)');
+  t.equal(result.rejected, 2);
+  t.same(result.errors, [2, 3].map((i) => `resourceSpans[0].scopeSpans[0].spans[${i}]: missing start time (startTimeUnixNano is 0 or absent)`));
 });
 
 t.test('status codes as numbers or enum names', async (t) => {
