@@ -27,6 +27,7 @@ export const ERRORS = {
   internal_error: { status: 500, message: 'Internal error' },
   not_available_locally: { status: 501, message: 'Not available on the local development server' },
   not_available_on_cloud: { status: 501, message: 'Only available on the local development server' },
+  not_implemented: { status: 501, message: 'This endpoint of the API is not built in this version' },
   overloaded: { status: 503, message: 'Temporarily overloaded; retry later' },
   unavailable: { status: 503, message: 'Service unavailable' },
   storage_unavailable: { status: 503, message: 'Storage is full or not writable; nothing was stored; retry later' },

@@ -16,6 +16,7 @@ import { ANONYMOUS, type Principal } from './principal.js';
 import { json, type Reply } from './reply.js';
 import type { AnyRoute, Context } from './route.js';
 import type { Router } from './router.js';
+import { unbuiltEndpoint } from './unbuilt.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
 import { STATUS_TEXT } from './status.js';
@@ -140,6 +141,8 @@ export class HttpServer {
     if (refusal) return this.send(ex, errorReply(new ApiError(refusal)));
     const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') {
+      const unbuilt = unbuiltEndpoint(ex.method, ex.path);
+      if (unbuilt) return this.send(ex, errorReply(new ApiError('not_implemented', `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`)));
       return this.send(ex, errorReply(new ApiError('not_found', `No route for ${ex.method} ${ex.path}`)));
     }
     if (match.kind === 'bad_encoding') {

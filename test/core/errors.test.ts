@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError, ERRORS, fromErrorData, isErrorData, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
+import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
 
 t.test('the error table', async (t) => {
   const codes = Object.keys(ERRORS) as ErrorCode[];
@@ -56,4 +56,17 @@ t.test('errors survive the trip across the worker boundary', async (t) => {
   t.notOk(isErrorData({ code: 'no_such_code', message: 'x' }));
   t.notOk(isErrorData(null));
   t.notOk(isErrorData('internal_error'));
+});
+
+t.test('storage refusals are told from other failures by their message, and answer 503 with Retry-After', async (t) => {
+  for (const message of ['ENOSPC: no space left on device, write', 'IO Error: Could not write file "x": No space left on device', 'EFBIG: file too large', 'EROFS: read-only file system, open', 'Disk quota exceeded', 'EIO: i/o error']) {
+    t.ok(isStorageFailure(new Error(message)), message);
+  }
+  t.notOk(isStorageFailure(new Error('Catalog Error: Table with name spans does not exist')), 'another error');
+  t.notOk(isStorageFailure('ENOSPC'), 'only errors');
+  const e = storageUnavailable();
+  t.equal(e.status, 503);
+  t.equal(e.code, 'storage_unavailable');
+  t.same(e.headers, { 'Retry-After': String(e.fields.retry_after_seconds) });
+  t.ok(Number(e.fields.retry_after_seconds) > 0);
 });

@@ -61,6 +61,14 @@ t.test('error shapes', async (t) => {
     isErrorShape(t, missing.body, 'not_found');
     t.equal((await call(server, 'GET', '/')).status, 404, 'the root is not a route');
 
+    // The spec's endpoints not built yet say so, rather than looking like a wrong URL.
+    const unbuilt = await call(server, 'POST', '/v1/agents/sync', { auth: root, body: {} });
+    t.equal(unbuilt.status, 501);
+    isErrorShape(t, unbuilt.body, 'not_implemented');
+    t.match(unbuilt.body.error.message, /POST \/v1\/agents\/sync is not built/);
+    t.equal((await call(server, 'GET', `/v1/apps/${root.appId}/git/branches`, { auth: root })).status, 501, 'parameters in the path');
+    t.equal((await call(server, 'GET', '/v1/experiments/a/b', { auth: root })).status, 404, 'a path of no endpoint stays 404');
+
     const wrongMethod = await call(server, 'PUT', '/v1/api-keys', { auth: root });
     t.equal(wrongMethod.status, 405);
     isErrorShape(t, wrongMethod.body, 'method_not_allowed');
