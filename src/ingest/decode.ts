@@ -36,9 +36,14 @@ export function decompress(body: Uint8Array, contentEncoding: string | undefined
     }
   } catch (e) {
     if (isTooLarge(e)) throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
-    throw new ApiError('invalid_request_body', `Body is not valid ${encoding}: ${(e as Error).message}`);
+    throw badBody(`not valid ${encoding}: ${(e as Error).message}`);
   }
   throw new ApiError('unsupported_media_type', `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`);
+}
+
+/** The spec's body error: the generic message, and what was wrong in `details.body`. */
+function badBody(why: string): ApiError {
+  return new ApiError('invalid_request_body', undefined, { details: { body: why } });
 }
 
 function isTooLarge(e: unknown): boolean {
@@ -52,14 +57,14 @@ export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): Export
       // Hand-written: 4.2–4.8× faster than protobufjs in native-bench/decode, same output (tested).
       return decodeTraceRequest(bytes);
     } catch (e) {
-      throw new ApiError('invalid_request_body', `Body is not a valid OTLP protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
+      throw badBody(`not a valid OTLP protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
     }
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (e) {
-    throw new ApiError('invalid_request_body', `Body is not valid JSON: ${(e as Error).message}`);
+    throw badBody(`not valid JSON: ${(e as Error).message}`);
   }
   return checkJsonShape(parsed);
 }
@@ -71,7 +76,7 @@ export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): Export
  */
 function checkJsonShape(v: unknown): ExportTraceServiceRequest {
   const fail = (why: string): never => {
-    throw new ApiError('invalid_request_body', `Body is not an OTLP/JSON ExportTraceServiceRequest: ${why}`);
+    throw badBody(`not an OTLP/JSON ExportTraceServiceRequest: ${why}`);
   };
   if (!isPlainObject(v)) return fail('expected an object');
   const extra = Object.keys(v).filter((k) => k !== 'resourceSpans' && k !== 'resource_spans');

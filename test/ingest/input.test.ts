@@ -146,6 +146,10 @@ t.test('OTLP input', async (t) => {
       const r = await post(server, sdk, body, headers);
       t.equal(r.status, status, name);
       t.equal(r.body?.error?.code, code, `${name}: ${code}`);
+      if (code === 'invalid_request_body') {
+        t.equal(r.body.error.message, 'Invalid request body', `${name}: the spec's generic message`);
+        t.match(r.body.error.details?.body, /^not /, `${name}: what was wrong, in details.body`);
+      }
     }
     const bearer = await call(server, 'POST', '/v1/traces', { rawBody: validProto, headers: { authorization: `Bearer ${sdk.key}`, 'x-service-app-id': sdk.appId, ...PROTO } });
     t.equal(bearer.status, 401, 'OTLP ingestion refuses the Bearer prefix');
