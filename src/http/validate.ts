@@ -88,6 +88,12 @@ function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T 
     const field = fieldName(error.path, part);
     details[field] ??= error.expected === 'undefined' ? 'unknown property' : WORDS.test(error.expected) ? error.expected : `expected ${error.expected}`;
   }
+  // A filter is refused with one code whichever check fails, its shape here or its meaning in
+  // core/filter (spec: filters): the JSON `filters` of a search body, the `filter` string of a list.
+  const filterField = part === 'body' ? /^filters(\[|\.|$)/ : part === 'query' ? /^filter$/ : null;
+  if (filterField && Object.keys(details).every((f) => filterField.test(f))) {
+    throw new ApiError('invalid_filter', undefined, { details });
+  }
   throw validationError(part, details);
 }
 

@@ -174,20 +174,24 @@ t.test('filters and search', async (t) => {
     t.same(or.body.pagination, { total: 2, limit: 50, offset: 0 });
     const meta = await search({ filters: [{ field: 'metadata.customer', operator: 'exists' }] });
     t.same(meta.body.data.map((x: { id: string }) => x.id).sort(), ids(A, B));
-    for (const bad of [
-      { filters: [{ field: 'name', operator: 'equals', value: 'a', extra: 1 }] },
-      { filters: Array.from({ length: 21 }, () => ({ field: 'name', operator: 'exists' })) },
-      { filters: [{ field: '', operator: 'exists' }] },
-      { filters: [{ field: 'name', operator: 'equals', value: 'x'.repeat(501) }] },
-      { filters: [{ field: 'name', operator: 'in', value: Array.from({ length: 51 }, (_, i) => `v${i}`) }] },
-      { filters: [{ or: [] }] },
-      { filters: [{ or: [{ or: [{ field: 'name', operator: 'exists' }] }] }] },
-      { limit: 1001 },
-      { unknown: true },
-    ]) {
+    for (const [bad, code] of [
+      [{ filters: [{ field: 'name', operator: 'equals', value: 'a', extra: 1 }] }, 'invalid_filter'],
+      [{ filters: Array.from({ length: 21 }, () => ({ field: 'name', operator: 'exists' })) }, 'invalid_filter'],
+      [{ filters: [{ field: '', operator: 'exists' }] }, 'invalid_filter'],
+      [{ filters: [{ field: 'name', operator: 'equals', value: 'x'.repeat(501) }] }, 'invalid_filter'],
+      [{ filters: [{ field: 'name', operator: 'in', value: Array.from({ length: 51 }, (_, i) => `v${i}`) }] }, 'invalid_filter'],
+      [{ filters: [{ or: [] }] }, 'invalid_filter'],
+      [{ filters: [{ or: [{ or: [{ field: 'name', operator: 'exists' }] }] }] }, 'invalid_filter'],
+      [{ limit: 1001 }, 'invalid_request_body'],
+      [{ unknown: true }, 'invalid_request_body'],
+    ] as const) {
       const res = await search(bad);
       t.equal(res.status, 400, JSON.stringify(bad).slice(0, 80));
+      t.equal(res.body.error.code, code, `${JSON.stringify(bad).slice(0, 60)}: ${code}`);
     }
+    const long = await call(server, 'GET', `/v1/traces?filter=${'x'.repeat(8193)}`, { auth: root });
+    t.equal(long.status, 400);
+    t.equal(long.body.error.code, 'invalid_filter', 'a filter string over its length cap');
     const semantic = await search({ filters: [{ field: 'tokens', operator: 'contains', value: 'x' }] });
     t.equal(semantic.body.error.code, 'invalid_filter');
   });

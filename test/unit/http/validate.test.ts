@@ -87,3 +87,22 @@ t.test('error messages', async (t) => {
   });
   t.throws(() => validateInput(words, {}, '', {}, null), { code: 'invalid_query_parameters', fields: { details: { a: 'is empty: must be text', b: 'each value must be a UUID', c: 'expected mustache' } } }, 'the first error of a field wins');
 });
+
+t.test('a filter that fails its shape check is invalid_filter, like one that fails its meaning', async (t) => {
+  interface Q { filter?: string & tags.MaxLength<5>; limit?: number }
+  interface B { filters?: { field: string }[]; limit?: number }
+  const r = route<Record<string, never>, Q, B>({
+    method: 'POST',
+    path: '/s',
+    permission: 'none',
+    validate: { query: typia.http.createValidateQuery<Q>(), body: typia.createValidateEquals<B>() },
+    handler: h,
+  });
+  const body = (v: unknown) => Buffer.from(JSON.stringify(v));
+  t.throws(() => validateInput(r, {}, '', {}, body({ filters: [{ field: 1 }] })), { code: 'invalid_filter', status: 400, fields: { details: { 'filters[0].field': 'expected string' } } });
+  t.throws(() => validateInput(r, {}, '', {}, body({ filters: {} })), { code: 'invalid_filter' }, 'filters itself');
+  t.throws(() => validateInput(r, {}, '', {}, body({ filters: [{ field: 1 }], limit: 'x' })), { code: 'invalid_request_body' }, 'with other fields wrong too, the body is');
+  t.throws(() => validateInput(r, {}, '', {}, body({ filtersx: 1 })), { code: 'invalid_request_body' }, 'a name that only starts like it is not the filter');
+  t.throws(() => validateInput(r, {}, 'filter=abcdef', {}, null), { code: 'invalid_filter', fields: { details: { filter: /MaxLength/ } } }, 'a filter string over its cap');
+  t.throws(() => validateInput(r, {}, 'limit=x', {}, null), { code: 'invalid_query_parameters' });
+});
