@@ -92,8 +92,12 @@ t.test('POST /v1/scores/batch', async (t) => {
     const r = await batch([{ name: 'b-none', client_id: 'a' }, { name: 'b-none', score: 1, resource_id: 'f'.repeat(16), client_id: 'b' }]);
     t.equal(r.status, 400);
     t.equal(r.body.error.code, 'invalid_request_body');
-    t.same(r.body.data.summary, { total: 2, succeeded: 0, failed: 2 });
-    t.same(r.body.data.results.map((x: { client_id: string; error: { code: string } }) => [x.client_id, x.error.code]), [['a', 'invalid_request_body'], ['b', 'not_found']]);
+    t.equal(r.body.error.message, 'Invalid request body', "the spec's generic message");
+    t.same(Object.keys(r.body.error.details), ['0', '1'], 'details: why, by item index');
+    t.match(r.body.error.details['0'], /resource_id/);
+    t.same(Object.keys(r.body), ['error'], 'no top-level data beside the error');
+    t.same(r.body.error.summary, { total: 2, succeeded: 0, failed: 2 });
+    t.same(r.body.error.results.map((x: { client_id: string; error: { code: string } }) => [x.client_id, x.error.code]), [['a', 'invalid_request_body'], ['b', 'not_found']]);
     t.equal((await named('b-none')).pagination.total, 0);
   });
 
@@ -144,8 +148,11 @@ t.test('POST /v1/scores/batch', async (t) => {
     const r = await batch(items, { 'x-tracelake-fault': 'score-insert' });
     t.equal(r.status, 500);
     t.equal(r.body.error.code, 'internal_error');
-    t.same(r.body.data.summary, { total: 3, succeeded: 0, failed: 3 });
-    t.same(r.body.data.results.map((x: { id: null; status: string; client_id: string; error: { code: string } }) => [x.id, x.status, x.client_id, x.error.code]), [
+    t.equal(r.body.error.message, 'Internal error');
+    t.same(Object.keys(r.body.error.details), ['0', '1', '2']);
+    t.same(Object.keys(r.body), ['error']);
+    t.same(r.body.error.summary, { total: 3, succeeded: 0, failed: 3 });
+    t.same(r.body.error.results.map((x: { id: null; status: string; client_id: string; error: { code: string } }) => [x.id, x.status, x.client_id, x.error.code]), [
       [null, 'error', 'one', 'internal_error'],
       [null, 'error', 'two', 'internal_error'],
       [null, 'error', 'invalid', 'invalid_request_body'],
@@ -175,7 +182,7 @@ t.test('POST /v1/scores/batch', async (t) => {
     t.equal((await call(w.server, 'POST', '/v1/scores/batch', { auth: writer, body: { scores: item } })).status, 201, 'score.write alone is enough');
     const otherApp = await call(w.server, 'POST', '/v1/scores/batch', { auth: w.other.auth, body: { scores: item } });
     t.equal(otherApp.status, 400, "another app cannot score this app's trace");
-    t.equal(otherApp.body.data.results[0].error.code, 'not_found');
+    t.equal(otherApp.body.error.results[0].error.code, 'not_found');
     stored['b-auth'] = 1;
   });
 

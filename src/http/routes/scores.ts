@@ -31,9 +31,9 @@ import {
   type ScoreParams,
   type ScoreSearchBody,
 } from '../../contract/scores.js';
-import { ApiError, validationError } from '../../core/errors.js';
+import { ApiError, ERRORS, validationError } from '../../core/errors.js';
 import { compileFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
-import { assertBatchSize, batchAnswer, type ItemOutcome } from '../../core/scores/batch.js';
+import { assertBatchSize, batchAnswer, type BatchAnswer, type BatchItemResult, type ItemOutcome } from '../../core/scores/batch.js';
 import { checkContent, commentTarget } from '../../core/scores/comment.js';
 import { checkConfigDefinition } from '../../core/scores/config.js';
 import { clientIdOf, prepareChecked, prepareItem, type PreparedScore } from '../../core/scores/item.js';
@@ -134,12 +134,8 @@ const scoreRoutesOnly = [
       }
       const answer = batchAnswer(outcomes, body.scores.map(clientIdOf), insertFailed);
       const payload = { results: answer.results, summary: answer.summary };
-      if (answer.status === 400) {
-        return json({ error: { code: 'invalid_request_body', message: 'Every score of the batch failed its checks; see data.results' }, data: payload }, 400);
-      }
-      if (answer.status === 500) {
-        return json({ error: { code: 'internal_error', message: 'The batch insert failed; no score of the batch was stored' }, data: payload }, 500);
-      }
+      if (answer.status === 400) return batchFailure('invalid_request_body', payload);
+      if (answer.status === 500) return batchFailure('internal_error', payload);
       return data(payload, answer.status);
     },
   }),
@@ -329,3 +325,13 @@ const commentRoutes = [
 
 /** Scores, score configs and comments. */
 export const scoreRoutes = [...scoreRoutesOnly, ...configRoutes, ...commentRoutes];
+
+/**
+ * A batch of which no score was stored, in the spec's error shape: the generic message, `details`
+ * with each failed item's index and why, and the per-item `results` and `summary` as flat fields of
+ * the error (the spec's batch answer always has them; there is no top-level `data` beside `error`).
+ */
+function batchFailure(code: 'invalid_request_body' | 'internal_error', payload: { results: BatchItemResult[]; summary: BatchAnswer['summary'] }) {
+  const details = Object.fromEntries(payload.results.flatMap((r) => (r.error ? [[String(r.index), r.error.message]] : [])));
+  return json({ error: { code, message: ERRORS[code].message, details, ...payload } }, ERRORS[code].status);
+}
