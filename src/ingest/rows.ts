@@ -7,12 +7,12 @@
  * and the text keeps `{mimeType, sha256, bytes}` in their place.
  */
 import { createHash } from 'node:crypto';
+import { mediaTypeOf, rewriteJsonObjects } from '../core/media.js';
 import type { JsonValue, SpanRecord } from '../core/span.js';
 import type { Scope } from '../store/admin/meta.js';
 import { PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
 
 export const INLINE_LIMIT_BYTES = 8 * 1024;
-const MAX_MEDIA_DEPTH = 64;
 
 export interface BlobRecord {
   sha256: string;
@@ -105,35 +105,18 @@ function outOfLine(text: string | null, limit: number, keep: (b: BlobRecord) => 
   return { preview, inline: null, ref: blob.sha256 };
 }
 
-/** Replaces `{mimeType|mediaType, base64}` objects in JSON text by blob references. */
+/** Replaces `{mimeType|mediaType, base64}` objects in JSON text by blob references (core/media.ts). */
 export function extractMedia(text: string, keep: (b: BlobRecord) => void): string {
-  if (!text.includes('base64') || !looksLikeJson(text)) return text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  let found = false;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (depth > MAX_MEDIA_DEPTH || typeof v !== 'object' || v === null) return v;
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    const o = v as Record<string, unknown>;
-    const type = typeof o.mimeType === 'string' ? o.mimeType : typeof o.mediaType === 'string' ? o.mediaType : undefined;
-    if (type !== undefined && typeof o.base64 === 'string') {
-      const data = Buffer.from(o.base64, 'base64');
-      const blob = { sha256: sha256(data), mediaType: type, data };
-      keep(blob);
-      found = true;
-      const { base64: _dropped, ...rest } = o;
-      return { ...rest, sha256: blob.sha256, bytes: data.length };
-    }
-    const out: Record<string, unknown> = Object.create(null);
-    for (const [k, x] of Object.entries(o)) out[k] = walk(x, depth + 1);
-    return out;
-  };
-  const replaced = walk(parsed, 0);
-  return found ? JSON.stringify(replaced) : text;
+  if (!text.includes('base64')) return text;
+  return rewriteJsonObjects(text, (o) => {
+    const type = mediaTypeOf(o);
+    if (type === undefined || typeof o.base64 !== 'string') return undefined;
+    const data = Buffer.from(o.base64, 'base64');
+    const blob = { sha256: sha256(data), mediaType: type, data };
+    keep(blob);
+    const { base64: _dropped, ...rest } = o;
+    return { ...rest, sha256: blob.sha256, bytes: data.length };
+  });
 }
 
 function looksLikeJson(text: string): boolean {

@@ -6,6 +6,7 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
 import { decodeExportResponse, encodeExportRequest } from '../../src/ingest/otlpProto.js';
@@ -109,12 +110,11 @@ t.test('OTLP input', async (t) => {
     const span = await call(server, 'GET', `/v1/traces/${traceId}/spans/${spanId}`, { auth: root });
     t.equal(span.body.data.input, long, 'the input comes back whole');
     t.equal(span.body.data.input_preview.length, 500, 'with a 500-character preview');
-    const output = JSON.parse(span.body.data.output);
-    const image = output.content[0];
-    t.equal(image.mimeType, 'image/png');
-    t.equal(image.bytes, png.length);
-    t.notOk('base64' in image, 'the base64 is replaced by a reference');
-    const blob = await fetch(`${server.url}/v1/agents/blob/${image.sha256}`, { headers: { authorization: root.key, 'x-service-app-id': root.appId } });
+    t.same(JSON.parse(span.body.data.output), JSON.parse(media), 'opened, the span has its media inline again');
+    const listed = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: root });
+    t.notMatch(JSON.stringify(listed.body), png.toString('base64'), 'span lists carry no media');
+    const sha = createHash('sha256').update(png).digest('hex');
+    const blob = await fetch(`${server.url}/v1/agents/blob/${sha}`, { headers: { authorization: root.key, 'x-service-app-id': root.appId } });
     t.equal(blob.status, 200);
     t.equal(blob.headers.get('content-type'), 'image/png');
     t.same(Buffer.from(await blob.arrayBuffer()), png, 'the media bytes round-trip');

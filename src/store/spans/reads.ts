@@ -9,6 +9,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
+import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -218,8 +219,8 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
   const { input_ref, output_ref, attributes, resource, scope_name, scope_version, graph, ...rest } = r;
   return {
     ...toView(rest),
-    input: input_ref ? await blobText(src.db, scope, input_ref) : r.input,
-    output: output_ref ? await blobText(src.db, scope, output_ref) : r.output,
+    input: await withMedia(src.db, scope, input_ref ? await blobText(src.db, scope, input_ref) : r.input),
+    output: await withMedia(src.db, scope, output_ref ? await blobText(src.db, scope, output_ref) : r.output),
     run_id: r.run_id,
     environment_id: r.environment_id,
     attributes: parseObject(attributes),
@@ -227,6 +228,19 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
     scope: { name: scope_name, version: scope_version },
     graph: parseObject(graph),
   };
+}
+
+/** The text with the media its references name put back inline (core/media.ts). */
+async function withMedia(db: Database, scope: ReadScope, text: string | null): Promise<string | null> {
+  if (text === null) return null;
+  const refs = mediaReferences(text);
+  if (refs.length === 0) return text;
+  const blobs = new Map<string, Uint8Array>();
+  for (const sha256 of refs) {
+    const blob = await readBlob(db, scope, sha256);
+    if (blob) blobs.set(sha256, blob.data);
+  }
+  return restoreMedia(text, blobs);
 }
 
 async function blobText(db: Database, scope: ReadScope, sha256: string): Promise<string | null> {
