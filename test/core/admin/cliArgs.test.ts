@@ -32,6 +32,7 @@ t.test('help', async (t) => {
 
 t.test('the data dir: flag, then TRACELAKE_DATA_DIR, then data/store', async (t) => {
   t.same(parse(['tenant', 'list']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'tenant list' } });
+  t.same(parse(['secret', 'reset']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'secret reset' } }, 'recovery from a lost secret');
   t.equal(DEFAULT_DATA_DIR, 'data/store');
   t.match(parse(['tenant', 'list'], { TRACELAKE_DATA_DIR: '/srv/tl' }), { dataDir: '/srv/tl' });
   t.match(parse(['tenant', 'list'], { TRACELAKE_DATA_DIR: '' }), { dataDir: DEFAULT_DATA_DIR }, 'an empty variable is unset');

@@ -1,6 +1,10 @@
 import t from 'tap';
 import {
   appChanges,
+  isTenantAdmin,
+  lowerKinds,
+  managesKeysOf,
+  type Pin,
   appDeletion,
   assertAppDeletable,
   assertEnvironmentDeletable,
@@ -82,4 +86,24 @@ t.test('app changes', async (t) => {
   t.same(appChanges({ commit_sha: null }), [['commit_sha', null]]);
   t.same(appChanges({ retention_days: 30 }), [['retention_days', 30]]);
   t.match(failure(() => appChanges({})), { status: 400, details: { body: /display_name, entry_point, runtime, commit_sha, retention_days/ } });
+});
+
+t.test('pins: who manages which keys, and who acts for the whole tenant', async (t) => {
+  const staging: Pin = { environmentId: 'env-staging', kind: 'preview' };
+  const dev: Pin = { environmentId: 'env-dev', kind: 'development' };
+  const prod: Pin = { environmentId: 'env-prod', kind: 'production' };
+  t.same(lowerKinds(prod), ['development', 'preview']);
+  t.same(lowerKinds(staging), ['development']);
+  t.same(lowerKinds(dev), []);
+  t.ok(isTenantAdmin(null), 'an unpinned admin (session token, kind-scoped key)');
+  t.ok(isTenantAdmin(prod), 'a production-pinned admin (the bootstrap key)');
+  t.notOk(isTenantAdmin(staging));
+  t.notOk(isTenantAdmin(dev));
+  t.ok(managesKeysOf(null, { id: 'env-prod', kind: 'production' }));
+  t.ok(managesKeysOf(prod, { id: 'other-prod', kind: 'production' }), 'a tenant admin manages every environment');
+  t.ok(managesKeysOf(staging, { id: 'env-staging', kind: 'preview' }), 'its own environment');
+  t.ok(managesKeysOf(staging, { id: 'env-dev', kind: 'development' }), 'a lower kind');
+  t.notOk(managesKeysOf(staging, { id: 'env-prod', kind: 'production' }), 'not a higher kind');
+  t.notOk(managesKeysOf(staging, { id: 'pr-42', kind: 'preview' }), 'not a peer preview environment');
+  t.notOk(managesKeysOf(dev, { id: 'env-dev-2', kind: 'development' }));
 });
