@@ -4,6 +4,7 @@
  * rows, and a test keeps the two in step.
  */
 import { availableParallelism, totalmem } from 'node:os';
+import { parseCorsOrigins, type CorsOrigins } from './http/cors.js';
 
 export type Mode = 'cloud' | 'local';
 
@@ -37,6 +38,7 @@ export interface Config {
   plansFile: string | undefined;
   rateLimit: number;
   rateBurst: number;
+  corsOrigins: CorsOrigins;
   faultInjection: boolean;
   allowNewStore: boolean;
 }
@@ -139,6 +141,7 @@ export const OPTIONS = [
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
   { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
+  { key: 'corsOrigins', env: 'TRACELAKE_CORS_ORIGINS', flag: '--cors-origins', fallback: '', parse: parseCorsOrigins, doc: 'Origins browsers may call the API and OTLP from (comma-separated, or *); empty turns CORS off.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },

@@ -16,6 +16,7 @@ import { ANONYMOUS, type Principal } from './principal.js';
 import { json, type Reply } from './reply.js';
 import type { AnyRoute, Context } from './route.js';
 import type { Router } from './router.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
 import { unbuiltEndpoint } from './unbuilt.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
@@ -45,6 +46,8 @@ interface Exchange {
   close: boolean;
   /** A write (any method but GET and HEAD): writes may hold only part of the request slots. */
   write: boolean;
+  /** CORS headers for the answer (empty unless the request's Origin is allowed). */
+  cors: Record<string, string>;
 }
 
 /**
@@ -114,10 +117,12 @@ export class HttpServer {
       held: null,
       close: false,
       write: false,
+      cors: {},
     };
     ex.write = ex.method !== 'GET' && ex.method !== 'HEAD';
     const query = req.getQuery() ?? '';
     const { headers, lengthInDoubt } = readHeaders(req);
+    ex.cors = corsHeaders(this.config.corsOrigins, headers.origin);
     this.inFlight++;
     res.onAborted(() => {
       ex.aborted = true;
@@ -134,6 +139,9 @@ export class HttpServer {
     }
     const unreadable = unreadableHeader(headers);
     if (unreadable) return this.send(ex, errorReply(unreadable));
+    if (ex.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
+      return this.answerPreflight(ex, preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']));
+    }
     if (!(ex.admitted = this.budget.enter(ex.write))) {
       return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight`)));
     }
@@ -276,7 +284,19 @@ export class HttpServer {
     ex.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
     ex.res.writeHeader('Content-Type', contentType);
     ex.res.writeHeader('X-Request-Id', ex.requestId);
-    for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
+    for (const [k, v] of Object.entries({ ...ex.cors, ...headers })) ex.res.writeHeader(k, v);
+  }
+
+  /** A CORS preflight: 204 and no body, with the allowing headers when the origin is allowed. */
+  private answerPreflight(ex: Exchange, headers: Record<string, string>): void {
+    ex.answered = true;
+    ex.res.cork(() => {
+      ex.res.writeStatus('204 No Content');
+      ex.res.writeHeader('X-Request-Id', ex.requestId);
+      for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
+      ex.res.endWithoutBody(0, this.draining);
+    });
+    this.finish(ex, 204);
   }
 
   /**

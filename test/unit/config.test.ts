@@ -60,6 +60,9 @@ t.test('the value parsers', async (t) => {
   t.throws(() => loadConfig({}, ['--workers', '1.5']), /TRACELAKE_WORKERS .*expected an integer in 1\.\.256/);
   t.throws(() => loadConfig({}, ['--workers', '0']), /expected an integer in 1\.\.256/);
   t.equal(loadConfig({}, ['--workers', '256']).workers, 256);
+  t.same(loadConfig({}, []).corsOrigins, [], 'CORS is off by default');
+  t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: 'https://app.example.com' }, []).corsOrigins, ['https://app.example.com']);
+  t.throws(() => loadConfig({}, ['--cors-origins', 'example.com']), /TRACELAKE_CORS_ORIGINS \/ --cors-origins: expected origins/);
   t.equal(loadConfig({}, []).duckdbMemory, `${4 * 1024 ** 3}B`, 'the DuckDB memory limit goes to DuckDB in bytes');
   t.equal(loadConfig({}, ['--duckdb-memory', '512 mb']).duckdbMemory, `${512 * 1024 ** 2}B`);
   t.throws(() => loadConfig({}, ['--duckdb-memory', 'lots']), /TRACELAKE_DUCKDB_MEMORY \/ --duckdb-memory: expected a size such as 16MiB, got "lots"/);
