@@ -177,3 +177,23 @@ export function loadConfig(env: Record<string, string | undefined>, argv: readon
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
+
+/** Whether the arguments ask for the settings (`--help` or `-h`) instead of a start. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
+/** The settings table `tracelake --help` prints: every option, its variable, flag, default and meaning. */
+export function settingsHelp(): string {
+  const lines = OPTIONS.map((o) => `  ${o.flag.padEnd(28)} ${o.env.padEnd(34)} ${(o.fallback === undefined ? '(unset)' : o.fallback === '' ? '(empty)' : o.fallback).padEnd(12)} ${o.doc}`);
+  return [
+    'Usage: npm start -- [--flag value ...]   (or node dist/src/main.js [--flag value ...])',
+    '',
+    'Settings (a flag wins over its environment variable):',
+    `  ${'flag'.padEnd(28)} ${'environment variable'.padEnd(34)} ${'default'.padEnd(12)} meaning`,
+    ...lines,
+    '',
+    'Operator commands (tenants, apps, keys, tokens): node dist/src/cli.js help',
+    '',
+  ].join('\n');
+}

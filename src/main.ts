@@ -4,11 +4,16 @@
  */
 import { startTracelake } from './app.js';
 import { StartRefusal } from './auth/secret.js';
-import { loadConfig } from './config.js';
+import { loadConfig, settingsHelp, wantsHelp } from './config.js';
 import { createLogger, exitAfterFlush } from './log.js';
 
 /** How long the workers and the store may take to flush and checkpoint once requests have drained. */
 const SHUTDOWN_GRACE_MS = 60_000;
+
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(settingsHelp());
+  process.exit(0);
+}
 
 let config;
 try {

@@ -2,6 +2,7 @@
  * Integration: bootstrap happens once and only once, a restart keeps keys, keys are stored only as a
  * keyed hash, and an operator-chosen bootstrap key is honoured and never printed.
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -74,4 +75,17 @@ t.test('a malformed bootstrap key stops the start with a clear message', async (
 
 t.test('a bad setting stops the start with exit code 2', async (t) => {
   await t.rejects(startServer({ args: ['--mode', 'hybrid'] }), /exited with 2.*TRACELAKE_MODE/s);
+});
+
+t.test('--help prints every setting and starts nothing', async (t) => {
+  const dataDir = tempDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const main = new URL('../../src/main.js', import.meta.url).pathname;
+  const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
+    execFile(process.execPath, [main, '--help', '--data-dir', dataDir], (err, out) => resolve({ stdout: out, code: err ? (err as { code?: number }).code ?? 1 : 0 }));
+  });
+  t.equal(code, 0);
+  t.match(stdout, /TRACELAKE_PORT/);
+  t.match(stdout, /--duckdb-memory/);
+  t.same(readdirSync(dataDir), [], 'no store was created');
 });

@@ -1,7 +1,7 @@
 /** src/config.ts: options from the environment and flags, and the README that documents them. */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { loadConfig, OPTIONS } from '../../src/config.js';
+import { loadConfig, OPTIONS, settingsHelp, wantsHelp } from '../../src/config.js';
 
 t.test('defaults', async (t) => {
   const c = loadConfig({}, []);
@@ -73,4 +73,18 @@ t.test('the value parsers', async (t) => {
   t.equal(loadConfig({}, ['--bootstrap-key', 'sk_x']).bootstrapKey, 'sk_x');
   t.equal(loadConfig({}, []).plansFile, undefined, 'an option without a default stays unset');
   t.ok(loadConfig({}, []).maxInflightBytes >= 64 * 1024 ** 2 && loadConfig({}, []).maxInflightBytes <= 1024 ** 3, 'in-flight bytes: 64 MiB to 1 GiB');
+});
+
+t.test('--help: the settings table', async (t) => {
+  t.ok(wantsHelp(['--port', '1', '--help']));
+  t.ok(wantsHelp(['-h']));
+  t.notOk(wantsHelp(['--port', '1']));
+  const help = settingsHelp();
+  for (const o of OPTIONS) {
+    t.match(help, o.env, `${o.env} listed`);
+    t.match(help, o.flag, `${o.flag} listed`);
+  }
+  t.match(help, /--bootstrap-key +TRACELAKE_BOOTSTRAP_KEY +\(unset\)/, 'an option without a default');
+  t.match(help, /--cors-origins +TRACELAKE_CORS_ORIGINS +\(empty\)/, 'an empty default');
+  t.match(help, /--port +TRACELAKE_PORT +4318 /);
 });
