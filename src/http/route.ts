@@ -42,6 +42,8 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   body?: 'json' | 'raw' | 'none';
   /** OTLP ingestion: the key must be sent raw, without `Bearer ` (spec: Authentication, rule 1). */
   rawKeyOnly?: boolean;
+  /** Refusals are logged at warn (rate-limited): OTLP exporters drop what is refused, silently. */
+  logRefusals?: boolean;
   /** Largest body accepted, when it differs from the configured JSON limit. */
   maxBodyBytes?: (config: Config) => number;
   validate?: {

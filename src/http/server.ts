@@ -17,6 +17,7 @@ import { json, type Reply } from './reply.js';
 import type { AnyRoute, Context } from './route.js';
 import type { Router } from './router.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
+import { keyPrefixOf } from './refusalLog.js';
 import { unbuiltEndpoint } from './unbuilt.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
@@ -177,20 +178,31 @@ export class HttpServer {
     // credentials learns nothing about what their body would have done.
     body?.catch(() => undefined);
     let principal: Principal = ANONYMOUS;
-    if (route.permission !== 'none') {
-      principal = await this.services.auth.authenticate(headers, route.rawKeyOnly === true);
-      authorize(principal, route.permission);
-      const rate = this.services.rateLimiter.take(principal.tenantId, Date.now());
-      if (!rate.allowed) {
-        throw new ApiError('rate_limited', `Too many requests for this tenant; retry in ${rate.retryAfterSeconds} s`, { retry_after_seconds: rate.retryAfterSeconds }, { 'Retry-After': String(rate.retryAfterSeconds) });
+    try {
+      if (route.permission !== 'none') {
+        principal = await this.services.auth.authenticate(headers, route.rawKeyOnly === true);
+        authorize(principal, route.permission);
+        const rate = this.services.rateLimiter.take(principal.tenantId, Date.now());
+        if (!rate.allowed) {
+          throw new ApiError('rate_limited', `Too many requests for this tenant; retry in ${rate.retryAfterSeconds} s`, { retry_after_seconds: rate.retryAfterSeconds }, { 'Retry-After': String(rate.retryAfterSeconds) });
+        }
       }
+      const raw = body ? await body : null;
+      if (ex.aborted) return;
+      const input = validateInput(route, params, query, headers, raw);
+      const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId };
+      const reply = await route.handler(input, ctx);
+      this.send(ex, reply);
+    } catch (e) {
+      if (route.logRefusals && e instanceof ApiError) {
+        const known = principal !== ANONYMOUS;
+        this.services.refusals.note(
+          { tenant_id: known ? principal.tenantId : null, app_id: known ? principal.appId : headers['x-service-app-id']?.slice(0, 64) ?? null, key_prefix: keyPrefixOf(headers.authorization), reason: e.code, status: e.status, message: e.message },
+          Date.now(),
+        );
+      }
+      throw e;
     }
-    const raw = body ? await body : null;
-    if (ex.aborted) return;
-    const input = validateInput(route, params, query, headers, raw);
-    const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId };
-    const reply = await route.handler(input, ctx);
-    this.send(ex, reply);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
+import type { RefusalLog } from './refusalLog.js';
 
 /** The long-lived parts handlers reach through their context. */
 export interface Services {
@@ -22,4 +23,6 @@ export interface Services {
   version: string;
   startedAt: Date;
   liveness: Liveness;
+  /** Warns (rate-limited) about OTLP exports refused whole or in part. */
+  refusals: RefusalLog;
 }

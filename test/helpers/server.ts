@@ -40,6 +40,8 @@ export interface TestServer {
   bootstrap: LogLine | undefined;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The first log line `match` accepts, logged already or as it arrives; rejects after `ms`. */
+  waitForLog(match: (l: LogLine) => boolean, ms?: number): Promise<LogLine>;
 }
 
 export function tempDir(prefix = 'tracelake-test-'): string {
@@ -76,6 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const dataDir = options.dataDir ?? tempDir();
   const child = spawnServer(dataDir, options);
   const logs: LogLine[] = [];
+  const logWaiters = new Set<(l: LogLine) => void>();
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   // 'close', not 'exit': the child's last log lines may still be in its stdout pipe at 'exit'.
@@ -95,6 +98,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
         return;
       }
       logs.push(entry);
+      for (const wake of logWaiters) wake(entry);
       if (entry.msg === 'listening') {
         clearTimeout(timer);
         resolve(entry.port as number);
@@ -116,6 +120,23 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
       return exited;
+    },
+    waitForLog(match, ms = 10_000) {
+      const seen = logs.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          logWaiters.delete(wake);
+          reject(new Error(`no matching log line in ${ms} ms`));
+        }, ms);
+        const wake = (l: LogLine) => {
+          if (!match(l)) return;
+          clearTimeout(timer);
+          logWaiters.delete(wake);
+          resolve(l);
+        };
+        logWaiters.add(wake);
+      });
     },
   };
 }

@@ -198,3 +198,23 @@ t.test('OTLP input', async (t) => {
     });
   });
 });
+
+t.test('refused and partly refused exports are logged at warn, rate-limited', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const bad = { key: 'sk_service_nope', appId: root.appId } as Credentials;
+  for (let i = 0; i < 3; i++) t.equal((await post(server, bad, JSON.stringify(exportRequest([{ traceId: hex(16) }])), JSON_TYPE)).status, 401);
+  const refused = await server.waitForLog((l) => l.msg === 'ingestion refused' && l.reason === 'unauthorized');
+  t.equal(refused.level, 40, 'at warn');
+  t.equal(refused.key_prefix, 'sk_service_n', 'the shown prefix of the key, never the key');
+  t.equal(refused.app_id, root.appId);
+  t.equal(refused.status, 401);
+  const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
+  const request = exportRequest([{ traceId: hex(16) }, { traceId: hex(16), spanId: '0000000000000000' }]);
+  t.equal((await postProto(server, sdk, request)).status, 200);
+  const partial = await server.waitForLog((l) => l.msg === 'ingestion refused' && l.reason === 'partial_success');
+  t.equal(partial.rejected_spans, 1);
+  t.equal(partial.tenant_id, server.bootstrap!.tenant_id);
+  t.match(partial.message, /span id/);
+  t.equal(server.logs.filter((l) => l.msg === 'ingestion refused' && l.reason === 'unauthorized').length, 1, 'three refusals within the interval make one line');
+});

@@ -9,6 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import { planOf, quotaError, type Plan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
 import { encodeExportResponse, type PartialSuccess } from '../../ingest/otlpProto.js';
+import { keyPrefixOf } from '../refusalLog.js';
 import { bytes, json } from '../reply.js';
 import { route, type Context } from '../route.js';
 
@@ -19,6 +20,7 @@ export const ingestRoutes = [
     permission: 'trace.write',
     body: 'raw',
     rawKeyOnly: true,
+    logRefusals: true,
     maxBodyBytes: (config) => config.maxOtlpBodyBytes,
     async handler({ body, headers }, ctx) {
       const encoding = encodingOf(headers['content-type']);
@@ -36,6 +38,10 @@ export const ingestRoutes = [
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
       const partial: PartialSuccess | null = outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errors.join('; ') } : null;
+      if (partial) {
+        const { tenantId, appId } = ctx.principal;
+        ctx.services.refusals.note({ tenant_id: tenantId, app_id: appId, key_prefix: keyPrefixOf(headers.authorization), reason: 'partial_success', status: 200, rejected_spans: partial.rejectedSpans, message: outcome.errors[0] ?? '' }, Date.now());
+      }
       const visibility = { 'X-Tracelake-Visible': String(outcome.visible) };
       if (encoding === 'protobuf') return bytes(encodeExportResponse(partial), 'application/x-protobuf', 200, visibility);
       return json(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}, 200, visibility);
