@@ -4,9 +4,11 @@
  * rows, and a test keeps the two in step.
  */
 import { availableParallelism, totalmem } from 'node:os';
-import { parseCorsOrigins, type CorsOrigins } from './http/cors.js';
 
 export type Mode = 'cloud' | 'local';
+
+/** Origins browsers may call from (http/cors.ts): `*` for any, or exact origins (`https://app.example.com`). */
+export type CorsOrigins = '*' | readonly string[];
 
 export interface Config {
   host: string;
@@ -88,6 +90,18 @@ function memoryLimit(t: string): string {
   return `${n}B`;
 }
 
+/** CORS origins: empty for none, `*`, or a comma-separated list of `scheme://host[:port]`. */
+function corsOrigins(text: string): CorsOrigins {
+  const t = text.trim();
+  if (t === '*') return '*';
+  if (t === '') return [];
+  const origins = t.split(',').map((s) => s.trim());
+  for (const o of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new Error(`expected origins such as https://app.example.com, or *, got "${o}"`);
+  }
+  return origins;
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (text: string): T => {
     if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
@@ -141,7 +155,7 @@ export const OPTIONS = [
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
   { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
-  { key: 'corsOrigins', env: 'TRACELAKE_CORS_ORIGINS', flag: '--cors-origins', fallback: '', parse: parseCorsOrigins, doc: 'Origins browsers may call the API and OTLP from (comma-separated, or *); empty turns CORS off.' },
+  { key: 'corsOrigins', env: 'TRACELAKE_CORS_ORIGINS', flag: '--cors-origins', fallback: '', parse: corsOrigins, doc: 'Origins browsers may call the API and OTLP from (comma-separated, or *); empty turns CORS off.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },

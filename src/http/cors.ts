@@ -1,28 +1,16 @@
 /**
  * CORS, so browser OpenTelemetry exporters and web clients on other origins can call the API: off
- * unless origins are configured (`--cors-origins`). Pure: the server asks which headers to send.
+ * unless origins are configured (`--cors-origins`, parsed in config.ts). Pure: the server asks which
+ * headers to send.
  */
 
-/** The configured origins: `*` for any, or exact origins (`https://app.example.com`). */
-export type CorsOrigins = '*' | readonly string[];
+import type { CorsOrigins } from '../config.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** Headers a browser may read from our answers beyond the CORS-safelisted ones. */
 const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
 /** How long a browser may cache a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
-/** Parses the setting: empty for none, `*`, or a comma-separated list of `scheme://host[:port]`. */
-export function parseCorsOrigins(text: string): CorsOrigins {
-  const t = text.trim();
-  if (t === '*') return '*';
-  if (t === '') return [];
-  const origins = t.split(',').map((s) => s.trim());
-  for (const o of origins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new Error(`expected origins such as https://app.example.com, or *, got "${o}"`);
-  }
-  return origins;
-}
 
 function allowed(origins: CorsOrigins, origin: string | undefined): origin is string {
   return origin !== undefined && (origins === '*' || origins.includes(origin));

@@ -296,7 +296,8 @@ export class HttpServer {
     ex.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
     ex.res.writeHeader('Content-Type', contentType);
     ex.res.writeHeader('X-Request-Id', ex.requestId);
-    for (const [k, v] of Object.entries({ ...ex.cors, ...headers })) ex.res.writeHeader(k, v);
+    for (const k in ex.cors) if (!(k in headers)) ex.res.writeHeader(k, ex.cors[k]!);
+    for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
   }
 
   /** A CORS preflight: 204 and no body, with the allowing headers when the origin is allowed. */

@@ -62,7 +62,11 @@ t.test('the value parsers', async (t) => {
   t.equal(loadConfig({}, ['--workers', '256']).workers, 256);
   t.same(loadConfig({}, []).corsOrigins, [], 'CORS is off by default');
   t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: 'https://app.example.com' }, []).corsOrigins, ['https://app.example.com']);
-  t.throws(() => loadConfig({}, ['--cors-origins', 'example.com']), /TRACELAKE_CORS_ORIGINS \/ --cors-origins: expected origins/);
+  t.throws(() => loadConfig({}, ['--cors-origins', 'example.com']), /TRACELAKE_CORS_ORIGINS \/ --cors-origins: expected origins such as https:\/\/app.example.com, or \*, got "example.com"/);
+  t.throws(() => loadConfig({}, ['--cors-origins', 'https://a.example.com/path']), /got "https:\/\/a.example.com\/path"/, 'an origin has no path');
+  t.equal(loadConfig({}, ['--cors-origins', ' * ']).corsOrigins, '*');
+  t.same(loadConfig({}, ['--cors-origins', 'https://app.example.com, http://localhost:3000']).corsOrigins, ['https://app.example.com', 'http://localhost:3000']);
+  t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: ' ' }, []).corsOrigins, [], 'blank is none');
   t.equal(loadConfig({}, []).duckdbMemory, `${4 * 1024 ** 3}B`, 'the DuckDB memory limit goes to DuckDB in bytes');
   t.equal(loadConfig({}, ['--duckdb-memory', '512 mb']).duckdbMemory, `${512 * 1024 ** 2}B`);
   t.throws(() => loadConfig({}, ['--duckdb-memory', 'lots']), /TRACELAKE_DUCKDB_MEMORY \/ --duckdb-memory: expected a size such as 16MiB, got "lots"/);

@@ -235,12 +235,8 @@ async function withMedia(db: Database, scope: ReadScope, text: string | null): P
   if (text === null) return null;
   const refs = mediaReferences(text);
   if (refs.length === 0) return text;
-  const blobs = new Map<string, Uint8Array>();
-  for (const sha256 of refs) {
-    const blob = await readBlob(db, scope, sha256);
-    if (blob) blobs.set(sha256, blob.data);
-  }
-  return restoreMedia(text, blobs);
+  const found = await Promise.all(refs.map(async (sha256) => [sha256, (await readBlob(db, scope, sha256))?.data] as const));
+  return restoreMedia(text, new Map(found.filter((f): f is readonly [string, Uint8Array] => f[1] !== undefined)));
 }
 
 async function blobText(db: Database, scope: ReadScope, sha256: string): Promise<string | null> {
