@@ -28,6 +28,7 @@ export type PartRow = [
   sessionId: string | null,
   userId: string | null,
   runId: string | null,
+  bestMetadata: string | null,
 ];
 
 interface Building {
@@ -55,7 +56,7 @@ export class SummaryParts {
           part: [
             row[C.tenant_id] as string, row[C.app_id] as string, row[C.environment_id] as string, row[C.trace_id] as string,
             start, end, r, start, row[C.name] as string, preview(row, 'input'), preview(row, 'output'),
-            0, 0, 0, 0, 0, [], null, null, null,
+            0, 0, 0, 0, 0, [], null, null, null, row[C.metadata] as string | null,
           ],
           tags: new Set(),
         };
@@ -70,6 +71,7 @@ export class SummaryParts {
           p[8] = row[C.name] as string;
           p[9] = preview(row, 'input');
           p[10] = preview(row, 'output');
+          p[20] = row[C.metadata] as string | null;
         }
       }
       const p = b.part;

@@ -105,9 +105,14 @@ t.test('filters and search', async (t) => {
 
   t.test('metadata keys', async (t) => {
     t.same(await list('metadata.customer = acme'), ids(A));
-    t.same(await list('metadata.step exists'), ids(A));
-    t.same(await list('metadata.customer does not exist'), ids(A, B, C, D), 'span-level: some span of each trace lacks the key');
+    // A trace's metadata is its root span's (the first span of each fixture): `step` is on a child.
+    t.same(await list('metadata.step exists'), [], "a child's key is not the trace's");
+    t.same(await list('any_span.metadata.step exists'), ids(A), 'the "any span" form finds it');
+    t.same(await list('metadata.customer does not exist'), ids(C, D), 'negations test the trace-level metadata too');
+    t.same(await list('any_span.metadata.customer does not exist'), ids(A, B, C, D), 'any span: some span of each trace lacks the key');
     t.same(await list('metadata.customer exists'), ids(A, B));
+    const opened = await call(server, 'GET', `/v1/traces/${A}`, { auth: root });
+    t.same(opened.body.data.metadata, { customer: 'acme', plan: 'gold' }, 'the metadata a trace read answers is the one trace filters test');
     t.same(await list(`metadata.customer = "o'brien; DROP TABLE spans; --"`), ids(B), 'SQL in a value matches literally');
     t.same(await list('metadata.plan contains ol'), ids(A));
     t.same(await list('name = checkout'), ids(A), 'and the table is still there');

@@ -16,7 +16,8 @@
  *   NULL) and `does not exist` (IS NULL); combine them in an OR-group for "other or none".
  * - `tags` (a list; NULL counts as empty): `contains`/`=` = has the tag, `in` = has any of them,
  *   `not contains`/`!=`/`not in` = has none of them, `exists` = has at least one tag.
- * - `metadata.<key>`: the value is compared as text (`json_extract_string`, so the number 3 is
+ * - `metadata.<key>`: of a span on span filters, of the trace (its root span's) on trace filters;
+ *   `any_span.metadata.<key>` on trace filters is the "any span" form. The value is compared as text (`json_extract_string`, so the number 3 is
  *   "3" and true is "true"); `exists` = the key is present (even with a JSON null value). The path
  *   `$."key"` is a bound parameter too.
  * - Date-times are ISO 8601 in the filter; span and trace times are compared as BIGINT
@@ -51,7 +52,7 @@ export function compileFilter(filter: Filter, resource: Resource, firstParam: nu
 function predicateSql(p: Predicate, resource: Resource, bind: Bind): string {
   const { def, key } = resolveField(resource, p.field);
   const sql =
-    def.type === 'metadata' ? metadataSql(key as string, p, bind) : def.type === 'string_list' ? listSql(def.sql, p, bind) : compare(def.sql, p.op, values(p).map((v) => param(def, v, bind)));
+    def.type === 'metadata' ? metadataSql(def.sql, key as string, p, bind) : def.type === 'string_list' ? listSql(def.sql, p, bind) : compare(def.sql, p.op, values(p).map((v) => param(def, v, bind)));
   return def.level === 'span'
     ? `EXISTS (SELECT 1 FROM spans x WHERE x.tenant_id = t.tenant_id AND x.app_id = t.app_id AND x.trace_id = t.id AND (${sql}))`
     : sql;
@@ -126,9 +127,9 @@ function listSql(column: string, p: Predicate, bind: Bind): string {
   }
 }
 
-function metadataSql(key: string, p: Predicate, bind: Bind): string {
+function metadataSql(column: string, key: string, p: Predicate, bind: Bind): string {
   const path = bind(`$."${key}"`);
-  if (p.op === 'exists') return `coalesce(json_exists(x.metadata, ${path}), false)`;
-  if (p.op === 'doesNotExist') return `NOT coalesce(json_exists(x.metadata, ${path}), false)`;
-  return compare(`json_extract_string(x.metadata, ${path})`, p.op, values(p).map(bind));
+  if (p.op === 'exists') return `coalesce(json_exists(${column}, ${path}), false)`;
+  if (p.op === 'doesNotExist') return `NOT coalesce(json_exists(${column}, ${path}), false)`;
+  return compare(`json_extract_string(${column}, ${path})`, p.op, values(p).map(bind));
 }

@@ -46,14 +46,19 @@ const SPAN_KINDS = ['function', 'llm', 'tool', 'agent', 'retrieval', 'embedding'
 const SPAN_TYPES = ['SPAN', 'GENERATION', 'EVENT'] as const;
 
 export const METADATA_PREFIX = 'metadata.';
+/** Traces: the "any span" form of a metadata field, named so it is never taken for the trace's own. */
+export const ANY_SPAN_METADATA_PREFIX = 'any_span.metadata.';
 export const METADATA_KEY = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 
-const metadata = (level?: Level): FieldDef => ({
-  name: 'metadata.<key>',
+const KEY_RULE = 'key matches [a-zA-Z_][a-zA-Z0-9_]{0,63}';
+
+/** A `<prefix><key>` field: the metadata object at `sql` (a JSON text), compared as text. */
+const metadata = (prefix: string, sql: string, description: string, level?: Level): FieldDef => ({
+  name: `${prefix}<key>`,
   type: 'metadata',
   ...(level ? { level } : {}),
-  sql: 'x.metadata',
-  description: 'A custom metadata key of a span, compared as text; key matches [a-zA-Z_][a-zA-Z0-9_]{0,63}',
+  sql,
+  description: `${description}, compared as text; ${KEY_RULE}`,
 });
 
 const FIELDS: Record<Resource, readonly FieldDef[]> = {
@@ -73,7 +78,8 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'span_kind', type: 'enum', values: SPAN_KINDS, level: 'span', sql: 'x.span_kind', description: 'Kind of any span of the trace' },
     { name: 'prompt_name', type: 'string', level: 'span', sql: 'x.prompt_name', description: 'Prompt name of any span of the trace' },
     { name: 'service_name', type: 'string', level: 'span', sql: 'x.service_name', description: 'Service name of any span of the trace' },
-    metadata('span'),
+    metadata(METADATA_PREFIX, 't.metadata', "A custom metadata key of the trace (the root span's metadata, as GET /v1/traces/{traceId} answers it)", 'trace'),
+    metadata(ANY_SPAN_METADATA_PREFIX, 'x.metadata', 'A custom metadata key of any span of the trace (negations: some span lacks it or differs)', 'span'),
   ],
   spans: [
     { name: 'name', type: 'string', sql: 'x.name', description: 'Span name' },
@@ -92,7 +98,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'input_tokens', type: 'integer', sql: 'x.input_tokens', description: 'Input tokens' },
     { name: 'output_tokens', type: 'integer', sql: 'x.output_tokens', description: 'Output tokens' },
     { name: 'start', type: 'datetime', sql: 'x.start_ns', time: 'ns', description: 'Span start (ISO 8601)' },
-    metadata(),
+    metadata(METADATA_PREFIX, 'x.metadata', 'A custom metadata key of the span'),
   ],
   scores: [
     { name: 'name', type: 'string', sql: 's.name', description: 'Score name' },
@@ -114,12 +120,12 @@ export interface FieldRef {
 /** The definition of `name` for `resource`, or why there is none. */
 export function lookupField(resource: Resource, name: string): FieldRef | { error: string } {
   const fields = FIELDS[resource];
-  if (name.startsWith(METADATA_PREFIX)) {
-    const def = fields.find((f) => f.type === 'metadata');
-    if (def) {
-      const key = name.slice(METADATA_PREFIX.length);
-      return METADATA_KEY.test(key) ? { def, key } : { error: `invalid metadata key "${key}": a key matches [a-zA-Z_][a-zA-Z0-9_]{0,63}` };
-    }
+  // The longest prefix first: `any_span.metadata.k` is not `metadata.` anything.
+  for (const def of fields.filter((f) => f.type === 'metadata').sort((a, b) => b.name.length - a.name.length)) {
+    const prefix = def.name.slice(0, -'<key>'.length);
+    if (!name.startsWith(prefix)) continue;
+    const key = name.slice(prefix.length);
+    return METADATA_KEY.test(key) ? { def, key } : { error: `invalid metadata key "${key}": a ${KEY_RULE}` };
   }
   const def = fields.find((f) => f.name === name);
   return def ? { def } : { error: `unknown field "${name}" for ${resource}; expected one of ${fields.map((f) => f.name).join(', ')}` };

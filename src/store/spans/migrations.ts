@@ -245,6 +245,50 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    version: 203,
+    name: "trace summaries keep the root span's metadata (trace filters on metadata.<key> test the trace's own)",
+    sql: [],
+    async apply(tx, { segmentsDir }) {
+      // Migration 200 builds the summary tables from today's PART_TABLE_SQL: a store created since
+      // has the column already. An older one gets both tables rebuilt, so the column sits where a
+      // new store has it (the appender writes parts by position) — before `seq`.
+      const [has] = await tx.query<{ n: number }>(
+        "SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'traces' AND column_name = 'best_metadata'",
+      );
+      if ((has?.n ?? 0) > 0) return;
+      const old = PART_COLUMNS.filter((c) => c !== 'best_metadata').join(', ');
+      await tx.exec(`CREATE TABLE trace_parts_203 (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`);
+      await tx.exec(`INSERT INTO trace_parts_203 (${old}, seq) SELECT ${old}, seq FROM trace_parts`);
+      await tx.exec('DROP TABLE trace_parts');
+      await tx.exec('ALTER TABLE trace_parts_203 RENAME TO trace_parts');
+      await tx.exec(`CREATE TABLE traces_203 (${PART_TABLE_SQL})`);
+      await tx.exec(`INSERT INTO traces_203 (${old}) SELECT ${old} FROM traces`);
+      await tx.exec('DROP INDEX traces_trace_id');
+      await tx.exec('DROP TABLE traces');
+      await tx.exec('ALTER TABLE traces_203 RENAME TO traces');
+      await tx.exec('CREATE INDEX traces_trace_id ON traces (trace_id)');
+      // Each trace's root metadata, read once from the live segments, given to its row and parts
+      // alike (merging then picks it whichever candidate wins).
+      const files = await tx.query<{ path: string }>('SELECT path FROM segments WHERE replaced_at IS NULL');
+      if (files.length === 0) return;
+      const list = `[${files.map((f) => quote(join(segmentsDir, f.path))).join(', ')}]`;
+      await tx.exec(
+        `CREATE TEMP TABLE root_metadata AS
+         SELECT tenant_id, app_id, environment_id, trace_id,
+                arg_min_null(metadata, {'r': parent_id IS NOT NULL, 's': start_ns}) AS metadata
+           FROM read_parquet(${list}, hive_partitioning = false) GROUP BY ALL`,
+      );
+      for (const table of ['traces', 'trace_parts']) {
+        await tx.exec(
+          `UPDATE ${table} SET best_metadata = m.metadata FROM root_metadata m
+            WHERE ${table}.tenant_id = m.tenant_id AND ${table}.app_id = m.app_id
+              AND ${table}.environment_id = m.environment_id AND ${table}.trace_id = m.trace_id`,
+        );
+      }
+      await tx.exec('DROP TABLE root_metadata');
+    },
+  },
 ];
 
 function fsyncFile(path: string): void {

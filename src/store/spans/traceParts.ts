@@ -10,12 +10,20 @@
  */
 import { PREVIEW_CHARS, type ColumnKind } from './columns.js';
 
+/*
+ * The best candidate's texts are taken with `arg_min_null`: a root without an input preview or
+ * metadata gives the trace none, not a child's (plain `arg_min` skips NULL values), as the workers do.
+ */
+
 /** The columns of a part and of a merged row, in table order (`trace_parts` adds `seq`). */
 export const PART_COLUMNS = [
   'tenant_id', 'app_id', 'environment_id', 'trace_id', 'start_ns', 'end_ns',
   /** The part's best candidate for the trace's root: 0 when it has no parent, then earliest. */
   'best_r', 'best_s', 'best_name', 'best_input_preview', 'best_output_preview',
   'cost', 'tokens', 'span_count', 'has_error', 'has_ok', 'tags', 'session_id', 'user_id', 'run_id',
+  /** The best candidate's metadata: the trace's metadata (the spec's "root span's metadata"). Last, so the
+   *  column order of a store migrated to it (migration 203) is the order of a new one. */
+  'best_metadata',
 ] as const;
 
 const COLS = PART_COLUMNS.join(', ');
@@ -23,14 +31,14 @@ const COLS = PART_COLUMNS.join(', ');
 /** How the appender writes a part row (PART_COLUMNS, then `seq`). */
 export const PART_KINDS: readonly ColumnKind[] = [
   'uuid', 'uuid', 'uuid', 'text', 'bigint', 'bigint', 'int', 'bigint', 'text', 'text', 'text',
-  'double', 'double', 'int', 'int', 'int', 'text_list', 'text', 'text', 'text', 'bigint',
+  'double', 'double', 'int', 'int', 'int', 'text_list', 'text', 'text', 'text', 'text', 'bigint',
 ];
 
 export const PART_TABLE_SQL = `
   tenant_id UUID, app_id UUID, environment_id UUID, trace_id VARCHAR, start_ns BIGINT, end_ns BIGINT,
   best_r INTEGER, best_s BIGINT, best_name VARCHAR, best_input_preview VARCHAR, best_output_preview VARCHAR,
   cost DECIMAL(38, 12), tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
-  session_id VARCHAR, user_id VARCHAR, run_id VARCHAR`;
+  session_id VARCHAR, user_id VARCHAR, run_id VARCHAR, best_metadata VARCHAR`;
 
 /**
  * The parts of the span rows of `source` (a relation with the span columns) in SQL: what the
@@ -43,13 +51,13 @@ export function partsOfSpans(source: string): string {
     SELECT tenant_id, app_id, environment_id, trace_id, min(start_ns), max(end_ns),
            min(CASE WHEN parent_id IS NULL THEN 0 ELSE 1 END), arg_min(start_ns, ${best}),
            arg_min(name, ${best}),
-           arg_min(coalesce(input_preview, left(input, ${PREVIEW_CHARS})), ${best}),
-           arg_min(coalesce(output_preview, left(output, ${PREVIEW_CHARS})), ${best}),
+           arg_min_null(coalesce(input_preview, left(input, ${PREVIEW_CHARS})), ${best}),
+           arg_min_null(coalesce(output_preview, left(output, ${PREVIEW_CHARS})), ${best}),
            coalesce(sum(cost::DECIMAL(38, 12)), 0), coalesce(sum(tokens), 0)::DOUBLE,
            (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
            bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
            list_distinct(flatten(list(coalesce(tags, [])))),
-           min(session_id), min(user_id), min(run_id)
+           min(session_id), min(user_id), min(run_id), arg_min_null(metadata, ${best})
       FROM ${source} GROUP BY tenant_id, app_id, environment_id, trace_id`;
 }
 
@@ -66,12 +74,13 @@ function mergePartsSql(from: string): string {
            min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns,
            min(x.best_r) AS best_r, arg_min(x.best_s, ${best}) AS best_s,
            arg_min(x.best_name, ${best}) AS best_name,
-           arg_min(x.best_input_preview, ${best}) AS best_input_preview,
-           arg_min(x.best_output_preview, ${best}) AS best_output_preview,
+           arg_min_null(x.best_input_preview, ${best}) AS best_input_preview,
+           arg_min_null(x.best_output_preview, ${best}) AS best_output_preview,
            sum(x.cost) AS cost, sum(x.tokens) AS tokens, sum(x.span_count)::INTEGER AS span_count,
            max(x.has_error) AS has_error, max(x.has_ok) AS has_ok,
            list_distinct(flatten(list(x.tags))) AS tags,
-           min(x.session_id) AS session_id, min(x.user_id) AS user_id, min(x.run_id) AS run_id
+           min(x.session_id) AS session_id, min(x.user_id) AS user_id, min(x.run_id) AS run_id,
+           arg_min_null(x.best_metadata, ${best}) AS best_metadata
       FROM (${from}) x
      GROUP BY x.tenant_id, x.app_id, x.environment_id, x.trace_id`;
 }
@@ -107,7 +116,7 @@ export function tracePartsByIdSql(where: Where): string {
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
- * environment_id, environment`). Every trace summary the API answers comes from here. With `byId`,
+ * environment_id, environment, metadata`). Every trace summary the API answers comes from here. With `byId`,
  * `where` selects traces by id (see `tracePartsByIdSql`).
  */
 export function traceSummariesSql(where: Where, byId = false): string {
@@ -118,7 +127,7 @@ export function traceSummariesSql(where: Where, byId = false): string {
            x.cost, x.tokens::DOUBLE AS tokens, x.span_count,
            x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
            list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
-           x.environment_id, e.name AS environment
+           x.environment_id, e.name AS environment, x.best_metadata AS metadata
       FROM (${byId ? tracePartsByIdSql(where) : tracePartsSql(where)}) x LEFT JOIN environments e ON e.id = x.environment_id`;
 }
 

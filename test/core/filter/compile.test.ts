@@ -67,8 +67,14 @@ t.test('span-level fields of traces match when any span of the trace matches', a
   const exists = (inner: string) => `(EXISTS (SELECT 1 FROM spans x WHERE x.tenant_id = t.tenant_id AND x.app_id = t.app_id AND x.trace_id = t.id AND (${inner})))`;
   t.same(one({ field: 'model', op: 'notEquals', value: 'gpt-4o' }, 'traces'), { sql: exists('x.model <> $1'), params: ['gpt-4o'] });
   t.same(one({ field: 'span_kind', op: 'equals', value: 'llm' }, 'traces').sql, exists('x.span_kind = $1'));
-  t.same(one({ field: 'metadata.tier', op: 'equals', value: 'gold' }, 'traces'), { sql: exists('json_extract_string(x.metadata, $1) = $2'), params: ['$."tier"', 'gold'] });
+  t.same(one({ field: 'any_span.metadata.tier', op: 'equals', value: 'gold' }, 'traces'), { sql: exists('json_extract_string(x.metadata, $1) = $2'), params: ['$."tier"', 'gold'] }, 'the "any span" metadata form');
   t.same(one({ field: 'status', op: 'equals', value: 'OK' }, 'traces').sql, '(t.status = $1)', 'trace-level fields test the summary');
+});
+
+t.test("a trace's metadata.<key> tests the trace's own metadata (its root span's), negations included", async (t) => {
+  t.same(one({ field: 'metadata.tier', op: 'equals', value: 'gold' }, 'traces'), { sql: '(json_extract_string(t.metadata, $1) = $2)', params: ['$."tier"', 'gold'] });
+  t.same(one({ field: 'metadata.tier', op: 'doesNotExist' }, 'traces').sql, '(NOT coalesce(json_exists(t.metadata, $1), false))');
+  t.same(one({ field: 'metadata.tier', op: 'notContains', value: 'g' }, 'traces').sql, '(NOT contains(json_extract_string(t.metadata, $1), $2))');
 });
 
 t.test('tags: has, has any, has none', async (t) => {

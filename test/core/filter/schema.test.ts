@@ -6,11 +6,11 @@ import { refuses } from './refusal.js';
 t.test('the schema lists the fields of every resource', async (t) => {
   const s = filterSchema();
   const names = (r: keyof typeof s.resources) => s.resources[r].fields.map((f) => f.name);
-  t.same(names('traces'), ['name', 'status', 'latency_ms', 'cost', 'tokens', 'span_count', 'tags', 'session_id', 'user_id', 'environment', 'start', 'model', 'span_kind', 'prompt_name', 'service_name', 'metadata.<key>']);
+  t.same(names('traces'), ['name', 'status', 'latency_ms', 'cost', 'tokens', 'span_count', 'tags', 'session_id', 'user_id', 'environment', 'start', 'model', 'span_kind', 'prompt_name', 'service_name', 'metadata.<key>', 'any_span.metadata.<key>']);
   t.same(names('spans'), ['name', 'type', 'span_kind', 'status', 'model', 'prompt_name', 'service_name', 'session_id', 'user_id', 'trace_id', 'duration_ms', 'cost', 'tokens', 'input_tokens', 'output_tokens', 'start', 'metadata.<key>']);
   t.same(names('scores'), ['name', 'score', 'source', 'user_id', 'resource_id', 'label', 'created_at']);
   const traces = s.resources.traces.fields;
-  t.same(traces.filter((f) => f.level === 'span').map((f) => f.name), ['model', 'span_kind', 'prompt_name', 'service_name', 'metadata.<key>']);
+  t.same(traces.filter((f) => f.level === 'span').map((f) => f.name), ['model', 'span_kind', 'prompt_name', 'service_name', 'any_span.metadata.<key>']);
   t.same(traces.find((f) => f.name === 'status'), {
     name: 'status',
     type: 'enum',
@@ -37,6 +37,8 @@ t.test('operators and limits', async (t) => {
 t.test('field lookup', async (t) => {
   t.equal(resolveField('spans', 'cost').def.sql, 'x.cost');
   t.same(resolveField('traces', 'metadata.a1').key, 'a1');
+  t.equal(resolveField('traces', 'metadata.a1').def.sql, 't.metadata', "a trace's metadata is its own (the summary's)");
+  t.same([resolveField('traces', 'any_span.metadata.a1').key, resolveField('traces', 'any_span.metadata.a1').def.level], ['a1', 'span']);
   t.match(lookupField('spans', 'metadata.9'), { error: /invalid metadata key "9"/ });
   t.match(lookupField('scores', 'metadata.a'), { error: /unknown field "metadata.a" for scores/ });
   refuses(t, () => resolveField('spans', 'nope'), /^unknown field "nope" for spans/);

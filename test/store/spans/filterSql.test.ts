@@ -72,7 +72,8 @@ const TRACE_SUMMARY = `
     list_sort(list_distinct(flatten(list(coalesce(x.tags, []))))) AS tags,
     any_value(x.session_id) FILTER (WHERE x.session_id IS NOT NULL) AS session_id,
     any_value(x.user_id) FILTER (WHERE x.user_id IS NOT NULL) AS user_id,
-    any_value(e.name) AS environment
+    any_value(e.name) AS environment,
+    arg_min_null(x.metadata, {'r': x.parent_id IS NOT NULL, 's': x.start_ns}) AS metadata
   FROM spans x JOIN environments e ON e.id = x.environment_id
   GROUP BY x.tenant_id, x.app_id, x.trace_id`;
 

@@ -21,11 +21,11 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   const rootA = hex(8);
   const long = 'x'.repeat(9000);
   const request = exportRequest([
-    { traceId: a, parentSpanId: rootA, name: 'child', attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 3, 'tracelake.tags': 'x', 'session.id': 's-2', 'tracelake.cost': 0.1 } },
-    { traceId: a, spanId: rootA, name: 'root', attributes: { 'session.id': 's-1', 'input.value': 'hello', 'output.value': long, 'tracelake.cost': 0.2, 'user.id': 'u', 'tracelake.tags': 'y' } },
+    { traceId: a, parentSpanId: rootA, name: 'child', attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 3, 'tracelake.tags': 'x', 'session.id': 's-2', 'tracelake.cost': 0.1, 'tracelake.metadata.tier': 'silver' } },
+    { traceId: a, spanId: rootA, name: 'root', attributes: { 'session.id': 's-1', 'input.value': 'hello', 'output.value': long, 'tracelake.cost': 0.2, 'user.id': 'u', 'tracelake.tags': 'y', 'tracelake.metadata.tier': 'gold' } },
     { traceId: a, parentSpanId: rootA, name: 'later', attributes: { 'tracelake.run.id': 'r-1', 'tracelake.tags': 'x' } },
     { traceId: b, name: 'orphan-b', attributes: { 'user.id': 'u-2' } },
-    { traceId: b, parentSpanId: hex(8), name: 'orphan-b2' },
+    { traceId: b, parentSpanId: hex(8), name: 'orphan-b2', attributes: { 'tracelake.metadata.tier': 'child' } },
     { traceId: c, name: 'only', attributes: { 'input.value': long } },
   ]);
   const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans as { status: { code: number }; events?: unknown[] }[];
@@ -77,4 +77,6 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   t.equal(partA.has_error, '1');
   t.same(partA.tags, ['x', 'y']);
   t.equal(expected.find((p) => p.trace_id === b)!.span_count, '2', 'events are not spans');
+  t.same(JSON.parse(partA.best_metadata as string), { tier: 'gold' }, "the root's metadata is the trace's");
+  t.equal(expected.find((p) => p.trace_id === b)!.best_metadata, null, "a root without metadata gives the trace none, not a child's");
 });

@@ -12,8 +12,9 @@ import { bootstrap } from '../../../src/store/admin/meta.js';
 import { Database } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { MIGRATIONS } from '../../../src/store/migrations.js';
-import { hex } from '../../helpers/otlp.js';
-import { call, startServer, tempDir } from '../../helpers/server.js';
+import { exportRequest, hex } from '../../helpers/otlp.js';
+import { call, rootCredentials, startServer, tempDir, type TestServer } from '../../helpers/server.js';
+import { PART_COLUMNS } from '../../../src/store/spans/traceParts.js';
 
 t.test('spans of an older store move into segments and read as before', async (t) => {
   const dataDir = tempDir();
@@ -64,4 +65,55 @@ t.test('spans of an older store move into segments and read as before', async (t
   t.equal(opened.body.data.input_preview, 'question');
   const files = readdirSync(join(dataDir, 'segments'), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
   t.ok(files.length >= 1 && files.every((f) => /migrated-/.test(f)), 'in Parquet files of the Hive layout');
+});
+
+t.test("summaries written before migration 203 get their root span's metadata", async (t) => {
+  const dataDir = tempDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await startServer({ dataDir });
+  const auth = rootCredentials(first);
+  const traceId = hex(16);
+  const root = hex(8);
+  const body = exportRequest([
+    { traceId, spanId: root, name: 'root', attributes: { 'tracelake.metadata.tier': 'gold' } },
+    { traceId, parentSpanId: root, name: 'child', attributes: { 'tracelake.metadata.step': 'pay' } },
+  ]);
+  const otlp = (server: TestServer, request: unknown) =>
+    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(request), headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' } });
+  const sent = await otlp(first, body);
+  t.equal(sent.status, 200, sent.text);
+  t.equal(await first.stop('SIGTERM'), 0, 'stopped cleanly: every span in a segment, every part committed');
+
+  // The summary tables as versions before 203 had them: no best_metadata column.
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
+  const old = PART_COLUMNS.filter((c) => c !== 'best_metadata').join(', ');
+  await db.transaction(async (tx) => {
+    await tx.exec(`CREATE TABLE parts_old AS SELECT ${old}, seq FROM trace_parts`);
+    await tx.exec(`CREATE TABLE traces_old AS SELECT ${old} FROM traces`);
+    await tx.exec('DROP INDEX traces_trace_id');
+    await tx.exec('DROP TABLE trace_parts');
+    await tx.exec('DROP TABLE traces');
+    await tx.exec('ALTER TABLE parts_old RENAME TO trace_parts');
+    await tx.exec('ALTER TABLE traces_old RENAME TO traces');
+    await tx.exec('CREATE INDEX traces_trace_id ON traces (trace_id)');
+    await tx.exec('DELETE FROM schema_migrations WHERE version = 203');
+  });
+  db.close();
+
+  const server = await startServer({ dataDir });
+  t.teardown(() => server.stop('SIGKILL'));
+  t.match(server.logs.find((l) => l.msg === 'migrated')?.versions, [203], 'migration 203 ran');
+  const list = async (filter: string) =>
+    (await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent(filter)}`, { auth })).body.data.map((x: { id: string }) => x.id);
+  t.same(await list('metadata.tier = gold'), [traceId], "the root's metadata reached the old summary");
+  t.same(await list('metadata.step exists'), [], "a child's is not the trace's");
+  t.same(await list('any_span.metadata.step exists'), [traceId]);
+  // New parts are appended by position after the migration rebuilt the tables.
+  const again = await otlp(server, exportRequest([{ traceId: hex(16), name: 'new', attributes: { 'tracelake.metadata.tier': 'new' } }]));
+  t.equal(again.status, 200, again.text);
+  t.equal(await server.stop('SIGTERM'), 0);
+  const third = await startServer({ dataDir });
+  t.teardown(() => third.stop('SIGKILL'));
+  const after = await call(third, 'GET', `/v1/traces?filter=${encodeURIComponent('metadata.tier = new')}`, { auth });
+  t.equal(after.body.data.length, 1, 'a part written after the migration reads with its metadata');
 });

@@ -30,6 +30,7 @@ interface Spec {
   output?: string | null;
   inputPreview?: string | null;
   outputPreview?: string | null;
+  metadata?: string | null;
 }
 
 function row(s: Spec): SpanRow {
@@ -52,6 +53,7 @@ function row(s: Spec): SpanRow {
   r[C.run_id] = s.run ?? null;
   r[C.input] = s.input ?? null;
   r[C.output] = s.output ?? null;
+  r[C.metadata] = s.metadata ?? null;
   r[C.input_preview] = s.inputPreview ?? null;
   r[C.output_preview] = s.outputPreview ?? null;
   return r;
@@ -64,9 +66,9 @@ const partsOf = (...batches: Spec[][]): PartRow[] => {
 };
 
 t.test('one span: its part', async (t) => {
-  const [part, ...rest] = partsOf([{ parent: null, name: 'root', start: 10n, end: 20n, cost: 0.5, tokens: 7, status: 'OK', tags: ['b', 'a'], session: 's', user: 'u', run: 'r', input: 'in', output: 'out' }]);
+  const [part, ...rest] = partsOf([{ parent: null, name: 'root', start: 10n, end: 20n, cost: 0.5, tokens: 7, status: 'OK', tags: ['b', 'a'], session: 's', user: 'u', run: 'r', input: 'in', output: 'out', metadata: '{"k":1}' }]);
   t.equal(rest.length, 0);
-  t.strictSame(part, [TENANT, APP, ENV, TRACE, 10n, 20n, 0, 10n, 'root', 'in', 'out', 0.5, 7, 1, 0, 1, ['a', 'b'], 's', 'u', 'r']);
+  t.strictSame(part, [TENANT, APP, ENV, TRACE, 10n, 20n, 0, 10n, 'root', 'in', 'out', 0.5, 7, 1, 0, 1, ['a', 'b'], 's', 'u', 'r', '{"k":1}']);
 });
 
 t.test('spans of one trace fold into one part', async (t) => {
@@ -78,6 +80,7 @@ t.test('spans of one trace fold into one part', async (t) => {
     [
       { name: 'event', type: 'EVENT', start: 70n, end: 70n, cost: 2, tokens: null, tags: ['x', 'a'], session: null, user: 'u1', run: 'r1', status: 'OK' },
       { name: 'root', parent: null, start: 30n, end: 90n, input: 'root in', session: 's3' },
+      { name: 'late child', start: 31n, end: 40n, metadata: '{"child":true}' },
       { name: 'tail', start: 60n, end: 500n },
     ],
   );
@@ -90,13 +93,19 @@ t.test('spans of one trace fold into one part', async (t) => {
   t.equal(p![10], null);
   t.equal(p![11], 3, 'costs summed, nulls skipped');
   t.equal(p![12], 15, 'tokens summed, nulls skipped');
-  t.equal(p![13], 4, 'events are not counted as spans');
+  t.equal(p![13], 5, 'events are not counted as spans');
   t.equal(p![14], 1, 'an error');
   t.equal(p![15], 1, 'an OK');
   t.same(p![16], ['a', 'x'], 'tags: distinct, sorted');
   t.equal(p![17], 's1', 'the least session id, nulls last');
   t.equal(p![18], 'u1', 'the least user id');
   t.equal(p![19], 'r1', 'the least run id');
+  t.equal(p![20], null, "the root's metadata (none), not a child's");
+});
+
+t.test("the trace's metadata is the best span's", async (t) => {
+  const [p] = partsOf([{ name: 'child', start: 1n, metadata: '{"c":1}' }], [{ name: 'root', parent: null, start: 9n, metadata: '{"r":1}' }]);
+  t.equal(p![20], '{"r":1}', 'a root arriving later replaces the earlier child');
 });
 
 t.test('the best span: root before child, then earliest', async (t) => {
