@@ -17,8 +17,12 @@ export interface JsonOrGroup {
   or: JsonPredicate[] & tags.MinItems<1> & tags.MaxItems<20>;
 }
 
+/** Narrows reads to one environment of the app, by name (admin credentials read them all). */
+type EnvironmentName = string & tags.MinLength<1> & tags.MaxLength<64>;
+
 interface SearchBody {
   filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
+  environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
@@ -36,6 +40,7 @@ export interface SpanSearchBody extends SearchBody {
 
 export interface TraceListQuery {
   filter?: string & tags.MaxLength<8192>;
+  environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
@@ -47,6 +52,7 @@ export interface TraceListQuery {
 
 export interface SpanListQuery {
   filter?: string & tags.MaxLength<8192>;
+  environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<500>;

@@ -7,6 +7,7 @@ import { ApiError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
+import { isTenantAdmin } from '../core/admin/rules.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { KeyRecord, Scope } from '../store/admin/meta.js';
 import type { Principal } from './principal.js';
@@ -47,6 +48,20 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
   return { key, appId: ids[0]!.toLowerCase() };
 }
 
+/**
+ * The environment a request names: by name in X-Service-Environment, or a pull request number in
+ * X-Service-Pull-Request (`pr-<n>`); undefined when it names none.
+ */
+function namedEnvironment(headers: Readonly<Record<string, string>>): string | undefined {
+  const pr = headers['x-service-pull-request']?.trim();
+  if (pr !== undefined) {
+    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw new ApiError('forbidden', 'X-Service-Pull-Request must be a pull request number');
+    return `pr-${pr}`;
+  }
+  const named = headers['x-service-environment']?.trim();
+  return named ? named : undefined;
+}
+
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */
 export function authorize(principal: Principal, need: Requirement): void {
   if (allows(principal.role, principal.permissions, need)) return;
@@ -71,11 +86,11 @@ export class Authenticator {
 
   async authenticate(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean, now = Date.now()): Promise<Principal> {
     if (this.local && !headers['authorization']) {
-      return { kind: 'local', ...this.local, keyId: null, role: 'full_access', permissions: FULL };
+      return { kind: 'local', ...this.local, readEnvironmentId: this.local.environmentId, keyId: null, role: 'full_access', permissions: FULL };
     }
     const { key, appId } = readCredentials(headers, rawKeyOnly);
     if (!key.startsWith(KEY_PREFIX)) {
-      if (key.split('.').length === 3) return this.session(key, appId, now);
+      if (key.split('.').length === 3) return this.session(key, appId, headers, now);
       throw new ApiError('unauthorized', 'Invalid API key');
     }
     const keyHash = hashKey(this.secret, key);
@@ -85,16 +100,36 @@ export class Authenticator {
     if (record.expiresAt !== null && record.expiresAt <= now) throw new ApiError('unauthorized', 'This API key has expired');
     if (record.appId !== appId) throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
     this.touch(record.id, now);
+    const pin = record.environmentId !== null && record.environmentKind !== null ? { environmentId: record.environmentId, kind: record.environmentKind } : null;
+    let environmentId: string;
+    let readEnvironmentId: string | null;
+    if (record.environmentId !== null) {
+      // A pinned key works in its environment; a header naming another one is a mistake, not a switch.
+      const named = namedEnvironment(headers);
+      if (named !== undefined) {
+        const env = await this.store.run('selectEnvironment', { tenantId: record.tenantId, appId: record.appId, name: named, createPreview: false });
+        if (env?.id !== record.environmentId) {
+          throw new ApiError('forbidden', `This key is pinned to another environment than "${named}": leave X-Service-Environment out or name its own`);
+        }
+      }
+      environmentId = record.environmentId;
+      // A tenant admin's Full Access key (the bootstrap key) administers every environment of the
+      // app, so it reads them all too; any other pinned key reads its own environment only.
+      readEnvironmentId = record.role === 'full_access' && isTenantAdmin(pin) ? null : record.environmentId;
+    } else {
+      environmentId = readEnvironmentId = await this.selectedEnvironment(record, headers);
+    }
     return {
       kind: 'key',
       tenantId: record.tenantId,
       appId: record.appId,
-      environmentId: record.environmentId ?? (await this.selectedEnvironment(record, headers)),
+      environmentId,
+      readEnvironmentId,
       keyId: record.id,
       role: record.role,
       permissions: record.permissions,
       plan: record.plan,
-      ...(record.environmentId !== null && record.environmentKind !== null ? { pin: { environmentId: record.environmentId, kind: record.environmentKind } } : {}),
+      ...(pin ? { pin } : {}),
     };
   }
 
@@ -106,10 +141,7 @@ export class Authenticator {
    */
   private async selectedEnvironment(record: KeyRecord, headers: Readonly<Record<string, string>>): Promise<string> {
     const kinds = record.allowedKinds ?? [];
-    const pr = headers['x-service-pull-request']?.trim();
-    const named = headers['x-service-environment']?.trim();
-    if (pr !== undefined && !/^[1-9][0-9]{0,9}$/.test(pr)) throw new ApiError('forbidden', 'X-Service-Pull-Request must be a pull request number');
-    const name = pr !== undefined ? `pr-${pr}` : named;
+    const name = namedEnvironment(headers);
     if (!name) {
       throw new ApiError('forbidden', `This key is scoped to environment kinds (${kinds.join(', ')}): name the environment in X-Service-Environment or X-Service-Pull-Request`);
     }
@@ -117,7 +149,7 @@ export class Authenticator {
       tenantId: record.tenantId,
       appId: record.appId,
       name,
-      createPreview: pr !== undefined && kinds.includes('preview'),
+      createPreview: headers['x-service-pull-request'] !== undefined && kinds.includes('preview'),
     });
     if (!env) throw new ApiError('forbidden', `No environment "${name}" in this app`);
     if (!kinds.includes(env.kind)) throw new ApiError('forbidden', `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`);
@@ -128,18 +160,28 @@ export class Authenticator {
    * A session token (HS256 JWT issued by the CLI to a tenant admin) acts with Full Access on the app
    * it names, in that app's default environment. The app must still exist in the token's tenant.
    */
-  private async session(token: string, appId: string, now: number): Promise<Principal> {
+  private async session(token: string, appId: string, headers: Readonly<Record<string, string>>, now: number): Promise<Principal> {
     const verified = verifySessionToken(token, this.sessionKey, Math.floor(now / 1000));
     if (!verified.ok) throw new ApiError('unauthorized', `Invalid session token: ${verified.reason}`);
     const { claims } = verified;
     if (claims.app_id !== appId) throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
     const scope = await this.store.run('sessionScope', { tenantId: claims.tenant_id, appId: claims.app_id });
     if (!scope) throw new ApiError('unauthorized', 'The app of this session token no longer exists');
+    // A tenant admin reads every environment of the app and writes to its default one, unless a
+    // header names one: then both happen there.
+    const named = namedEnvironment(headers);
+    let selected: string | null = null;
+    if (named !== undefined) {
+      const env = await this.store.run('selectEnvironment', { tenantId: claims.tenant_id, appId: claims.app_id, name: named, createPreview: false });
+      if (!env) throw new ApiError('forbidden', `No environment "${named}" in this app`);
+      selected = env.id;
+    }
     return {
       kind: 'session',
       tenantId: claims.tenant_id,
       appId: claims.app_id,
-      environmentId: scope.environmentId,
+      environmentId: selected ?? scope.environmentId,
+      readEnvironmentId: selected,
       keyId: null,
       role: 'full_access',
       permissions: FULL,

@@ -7,8 +7,13 @@ export interface Principal {
   kind: 'key' | 'session' | 'local' | 'anonymous';
   tenantId: string;
   appId: string;
-  /** The environment reads and writes are confined to; null for unpinned (kind-scoped) access. */
+  /** The environment writes land in; null for a kind-scoped key that named none. */
   environmentId: string | null;
+  /**
+   * The environment reads are confined to; null for every environment of the app — what admin
+   * credentials read (session tokens, Full Access keys of a tenant admin) until they narrow it.
+   */
+  readEnvironmentId: string | null;
   keyId: string | null;
   role: Role;
   permissions: readonly Permission[];
@@ -25,15 +30,16 @@ export const ANONYMOUS: Principal = {
   tenantId: '',
   appId: '',
   environmentId: null,
+  readEnvironmentId: null,
   keyId: null,
   role: 'custom',
   permissions: [],
   plan: null,
 };
 
-/** What a principal's reads are confined to: its tenant, app and (when pinned) environment. */
+/** What a principal's reads are confined to: its tenant, app and (unless an admin) environment. */
 export function readScopeOf(p: Principal): { tenantId: string; appId: string; environmentId: string | null } {
-  return { tenantId: p.tenantId, appId: p.appId, environmentId: p.environmentId };
+  return { tenantId: p.tenantId, appId: p.appId, environmentId: p.readEnvironmentId };
 }
 
 /** How created_by / updated_by name the caller: `key:<id>`, `session:<subject>`, or `local`. */

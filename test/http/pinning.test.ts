@@ -32,7 +32,45 @@ t.test('pinning isolates environments both ways', async (t) => {
     const sessions = await call(server, 'GET', '/v1/sessions', { auth: key });
     t.equal(sessions.body.data.length, 1);
   }
-  // The bootstrap key is pinned to production too: it sees production only.
-  const rootList = await call(server, 'GET', '/v1/traces', { auth: root });
-  t.same(rootList.body.data.map((x: { id: string }) => x.id), [p]);
+  const ids = (r: { body: { data: { id: string }[] } }) => r.body.data.map((x) => x.id).sort();
+  // The bootstrap key (Full Access, a tenant admin) reads every environment and narrows at will.
+  t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), "the tenant admin's key reads every environment");
+  t.equal((await call(server, 'GET', `/v1/traces/${s}`, { auth: root })).status, 200);
+  t.same(ids(await call(server, 'GET', '/v1/traces?environment=staging', { auth: root })), [s], '?environment narrows');
+  t.same(ids(await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = staging')}`, { auth: root })), [s], 'so does the filter field');
+  t.same(ids(await call(server, 'POST', '/v1/traces/search', { auth: root, body: { environment: 'production' } })), [p], 'and the search body');
+  t.same((await call(server, 'GET', '/v1/spans?environment=staging', { auth: root })).body.data.map((x: { trace_id: string }) => x.trace_id), [s], 'span lists too');
+  t.same(
+    (await call(server, 'GET', `/v1/spans?filter=${encodeURIComponent('environment = production')}`, { auth: root })).body.data.map((x: { trace_id: string }) => x.trace_id),
+    [p],
+    'span filters name environments as well',
+  );
+  const sessions = await call(server, 'GET', '/v1/sessions', { auth: root });
+  t.equal(sessions.body.data.length, 2, 'sessions of every environment');
+
+  // Names the app lacks are mistakes, answered as such.
+  const unknownFilter = await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment in (staging, stagign)')}`, { auth: root });
+  t.equal(unknownFilter.status, 400);
+  t.equal(unknownFilter.body.error.code, 'invalid_filter');
+  t.match(unknownFilter.body.error.message, /unknown environment "stagign"; this app has production, staging/);
+  const unknownParam = await call(server, 'GET', '/v1/traces?environment=stagign', { auth: root });
+  t.equal(unknownParam.status, 400);
+  t.same(unknownParam.body.error.details, { environment: 'no environment "stagign" in this app' });
+  t.equal((await call(server, 'POST', '/v1/spans/search', { auth: root, body: { environment: 'stagign' } })).body.error.code, 'invalid_request_body');
+
+  // A pinned key stays in its environment: naming another is 403, however it is named.
+  const other = await call(server, 'GET', '/v1/traces?environment=production', { auth: staging });
+  t.equal(other.status, 403);
+  t.match(other.body.error.message, /reads its own environment only/);
+  t.same(ids(await call(server, 'GET', '/v1/traces?environment=staging', { auth: staging })), [s], 'its own name is fine');
+  t.same(ids(await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = production')}`, { auth: staging })), [], 'a filter on another environment matches nothing of its own');
+  const header = await call(server, 'GET', '/v1/traces', { auth: staging, headers: { 'x-service-environment': 'production' } });
+  t.equal(header.status, 403, 'a header contradicting the pin is refused, not ignored');
+  t.match(header.body.error.message, /pinned to another environment than "production"/);
+  const write = await call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
+    headers: { authorization: staging.key, 'x-service-app-id': staging.appId, 'content-type': 'application/json', 'x-service-environment': 'production' },
+  });
+  t.equal(write.status, 403, 'on ingestion too');
+  t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), 'and nothing was stored');
 });

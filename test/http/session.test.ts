@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir } from '../helpers/server.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
@@ -27,6 +28,18 @@ t.test('a CLI session token acts as a tenant admin on its app', async (t) => {
   const app = await call(server, 'POST', '/v1/apps', { auth, body: { name: 'made-in-a-session' } });
   t.equal(app.status, 201);
   t.equal(app.body.data.created_by, 'session:ada@example.com', 'the admin is named in created_by');
+
+  // A tenant admin reads every environment of the app; a header chooses where writes land.
+  t.equal((await call(server, 'POST', '/v1/environments', { auth, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  const traceId = hex(16);
+  const sent = await call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(exportRequest([{ traceId }])),
+    headers: { authorization: token, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-service-environment': 'staging' },
+  });
+  t.equal(sent.status, 200, sent.text);
+  const listed = await call(server, 'GET', '/v1/traces', { auth });
+  t.same(listed.body.data.map((x: { id: string; environment: string }) => [x.id, x.environment]), [[traceId, 'staging']], 'the token reads the staging trace without naming it');
+  t.equal((await call(server, 'GET', '/v1/traces', { auth, headers: { 'x-service-environment': 'production' } })).body.data.length, 0, 'a header narrows its reads');
 
   const [head, payload, signature] = token.split('.') as [string, string, string];
   const forged = `${head}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;

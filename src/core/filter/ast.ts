@@ -83,3 +83,19 @@ export const LIMITS = {
 export function isGroup(c: Clause): c is OrGroup {
   return 'or' in c;
 }
+
+/**
+ * The values a filter compares `field` with for equality (`=`, `!=`, `in`, `not in`), OR-groups
+ * included — the names a caller must recognise (an unknown environment name is a mistake to
+ * report, not an empty answer).
+ */
+export function equalityValues(filter: Filter, field: string): Scalar[] {
+  const out: Scalar[] = [];
+  for (const clause of filter) {
+    for (const p of isGroup(clause) ? clause.or : [clause]) {
+      if (p.field !== field || !(p.op === 'equals' || p.op === 'notEquals' || p.op === 'in' || p.op === 'notIn')) continue;
+      out.push(...(Array.isArray(p.value) ? p.value : p.value === undefined ? [] : [p.value]));
+    }
+  }
+  return out;
+}

@@ -92,6 +92,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'session_id', type: 'string', sql: 'x.session_id', description: 'Session id' },
     { name: 'user_id', type: 'string', sql: 'x.user_id', description: 'User id' },
     { name: 'trace_id', type: 'string', sql: 'x.trace_id', description: 'Trace id (lowercase hex)' },
+    { name: 'environment', type: 'string', sql: '(SELECT e.name FROM environments e WHERE e.id = x.environment_id)', description: 'Name of the environment the span landed in' },
     { name: 'duration_ms', type: 'number', sql: '((x.end_ns - x.start_ns) / 1e6)', description: 'Duration in milliseconds' },
     { name: 'cost', type: 'number', sql: 'x.cost', description: 'Cost' },
     { name: 'tokens', type: 'integer', sql: 'x.tokens', description: 'Total tokens' },

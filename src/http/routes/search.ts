@@ -13,7 +13,8 @@ import {
   type TraceListQuery,
   type TraceSearchBody,
 } from '../../contract/search.js';
-import { compileFilter, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { ApiError } from '../../core/errors.js';
+import { compileFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
 import { firstFilterParam, type SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
@@ -22,9 +23,12 @@ import { route, type Context } from '../route.js';
 
 const DEFAULT_LIMIT = 50;
 
-function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' | 'parquet' | 'arrow' }): SearchQuery {
+type Window = { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' | 'parquet' | 'arrow' };
+
+/** The search of a list or search request: the caller's read scope, narrowed by `environment` when named. */
+async function query(ctx: Context, q: Window & { environment?: string }, part: 'query' | 'body'): Promise<SearchQuery> {
   return {
-    scope: readScopeOf(ctx.principal),
+    scope: await narrowedScope(ctx, q.environment, part),
     ...resolveWindow(q.start_date, q.end_date, Date.now()),
     limit: q.limit ?? DEFAULT_LIMIT,
     offset: q.offset ?? 0,
@@ -34,6 +38,32 @@ function query(ctx: Context, q: { start_date?: string; end_date?: string; limit?
   };
 }
 
+/**
+ * Admin credentials read every environment of the app; `environment` narrows that to one. Naming
+ * an environment the app lacks is 400; naming another than the one a key is confined to is 403.
+ */
+async function narrowedScope(ctx: Context, name: string | undefined, part: 'query' | 'body') {
+  const scope = readScopeOf(ctx.principal);
+  if (name === undefined) return scope;
+  const env = await ctx.services.store.run('selectEnvironment', { tenantId: scope.tenantId, appId: scope.appId, name, createPreview: false });
+  if (!env) {
+    throw new ApiError(part === 'query' ? 'invalid_query_parameters' : 'invalid_request_body', undefined, { details: { environment: `no environment "${name}" in this app` } });
+  }
+  if (scope.environmentId !== null && scope.environmentId !== env.id) {
+    throw new ApiError('forbidden', `This key reads its own environment only, not "${name}"`);
+  }
+  return { ...scope, environmentId: env.id };
+}
+
+/** A filter naming an environment the app lacks is a mistake to report, not an empty answer. */
+async function checkEnvironmentNames(ctx: Context, filter: Filter): Promise<void> {
+  const named = equalityValues(filter, 'environment').map(String);
+  if (named.length === 0) return;
+  const known = (await ctx.services.store.run('listEnvironments', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId })).map((e) => e.name);
+  const unknown = named.find((n) => !known.includes(n));
+  if (unknown !== undefined) throw new ApiError('invalid_filter', `unknown environment "${unknown}"; this app has ${known.join(', ')}`);
+}
+
 const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'application/vnd.apache.arrow.stream' } as const;
 
 /**
@@ -41,14 +71,16 @@ const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'applic
  * that `limit`/`offset` name, when given), as a file streamed to the client.
  */
 async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 'arrow', filter: Filter) {
-  const search = query(ctx, q);
+  await checkEnvironmentNames(ctx, filter);
+  const search = await query(ctx, q, 'query');
   const compiled = compileFilter(filter, 'spans', firstFilterParam(search.scope));
   const out = await ctx.services.store.run('exportSpans', { query: search, filter: compiled, format, limit: q.limit ?? null });
   const name = `spans.${format === 'parquet' ? 'parquet' : 'arrows'}`;
   return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
 }
 
-async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', q: SearchQuery, filter: Filter) {
+async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', search: Promise<SearchQuery>, filter: Filter) {
+  const [q] = await Promise.all([search, checkEnvironmentNames(ctx, filter)]);
   const compiled = compileFilter(filter, task === 'searchTraces' ? 'traces' : 'spans', firstFilterParam(q.scope));
   const result = await ctx.services.store.run(task, { query: q, filter: compiled });
   if (result.kind === 'csv') {
@@ -77,14 +109,14 @@ export const searchRoutes = [
     path: '/v1/traces',
     permission: 'trace.read',
     validate: { query: validateTraceListQuery },
-    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', query(ctx, q), q.filter === undefined ? [] : parseFilter(q.filter, 'traces')),
+    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', query(ctx, q, 'query'), q.filter === undefined ? [] : parseFilter(q.filter, 'traces')),
   }),
   route<Record<string, string>, Record<string, never>, TraceSearchBody>({
     method: 'POST',
     path: '/v1/traces/search',
     permission: 'trace.read',
     validate: { body: validateTraceSearchBody },
-    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', query(ctx, body ?? {}), validateJsonFilters(body?.filters ?? [], 'traces')),
+    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', query(ctx, body ?? {}, 'body'), validateJsonFilters(body?.filters ?? [], 'traces')),
   }),
   route<Record<string, string>, SpanListQuery>({
     method: 'GET',
@@ -93,7 +125,7 @@ export const searchRoutes = [
     validate: { query: validateSpanListQuery },
     handler: ({ query: q }, ctx) => {
       const filter = [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))];
-      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', query(ctx, q), filter);
+      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', query(ctx, q, 'query'), filter);
     },
   }),
   route<Record<string, string>, Record<string, never>, SpanSearchBody>({
@@ -101,7 +133,7 @@ export const searchRoutes = [
     path: '/v1/spans/search',
     permission: 'span.read',
     validate: { body: validateSpanSearchBody },
-    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', query(ctx, body ?? {}), validateJsonFilters(body?.filters ?? [], 'spans')),
+    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', query(ctx, body ?? {}, 'body'), validateJsonFilters(body?.filters ?? [], 'spans')),
   }),
   route({
     method: 'GET',

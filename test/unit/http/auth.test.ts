@@ -40,7 +40,7 @@ t.test('credentials: the app id headers', async (t) => {
 });
 
 t.test('authorize', async (t) => {
-  const p = { kind: 'key' as const, tenantId: 't', appId: 'a', environmentId: null, keyId: 'k', role: 'sdk' as const, permissions: ['trace.write' as const], plan: null };
+  const p = { kind: 'key' as const, tenantId: 't', appId: 'a', environmentId: null, readEnvironmentId: null, keyId: 'k', role: 'sdk' as const, permissions: ['trace.write' as const], plan: null };
   t.doesNotThrow(() => authorize(p, 'trace.write'));
   t.throws(() => authorize(p, 'score.delete'), { code: 'forbidden', fields: { required_permission: 'score.delete' } });
   t.throws(() => authorize(p, 'admin'), { code: 'forbidden', fields: { required_permission: 'full_access' } });
@@ -106,6 +106,7 @@ t.test('a key: its record, pinned', async (t) => {
     tenantId: TENANT,
     appId: APP,
     environmentId: 'env-prod',
+    readEnvironmentId: 'env-prod',
     keyId: 'key-1',
     role: 'sdk',
     permissions: permissionsFor('sdk'),
@@ -114,6 +115,26 @@ t.test('a key: its record, pinned', async (t) => {
   });
   t.same(calls[0], { task: 'findKey', input: { keyHash: hashKey(SECRET, KEY) } }, 'looked up by its hash');
   t.same(calls[1], { task: 'touchKey', input: { id: 'key-1', atMs: 1_000_000 } }, 'last use recorded');
+});
+
+t.test('pinned keys: a header naming another environment is 403; a tenant admin reads every environment', async (t) => {
+  const environments: Record<string, { id: string; kind: string }> = { production: { id: 'env-prod', kind: 'production' }, staging: { id: 'env-stg', kind: 'production' }, 'pr-4': { id: 'env-pr4', kind: 'preview' } };
+  const fake = (record: KeyRecord) => fakeStore({ findKey: () => record, touchKey: () => null, selectEnvironment: ({ name }) => environments[name as string] ?? null });
+  const sdk = new Authenticator(fake(keyRecord()).store, SECRET, null, noTouchErrors(t));
+  await t.rejects(sdk.authenticate(headers(KEY, { 'x-service-environment': 'staging' }), false, 0), { code: 'forbidden', message: /pinned to another environment than "staging"/ });
+  await t.rejects(sdk.authenticate(headers(KEY, { 'x-service-environment': 'nowhere' }), false, 0), { code: 'forbidden' }, 'an unknown name too');
+  await t.rejects(sdk.authenticate(headers(KEY, { 'x-service-pull-request': '4' }), false, 0), { code: 'forbidden', message: /than "pr-4"/ });
+  const own = await sdk.authenticate(headers(KEY, { 'x-service-environment': 'production' }), false, 0);
+  t.same([own.environmentId, own.readEnvironmentId], ['env-prod', 'env-prod'], 'its own name is fine; an SDK key reads its own environment');
+
+  const admin = await new Authenticator(fake(keyRecord({ role: 'full_access', permissions: permissionsFor('full_access') })).store, SECRET, null, noTouchErrors(t)).authenticate(headers(), false, 0);
+  t.same([admin.environmentId, admin.readEnvironmentId], ['env-prod', null], "the tenant admin's Full Access key writes to its pin and reads every environment");
+  const previewAdmin = await new Authenticator(
+    fake(keyRecord({ role: 'full_access', permissions: permissionsFor('full_access'), environmentId: 'env-pr4', environmentKind: 'preview' })).store, SECRET, null, noTouchErrors(t),
+  ).authenticate(headers(), false, 0);
+  t.equal(previewAdmin.readEnvironmentId, 'env-pr4', 'a Full Access key pinned to a preview reads its own environment only');
+  const readOnly = await new Authenticator(fake(keyRecord({ role: 'read_only', permissions: permissionsFor('read_only') })).store, SECRET, null, noTouchErrors(t)).authenticate(headers(), false, 0);
+  t.equal(readOnly.readEnvironmentId, 'env-prod', 'so does a Read-Only key pinned to production');
 });
 
 t.test('a key whose environment kind is unknown carries no pin', async (t) => {
@@ -204,6 +225,7 @@ t.test('local mode: key-less requests act as the local app; a key is still check
     appId: APP,
     environmentId: 'env-local',
     plan: 'local',
+    readEnvironmentId: 'env-local',
     keyId: null,
     role: 'full_access',
     permissions: permissionsFor('full_access'),
@@ -262,13 +284,14 @@ t.test('session tokens', async (t) => {
     tenantId: TENANT,
     appId: APP,
     environmentId: 'env-prod',
+    readEnvironmentId: null,
     keyId: null,
     role: 'full_access',
     permissions: permissionsFor('full_access'),
     plan: 'team',
     subject: 'alice',
   });
-  t.same(calls, [{ task: 'sessionScope', input: { tenantId: TENANT, appId: APP } }]);
+  t.same(calls, [{ task: 'sessionScope', input: { tenantId: TENANT, appId: APP } }], 'every environment read, the default one written');
 
   await t.rejects(auth.authenticate(headers(token), false, (nowSec + 3600) * 1000), { code: 'unauthorized', message: 'Invalid session token: expired' });
   const forged = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), Buffer.alloc(32, 1));
@@ -277,4 +300,18 @@ t.test('session tokens', async (t) => {
   const gone = signSessionToken(sessionClaims({ tenantId: TENANT, appId: OTHER_APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
   await t.rejects(auth.authenticate(headers(gone, { 'x-service-app-id': OTHER_APP }), false, nowSec * 1000), { code: 'unauthorized', message: /no longer exists/ });
   t.equal(calls.length, 2, 'only verified tokens for the named app reach the store');
+});
+
+t.test('session tokens: a header names the environment to read and write', async (t) => {
+  const sessionKey = deriveSessionKey(SECRET);
+  const nowSec = 1_800_000_000;
+  const token = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
+  const { store } = fakeStore({
+    sessionScope: () => ({ environmentId: 'env-prod', plan: 'team' }),
+    selectEnvironment: ({ name }) => (name === 'staging' ? { id: 'env-stg', kind: 'production' } : null),
+  });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  const p = await auth.authenticate(headers(token, { 'x-service-environment': 'staging' }), false, nowSec * 1000);
+  t.same([p.environmentId, p.readEnvironmentId], ['env-stg', 'env-stg']);
+  await t.rejects(auth.authenticate(headers(token, { 'x-service-environment': 'nope' }), false, nowSec * 1000), { code: 'forbidden', message: 'No environment "nope" in this app' });
 });

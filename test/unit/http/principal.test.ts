@@ -4,7 +4,7 @@ import { actorOf, administeredApp, ANONYMOUS, readScopeOf, requireTenantAdmin, t
 
 const APP = '6f1c1c8e-1111-4222-8333-944455556666';
 const OTHER = '7a2d2d9f-2222-4333-8444-a55566667777';
-const base: Principal = { kind: 'key', tenantId: 't1', appId: APP, environmentId: 'e1', keyId: 'k1', role: 'full_access', permissions: [], plan: 'free' };
+const base: Principal = { kind: 'key', tenantId: 't1', appId: APP, environmentId: 'e1', readEnvironmentId: 'e1', keyId: 'k1', role: 'full_access', permissions: [], plan: 'free' };
 const pinned = (kind: 'production' | 'preview' | 'development'): Principal => ({ ...base, pin: { environmentId: 'e1', kind } });
 
 t.test('anonymous', async (t) => {
@@ -13,9 +13,10 @@ t.test('anonymous', async (t) => {
   t.equal(ANONYMOUS.plan, null);
 });
 
-t.test('readScopeOf: tenant, app and environment, nothing else', async (t) => {
+t.test('readScopeOf: tenant, app and the environment reads are confined to, nothing else', async (t) => {
   t.strictSame(readScopeOf(base), { tenantId: 't1', appId: APP, environmentId: 'e1' });
-  t.strictSame(readScopeOf({ ...base, environmentId: null }), { tenantId: 't1', appId: APP, environmentId: null });
+  t.strictSame(readScopeOf({ ...base, readEnvironmentId: null }), { tenantId: 't1', appId: APP, environmentId: null }, 'every environment of the app');
+  t.strictSame(readScopeOf({ ...base, environmentId: 'e1', readEnvironmentId: 'e2' }), { tenantId: 't1', appId: APP, environmentId: 'e2' }, 'reads follow the read environment, not the write one');
 });
 
 t.test('actorOf', async (t) => {
