@@ -22,7 +22,7 @@ t.test('POST /v1/scores/batch', async (t) => {
     const r = await batch([
       { name: 'b-ok', score: 0.25, resource_id: w.traceId, client_id: 'first' },
       { name: 'b-ok', score: 1, dataType: 'BOOLEAN', resource_id: w.childSpanId.toUpperCase(), client_id: 'second' },
-      { name: 'b-ok', score: 3, label: 'x', data_type: 'categorical', session_id: w.sessionId },
+      { name: 'b-ok', score: 3, label: 'x', data_type: 'categorical', resource_id: w.sessionId, session_id: w.sessionId },
     ]);
     t.equal(r.status, 201);
     t.same(r.body.data.summary, { total: 3, succeeded: 3, failed: 0 });
@@ -38,7 +38,7 @@ t.test('POST /v1/scores/batch', async (t) => {
     const [a, b, c] = r.body.data.results.map((x: { id: string }) => byId[x.id]);
     t.match(a, { resource_type: 'trace', resource_id: w.traceId, trace_id: w.traceId, data_type: 'NUMERIC', score: 0.25, source: 'api' });
     t.match(b, { resource_type: 'span', resource_id: w.childSpanId, trace_id: w.traceId, data_type: 'BOOLEAN', score: 1 });
-    t.match(c, { resource_type: 'session', resource_id: null, session_id: w.sessionId, data_type: 'CATEGORICAL', label: 'x' });
+    t.match(c, { resource_type: 'session', resource_id: w.sessionId, session_id: w.sessionId, data_type: 'CATEGORICAL', label: 'x' });
     for (const s of listed.data) t.notOk('client_id' in s, 'client_id is not part of a score');
     stored['b-ok'] = 3;
   });

@@ -41,9 +41,12 @@ t.test('scores', async (t) => {
     t.match(span.body.data, { resource_type: 'span', resource_id: w.childSpanId, trace_id: w.traceId, data_type: 'BOOLEAN', source: 'annotation', user_id: null });
     ids.span = span.body.data.id;
 
-    const session = await post({ name: 'satisfaction', score: 4, session_id: w.sessionId, source: 'eval' });
+    const session = await post({ name: 'satisfaction', score: 4, resource_id: w.sessionId, session_id: w.sessionId, source: 'eval' });
     t.equal(session.status, 201);
-    t.match(session.body.data, { resource_type: 'session', resource_id: null, trace_id: null, session_id: w.sessionId });
+    t.match(session.body.data, { resource_type: 'session', resource_id: w.sessionId, trace_id: null, session_id: w.sessionId }, 'a session score names the session as its resource');
+    const bare = await post({ name: 'satisfaction', score: 4, session_id: w.sessionId });
+    t.equal(bare.status, 400, 'resource_id is required, for a session score too');
+    t.match(bare.body.error.details, { resource_id: /is required.*to score a session its id, with session_id the same/ });
     ids.session = session.body.data.id;
 
     const inSession = await post({ name: 'quality', score: 0.4, resource_id: w.rootSpanId, session_id: w.sessionId });
@@ -68,8 +71,8 @@ t.test('scores', async (t) => {
     t.equal(theirs.body.error.code, unknown.body.error.code);
     t.equal(theirs.body.error.code, 'not_found');
     t.equal((await post({ name: 'q', score: 1, resource_id: w.other.spanId })).status, 404, "another app's span");
-    t.equal((await post({ name: 'q', score: 1, session_id: w.other.sessionId })).status, 404, "another app's session");
-    t.equal((await post({ name: 'q', score: 1, session_id: 'no-such-session' })).status, 404);
+    t.equal((await post({ name: 'q', score: 1, resource_id: w.other.sessionId, session_id: w.other.sessionId })).status, 404, "another app's session");
+    t.equal((await post({ name: 'q', score: 1, resource_id: 'no-such-session', session_id: 'no-such-session' })).status, 404);
 
     const cases: [unknown, Record<string, string | RegExp>][] = [
       [{ name: 'q', resource_id: w.traceId }, { score: 'is required' }],

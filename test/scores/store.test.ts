@@ -69,3 +69,25 @@ t.test('scores at rest', async (t) => {
   t.same(await aggregateScores(db, scope, plan), [{ name: 'q', count: 2, avg_score: 0.5, min_score: 0, max_score: 1 }]);
   t.match(await deleteScore(db, scope, first.id), { id: first.id }, 'the owner deletes it');
 });
+
+t.test('migration 101: session scores stored without a resource_id get their session as resource', async (t) => {
+  const dataDir = tempDir();
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '256MiB', queryTimeoutMs: 30_000 });
+  t.teardown(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const { MIGRATIONS } = await import('../../src/store/migrations.js');
+  await migrate(db, MIGRATIONS.filter((m) => m.version !== 101));
+  const row = (id: string, type: string, resource: string | null, session: string | null) =>
+    db.exec(
+      `INSERT INTO scores (id, tenant_id, app_id, name, score, data_type, source, resource_id, resource_type, session_id, created_at)
+       VALUES ($1, gen_random_uuid(), gen_random_uuid(), 'q', 1, 'NUMERIC', 'api', $2, $3, $4, now()::TIMESTAMP)`,
+      [id, resource, type, session],
+    );
+  await row('00000000-0000-4000-8000-00000000000a', 'session', null, 'sess-1');
+  await row('00000000-0000-4000-8000-00000000000b', 'trace', 'ab'.repeat(16), 'sess-1');
+  t.same(await migrate(db), [101], 'only 101 was missing');
+  const rows = await db.query<{ resource_id: string }>('SELECT resource_id FROM scores ORDER BY id');
+  t.same(rows.map((r) => r.resource_id), ['sess-1', 'ab'.repeat(16)], 'the session score names its session; the trace score is untouched');
+});

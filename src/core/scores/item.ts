@@ -35,7 +35,7 @@ export interface PreparedScore {
   reason: string | null;
   source: Source;
   userId: string | null;
-  /** Lowercase trace or span id. */
+  /** Lowercase trace or span id; null when the item scores a session (its resource is `sessionId`). */
   resourceId: string | null;
   resourceKind: 'trace' | 'span' | null;
   sessionId: string | null;
@@ -86,12 +86,15 @@ export function prepareChecked(v: ScoreItemInput, index: number): Prepared {
   const source = v.source === undefined ? 'api' : canonicalSource(v.source);
   if (!source) return fail('source', `must be one of api, annotation, eval, sdk, got "${v.source}"`);
 
-  let kind: 'trace' | 'span' | null = null;
-  if (v.resource_id !== undefined) {
-    kind = resourceKind(v.resource_id) ?? null;
-    if (!kind) return fail('resource_id', 'must be a trace id (32 hex characters) or a span id (16 hex characters)');
-  } else if (v.session_id === undefined) {
-    return fail('resource_id', 'is required (the id of the trace or span scored), or give session_id to score a session');
+  // The spec requires resource_id on every score: a session score names the session as its
+  // resource, with session_id equal to it (session ids are free text, so the pair says which).
+  if (v.resource_id === undefined) {
+    return fail('resource_id', 'is required: the id of the trace or span scored, or to score a session its id, with session_id the same');
+  }
+  const scoresSession = v.session_id !== undefined && v.resource_id === v.session_id;
+  const kind = scoresSession ? null : (resourceKind(v.resource_id) ?? null);
+  if (!scoresSession && !kind) {
+    return fail('resource_id', 'must be a trace id (32 hex characters) or a span id (16 hex characters), or the session id given in session_id');
   }
 
   return {
@@ -105,7 +108,7 @@ export function prepareChecked(v: ScoreItemInput, index: number): Prepared {
       reason: v.reason ?? null,
       source,
       userId: v.user_id ?? null,
-      resourceId: v.resource_id?.toLowerCase() ?? null,
+      resourceId: scoresSession ? null : v.resource_id.toLowerCase(),
       resourceKind: kind,
       sessionId: v.session_id ?? null,
     },

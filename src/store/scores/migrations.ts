@@ -63,4 +63,9 @@ export const SCORE_MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 101,
+    name: "a session score's resource_id is its session (the spec requires resource_id on every score)",
+    sql: ["UPDATE scores SET resource_id = session_id WHERE resource_type = 'session' AND resource_id IS NULL"],
+  },
 ];

@@ -32,9 +32,13 @@ t.test('defaults: source api, no data type, nulls', async (t) => {
   });
   const noScore = prepareItem({ name: 'q', resource_id: SPAN, data_type: 'CATEGORICAL', label: 'good' }, 0, validateScoreBody);
   t.ok(noScore.ok && noScore.item.score === null, 'a score may be left to the config');
-  const session = prepareItem({ name: 'q', session_id: 's', score: 1 }, 0, validateScoreBody);
-  t.ok(session.ok, 'a session alone is enough');
+  const session = prepareItem({ name: 'q', resource_id: 's', session_id: 's', score: 1 }, 0, validateScoreBody);
+  t.ok(session.ok, 'a session score names the session as its resource');
   if (session.ok) t.same([session.item.resourceId, session.item.resourceKind, session.item.sessionId], [null, null, 's']);
+  const hexSession = prepareItem({ name: 'q', resource_id: 'A'.repeat(32), session_id: 'A'.repeat(32), score: 1 }, 0, validateScoreBody);
+  t.ok(hexSession.ok && hexSession.item.resourceKind === null && hexSession.item.sessionId === 'A'.repeat(32), 'even one shaped like a trace id: the pair says which');
+  t.match(error(prepareItem({ name: 'q', session_id: 's', score: 1 }, 0, validateScoreBody)), { field: 'resource_id', message: /is required/ }, 'a session alone is not enough');
+  t.match(error(prepareItem({ name: 'q', resource_id: 's', session_id: 't', score: 1 }, 0, validateScoreBody)), { field: 'resource_id', message: /or the session id given in session_id/ });
 });
 
 t.test('dataType is an alias of data_type', async (t) => {

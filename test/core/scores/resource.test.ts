@@ -34,10 +34,10 @@ t.test('traces, spans and sessions that exist resolve', async (t) => {
     ok: true, value: { resourceType: 'span', resourceId: SPAN, traceId: TRACE, sessionId: 's1', environmentId: 'pinned' },
   });
   t.same(resolveResource({ resourceId: null, resourceKind: null, sessionId: 's1' }, lookup, null), {
-    ok: true, value: { resourceType: 'session', resourceId: null, traceId: null, sessionId: 's1', environmentId: 'env-s' },
+    ok: true, value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'env-s' },
   });
   t.same(resolveResource({ resourceId: null, resourceKind: null, sessionId: 's1' }, lookup, 'pinned'), {
-    ok: true, value: { resourceType: 'session', resourceId: null, traceId: null, sessionId: 's1', environmentId: 'pinned' },
+    ok: true, value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'pinned' },
   });
 });
 
