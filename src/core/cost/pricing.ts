@@ -1,5 +1,7 @@
 // Model price table and per-call cost. Pure: the caller reads data/pricing.json and passes it in.
 
+import { roundUsd } from './money.js';
+
 /** One priced model. Prices are USD per 1 million tokens. */
 export interface ModelPrice {
   id: string;
@@ -158,5 +160,5 @@ export function costOf(price: ModelPrice, usage: TokenUsage): number {
       tokens(usage.outputTokens) * price.output) /
     1e6;
   // Per-token prices like 0.15 are not exact binary fractions; rounding keeps sums and equality checks clean.
-  return Math.round(usd * 1e10) / 1e10;
+  return roundUsd(usd);
 }

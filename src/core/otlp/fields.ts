@@ -1,3 +1,4 @@
+import { roundUsd } from '../cost/money.js';
 import type { SpanRecord } from '../span.js';
 import type { DropCounter, JsonMap } from './attributes.js';
 import {
@@ -134,8 +135,14 @@ function callFields(attrs: JsonMap, costOf: CostFn | undefined): CallFields {
     outputTokens,
     cachedInputTokens,
     tokens: inputTokens === null && outputTokens === null ? null : (inputTokens ?? 0) + (outputTokens ?? 0),
-    cost: firstCost(attrs, COST_KEYS) ?? priced(model, usage, costOf),
+    cost: givenCost(attrs) ?? priced(model, usage, costOf),
   };
+}
+
+/** A cost the SDK computed itself, often with float noise (0.032780000000000004): rounded as ours are. */
+function givenCost(attrs: JsonMap): number | null {
+  const cost = firstCost(attrs, COST_KEYS);
+  return cost === null ? null : roundUsd(cost);
 }
 
 function tokenUsage(input: number | null, output: number | null, cached: number | null): TokenUsage | undefined {

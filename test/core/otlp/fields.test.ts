@@ -371,3 +371,10 @@ t.test('input and output from single keys: only those two keys leave attributes'
   t.same([f.input, f.output], ['{"q":1}', 'ok']);
   t.same(Object.keys(f.attributes), ['tool.name', 'input.mime_type']);
 });
+
+t.test("a cost the SDK sent is rounded like ours: ten places, no float noise", async (t) => {
+  const { costOf, calls } = prices(1);
+  const f = spanFields(flat({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'tracelake.cost': 0.032780000000000004 }), { dropped: 0 }, costOf);
+  t.equal(String(f.cost), '0.03278');
+  t.equal(calls.length, 0, 'a given cost is not priced again');
+});
