@@ -19,6 +19,7 @@ import { allRoutes } from './http/routeTable.js';
 import { Liveness } from './http/liveness.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
+import { loadNativeUws } from './http/uws.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
@@ -51,6 +52,8 @@ export interface Hooks {
 }
 
 export async function startTracelake(config: Config, log: Logger, hooks: Hooks = {}): Promise<Running> {
+  // First: a Node no native uWebSockets.js build serves is refused before the store is opened.
+  const http = loadNativeUws();
   const dataDir = resolve(config.dataDir);
   checkWritable(dataDir);
   const storeExisted = existsSync(join(dataDir, DATABASE_FILE));
@@ -161,9 +164,9 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)) }, log);
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)) }, log, http.uws);
   const port = await server.listen();
-  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version }, 'listening');
+  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, node: process.version, http: http.build }, 'listening');
 
   return {
     port,

@@ -67,5 +67,5 @@ try {
   } else {
     log.fatal({ err }, 'cannot start');
   }
-  exitAfterFlush(log, 1);
+  exitAfterFlush(log, err instanceof StartRefusal ? err.exitCode : 1);
 }

@@ -13,7 +13,7 @@
 // - Every other test (test/http, test/ingest, test/store, ...) maps to nothing.
 //
 // Not under the gate, on purpose:
-// - the I/O layers: app, main, cli, auth/secret, log, http/server, ingest/coordinator, ingestLog and
+// - the I/O layers: app, main, cli, auth/secret, log, http/server, http/uws, ingest/coordinator, ingestLog and
 //   workerIngest, src/store and src/pool (the few store modules without I/O of their own are SQL text
 //   and column lists that mean something only to DuckDB; test/store holds them to it);
 // - the route handlers (http/routes/*, http/routeTable): they work through the store and compute

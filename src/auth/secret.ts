@@ -19,8 +19,18 @@ const PENDING_FILE = 'secret.new';
 const SECRET_BYTES = 32;
 const FORM = /^[0-9a-f]{64}\n?$/;
 
-/** A start (or CLI command) refused for a reason the operator must act on; the message says how. */
-export class StartRefusal extends Error {}
+/**
+ * A start (or CLI command) refused for a reason the operator must act on; the message says how.
+ * The exit code tells a supervisor what kind of refusal it was (README, "Exit codes").
+ */
+export class StartRefusal extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
 
 /** What the store keeps to recognise its secret: an HMAC of a fixed text under the secret. */
 export function secretCheck(secret: Buffer): string {

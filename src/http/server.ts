@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
-import uWS from 'uWebSockets.js';
+import type * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ApiError, isStorageFailure, storageUnavailable, validationError } from '../core/errors.js';
@@ -19,6 +19,7 @@ import type { Router } from './router.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { keyPrefixOf } from './refusalLog.js';
 import { unbuiltEndpoint } from './unbuilt.js';
+import type { UwsModule } from './uws.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
 import { STATUS_TEXT } from './status.js';
@@ -60,7 +61,7 @@ const LINGER_BYTES = 64 * 1024 * 1024;
 const LINGER_MS = 2_000;
 
 export class HttpServer {
-  private readonly app = uWS.App();
+  private readonly app: uWS.TemplatedApp;
   private listenSocket: uWS.us_listen_socket | null = null;
   private inFlight = 0;
   private draining = false;
@@ -71,7 +72,10 @@ export class HttpServer {
     private readonly router: Router,
     private readonly services: Services,
     private readonly log: Logger,
+    /** The native build `loadNativeUws` chose at start. */
+    private readonly uws: UwsModule,
   ) {
+    this.app = uws.App();
     this.budget = new RequestBudget(config.maxRequests, config.maxInflightBytes);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
@@ -82,7 +86,7 @@ export class HttpServer {
       this.app.listen(this.config.host, this.config.port, (socket) => {
         if (!socket) return reject(new Error(`cannot listen on ${this.config.host}:${this.config.port}`));
         this.listenSocket = socket;
-        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+        resolve(this.uws.us_socket_local_port(socket as unknown as uWS.us_socket));
       });
     });
   }
@@ -93,7 +97,7 @@ export class HttpServer {
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
-    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

@@ -28,6 +28,8 @@ export interface ServerOptions {
   main?: string;
   /** A command the server runs under, e.g. `['nsenter', '-t', pid, '-m']` (fault tests). */
   wrap?: string[];
+  /** The Node executable to run the server with (another Node version); default: the suite's. */
+  node?: string;
 }
 
 export interface TestServer {
@@ -50,7 +52,8 @@ export function tempDir(prefix = 'tracelake-test-'): string {
 
 function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
-  const child = spawn(wrapper ?? process.execPath, [...(wrapper ? [...wrapArgs, process.execPath] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
+  const node = options.node ?? process.execPath;
+  const child = spawn(wrapper ?? node, [...(wrapper ? [...wrapArgs, node] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -70,6 +73,21 @@ export function runUntilExit(options: ServerOptions & { dataDir: string }): Prom
     child.on('close', (code) => {
       alive.delete(child);
       resolve(code);
+    }),
+  );
+}
+
+/** Like runUntilExit, and with what the server wrote on stdout and stderr. */
+export function runToExit(options: ServerOptions & { dataDir: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnServer(options.dataDir, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      alive.delete(child);
+      resolve({ code, stdout, stderr });
     }),
   );
 }
