@@ -71,6 +71,7 @@ export interface Catalog {
   TraceDetailAnswer: R.TraceDetailAnswer;
   TraceGraphAnswer: R.TraceGraphAnswer;
   TracePage: R.TracePage;
+  TraceSearchPage: R.TraceSearchPage;
   SpanPage: R.SpanPage;
   TraceSpansAnswer: R.TraceSpansAnswer;
   SpanDetailAnswer: R.SpanDetailAnswer;

@@ -137,8 +137,16 @@ export interface TraceDetailAnswer {
 export interface TraceGraphAnswer {
   data: TraceGraph;
 }
+/** The traces of a session or a run. */
 export interface TracePage {
   data: TraceSummary[];
+  pagination: Pagination;
+}
+/** A trace as lists and searches return it: the environment by name only. */
+export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
+/** `GET /v1/traces`, `POST /v1/traces/search`. */
+export interface TraceSearchPage {
+  data: TraceListItem[];
   pagination: Pagination;
 }
 export interface SpanPage {

@@ -31,7 +31,7 @@ const ENV_ID = '0c9e8d7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f';
 const SCORE_ID = '3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a';
 const CREATED = '2026-11-20T09:15:02.114Z';
 
-const SUMMARY_EXAMPLE: Catalog['TracePage']['data'][number] = {
+const SUMMARY_EXAMPLE: Catalog['TraceSearchPage']['data'][number] = {
   id: TRACE_ID,
   name: 'checkout-agent',
   status: 'OK',
@@ -46,7 +46,6 @@ const SUMMARY_EXAMPLE: Catalog['TracePage']['data'][number] = {
   tags: ['support'],
   session_id: 'chat-7f3a',
   user_id: 'user-42',
-  environment_id: ENV_ID,
   environment: 'production',
 };
 
@@ -247,7 +246,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'List traces',
     description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
     query: 'TraceListQuery',
-    answers: [{ ...answer(200, 'TracePage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+    answers: [{ ...answer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
   },
   'POST /v1/traces/search': {
     tag: 'Traces',
@@ -264,7 +263,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         limit: 20,
       },
     }),
-    answers: [answer(200, 'TracePage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+    answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
   },
   'GET /v1/traces/:traceId': {
     tag: 'Traces',
@@ -274,7 +273,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     query: 'TraceQuery',
     answers: [
       answer(200, 'TraceDetailAnswer', 'The trace.', {
-        trace: { data: { ...SUMMARY_EXAMPLE, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
+        trace: { data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
       }),
     ],
   },
