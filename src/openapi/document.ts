@@ -237,7 +237,7 @@ export function catalogRef(catalog: SchemaCollection, name: string): string {
 /** The object schema behind a catalog name (its properties become parameters). */
 function objectSchema(catalog: SchemaCollection, name: string): { properties: Record<string, Schema>; required: string[] } {
   const ref = catalogRef(catalog, name);
-  const schema = catalog.components.schemas![ref.replace('#/components/schemas/', '')]!;
+  const schema = canonical(catalog.components.schemas![ref.replace('#/components/schemas/', '')]) as Schema;
   return { properties: (schema.properties ?? {}) as Record<string, Schema>, required: (schema.required ?? []) as string[] };
 }
 
@@ -328,13 +328,46 @@ function errorResponses(examples: DocumentInput['errorExamples']): Record<string
   );
 }
 
-/** The catalog's components, without the catalog itself and without TypeScript's comment on Record. */
+/**
+ * The catalog's components in a canonical order, without the catalog itself and without
+ * TypeScript's comment on Record.
+ */
 function componentSchemas(catalog: SchemaCollection): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
-  for (const [name, schema] of Object.entries(catalog.components.schemas ?? {})) {
+  for (const [name, schema] of sortedEntries(catalog.components.schemas ?? {})) {
     if (name === CATALOG) continue;
-    const { description, ...rest } = schema;
+    const { description, ...rest } = canonical(schema) as Schema;
     schemas[name] = description === LIB_RECORD_DOC || description === undefined ? rest : { ...rest, description };
   }
   return schemas;
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedEntries<T>(record: Record<string, T>): [string, T][] {
+  return Object.entries(record).sort(([a], [b]) => order(a, b));
+}
+
+/**
+ * A schema with its union members, properties and required names sorted. typia follows the
+ * compiler's order for union members and for the keys of mapped types (`Omit<…>`), and that order
+ * depends on the order the compiler met the types: an incremental build and a fresh clone's build
+ * differ. Sorted, every build writes the same document.
+ */
+export function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(v)) {
+      out[key] = v.map(canonical).sort((a, b) => order(JSON.stringify(a), JSON.stringify(b)));
+    } else if (key === 'properties' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      out[key] = Object.fromEntries(sortedEntries(v as Record<string, unknown>).map(([name, schema]) => [name, canonical(schema)]));
+    } else if (key === 'required' && Array.isArray(v)) {
+      out[key] = [...(v as string[])].sort();
+    } else out[key] = canonical(v);
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 /** src/openapi/document.ts: the OpenAPI document from routes, notes and a schema collection. */
 import t from 'tap';
-import { buildDocument, catalogRef, noteKey, openApiPath, operationId, UNBUILT_TAG, type DocumentInput, type RouteShape } from '../../../src/openapi/document.js';
+import { buildDocument, canonical, catalogRef, noteKey, openApiPath, operationId, UNBUILT_TAG, type DocumentInput, type RouteShape } from '../../../src/openapi/document.js';
 
 /** A catalog as typia emits it: `Catalog` names each type by a $ref. */
 const CATALOG: DocumentInput['catalog'] = {
@@ -87,7 +87,7 @@ t.test('the document', async (t) => {
   t.equal(doc.info.version, '9.9.9');
   t.equal(doc.info.description, 'About.');
   t.same(doc.tags.map((x) => x.name), ['Things', 'Ingest', 'Other', UNBUILT_TAG], 'tags in order of first use');
-  t.same(Object.keys(doc.components.schemas), ['ThingParams', 'ThingQuery', 'Thing', 'Empty', 'Recordstringunknown'], 'the catalog itself is no component');
+  t.same(Object.keys(doc.components.schemas), ['Empty', 'Recordstringunknown', 'Thing', 'ThingParams', 'ThingQuery'], 'sorted; the catalog itself is no component');
   t.same(doc.components.schemas.Recordstringunknown, { type: 'object', additionalProperties: {} }, "TypeScript's comment on Record is dropped");
   t.equal(doc.components.schemas.Thing!.description, 'A thing.', 'own descriptions stay');
   t.same(Object.keys(doc.components.securitySchemes), ['apiKey', 'otlpKey', 'appId']);
@@ -148,6 +148,16 @@ t.test('the document', async (t) => {
   t.same(errors.Error400!.content!['application/json']!.examples, { bad: { value: { error: { code: 'invalid_request_body', message: 'Invalid request body' } } } });
   t.equal(errors.Error401!.content!['application/json']!.examples, undefined);
   t.match(errors.Error503!.description, /`overloaded`.*`unavailable`.*`storage_unavailable`/);
+});
+
+t.test('schemas in a canonical order, whatever order the compiler gave', async (t) => {
+  const a = { type: 'object', properties: { b: { oneOf: [{ const: 'z' }, { const: 'a' }, { const: 'a' }] }, a: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, required: ['b', 'a'] };
+  const b = { type: 'object', properties: { a: { type: 'array', items: { anyOf: [{ type: 'null' }, { type: 'string' }] } }, b: { oneOf: [{ const: 'a' }, { const: 'z' }, { const: 'a' }] } }, required: ['a', 'b'] };
+  t.equal(JSON.stringify(canonical(a)), JSON.stringify(canonical(b)));
+  t.same(canonical(a), { type: 'object', properties: { a: { type: 'array', items: { anyOf: [{ type: 'null' }, { type: 'string' }] } }, b: { oneOf: [{ const: 'a' }, { const: 'a' }, { const: 'z' }] } }, required: ['a', 'b'] });
+  t.same(canonical([null, 1, 'x']), [null, 1, 'x'], 'plain values stay');
+  t.same(canonical({ oneOf: 'odd', properties: [1], required: 'x' }), { oneOf: 'odd', properties: [1], required: 'x' }, 'only schema-shaped keys are sorted');
+  t.same(canonical({ properties: null }), { properties: null });
 });
 
 t.test('a collection without schemas gives no components', async (t) => {
