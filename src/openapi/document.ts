@@ -160,6 +160,13 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   };
   for (const route of input.routes) add(route.method, route.path, operation(route, input.notes[noteKey(route.method, route.path)], input.catalog));
   for (const [method, path] of input.unbuilt) add(method, path, unbuiltOperation(method, path));
+  // Tags in the order the notes are written (by subject), those without a note last.
+  const notes = Object.values(input.notes);
+  const rank = (tag: string) => {
+    const i = notes.findIndex((n) => n.tag === tag);
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  tags.sort((a, b) => rank(a) - rank(b));
   return {
     openapi: '3.1.0',
     info: { title: 'Tracelake gateway API', version: input.version, description: input.description, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },

@@ -9,7 +9,7 @@ body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1r
 code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f4f5f8;padding:.6rem;overflow-x:auto}
 table{border-collapse:collapse;margin:.4rem 0 1rem}td,th{border-bottom:1px solid #dde;padding:.2rem .6rem;text-align:left;vertical-align:top}
 section.op{border-top:1px solid #ccd;margin-top:1.5rem}.method{font-weight:700;text-transform:uppercase;margin-right:.4rem}
-.meta{color:#556}nav ul{columns:3}`;
+.meta{color:#556}nav>ul{columns:3}nav li{break-inside:avoid}nav ul ul{padding-left:1rem;list-style:none}`;
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -21,6 +21,11 @@ export function prose(text: string): string {
     .split(/\n{2,}/)
     .map((p) => `<p>${escapeHtml(p).replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`)
     .join('\n');
+}
+
+/** One line of the document's words: escaped, with `code`. */
+export function inline(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 const REF = '#/components/schemas/';
@@ -66,7 +71,7 @@ function media(content: Record<string, MediaType> | undefined): string {
   return Object.entries(content ?? {})
     .map(([type, m]) => {
       const examples = Object.entries(m.examples ?? {}).map(([name, e]) => `<p class="meta">Example <code>${escapeHtml(name)}</code></p><pre>${escapeHtml(JSON.stringify(e.value, null, 2))}</pre>`);
-      const described = typeof m.schema.description === 'string' ? ` — ${escapeHtml(m.schema.description)}` : '';
+      const described = typeof m.schema.description === 'string' ? ` — ${inline(m.schema.description)}` : '';
       return `<p><code>${escapeHtml(type)}</code>: ${typeOf(m.schema)}${described}</p>${examples.join('')}`;
     })
     .join('');
@@ -75,12 +80,12 @@ function media(content: Record<string, MediaType> | undefined): string {
 function parameters(list: readonly Parameter[]): string {
   return table(
     ['Parameter', 'In', 'Type', 'Required', 'Meaning'],
-    list.map((p) => [`<code>${escapeHtml(p.name)}</code>`, p.in, typeOf(p.schema), p.required ? 'yes' : 'no', escapeHtml(p.description ?? '')]),
+    list.map((p) => [`<code>${escapeHtml(p.name)}</code>`, p.in, typeOf(p.schema), p.required ? 'yes' : 'no', inline(p.description ?? '')]),
   );
 }
 
 function responses(list: Record<string, Response>): string {
-  const rows = Object.entries(list).map(([status, r]) => [status, escapeHtml(r.description), r.$ref ? typeOf({ $ref: `${REF}ErrorBody` }) : media(r.content)]);
+  const rows = Object.entries(list).map(([status, r]) => [status, inline(r.description), r.$ref ? typeOf({ $ref: `${REF}ErrorBody` }) : media(r.content)]);
   return table(['Status', 'When', 'Body'], rows);
 }
 
@@ -94,7 +99,7 @@ function operation(path: string, method: string, op: Operation): string {
   const body = op.requestBody ? `<h4>Request body${op.requestBody.required ? '' : ' (optional)'}</h4>${media(op.requestBody.content)}` : '';
   return `<section class="op" id="op-${op.operationId}">
 <h3><span class="method">${method}</span><code>${escapeHtml(path)}</code></h3>
-<p>${escapeHtml(op.summary)}</p>${op.description ? prose(op.description) : ''}
+<p>${inline(op.summary)}</p>${op.description ? prose(op.description) : ''}
 <p class="meta">${meta(op)}</p>
 ${parameters(op.parameters)}${body}<h4>Responses</h4>${responses(op.responses)}
 </section>`;
@@ -103,19 +108,19 @@ ${parameters(op.parameters)}${body}<h4>Responses</h4>${responses(op.responses)}
 function schema(name: string, s: Schema): string {
   const properties = Object.entries((s.properties ?? {}) as Record<string, Schema>);
   const required = (s.required ?? []) as string[];
-  const rows = properties.map(([p, ps]) => [`<code>${escapeHtml(p)}</code>`, typeOf(ps), required.includes(p) ? 'yes' : 'no', escapeHtml(typeof ps.description === 'string' ? ps.description : '')]);
+  const rows = properties.map(([p, ps]) => [`<code>${escapeHtml(p)}</code>`, typeOf(ps), required.includes(p) ? 'yes' : 'no', inline(typeof ps.description === 'string' ? ps.description : '')]);
   const shape = properties.length > 0 ? table(['Field', 'Type', 'Required', 'Meaning'], rows) : `<p>${typeOf(s)}</p>`;
-  const described = typeof s.description === 'string' ? `<p>${escapeHtml(s.description)}</p>` : '';
+  const described = typeof s.description === 'string' ? `<p>${inline(s.description)}</p>` : '';
   return `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${described}${shape}</section>`;
 }
 
 export function renderReference(doc: OpenApiDocument): string {
   const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
-  const sections = doc.tags.map(({ name }) => {
-    const ops = operations.filter((o) => o.op.tags[0] === name);
-    return `<h2 id="tag-${escapeHtml(name.replace(/\W+/g, '-'))}">${escapeHtml(name)}</h2>${ops.map((o) => operation(o.path, o.method, o.op)).join('\n')}`;
-  });
-  const toc = operations.map((o) => `<li><a href="#op-${o.op.operationId}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`).join('');
+  const byTag = doc.tags.map(({ name }) => ({ name, id: `tag-${escapeHtml(name.replace(/\W+/g, '-'))}`, ops: operations.filter((o) => o.op.tags[0] === name) }));
+  const sections = byTag.map(({ name, id, ops }) => `<h2 id="${id}">${escapeHtml(name)}</h2>${ops.map((o) => operation(o.path, o.method, o.op)).join('\n')}`);
+  const toc = byTag
+    .map(({ name, id, ops }) => `<li><a href="#${id}"><strong>${escapeHtml(name)}</strong></a><ul>${ops.map((o) => `<li><a href="#op-${o.op.operationId}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`).join('')}</ul></li>`)
+    .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(doc.info.title)} ${escapeHtml(doc.info.version)}</title><style>${STYLE}</style></head>

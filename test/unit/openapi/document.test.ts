@@ -160,6 +160,12 @@ t.test('schemas in a canonical order, whatever order the compiler gave', async (
   t.same(canonical({ properties: null }), { properties: null });
 });
 
+t.test('tags in the order of the notes, those without a note last', async (t) => {
+  const { notes } = input();
+  const reordered = { 'POST /v1/ingest': notes['POST /v1/ingest']!, 'GET /v1/things/:id': notes['GET /v1/things/:id']! };
+  t.same(buildDocument(input({ notes: reordered })).tags.map((x) => x.name), ['Ingest', 'Things', 'Other', UNBUILT_TAG]);
+});
+
 t.test('a collection without schemas gives no components', async (t) => {
   const doc = buildDocument(input({ catalog: { components: {} }, notes: {}, unbuilt: [] }));
   t.same(doc.components.schemas, {});

@@ -1,10 +1,11 @@
 /** src/openapi/html.ts: the reference page rendered from the document. */
 import t from 'tap';
 import type { OpenApiDocument } from '../../../src/openapi/document.js';
-import { escapeHtml, prose, renderReference, typeOf } from '../../../src/openapi/html.js';
+import { escapeHtml, inline, prose, renderReference, typeOf } from '../../../src/openapi/html.js';
 
 t.test('escaping and prose', async (t) => {
   t.equal(escapeHtml(`<a href="x">'&'</a>`), '&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;');
+  t.equal(inline('Use `a<b` twice: `x`.'), 'Use <code>a&#60;b</code> twice: <code>x</code>.');
   t.equal(prose('**Auth.** Send `key`.\n\nSecond <p>.'), '<p><strong>Auth.</strong> Send <code>key</code>.</p>\n<p>Second &#60;p&#62;.</p>');
 });
 
@@ -102,7 +103,8 @@ t.test('the page', async (t) => {
   t.match(html, '<td><code>q</code></td><td>query</td><td>string</td><td>no</td><td></td>');
   t.match(html, 'Example <code>one</code></p><pre>{\n  &#34;name&#34;: &#34;&#60;b&#62;&#34;\n}</pre>');
   t.match(html, '<p><code>text/csv</code>: any — As CSV.</p>');
-  t.match(html, '<td>404</td><td>Not Found: `not_found`.</td><td><a href="#schema-ErrorBody">ErrorBody</a></td>', 'an error answer shows the error shape');
+  t.match(html, '<td>404</td><td>Not Found: <code>not_found</code>.</td><td><a href="#schema-ErrorBody">ErrorBody</a></td>', 'an error answer shows the error shape');
+  t.match(html, '<li><a href="#tag-Later"><strong>Later</strong></a><ul><li><a href="#op-getLater">GET /v1/later</a></li></ul></li>', 'the contents group operations by tag');
   t.match(html, '<h4>Request body (optional)</h4>');
   t.match(html, '<h4>Request body</h4><p><code>application/json</code>: any</p>');
   t.match(html, '<section id="schema-Thing"><h3>Thing</h3><p>A &#60;thing&#62;.</p><table>');
