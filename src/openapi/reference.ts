@@ -6,7 +6,8 @@
 import { CATALOG_SCHEMAS } from '../contract/catalog.js';
 import { UNBUILT } from '../http/unbuilt.js';
 import { buildDocument, type OpenApiDocument, type RouteShape, type SchemaCollection } from './document.js';
-import { API_DESCRIPTION, ERROR_EXAMPLES, OPERATIONS } from './operations.js';
+import { ERROR_EXAMPLES } from './examples.js';
+import { API_DESCRIPTION, OPERATIONS } from './operations.js';
 
 export function referenceDocument(routes: readonly RouteShape[], version: string): OpenApiDocument {
   return buildDocument({
