@@ -13,13 +13,14 @@
 // - Every other test (test/http, test/ingest, test/store, ...) maps to nothing.
 //
 // Not under the gate, on purpose:
-// - the I/O layers: app, main, cli, auth/secret, log, http/server, http/uws, ingest/coordinator, ingestLog and
-//   workerIngest, src/store and src/pool (the few store modules without I/O of their own are SQL text
+// - the I/O layers: app, main, cli, auth/secret, log, http/server, http/uws, ingest/coordinator,
+//   ingestLog and workerIngest, openapi/write (the build step that writes docs/openapi.json),
+//   src/store and src/pool (the few store modules without I/O of their own are SQL text
 //   and column lists that mean something only to DuckDB; test/store holds them to it);
 // - the route handlers (http/routes/*, http/routeTable): they work through the store and compute
 //   services, and integration tests drive them;
 // - the contract modules other than strictQuery (contract/*.ts): their code is typia's generated
-//   validators;
+//   validators and schemas (contract/catalog.ts: the types the API reference names);
 // - ingest/testHooks: it reads the environment once at load and kills the process at a crash point
 //   (the fault tests drive it);
 // - modules of types only (http/services, pool/tasks, ...): no code to run.

@@ -13,6 +13,7 @@ import { devRoutes } from './routes/dev.js';
 import { faultRoutes } from './routes/faults.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { referenceRoutes } from './routes/reference.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
@@ -21,8 +22,8 @@ import { traceRoutes } from './routes/traces.js';
 /** Every route of a server started with `config`; `secret` hashes the keys that API key routes mint. */
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>): AnyRoute[] {
   const routes: AnyRoute[] = [];
-  // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  // Capabilities and the API reference are derived from the finished table, hence the late-bound reference.
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }

@@ -29,6 +29,9 @@ const LOCAL_SURFACE = [
   /^\/v1\/capabilities$/,
   /^\/v1\/pricing$/,
   /^\/v1\/filter-schema$/,
+  // The API reference describes both surfaces, so both serve it.
+  /^\/v1\/openapi\.json$/,
+  /^\/v1\/reference$/,
 ];
 
 export type SurfaceRefusal = 'not_available_locally' | 'not_available_on_cloud' | null;

@@ -23,13 +23,18 @@ export type TaskTable<T> = { [K in keyof T]: { in: unknown; out: unknown } };
 /** ApiErrors cannot cross threads as instances; they travel as data and are rebuilt. */
 export type TaskResult<Out> = { ok: true; value: Out } | { ok: false; error: ErrorData };
 
+/** Named for the API reference (see core/filter/schema.ts, OperatorSpellings). */
+export interface CheckDetail {
+  [fact: string]: number | string;
+}
+
 export interface DependencyCheck {
   name: string;
   status: 'healthy' | 'unhealthy';
   latencyMs: number;
   error?: string;
   /** Extra facts of the check, e.g. free bytes. */
-  detail?: Record<string, number | string>;
+  detail?: CheckDetail;
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */

@@ -129,6 +129,8 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/health/files': { target: () => at('/v1/health/files') },
   'GET /v1/capabilities': { target: () => at('/v1/capabilities') },
   'GET /v1/pricing': { target: () => at('/v1/pricing') },
+  'GET /v1/openapi.json': { target: () => at('/v1/openapi.json') },
+  'GET /v1/reference': { target: () => at('/v1/reference') },
   'GET /v1/dev/whoami': { target: () => at('/v1/dev/whoami') },
 
   // A fresh trace id: a foreign trace with A's id would be the foreign caller's own, not a leak.

@@ -141,9 +141,21 @@ export interface SchemaField {
   description: string;
 }
 
+/** Each operator's spelling in the string filter (null: JSON only) and in JSON filters. */
+export interface OperatorSpelling {
+  string: string | null;
+  json: Op;
+}
+
+/**
+ * Named, so that the API reference's schema of it is named for it: typia would name a bare
+ * `Record<Op, …>` after the union's members, in the compiler's order, which changes between builds.
+ */
+export interface OperatorSpellings extends Record<Op, OperatorSpelling> {}
+
 export interface FilterSchema {
   resources: Record<Resource, { fields: SchemaField[] }>;
-  operators: Record<Op, { string: string | null; json: Op }>;
+  operators: OperatorSpellings;
   limits: typeof LIMITS;
 }
 

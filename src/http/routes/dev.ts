@@ -3,6 +3,7 @@
  * `whoami` tells a developer which tenant, app and environment their requests act as — the app id is
  * what they configure their SDK with.
  */
+import type { WhoAmI } from '../../contract/responses.js';
 import { data } from '../reply.js';
 import { route } from '../route.js';
 
@@ -19,6 +20,6 @@ export const devRoutes = [
         environment_id: ctx.principal.environmentId,
         role: ctx.principal.role,
         permissions: ctx.principal.permissions,
-      }),
+      } satisfies WhoAmI),
   }),
 ];

@@ -4,6 +4,7 @@
  * when any dependency is unhealthy. `/health`, what supervisors and container health checks poll,
  * answers 503 too when the ingestion checks (at most a few seconds old) fail or the store died.
  */
+import type { HealthReport, Liveness } from '../../contract/responses.js';
 import type { StoreClient } from '../../pool/storeClient.js';
 import type { DependencyCheck, StoreTasks } from '../../pool/tasks.js';
 import { json } from '../reply.js';
@@ -28,7 +29,7 @@ export const healthRoutes = [
           mode: ctx.config.mode,
           uptime_s: Math.round((Date.now() - ctx.services.startedAt.getTime()) / 1000),
           ...(failing.length > 0 ? { dependencies: failing } : {}),
-        },
+        } satisfies Liveness,
         failing.length === 0 ? 200 : 503,
       );
     },
@@ -67,7 +68,7 @@ async function report(ctx: Context, component: string, checks: Checks) {
   const dependencies = await runChecks(ctx.services.store, checks, ctx.services.liveness.fatal);
   const healthy = dependencies.every((d) => d.status === 'healthy');
   return json(
-    { component, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies },
+    { component, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies } satisfies HealthReport,
     healthy ? 200 : 503,
   );
 }

@@ -5,6 +5,7 @@
  * committed (within a second; docs/decisions.md); `X-Tracelake-Wait: visible` answers only then.
  * Spans refused one by one are reported through OTLP `partialSuccess` in the request's own encoding.
  */
+import type { OtlpExportAnswer } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
 import { planOf, quotaError, type Plan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
@@ -44,7 +45,7 @@ export const ingestRoutes = [
       }
       const visibility = { 'X-Tracelake-Visible': String(outcome.visible) };
       if (encoding === 'protobuf') return bytes(encodeExportResponse(partial), 'application/x-protobuf', 200, visibility);
-      return json(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}, 200, visibility);
+      return json((partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}) satisfies OtlpExportAnswer, 200, visibility);
     },
   }),
 ];

@@ -3,6 +3,7 @@
  * surface rules, so a feature is reported exactly when this server answers it.
  */
 import type { Config } from '../../config.js';
+import type { Capabilities, CapabilityLimits } from '../../contract/responses.js';
 import { LIMITS } from '../../core/filter/index.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Method } from '../route.js';
@@ -34,7 +35,7 @@ const FEATURES: Record<string, [Method, string]> = {
 };
 
 /** The spec's Limits, plus this server's configured body caps. */
-function limits(config: Config) {
+function limits(config: Config): CapabilityLimits {
   return {
     filters: LIMITS,
     search_limit: { min: 1, max: 1000, default: 50 },
@@ -62,7 +63,7 @@ export function systemRoutes(all: () => readonly AnyRoute[]) {
             served.has(`${method} ${path}`) && refusalFor(ctx.config.mode, path.replace(/:[^/]+/g, 'x')) === null,
           ]),
         );
-        return data({ mode: ctx.config.mode, version: ctx.services.version, api_version: '1.0', features, limits: limits(ctx.config) });
+        return data({ mode: ctx.config.mode, version: ctx.services.version, api_version: '1.0', features, limits: limits(ctx.config) } satisfies Capabilities);
       },
     }),
     route({

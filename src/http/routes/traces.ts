@@ -20,6 +20,7 @@ import {
   type TraceQuery,
   type TraceSpanParams,
 } from '../../contract/traces.js';
+import type { TraceDetail } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
 import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
@@ -53,7 +54,7 @@ export const traceRoutes = [
         ...found.trace,
         spans: found.spans.map(({ graph: _graph, ...span }) => span),
         ...(query.fields === 'graph' ? { graph: buildGraph(found.spans) } : {}),
-      });
+      } satisfies TraceDetail);
     },
   }),
   route<TraceParams>({

@@ -1,0 +1,110 @@
+/**
+ * Every wire type the API reference names, in one list. typia turns the list into JSON schemas at
+ * build time (`CATALOG_SCHEMAS`) and into the validator of documented examples (`validateExamples`),
+ * so the reference, its examples and the request validators all come from the same types.
+ */
+import typia, { type tags } from 'typia';
+import type * as Admin from './admin.js';
+import type * as ApiKeys from './apiKeys.js';
+import type * as Apps from './apps.js';
+import type * as R from './responses.js';
+import type * as Scores from './scores.js';
+import type * as Search from './search.js';
+import type * as Traces from './traces.js';
+
+/**
+ * `POST /v1/scores/batch` as documented: each item is a ScoreBody. The route's own envelope takes
+ * `unknown[]` and checks the items one by one, so that one bad item does not refuse the batch.
+ */
+export interface ScoreBatchRequest {
+  scores: Scores.ScoreBody[] & tags.MinItems<1> & tags.MaxItems<1000>;
+}
+
+/** Name → type; a name is how operations (src/openapi/operations.ts) refer to a type. */
+export interface Catalog {
+  // Requests: path parameters, query parameters and bodies.
+  TraceParams: Traces.TraceParams;
+  TraceSpanParams: Traces.TraceSpanParams;
+  SpanParams: Traces.SpanParams;
+  SessionParams: Traces.SessionParams;
+  RunParams: Traces.RunParams;
+  TraceQuery: Traces.TraceQuery;
+  PageQuery: Traces.PageQuery;
+  SessionListQuery: Traces.SessionListQuery;
+  TraceListQuery: Search.TraceListQuery;
+  TraceSearchBody: Search.TraceSearchBody;
+  SpanListQuery: Search.SpanListQuery;
+  SpanSearchBody: Search.SpanSearchBody;
+  ScoreBody: Scores.ScoreBody;
+  ScoreBatchRequest: ScoreBatchRequest;
+  ScoreParams: Scores.ScoreParams;
+  ScoreListQuery: Scores.ScoreListQuery;
+  ScoreSearchBody: Scores.ScoreSearchBody;
+  ScoreAggregationQuery: Scores.ScoreAggregationQuery;
+  ScoreConfigBody: Scores.ScoreConfigBody;
+  ScoreConfigPatchBody: Scores.ScoreConfigPatchBody;
+  ScoreConfigParams: Scores.ScoreConfigParams;
+  CommentBody: Scores.CommentBody;
+  CommentListQuery: Scores.CommentListQuery;
+  CommentParams: Scores.CommentParams;
+  CreateKeyBody: ApiKeys.CreateKeyBody;
+  KeyIdParams: ApiKeys.KeyIdParams;
+  KeyAppQuery: ApiKeys.KeyAppQuery;
+  CreateAppBody: Apps.CreateAppBody;
+  AppParams: Apps.AppParams;
+  BlobParams: Apps.BlobParams;
+  CreateEnvironmentBody: Admin.CreateEnvironmentBody;
+  EnvironmentListQuery: Admin.EnvironmentListQuery;
+  EnvironmentParams: Admin.EnvironmentParams;
+  UpdateEnvironmentBody: Admin.UpdateEnvironmentBody;
+  DeleteEnvironmentBody: Admin.DeleteEnvironmentBody;
+  UpdateAppBody: Admin.UpdateAppBody;
+  DeleteAppBody: Admin.DeleteAppBody;
+  // Answers.
+  ErrorBody: R.ErrorBody;
+  Liveness: R.Liveness;
+  HealthReport: R.HealthReport;
+  CapabilitiesAnswer: R.CapabilitiesAnswer;
+  PricingAnswer: R.PricingAnswer;
+  WhoAmIAnswer: R.WhoAmIAnswer;
+  OtlpExportAnswer: R.OtlpExportAnswer;
+  TraceDetailAnswer: R.TraceDetailAnswer;
+  TraceGraphAnswer: R.TraceGraphAnswer;
+  TracePage: R.TracePage;
+  TraceSearchPage: R.TraceSearchPage;
+  SpanPage: R.SpanPage;
+  TraceSpansAnswer: R.TraceSpansAnswer;
+  SpanDetailAnswer: R.SpanDetailAnswer;
+  SessionPage: R.SessionPage;
+  FilterSchemaAnswer: R.FilterSchemaAnswer;
+  ScoreAnswer: R.ScoreAnswer;
+  ScorePage: R.ScorePage;
+  ScoreNamesAnswer: R.ScoreNamesAnswer;
+  ScoreAggregationsAnswer: R.ScoreAggregationsAnswer;
+  ScoreBatchAnswer: R.ScoreBatchAnswer;
+  ScoreBatchFailure: R.ScoreBatchFailure;
+  ScoreConfigAnswer: R.ScoreConfigAnswer;
+  ScoreConfigPage: R.ScoreConfigPage;
+  CommentAnswer: R.CommentAnswer;
+  CommentPage: R.CommentPage;
+  CreatedKeyAnswer: R.CreatedKeyAnswer;
+  KeyAnswer: R.KeyAnswer;
+  KeyListAnswer: R.KeyListAnswer;
+  AppAnswer: R.AppAnswer;
+  AppListAnswer: R.AppListAnswer;
+  AppDeletionAnswer: R.AppDeletionAnswer;
+  EnvironmentAnswer: R.EnvironmentAnswer;
+  EnvironmentListAnswer: R.EnvironmentListAnswer;
+  EnvironmentDeletionAnswer: R.EnvironmentDeletionAnswer;
+}
+
+export type CatalogName = keyof Catalog;
+
+/** Values of catalog types, grouped by name. */
+export type CatalogValues = { [K in CatalogName]?: Catalog[K][] };
+
+/** JSON schemas (OpenAPI 3.1) of the catalog: `Catalog` itself, and every type it names as a component. */
+export const CATALOG_SCHEMAS = typia.json.schemas<[Catalog], '3.1'>();
+
+/** Checks values against their catalog types exactly (no property the type lacks). */
+export const validateCatalogValues = typia.createValidateEquals<CatalogValues>();

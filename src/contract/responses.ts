@@ -1,0 +1,255 @@
+/**
+ * Wire types of the answers, named so that the API reference (src/openapi) can show them. They are
+ * built from the views the store and the core already return, not copied: a field added to a view
+ * is a field of the answer and of the reference. Handlers whose answers are assembled in the HTTP
+ * layer check them against these types (`satisfies`); test/http/openapi.test.ts holds real answers
+ * of a running server to them.
+ */
+import type { tags } from 'typia';
+import type { Mode } from '../config.js';
+import type { LIMITS } from '../core/filter/ast.js';
+import type { ErrorCode } from '../core/errors.js';
+import type { PriceTable } from '../core/cost/pricing.js';
+import type { Deletion } from '../core/admin/rules.js';
+import type { FilterSchema } from '../core/filter/schema.js';
+import type { TraceGraph } from '../core/graph.js';
+import type { Permission, Role } from '../core/permissions.js';
+import type { BatchItemResult } from '../core/scores/batch.js';
+import type { ScoreAggregation } from '../core/scores/selection.js';
+import type { DependencyCheck } from '../pool/tasks.js';
+import type { AppDeletion } from '../store/admin/apps.js';
+import type { EnvironmentView } from '../store/admin/environments.js';
+import type { AppView, KeyView } from '../store/admin/meta.js';
+import type { CommentView } from '../store/scores/comments.js';
+import type { ScoreConfigView } from '../store/scores/configs.js';
+import type { ScoreView } from '../store/scores/scores.js';
+import type { SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+
+type Count = number & tags.Type<'uint32'>;
+
+/** The spec's error body; `details` maps each failing field to its message (validation errors). */
+export interface ErrorBody {
+  error: ErrorDetail;
+}
+
+export interface ErrorDetail {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, string>;
+  /** Extra context as flat fields, e.g. `retry_after_seconds`, `required_permission`, `limit`. */
+  [extra: string]: unknown;
+}
+
+export interface Pagination {
+  /** Every match, not only this page. */
+  total: Count;
+  limit: Count;
+  offset: Count;
+}
+
+/** `GET /health`: what supervisors poll. */
+export interface Liveness {
+  status: 'healthy' | 'unhealthy';
+  version: string;
+  mode: Mode;
+  uptime_s: Count;
+  /** The failing checks, when unhealthy. */
+  dependencies?: DependencyCheck[];
+}
+
+/** `GET /v1/health/*` (spec: Health report); 503 with the same body when a dependency is unhealthy. */
+export interface HealthReport {
+  component: string;
+  status: 'healthy' | 'unhealthy';
+  timestamp: string & tags.Format<'date-time'>;
+  dependencies: DependencyCheck[];
+}
+
+interface Range {
+  min: Count;
+  max: Count;
+}
+
+interface RangeWithDefault extends Range {
+  default: Count;
+}
+
+interface WindowDays {
+  default: Count;
+  max: Count;
+}
+
+/** The spec's Limits, plus this server's configured body caps. */
+export interface CapabilityLimits {
+  filters: typeof LIMITS;
+  search_limit: RangeWithDefault;
+  span_list_limit: Range;
+  search_window_days: WindowDays;
+  score_batch_size: Range;
+  client_id_max: Count;
+  max_body_bytes: Count;
+  max_otlp_body_bytes: Count;
+  max_otlp_decompressed_bytes: Count;
+}
+
+export interface Capabilities {
+  mode: Mode;
+  version: string;
+  api_version: string;
+  /** Feature name → whether this server answers it (an unbuilt or surface-refused feature is false). */
+  features: Record<string, boolean>;
+  limits: CapabilityLimits;
+}
+
+/** `GET /v1/dev/whoami`: who local requests act as. */
+export interface WhoAmI {
+  kind: 'key' | 'session' | 'local' | 'anonymous';
+  tenant_id: string;
+  app_id: string;
+  environment_id: string | null;
+  role: Role;
+  permissions: readonly Permission[];
+}
+
+/** OTLP/JSON ExportTraceServiceResponse; empty when every span was accepted. */
+export interface OtlpExportAnswer {
+  partialSuccess?: {
+    /** A decimal string (OTLP/JSON writes int64 as a string). */
+    rejectedSpans: string;
+    errorMessage: string;
+  };
+}
+
+/** A trace opened with its spans; `graph` with `?fields=graph`. */
+export interface TraceDetail extends TraceSummary {
+  /** The root span's metadata. */
+  metadata: Record<string, unknown>;
+  spans: SpanView[];
+  graph?: TraceGraph;
+}
+
+/** A span as lists and searches return it (the opened span, SpanDetail, has input and output in full). */
+export type SpanListItem = Omit<SpanView, 'cached_input_tokens'>;
+
+export interface TraceDetailAnswer {
+  data: TraceDetail;
+}
+export interface TraceGraphAnswer {
+  data: TraceGraph;
+}
+/** The traces of a session or a run. */
+export interface TracePage {
+  data: TraceSummary[];
+  pagination: Pagination;
+}
+/** A trace as lists and searches return it: the environment by name only. */
+export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
+/** `GET /v1/traces`, `POST /v1/traces/search`. */
+export interface TraceSearchPage {
+  data: TraceListItem[];
+  pagination: Pagination;
+}
+export interface SpanPage {
+  data: SpanListItem[];
+  pagination: Pagination;
+}
+export interface TraceSpansAnswer {
+  data: SpanView[];
+}
+export interface SpanDetailAnswer {
+  data: SpanDetail;
+}
+export interface SessionPage {
+  data: SessionView[];
+  pagination: Pagination;
+}
+export interface FilterSchemaAnswer {
+  data: FilterSchema;
+}
+export interface CapabilitiesAnswer {
+  data: Capabilities;
+}
+export interface PricingAnswer {
+  data: PriceTable;
+}
+export interface WhoAmIAnswer {
+  data: WhoAmI;
+}
+
+export interface ScoreAnswer {
+  data: ScoreView;
+}
+export interface ScorePage {
+  data: ScoreView[];
+  pagination: Pagination;
+}
+export interface ScoreNamesAnswer {
+  data: string[];
+}
+export interface ScoreAggregationsAnswer {
+  data: ScoreAggregation[];
+}
+export interface ScoreBatchResult {
+  results: BatchItemResult[];
+  summary: BatchSummary;
+}
+export interface BatchSummary {
+  total: Count;
+  succeeded: Count;
+  failed: Count;
+}
+/** 201 when every item was stored, 207 when some were refused (each result says why). */
+export interface ScoreBatchAnswer {
+  data: ScoreBatchResult;
+}
+/** 400 (every item refused) and 500 (the insert failed): the error shape, with the batch's results as flat fields. */
+export interface ScoreBatchFailure {
+  error: BatchFailureDetail;
+}
+export interface BatchFailureDetail extends ErrorDetail, ScoreBatchResult {}
+export interface ScoreConfigAnswer {
+  data: ScoreConfigView;
+}
+export interface ScoreConfigPage {
+  data: ScoreConfigView[];
+  pagination: Pagination;
+}
+export interface CommentAnswer {
+  data: CommentView;
+}
+export interface CommentPage {
+  data: CommentView[];
+  pagination: Pagination;
+}
+
+/** A new key: its metadata and, this once, the key itself. */
+export interface CreatedKey extends KeyView {
+  plaintext_key: string;
+}
+export interface CreatedKeyAnswer {
+  data: CreatedKey;
+}
+export interface KeyAnswer {
+  data: KeyView;
+}
+export interface KeyListAnswer {
+  data: KeyView[];
+}
+export interface AppAnswer {
+  data: AppView;
+}
+export interface AppListAnswer {
+  data: AppView[];
+}
+export interface AppDeletionAnswer {
+  data: AppDeletion;
+}
+export interface EnvironmentAnswer {
+  data: EnvironmentView;
+}
+export interface EnvironmentListAnswer {
+  data: EnvironmentView[];
+}
+export interface EnvironmentDeletionAnswer {
+  data: Deletion;
+}

@@ -1,0 +1,37 @@
+/**
+ * The API reference (unauthenticated, both modes): `GET /v1/openapi.json`, the OpenAPI 3.1 document
+ * built from this server's route table (the same bytes as docs/openapi.json), and `GET
+ * /v1/reference`, the same document as a page. Both are built once, at the first request.
+ */
+import { renderReference } from '../../openapi/html.js';
+import { documentText, referenceDocument } from '../../openapi/reference.js';
+import { bytes } from '../reply.js';
+import { route, type AnyRoute } from '../route.js';
+import { faultRoutes } from './faults.js';
+
+/** The page needs no script, and loads nothing but itself. */
+const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
+
+export function referenceRoutes(all: () => readonly AnyRoute[]) {
+  let built: { json: string; html: string } | null = null;
+  const reference = (version: string) => {
+    if (built) return built;
+    // The test-only fault routes are no part of the API.
+    const doc = referenceDocument(all().filter((r) => !faultRoutes.includes(r)), version);
+    return (built = { json: documentText(doc), html: renderReference(doc) });
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/openapi.json',
+      permission: 'none',
+      handler: (_input, ctx) => bytes(reference(ctx.services.version).json, 'application/json'),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/reference',
+      permission: 'none',
+      handler: (_input, ctx) => bytes(reference(ctx.services.version).html, 'text/html; charset=utf-8', 200, PAGE_HEADERS),
+    }),
+  ];
+}

@@ -1,0 +1,162 @@
+/**
+ * Integration: the API reference on a real server. `GET /v1/openapi.json` is docs/openapi.json,
+ * byte for byte, in both modes (and with the test-only fault routes on); `GET /v1/reference` is a
+ * self-contained page naming every path; both answer HEAD. And the document tells the truth: the
+ * answers a running server gives to every route are valid values of the types the document names
+ * for them (typia's validators, exactly: a field the type lacks fails).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import t, { type Test } from 'tap';
+import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
+import { allRoutes } from '../../src/http/routeTable.js';
+import { noteKey, type OpenApiDocument } from '../../src/openapi/document.js';
+import { OPERATIONS } from '../../src/openapi/operations.js';
+import { exportRequest, hex } from '../helpers/otlp.js';
+import { call, rootCredentials, serverFor, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
+
+const FILE = readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8');
+const DOC = JSON.parse(FILE) as OpenApiDocument;
+
+async function checkServed(t: Test, server: TestServer) {
+  const doc = await fetch(`${server.url}/v1/openapi.json`);
+  t.equal(doc.status, 200, 'no credentials needed');
+  t.equal(doc.headers.get('content-type'), 'application/json');
+  t.equal(await doc.text(), FILE, 'the same bytes as docs/openapi.json');
+
+  const head = await fetch(`${server.url}/v1/openapi.json`, { method: 'HEAD' });
+  t.equal(head.status, 200, 'HEAD');
+  t.equal(head.headers.get('content-length'), String(Buffer.byteLength(FILE)), 'HEAD says the length of the document');
+  t.equal(await head.text(), '', 'and sends no body');
+
+  const page = await fetch(`${server.url}/v1/reference`);
+  t.equal(page.status, 200);
+  t.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  t.match(page.headers.get('content-security-policy'), /default-src 'none'/, 'the page may load nothing');
+  const html = await page.text();
+  t.notMatch(html, /<script|<link /, 'self-contained');
+  const missing = Object.keys(DOC.paths).filter((p) => !html.includes(`<code>${p}</code>`));
+  t.same(missing, [], `the page names every path (${Object.keys(DOC.paths).length})`);
+  t.equal((await fetch(`${server.url}/v1/reference`, { method: 'HEAD' })).status, 200, 'HEAD of the page');
+}
+
+t.test('served by the cloud, with the fault routes on', async (t) => {
+  const server = await serverFor(t, { env: { TRACELAKE_FAULT_INJECTION: 'on' } });
+  await checkServed(t, server);
+});
+
+t.test('served by the local server', async (t) => {
+  const server = await serverFor(t, { args: ['--mode', 'local'] });
+  await checkServed(t, server);
+  const whoami = await call(server, 'GET', '/v1/dev/whoami');
+  t.ok(validateCatalogValues({ WhoAmIAnswer: [whoami.body] }).success, 'GET /v1/dev/whoami answers a WhoAmIAnswer');
+});
+
+/** Routes whose answers this test does not hold to a type, and why. */
+const NOT_CHECKED: Record<string, string> = {
+  'GET /v1/openapi.json': 'the document itself (compared byte for byte above)',
+  'GET /v1/reference': 'a page (checked above)',
+  'GET /v1/dev/whoami': 'local only (checked above)',
+};
+
+t.test('the answers are the documented types', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const checked = new Set<string>();
+
+  /** Calls `path` as `route` and holds the answer to the type the document names for its status. */
+  async function expect(route: string, path: string, options: { body?: unknown; auth?: Credentials | null; headers?: Record<string, string> } = {}): Promise<Answer> {
+    const [method] = route.split(' ') as [string];
+    const answer = await call(server, method, path, { ...(options.auth === null ? {} : { auth: options.auth ?? root }), ...(options.body === undefined ? {} : { body: options.body }), ...(options.headers ? { headers: options.headers } : {}) });
+    const documented = OPERATIONS[route]?.answers.find((a) => a.status === answer.status);
+    const type = documented?.type ?? (answer.status >= 400 ? 'ErrorBody' : undefined);
+    t.ok(type, `${route}: ${answer.status} is a documented answer`, { body: answer.text.slice(0, 500) });
+    if (type) {
+      const result = validateCatalogValues({ [type]: [answer.body] } as CatalogValues);
+      t.ok(result.success, `${route} → ${answer.status} ${type}`, result.success ? {} : { errors: result.errors.slice(0, 5), body: answer.text.slice(0, 1000) });
+    }
+    checked.add(route);
+    return answer;
+  }
+
+  // A trace of two spans in a session and a run, the child's output an image (a blob).
+  const traceId = hex(16);
+  const [rootSpan, childSpan] = [hex(8), hex(8)];
+  const image = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+  const common = { 'session.id': 'session-1', 'tracelake.run.id': 'run-1', 'gen_ai.request.model': 'gpt-4o', 'graph.node.id': 'planner' };
+  const output = JSON.stringify({ role: 'assistant', content: [{ type: 'image', mimeType: 'image/png', base64: image.toString('base64') }] });
+  await expect('POST /v1/traces', '/v1/traces', {
+    auth: null,
+    headers: { authorization: root.key, 'x-service-app-id': root.appId },
+    body: exportRequest([
+      { traceId, spanId: rootSpan, name: 'root', attributes: common },
+      { traceId, spanId: childSpan, parentSpanId: rootSpan, name: 'child', attributes: { ...common, 'graph.node.id': 'tool', 'output.value': output } },
+    ]),
+  });
+
+  for (const route of ['GET /health', 'GET /v1/health/ingestion', 'GET /v1/health/files', 'GET /v1/capabilities', 'GET /v1/pricing', 'GET /v1/filter-schema']) {
+    await expect(route, route.split(' ')[1]!);
+  }
+  await expect('GET /v1/traces', '/v1/traces');
+  await expect('POST /v1/traces/search', '/v1/traces/search', { body: { filters: [{ field: 'name', operator: 'equals', value: 'root' }] } });
+  const detail = await expect('GET /v1/traces/:traceId', `/v1/traces/${traceId}?fields=graph`);
+  t.equal(detail.body.data.spans.length, 2, 'the trace read back');
+  await expect('GET /v1/traces/:traceId', `/v1/traces/${traceId}`);
+  await expect('GET /v1/traces/:traceId/graph', `/v1/traces/${traceId}/graph`);
+  await expect('GET /v1/traces/:traceId/spans', `/v1/traces/${traceId}/spans`);
+  await expect('GET /v1/traces/:traceId/spans/:spanId', `/v1/traces/${traceId}/spans/${childSpan}`);
+  await expect('GET /v1/spans/:spanId', `/v1/spans/${rootSpan}`);
+  await expect('GET /v1/spans', `/v1/spans?trace_id=${traceId}`);
+  await expect('POST /v1/spans/search', '/v1/spans/search', { body: {} });
+  await expect('GET /v1/sessions', '/v1/sessions');
+  await expect('GET /v1/sessions/:sessionId/traces', '/v1/sessions/session-1/traces');
+  await expect('GET /v1/runs/:runId/traces', '/v1/runs/run-1/traces');
+  const blob = await call(server, 'GET', `/v1/agents/blob/${createHash('sha256').update(image).digest('hex')}`, { auth: root });
+  t.equal(blob.status, 200, 'GET /v1/agents/blob/:sha256 answers the bytes');
+  t.equal(blob.headers.get('content-type'), 'image/png', 'with their stored media type');
+  checked.add('GET /v1/agents/blob/:sha256');
+
+  const score = await expect('POST /v1/scores', '/v1/scores', { body: { name: 'helpfulness', resource_id: traceId, score: 0.9 } });
+  await expect('POST /v1/scores/batch', '/v1/scores/batch', { body: { scores: [{ name: 'helpfulness', resource_id: traceId, score: 1, client_id: 'a' }, { name: 'helpfulness', score: 1, client_id: 'b' }] } });
+  await expect('POST /v1/scores/batch', '/v1/scores/batch', { body: { scores: [{ name: 'helpfulness', score: 1 }] } });
+  await expect('GET /v1/scores', '/v1/scores');
+  await expect('GET /v1/scores/names', '/v1/scores/names');
+  await expect('GET /v1/scores/aggregations', '/v1/scores/aggregations');
+  await expect('POST /v1/scores/search', '/v1/scores/search', { body: { filters: [{ field: 'score', operator: 'gt', value: 0 }] } });
+  await expect('GET /v1/scores/:scoreId', `/v1/scores/${score.body.data.id}`);
+  await expect('DELETE /v1/scores/:scoreId', `/v1/scores/${score.body.data.id}`);
+
+  await expect('POST /v1/score-configs', '/v1/score-configs', { body: { name: 'tone', data_type: 'CATEGORICAL', categories: [{ label: 'kind', value: 1 }] } });
+  await expect('GET /v1/score-configs', '/v1/score-configs');
+  await expect('GET /v1/score-configs/:name', '/v1/score-configs/tone');
+  await expect('PATCH /v1/score-configs/:name', '/v1/score-configs/tone', { body: { description: 'How kind' } });
+
+  const comment = await expect('POST /v1/comments', '/v1/comments', { body: { resource_type: 'trace', resource_id: traceId, content: 'Escalated.' } });
+  await expect('GET /v1/comments', `/v1/comments?resource_type=trace&resource_id=${traceId}`);
+  await expect('GET /v1/comments/:commentId', `/v1/comments/${comment.body.data.id}`);
+  await expect('DELETE /v1/comments/:commentId', `/v1/comments/${comment.body.data.id}`);
+
+  const key = await expect('POST /v1/api-keys', '/v1/api-keys', { body: { name: 'ci', role: 'SDK' } });
+  await expect('GET /v1/api-keys', '/v1/api-keys');
+  await expect('DELETE /v1/api-keys/:id', `/v1/api-keys/${key.body.data.id}`);
+
+  const app = await expect('POST /v1/apps', '/v1/apps', { body: { name: 'checkout', display_name: 'Checkout' } });
+  await expect('GET /v1/apps', '/v1/apps');
+  await expect('GET /v1/apps/:appId', `/v1/apps/${app.body.data.id}`);
+  await expect('PATCH /v1/apps/:appId', `/v1/apps/${app.body.data.id}`, { body: { retention_days: 30 } });
+  const env = await expect('POST /v1/environments', '/v1/environments', { body: { name: 'staging', kind: 'preview' } });
+  await expect('GET /v1/environments', '/v1/environments');
+  await expect('PATCH /v1/environments/:id', `/v1/environments/${env.body.data.id}`, { body: { name: 'qa' } });
+  await expect('DELETE /v1/environments/:id', `/v1/environments/${env.body.data.id}`, { body: { confirmation_name: 'qa' } });
+  await expect('DELETE /v1/apps/:appId', `/v1/apps/${app.body.data.id}`, { body: { confirmation_name: 'checkout' } });
+
+  // Errors have the documented shape too.
+  t.equal((await expect('GET /v1/traces', '/v1/traces?limit=0')).status, 400);
+  t.equal((await expect('GET /v1/traces/:traceId', `/v1/traces/${hex(16)}`)).status, 404);
+  t.equal((await expect('GET /v1/api-keys', '/v1/api-keys', { auth: null })).status, 401);
+
+  const unchecked = allRoutes(Buffer.alloc(32), { faultInjection: false })
+    .map((r) => noteKey(r.method, r.path))
+    .filter((k) => !checked.has(k) && !NOT_CHECKED[k]);
+  t.same(unchecked, [], 'every route of the table has its answer checked here');
+});

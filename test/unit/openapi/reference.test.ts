@@ -1,0 +1,101 @@
+/**
+ * src/openapi/reference.ts: the reference of this version against the route table it describes
+ * and the committed docs/openapi.json. Every route is in the document with its method, every note
+ * agrees with its route's own validators, and the committed file is what the generator makes now
+ * (so it cannot rot: change a route or a contract type, and this fails until the file is rebuilt
+ * and committed).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import type { AnyRoute } from '../../../src/http/route.js';
+import { allRoutes } from '../../../src/http/routeTable.js';
+import { UNBUILT } from '../../../src/http/unbuilt.js';
+import { noteKey, openApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
+import { OPERATIONS } from '../../../src/openapi/operations.js';
+import { documentText, referenceDocument } from '../../../src/openapi/reference.js';
+
+const ROOT = new URL('../../../../', import.meta.url);
+const FILE = new URL('docs/openapi.json', ROOT);
+const VERSION = (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string }).version;
+const ROUTES = allRoutes(Buffer.alloc(32), { faultInjection: false });
+const COMMITTED = readFileSync(FILE, 'utf8');
+const DOC = JSON.parse(COMMITTED) as OpenApiDocument;
+const key = (r: AnyRoute) => noteKey(r.method, r.path);
+
+t.test('docs/openapi.json is what the generator makes from the route table now', async (t) => {
+  const fresh = documentText(referenceDocument(ROUTES, VERSION));
+  t.ok(fresh.endsWith('}\n'), 'indented JSON with a final newline');
+  t.equal(COMMITTED, fresh, 'run `npm run build` and commit docs/openapi.json');
+});
+
+/** docs/openapi.json as committed (what a clone gets; the build rewrites the work tree's copy); null outside git. */
+function committedFile(): string | null {
+  try {
+    return execFileSync('git', ['show', 'HEAD:docs/openapi.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  } catch {
+    return null;
+  }
+}
+const HEAD = committedFile();
+
+t.test('the committed docs/openapi.json is the generated one', { skip: HEAD === null ? 'not a git work tree with docs/openapi.json committed' : false }, async (t) => {
+  t.equal(HEAD, documentText(referenceDocument(ROUTES, VERSION)), 'docs/openapi.json changed with the routes or contract types: commit it (a CI build is from scratch; locally, after changing a type in another module than src/contract/catalog.ts, `rm dist/.tsbuildinfo` first: an incremental tsc does not re-run typia on catalog.ts)');
+});
+
+t.test('every route of the route table is in the document with its method', async (t) => {
+  t.ok(ROUTES.length > 40, `${ROUTES.length} routes`);
+  for (const route of ROUTES) {
+    const op = DOC.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+    t.ok(op, key(route));
+    t.equal(op?.['x-tracelake-implemented'], undefined, `${key(route)} is implemented`);
+    t.equal(op?.['x-tracelake-permission'], route.permission, `${key(route)} needs ${route.permission}`);
+  }
+  for (const [method, path] of UNBUILT) {
+    t.equal(DOC.paths[openApiPath(path)]?.[method.toLowerCase()]?.['x-tracelake-implemented'], false, `${method} ${path} is marked not implemented`);
+  }
+  const operations = Object.values(DOC.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+  t.equal(operations, ROUTES.length + UNBUILT.length, 'and nothing else');
+  t.notOk(DOC.paths['/v1/_faults/throw'], 'the test-only fault routes are no part of the API');
+});
+
+t.test('every route has a note, and every note a route', async (t) => {
+  const keys = new Set(ROUTES.map(key));
+  for (const route of ROUTES) t.ok(OPERATIONS[key(route)], `${key(route)} has a note in src/openapi/operations.ts`);
+  for (const noted of Object.keys(OPERATIONS)) t.ok(keys.has(noted), `the note ${noted} names a route of the table`);
+});
+
+t.test("the notes agree with the routes' own validators", async (t) => {
+  for (const route of ROUTES) {
+    const note = OPERATIONS[key(route)];
+    if (!note) continue;
+    const v = route.validate ?? {};
+    t.equal(note.params !== undefined, v.params !== undefined, `${key(route)}: path parameters typed in both or neither`);
+    t.equal(note.query !== undefined, v.query !== undefined, `${key(route)}: query typed in both or neither`);
+    t.equal(note.body?.type !== undefined, v.body !== undefined, `${key(route)}: JSON body typed in both or neither`);
+    for (const [name, example] of Object.entries(note.body?.examples ?? {})) {
+      const result = v.body!(example);
+      t.ok(result.success, `${key(route)}: the request example ${name} passes the route's validator`, result.success ? {} : { errors: result.errors });
+    }
+    if (v.query) {
+      // The strict query validator lists the parameters it knows when it meets one it does not.
+      const probe = v.query(new URLSearchParams({ __probe: '1' }));
+      const known = probe.success ? [] : /known: ([^)]*)\)/.exec(probe.errors[0]!.expected)![1]!.split(', ').filter((n) => n !== 'none');
+      const documented = DOC.paths[openApiPath(route.path)]![route.method.toLowerCase()]!.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+      t.same(documented.sort(), known.sort(), `${key(route)}: the documented query parameters are the ones the route takes`);
+    }
+  }
+});
+
+t.test('every reference in the document resolves', async (t) => {
+  const refs = new Set<string>();
+  JSON.stringify(DOC, (k, v: unknown) => {
+    if (k === '$ref' && typeof v === 'string') refs.add(v);
+    return v;
+  });
+  t.ok(refs.size > 50, `${refs.size} references`);
+  for (const ref of refs) {
+    const [, kind, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
+    t.ok(kind && (DOC.components as Record<string, Record<string, unknown>>)[kind]![name!], ref);
+  }
+});
