@@ -5,7 +5,7 @@ import type { EnvironmentKind } from '../core/admin/rules.js';
 
 type Uuid = string & tags.Format<'uuid'>;
 /** Same pattern as ENVIRONMENT_NAME in core/admin/rules.ts. */
-type EnvironmentName = string & tags.Pattern<'^[a-z0-9][a-z0-9-]{0,62}$'>;
+export type EnvironmentName = string & tags.Pattern<'^[a-z0-9][a-z0-9-]{0,62}$'>;
 
 /** An environment of the caller's app, or of `app_id` (an app of the caller's tenant). */
 export interface CreateEnvironmentBody {

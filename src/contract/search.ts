@@ -2,6 +2,7 @@
  * Wire types of the list and search endpoints. typia checks shapes and limits here (unknown
  * properties are refused); the filter semantics (fields, operators per type) are core/filter's.
  */
+import type { EnvironmentName } from './admin.js';
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 
@@ -17,11 +18,10 @@ export interface JsonOrGroup {
   or: JsonPredicate[] & tags.MinItems<1> & tags.MaxItems<20>;
 }
 
-/** Narrows reads to one environment of the app, by name (admin credentials read them all). */
-type EnvironmentName = string & tags.MinLength<1> & tags.MaxLength<64>;
 
 interface SearchBody {
   filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
+  /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
@@ -40,6 +40,7 @@ export interface SpanSearchBody extends SearchBody {
 
 export interface TraceListQuery {
   filter?: string & tags.MaxLength<8192>;
+  /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
@@ -52,6 +53,7 @@ export interface TraceListQuery {
 
 export interface SpanListQuery {
   filter?: string & tags.MaxLength<8192>;
+  /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
