@@ -28,6 +28,13 @@ export interface ServerOptions {
   main?: string;
   /** A command the server runs under, e.g. `['nsenter', '-t', pid, '-m']` (fault tests). */
   wrap?: string[];
+  /**
+   * The whole command line the settings flags follow, instead of node and the entry point: how an
+   * operator starts it, e.g. `['npm', 'start', '--silent', '--']` (test/ops).
+   */
+  command?: string[];
+  /** The working directory of the process (default: this one's). */
+  cwd?: string;
 }
 
 export interface TestServer {
@@ -50,9 +57,12 @@ export function tempDir(prefix = 'tracelake-test-'): string {
 
 function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
-  const child = spawn(wrapper ?? process.execPath, [...(wrapper ? [...wrapArgs, process.execPath] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
+  const [program, ...programArgs] = options.command ?? [...(wrapper ? [wrapper, ...wrapArgs] : []), process.execPath, options.main ?? MAIN];
+  const settings = ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])];
+  const child = spawn(program!, [...programArgs, ...settings], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   alive.add(child);
   return child;
