@@ -1,7 +1,8 @@
 /**
  * The server's route table in one place, so that what the server serves and what the isolation
  * matrix (test/reliability/isolation.test.ts) walks are the same list: a route added here is a
- * route the matrix must cover.
+ * route the matrix must cover. The operator routes, served only with an operator token, are
+ * outside it (no tenant credential reaches them): test/http/operator.test.ts walks them instead.
  */
 import type { Config } from '../config.js';
 import type { AnyRoute } from './route.js';
@@ -13,16 +14,21 @@ import { devRoutes } from './routes/dev.js';
 import { faultRoutes } from './routes/faults.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { operatorRoutes } from './routes/operator.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
 import { traceRoutes } from './routes/traces.js';
 
-/** Every route of a server started with `config`; `secret` hashes the keys that API key routes mint. */
-export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>): AnyRoute[] {
+/**
+ * Every route of a server started with `config`; `secret` hashes the keys that API key and operator
+ * routes mint. The operator API exists only when an operator token is configured.
+ */
+export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
   routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }
