@@ -35,6 +35,11 @@ export interface ServerOptions {
   command?: string[];
   /** The working directory of the process (default: this one's). */
   cwd?: string;
+  /**
+   * false: none of the test settings (host, port, data dir, workers, DuckDB) on the command line,
+   * so the environment decides, as in a deployment (test/ops); `dataDir` is then only recorded.
+   */
+  testSettings?: boolean;
 }
 
 export interface TestServer {
@@ -58,7 +63,10 @@ export function tempDir(prefix = 'tracelake-test-'): string {
 function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
   const [program, ...programArgs] = options.command ?? [...(wrapper ? [wrapper, ...wrapArgs] : []), process.execPath, options.main ?? MAIN];
-  const settings = ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])];
+  const settings = [
+    ...(options.testSettings === false ? [] : ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB']),
+    ...(options.args ?? []),
+  ];
   const child = spawn(program!, [...programArgs, ...settings], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
