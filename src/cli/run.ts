@@ -65,8 +65,9 @@ async function remote(io: CliIo, server: ServerTarget & { token: string }, comma
     throw new CliFailure(`The server at ${server.url} stopped answering: ${(e as Error).message}`);
   }
   const { status, body } = answer;
-  if (status >= 200 && status < 300) {
-    io.out(`${JSON.stringify((body as { data: unknown }).data, null, 2)}\n`);
+  const data = (body as { data?: unknown } | undefined)?.data;
+  if (status >= 200 && status < 300 && data !== undefined) {
+    io.out(`${JSON.stringify(data, null, 2)}\n`);
     return 0;
   }
   const error = (body as { error?: { message?: string; details?: Record<string, string> } } | undefined)?.error;
