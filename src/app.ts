@@ -166,7 +166,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
   const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)) }, log, http.uws);
   const port = await server.listen();
-  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, node: process.version, http: http.build }, 'listening');
+  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, http: http.build }, 'listening');
 
   return {
     port,

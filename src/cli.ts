@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
- * `tracelake`: the operator's command line (tenants, apps, environments, keys, session tokens),
- * working directly on a stopped server's data dir. See `tracelake --help`.
+ * `tracelake`: `tracelake serve [settings]` runs the server in this process; every other command is
+ * the operator's command line (tenants, apps, environments, keys, session tokens), sent to a running
+ * server's operator API or, with no server up, worked directly on the data dir. See `tracelake --help`.
  */
-import { runCli } from './cli/run.js';
+const argv = process.argv.slice(2);
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  env: process.env,
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-  nowMs: () => Date.now(),
-});
+if (argv[0] === 'serve') {
+  // Imported on demand: the server's main thread never loads DuckDB, the offline CLI does.
+  const { serve } = await import('./serve.js');
+  await serve(argv.slice(1));
+} else {
+  const { runCli } = await import('./cli/run.js');
+  process.exitCode = await runCli(argv, {
+    env: process.env,
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    nowMs: () => Date.now(),
+  });
+}

@@ -4,6 +4,7 @@
  * rows, and a test keeps the two in step.
  */
 import { availableParallelism, totalmem } from 'node:os';
+import { KEY_PREFIX } from './auth/keys.js';
 
 export type Mode = 'cloud' | 'local';
 
@@ -16,6 +17,8 @@ export interface Config {
   dataDir: string;
   mode: Mode;
   bootstrapKey: string | undefined;
+  /** The operator API's credential (http/operatorAuth.ts); undefined turns the operator API off. */
+  operatorToken: string | undefined;
   workers: number;
   duckdbThreads: number;
   duckdbMemory: string;
@@ -102,6 +105,16 @@ function corsOrigins(text: string): CorsOrigins {
   return origins;
 }
 
+/**
+ * The operator token: long enough not to be guessed, and never shaped like an API key, so neither
+ * can pass for the other. Its value is never echoed (it would land in a log or a terminal).
+ */
+function operatorToken(t: string): string {
+  if (!/^[\x21-\x7e]{32,512}$/.test(t)) throw new Error('expected 32 to 512 printable characters without spaces, e.g. the output of `openssl rand -hex 32` (the value given is not shown)');
+  if (t.startsWith(KEY_PREFIX)) throw new Error(`must not be an API key (${KEY_PREFIX}…): the operator token is a credential of its own`);
+  return t;
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (text: string): T => {
     if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
@@ -132,6 +145,7 @@ export const OPTIONS = [
   { key: 'dataDir', env: 'TRACELAKE_DATA_DIR', flag: '--data-dir', fallback: 'data/store', parse: text, doc: 'Directory of the store (DuckDB file, segments, blobs, secret).' },
   { key: 'mode', env: 'TRACELAKE_MODE', flag: '--mode', fallback: 'cloud', parse: oneOf<Mode>('cloud', 'local'), doc: '`cloud` (full API) or `local` (development server surface).' },
   { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },
+  { key: 'operatorToken', env: 'TRACELAKE_OPERATOR_TOKEN', flag: '--operator-token', fallback: undefined, parse: operatorToken, doc: 'Token of the operator API (/v1/operator/*: tenants, plans, keys, session tokens on the running server; the `tracelake` commands use it); at least 32 characters; unset turns the operator API off.' },
   { key: 'workers', env: 'TRACELAKE_WORKERS', flag: '--workers', fallback: String(cores), parse: integer(1, 256), doc: 'Worker threads for decoding, mapping and serialising (default: cores).' },
   { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
   { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: memoryLimit, doc: 'DuckDB memory_limit (at least 64MiB).' },
@@ -201,13 +215,13 @@ export function wantsHelp(argv: readonly string[]): boolean {
 export function settingsHelp(): string {
   const lines = OPTIONS.map((o) => `  ${o.flag.padEnd(28)} ${o.env.padEnd(34)} ${(o.fallback === undefined ? '(unset)' : o.fallback === '' ? '(empty)' : o.fallback).padEnd(12)} ${o.doc}`);
   return [
-    'Usage: npm start -- [--flag value ...]   (or node dist/src/main.js [--flag value ...])',
+    'Usage: tracelake serve [--flag value ...]   (or npm start -- [--flag value ...])',
     '',
     'Settings (a flag wins over its environment variable):',
     `  ${'flag'.padEnd(28)} ${'environment variable'.padEnd(34)} ${'default'.padEnd(12)} meaning`,
     ...lines,
     '',
-    'Operator commands (tenants, apps, keys, tokens): node dist/src/cli.js help',
+    'Operator commands (tenants, apps, keys, tokens): tracelake help',
     '',
   ].join('\n');
 }

@@ -1,12 +1,16 @@
 /**
- * The operator CLI: parse (usage errors exit 2, also a plan the plans file lacks), run one command
- * against the store (failures exit 1), print its answer as JSON on stdout (exit 0).
+ * The operator CLI: parse (usage errors exit 2, also a plan the plans file lacks), run one command —
+ * through the operator API of a server running on the store, else on the store directly (failures
+ * exit 1) — and print its answer as JSON on stdout (exit 0).
  */
-import { parseCli, UsageError } from '../core/admin/cliArgs.js';
+import { parseCli, UsageError, type CliCommand, type ServerTarget } from '../core/admin/cliArgs.js';
+import { isOperatorCommand, operatorRequest, type OperatorCommand } from '../core/admin/operatorApi.js';
+import { settingsHelp } from '../config.js';
 import { ApiError } from '../core/errors.js';
-import { execute } from './commands.js';
+import { runOperatorCommand } from '../store/admin/operator.js';
 import { assertPlan } from './plans.js';
-import { CliFailure, withStore } from './store.js';
+import { errorCode, reachServer, sendCommand, type Reach } from './remote.js';
+import { CliFailure, StoreLocked, withStore } from './store.js';
 
 export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -21,28 +25,80 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     request = parseCli(argv, io.env, io.nowMs());
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    return usage(io, e);
+    return usage(io, e.message);
   }
   if (request.kind === 'help') {
-    io.out(request.text);
+    io.out(`${request.text}\n${settingsHelp()}`);
     return 0;
   }
-  const { command, dataDir } = request;
+  const { command, dataDir, flags, server } = request;
+  let reach: Reach | null = null;
   try {
+    if (server?.token && isOperatorCommand(command)) {
+      const target = { ...server, token: server.token };
+      reach = await reachServer(target, dataDir);
+      if (reach.kind === 'same store') return await remote(io, target, command, flags);
+    }
     // Before the store is opened, so a bad plan name leaves no trace.
     if ('plan' in command && command.plan !== null) assertPlan(command.plan, command.plansFile);
-    const answer = await withStore(dataDir, command.name === 'tenant create', (store) => execute(store, command, io.nowMs()));
+    const answer = await withStore(dataDir, command.name === 'tenant create', (store) => runOperatorCommand(store, command, io.nowMs(), 'cli'));
     io.out(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) return usage(io, e);
+    if (e instanceof UsageError) return usage(io, e.message);
+    if (e instanceof StoreLocked) {
+      io.err(`tracelake: ${lockedAdvice(e.dataDir, command, server, reach)}\n`);
+      return 1;
+    }
     const known = e instanceof CliFailure || e instanceof ApiError;
     io.err(`tracelake: ${known ? e.message : ((e as Error).stack ?? String(e))}\n`);
     return 1;
   }
 }
 
-function usage(io: CliIo, e: UsageError): number {
-  io.err(`tracelake: ${e.message}\nRun "tracelake --help" for usage.\n`);
+/** Sends the command to the server's operator API and prints its answer as the store path would. */
+async function remote(io: CliIo, server: ServerTarget & { token: string }, command: OperatorCommand, flags: ReadonlyMap<string, string>): Promise<number> {
+  let answer;
+  try {
+    answer = await sendCommand(server, operatorRequest(command.name, flags));
+  } catch (e) {
+    throw new CliFailure(`The server at ${server.url} stopped answering: ${(e as Error).message}`);
+  }
+  const { status, body } = answer;
+  const data = (body as { data?: unknown } | undefined)?.data;
+  if (status >= 200 && status < 300 && data !== undefined) {
+    io.out(`${JSON.stringify(data, null, 2)}\n`);
+    return 0;
+  }
+  const error = (body as { error?: { message?: string; details?: Record<string, string> } } | undefined)?.error;
+  if (status === 400 && error?.details) return usage(io, Object.values(error.details).join('; '));
+  throw new CliFailure(errorCode(body) ? `${error!.message}` : `The server at ${server.url} answered ${status}`);
+}
+
+/**
+ * One line on what to do when a server holds the store: send the command through it (and what is
+ * missing for that), or stop it.
+ */
+function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | null, reach: Reach | null): string {
+  const held = `The store in ${dir} is in use by a running Tracelake server`;
+  if (!isOperatorCommand(command)) return `${held}: ${command.name} needs the server stopped; stop the server first, then run this command again.`;
+  if (server === null) return `${held}, which cannot be found on port 0: set TRACELAKE_PORT (and TRACELAKE_OPERATOR_TOKEN) to reach it, or stop the server first.`;
+  const orStop = 'or stop the server first.';
+  switch (reach?.kind) {
+    case undefined:
+      return `${held}: set TRACELAKE_OPERATOR_TOKEN to its operator token to run this command through the server, ${orStop}`;
+    case 'token refused':
+      return `${held}; the server at ${server.url} refused the operator token: set TRACELAKE_OPERATOR_TOKEN to that server's token, ${orStop}`;
+    case 'operator api off':
+      return `${held}; the server at ${server.url} has its operator API off: restart it with TRACELAKE_OPERATOR_TOKEN set, ${orStop}`;
+    case 'other store':
+      return `${held}; the server at ${server.url} serves another store (${reach.dataDir}): set TRACELAKE_HOST and TRACELAKE_PORT to this store's server, ${orStop}`;
+    default:
+      return `${held}, but none answers at ${server.url}: set TRACELAKE_HOST and TRACELAKE_PORT to where it listens, ${orStop}`;
+  }
+}
+
+function usage(io: CliIo, message: string): number {
+  io.err(`tracelake: ${message}\nRun "tracelake --help" for usage.\n`);
   return 2;
 }

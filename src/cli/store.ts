@@ -1,7 +1,8 @@
 /**
  * The CLI's hold on a store: opens the data dir's DuckDB file as the server would (same hardening,
  * same migrations), runs one command and closes it with a checkpoint. DuckDB allows one process per
- * file, so while a server runs on the data dir the open fails, and the operator is told to stop it.
+ * file, so while a server runs on the data dir the open fails (StoreLocked): the command must go
+ * through the server's operator API instead (cli/run.ts says how).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,16 +10,23 @@ import { abandonSecret, confirmSecret, prepareSecret, readSecret, refusalFor, SE
 import { verifySecret } from '../store/admin/identity.js';
 import { Database, DATABASE_FILE } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import type { OperatorStore } from '../store/admin/operator.js';
 
 /** A failure to report on stderr with exit code 1 (as opposed to a bug, which gets its stack). */
 export class CliFailure extends Error {}
 
-export interface Store {
-  db: Database;
-  dataDir: string;
-  /** The store's secret, verified against the store (created on first use, as the server does). */
-  secret(): Promise<Buffer>;
+/** Another process, most likely a running server, holds the store's database. */
+export class StoreLocked extends CliFailure {
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string,
+  ) {
+    super(`The store in ${dataDir} is locked by another process, most likely a running Tracelake server (${reason})`);
+  }
 }
+
+/** The store, its secret verified against it (created on first use, as the server does). */
+export type Store = OperatorStore;
 
 const LOCKED = /Could not set lock|Conflicting lock/i;
 
@@ -42,9 +50,7 @@ export async function withStore<T>(dataDir: string, create: boolean, work: (stor
     db = await Database.open({ dataDir: dir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 60_000 });
   } catch (e) {
     const message = (e as Error).message;
-    if (LOCKED.test(message)) {
-      throw new CliFailure(`The store in ${dir} is locked by another process, most likely a running Tracelake server: stop the server first, then run this command again. (${message})`);
-    }
+    if (LOCKED.test(message)) throw new StoreLocked(dir, message);
     throw e;
   }
   try {

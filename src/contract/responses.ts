@@ -103,7 +103,7 @@ export interface Capabilities {
 
 /** `GET /v1/dev/whoami`: who local requests act as. */
 export interface WhoAmI {
-  kind: 'key' | 'session' | 'local' | 'anonymous';
+  kind: 'key' | 'session' | 'local' | 'anonymous' | 'operator';
   tenant_id: string;
   app_id: string;
   environment_id: string | null;

@@ -195,6 +195,16 @@ export class Authenticator {
     this.cache.delete(keyHash);
   }
 
+  /** Drops a key known by id (the operator API revokes by id; the hash stays in the store). */
+  forgetKeyId(id: string): void {
+    for (const [hash, entry] of this.cache) if (entry.record.id === id) this.cache.delete(hash);
+  }
+
+  /** Drops every key of a tenant, so a change of its plan applies from the next request. */
+  forgetTenant(tenantId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.record.tenantId === tenantId) this.cache.delete(hash);
+  }
+
   private async lookup(keyHash: string, now: number): Promise<KeyRecord | null> {
     const hit = this.cache.get(keyHash);
     if (hit && hit.until > now) return hit.record;

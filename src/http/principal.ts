@@ -4,7 +4,7 @@ import type { Permission, Role } from '../core/permissions.js';
 
 /** Who is calling, after auth: the tenant, app and environment every query is scoped to. */
 export interface Principal {
-  kind: 'key' | 'session' | 'local' | 'anonymous';
+  kind: 'key' | 'session' | 'local' | 'anonymous' | 'operator';
   tenantId: string;
   appId: string;
   /** The environment writes land in; null for a kind-scoped key that named none. */
@@ -36,6 +36,12 @@ export const ANONYMOUS: Principal = {
   permissions: [],
   plan: null,
 };
+
+/**
+ * The holder of the operator token (http/operatorAuth.ts): no tenant, app or permission of its own;
+ * it reaches only the operator routes, which name the tenant or app they act on.
+ */
+export const OPERATOR: Principal = { ...ANONYMOUS, kind: 'operator' };
 
 /** What a principal's reads are confined to: its tenant, app and (unless an admin) environment. */
 export function readScopeOf(p: Principal): { tenantId: string; appId: string; environmentId: string | null } {

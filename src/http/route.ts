@@ -36,7 +36,8 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   method: Method;
   /** `/v1/api-keys/:id` — `:name` segments become params. */
   path: string;
-  permission: Requirement;
+  /** `operator`: the operator API, opened by the operator token alone (http/operatorAuth.ts). */
+  permission: Requirement | 'operator';
   surface?: Surface;
   /** `json` (default for POST/PUT/PATCH) parses the body; `raw` hands the bytes over untouched. */
   body?: 'json' | 'raw' | 'none';

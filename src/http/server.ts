@@ -12,6 +12,7 @@ import { ApiError, isStorageFailure, storageUnavailable, validationError } from 
 import { RETRY_AFTER_SECONDS } from '../pool/taskPool.js';
 import { RequestBudget } from './requestBudget.js';
 import { authorize } from './auth.js';
+import { authenticateOperator } from './operatorAuth.js';
 import { ANONYMOUS, type Principal } from './principal.js';
 import { json, type Reply } from './reply.js';
 import type { AnyRoute, Context } from './route.js';
@@ -183,7 +184,10 @@ export class HttpServer {
     body?.catch(() => undefined);
     let principal: Principal = ANONYMOUS;
     try {
-      if (route.permission !== 'none') {
+      if (route.permission === 'operator') {
+        // No tenant, so no rate limit (the token is long: config.ts).
+        principal = authenticateOperator(headers, this.config.operatorToken);
+      } else if (route.permission !== 'none') {
         principal = await this.services.auth.authenticate(headers, route.rawKeyOnly === true);
         authorize(principal, route.permission);
         const rate = this.services.rateLimiter.take(principal.tenantId, Date.now());

@@ -7,6 +7,9 @@ import type { Mode } from '../config.js';
 
 const LOCAL_ONLY = [/^\/v1\/dev(\/|$)/];
 
+/** Not of the spec's surfaces: the operator API (routes/operator.ts) is the same on both servers. */
+const EVERYWHERE = [/^\/v1\/operator(\/|$)/];
+
 /** Cloud-only although their prefix is on the local surface (spec: cloud-only endpoints). */
 const CLOUD_ONLY = [
   /^\/v1\/traces\/search$/,
@@ -38,6 +41,7 @@ export type SurfaceRefusal = 'not_available_locally' | 'not_available_on_cloud' 
 
 /** The 501 code a server in `mode` answers for `path`, or null when it serves the path. */
 export function refusalFor(mode: Mode, path: string): SurfaceRefusal {
+  if (EVERYWHERE.some((r) => r.test(path))) return null;
   const localOnly = LOCAL_ONLY.some((r) => r.test(path));
   if (mode === 'cloud') return localOnly ? 'not_available_on_cloud' : null;
   if (localOnly) return null;

@@ -170,7 +170,7 @@ const handlers: Handlers = {
   searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
   exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
   ...scoreHandlers(db, segments),
-  ...adminHandlers(db),
+  ...adminHandlers(db, database.dataDir),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

@@ -30,6 +30,18 @@ export interface ServerOptions {
   wrap?: string[];
   /** The Node executable to run the server with (another Node version); default: the suite's. */
   node?: string;
+  /**
+   * The whole command line the settings flags follow, instead of node and the entry point: how an
+   * operator starts it, e.g. `['npm', 'start', '--silent', '--']` (test/ops).
+   */
+  command?: string[];
+  /** The working directory of the process (default: this one's). */
+  cwd?: string;
+  /**
+   * false: none of the test settings (host, port, data dir, workers, DuckDB) on the command line,
+   * so the environment decides, as in a deployment (test/ops); `dataDir` is then only recorded.
+   */
+  testSettings?: boolean;
 }
 
 export interface TestServer {
@@ -53,9 +65,15 @@ export function tempDir(prefix = 'tracelake-test-'): string {
 function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
   const node = options.node ?? process.execPath;
-  const child = spawn(wrapper ?? node, [...(wrapper ? [...wrapArgs, node] : []), options.main ?? MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB', ...(options.args ?? [])], {
+  const [program, ...programArgs] = options.command ?? [...(wrapper ? [wrapper, ...wrapArgs] : []), node, options.main ?? MAIN];
+  const settings = [
+    ...(options.testSettings === false ? [] : ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB']),
+    ...(options.args ?? []),
+  ];
+  const child = spawn(program!, [...programArgs, ...settings], {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   alive.add(child);
   return child;

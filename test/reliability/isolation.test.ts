@@ -382,7 +382,7 @@ const keyOf = (r: AnyRoute) => `${r.method} ${r.path}`;
 
 function credentialsFor(w: World, caller: Caller, route: AnyRoute): Credentials {
   if (caller !== 'lacking the permission') return w.callers[caller];
-  const key = w.lacking.get(route.permission);
+  const key = w.lacking.get(route.permission as Requirement);
   if (!key) throw new Error(`no key lacking ${route.permission}`);
   return key;
 }

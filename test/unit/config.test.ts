@@ -79,6 +79,24 @@ t.test('the value parsers', async (t) => {
   t.ok(loadConfig({}, []).maxInflightBytes >= 64 * 1024 ** 2 && loadConfig({}, []).maxInflightBytes <= 1024 ** 3, 'in-flight bytes: 64 MiB to 1 GiB');
 });
 
+t.test('the operator token: long, never an API key, never echoed', async (t) => {
+  const token = 'a'.repeat(31) + '=';
+  t.equal(loadConfig({}, []).operatorToken, undefined, 'off by default');
+  t.equal(loadConfig({ TRACELAKE_OPERATOR_TOKEN: token }, []).operatorToken, token);
+  t.equal(loadConfig({}, ['--operator-token', 'x/+'.repeat(20)]).operatorToken, 'x/+'.repeat(20), 'base64 characters');
+  for (const bad of ['short-but-secret', 'with a space in it but long enough!!', 'é'.repeat(40)]) {
+    let message = '';
+    try {
+      loadConfig({ TRACELAKE_OPERATOR_TOKEN: bad }, []);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    t.match(message, /^TRACELAKE_OPERATOR_TOKEN \/ --operator-token: expected 32 to 512 printable characters without spaces/, JSON.stringify(bad));
+    t.notOk(message.includes(bad), 'the value is not shown');
+  }
+  t.throws(() => loadConfig({}, ['--operator-token', `sk_service_${'A'.repeat(43)}`]), /must not be an API key \(sk_service_…\)/);
+});
+
 t.test('--help: the settings table', async (t) => {
   t.ok(wantsHelp(['--port', '1', '--help']));
   t.ok(wantsHelp(['-h']));

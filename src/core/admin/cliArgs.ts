@@ -1,13 +1,17 @@
 /**
  * The operator CLI's command line: `tracelake <noun> <verb> [--flag value | --flag=value] …`, parsed
  * and checked into one typed command without touching the store. Anything wrong here is a usage
- * error (exit 2), so a command that reaches the store has well-formed arguments.
+ * error (exit 2), so a command that reaches the store has well-formed arguments. The operator API
+ * builds its commands from request bodies with the same checks (core/admin/operatorApi.ts).
  */
 import { isPermission, parseRole, permissionsFor, PERMISSIONS, type Permission, type Role } from '../permissions.js';
 import { ENVIRONMENT_KINDS, ENVIRONMENT_NAME, isEnvironmentKind, type EnvironmentKind } from './rules.js';
 import { MAX_SESSION_TTL_SEC } from './jwt.js';
 
 export const DEFAULT_DATA_DIR = 'data/store';
+/** Where the server listens by default (config.ts), so the CLI finds it with no setting. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4318;
 export const DEFAULT_TOKEN_TTL_SEC = 3600;
 const MIN_TOKEN_TTL_SEC = 60;
 
@@ -27,15 +31,49 @@ export type CliCommand =
   | { name: 'token create'; tenantId: string; appId: string; subject: string; ttlSec: number }
   | { name: 'secret reset' };
 
-export type CliRequest = { kind: 'help'; text: string } | { kind: 'run'; dataDir: string; command: CliCommand };
+/** A running server the CLI may send its command to: its address, and the operator token (null: none set). */
+export interface ServerTarget {
+  url: string;
+  token: string | null;
+}
 
-export class UsageError extends Error {}
+export type CliRequest =
+  | { kind: 'help'; text: string }
+  | {
+      kind: 'run';
+      dataDir: string;
+      command: CliCommand;
+      /** The command's own flags as given (not the global ones): what the operator API is sent. */
+      flags: ReadonlyMap<string, string>;
+      /** Null when the server cannot be found (port 0: it picks a free port). */
+      server: ServerTarget | null;
+    };
 
-export const USAGE = `Usage: tracelake <command> [--data-dir DIR] [options]
+/** A usage error; `flag` names the flag it is about, when it is about one. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly flag?: string,
+  ) {
+    super(message);
+  }
+}
 
-Works directly on the store in DIR (default: $TRACELAKE_DATA_DIR, else ${DEFAULT_DATA_DIR}); stop the
-server first. Prints JSON on stdout. Exit codes: 0 done, 1 failed, 2 usage error.
-Plans are those of --plans-file (default: $TRACELAKE_PLANS_FILE, else the installation's data/plans.json).
+/** Flags every command takes: where the store is, and where a server running on it listens. */
+const GLOBAL_FLAGS = ['data-dir', 'host', 'port', 'operator-token'];
+
+export const USAGE = `Usage: tracelake serve [settings]    run the server in this process (settings below)
+       tracelake <command> [--data-dir DIR] [--host HOST] [--port PORT] [--operator-token TOKEN] [options]
+
+A command goes to the running server's operator API when a server on the store in DIR listens at
+HOST:PORT and TOKEN is its operator token; with no server up it works directly on the store.
+  DIR    default: $TRACELAKE_DATA_DIR, else ${DEFAULT_DATA_DIR}
+  HOST   default: $TRACELAKE_HOST, else ${DEFAULT_HOST} (0.0.0.0 and :: are reached on loopback)
+  PORT   default: $TRACELAKE_PORT, else ${DEFAULT_PORT}
+  TOKEN  default: $TRACELAKE_OPERATOR_TOKEN (prefer the variable: a flag shows in the process list)
+Prints JSON on stdout. Exit codes: 0 done, 1 failed, 2 usage error.
+Plans are those of the server; on the store directly, those of --plans-file (default:
+$TRACELAKE_PLANS_FILE, else the installation's data/plans.json).
 
 Commands:
   tenant create --name NAME [--plan PLAN]
@@ -53,7 +91,8 @@ Commands:
   key revoke --app APP_ID --id KEY_ID
   token create --tenant TENANT_ID --app APP_ID --subject EMAIL [--ttl SECONDS]   (default ${DEFAULT_TOKEN_TTL_SEC}, at most ${MAX_SESSION_TTL_SEC})
   secret reset    recovery from a lost or damaged secret: a new secret, every API key revoked,
-                  a new Full Access key printed for each app (session tokens stop verifying too)
+                  a new Full Access key printed for each app (session tokens stop verifying too);
+                  on the store directly only: stop the server first
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -65,7 +104,7 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 
 /** Reads the flags of one command; every accessor checks its value and names the flag on failure. */
 class Flags {
-  constructor(private readonly values: Map<string, string>) {}
+  constructor(private readonly values: ReadonlyMap<string, string>) {}
 
   optional(flag: string): string | undefined {
     return this.values.get(flag);
@@ -73,12 +112,12 @@ class Flags {
 
   required(flag: string): string {
     const v = this.values.get(flag);
-    if (v === undefined) throw new UsageError(`--${flag} is required`);
+    if (v === undefined) throw new UsageError(`--${flag} is required`, flag);
     return v;
   }
 
   matching(flag: string, pattern: RegExp, what: string, value = this.required(flag)): string {
-    if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${what}, got "${value}"`);
+    if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${what}, got "${value}"`, flag);
     return value;
   }
 
@@ -88,7 +127,7 @@ class Flags {
 
   label(flag: string): string {
     const v = this.matching(flag, LABEL, '1 to 128 printable characters');
-    if (v.trim() === '') throw new UsageError(`--${flag} must not be blank`);
+    if (v.trim() === '') throw new UsageError(`--${flag} must not be blank`, flag);
     return v;
   }
 
@@ -104,9 +143,9 @@ class Flags {
 function list<T extends string>(flag: string, text: string, canonical: readonly T[], ok: (s: string) => s is T): T[] {
   const items = text.split(',').map((s) => s.trim());
   for (const item of items) {
-    if (!ok(item)) throw new UsageError(`--${flag}: unknown value "${item}"; expected ${canonical.join(', ')}`);
+    if (!ok(item)) throw new UsageError(`--${flag}: unknown value "${item}"; expected ${canonical.join(', ')}`, flag);
   }
-  if (new Set(items).size !== items.length) throw new UsageError(`--${flag} lists a value twice`);
+  if (new Set(items).size !== items.length) throw new UsageError(`--${flag} lists a value twice`, flag);
   return canonical.filter((c) => items.includes(c));
 }
 
@@ -115,7 +154,7 @@ function keyRole(f: Flags): { role: Role; permissions: Permission[] } {
     return { role: 'custom', permissions: permissionsFor('custom', list('permissions', f.required('permissions'), PERMISSIONS, isPermission)) };
   }
   const role = parseRole(f.required('role'));
-  if (role === undefined || role === 'custom') throw new UsageError('--role must be sdk, read-only or full-access (use --permissions for a custom key)');
+  if (role === undefined || role === 'custom') throw new UsageError('--role must be sdk, read-only or full-access (use --permissions for a custom key)', 'role');
   return { role, permissions: permissionsFor(role) };
 }
 
@@ -128,8 +167,8 @@ function expiry(f: Flags, nowMs: number): number | null {
   const text = f.optional('expires-at');
   if (text === undefined) return null;
   const at = Date.parse(f.matching('expires-at', ISO_DATE_TIME, 'an ISO 8601 date-time with a zone', text));
-  if (Number.isNaN(at)) throw new UsageError(`--expires-at is not a valid date: "${text}"`);
-  if (at <= nowMs) throw new UsageError('--expires-at must be in the future');
+  if (Number.isNaN(at)) throw new UsageError(`--expires-at is not a valid date: "${text}"`, 'expires-at');
+  if (at <= nowMs) throw new UsageError('--expires-at must be in the future', 'expires-at');
   return at;
 }
 
@@ -137,7 +176,7 @@ function ttl(f: Flags): number {
   const text = f.optional('ttl');
   if (text === undefined) return DEFAULT_TOKEN_TTL_SEC;
   const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= MIN_TOKEN_TTL_SEC && n <= MAX_SESSION_TTL_SEC)) throw new UsageError(`--ttl must be whole seconds in ${MIN_TOKEN_TTL_SEC}..${MAX_SESSION_TTL_SEC}`);
+  if (!(n >= MIN_TOKEN_TTL_SEC && n <= MAX_SESSION_TTL_SEC)) throw new UsageError(`--ttl must be whole seconds in ${MIN_TOKEN_TTL_SEC}..${MAX_SESSION_TTL_SEC}`, 'ttl');
   return n;
 }
 
@@ -238,9 +277,47 @@ export function parseCli(argv: readonly string[], env: Env, nowMs: number): CliR
   const spec = COMMANDS.get(name);
   if (!spec) throw new UsageError(`unknown command "${words.join(' ')}"`);
   for (const flag of values.keys()) {
-    if (flag !== 'data-dir' && !spec.flags.includes(flag)) throw new UsageError(`${name} takes no --${flag}`);
+    if (!GLOBAL_FLAGS.includes(flag) && !spec.flags.includes(flag)) throw new UsageError(`${name} takes no --${flag}`);
   }
   const dataDir = values.get('data-dir') ?? (env.TRACELAKE_DATA_DIR || DEFAULT_DATA_DIR);
   if (dataDir === '') throw new UsageError('--data-dir must not be empty');
-  return { kind: 'run', dataDir, command: spec.build(new Flags(values), nowMs, env) };
+  const server = serverTarget(values, env);
+  const own = new Map([...values].filter(([flag]) => !GLOBAL_FLAGS.includes(flag)));
+  return { kind: 'run', dataDir, command: spec.build(new Flags(own), nowMs, env), flags: own, server };
+}
+
+/**
+ * Checks the flags of the command `name` into a CliCommand: the operator API's way in (its request
+ * bodies become flags), with the CLI's own checks. Throws UsageError.
+ */
+export function buildCommand(name: string, flags: ReadonlyMap<string, string>, nowMs: number): CliCommand {
+  const spec = COMMANDS.get(name);
+  if (!spec) throw new UsageError(`unknown command "${name}"`);
+  for (const flag of flags.keys()) {
+    if (!spec.flags.includes(flag)) throw new UsageError(`${name} takes no --${flag}`, flag);
+  }
+  return spec.build(new Flags(flags), nowMs, {});
+}
+
+/**
+ * The server the CLI would find, from the same settings the server reads: TRACELAKE_HOST and
+ * TRACELAKE_PORT (or --host, --port), and the operator token. A server bound to every interface
+ * is reached on loopback; one on port 0 (a free port) cannot be found.
+ */
+function serverTarget(values: ReadonlyMap<string, string>, env: Env): ServerTarget | null {
+  const host = values.get('host') ?? (env.TRACELAKE_HOST || DEFAULT_HOST);
+  if (!/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host)) throw new UsageError(`--host (TRACELAKE_HOST) must be a host name or address, got "${host}"`, 'host');
+  const portText = values.get('port') ?? (env.TRACELAKE_PORT || String(DEFAULT_PORT));
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port <= 65535)) throw new UsageError(`--port (TRACELAKE_PORT) must be a port number, got "${portText}"`, 'port');
+  if (port === 0) return null;
+  const token = values.get('operator-token') ?? (env.TRACELAKE_OPERATOR_TOKEN || null);
+  return { url: `http://${reachable(host)}:${port}`, token };
+}
+
+/** The address a client connects to for a server listening on `host`. */
+function reachable(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

@@ -7,7 +7,7 @@ import { renderReference } from '../../openapi/html.js';
 import { documentText, referenceDocument } from '../../openapi/reference.js';
 import { bytes } from '../reply.js';
 import { route, type AnyRoute } from '../route.js';
-import { faultRoutes } from './faults.js';
+import { documentedRoutes } from '../routeTable.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
@@ -16,8 +16,7 @@ export function referenceRoutes(all: () => readonly AnyRoute[]) {
   let built: { json: string; html: string } | null = null;
   const reference = (version: string) => {
     if (built) return built;
-    // The test-only fault routes are no part of the API.
-    const doc = referenceDocument(all().filter((r) => !faultRoutes.includes(r)), version);
+    const doc = referenceDocument(documentedRoutes(all()), version);
     return (built = { json: documentText(doc), html: renderReference(doc) });
   };
   return [

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { DEFAULT_DATA_DIR, parseCli, UsageError, USAGE, type CliRequest } from '../../../src/core/admin/cliArgs.js';
+import { buildCommand, DEFAULT_DATA_DIR, parseCli, UsageError, USAGE, type CliRequest } from '../../../src/core/admin/cliArgs.js';
 import { PERMISSIONS } from '../../../src/core/permissions.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -31,8 +31,9 @@ t.test('help', async (t) => {
 });
 
 t.test('the data dir: flag, then TRACELAKE_DATA_DIR, then data/store', async (t) => {
-  t.same(parse(['tenant', 'list']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'tenant list' } });
-  t.same(parse(['secret', 'reset']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'secret reset' } }, 'recovery from a lost secret');
+  const server = { url: 'http://127.0.0.1:4318', token: null };
+  t.same(parse(['tenant', 'list']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'tenant list' }, flags: new Map(), server });
+  t.same(parse(['secret', 'reset']), { kind: 'run', dataDir: DEFAULT_DATA_DIR, command: { name: 'secret reset' }, flags: new Map(), server }, 'recovery from a lost secret');
   t.equal(DEFAULT_DATA_DIR, 'data/store');
   t.match(parse(['tenant', 'list'], { TRACELAKE_DATA_DIR: '/srv/tl' }), { dataDir: '/srv/tl' });
   t.match(parse(['tenant', 'list'], { TRACELAKE_DATA_DIR: '' }), { dataDir: DEFAULT_DATA_DIR }, 'an empty variable is unset');
@@ -176,4 +177,56 @@ t.test('token create', async (t) => {
   usage(t, [...base, '--subject', 'a@b', '--ttl', '604801'], /--ttl must be/);
   usage(t, [...base, '--subject', 'a@b', '--ttl', '1h'], /--ttl must be/);
   usage(t, [...base, '--subject', 'a@b', '--ttl', '9999999999'], /--ttl must be/);
+});
+
+t.test('the server: the address and token the server reads, its flags kept apart from the command', async (t) => {
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => {
+    const r = parse(args, env);
+    if (r.kind !== 'run') throw new Error('expected a command');
+    return r;
+  };
+  t.same(run(['tenant', 'list']).server, { url: 'http://127.0.0.1:4318', token: null }, 'the server defaults');
+  t.same(run(['tenant', 'list'], { TRACELAKE_HOST: 'tl.internal', TRACELAKE_PORT: '8080', TRACELAKE_OPERATOR_TOKEN: 'secret-token' }).server, { url: 'http://tl.internal:8080', token: 'secret-token' }, 'the variables');
+  t.same(run(['tenant', 'list', '--host', '10.0.0.5', '--port=9000', '--operator-token', 'from-flag'], { TRACELAKE_HOST: 'x', TRACELAKE_PORT: '1', TRACELAKE_OPERATOR_TOKEN: 'y' }).server, { url: 'http://10.0.0.5:9000', token: 'from-flag' }, 'flags win');
+  t.same(run(['tenant', 'list'], { TRACELAKE_HOST: '', TRACELAKE_PORT: '', TRACELAKE_OPERATOR_TOKEN: '' }).server, { url: 'http://127.0.0.1:4318', token: null }, 'empty variables are unset');
+  t.equal(run(['tenant', 'list', '--host', '0.0.0.0']).server?.url, 'http://127.0.0.1:4318', 'every interface: loopback');
+  t.equal(run(['tenant', 'list', '--host', '::']).server?.url, 'http://[::1]:4318');
+  t.equal(run(['tenant', 'list', '--host', '[::]']).server?.url, 'http://[::1]:4318');
+  t.equal(run(['tenant', 'list', '--host', 'fd00::1']).server?.url, 'http://[fd00::1]:4318', 'an IPv6 address is bracketed');
+  t.equal(run(['tenant', 'list', '--host', '[fd00::1]']).server?.url, 'http://[fd00::1]:4318');
+  t.equal(run(['tenant', 'list', '--port', '0']).server, null, 'a server on a free port cannot be found');
+  usage(t, ['tenant', 'list', '--port', '70000'], /--port \(TRACELAKE_PORT\) must be a port number, got "70000"/);
+  usage(t, ['tenant', 'list', '--port', 'http'], /must be a port number/);
+  usage(t, ['tenant', 'list', '--host', 'a b'], /--host \(TRACELAKE_HOST\) must be a host name or address/);
+  t.throws(() => parse(['tenant', 'list'], { TRACELAKE_PORT: '-1' }), { message: /must be a port number, got "-1"/, flag: 'port' });
+  const key = run(['key', 'create', '--app', A, '--name', 'k', '--role', 'sdk', '--kinds', 'preview', '--data-dir', '/d', '--port', '1', '--host', 'h', '--operator-token', 'x']);
+  t.same([...key.flags], [['app', A], ['name', 'k'], ['role', 'sdk'], ['kinds', 'preview']], 'the command flags, without the global ones');
+});
+
+t.test("buildCommand: the operator API's way in, with the same checks", async (t) => {
+  t.same(buildCommand('tenant create', new Map([['name', 'acme']]), NOW), { name: 'tenant create', tenantName: 'acme', plan: null, plansFile: null }, 'no plans file: the server has its own');
+  t.throws(() => buildCommand('tenant explode', new Map(), NOW), { constructor: UsageError, message: 'unknown command "tenant explode"' });
+  t.throws(() => buildCommand('tenant list', new Map([['data-dir', '/x']]), NOW), { message: 'tenant list takes no --data-dir', flag: 'data-dir' });
+  t.throws(() => buildCommand('tenant set-plan', new Map([['plan', 'free']]), NOW), { message: '--tenant is required', flag: 'tenant' });
+});
+
+t.test('usage errors name the flag they are about', async (t) => {
+  const flagOf = (args: string[]) => {
+    try {
+      parse(args);
+    } catch (e) {
+      return (e as UsageError).flag;
+    }
+    return 'no error';
+  };
+  t.equal(flagOf(['tenant', 'create', '--name', ' ']), 'name', 'blank');
+  t.equal(flagOf(['tenant', 'create', '--name', 'a', '--plan', 'a b']), 'plan', 'a pattern');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--role', 'god', '--kinds', 'preview']), 'role');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--permissions', 'x', '--kinds', 'preview']), 'permissions', 'a list item');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--role', 'sdk', '--kinds', 'preview,preview']), 'kinds', 'a list twice');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--role', 'sdk', '--kinds', 'preview', '--expires-at', '2020-01-01T00:00:00Z']), 'expires-at');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--role', 'sdk', '--kinds', 'preview', '--expires-at', '2099-13-01T00:00:00Z']), 'expires-at', 'not a date');
+  t.equal(flagOf(['token', 'create', '--tenant', T, '--app', A, '--subject', 'a@b.c', '--ttl', '1']), 'ttl');
+  t.equal(flagOf(['key', 'create', '--app', A, '--name', 'k', '--role', 'sdk']), undefined, 'two flags at once: none');
+  t.equal(flagOf(['tenant']), undefined, 'no flag at all');
 });

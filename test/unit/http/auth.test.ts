@@ -163,6 +163,32 @@ t.test('key records are cached for 30 s, not when missing, and forgotten on dema
   t.equal(missing.count('findKey'), 2, 'an unknown key is not cached');
 });
 
+t.test('cached keys are forgotten by id and by tenant (operator revocations and plan changes)', async (t) => {
+  const other = 'sk_service_' + 'B'.repeat(43);
+  const otherTenant = '22222222-2222-4222-8222-222222222222';
+  const { store, count } = fakeStore({
+    findKey: ({ keyHash }) => (keyHash === hashKey(SECRET, KEY) ? keyRecord() : keyRecord({ id: 'key-2', tenantId: otherTenant, keyHash: keyHash as string })),
+    touchKey: () => null,
+  });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  const both = async (now: number) => {
+    await auth.authenticate(headers(), false, now);
+    await auth.authenticate(headers(other), false, now);
+  };
+  await both(0);
+  t.equal(count('findKey'), 2);
+  auth.forgetKeyId('key-2');
+  await both(1);
+  t.equal(count('findKey'), 3, 'only key-2 is read again');
+  auth.forgetTenant(TENANT);
+  await both(2);
+  t.equal(count('findKey'), 4, "only the tenant's key is read again");
+  auth.forgetKeyId('key-9');
+  auth.forgetTenant('33333333-3333-4333-8333-333333333333');
+  await both(3);
+  t.equal(count('findKey'), 4, 'unknown ids forget nothing');
+});
+
 t.test('the cache holds 10 000 records, dropping the oldest', async (t) => {
   const keys = Array.from({ length: 10_001 }, (_, i) => 'sk_service_' + String(i).padStart(43, '0'));
   const byHash = new Map(keys.map((k) => [hashKey(SECRET, k), k]));

@@ -23,3 +23,10 @@ t.test('prefixes match whole segments', async (t) => {
   t.equal(refusalFor('local', '/v1/runs/r1/spans'), 'not_available_locally');
   t.equal(refusalFor('cloud', '/v1/api-keys'), null, 'the cloud serves every non-dev path');
 });
+
+t.test('the operator API is on both servers', async (t) => {
+  for (const mode of ['cloud', 'local'] as const) {
+    for (const p of ['/v1/operator/tenants', '/v1/operator/apps/a/keys', '/v1/operator']) t.equal(refusalFor(mode, p), null, `${mode} ${p}`);
+  }
+  t.equal(refusalFor('local', '/v1/operators'), 'not_available_locally', 'a whole segment');
+});

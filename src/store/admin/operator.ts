@@ -1,39 +1,50 @@
-/** What each CLI command does to the store (arguments already checked); the answer is printed as JSON. */
-import { generateKey, hashKey, shownPrefix } from '../auth/keys.js';
-import { newSecret, replaceSecret, secretCheck } from '../auth/secret.js';
-import { permissionsFor } from '../core/permissions.js';
-import { resetSecret } from '../store/admin/identity.js';
-import type { CliCommand } from '../core/admin/cliArgs.js';
-import { deriveSessionKey, sessionClaims, signSessionToken } from '../core/admin/jwt.js';
-import { ApiError } from '../core/errors.js';
-import { insertScopedKey, listOperatorKeys } from '../store/admin/keys.js';
-import { createEnvironment, listEnvironments, type AppRef } from '../store/admin/environments.js';
-import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from '../store/admin/tenants.js';
-import type { Database } from '../store/db.js';
-import { createApp, findEnvironmentByName, listApps, revokeKey } from '../store/admin/meta.js';
-import { CliFailure, type Store } from './store.js';
+/**
+ * What each operator command does to the store (arguments already checked by core/admin/cliArgs.ts);
+ * the answer is what the CLI prints as JSON and the operator API sends as `data`. The CLI runs these
+ * on a stopped server's data dir, the server's store thread for the operator API: one implementation.
+ */
+import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
+import { newSecret, replaceSecret, secretCheck } from '../../auth/secret.js';
+import { permissionsFor } from '../../core/permissions.js';
+import type { CliCommand } from '../../core/admin/cliArgs.js';
+import { deriveSessionKey, sessionClaims, signSessionToken } from '../../core/admin/jwt.js';
+import { ApiError } from '../../core/errors.js';
+import type { Database } from '../db.js';
+import { resetSecret } from './identity.js';
+import { insertScopedKey, listOperatorKeys } from './keys.js';
+import { createEnvironment, listEnvironments, type AppRef } from './environments.js';
+import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from './tenants.js';
+import { createApp, findEnvironmentByName, listApps, revokeKey } from './meta.js';
 
-/** Recorded as `created_by` of what the CLI makes. */
-const BY = 'cli';
+/** The store as a command sees it. */
+export interface OperatorStore {
+  db: Database;
+  dataDir: string;
+  /** The store's secret, verified against the store. */
+  secret(): Promise<Buffer>;
+}
+
+/** Who made something, as `created_by` records it: `cli` (on the data dir) or `operator` (through the API). */
+export type OperatorActor = 'cli' | 'operator';
 
 async function requireTenant(db: Database, tenantId: string): Promise<void> {
-  if (!(await tenantExists(db, tenantId))) throw new CliFailure(`No tenant ${tenantId}`);
+  if (!(await tenantExists(db, tenantId))) throw new ApiError('not_found', `No tenant ${tenantId}`);
 }
 
 async function requireApp(db: Database, appId: string): Promise<AppRef> {
   const app = await findApp(db, appId);
-  if (!app) throw new CliFailure(`No app ${appId}`);
+  if (!app) throw new ApiError('not_found', `No app ${appId}`);
   return { tenantId: app.tenant_id, appId: app.id };
 }
 
-export async function execute(store: Store, command: CliCommand, nowMs: number): Promise<unknown> {
+export async function runOperatorCommand(store: OperatorStore, command: CliCommand, nowMs: number, by: OperatorActor): Promise<unknown> {
   const { db } = store;
   switch (command.name) {
     case 'tenant create':
-      return createTenant(db, command.tenantName, command.plan, BY);
+      return createTenant(db, command.tenantName, command.plan, by);
     case 'tenant set-plan': {
       const tenant = await setTenantPlan(db, command.tenantId, command.plan);
-      if (!tenant) throw new CliFailure(`No tenant ${command.tenantId}`);
+      if (!tenant) throw new ApiError('not_found', `No tenant ${command.tenantId}`);
       return tenant;
     }
     case 'tenant list':
@@ -46,7 +57,7 @@ export async function execute(store: Store, command: CliCommand, nowMs: number):
         displayName: command.displayName,
         entryPoint: command.entryPoint,
         runtime: command.runtime,
-        createdBy: BY,
+        createdBy: by,
       });
       if (!app) throw new ApiError('duplicate_app_name', `The tenant already has an app named "${command.appName}"`);
       return app;
@@ -59,19 +70,19 @@ export async function execute(store: Store, command: CliCommand, nowMs: number):
     case 'environment list':
       return listEnvironments(db, await requireApp(db, command.appId));
     case 'key create':
-      return createKey(store, command, await requireApp(db, command.appId));
+      return createKey(store, command, await requireApp(db, command.appId), by);
     case 'key list':
       return listOperatorKeys(db, await requireApp(db, command.appId));
     case 'key revoke': {
       const ref = await requireApp(db, command.appId);
-      if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null) throw new CliFailure(`No key ${command.keyId} in app ${ref.appId}`);
+      if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null) throw new ApiError('not_found', `No key ${command.keyId} in app ${ref.appId}`);
       return (await listOperatorKeys(db, ref, command.keyId))[0];
     }
     case 'secret reset':
-      return resetStoreSecret(store);
+      return resetStoreSecret(store, by);
     case 'token create': {
       const ref = await requireApp(db, command.appId);
-      if (ref.tenantId !== command.tenantId) throw new CliFailure(`App ${command.appId} is not an app of tenant ${command.tenantId}`);
+      if (ref.tenantId !== command.tenantId) throw new ApiError('not_found', `App ${command.appId} is not an app of tenant ${command.tenantId}`);
       const claims = sessionClaims({ ...ref, subject: command.subject, nowSec: Math.floor(nowMs / 1000), ttlSec: command.ttlSec });
       return {
         token: signSessionToken(claims, deriveSessionKey(await store.secret())),
@@ -87,11 +98,11 @@ export async function execute(store: Store, command: CliCommand, nowMs: number):
   }
 }
 
-async function createKey(store: Store, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef): Promise<unknown> {
+async function createKey(store: OperatorStore, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef, by: OperatorActor): Promise<unknown> {
   let environmentId: string | null = null;
   if ('environment' in command.scope) {
     const env = await findEnvironmentByName(store.db, ref.tenantId, ref.appId, command.scope.environment);
-    if (!env) throw new CliFailure(`No environment "${command.scope.environment}" in app ${ref.appId}`);
+    if (!env) throw new ApiError('not_found', `No environment "${command.scope.environment}" in app ${ref.appId}`);
     environmentId = env.id;
   }
   const plaintext = generateKey();
@@ -105,7 +116,7 @@ async function createKey(store: Store, command: Extract<CliCommand, { name: 'key
     keyHash: hashKey(await store.secret(), plaintext),
     keyPrefix: shownPrefix(plaintext),
     expiresAt: command.expiresAt,
-    createdBy: BY,
+    createdBy: by,
   });
   // Shown once: only its keyed hash is stored.
   return { ...view, plaintext_key: plaintext };
@@ -116,7 +127,7 @@ async function createKey(store: Store, command: Extract<CliCommand, { name: 'key
  * revokes every key (no old key can verify again), the secret file is replaced, and each app gets
  * a new Full Access key pinned to its default environment (as the bootstrap key), printed once. Run again after a crash midway: it starts over.
  */
-async function resetStoreSecret(store: Store): Promise<unknown> {
+async function resetStoreSecret(store: OperatorStore, by: OperatorActor): Promise<unknown> {
   const secret = newSecret();
   const apps = await resetSecret(store.db, secretCheck(secret));
   replaceSecret(store.dataDir, secret);
@@ -134,7 +145,7 @@ async function resetStoreSecret(store: Store): Promise<unknown> {
       keyHash: hashKey(secret, plaintext),
       keyPrefix: shownPrefix(plaintext),
       expiresAt: null,
-      createdBy: BY,
+      createdBy: by,
     });
     keys.push({ ...view, plaintext_key: plaintext });
   }
