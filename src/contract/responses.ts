@@ -24,6 +24,7 @@ import type { CommentView } from '../store/scores/comments.js';
 import type { ScoreConfigView } from '../store/scores/configs.js';
 import type { ScoreView } from '../store/scores/scores.js';
 import type { SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+import type { TraceListItem } from '../store/spans/search.js';
 
 type Count = number & tags.Type<'uint32'>;
 
@@ -142,8 +143,6 @@ export interface TracePage {
   data: TraceSummary[];
   pagination: Pagination;
 }
-/** A trace as lists and searches return it: the environment by name only. */
-export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
 /** `GET /v1/traces`, `POST /v1/traces/search`. */
 export interface TraceSearchPage {
   data: TraceListItem[];
