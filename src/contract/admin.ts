@@ -2,8 +2,8 @@
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { EnvironmentKind } from '../core/admin/rules.js';
+import type { Uuid } from './ids.js';
 
-type Uuid = string & tags.Format<'uuid'>;
 /** Same pattern as ENVIRONMENT_NAME in core/admin/rules.ts. */
 export type EnvironmentName = string & tags.Pattern<'^[a-z0-9][a-z0-9-]{0,62}$'>;
 

@@ -7,6 +7,7 @@ import typia, { type tags } from 'typia';
 import type * as Admin from './admin.js';
 import type * as ApiKeys from './apiKeys.js';
 import type * as Apps from './apps.js';
+import type * as Operator from './operator.js';
 import type * as R from './responses.js';
 import type * as Scores from './scores.js';
 import type * as Search from './search.js';
@@ -60,6 +61,15 @@ export interface Catalog {
   DeleteEnvironmentBody: Admin.DeleteEnvironmentBody;
   UpdateAppBody: Admin.UpdateAppBody;
   DeleteAppBody: Admin.DeleteAppBody;
+  OperatorTenantParams: Operator.OperatorTenantParams;
+  OperatorAppParams: Operator.OperatorAppParams;
+  OperatorKeyParams: Operator.OperatorKeyParams;
+  OperatorCreateTenantBody: Operator.OperatorCreateTenantBody;
+  OperatorSetPlanBody: Operator.OperatorSetPlanBody;
+  OperatorCreateAppBody: Operator.OperatorCreateAppBody;
+  OperatorCreateEnvironmentBody: Operator.OperatorCreateEnvironmentBody;
+  OperatorCreateKeyBody: Operator.OperatorCreateKeyBody;
+  OperatorCreateTokenBody: Operator.OperatorCreateTokenBody;
   // Answers.
   ErrorBody: R.ErrorBody;
   Liveness: R.Liveness;
@@ -96,6 +106,14 @@ export interface Catalog {
   EnvironmentAnswer: R.EnvironmentAnswer;
   EnvironmentListAnswer: R.EnvironmentListAnswer;
   EnvironmentDeletionAnswer: R.EnvironmentDeletionAnswer;
+  OperatorServerAnswer: R.OperatorServerAnswer;
+  CreatedTenantAnswer: R.CreatedTenantAnswer;
+  TenantAnswer: R.TenantAnswer;
+  TenantListAnswer: R.TenantListAnswer;
+  CreatedOperatorKeyAnswer: R.CreatedOperatorKeyAnswer;
+  OperatorKeyAnswer: R.OperatorKeyAnswer;
+  OperatorKeyListAnswer: R.OperatorKeyListAnswer;
+  SessionTokenAnswer: R.SessionTokenAnswer;
 }
 
 export type CatalogName = keyof Catalog;

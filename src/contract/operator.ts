@@ -6,8 +6,7 @@
 import typia, { type tags } from 'typia';
 import type { EnvironmentKind } from '../core/admin/rules.js';
 import type { Permission } from '../core/permissions.js';
-
-type Uuid = string & tags.Format<'uuid'>;
+import type { Uuid } from './ids.js';
 
 export interface OperatorTenantParams {
   tenant: Uuid;

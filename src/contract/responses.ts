@@ -19,11 +19,15 @@ import type { ScoreAggregation } from '../core/scores/selection.js';
 import type { DependencyCheck } from '../pool/tasks.js';
 import type { AppDeletion } from '../store/admin/apps.js';
 import type { EnvironmentView } from '../store/admin/environments.js';
+import type { OperatorKeyView } from '../store/admin/keys.js';
 import type { AppView, KeyView } from '../store/admin/meta.js';
+import type { CreatedOperatorKey, IssuedSessionToken } from '../store/admin/operator.js';
+import type { NewTenant, TenantView } from '../store/admin/tenants.js';
 import type { CommentView } from '../store/scores/comments.js';
 import type { ScoreConfigView } from '../store/scores/configs.js';
 import type { ScoreView } from '../store/scores/scores.js';
 import type { SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+import type { TraceListItem } from '../store/spans/search.js';
 
 type Count = number & tags.Type<'uint32'>;
 
@@ -142,8 +146,6 @@ export interface TracePage {
   data: TraceSummary[];
   pagination: Pagination;
 }
-/** A trace as lists and searches return it: the environment by name only. */
-export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
 /** `GET /v1/traces`, `POST /v1/traces/search`. */
 export interface TraceSearchPage {
   data: TraceListItem[];
@@ -252,4 +254,41 @@ export interface EnvironmentListAnswer {
 }
 export interface EnvironmentDeletionAnswer {
   data: Deletion;
+}
+
+// The operator API (/v1/operator/*): what the CLI prints for each command, as `data`. Apps and
+// environments are the tenant API's views (AppAnswer, EnvironmentAnswer and their lists).
+
+/** `GET /v1/operator/server`: which server this is and which store it serves. */
+export interface OperatorServer {
+  /** Absolute, links resolved: the CLI compares it with its own data dir. */
+  data_dir: string;
+  version: string;
+  pid: number & tags.Type<'uint32'>;
+  started_at: string & tags.Format<'date-time'>;
+}
+export interface OperatorServerAnswer {
+  data: OperatorServer;
+}
+/** A new tenant with the ids of its `default` app and that app's `production` environment. */
+export interface CreatedTenantAnswer {
+  data: NewTenant;
+}
+export interface TenantAnswer {
+  data: TenantView;
+}
+export interface TenantListAnswer {
+  data: TenantView[];
+}
+export interface CreatedOperatorKeyAnswer {
+  data: CreatedOperatorKey;
+}
+export interface OperatorKeyAnswer {
+  data: OperatorKeyView;
+}
+export interface OperatorKeyListAnswer {
+  data: OperatorKeyView[];
+}
+export interface SessionTokenAnswer {
+  data: IssuedSessionToken;
 }

@@ -32,12 +32,14 @@ export interface Context {
   requestId: string;
 }
 
+/** What a route needs: a permission (`none`: nothing), or `operator`: the operator token alone (http/operatorAuth.ts). */
+export type RoutePermission = Requirement | 'operator';
+
 export interface Route<P = Record<string, string>, Q = Record<string, never>, B = undefined> {
   method: Method;
   /** `/v1/api-keys/:id` — `:name` segments become params. */
   path: string;
-  /** `operator`: the operator API, opened by the operator token alone (http/operatorAuth.ts). */
-  permission: Requirement | 'operator';
+  permission: RoutePermission;
   surface?: Surface;
   /** `json` (default for POST/PUT/PATCH) parses the body; `raw` hands the bytes over untouched. */
   body?: 'json' | 'raw' | 'none';

@@ -3,9 +3,9 @@
  * matrix (test/reliability/isolation.test.ts) walks are the same list: a route added here is a
  * route the matrix must cover. The operator routes, served only with an operator token, are
  * outside it (no tenant credential reaches them): test/http/operator.test.ts walks them instead.
+ * The API reference describes the table of a server with the operator API on (`documentedRoutes`).
  */
 import type { Config } from '../config.js';
-import type { Requirement } from '../core/permissions.js';
 import type { AnyRoute } from './route.js';
 import { adminRoutes } from './routes/admin.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
@@ -28,20 +28,24 @@ import { traceRoutes } from './routes/traces.js';
  */
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
-  // Capabilities and the API reference are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  // Capabilities are derived from the finished table, hence the late-bound reference.
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }
 
-/** A route the API reference describes. */
-export type DocumentedRoute = AnyRoute & { permission: Requirement };
+/**
+ * Stands for the operator token in the table the reference is built from: its routes are built
+ * only when a token is configured, and the reference describes them whether or not this server has one.
+ */
+const DOCUMENTED_OPERATOR_TOKEN = 'the reference describes the operator API';
 
 /**
- * The routes of `routes` the API reference describes: all but the test-only fault routes and,
- * for now, the operator API (described in README.md and docs/deploy.md).
+ * The routes the API reference describes: those of a server with the operator API on and without
+ * the test-only fault routes, whatever the running server has. The document is then the same on
+ * every server (and docs/openapi.json); only shapes are read, so the placeholder secret signs nothing.
  */
-export function documentedRoutes(routes: readonly AnyRoute[]): DocumentedRoute[] {
-  return routes.filter((r): r is DocumentedRoute => r.permission !== 'operator' && !faultRoutes.includes(r));
+export function documentedRoutes(): AnyRoute[] {
+  return allRoutes(Buffer.alloc(32), { faultInjection: false, operatorToken: DOCUMENTED_OPERATOR_TOKEN });
 }

@@ -7,8 +7,7 @@
  */
 import type { Mode } from '../config.js';
 import { ERRORS } from '../core/errors.js';
-import type { Requirement } from '../core/permissions.js';
-import type { Method } from '../http/route.js';
+import type { Method, RoutePermission } from '../http/route.js';
 import { STATUS_TEXT } from '../http/status.js';
 import { refusalFor } from '../http/surface.js';
 
@@ -16,7 +15,7 @@ import { refusalFor } from '../http/surface.js';
 export interface RouteShape {
   method: Method;
   path: string;
-  permission: Requirement;
+  permission: RoutePermission;
   body?: 'json' | 'raw' | 'none';
   rawKeyOnly?: boolean;
 }
@@ -98,7 +97,9 @@ export interface Operation {
   summary: string;
   description?: string;
   operationId: string;
-  'x-tracelake-permission'?: Requirement;
+  'x-tracelake-permission'?: RoutePermission;
+  /** `operator-token`: served only by a server with an operator token configured (404 otherwise). */
+  'x-tracelake-requires'?: 'operator-token';
   /** The modes whose servers answer the operation. */
   'x-tracelake-surface'?: Mode[];
   /** false: the spec's endpoint, answered 501 `not_implemented` by this version. */
@@ -202,7 +203,20 @@ const SECURITY_SCHEMES: OpenApiDocument['components']['securitySchemes'] = {
     name: 'X-Service-App-Id',
     description: 'The app id (a UUID) the key belongs to; `X-Partner-App-Id` is accepted too.',
   },
+  operatorToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The operator token (`TRACELAKE_OPERATOR_TOKEN`) in `Authorization`, `Bearer ` optional, with no app id header. It opens the operator API (`/v1/operator/*`) and nothing else; API keys and session tokens are refused there.',
+  },
 };
+
+/** The credentials an operation takes: none, the operator token, or an API key (raw for OTLP) with the app id. */
+function security(route: RouteShape): Record<string, string[]>[] {
+  if (route.permission === 'none') return [];
+  if (route.permission === 'operator') return [{ operatorToken: [] }];
+  return [{ [route.rawKeyOnly ? 'otlpKey' : 'apiKey']: [], appId: [] }];
+}
 
 function operation(route: RouteShape, note: OperationNote | undefined, catalog: SchemaCollection): Operation {
   const modes = MODES.filter((m) => refusalFor(m, route.path.replace(/:[^/]+/g, 'x')) === null);
@@ -212,8 +226,9 @@ function operation(route: RouteShape, note: OperationNote | undefined, catalog: 
     ...(note?.description === undefined ? {} : { description: note.description }),
     operationId: operationId(route.method, route.path),
     'x-tracelake-permission': route.permission,
+    ...(route.permission === 'operator' ? { 'x-tracelake-requires': 'operator-token' as const } : {}),
     'x-tracelake-surface': modes,
-    security: route.permission === 'none' ? [] : [{ [route.rawKeyOnly ? 'otlpKey' : 'apiKey']: [], appId: [] }],
+    security: security(route),
     parameters: [...pathParameters(route.path, note?.params, catalog), ...queryParameters(note?.query, catalog), ...headerParameters(note?.headers)],
     ...(note?.body ? { requestBody: { required: note.body.optional !== true, content: content(note.body, catalog) } } : {}),
     responses: responses(route, note, modes, catalog),
@@ -279,17 +294,23 @@ function content(payload: Payload, catalog: SchemaCollection): Record<string, Me
   return out;
 }
 
-/** Error statuses any route of this shape can answer, by the router's rules (http/server.ts). */
+/**
+ * Error statuses any route of this shape can answer, by the router's rules (http/server.ts). The
+ * operator token is one credential with no permissions and no tenant to rate-limit (401, never 403
+ * or 429), and an operator route is 404 on a server without the token.
+ */
 function commonErrors(route: RouteShape, modes: readonly Mode[]): number[] {
-  const authenticated = route.permission !== 'none';
+  const operator = route.permission === 'operator';
+  const tenant = route.permission !== 'none' && !operator;
   const readsBody = (route.body ?? (route.method === 'GET' || route.method === 'DELETE' ? 'none' : 'json')) !== 'none';
   return [
     // Every route refuses an unknown query parameter, so every route can be a 400.
     400,
-    ...(authenticated ? [401, 403] : []),
-    ...(route.path.includes('/:') ? [404] : []),
+    ...(tenant || operator ? [401] : []),
+    ...(tenant ? [403] : []),
+    ...(operator || route.path.includes('/:') ? [404] : []),
     ...(readsBody ? [413, 415] : []),
-    ...(authenticated ? [429] : []),
+    ...(tenant ? [429] : []),
     500,
     ...(modes.length < MODES.length ? [501] : []),
     503,

@@ -91,7 +91,12 @@ function responses(list: Record<string, Response>): string {
 
 function meta(op: Operation): string {
   if (op['x-tracelake-implemented'] === false) return 'Not built in this version: 501 <code>not_implemented</code>.';
-  const who = op.security?.length === 0 ? 'no credentials' : `permission <code>${escapeHtml(String(op['x-tracelake-permission']))}</code>`;
+  const who =
+    op.security?.length === 0
+      ? 'no credentials'
+      : op['x-tracelake-requires'] === 'operator-token'
+        ? 'the operator token (served only when <code>TRACELAKE_OPERATOR_TOKEN</code> is set)'
+        : `permission <code>${escapeHtml(String(op['x-tracelake-permission']))}</code>`;
   return `Needs ${who}. Served by: ${(op['x-tracelake-surface'] ?? []).join(', ')}.`;
 }
 

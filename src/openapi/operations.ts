@@ -1,23 +1,15 @@
 /**
  * What the route table does not say about each operation: a summary, which catalog type is its
  * body, parameters and answer, and examples. Keyed like the route table (`GET /v1/traces/:traceId`);
- * a route without a note still appears in the reference, and test/http/openapi.test.ts fails on it.
- * The helpers take catalog names with their examples, so tsc checks each example against its type
- * and typia checks the tags (test/http/openapi.test.ts).
+ * a route without a note still appears in the reference, and test/unit/openapi/reference.test.ts
+ * fails on it. The helpers (note.ts) take catalog names with their examples, so tsc checks each
+ * example against its type and typia checks the tags (test/unit/openapi/operations.test.ts). The
+ * operator API's notes are in operatorOperations.ts.
  */
-import type { CatalogName } from '../contract/catalog.js';
-import type { Answer, OperationNote, Payload } from './document.js';
-import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID, type Examples } from './examples.js';
-
-/** A JSON body of a catalog type, with named examples. */
-function json<K extends CatalogName>(type: K, examples?: Examples<K>): Payload {
-  return { type, ...(examples ? { examples } : {}) };
-}
-
-/** An answer carrying a catalog type as JSON. */
-function answer<K extends CatalogName>(status: number, type: K, description: string, examples?: Examples<K>): Answer {
-  return { status, description, ...json(type, examples) };
-}
+import type { OperationNote } from './document.js';
+import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
+import { answer, json } from './note.js';
+import { OPERATOR_OPERATIONS, OPERATOR_TAG } from './operatorOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
@@ -30,6 +22,8 @@ export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and serv
 **Surfaces.** \`x-tracelake-surface\` lists the modes whose servers answer an operation; the other answers 501 \`not_available_locally\` or \`not_available_on_cloud\`. Operations tagged "${'Not built in this version'}" are the spec's endpoints this version answers with 501 \`not_implemented\`.
 
 **Answers.** Success bodies are \`{"data": …}\` (lists add \`pagination\`: \`total\`, \`limit\`, \`offset\`). Every error is \`{"error": {"code", "message", "details"?}}\`, with extra context as flat fields of \`error\`; validation errors (400) map each failing field to a message in \`details\`. Every \`GET\` answers \`HEAD\` too. Every answer carries \`X-Request-Id\`; 429 and 503 carry \`Retry-After\`.
+
+**Operator API.** The operations tagged "${OPERATOR_TAG}" (\`/v1/operator/*\`, \`x-tracelake-requires: operator-token\`) run the \`tracelake\` CLI's administration commands on a running server. A server serves them only when it has an operator token (\`TRACELAKE_OPERATOR_TOKEN\`), in both modes, and answers 404 to them otherwise; they take that token alone in \`Authorization\` (\`Bearer \` optional), without \`X-Service-App-Id\`.
 
 **Windows.** Lists and searches of traces, spans and scores cover the last 7 days unless \`start_date\`/\`end_date\` say otherwise; a window is at most 90 days.`;
 
@@ -444,4 +438,5 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     ],
     errors: [{ status: 409, when: '`conflict`: the app\'s default environment (a confirmation that is not the name is 400).' }],
   },
+  ...OPERATOR_OPERATIONS,
 };

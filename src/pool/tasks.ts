@@ -12,7 +12,7 @@ import type { FlushPolicy, GenerationReport, IngestInput, IngestOutcome } from '
 import type { CompactionPolicy } from '../store/spans/compaction.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
-import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
+import type { CompiledFilter, SearchAnswer, SearchQuery, TraceListItem } from '../store/spans/search.js';
 import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
 import type { AdminTasks } from './adminTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
@@ -67,7 +67,7 @@ export interface StoreTasks extends ScoreTasks, AdminTasks {
   spanDetail: { in: { scope: ReadScope; spanId: string; traceId?: string }; out: SpanDetail | null };
   tracesWhere: { in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number }; out: Page<TraceSummary> };
   listSessions: { in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string }; out: Page<SessionView> };
-  searchTraces: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<TraceSummary & { environment: string | null }> };
+  searchTraces: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<TraceListItem> };
   searchSpans: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<Record<string, unknown>> };
   exportSpans: { in: { query: SearchQuery; filter: CompiledFilter; format: ExportFormat; limit: number | null }; out: ExportFile };
   checkpoint: { in: Record<string, never>; out: null };

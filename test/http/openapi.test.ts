@@ -1,22 +1,24 @@
 /**
  * Integration: the API reference on a real server. `GET /v1/openapi.json` is docs/openapi.json,
- * byte for byte, in both modes (and with the test-only fault routes on); `GET /v1/reference` is a
- * self-contained page naming every path; both answer HEAD. And the document tells the truth: the
- * answers a running server gives to every route are valid values of the types the document names
- * for them (typia's validators, exactly: a field the type lacks fails).
+ * byte for byte, in both modes, with and without an operator token (and with the test-only fault
+ * routes on); `GET /v1/reference` is a self-contained page naming every path; both answer HEAD. And
+ * the document tells the truth: the answers a running server gives to every route, the operator
+ * API's included, are valid values of the types the document names for them (typia's validators,
+ * exactly: a field the type lacks fails).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
-import { allRoutes } from '../../src/http/routeTable.js';
-import { noteKey, type OpenApiDocument } from '../../src/openapi/document.js';
+import { documentedRoutes } from '../../src/http/routeTable.js';
+import { noteKey, openApiPath, type OpenApiDocument } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
 
 const FILE = readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8');
 const DOC = JSON.parse(FILE) as OpenApiDocument;
+const OPERATOR_TOKEN = `op-${hex(24)}`;
 
 async function checkServed(t: Test, server: TestServer) {
   const doc = await fetch(`${server.url}/v1/openapi.json`);
@@ -40,13 +42,15 @@ async function checkServed(t: Test, server: TestServer) {
   t.equal((await fetch(`${server.url}/v1/reference`, { method: 'HEAD' })).status, 200, 'HEAD of the page');
 }
 
-t.test('served by the cloud, with the fault routes on', async (t) => {
+t.test('served by the cloud, with the fault routes on and no operator token', async (t) => {
   const server = await serverFor(t, { env: { TRACELAKE_FAULT_INJECTION: 'on' } });
+  t.equal((await fetch(`${server.url}/v1/operator/server`)).status, 404, 'a server without the operator API');
   await checkServed(t, server);
 });
 
-t.test('served by the local server', async (t) => {
-  const server = await serverFor(t, { args: ['--mode', 'local'] });
+t.test('served by the local server, with an operator token', async (t) => {
+  const server = await serverFor(t, { args: ['--mode', 'local'], env: { TRACELAKE_OPERATOR_TOKEN: OPERATOR_TOKEN } });
+  t.equal((await fetch(`${server.url}/v1/operator/server`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).status, 200, 'a server with the operator API');
   await checkServed(t, server);
   const whoami = await call(server, 'GET', '/v1/dev/whoami');
   t.ok(validateCatalogValues({ WhoAmIAnswer: [whoami.body] }).success, 'GET /v1/dev/whoami answers a WhoAmIAnswer');
@@ -60,7 +64,7 @@ const NOT_CHECKED: Record<string, string> = {
 };
 
 t.test('the answers are the documented types', async (t) => {
-  const server = await serverFor(t);
+  const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: OPERATOR_TOKEN } });
   const root = rootCredentials(server);
   const checked = new Set<string>();
 
@@ -71,6 +75,8 @@ t.test('the answers are the documented types', async (t) => {
     const documented = OPERATIONS[route]?.answers.find((a) => a.status === answer.status);
     const type = documented?.type ?? (answer.status >= 400 ? 'ErrorBody' : undefined);
     t.ok(type, `${route}: ${answer.status} is a documented answer`, { body: answer.text.slice(0, 500) });
+    const [, template] = route.split(' ') as [string, string];
+    t.ok(DOC.paths[openApiPath(template)]?.[method.toLowerCase()]?.responses[String(answer.status)], `${route}: the document lists ${answer.status}`);
     if (type) {
       const result = validateCatalogValues({ [type]: [answer.body] } as CatalogValues);
       t.ok(result.success, `${route} → ${answer.status} ${type}`, result.success ? {} : { errors: result.errors.slice(0, 5), body: answer.text.slice(0, 1000) });
@@ -155,7 +161,28 @@ t.test('the answers are the documented types', async (t) => {
   t.equal((await expect('GET /v1/traces/:traceId', `/v1/traces/${hex(16)}`)).status, 404);
   t.equal((await expect('GET /v1/api-keys', '/v1/api-keys', { auth: null })).status, 401);
 
-  const unchecked = allRoutes(Buffer.alloc(32), { faultInjection: false })
+  // The operator API, with its token alone.
+  const operator = (route: string, path: string, body?: unknown) => expect(route, path, { auth: null, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, ...(body === undefined ? {} : { body }) });
+  await operator('GET /v1/operator/server', '/v1/operator/server');
+  const tenant = (await operator('POST /v1/operator/tenants', '/v1/operator/tenants', { name: 'acme' })).body.data;
+  await operator('GET /v1/operator/tenants', '/v1/operator/tenants');
+  await operator('PATCH /v1/operator/tenants/:tenant', `/v1/operator/tenants/${tenant.tenant_id}`, { plan: 'team' });
+  const web = (await operator('POST /v1/operator/tenants/:tenant/apps', `/v1/operator/tenants/${tenant.tenant_id}/apps`, { name: 'web', display_name: 'Web shop' })).body.data;
+  await operator('GET /v1/operator/tenants/:tenant/apps', `/v1/operator/tenants/${tenant.tenant_id}/apps`);
+  await operator('POST /v1/operator/apps/:app/environments', `/v1/operator/apps/${web.id}/environments`, { name: 'staging', kind: 'preview' });
+  await operator('GET /v1/operator/apps/:app/environments', `/v1/operator/apps/${web.id}/environments`);
+  const pinned = (await operator('POST /v1/operator/apps/:app/keys', `/v1/operator/apps/${web.id}/keys`, { name: 'ci', role: 'sdk', environment: 'staging', expires_at: '2099-01-01T00:00:00Z' })).body.data;
+  await operator('POST /v1/operator/apps/:app/keys', `/v1/operator/apps/${web.id}/keys`, { name: 'previews', permissions: ['trace.read'], kinds: ['preview', 'development'] });
+  await operator('GET /v1/operator/apps/:app/keys', `/v1/operator/apps/${web.id}/keys`);
+  await operator('DELETE /v1/operator/apps/:app/keys/:id', `/v1/operator/apps/${web.id}/keys/${pinned.id}`);
+  await operator('POST /v1/operator/tokens', '/v1/operator/tokens', { tenant_id: tenant.tenant_id, app_id: web.id, subject: 'ops@example.com' });
+  // Its errors, each a status the document names for the route.
+  t.equal((await operator('POST /v1/operator/tenants', '/v1/operator/tenants', { name: 'acme' })).status, 409);
+  t.equal((await operator('POST /v1/operator/apps/:app/keys', `/v1/operator/apps/${web.id}/keys`, { name: 'k', role: 'sdk' })).status, 400);
+  t.equal((await operator('GET /v1/operator/tenants/:tenant/apps', `/v1/operator/tenants/${randomUUID()}/apps`)).status, 404);
+  t.equal((await expect('GET /v1/operator/tenants', '/v1/operator/tenants', { auth: root })).status, 401, 'an API key is no operator token');
+
+  const unchecked = documentedRoutes()
     .map((r) => noteKey(r.method, r.path))
     .filter((k) => !checked.has(k) && !NOT_CHECKED[k]);
   t.same(unchecked, [], 'every route of the table has its answer checked here');

@@ -18,6 +18,7 @@ import {
   validateOperatorSetPlanBody,
   validateOperatorTenantParams,
 } from '../../contract/operator.js';
+import type { OperatorServer } from '../../contract/responses.js';
 import { UsageError } from '../../core/admin/cliArgs.js';
 import {
   OPERATOR_ENDPOINTS,
@@ -100,7 +101,7 @@ export function operatorRoutes(secret: Buffer): AnyRoute[] {
           version: ctx.services.version,
           pid: process.pid,
           started_at: ctx.services.startedAt.toISOString(),
-        }),
+        } satisfies OperatorServer),
     }),
     ...(Object.keys(OPERATOR_ENDPOINTS) as OperatorCommandName[]).map((name) => commandRoute(name, secret)),
   ];

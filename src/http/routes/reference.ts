@@ -1,22 +1,23 @@
 /**
  * The API reference (unauthenticated, both modes): `GET /v1/openapi.json`, the OpenAPI 3.1 document
- * built from this server's route table (the same bytes as docs/openapi.json), and `GET
- * /v1/reference`, the same document as a page. Both are built once, at the first request.
+ * built from the documented route table (the same bytes as docs/openapi.json on every server, with
+ * or without the operator API or the fault routes), and `GET /v1/reference`, the same document as
+ * a page. Both are built once, at the first request.
  */
 import { renderReference } from '../../openapi/html.js';
 import { documentText, referenceDocument } from '../../openapi/reference.js';
 import { bytes } from '../reply.js';
-import { route, type AnyRoute } from '../route.js';
+import { route } from '../route.js';
 import { documentedRoutes } from '../routeTable.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
 
-export function referenceRoutes(all: () => readonly AnyRoute[]) {
+export function referenceRoutes() {
   let built: { json: string; html: string } | null = null;
   const reference = (version: string) => {
     if (built) return built;
-    const doc = referenceDocument(documentedRoutes(all()), version);
+    const doc = referenceDocument(documentedRoutes(), version);
     return (built = { json: documentText(doc), html: renderReference(doc) });
   };
   return [

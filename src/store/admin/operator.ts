@@ -7,11 +7,11 @@ import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
 import { newSecret, replaceSecret, secretCheck } from '../../auth/secret.js';
 import { permissionsFor } from '../../core/permissions.js';
 import type { CliCommand } from '../../core/admin/cliArgs.js';
-import { deriveSessionKey, sessionClaims, signSessionToken } from '../../core/admin/jwt.js';
+import { deriveSessionKey, sessionClaims, signSessionToken, type SessionClaims } from '../../core/admin/jwt.js';
 import { ApiError } from '../../core/errors.js';
 import type { Database } from '../db.js';
 import { resetSecret } from './identity.js';
-import { insertScopedKey, listOperatorKeys } from './keys.js';
+import { insertScopedKey, listOperatorKeys, type OperatorKeyView } from './keys.js';
 import { createEnvironment, listEnvironments, type AppRef } from './environments.js';
 import { createTenant, findApp, listTenants, setTenantPlan, tenantExists } from './tenants.js';
 import { createApp, findEnvironmentByName, listApps, revokeKey } from './meta.js';
@@ -22,6 +22,23 @@ export interface OperatorStore {
   dataDir: string;
   /** The store's secret, verified against the store. */
   secret(): Promise<Buffer>;
+}
+
+/** A new key: its view and, this once, the key itself (only its keyed hash is stored). */
+export interface CreatedOperatorKey extends OperatorKeyView {
+  plaintext_key: string;
+}
+
+/** A session token for a tenant admin, with its claims spelled out. */
+export interface IssuedSessionToken {
+  token: string;
+  token_type: 'Bearer';
+  subject: string;
+  tenant_id: string;
+  app_id: string;
+  role: SessionClaims['role'];
+  issued_at: string;
+  expires_at: string;
 }
 
 /** Who made something, as `created_by` records it: `cli` (on the data dir) or `operator` (through the API). */
@@ -93,12 +110,12 @@ export async function runOperatorCommand(store: OperatorStore, command: CliComma
         role: claims.role,
         issued_at: new Date(claims.iat * 1000).toISOString(),
         expires_at: new Date(claims.exp * 1000).toISOString(),
-      };
+      } satisfies IssuedSessionToken;
     }
   }
 }
 
-async function createKey(store: OperatorStore, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef, by: OperatorActor): Promise<unknown> {
+async function createKey(store: OperatorStore, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef, by: OperatorActor): Promise<CreatedOperatorKey> {
   let environmentId: string | null = null;
   if ('environment' in command.scope) {
     const env = await findEnvironmentByName(store.db, ref.tenantId, ref.appId, command.scope.environment);

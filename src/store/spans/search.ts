@@ -61,12 +61,15 @@ function windowParams(q: SearchQuery): DuckDBValue[] {
   return [BigInt(Math.trunc(q.fromMs)) * 1_000_000n, BigInt(Math.trunc(q.toMs)) * 1_000_000n];
 }
 
+/** A trace as lists and searches return it: the environment by name only. */
+export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
+
 /**
  * Trace search over the summaries. A filter on span-level fields (`EXISTS (SELECT 1 FROM spans x
  * …)`) reads the segments of spans that start in or after the window: a trace started in the
  * window can have later spans, never earlier ones.
  */
-export async function searchTraces(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<TraceSummary & { environment: string | null }>> {
+export async function searchTraces(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<TraceListItem>> {
   const s = scopeSql(q.scope);
   const n = s.params.length;
   const window = windowParams(q);
@@ -92,7 +95,7 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
     src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base),
   ]);
   const count = counted[0];
-  const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as (TraceSummary & { environment: string | null })[];
+  const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as TraceListItem[];
   const total = count?.n ?? 0;
   return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };
 }

@@ -24,6 +24,7 @@ const ROUTES: RouteShape[] = [
   { method: 'DELETE', path: '/v1/things/:id', permission: 'admin', body: 'json' },
   { method: 'GET', path: '/v1/traces/search', permission: 'trace.read' },
   { method: 'GET', path: '/v1/empty', permission: 'trace.read' },
+  { method: 'POST', path: '/v1/operator/things', permission: 'operator' },
 ];
 
 function input(over: Partial<DocumentInput> = {}): DocumentInput {
@@ -90,7 +91,8 @@ t.test('the document', async (t) => {
   t.same(Object.keys(doc.components.schemas), ['Empty', 'Recordstringunknown', 'Thing', 'ThingParams', 'ThingQuery'], 'sorted; the catalog itself is no component');
   t.same(doc.components.schemas.Recordstringunknown, { type: 'object', additionalProperties: {} }, "TypeScript's comment on Record is dropped");
   t.equal(doc.components.schemas.Thing!.description, 'A thing.', 'own descriptions stay');
-  t.same(Object.keys(doc.components.securitySchemes), ['apiKey', 'otlpKey', 'appId']);
+  t.same(Object.keys(doc.components.securitySchemes), ['apiKey', 'otlpKey', 'appId', 'operatorToken']);
+  t.match(doc.components.securitySchemes.operatorToken, { type: 'http', scheme: 'bearer', description: /TRACELAKE_OPERATOR_TOKEN/ });
 
   const one = doc.paths['/v1/things/{id}']!.get!;
   t.equal(one.operationId, 'getThingsById');
@@ -137,6 +139,14 @@ t.test('the document', async (t) => {
   t.ok(remove.responses['413'], 'a DELETE that reads a body');
   t.notOk(doc.paths['/v1/traces/search']!.get!.responses['413'], 'a GET reads none');
   t.same(doc.paths['/v1/empty']!.get!.parameters, [], 'a query type without properties');
+
+  const operator = doc.paths['/v1/operator/things']!.post!;
+  t.equal(operator['x-tracelake-permission'], 'operator');
+  t.equal(operator['x-tracelake-requires'], 'operator-token', 'marked as served only with an operator token');
+  t.same(operator.security, [{ operatorToken: [] }], 'the operator token alone, no app id');
+  t.same(operator['x-tracelake-surface'], ['cloud', 'local']);
+  t.same(Object.keys(operator.responses), ['200', '400', '401', '404', '413', '415', '500', '503'], 'no 403 or 429; 404 without a path parameter (the operator API may be off)');
+  t.equal(one['x-tracelake-requires'], undefined, 'other operations need no operator token');
 
   const later = doc.paths['/v1/later/{laterId}']!.get!;
   t.equal(later['x-tracelake-implemented'], false);

@@ -73,6 +73,19 @@ const DOC: OpenApiDocument = {
         responses: {},
       },
     },
+    '/v1/operator/tenants': {
+      get: {
+        tags: ['Things & more'],
+        summary: 'List tenants',
+        operationId: 'getOperatorTenants',
+        'x-tracelake-permission': 'operator',
+        'x-tracelake-requires': 'operator-token',
+        'x-tracelake-surface': ['cloud', 'local'],
+        security: [{ operatorToken: [] }],
+        parameters: [],
+        responses: {},
+      },
+    },
     '/v1/later': {
       get: { tags: ['Later'], summary: 'Not built in this version', operationId: 'getLater', 'x-tracelake-implemented': false, parameters: [], responses: { '501': { $ref: '#/components/responses/Error501', description: 'Always.' } } },
     },
@@ -98,6 +111,7 @@ t.test('the page', async (t) => {
   t.match(html, '<a href="#op-getThingsById">GET /v1/things/{id}</a>', 'the table of contents links each operation');
   t.match(html, 'Needs permission <code>trace.read</code>. Served by: cloud, local.');
   t.match(html, 'Needs no credentials. Served by: .', 'an operation without a surface list');
+  t.match(html, 'Needs the operator token (served only when <code>TRACELAKE_OPERATOR_TOKEN</code> is set). Served by: cloud, local.', 'an operation of the operator API');
   t.match(html, 'Not built in this version: 501 <code>not_implemented</code>.');
   t.match(html, '<td><code>id</code></td><td>path</td><td>string</td><td>yes</td><td>The &#60;id&#62;.</td>');
   t.match(html, '<td><code>q</code></td><td>query</td><td>string</td><td>no</td><td></td>');

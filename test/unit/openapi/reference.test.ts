@@ -1,7 +1,8 @@
 /**
  * src/openapi/reference.ts: the reference of this version against the route table it describes
  * and the committed docs/openapi.json. Every route is in the document with its method, every note
- * agrees with its route's own validators, and the committed file is what the generator makes now
+ * agrees with its route's own validators, the operator API is described whatever a server has, and
+ * the committed file is what the generator makes now
  * (so it cannot rot: change a route or a contract type, and this fails until the file is rebuilt
  * and committed).
  */
@@ -13,12 +14,13 @@ import { allRoutes, documentedRoutes } from '../../../src/http/routeTable.js';
 import { UNBUILT } from '../../../src/http/unbuilt.js';
 import { noteKey, openApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
 import { OPERATIONS } from '../../../src/openapi/operations.js';
+import { OPERATOR_TAG } from '../../../src/openapi/operatorOperations.js';
 import { documentText, referenceDocument } from '../../../src/openapi/reference.js';
 
 const ROOT = new URL('../../../../', import.meta.url);
 const FILE = new URL('docs/openapi.json', ROOT);
 const VERSION = (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string }).version;
-const ROUTES = documentedRoutes(allRoutes(Buffer.alloc(32), { faultInjection: false }));
+const ROUTES = documentedRoutes();
 const COMMITTED = readFileSync(FILE, 'utf8');
 const DOC = JSON.parse(COMMITTED) as OpenApiDocument;
 const key = (r: AnyRoute) => noteKey(r.method, r.path);
@@ -57,6 +59,50 @@ t.test('every route of the route table is in the document with its method', asyn
   const operations = Object.values(DOC.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
   t.equal(operations, ROUTES.length + UNBUILT.length, 'and nothing else');
   t.notOk(DOC.paths['/v1/_faults/throw'], 'the test-only fault routes are no part of the API');
+});
+
+t.test('the documented table: every route a server can serve but the fault routes, with or without an operator token', async (t) => {
+  const documented = new Set(ROUTES.map(key));
+  for (const operatorToken of [undefined, 'x'.repeat(32)]) {
+    for (const faultInjection of [false, true]) {
+      const served = allRoutes(Buffer.alloc(32), { faultInjection, ...(operatorToken === undefined ? {} : { operatorToken }) }).map(key);
+      const missing = served.filter((k) => !documented.has(k) && !k.includes('/v1/_faults/'));
+      t.same(missing, [], `a server with${operatorToken ? '' : 'out'} an operator token${faultInjection ? ' and the fault routes' : ''} serves nothing undocumented`);
+    }
+  }
+  const operator = ROUTES.filter((r) => r.permission === 'operator');
+  t.ok(operator.length >= 12, `${operator.length} operator routes are documented`);
+  t.notOk(ROUTES.some((r) => r.path.startsWith('/v1/_faults/')), 'the fault routes are not');
+});
+
+t.test('the operator API in the document', async (t) => {
+  // What the store refuses as a duplicate (store/admin/operator.ts): tenant, app and environment names.
+  const NAMED = ['POST /v1/operator/tenants', 'POST /v1/operator/tenants/:tenant/apps', 'POST /v1/operator/apps/:app/environments'];
+  t.same(DOC.components.securitySchemes.operatorToken, { type: 'http', scheme: 'bearer', description: DOC.components.securitySchemes.operatorToken!.description });
+  t.match(DOC.components.securitySchemes.operatorToken!.description, /TRACELAKE_OPERATOR_TOKEN/);
+  t.ok(DOC.tags.some((x) => x.name === OPERATOR_TAG), 'its tag is listed');
+  for (const route of ROUTES) {
+    const op = DOC.paths[openApiPath(route.path)]![route.method.toLowerCase()]!;
+    if (route.permission !== 'operator') {
+      t.equal(op['x-tracelake-requires'], undefined, `${key(route)} needs no operator token`);
+      t.notSame(op.security, [{ operatorToken: [] }], `${key(route)} is not opened by the operator token`);
+      continue;
+    }
+    t.ok(route.path.startsWith('/v1/operator/'), `${key(route)} is under /v1/operator`);
+    t.same(op.tags, [OPERATOR_TAG], `${key(route)}: tag`);
+    t.equal(op['x-tracelake-requires'], 'operator-token', `${key(route)}: marked`);
+    t.same(op.security, [{ operatorToken: [] }], `${key(route)}: the operator token alone, no app id`);
+    t.same(op['x-tracelake-surface'], ['cloud', 'local'], `${key(route)}: both modes`);
+    t.match(op.description, /TRACELAKE_OPERATOR_TOKEN/, `${key(route)}: says it needs the token`);
+    t.match(op.responses['404']!.description, /no operator token/, `${key(route)}: 404 when the operator API is off`);
+    t.match(op.responses['401']!.description, /`unauthorized`/, `${key(route)}: 401`);
+    t.notOk(op.responses['403'] || op.responses['429'], `${key(route)}: no 403 or 429 (one credential, no tenant)`);
+    const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+    t.equal(success.length, 1, `${key(route)}: one success answer`);
+    t.ok(op.responses[success[0]!]!.content?.['application/json']?.schema.$ref, `${key(route)}: a typed answer`);
+    t.equal(op.responses['409'] !== undefined, NAMED.includes(key(route)), `${key(route)}: 409 where a name must be unique`);
+    if (op.requestBody) t.match(op.responses['400']!.description, /details/, `${key(route)}: 400 names the fields`);
+  }
 });
 
 t.test('every route has a note, and every note a route', async (t) => {
