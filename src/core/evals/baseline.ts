@@ -4,8 +4,8 @@
  *
  * The baseline is the run pinned on the experiment (`PUT /v1/experiments/{id}/baseline`); without a
  * pin it is the latest succeeded run before the candidate, so an unpinned experiment compares each
- * run with the one before it. The candidate is the run asked for, else the latest succeeded run
- * that is not the baseline.
+ * run with the one before it (a lone succeeded run is the baseline, with no candidate). The
+ * candidate is the run asked for, else the latest succeeded run that is not the baseline.
  */
 import { ApiError } from '../errors.js';
 import type { RunStatus } from './runState.js';
@@ -31,16 +31,19 @@ export function chooseRuns(runs: readonly RunRef[], pinnedId: string | null, req
   const succeeded = ordered.filter((r) => r.status === 'succeeded');
   // A pin the reader cannot see (a run of another environment) does not exist for it.
   const pin = pinnedId === null ? undefined : ordered.find((r) => r.id === pinnedId);
-  let candidate: RunRef | null = null;
+  let candidate: RunRef | null;
+  let baseline: RunRef | null;
   if (requestedId !== null) {
     candidate = ordered.find((r) => r.id === requestedId) ?? null;
     if (!candidate) throw new ApiError('not_found', `Run ${requestedId} is not a run of this experiment`);
+    baseline = pin ?? succeeded.find((r) => newestFirst(r, candidate!) > 0) ?? null;
+  } else if (pin) {
+    baseline = pin;
+    candidate = succeeded.find((r) => r.id !== pin.id) ?? null;
   } else {
-    candidate = succeeded.find((r) => r.id !== pin?.id) ?? null;
-  }
-  let baseline: RunRef | null = pin ?? null;
-  if (!baseline) {
-    baseline = candidate === null ? (succeeded[0] ?? null) : (succeeded.find((r) => newestFirst(r, candidate!) > 0) ?? null);
+    // The latest against the one before it; a lone succeeded run is the baseline, with nothing to compare.
+    [candidate = null, baseline = null] = succeeded;
+    if (baseline === null) [baseline, candidate] = [candidate, null];
   }
   if (candidate !== null && baseline !== null && candidate.id === baseline.id) candidate = null;
   return { baseline, candidate, pinned: pin !== undefined && baseline === pin };

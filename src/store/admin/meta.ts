@@ -189,8 +189,9 @@ export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
 export async function insertKeyRow(tx: Transaction, id: string, k: NewKey): Promise<void> {
   await tx.exec(
     `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by, allowed_kinds)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
-    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9::VARCHAR[], []::VARCHAR[]), CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
+    // An empty list cannot be bound (its item type is unknown): it is written as NULL and made [] in SQL.
+    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, k.permissions.length > 0 ? listValue(k.permissions) : null, k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
   );
 }
 
