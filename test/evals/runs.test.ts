@@ -22,7 +22,7 @@ t.test('eval runs', async (t) => {
     const run = r.body.data;
     t.match(run, {
       experiment: 'creation', suite: 'swe-lite', suite_version: '2.1', config: { model: 'gpt-x', temperature: 0 }, git_commit: 'abcdef1', git_branch: 'main',
-      status: 'queued', cost_usd: null, card: null, error: null, claimed_at: null, finished_at: null, environment_id: server.bootstrap!.environment_id,
+      status: 'queued', key_id: run.api_key.id, cost_usd: null, card: null, error: null, claimed_at: null, finished_at: null, environment_id: server.bootstrap!.environment_id,
     });
     t.match(run.api_key.plaintext_key, /^sk_service_[0-9A-Za-z]{43}$/);
     t.equal(run.api_key.key_prefix, run.api_key.plaintext_key.slice(0, 12));
@@ -30,7 +30,7 @@ t.test('eval runs', async (t) => {
     t.equal(read.status, 200);
     t.notOk(read.text.includes(run.api_key.plaintext_key), 'the plaintext is shown once');
     const keys = await call(server, 'GET', '/v1/api-keys', { auth: root });
-    t.match(keys.body.data.find((k: { id: string }) => k.id === run.api_key.id), { name: `eval run ${run.id}`, role: 'custom', permissions: [], revoked_at: null }, 'listed among the keys, with no permission of its own');
+    t.match(keys.body.data.find((k: { id: string }) => k.id === run.api_key.id), { name: 'eval run', role: 'custom', permissions: [], revoked_at: null }, 'listed among the keys, with no permission of its own');
     const again = await createRun(server, root, { experiment: 'creation' });
     t.equal(again.experimentId, run.experiment_id, 'the experiment is created on first use, then reused');
   });

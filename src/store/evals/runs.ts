@@ -25,6 +25,8 @@ export interface RunView {
   git_commit: string | null;
   git_branch: string | null;
   status: RunStatus;
+  /** The run-scoped key made with the run (revoked when the run ends). */
+  key_id: string | null;
   /** The cost the worker reported for the whole run (USD); null until it reports one. */
   cost_usd: number | null;
   card: Record<string, unknown> | null;
@@ -37,7 +39,7 @@ export interface RunView {
 type RunRow = Omit<RunView, 'config' | 'card'> & { config: string; card: string | null };
 
 const RUN_FIELDS = `r.id, r.experiment_id, x.name AS experiment, r.environment_id, r.suite, r.suite_version, r.config, r.git_commit, r.git_branch,
-  r.status, r.cost_usd::DOUBLE AS cost_usd, r.card, r.error, ${iso('r.created_at')} AS created_at, ${iso('r.claimed_at')} AS claimed_at,
+  r.status, r.key_id, r.cost_usd::DOUBLE AS cost_usd, r.card, r.error, ${iso('r.created_at')} AS created_at, ${iso('r.claimed_at')} AS claimed_at,
   ${iso('r.finished_at')} AS finished_at`;
 const RUN_FROM = 'eval_runs r JOIN experiments x ON x.id = r.experiment_id';
 
@@ -74,9 +76,10 @@ export async function createRun(db: Database, n: NewRun): Promise<{ run: RunView
       );
       const [experiment] = await tx.query<{ id: string }>('SELECT id FROM experiments WHERE tenant_id = $1 AND app_id = $2 AND name = $3', [tenantId, appId, n.experiment]);
       // A run key does what a worker does for this run and nothing else (core/permissions.ts): no
-      // permission of its own, the run's environment as its pin.
+      // permission of its own, the run's environment as its pin. Its name says what it is but not
+      // which run: key listings are for admins who may not read the app's data (the run names it).
       await insertKeyRow(tx, keyId, {
-        tenantId, appId, environmentId, name: `eval run ${runId}`, role: 'custom', permissions: [], keyHash: n.key.keyHash, keyPrefix: n.key.keyPrefix, expiresAt: null, createdBy: n.createdBy,
+        tenantId, appId, environmentId, name: 'eval run', role: 'custom', permissions: [], keyHash: n.key.keyHash, keyPrefix: n.key.keyPrefix, expiresAt: null, createdBy: n.createdBy,
       });
       await tx.exec(
         `INSERT INTO eval_runs (id, tenant_id, app_id, environment_id, experiment_id, suite, suite_version, config, git_commit, git_branch, status, key_id, created_at, created_by)
