@@ -13,6 +13,12 @@ t.test('eval runs', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
 
+  await t.test('capabilities report evals and experiments as available', async (t) => {
+    const caps = await call(server, 'GET', '/v1/capabilities');
+    t.equal(caps.body.data.features.evals, true);
+    t.equal(caps.body.data.features.experiments, true);
+  });
+
   await t.test('creation answers the run, queued, with its key once', async (t) => {
     const r = await call(server, 'POST', '/v1/evals/runs', {
       auth: root,
