@@ -1,7 +1,7 @@
 /** Store-thread tasks of eval runs, trials and experiments (part of StoreTasks). */
 import type { RunStatus } from '../core/evals/runState.js';
 import type { KeyView } from '../store/admin/meta.js';
-import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline } from '../store/evals/experiments.js';
+import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline, RunFigures } from '../store/evals/experiments.js';
 import type { NewRun, RunView, StatusChange } from '../store/evals/runs.js';
 import type { NewTrials, TrialResult, TrialView } from '../store/evals/trials.js';
 import type { PairAggregates, TaskPair } from '../core/evals/comparison.js';
@@ -15,8 +15,9 @@ export interface EvalTasks {
   insertEvalTrials: { in: NewTrials; out: TrialResult };
   listEvalTrials: { in: { scope: ReadScope; runId: string; limit: number; offset: number }; out: Page<TrialView> | null };
   listExperiments: { in: { scope: ReadScope; limit: number; offset: number }; out: Page<ExperimentSummary> };
-  experimentRuns: { in: { scope: ReadScope; experimentId: string }; out: { experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null };
+  experimentRuns: { in: { scope: ReadScope; experimentId: string; withFigures?: boolean }; out: { experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null };
   experimentOfRun: { in: { scope: ReadScope; runId: string }; out: string | null };
-  compareRuns: { in: { scope: ReadScope; baselineId: string; candidateId: string }; out: { aggregates: PairAggregates; perTask: TaskPair[] } };
+  compareRuns: { in: { scope: ReadScope; baselineId: string; candidateId: string }; out: { aggregates: PairAggregates; perTask: TaskPair[]; figures: Record<string, RunFigures> } };
+  runFigures: { in: { scope: ReadScope; runIds: string[] }; out: Record<string, RunFigures> };
   pinBaseline: { in: { scope: ReadScope; experimentId: string; runId: string | null; by: string }; out: Awaited<ReturnType<typeof pinBaseline>> };
 }

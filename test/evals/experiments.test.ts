@@ -243,6 +243,8 @@ t.test('an experiment end to end: two runs, their figures, and the candidate aga
     t.equal(r.status, 200, r.text);
     t.match(r.body.data, { experiment_id: baseRun.experimentId, experiment: 'e2e', baseline: { id: baseRun.id, pinned: false }, candidate: { id: candRun.id } });
     checkComparison(t, r.body.data.comparison, want);
+    closeFigures(t, r.body.data.baseline, figures(base), 'the baseline with its figures');
+    closeFigures(t, r.body.data.candidate, figures(cand), 'the candidate with its figures');
     const byRun = await call(server, 'GET', `/v1/experiments/baseline?run_id=${candRun.id}`, { auth: reader });
     t.same(byRun.body.data, r.body.data, 'a run alone names its experiment');
   });
@@ -274,6 +276,9 @@ t.test('an experiment end to end: two runs, their figures, and the candidate aga
     t.equal((await call(server, 'PUT', `/v1/experiments/00000000-0000-4000-8000-000000000000/baseline`, { auth: root, body: { run_id: null } })).status, 404);
     const latest = await call(server, 'GET', `/v1/experiments/baseline?experiment_id=${baseRun.experimentId}`, { auth: reader });
     t.match(latest.body.data, { baseline: { id: baseRun.id }, candidate: { id: candRun.id } }, 'a failed run is never picked by itself');
+    const asked = await call(server, 'GET', `/v1/experiments/baseline?run_id=${failed.id}`, { auth: reader });
+    t.match(asked.body.data, { baseline: { id: candRun.id }, candidate: { id: failed.id, status: 'failed', trial_count: 0, resolved_rate: null } }, 'but can be asked for');
+    t.same(asked.body.data.comparison.tasks, { paired: 0, both_resolved: 0, fixed: 0, regressed: 0, both_failed: 0, only_baseline: 50, only_candidate: 0 });
   });
 
   await t.test('refusals: unknown experiments and runs, a query naming neither, reads without experiment.read', async (t) => {
@@ -289,5 +294,9 @@ t.test('an experiment end to end: two runs, their figures, and the candidate aga
     t.equal((await call(server, 'GET', '/v1/experiments/baseline?experiment_id=x', { auth: reader })).status, 400);
     const lone = await call(server, 'GET', `/v1/experiments/baseline?experiment_id=${other.experimentId}`, { auth: reader });
     t.match(lone.body.data, { baseline: null, candidate: null, comparison: null }, 'nothing succeeded yet');
+    await report(server, other.worker, other.id, {});
+    await report(server, other.worker, other.id, { card: {} });
+    const single = await call(server, 'GET', `/v1/experiments/baseline?experiment_id=${other.experimentId}`, { auth: reader });
+    t.match(single.body.data, { baseline: { id: other.id, task_count: 0, pinned: false }, candidate: null, comparison: null }, 'a lone succeeded run is the baseline');
   });
 });

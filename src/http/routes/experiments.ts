@@ -18,15 +18,15 @@ import {
 import { chooseRuns } from '../../core/evals/baseline.js';
 import { buildComparison } from '../../core/evals/comparison.js';
 import { ApiError, validationError } from '../../core/errors.js';
-import type { ExperimentRun } from '../../store/evals/experiments.js';
+import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js';
 import { data, json } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 const DEFAULT_PAGE = 50;
 
-async function runsOf(ctx: Context, experimentId: string) {
-  const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId });
+async function runsOf(ctx: Context, experimentId: string, withFigures = true) {
+  const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId, withFigures });
   if (!found) throw new ApiError('not_found', `Experiment ${experimentId} not found`);
   return found;
 }
@@ -60,19 +60,26 @@ export const experimentRoutes = [
         experimentId = await ctx.services.store.run('experimentOfRun', { scope, runId });
         if (experimentId === null) throw new ApiError('not_found', `Eval run ${runId} not found`);
       }
-      const { experiment, runs } = await runsOf(ctx, experimentId);
+      // Figures of the two runs only: an experiment may have hundreds of runs.
+      const { experiment, runs } = await runsOf(ctx, experimentId, false);
       const choice = chooseRuns(runs, experiment.baseline_run_id, runId);
       const byId = new Map(runs.map((r) => [r.id, shown(r)]));
       const baseline = choice.baseline && byId.get(choice.baseline.id)!;
       const candidate = choice.candidate && byId.get(choice.candidate.id)!;
-      const comparison = baseline && candidate
-        ? await ctx.services.store.run('compareRuns', { scope, baselineId: baseline.id, candidateId: candidate.id }).then((c) => buildComparison(c.aggregates, c.perTask))
-        : null;
+      let comparison = null;
+      let figures: Record<string, RunFigures> = {};
+      if (baseline && candidate) {
+        const compared = await ctx.services.store.run('compareRuns', { scope, baselineId: baseline.id, candidateId: candidate.id });
+        comparison = buildComparison(compared.aggregates, compared.perTask);
+        figures = compared.figures;
+      } else if (baseline) {
+        figures = await ctx.services.store.run('runFigures', { scope, runIds: [baseline.id] });
+      }
       return data({
         experiment_id: experiment.id,
         experiment: experiment.name,
-        baseline: baseline && { ...baseline, pinned: choice.pinned },
-        candidate,
+        baseline: baseline && { ...baseline, ...figures[baseline.id], pinned: choice.pinned },
+        candidate: candidate && { ...candidate, ...figures[candidate.id] },
         comparison,
       });
     },

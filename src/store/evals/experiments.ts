@@ -73,6 +73,12 @@ export async function runFigures(db: Database, scope: ReadScope, runIds: string[
   return new Map(rows.map(({ run_id, ...f }) => [run_id, f]));
 }
 
+/** The figures of each run named, empty ones for a run without trials. */
+export async function figuresByRun(db: Database, scope: ReadScope, runIds: string[]): Promise<Record<string, RunFigures>> {
+  const found = await runFigures(db, scope, runIds);
+  return Object.fromEntries(runIds.map((id) => [id, found.get(id) ?? NO_FIGURES]));
+}
+
 /** A run as an experiment lists it: what identifies it, and its figures. */
 export interface ExperimentRun extends RunFigures {
   id: string;
@@ -96,8 +102,12 @@ export interface ExperimentView {
   run_count: number;
 }
 
-/** The experiment (in the app) and its runs in the reader's scope, oldest first; null when it has none in scope. */
-export async function experimentRuns(db: Database, scope: ReadScope, experimentId: string): Promise<{ experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null> {
+/**
+ * The experiment (in the app) and its runs in the reader's scope, oldest first; null when it has
+ * none in scope. `withFigures` false leaves the figures empty (the baseline endpoint needs two runs'
+ * figures, not every run's).
+ */
+export async function experimentRuns(db: Database, scope: ReadScope, experimentId: string, withFigures = true): Promise<{ experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null> {
   const s = scopeSql(scope, 'r');
   const n = s.params.length;
   const runs = await db.query<Omit<ExperimentRun, keyof RunFigures> & { createdMs: number }>(
@@ -113,7 +123,7 @@ export async function experimentRuns(db: Database, scope: ReadScope, experimentI
          FROM experiments x LEFT JOIN experiment_baselines b ON b.experiment_id = x.id WHERE x.tenant_id = $1 AND x.app_id = $2 AND x.id = $3`,
       [scope.tenantId, scope.appId, experimentId],
     ),
-    runFigures(db, scope, runs.map((r) => r.id)),
+    withFigures ? runFigures(db, scope, runs.map((r) => r.id)) : new Map<string, RunFigures>(),
   ]);
   const visible = runs.some((r) => r.id === x!.baseline_run_id) ? x!.baseline_run_id : null;
   return {
@@ -208,11 +218,21 @@ type PairRow = { task_id: string; outcome: Outcome } & Record<'br' | 'cr' | 'bc'
 const bool = (x: number | null) => (x === null ? null : x === 1);
 
 /** The per-task pairs and their aggregates, for core/evals/comparison.ts to finish. */
-export async function compareRuns(db: Database, scope: ReadScope, baselineId: string, candidateId: string): Promise<{ aggregates: PairAggregates; perTask: TaskPair[] }> {
+export async function compareRuns(
+  db: Database,
+  scope: ReadScope,
+  baselineId: string,
+  candidateId: string,
+): Promise<{ aggregates: PairAggregates; perTask: TaskPair[]; figures: Record<string, RunFigures> }> {
   const q = comparisonSql(scope, baselineId, candidateId);
-  const [pairs, [agg]] = await Promise.all([db.query<PairRow>(q.pairs.sql, q.pairs.params), db.query<AggregateRow>(q.aggregates.sql, q.aggregates.params)]);
+  const [pairs, [agg], figures] = await Promise.all([
+    db.query<PairRow>(q.pairs.sql, q.pairs.params),
+    db.query<AggregateRow>(q.aggregates.sql, q.aggregates.params),
+    figuresByRun(db, scope, [baselineId, candidateId]),
+  ]);
   const a = agg!;
   return {
+    figures,
     aggregates: {
       counts: Object.fromEntries(OUTCOMES.map((o) => [o, a[o]])) as Record<Outcome, number>,
       cost: { baselineMean: a.bc_mean, candidateMean: a.cc_mean, diffMean: a.c_diff, diffSd: a.c_sd },

@@ -14,9 +14,10 @@ export function evalHandlers(db: () => Promise<Database>): { [K in keyof EvalTas
     insertEvalTrials: async (n) => trials.insertTrials(await db(), n),
     listEvalTrials: async ({ scope, runId, limit, offset }) => trials.listTrials(await db(), scope, runId, limit, offset),
     listExperiments: async ({ scope, limit, offset }) => experiments.listExperiments(await db(), scope, limit, offset),
-    experimentRuns: async ({ scope, experimentId }) => experiments.experimentRuns(await db(), scope, experimentId),
+    experimentRuns: async ({ scope, experimentId, withFigures }) => experiments.experimentRuns(await db(), scope, experimentId, withFigures),
     experimentOfRun: async ({ scope, runId }) => experiments.experimentOfRun(await db(), scope, runId),
     compareRuns: async ({ scope, baselineId, candidateId }) => experiments.compareRuns(await db(), scope, baselineId, candidateId),
+    runFigures: async ({ scope, runIds }) => experiments.figuresByRun(await db(), scope, runIds),
     pinBaseline: async ({ scope, experimentId, runId, by }) => experiments.pinBaseline(await db(), scope, experimentId, runId, by),
   };
 }
