@@ -4,7 +4,7 @@ import type { KeyView } from '../store/admin/meta.js';
 import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline, RunFigures } from '../store/evals/experiments.js';
 import type { NewRun, RunView, StatusChange } from '../store/evals/runs.js';
 import type { NewTrials, TrialResult, TrialView } from '../store/evals/trials.js';
-import type { PairAggregates, TaskPair } from '../core/evals/comparison.js';
+import type { PairAggregates } from '../core/evals/comparison.js';
 import type { Page, ReadScope } from '../store/spans/reads.js';
 
 export interface EvalTasks {
@@ -17,7 +17,7 @@ export interface EvalTasks {
   listExperiments: { in: { scope: ReadScope; limit: number; offset: number }; out: Page<ExperimentSummary> };
   experimentRuns: { in: { scope: ReadScope; experimentId: string; withFigures?: boolean }; out: { experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null };
   experimentOfRun: { in: { scope: ReadScope; runId: string }; out: string | null };
-  compareRuns: { in: { scope: ReadScope; baselineId: string; candidateId: string }; out: { aggregates: PairAggregates; perTask: TaskPair[]; figures: Record<string, RunFigures> } };
+  compareRuns: { in: { scope: ReadScope; baselineId: string; candidateId: string }; out: { aggregates: PairAggregates; perTaskJson: string; figures: Record<string, RunFigures> } };
   runFigures: { in: { scope: ReadScope; runIds: string[] }; out: Record<string, RunFigures> };
   pinBaseline: { in: { scope: ReadScope; experimentId: string; runId: string | null; by: string }; out: Awaited<ReturnType<typeof pinBaseline>> };
 }

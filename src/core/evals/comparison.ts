@@ -9,7 +9,7 @@ import { agrestiMin, mcnemarExact, meanInterval, rateChange, type Interval } fro
 export const OUTCOMES = ['both_resolved', 'fixed', 'regressed', 'both_failed', 'only_baseline', 'only_candidate'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** One task in the two runs (its last attempt decides; cost and duration add up its attempts). */
+/** One task in the two runs (its last attempt decides; cost and duration add up its attempts), as the answer lists it. */
 export interface TaskPair {
   task_id: string;
   outcome: Outcome;
@@ -49,7 +49,6 @@ export interface Comparison {
   };
   cost_usd: MeanChange;
   duration_ms: MeanChange;
-  per_task: TaskPair[];
 }
 
 export const RATE_METHOD = 'paired difference of proportions; 95% interval: Agresti-Min; p-value: exact McNemar';
@@ -60,7 +59,8 @@ function meanChange(m: PairAggregates['cost'], paired: number, round: (x: number
   return { baseline_mean: r(m.baselineMean), candidate_mean: r(m.candidateMean), change: r(m.diffMean), ci95: ci && [round(ci[0]), round(ci[1])] };
 }
 
-export function buildComparison(agg: PairAggregates, perTask: TaskPair[]): Comparison {
+/** The comparison's figures; its per-task table (TaskPair[]) comes from the store as JSON text. */
+export function buildComparison(agg: PairAggregates): Comparison {
   const c = agg.counts;
   const counts = { both: c.both_resolved, fixed: c.fixed, regressed: c.regressed, neither: c.both_failed };
   const paired = counts.both + counts.fixed + counts.regressed + counts.neither;
@@ -77,6 +77,5 @@ export function buildComparison(agg: PairAggregates, perTask: TaskPair[]): Compa
     },
     cost_usd: meanChange(agg.cost, paired, roundUsd),
     duration_ms: meanChange(agg.duration, paired, (x) => Math.round(x * 1000) / 1000),
-    per_task: perTask,
   };
 }

@@ -19,7 +19,7 @@ import { chooseRuns } from '../../core/evals/baseline.js';
 import { buildComparison } from '../../core/evals/comparison.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js';
-import { data, json } from '../reply.js';
+import { bytes, data, json } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 
@@ -29,6 +29,19 @@ async function runsOf(ctx: Context, experimentId: string, withFigures = true) {
   const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId, withFigures });
   if (!found) throw new ApiError('not_found', `Experiment ${experimentId} not found`);
   return found;
+}
+
+/**
+ * The per-task table arrives as JSON text written by DuckDB; it goes into the answer as it is, in
+ * place of this marker (a string: JSON.stringify writes it as `"per_task":"…"`, and the quote
+ * after `per_task` cannot appear unescaped inside any string of the answer).
+ */
+const PER_TASK = '\u0000per_task';
+const PER_TASK_TEXT = `"per_task":${JSON.stringify(PER_TASK)}`;
+
+function withPerTask(text: string, perTaskJson: string): string {
+  const at = text.lastIndexOf(PER_TASK_TEXT);
+  return at < 0 ? text : `${text.slice(0, at)}"per_task":${perTaskJson}${text.slice(at + PER_TASK_TEXT.length)}`;
 }
 
 const shown = ({ createdMs: _c, ...run }: ExperimentRun & { createdMs: number }): ExperimentRun => run;
@@ -67,21 +80,24 @@ export const experimentRoutes = [
       const baseline = choice.baseline && byId.get(choice.baseline.id)!;
       const candidate = choice.candidate && byId.get(choice.candidate.id)!;
       let comparison = null;
+      let perTaskJson = '[]';
       let figures: Record<string, RunFigures> = {};
       if (baseline && candidate) {
         const compared = await ctx.services.store.run('compareRuns', { scope, baselineId: baseline.id, candidateId: candidate.id });
-        comparison = buildComparison(compared.aggregates, compared.perTask);
+        comparison = buildComparison(compared.aggregates);
+        perTaskJson = compared.perTaskJson;
         figures = compared.figures;
       } else if (baseline) {
         figures = await ctx.services.store.run('runFigures', { scope, runIds: [baseline.id] });
       }
-      return data({
+      const answer = {
         experiment_id: experiment.id,
         experiment: experiment.name,
         baseline: baseline && { ...baseline, ...figures[baseline.id], pinned: choice.pinned },
         candidate: candidate && { ...candidate, ...figures[candidate.id] },
-        comparison,
-      });
+        comparison: comparison && { ...comparison, per_task: PER_TASK },
+      };
+      return bytes(withPerTask(JSON.stringify({ data: answer }), perTaskJson), 'application/json');
     },
   }),
   route<ExperimentParams>({

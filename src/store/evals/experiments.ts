@@ -10,7 +10,7 @@
  */
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { RunRef } from '../../core/evals/baseline.js';
-import { OUTCOMES, type Outcome, type PairAggregates, type TaskPair } from '../../core/evals/comparison.js';
+import { OUTCOMES, type Outcome, type PairAggregates } from '../../core/evals/comparison.js';
 import type { RunStatus } from '../../core/evals/runState.js';
 import type { Database } from '../db.js';
 import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
@@ -193,10 +193,15 @@ export function comparisonSql(scope: ReadScope, baselineId: string, candidateId:
   const params = [...tasks.params, baselineId, candidateId];
   const paired = `outcome NOT IN ('only_baseline', 'only_candidate')`;
   return {
+    // The per-task table is written as JSON by DuckDB itself: a thousand rows cross the thread
+    // boundary and the HTTP answer as one string instead of a thousand objects.
     pairs: {
       sql: `${pairs}
-            SELECT task_id, outcome, br::DOUBLE AS br, cr::DOUBLE AS cr, bc::DOUBLE AS bc, cc::DOUBLE AS cc, bd::DOUBLE AS bd, cd::DOUBLE AS cd
-              FROM pairs ORDER BY task_id`,
+            SELECT coalesce(to_json(list(json_object(
+                     'task_id', task_id, 'outcome', outcome, 'baseline_resolved', br = 1, 'candidate_resolved', cr = 1,
+                     'baseline_cost_usd', round(bc, 10)::DOUBLE, 'candidate_cost_usd', round(cc, 10)::DOUBLE,
+                     'baseline_duration_ms', bd::DOUBLE, 'candidate_duration_ms', cd::DOUBLE) ORDER BY task_id)), '[]')::VARCHAR AS per_task
+              FROM pairs`,
       params,
     },
     aggregates: {
@@ -213,20 +218,16 @@ export function comparisonSql(scope: ReadScope, baselineId: string, candidateId:
 }
 
 type AggregateRow = Record<Outcome, number> & Record<'bc_mean' | 'cc_mean' | 'c_diff' | 'c_sd' | 'bd_mean' | 'cd_mean' | 'd_diff' | 'd_sd', number | null>;
-type PairRow = { task_id: string; outcome: Outcome } & Record<'br' | 'cr' | 'bc' | 'cc' | 'bd' | 'cd', number | null>;
-
-const bool = (x: number | null) => (x === null ? null : x === 1);
-
-/** The per-task pairs and their aggregates, for core/evals/comparison.ts to finish. */
+/** The aggregates of the pairs for core/evals/comparison.ts to finish, and the per-task table as JSON text (TaskPair[]). */
 export async function compareRuns(
   db: Database,
   scope: ReadScope,
   baselineId: string,
   candidateId: string,
-): Promise<{ aggregates: PairAggregates; perTask: TaskPair[]; figures: Record<string, RunFigures> }> {
+): Promise<{ aggregates: PairAggregates; perTaskJson: string; figures: Record<string, RunFigures> }> {
   const q = comparisonSql(scope, baselineId, candidateId);
   const [pairs, [agg], figures] = await Promise.all([
-    db.query<PairRow>(q.pairs.sql, q.pairs.params),
+    db.query<{ per_task: string }>(q.pairs.sql, q.pairs.params),
     db.query<AggregateRow>(q.aggregates.sql, q.aggregates.params),
     figuresByRun(db, scope, [baselineId, candidateId]),
   ]);
@@ -238,16 +239,7 @@ export async function compareRuns(
       cost: { baselineMean: a.bc_mean, candidateMean: a.cc_mean, diffMean: a.c_diff, diffSd: a.c_sd },
       duration: { baselineMean: a.bd_mean, candidateMean: a.cd_mean, diffMean: a.d_diff, diffSd: a.d_sd },
     },
-    perTask: pairs.map((p) => ({
-      task_id: p.task_id,
-      outcome: p.outcome,
-      baseline_resolved: bool(p.br),
-      candidate_resolved: bool(p.cr),
-      baseline_cost_usd: p.bc,
-      candidate_cost_usd: p.cc,
-      baseline_duration_ms: p.bd,
-      candidate_duration_ms: p.cd,
-    })),
+    perTaskJson: pairs[0]!.per_task,
   };
 }
 

@@ -12,7 +12,7 @@ import { ApiError } from '../../core/errors.js';
 import type { AppendValue, Database } from '../db.js';
 import { SCORE_COLUMNS } from '../scores/scores.js';
 import type { ColumnKind } from '../spans/columns.js';
-import { storeBlob } from '../spans/blobs.js';
+import { storeBlobs } from '../spans/blobs.js';
 import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
 import { iso } from '../sql.js';
 import { runInScope, runLock } from './runs.js';
@@ -86,14 +86,9 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
         return TRIAL_COLUMNS.map(([name]) => row[name] ?? null);
       }));
       await tx.append('scores', SCORE_KINDS, fresh.flatMap((t) => scoreRows(t, base, now, n.createdBy)));
-      let blobsStored = 0;
-      const seen = new Set<string>();
-      for (const t of fresh) {
-        if (seen.has(t.artifactSha256)) continue;
-        seen.add(t.artifactSha256);
-        const data = Buffer.from(t.artifactJson, 'utf8');
-        if (await storeBlob(tx, { tenantId: base.tenant_id, appId: base.app_id, environmentId: base.environment_id, sha256: t.artifactSha256, mediaType: 'application/json', data })) blobsStored++;
-      }
+      const blobsStored = await storeBlobs(tx, fresh.map((t) => ({
+        tenantId: base.tenant_id, appId: base.app_id, environmentId: base.environment_id, sha256: t.artifactSha256, mediaType: 'application/json', data: Buffer.from(t.artifactJson, 'utf8'),
+      })));
       return {
         accepted: accepted.sort((a, b) => a.index - b.index).map((a) => a.id),
         rejected,

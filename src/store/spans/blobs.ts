@@ -3,7 +3,7 @@
  * (`blob_refs`), so a reader confined to an environment reads the blobs its environment names
  * (reads.ts, readBlob). Span ingestion and eval trial artifacts both store through here.
  */
-import { blobValue } from '@duckdb/node-api';
+import { listValue } from '@duckdb/node-api';
 import type { Transaction } from '../db.js';
 
 export interface NewBlob {
@@ -15,12 +15,30 @@ export interface NewBlob {
   data: Uint8Array;
 }
 
-/** Stores `b` unless the app has it already, and refers to it from its environment; true when its bytes were new. */
-export async function storeBlob(tx: Transaction, b: NewBlob): Promise<boolean> {
+/**
+ * Stores the blobs an app does not have yet and refers to each from its environment, in two
+ * statements whatever their number (a statement costs milliseconds; a batch of trials brings a
+ * thousand blobs). Returns how many blobs were new.
+ */
+export async function storeBlobs(tx: Transaction, blobs: readonly NewBlob[]): Promise<number> {
+  if (blobs.length === 0) return 0;
+  // One row per key in a statement: ON CONFLICT does not cover two new rows with the same key.
+  const perApp = [...new Map(blobs.map((b) => [`${b.tenantId}/${b.appId}/${b.sha256}`, b])).values()];
+  const perEnvironment = [...new Map(blobs.map((b) => [`${b.tenantId}/${b.appId}/${b.environmentId}/${b.sha256}`, b])).values()];
+  const column = <T extends string | number>(rows: readonly NewBlob[], f: (b: NewBlob) => T) => listValue(rows.map(f));
   const inserted = await tx.query(
-    `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING sha256`,
-    [b.tenantId, b.appId, b.sha256, b.mediaType, b.data.byteLength, blobValue(b.data)],
+    `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data)
+     SELECT unnest($1::UUID[]), unnest($2::UUID[]), unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), unnest($5::BIGINT[]), from_base64(unnest($6::VARCHAR[]))
+     ON CONFLICT DO NOTHING RETURNING sha256`,
+    [
+      column(perApp, (b) => b.tenantId), column(perApp, (b) => b.appId), column(perApp, (b) => b.sha256), column(perApp, (b) => b.mediaType),
+      column(perApp, (b) => b.data.byteLength), column(perApp, (b) => Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength).toString('base64')),
+    ],
   );
-  await tx.exec(`INSERT INTO blob_refs (tenant_id, app_id, environment_id, sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [b.tenantId, b.appId, b.environmentId, b.sha256]);
-  return inserted.length > 0;
+  await tx.exec(
+    `INSERT INTO blob_refs (tenant_id, app_id, environment_id, sha256)
+     SELECT unnest($1::UUID[]), unnest($2::UUID[]), unnest($3::UUID[]), unnest($4::VARCHAR[]) ON CONFLICT DO NOTHING`,
+    [column(perEnvironment, (b) => b.tenantId), column(perEnvironment, (b) => b.appId), column(perEnvironment, (b) => b.environmentId), column(perEnvironment, (b) => b.sha256)],
+  );
+  return inserted.length;
 }

@@ -7,7 +7,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Transaction } from '../db.js';
-import { storeBlob } from './blobs.js';
+import { storeBlobs } from './blobs.js';
 import type { ReadScope } from './reads.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -35,7 +35,7 @@ export async function commitGeneration(db: Database, store: SegmentStore, report
         [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion],
       );
     }
-    for (const b of report.blobs) await storeBlob(tx, b);
+    await storeBlobs(tx, report.blobs);
     const month = monthOf(Date.now());
     for (const u of report.usage) {
       await tx.exec(
