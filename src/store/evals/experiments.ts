@@ -9,7 +9,6 @@
  * DuckDB connection.
  */
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { RunRef } from '../../core/evals/baseline.js';
 import { OUTCOMES, type Outcome, type PairAggregates } from '../../core/evals/comparison.js';
 import type { RunStatus } from '../../core/evals/runState.js';
 import type { Database } from '../db.js';
@@ -152,12 +151,13 @@ export async function listExperiments(db: Database, scope: ReadScope, limit: num
       ORDER BY per.last_run_at DESC, x.id LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...s.params, limit, offset],
   );
-  const latest = await Promise.all(rows.map(async (r) => (await experimentRunsById(db, scope, [r.latest_run_id]))[0] ?? null));
+  const latest = new Map((await experimentRunsById(db, scope, rows.map((r) => r.latest_run_id))).map((r) => [r.id, r]));
   const total = rows[0]?.total ?? (offset > 0 ? (await db.query<{ n: number }>(`SELECT count(DISTINCT r.experiment_id)::INTEGER AS n FROM eval_runs r WHERE ${s.sql}`, s.params))[0]?.n ?? 0 : 0);
-  return { data: rows.map(({ latest_run_id: _l, total: _t, ...x }, i) => ({ ...x, latest_run: latest[i]! })), total };
+  return { data: rows.map(({ latest_run_id, total: _t, ...x }) => ({ ...x, latest_run: latest.get(latest_run_id) ?? null })), total };
 }
 
 async function experimentRunsById(db: Database, scope: ReadScope, ids: string[]): Promise<ExperimentRun[]> {
+  if (ids.length === 0) return [];
   const s = scopeSql(scope, 'r');
   const runs = await db.query<Omit<ExperimentRun, keyof RunFigures>>(
     `SELECT r.id, r.status, r.suite, r.suite_version, r.git_commit, r.git_branch, r.cost_usd::DOUBLE AS cost_usd,
@@ -266,4 +266,3 @@ export async function pinBaseline(db: Database, scope: ReadScope, experimentId: 
   return 'pinned';
 }
 
-export type { RunRef };
