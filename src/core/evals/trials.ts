@@ -101,7 +101,8 @@ export function prepareTrials(runId: string, raws: readonly unknown[], shape: (i
   raws.forEach((raw, index) => {
     const checked = shape(raw);
     if (!checked.success) {
-      rejected.push({ index, reason: firstIssue(checked.errors).message, sessionId: sessionIdOf(raw) });
+      const issue = firstIssue(checked.errors);
+      rejected.push({ index, reason: issue.field === undefined ? 'a trial is a JSON object' : issue.message, sessionId: sessionIdOf(raw) });
       return;
     }
     const trial = prepareTrial(runId, checked.data, index);
