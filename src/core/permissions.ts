@@ -18,9 +18,10 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /**
  * What a route needs: a permission, `admin` (a Full Access key or a tenant admin session — the
- * management endpoints), or `none` (unauthenticated).
+ * management endpoints), `eval_run` (what an eval worker does: admin credentials, or the run-scoped
+ * key of an eval run — the route checks it is that key's run), or `none` (unauthenticated).
  */
-export type Requirement = Permission | 'admin' | 'none';
+export type Requirement = Permission | 'admin' | 'eval_run' | 'none';
 
 export const ROLES = ['sdk', 'read_only', 'full_access', 'custom'] as const;
 export type Role = (typeof ROLES)[number];
@@ -47,9 +48,13 @@ export function permissionsFor(role: Role, custom: readonly Permission[] = []): 
   return PERMISSIONS.filter((p) => chosen.includes(p));
 }
 
-/** Whether a principal with `role` and `granted` may call a route that needs `need`. */
-export function allows(role: Role, granted: readonly Permission[], need: Requirement): boolean {
+/**
+ * Whether a principal with `role` and `granted` may call a route that needs `need`. A run-scoped
+ * key (`runScoped`) may call the eval worker's routes and nothing else, whatever its row says.
+ */
+export function allows(role: Role, granted: readonly Permission[], need: Requirement, runScoped = false): boolean {
   if (need === 'none') return true;
-  if (need === 'admin') return role === 'full_access';
+  if (runScoped) return need === 'eval_run';
+  if (need === 'admin' || need === 'eval_run') return role === 'full_access';
   return granted.includes(need);
 }

@@ -64,8 +64,9 @@ function namedEnvironment(headers: Readonly<Record<string, string>>): string | u
 
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */
 export function authorize(principal: Principal, need: Requirement): void {
-  if (allows(principal.role, principal.permissions, need)) return;
-  const required = need === 'admin' ? 'full_access' : need;
+  if (allows(principal.role, principal.permissions, need, principal.runId !== undefined)) return;
+  if (principal.runId !== undefined) throw new ApiError('forbidden', `This key reports trials and status for eval run ${principal.runId} and does nothing else`);
+  const required = need === 'admin' || need === 'eval_run' ? 'full_access' : need;
   throw new ApiError('forbidden', `This endpoint requires the ${required} permission`, { required_permission: required });
 }
 
@@ -130,6 +131,7 @@ export class Authenticator {
       permissions: record.permissions,
       plan: record.plan,
       ...(pin ? { pin } : {}),
+      ...(record.runId ? { runId: record.runId } : {}),
     };
   }
 

@@ -23,6 +23,8 @@ export interface Principal {
   subject?: string;
   /** Keys pinned to one environment: the pin (what a pinned admin may manage follows from it). */
   pin?: Pin;
+  /** A run-scoped key: the eval run it reports for (core/permissions.ts, `eval_run`). */
+  runId?: string;
 }
 
 export const ANONYMOUS: Principal = {

@@ -12,6 +12,8 @@ import { apiKeyRoutes } from './routes/apiKeys.js';
 import { appRoutes } from './routes/apps.js';
 import { blobRoutes } from './routes/blobs.js';
 import { devRoutes } from './routes/dev.js';
+import { evalRoutes } from './routes/evals.js';
+import { experimentRoutes } from './routes/experiments.js';
 import { faultRoutes } from './routes/faults.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
@@ -31,6 +33,7 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
   // Capabilities are derived from the finished table, hence the late-bound reference.
   routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
+  routes.push(...evalRoutes(secret), ...experimentRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }

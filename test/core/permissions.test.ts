@@ -34,4 +34,10 @@ t.test('allows', async (t) => {
   t.notOk(allows('custom', [...PERMISSIONS], 'admin'), 'admin is Full Access, not a sum of permissions');
   t.ok(allows('sdk', permissionsFor('sdk'), 'trace.write'));
   t.notOk(allows('sdk', permissionsFor('sdk'), 'trace.read'));
+  t.ok(allows('full_access', [], 'eval_run'), "an eval worker's routes take admin credentials");
+  t.notOk(allows('custom', [...PERMISSIONS], 'eval_run'));
+  t.ok(allows('custom', [], 'eval_run', true), 'or a run-scoped key');
+  t.ok(allows('custom', [], 'none', true));
+  t.notOk(allows('full_access', [...PERMISSIONS], 'trace.read', true), 'a run-scoped key does nothing else, whatever its row says');
+  t.notOk(allows('full_access', [...PERMISSIONS], 'admin', true));
 });

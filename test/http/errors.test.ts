@@ -67,7 +67,7 @@ t.test('error shapes', async (t) => {
     isErrorShape(t, unbuilt.body, 'not_implemented');
     t.match(unbuilt.body.error.message, /POST \/v1\/agents\/sync is not built/);
     t.equal((await call(server, 'GET', `/v1/apps/${root.appId}/git/branches`, { auth: root })).status, 501, 'parameters in the path');
-    t.equal((await call(server, 'GET', '/v1/experiments/a/b', { auth: root })).status, 404, 'a path of no endpoint stays 404');
+    t.equal((await call(server, 'GET', '/v1/experiments/a/b/c', { auth: root })).status, 404, 'a path of no endpoint stays 404');
 
     const wrongMethod = await call(server, 'PUT', '/v1/api-keys', { auth: root });
     t.equal(wrongMethod.status, 405);

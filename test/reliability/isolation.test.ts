@@ -89,6 +89,10 @@ interface TenantA {
   scoreId: string;
   commentId: string;
   configName: string;
+  /** A succeeded eval run of A's production, its experiment and the experiment's name. */
+  evalRunId: string;
+  experimentId: string;
+  experimentName: string;
   /** Keys of A made for the matrix, whose rows the snapshot holds. */
   keyIds: string[];
 }
@@ -183,6 +187,20 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/environments': { aim: 'app', target: (w) => at(`/v1/environments?app_id=${w.a.appId}`) },
   'PATCH /v1/environments/:id': { aim: 'environment', target: (w) => freshEnvironment(w, () => ({ name: next('renamed'), app_id: w.a.appId })) },
   'DELETE /v1/environments/:id': { aim: 'environment', target: (w) => freshEnvironment(w, (name) => ({ confirmation_name: name, app_id: w.a.appId })) },
+
+  'POST /v1/evals/runs': { target: () => at('/v1/evals/runs', { experiment: next('intruder'), suite: 'intruder' }) },
+  'GET /v1/evals/runs': { target: () => at('/v1/evals/runs') },
+  'GET /v1/evals/runs/:runId': { aim: 'data', target: (w) => at(`/v1/evals/runs/${w.a.evalRunId}`) },
+  'GET /v1/evals/runs/:runId/trials': { aim: 'data', target: (w) => at(`/v1/evals/runs/${w.a.evalRunId}/trials`) },
+  'POST /v1/evals/runs/:runId/status': { aim: 'data', target: freshEvalRun },
+  'POST /v1/evals/trials': { aim: 'data', target: freshTrials },
+  'GET /v1/experiments': { target: () => at('/v1/experiments') },
+  'GET /v1/experiments/:experimentId': { aim: 'data', target: (w) => at(`/v1/experiments/${w.a.experimentId}`) },
+  'GET /v1/experiments/baseline': { aim: 'data', target: (w) => at(`/v1/experiments/baseline?experiment_id=${w.a.experimentId}`) },
+  'PUT /v1/experiments/:experimentId/baseline': {
+    aim: 'data',
+    target: (w) => ({ path: `/v1/experiments/${w.a.experimentId}/baseline`, body: { run_id: w.a.evalRunId }, probe: () => read(w, `/v1/experiments/${w.a.experimentId}`, (x: { baseline_run_id: unknown }) => x.baseline_run_id) }),
+  },
 };
 
 // ---- A's disposable objects, for the write routes ----
@@ -259,6 +277,20 @@ async function freshEnvironment(w: World, body: (name: string) => unknown): Prom
   return { path: `/v1/environments/${id}`, body: body(name), probe: () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.find((e) => e.id === id)) };
 }
 
+/** A queued eval run of A, for a status report (a claim) aimed at it. */
+async function freshEvalRun(w: World): Promise<Target> {
+  const { id } = await asRoot(w, 'POST', '/v1/evals/runs', { experiment: w.a.experimentName, suite: 'victim' });
+  return { path: `/v1/evals/runs/${id}/status`, body: {}, probe: () => read(w, `/v1/evals/runs/${id}`, (r: { status: string }) => r.status) };
+}
+
+/** A claimed eval run of A, for trials aimed at it. */
+async function freshTrials(w: World): Promise<Target> {
+  const { id } = await asRoot(w, 'POST', '/v1/evals/runs', { experiment: w.a.experimentName, suite: 'victim' });
+  await asRoot(w, 'POST', `/v1/evals/runs/${id}/status`, {});
+  const trials = [{ taskId: 'intruder', resolved: true, costUsd: 0, durationMs: 0, artifact: {} }];
+  return { path: '/v1/evals/trials', body: { evalRunId: id, schemaVersion: 1, trials }, probe: () => read(w, `/v1/evals/runs/${id}/trials`) };
+}
+
 // ---- the world: tenants A and B, A2, keys, and A's data ----
 
 function cli(dataDir: string, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -316,12 +348,19 @@ async function world(t: Test): Promise<World> {
   const a2Pinned = await key({ name: 'a2-staging-admin', role: 'Full Access', app_id: a2.id, environment_name: 'staging' });
   const lacking = new Map<Requirement, Credentials & { id: string }>([['admin', await key({ name: `${PROD_KEYS_TOKEN}-sdk`, role: 'SDK' })]]);
   for (const p of PERMISSIONS) lacking.set(p, await key({ name: `${PROD_KEYS_TOKEN}-no-${p}`, permissions: PERMISSIONS.filter((q) => q !== p) }));
+  // An eval worker's routes take admin credentials or a run's own key: an SDK key has neither.
+  lacking.set('eval_run', lacking.get('admin')!);
 
   const trace = await ingestA(server, root);
   const score = await admin('/v1/scores', { name: 'quality', resource_id: trace.traceId, score: 1, reason: DATA_TOKEN });
   const comment = await admin('/v1/comments', { resource_type: 'trace', resource_id: trace.traceId, content: DATA_TOKEN });
   const configName = `config-${hex(6)}`;
   await admin('/v1/score-configs', { name: configName, data_type: 'NUMERIC', min_value: 0, max_value: 1 });
+  const experimentName = `experiment-${DATA_TOKEN}`;
+  const evalRun = await admin('/v1/evals/runs', { experiment: experimentName, suite: 'suite', config: { secret: DATA_TOKEN } });
+  await admin(`/v1/evals/runs/${evalRun.id}/status`, {});
+  await admin('/v1/evals/trials', { evalRunId: evalRun.id, schemaVersion: 1, trials: [{ taskId: 'task', resolved: true, costUsd: 0.1, durationMs: 5, traceId: trace.traceId, artifact: { note: DATA_TOKEN } }] });
+  await admin(`/v1/evals/runs/${evalRun.id}/status`, { card: { note: DATA_TOKEN } });
 
   const tenantA: TenantA = {
     ...trace,
@@ -333,6 +372,9 @@ async function world(t: Test): Promise<World> {
     scoreId: score.id,
     commentId: comment.id,
     configName,
+    evalRunId: evalRun.id,
+    experimentId: evalRun.experiment_id,
+    experimentName,
     keyIds: [a.keyId, stagingAdmin.id, ...[...lacking.values()].map((k) => k.id)],
   };
   return {
@@ -351,7 +393,7 @@ async function world(t: Test): Promise<World> {
 
 function markersOf(a: TenantA): Record<Category, string[]> {
   return {
-    data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId],
+    data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId, a.evalRunId, a.experimentId],
     config: [a.configName],
     'production keys': [PROD_KEYS_TOKEN, a.root.key],
     'staging keys': [STAGING_KEYS_TOKEN],
@@ -370,6 +412,8 @@ function snapshotProbes(w: World): [string, () => Promise<unknown>][] {
     ['score', () => read(w, `/v1/scores/${a.scoreId}`)],
     ['comment', () => read(w, `/v1/comments/${a.commentId}`)],
     ['score config', () => read(w, `/v1/score-configs/${a.configName}`)],
+    ['eval run', () => read(w, `/v1/evals/runs/${a.evalRunId}`)],
+    ['eval trials', () => read(w, `/v1/evals/runs/${a.evalRunId}/trials`)],
     ['app', () => read(w, `/v1/apps/${a.appId}`)],
     ['environments', () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.filter((e) => e.id === a.productionId || e.id === a.stagingId))],
     ['keys', () => read(w, '/v1/api-keys', (keys: { id: string }[]) => keys.filter((k) => a.keyIds.includes(k.id)).map((k) => keyRow(k)))],

@@ -7,7 +7,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';
-import type { Database } from '../db.js';
+import type { Database, Transaction } from '../db.js';
 import { iso, TS_PARAM } from '../sql.js';
 
 export interface Scope {
@@ -33,6 +33,8 @@ export interface KeyRecord {
   allowedKinds: string[] | null;
   /** The kind of the environment a pinned key is pinned to. */
   environmentKind: EnvironmentKind | null;
+  /** A run-scoped key (made with an eval run): the run it reports for, and all it may do. */
+  runId: string | null;
 }
 
 /** A key as listings show it (spec: API key, without plaintext_key). */
@@ -128,10 +130,11 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: string;
     allowed_kinds: string[] | null;
     environment_kind: EnvironmentKind | null;
+    run_id: string | null;
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
             epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds,
-            e.kind AS environment_kind
+            e.kind AS environment_kind, (SELECT r.id FROM eval_runs r WHERE r.key_id = k.id) AS run_id
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN environments e ON e.id = k.environment_id
       WHERE k.key_hash = $1`,
     [keyHash],
@@ -150,6 +153,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: row.plan,
     allowedKinds: row.allowed_kinds,
     environmentKind: row.environment_kind,
+    runId: row.run_id,
   };
 }
 
@@ -175,14 +179,20 @@ export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
   await db.transaction(async (tx) => {
     const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
     checkEntitlement('max_keys', n, k.maxKeys ?? null);
-    await tx.exec(
-    `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by, allowed_kinds)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
-    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, listValue(k.permissions), k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
-    );
+    await insertKeyRow(tx, id, k);
   });
   const [view] = await listKeys(db, k.tenantId, k.appId, id);
   return view!;
+}
+
+/** The key's row, inside a caller's transaction (an eval run and its key are created together). */
+export async function insertKeyRow(tx: Transaction, id: string, k: NewKey): Promise<void> {
+  await tx.exec(
+    `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by, allowed_kinds)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9::VARCHAR[], []::VARCHAR[]), CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
+    // An empty list cannot be bound (its item type is unknown): it is written as NULL and made [] in SQL.
+    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, k.permissions.length > 0 ? listValue(k.permissions) : null, k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
+  );
 }
 
 const KEY_VIEW_SQL = `

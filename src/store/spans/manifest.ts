@@ -3,10 +3,11 @@
  * a time window into the files a query reads (never a glob: a file is visible exactly when its
  * manifest row is committed, and a half-written or replaced file is never read).
  */
-import { blobValue, listValue, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Transaction } from '../db.js';
+import { storeBlobs } from './blobs.js';
 import type { ReadScope } from './reads.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -34,13 +35,7 @@ export async function commitGeneration(db: Database, store: SegmentStore, report
         [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion],
       );
     }
-    for (const b of report.blobs) {
-      await tx.exec(
-        `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [b.tenantId, b.appId, b.sha256, b.mediaType, b.data.byteLength, blobValue(b.data)],
-      );
-      await tx.exec(`INSERT INTO blob_refs (tenant_id, app_id, environment_id, sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [b.tenantId, b.appId, b.environmentId, b.sha256]);
-    }
+    await storeBlobs(tx, report.blobs);
     const month = monthOf(Date.now());
     for (const u of report.usage) {
       await tx.exec(

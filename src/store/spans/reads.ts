@@ -263,7 +263,8 @@ export interface Page<T> {
 
 /**
  * Summaries of the traces of a session or a run (the summary's `session_id` / `run_id`: the first
- * one its spans name), newest first. `column` is one of a fixed set, never caller text.
+ * one its spans name; for a run, also the traces its eval trials name), newest first. `column` is
+ * one of a fixed set, never caller text.
  */
 export async function tracesWhere(
   db: Database,
@@ -275,7 +276,11 @@ export async function tracesWhere(
 ): Promise<Page<TraceSummary>> {
   const s = scopeSql(scope);
   const n = s.params.length;
-  const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${column} = $${n + 1}`;
+  // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
+  const match = column === 'run_id'
+    ? `(run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
+    : `${column} = $${n + 1}`;
+  const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${match}`;
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
       ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,

@@ -3,7 +3,8 @@
  * Whole segment files go: a file is dropped once every span in it started before the cutoff, through
  * the same replace-then-purge path as compaction, so a running query never loses a file under it.
  * Trace summaries that ended before the cutoff, and blobs stored before it, go with them. Scores
- * are kept (they are annotations; they can be deleted one by one).
+ * are kept (they are annotations; they can be deleted one by one), and so are eval trials with
+ * their artifact blobs.
  *
  * A trace that crosses the cutoff keeps the spans that sit in files still in range until those
  * files age out too (at most one day later: files hold one day each).
@@ -40,7 +41,12 @@ export async function applyRetention(db: Database, defaultDays: number, nowMs: n
       const merged = await tx.query<{ n: number }>('DELETE FROM traces WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3 RETURNING 1 AS n', [...scope, cutoffNs]);
       outcome.traces += merged.length;
       await tx.exec('DELETE FROM trace_parts WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3', [...scope, cutoffNs]);
-      await tx.exec('DELETE FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND created_at < make_timestamp($3::BIGINT * 1000)', [...scope, Math.trunc(cutoffMs)]);
+      // Eval trial artifacts stay, as their trials and scores do.
+      await tx.exec(
+        `DELETE FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND created_at < make_timestamp($3::BIGINT * 1000)
+            AND sha256 NOT IN (SELECT artifact_sha256 FROM eval_trials WHERE tenant_id = $1 AND app_id = $2)`,
+        [...scope, Math.trunc(cutoffMs)],
+      );
     });
     // After the commit: a reader must not cache the list as it was before it.
     forgetSegments(db, [{ tenantId: app.tenant_id, appId: app.app_id }]);

@@ -46,6 +46,12 @@ t.test('authorize', async (t) => {
   t.throws(() => authorize(p, 'admin'), { code: 'forbidden', fields: { required_permission: 'full_access' } });
   t.doesNotThrow(() => authorize(p, 'none'));
   t.doesNotThrow(() => authorize({ ...p, role: 'full_access', permissions: [] }, 'admin'));
+  t.doesNotThrow(() => authorize({ ...p, role: 'full_access', permissions: [] }, 'eval_run'), 'admin credentials report for any run');
+  t.throws(() => authorize(p, 'eval_run'), { code: 'forbidden', fields: { required_permission: 'full_access' } });
+  const runKey = { ...p, role: 'custom' as const, permissions: [], runId: 'run-1' };
+  t.doesNotThrow(() => authorize(runKey, 'eval_run'), 'a run key reports for its run');
+  t.throws(() => authorize(runKey, 'trace.read'), { code: 'forbidden', message: /eval run run-1 and does nothing else/ });
+  t.throws(() => authorize({ ...runKey, role: 'full_access', permissions: permissionsFor('full_access') }, 'admin'), { code: 'forbidden' }, 'whatever its row says');
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -90,6 +96,7 @@ function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
     plan: 'free',
     allowedKinds: null,
     environmentKind: 'production',
+    runId: null,
     ...over,
   };
 }
@@ -115,6 +122,13 @@ t.test('a key: its record, pinned', async (t) => {
   });
   t.same(calls[0], { task: 'findKey', input: { keyHash: hashKey(SECRET, KEY) } }, 'looked up by its hash');
   t.same(calls[1], { task: 'touchKey', input: { id: 'key-1', atMs: 1_000_000 } }, 'last use recorded');
+});
+
+t.test('a run-scoped key carries its run', async (t) => {
+  const { store } = fakeStore({ findKey: () => keyRecord({ role: 'custom', permissions: [], runId: 'run-1' }), touchKey: () => null });
+  const p = await new Authenticator(store, SECRET, null, noTouchErrors(t)).authenticate(headers(), false, 1_000_000);
+  t.equal(p.runId, 'run-1');
+  t.equal(p.readEnvironmentId, 'env-prod', 'confined to its pin');
 });
 
 t.test('pinned keys: a header naming another environment is 403; a tenant admin reads every environment', async (t) => {
