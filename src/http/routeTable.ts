@@ -11,11 +11,15 @@ import { appRoutes } from './routes/apps.js';
 import { blobRoutes } from './routes/blobs.js';
 import { devRoutes } from './routes/dev.js';
 import { faultRoutes } from './routes/faults.js';
+import { gitRoutes } from './routes/git.js';
+import { gitSetupRoutes } from './routes/gitSetup.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { promptRoutes } from './routes/prompts.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
+import { templateRoutes } from './routes/templates.js';
 import { traceRoutes } from './routes/traces.js';
 
 /** Every route of a server started with `config`; `secret` hashes the keys that API key routes mint. */
@@ -23,6 +27,7 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
   routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }
