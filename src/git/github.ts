@@ -19,7 +19,9 @@ const TIMEOUT_MS = 15_000;
 /** A client for `apiUrl` as `auth`. */
 function client(apiUrl: string, auth: GitHubAuth | { kind: 'app-only'; appId: number; privateKey: string }): Octokit {
   const request = { fetch: (url: string, init: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) }) };
-  const base = { baseUrl: apiUrl.replace(/\/+$/, ''), userAgent: 'tracelake', request };
+  // Octokit logs failed requests to the console by default; they are answered (and logged) by us.
+  const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+  const base = { baseUrl: apiUrl.replace(/\/+$/, ''), userAgent: 'tracelake', request, log };
   if (auth.kind === 'token') return new Octokit({ ...base, auth: auth.token });
   const appAuth = { appId: auth.appId, privateKey: auth.privateKey, ...(auth.kind === 'app' ? { installationId: auth.installationId } : {}) };
   return new Octokit({ ...base, authStrategy: createAppAuth, auth: appAuth });
@@ -45,7 +47,7 @@ function repoOf(repository: string): RepositoryName {
  */
 export async function verifyInstallation(apiUrl: string, app: { appId: number; privateKey: string }, installationId: number): Promise<{ account: string | null }> {
   try {
-    const { data } = await client(apiUrl, { kind: 'app-only', ...app }).rest.apps.getInstallation({ installation_id: installationId });
+    const { data } = await client(apiUrl, { kind: 'app-only', appId: app.appId, privateKey: app.privateKey }).rest.apps.getInstallation({ installation_id: installationId });
     const account = data.account && 'login' in data.account ? data.account.login : null;
     return { account };
   } catch (e) {
