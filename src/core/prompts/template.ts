@@ -1,15 +1,17 @@
 /**
  * Prompt templates: `{{name}}` variables, compiled by Handlebars (a maintained Mustache superset:
  * `{{#if}}`, `{{#each}}`, `{{#with}}`, `{{#unless}}` and `{{lookup}}` work too). Output is not
- * HTML-escaped (a prompt is not a web page), only the built-in helpers exist, partials are refused,
+ * HTML-escaped (a prompt is not a web page), only the built-in helpers exist (`log` aside), partials are refused,
  * and rendering refuses missing variables instead of printing nothing in their place.
  */
 import Handlebars from 'handlebars';
 
 /** An environment of our own, so nothing registered elsewhere (helpers, partials) leaks in. */
 const engine = Handlebars.create();
+// `{{log}}` would write to the server's stdout (its JSON log): not a helper prompts get.
+engine.unregisterHelper('log');
 
-const COMPILE_OPTIONS = { noEscape: true, strict: true, knownHelpersOnly: true } as const;
+const COMPILE_OPTIONS = { noEscape: true, strict: true, knownHelpersOnly: true, knownHelpers: { log: false } };
 
 /** Blocks that keep the context: the paths inside them are the template's own variables. */
 const SAME_CONTEXT = new Set(['if', 'unless']);
