@@ -99,6 +99,9 @@ t.test('prompts', async (t) => {
       t.ok(r.body.error.details[field], `names ${field}: ${r.text}`);
     }
     t.equal((await post('/v1/prompts', { name: 'x', prompt: 'y' }, sdk)).status, 403, 'writes need an admin');
+    const plain = await post('/v1/prompts', { name: 'plain', prompt: 'No variables at all' });
+    t.equal(plain.status, 201, `a template without variables: ${plain.text}`);
+    t.same(plain.body.data.variables, []);
   });
 
   await t.test('labels move', async (t) => {
@@ -118,7 +121,7 @@ t.test('prompts', async (t) => {
     const list = await get('/v1/prompts?label=production');
     t.same(list.body.data.map((p: { name: string }) => p.name), ['greeting', 'support/agent']);
     t.same((await get('/v1/prompts?name=greeting')).body.data[0].labels, { production: 2, latest: 2 });
-    t.same((await get('/v1/prompts?limit=1&offset=1')).body.data.map((p: { name: string }) => p.name), ['support/agent']);
+    t.same((await get('/v1/prompts?limit=1&offset=2')).body.data.map((p: { name: string }) => p.name), ['support/agent'], 'by name: greeting, plain, support/agent');
   });
 
   await t.test('render refuses missing variables', async (t) => {

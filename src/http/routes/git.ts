@@ -14,7 +14,7 @@ import type { GitReader } from '../../git/provider.js';
 import { GitService, type GitCredentials } from '../../git/service.js';
 import type { AppRef } from '../../store/git/connections.js';
 import { data } from '../reply.js';
-import { actorOf, administeredApp } from '../principal.js';
+import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route, type Context } from '../route.js';
 
 /** The app an admin call names, checked to be one of the caller's tenant (404 otherwise). */
@@ -90,6 +90,8 @@ export const gitRoutes = (secret: Buffer) => [
     permission: 'admin',
     validate: { params: validateGitAppParams, body: validateGitConnectBody },
     async handler({ params, body, headers }, ctx) {
+      // The connection feeds every environment's prompts: like the app's settings, a tenant admin's.
+      requireTenantAdmin(ctx.principal, "change an app's git connection");
       const app = await administeredGitApp(ctx, params.appId);
       checkConnectBody(body, ctx);
       const git = ctx.services.git;
@@ -165,6 +167,7 @@ export const gitRoutes = (secret: Buffer) => [
     permission: 'admin',
     validate: { params: validateGitAppParams },
     async handler({ params }, ctx) {
+      requireTenantAdmin(ctx.principal, "change an app's git connection");
       const app = await administeredGitApp(ctx, params.appId);
       const removed = await ctx.services.store.run('disconnectGit', app);
       ctx.services.git.forget(app);

@@ -136,10 +136,11 @@ async function insertVersion(tx: Transaction, app: AppRef, v: NewVersion): Promi
   const c = v.content;
   await tx.exec(
     `INSERT INTO prompt_versions (tenant_id, app_id, name, version, type, prompt, config, variables, commit_message, source, source_path, commit_sha, blob_sha, created_at, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${TS_PARAM(14)}, $15)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, from_json($8::JSON, '["VARCHAR"]'), $9, $10, $11, $12, $13, ${TS_PARAM(14)}, $15)`,
     [
       app.tenantId, app.appId, v.name, version, c.type, typeof c.prompt === 'string' ? c.prompt : JSON.stringify(c.prompt), JSON.stringify(c.config),
-      listValue(c.variables), v.commitMessage, v.source, v.sourcePath, v.commitSha, v.blobSha, Date.now(), v.by,
+      // As JSON: an empty list has no element type to bind.
+      JSON.stringify(c.variables), v.commitMessage, v.source, v.sourcePath, v.commitSha, v.blobSha, Date.now(), v.by,
     ],
   );
   await moveLabels(tx, app, v.name, version, v.labels, v.by);
