@@ -25,7 +25,7 @@ const REQUESTS = arg('requests', 20_000);
 const CLIENTS = arg('clients', 8);
 const KEY = 'sk_service_' + 'Prompts'.repeat(6);
 
-const server = await startServer({ dataDir: tempDir('tracelake-prompts-bench-'), env: { TRACELAKE_BOOTSTRAP_KEY: KEY, TRACELAKE_LOG_LEVEL: 'warn' }, args: ['--workers', '1', '--duckdb-threads', '2'] });
+const server = await startServer({ dataDir: tempDir('tracelake-prompts-bench-'), env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--workers', '1', '--duckdb-threads', '2'] });
 const appId = server.bootstrap!.app_id as string;
 const api = async (method: string, path: string, body?: unknown, key = KEY) => {
   const r = await fetch(server.url + path, { method, headers: { authorization: `Bearer ${key}`, 'x-service-app-id': appId, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
