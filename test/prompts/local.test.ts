@@ -62,6 +62,11 @@ t.test('local git connection', async (t) => {
   const gitPath = `/v1/apps/${root.appId}/git`;
   const get = (path: string, auth = root, headers: Record<string, string> = {}) => call(server, 'GET', path, { auth, headers });
 
+  await t.test('capabilities report git, templates and prompts', async (t) => {
+    const caps = await call(server, 'GET', '/v1/capabilities');
+    t.match(caps.body.data.features, { git: true, templates: true, prompts: true });
+  });
+
   await t.test('before a connection: connected false, and 409 git_connection_missing', async (t) => {
     const status = await get(gitPath);
     t.equal(status.status, 200);
