@@ -11,12 +11,14 @@ import { abandonSecret, confirmSecret, prepareSecret, refusalFor, secretCheck, S
 import type { Config } from './config.js';
 import { parsePriceTable } from './core/cost/pricing.js';
 import { parsePlans } from './core/plans.js';
+import { GitService } from './git/service.js';
 import { RateLimiter } from './core/rateLimit.js';
 import { Authenticator } from './http/auth.js';
 import { Router } from './http/router.js';
 import { INGESTION_CHECKS, runChecks } from './http/routes/health.js';
 import { allRoutes } from './http/routeTable.js';
 import { Liveness } from './http/liveness.js';
+import { PromptCache } from './http/promptCache.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
 import { loadNativeUws } from './http/uws.js';
@@ -164,7 +166,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)) }, log, http.uws);
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache() }, log, http.uws);
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, http: http.build }, 'listening');
 

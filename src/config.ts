@@ -44,6 +44,9 @@ export interface Config {
   rateLimit: number;
   rateBurst: number;
   corsOrigins: CorsOrigins;
+  gitRoot: string | undefined;
+  githubApiUrl: string;
+  publicUrl: string | undefined;
   faultInjection: boolean;
   allowNewStore: boolean;
 }
@@ -124,6 +127,18 @@ function oneOf<T extends string>(...values: T[]) {
 
 const text = (t: string): string => t;
 
+/** An http(s) base address, kept without a trailing slash. */
+function httpUrl(t: string): string {
+  let url: URL;
+  try {
+    url = new URL(t);
+  } catch {
+    throw new Error(`expected an http(s) URL, got "${t}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`expected an http(s) URL, got "${t}"`);
+  return t.replace(/\/+$/, '');
+}
+
 function number(min: number) {
   return (t: string): number => {
     const n = Number(t);
@@ -170,6 +185,9 @@ export const OPTIONS = [
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
   { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
   { key: 'corsOrigins', env: 'TRACELAKE_CORS_ORIGINS', flag: '--cors-origins', fallback: '', parse: corsOrigins, doc: 'Origins browsers may call the API and OTLP from (comma-separated, or *); empty turns CORS off.' },
+  { key: 'gitRoot', env: 'TRACELAKE_GIT_ROOT', flag: '--git-root', fallback: undefined, parse: text, doc: 'Directory of the `local` git provider: repositories at <root>/<owner>/<repo>[.git]; unset: no local repositories.' },
+  { key: 'githubApiUrl', env: 'TRACELAKE_GITHUB_API_URL', flag: '--github-api-url', fallback: 'https://api.github.com', parse: httpUrl, doc: 'REST API of the `github` git provider (GitHub Enterprise: https://<host>/api/v3).' },
+  { key: 'publicUrl', env: 'TRACELAKE_PUBLIC_URL', flag: '--public-url', fallback: undefined, parse: httpUrl, doc: 'Address humans reach this server at, for the links of git handshakes; unset: http://<Host header of the request>.' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },

@@ -15,13 +15,17 @@ import { devRoutes } from './routes/dev.js';
 import { evalRoutes } from './routes/evals.js';
 import { experimentRoutes } from './routes/experiments.js';
 import { faultRoutes } from './routes/faults.js';
+import { gitRoutes } from './routes/git.js';
+import { gitSetupRoutes } from './routes/gitSetup.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { operatorRoutes } from './routes/operator.js';
 import { referenceRoutes } from './routes/reference.js';
+import { promptRoutes } from './routes/prompts.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
+import { templateRoutes } from './routes/templates.js';
 import { traceRoutes } from './routes/traces.js';
 
 /**
@@ -34,6 +38,7 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
   routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
+  routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }

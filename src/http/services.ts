@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { PriceTable } from '../core/cost/pricing.js';
 import type { PlanTable } from '../core/plans.js';
+import type { GitService } from '../git/service.js';
 import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { RateLimiter } from '../core/rateLimit.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
+import type { PromptCache } from './promptCache.js';
 import type { RefusalLog } from './refusalLog.js';
 
 /** The long-lived parts handlers reach through their context. */
@@ -25,4 +27,8 @@ export interface Services {
   liveness: Liveness;
   /** Warns (rate-limited) about OTLP exports refused whole or in part. */
   refusals: RefusalLog;
+  /** Git connections' providers, and the discovery of repository prompts. */
+  git: GitService;
+  /** Answers of prompt fetches (the applications' hot path). */
+  prompts: PromptCache;
 }

@@ -7,13 +7,7 @@ import type { Method } from './route.js';
 
 export const UNBUILT: readonly (readonly [Method, string])[] = [
   ['POST', '/v1/agents/sync'],
-  ['GET', '/v1/apps/:appId/git'],
-  ['POST', '/v1/apps/:appId/git/connect'],
-  ['GET', '/v1/apps/:appId/git/repositories'],
-  ['GET', '/v1/apps/:appId/git/branches'],
   ['GET', '/v1/metrics'],
-  ['GET', '/v1/prompts'],
-  ['GET', '/v1/templates'],
   ['POST', '/v1/workers/environments/:envId/turns'],
 ];
 

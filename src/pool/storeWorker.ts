@@ -14,6 +14,7 @@ import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
 import { evalHandlers } from '../store/evals/handlers.js';
+import { promptHandlers } from '../store/prompts/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
 import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
@@ -173,6 +174,7 @@ const handlers: Handlers = {
   ...scoreHandlers(db, segments),
   ...adminHandlers(db, database.dataDir),
   ...evalHandlers(db),
+  ...promptHandlers(db, segments),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

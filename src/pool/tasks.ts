@@ -16,6 +16,7 @@ import type { CompiledFilter, SearchAnswer, SearchQuery, TraceListItem } from '.
 import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
 import type { AdminTasks } from './adminTasks.js';
 import type { EvalTasks } from './evalTasks.js';
+import type { PromptTasks } from './promptTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
@@ -39,7 +40,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
     out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };

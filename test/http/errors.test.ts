@@ -66,7 +66,7 @@ t.test('error shapes', async (t) => {
     t.equal(unbuilt.status, 501);
     isErrorShape(t, unbuilt.body, 'not_implemented');
     t.match(unbuilt.body.error.message, /POST \/v1\/agents\/sync is not built/);
-    t.equal((await call(server, 'GET', `/v1/apps/${root.appId}/git/branches`, { auth: root })).status, 501, 'parameters in the path');
+    t.equal((await call(server, 'POST', '/v1/workers/environments/env-1/turns', { auth: root, body: {} })).status, 501, 'parameters in the path');
     t.equal((await call(server, 'GET', '/v1/experiments/a/b/c', { auth: root })).status, 404, 'a path of no endpoint stays 404');
 
     const wrongMethod = await call(server, 'PUT', '/v1/api-keys', { auth: root });

@@ -22,6 +22,8 @@ import { PERMISSIONS, type Requirement } from '../../src/core/permissions.js';
 import type { AnyRoute } from '../../src/http/route.js';
 import { allRoutes } from '../../src/http/routeTable.js';
 import { refusalFor } from '../../src/http/surface.js';
+import { join } from 'node:path';
+import { workingRepo } from '../helpers/git.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, serverFor, tempDir, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
 
@@ -34,7 +36,7 @@ const FOREIGN: readonly Caller[] = ['another tenant', 'another app', 'another ap
 
 /**
  * What of A a request names: `data` a trace, span, session, run, score, comment or blob of A's
- * production; `config` a score config of A's app; `key` a production key of A (minted or revoked);
+ * production; `config` a score config or a prompt of A's app (both shared by its environments); `key` a production key of A (minted or revoked);
  * `environment` a production-kind environment of A; `app` A's app itself (read, or its keys and
  * environments listed); `tenant app` another app of A's tenant (updated or deleted).
  */
@@ -93,6 +95,7 @@ interface TenantA {
   evalRunId: string;
   experimentId: string;
   experimentName: string;
+  promptName: string;
   /** Keys of A made for the matrix, whose rows the snapshot holds. */
   keyIds: string[];
 }
@@ -201,6 +204,25 @@ const TARGETS: Record<string, Fixture> = {
     aim: 'data',
     target: (w) => ({ path: `/v1/experiments/${w.a.experimentId}/baseline`, body: { run_id: w.a.evalRunId }, probe: () => read(w, `/v1/experiments/${w.a.experimentId}`, (x: { baseline_run_id: unknown }) => x.baseline_run_id) }),
   },
+  // Git: A's app is connected to acme/prompts of the world's git root.
+  'GET /v1/apps/:appId/git': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git`) },
+  'GET /v1/apps/:appId/git/repositories': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git/repositories`) },
+  'GET /v1/apps/:appId/git/branches': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git/branches?repository=acme/prompts`) },
+  'POST /v1/apps/:appId/git/connect': { aim: 'tenant app', target: (w) => freshGitApp(w, false) },
+  'DELETE /v1/apps/:appId/git': { aim: 'tenant app', target: (w) => freshGitApp(w, true) },
+  // The handshake's pages answer to the state token, never to credentials.
+  'GET /v1/git/setup': { target: () => at('/v1/git/setup?state=unknown') },
+  'POST /v1/git/setup': { target: () => at('/v1/git/setup', { state: 'unknown' }) },
+  'GET /v1/git/github/callback': { target: () => at('/v1/git/github/callback?state=unknown&installation_id=1') },
+  'GET /v1/templates': { target: () => at('/v1/templates?path=prompts/isolation.md') },
+  'GET /v1/prompts': { target: () => at('/v1/prompts') },
+  'POST /v1/prompts': { target: () => at('/v1/prompts', { name: next('intruder'), prompt: 'intruder' }) },
+  'POST /v1/prompts/sync': { target: () => at('/v1/prompts/sync') },
+  'GET /v1/prompts/:name': { aim: 'config', target: (w) => at(`/v1/prompts/${w.a.promptName}?label=latest`) },
+  'POST /v1/prompts/:name/render': { aim: 'config', target: (w) => at(`/v1/prompts/${w.a.promptName}/render`, { variables: {}, label: 'latest' }) },
+  'GET /v1/prompts/:name/metrics': { target: (w) => at(`/v1/prompts/${w.a.promptName}/metrics`) },
+  'PATCH /v1/prompts/:name/versions/:version': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/versions/1`, body: { labels: ['intruder'] } })) },
+  'DELETE /v1/prompts/:name/labels/:label': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/labels/production` })) },
 };
 
 // ---- A's disposable objects, for the write routes ----
@@ -259,6 +281,24 @@ async function freshApp(w: World, body: (name: string) => unknown): Promise<Targ
   const name = next('victim');
   const { id } = await asRoot(w, 'POST', '/v1/apps', { name });
   return { path: `/v1/apps/${id}`, body: body(name), probe: () => read(w, `/v1/apps/${id}`) };
+}
+
+/** Another app of A's tenant, connected to the world's repository when `connected`. */
+async function freshGitApp(w: World, connected: boolean): Promise<Target> {
+  const { id } = await asRoot(w, 'POST', '/v1/apps', { name: next('victim') });
+  if (connected) await asRoot(w, 'POST', `/v1/apps/${id}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
+  return {
+    path: connected ? `/v1/apps/${id}/git` : `/v1/apps/${id}/git/connect`,
+    ...(connected ? {} : { body: { provider: 'local', repository: 'acme/prompts' } }),
+    probe: () => read(w, `/v1/apps/${id}/git`),
+  };
+}
+
+/** A prompt of A's app with a production version. */
+async function freshPrompt(w: World, aim: (name: string) => Omit<Target, 'probe'>): Promise<Target> {
+  const name = next('victim');
+  await asRoot(w, 'POST', '/v1/prompts', { name, prompt: 'victim', labels: ['production'] });
+  return { ...aim(name), probe: () => read(w, `/v1/prompts?name=${name}`) };
 }
 
 function environmentsNamed(w: World, name: string) {
@@ -334,7 +374,10 @@ async function world(t: Test): Promise<World> {
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const a = await tenant(dataDir, 'tenant-a', `${PROD_KEYS_TOKEN}-root`);
   const b = await tenant(dataDir, 'tenant-b', 'b-root');
-  const server = await serverFor(t, { dataDir });
+  const gitRoot = tempDir('tracelake-git-root-');
+  t.teardown(() => rmSync(gitRoot, { recursive: true, force: true }));
+  workingRepo(join(gitRoot, 'acme', 'prompts'), { 'prompts/isolation.md': 'Isolation {{x}}\n' });
+  const server = await serverFor(t, { dataDir, args: ['--git-root', gitRoot] });
   const root = a.root;
   const admin = (path: string, body: unknown) => call(server, 'POST', path, { auth: root, body }).then((r) => r.body.data);
 
@@ -361,6 +404,9 @@ async function world(t: Test): Promise<World> {
   await admin(`/v1/evals/runs/${evalRun.id}/status`, {});
   await admin('/v1/evals/trials', { evalRunId: evalRun.id, schemaVersion: 1, trials: [{ taskId: 'task', resolved: true, costUsd: 0.1, durationMs: 5, traceId: trace.traceId, artifact: { note: DATA_TOKEN } }] });
   await admin(`/v1/evals/runs/${evalRun.id}/status`, { card: { note: DATA_TOKEN } });
+  await admin(`/v1/apps/${root.appId}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
+  const promptName = `prompt-${hex(6)}`;
+  await admin('/v1/prompts', { name: promptName, prompt: 'isolation prompt', labels: ['production'] });
 
   const tenantA: TenantA = {
     ...trace,
@@ -375,6 +421,7 @@ async function world(t: Test): Promise<World> {
     evalRunId: evalRun.id,
     experimentId: evalRun.experiment_id,
     experimentName,
+    promptName,
     keyIds: [a.keyId, stagingAdmin.id, ...[...lacking.values()].map((k) => k.id)],
   };
   return {
@@ -394,7 +441,7 @@ async function world(t: Test): Promise<World> {
 function markersOf(a: TenantA): Record<Category, string[]> {
   return {
     data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId, a.evalRunId, a.experimentId],
-    config: [a.configName],
+    config: [a.configName, a.promptName],
     'production keys': [PROD_KEYS_TOKEN, a.root.key],
     'staging keys': [STAGING_KEYS_TOKEN],
     app: [APP_TOKEN, a.appId, a.productionId, a.stagingId],
@@ -414,6 +461,8 @@ function snapshotProbes(w: World): [string, () => Promise<unknown>][] {
     ['score config', () => read(w, `/v1/score-configs/${a.configName}`)],
     ['eval run', () => read(w, `/v1/evals/runs/${a.evalRunId}`)],
     ['eval trials', () => read(w, `/v1/evals/runs/${a.evalRunId}/trials`)],
+    ['prompt', () => read(w, `/v1/prompts?name=${a.promptName}`)],
+    ['git', () => read(w, `/v1/apps/${a.appId}/git`)],
     ['app', () => read(w, `/v1/apps/${a.appId}`)],
     ['environments', () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.filter((e) => e.id === a.productionId || e.id === a.stagingId))],
     ['keys', () => read(w, '/v1/api-keys', (keys: { id: string }[]) => keys.filter((k) => a.keyIds.includes(k.id)).map((k) => keyRow(k)))],

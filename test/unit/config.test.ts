@@ -38,6 +38,19 @@ t.test('bad values name the option', async (t) => {
   t.equal(loadConfig({}, ['--fault-injection', 'no']).faultInjection, false);
 });
 
+t.test('git settings', async (t) => {
+  const c = loadConfig({}, []);
+  t.equal(c.gitRoot, undefined, 'no local repositories unless asked');
+  t.equal(c.githubApiUrl, 'https://api.github.com');
+  t.equal(c.publicUrl, undefined);
+  const set = loadConfig({ TRACELAKE_GIT_ROOT: '/srv/git' }, ['--github-api-url', 'https://ghe.example.com/api/v3/', '--public-url', 'http://tracelake.example.com']);
+  t.equal(set.gitRoot, '/srv/git');
+  t.equal(set.githubApiUrl, 'https://ghe.example.com/api/v3', 'without the trailing slash');
+  t.equal(set.publicUrl, 'http://tracelake.example.com');
+  t.throws(() => loadConfig({}, ['--github-api-url', 'api.github.com']), /TRACELAKE_GITHUB_API_URL .*expected an http\(s\) URL/);
+  t.throws(() => loadConfig({}, ['--public-url', 'ftp://x']), /TRACELAKE_PUBLIC_URL .*expected an http\(s\) URL/);
+});
+
 t.test('the README documents every option', async (t) => {
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   for (const o of OPTIONS) {

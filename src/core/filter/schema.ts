@@ -5,6 +5,7 @@
  * they are the only SQL text a field name can select.
  */
 import { ApiError } from '../errors.js';
+import { PROMPT_VERSION_KEYS } from '../otlp/conventions.js';
 import { LIMITS, OPS, STRING_SPELLING, type Op, type Resource } from './ast.js';
 
 export type FieldType = 'string' | 'number' | 'integer' | 'datetime' | 'enum' | 'string_list' | 'metadata';
@@ -61,6 +62,9 @@ const metadata = (prefix: string, sql: string, description: string, level?: Leve
   description: `${description}, compared as text; ${KEY_RULE}`,
 });
 
+/** A span row's prompt version (see PROMPT_VERSION_KEYS), read from its kept attributes. */
+export const PROMPT_VERSION_SQL = `TRY_CAST(coalesce(${PROMPT_VERSION_KEYS.map((k) => `json_extract_string(x.attributes, '$."${k}"')`).join(', ')}) AS INTEGER)`;
+
 const FIELDS: Record<Resource, readonly FieldDef[]> = {
   traces: [
     { name: 'name', type: 'string', level: 'trace', sql: 't.name', description: "The root span's name" },
@@ -77,6 +81,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'model', type: 'string', level: 'span', sql: 'x.model', description: 'Model of any span of the trace' },
     { name: 'span_kind', type: 'enum', values: SPAN_KINDS, level: 'span', sql: 'x.span_kind', description: 'Kind of any span of the trace' },
     { name: 'prompt_name', type: 'string', level: 'span', sql: 'x.prompt_name', description: 'Prompt name of any span of the trace' },
+    { name: 'prompt_version', type: 'integer', level: 'span', sql: PROMPT_VERSION_SQL, description: 'Prompt version of any span of the trace (tracelake.prompt.version, langfuse.observation.prompt.version)' },
     { name: 'service_name', type: 'string', level: 'span', sql: 'x.service_name', description: 'Service name of any span of the trace' },
     metadata(METADATA_PREFIX, 't.metadata', "A custom metadata key of the trace (the root span's metadata, as GET /v1/traces/{traceId} answers it)", 'trace'),
     metadata(ANY_SPAN_METADATA_PREFIX, 'x.metadata', 'A custom metadata key of any span of the trace (negations: some span lacks it or differs)', 'span'),
@@ -88,6 +93,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'status', type: 'enum', values: STATUS, sql: 'x.status', description: 'Span status' },
     { name: 'model', type: 'string', sql: 'x.model', description: 'Model name' },
     { name: 'prompt_name', type: 'string', sql: 'x.prompt_name', description: 'Prompt template name' },
+    { name: 'prompt_version', type: 'integer', sql: PROMPT_VERSION_SQL, description: 'Prompt version (tracelake.prompt.version, langfuse.observation.prompt.version)' },
     { name: 'service_name', type: 'string', sql: 'x.service_name', description: 'service.name of the resource' },
     { name: 'session_id', type: 'string', sql: 'x.session_id', description: 'Session id' },
     { name: 'user_id', type: 'string', sql: 'x.user_id', description: 'User id' },

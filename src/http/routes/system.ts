@@ -28,6 +28,8 @@ const FEATURES: Record<string, [Method, string]> = {
   environments: ['GET', '/v1/environments'],
   metrics: ['GET', '/v1/metrics'],
   prompts: ['GET', '/v1/prompts'],
+  templates: ['GET', '/v1/templates'],
+  git: ['GET', '/v1/apps/:appId/git'],
   agents_sync: ['POST', '/v1/agents/sync'],
   evals: ['POST', '/v1/evals/trials'],
   experiments: ['GET', '/v1/experiments'],

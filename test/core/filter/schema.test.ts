@@ -6,11 +6,11 @@ import { refuses } from './refusal.js';
 t.test('the schema lists the fields of every resource', async (t) => {
   const s = filterSchema();
   const names = (r: keyof typeof s.resources) => s.resources[r].fields.map((f) => f.name);
-  t.same(names('traces'), ['name', 'status', 'latency_ms', 'cost', 'tokens', 'span_count', 'tags', 'session_id', 'user_id', 'environment', 'start', 'model', 'span_kind', 'prompt_name', 'service_name', 'metadata.<key>', 'any_span.metadata.<key>']);
-  t.same(names('spans'), ['name', 'type', 'span_kind', 'status', 'model', 'prompt_name', 'service_name', 'session_id', 'user_id', 'trace_id', 'environment', 'duration_ms', 'cost', 'tokens', 'input_tokens', 'output_tokens', 'start', 'metadata.<key>']);
+  t.same(names('traces'), ['name', 'status', 'latency_ms', 'cost', 'tokens', 'span_count', 'tags', 'session_id', 'user_id', 'environment', 'start', 'model', 'span_kind', 'prompt_name', 'prompt_version', 'service_name', 'metadata.<key>', 'any_span.metadata.<key>']);
+  t.same(names('spans'), ['name', 'type', 'span_kind', 'status', 'model', 'prompt_name', 'prompt_version', 'service_name', 'session_id', 'user_id', 'trace_id', 'environment', 'duration_ms', 'cost', 'tokens', 'input_tokens', 'output_tokens', 'start', 'metadata.<key>']);
   t.same(names('scores'), ['name', 'score', 'source', 'user_id', 'resource_id', 'label', 'created_at']);
   const traces = s.resources.traces.fields;
-  t.same(traces.filter((f) => f.level === 'span').map((f) => f.name), ['model', 'span_kind', 'prompt_name', 'service_name', 'any_span.metadata.<key>']);
+  t.same(traces.filter((f) => f.level === 'span').map((f) => f.name), ['model', 'span_kind', 'prompt_name', 'prompt_version', 'service_name', 'any_span.metadata.<key>']);
   t.same(traces.find((f) => f.name === 'status'), {
     name: 'status',
     type: 'enum',

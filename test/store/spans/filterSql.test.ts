@@ -35,12 +35,14 @@ const SPANS: Span[] = [
   span('t1', APP_A, PROD_A, T1 + 100n * MS, 1000, {
     span_id: 's1b', parent_id: 's1a', name: 'llm call', type: 'GENERATION', span_kind: 'llm', status: 'OK', model: 'gpt-4o-mini', prompt_name: 'greeting', service_name: 'api',
     input_tokens: 100, output_tokens: 20, tokens: 120, cost: 0.02, session_id: 'sess-1', user_id: 'u1', metadata: { tier: 'gold', flag: null },
+    attributes: { 'tracelake.prompt.version': 3 },
   }),
   span('t2', APP_A, PROD_A, T2, 5000, { span_id: 's2a', name: 'rag-query', span_kind: 'agent', status: 'ERROR', service_name: 'worker', user_id: 'u2', tags: ['prod'], metadata: { tier: 'silver', note: 'it\'s "quoted" \\ back' } }),
   span('t2', APP_A, PROD_A, T2 + 10n * MS, 500, { span_id: 's2b', parent_id: 's2a', name: 'retrieve', span_kind: 'retrieval', status: 'OK', service_name: 'worker' }),
   span('t2', APP_A, PROD_A, T2 + 600n * MS, 4000, {
     span_id: 's2c', parent_id: 's2a', name: 'answer', type: 'GENERATION', span_kind: 'llm', status: 'ERROR', model: 'claude-3-5-sonnet', prompt_name: 'rag-answer', service_name: 'worker',
     input_tokens: 1000, output_tokens: 500, tokens: 1500, cost: 0.5, metadata: { tier: 'silver', percent: '50%_off' },
+    attributes: { 'langfuse.observation.prompt.version': '2' },
   }),
   span('t2', APP_A, PROD_A, T2 + 4600n * MS, 0, { span_id: 's2d', parent_id: 's2c', name: 'exception', type: 'EVENT', service_name: 'worker' }),
   span('t3', APP_A, STAGING_A, T3, 250, { span_id: 's3a', name: `batch${INJECTION}`, span_kind: 'tool', metadata: { sql: INJECTION } }),

@@ -5,11 +5,10 @@ import { UNBUILT, unbuiltEndpoint } from '../../../src/http/unbuilt.js';
 
 t.test('an unbuilt endpoint is found by method and path, parameters included', async (t) => {
   t.equal(unbuiltEndpoint('POST', '/v1/agents/sync'), 'POST /v1/agents/sync');
-  t.equal(unbuiltEndpoint('GET', '/v1/apps/3f2a/git/branches'), 'GET /v1/apps/:appId/git/branches');
-  t.equal(unbuiltEndpoint('POST', '/v1/workers/environments/e1/turns'), 'POST /v1/workers/environments/:envId/turns');
+  t.equal(unbuiltEndpoint('POST', '/v1/workers/environments/3f2a/turns'), 'POST /v1/workers/environments/:envId/turns');
   t.equal(unbuiltEndpoint('GET', '/v1/agents/sync'), null, 'another method is not the endpoint');
-  t.equal(unbuiltEndpoint('GET', '/v1/apps/x/git/branches/more'), null, 'nor a longer path');
-  t.equal(unbuiltEndpoint('GET', '/v1/apps//git'), null, 'nor an empty parameter');
+  t.equal(unbuiltEndpoint('POST', '/v1/workers/environments/x/turns/more'), null, 'nor a longer path');
+  t.equal(unbuiltEndpoint('POST', '/v1/workers/environments//turns'), null, 'nor an empty parameter');
 });
 
 t.test('no served route is listed as unbuilt', async (t) => {

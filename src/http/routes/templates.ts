@@ -1,0 +1,58 @@
+/**
+ * `GET /v1/templates?path=` (template.read): one template file of the connected repository, at
+ * the connection's branch or `ref`, with the blob and commit it came from and what it declares:
+ * its variables and, for prompt files, the front matter. Paths outside `prompts/` are 400.
+ */
+import { validateTemplateQuery, type TemplateQuery } from '../../contract/prompts.js';
+import { ApiError, validationError } from '../../core/errors.js';
+import { isRef } from '../../core/git/names.js';
+import { parsePromptFile } from '../../core/prompts/document.js';
+import { checkTemplatePath, PROMPT_EXTENSION, promptNameOfPath } from '../../core/prompts/names.js';
+import { checkTemplate } from '../../core/prompts/template.js';
+import { etagOf, noneMatch } from '../etag.js';
+import { bytes } from '../reply.js';
+import { route } from '../route.js';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What a template file declares; `error` says why it cannot be used as a template (it is served all the same). */
+function declarations(path: string, text: string) {
+  if (path.endsWith(PROMPT_EXTENSION)) {
+    const doc = parsePromptFile(text);
+    if (doc.ok) return { prompt_name: promptNameOfPath(path), type: doc.value.type, variables: doc.value.variables, config: doc.value.config, labels: doc.value.labels, error: null };
+    return { prompt_name: promptNameOfPath(path), type: null, variables: [], config: {}, labels: [], error: doc.error };
+  }
+  const check = checkTemplate(text);
+  return { prompt_name: null, type: 'text', variables: check.ok ? check.variables : [], config: {}, labels: [], error: check.ok ? null : check.error };
+}
+
+export const templateRoutes = [
+  route<Record<string, string>, TemplateQuery>({
+    method: 'GET',
+    path: '/v1/templates',
+    permission: 'template.read',
+    validate: { query: validateTemplateQuery },
+    async handler({ query, headers }, ctx) {
+      const path = checkTemplatePath(query.path);
+      if (!path.ok) throw validationError('query', { path: path.reason });
+      if (query.ref !== undefined && !isRef(query.ref)) throw validationError('query', { ref: 'must be a branch name or a full commit sha' });
+      const { repository, branch, reader } = await ctx.services.git.connected({ tenantId: ctx.principal.tenantId, appId: ctx.principal.appId });
+      const ref = query.ref ?? branch;
+      const commit = await reader.resolveRef(repository, ref);
+      if (!commit) throw new ApiError('not_found', `${repository} has no ref ${ref}`);
+      const file = await reader.readFile(repository, commit, path.path);
+      if (!file) throw new ApiError('not_found', `${repository} has no file ${path.path} at ${ref}`);
+      let content: string;
+      try {
+        content = UTF8.decode(file.content);
+      } catch {
+        throw validationError('query', { path: 'names a file that is not UTF-8 text' });
+      }
+      const body = JSON.stringify({ data: { path: path.path, repository, ref, commit_sha: commit, sha: file.blobSha, content, ...declarations(path.path, content) } });
+      const etag = etagOf(body);
+      const cacheHeaders = { ETag: etag, 'Cache-Control': 'no-cache' };
+      if (noneMatch(headers['if-none-match'], etag)) return bytes('', 'application/json', 304, cacheHeaders);
+      return bytes(body, 'application/json', 200, cacheHeaders);
+    },
+  }),
+];
