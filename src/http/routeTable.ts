@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { AnyRoute } from './route.js';
 import { adminRoutes } from './routes/admin.js';
+import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { appRoutes } from './routes/apps.js';
 import { blobRoutes } from './routes/blobs.js';
@@ -22,7 +23,7 @@ import { traceRoutes } from './routes/traces.js';
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }

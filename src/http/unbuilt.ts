@@ -6,7 +6,6 @@
 import type { Method } from './route.js';
 
 export const UNBUILT: readonly (readonly [Method, string])[] = [
-  ['POST', '/v1/agents/sync'],
   ['GET', '/v1/apps/:appId/git'],
   ['POST', '/v1/apps/:appId/git/connect'],
   ['GET', '/v1/apps/:appId/git/repositories'],

@@ -14,6 +14,7 @@ import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
+import { knownOfSessions } from '../store/agents/known.js';
 import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
 import { exportSpans, removeStaleExports } from '../store/spans/spanExport.js';
@@ -169,6 +170,7 @@ const handlers: Handlers = {
   searchTraces: async ({ query, filter }) => search.searchTraces(await src(), query, filter),
   searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
   exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
+  agentsKnown: async ({ scope, traceIds, blobShas }) => knownOfSessions(await src(), scope, traceIds, blobShas),
   ...scoreHandlers(db, segments),
   ...adminHandlers(db),
   async checkpoint() {
