@@ -54,6 +54,8 @@ Commands:
   token create --tenant TENANT_ID --app APP_ID --subject EMAIL [--ttl SECONDS]   (default ${DEFAULT_TOKEN_TTL_SEC}, at most ${MAX_SESSION_TTL_SEC})
   secret reset    recovery from a lost or damaged secret: a new secret, every API key revoked,
                   a new Full Access key printed for each app (session tokens stop verifying too)
+  agents sync [PATH ...]   send Claude Code and Codex transcripts to a running server over HTTP
+                  (TRACELAKE_URL, TRACELAKE_API_KEY, TRACELAKE_APP_ID); see "tracelake agents sync --help"
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

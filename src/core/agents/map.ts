@@ -90,6 +90,20 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
     else if (e.type === 'user_message') lastUserAt.set(thread, i);
   });
 
+  // The tool calls each assistant message made: they follow it in its thread, before the next message.
+  const callsOf = new Map<string, { id: string; name: string }[]>();
+  const lastMessage = new Map<string, string>();
+  for (const e of session.events) {
+    const thread = e.parentId ?? ROOT;
+    if (e.type === 'assistant_message') lastMessage.set(thread, e.id);
+    else if (e.type === 'user_message') lastMessage.delete(thread);
+    else if (e.type === 'tool_call' && lastMessage.has(thread)) {
+      const list = callsOf.get(lastMessage.get(thread)!) ?? [];
+      list.push({ id: e.callId, name: e.name });
+      callsOf.set(lastMessage.get(thread)!, list);
+    }
+  }
+
   const rootId = spanId('session', '');
   const firstPrompt = session.events.find((e) => e.type === 'user_message' && (e.parentId ?? null) === null);
   const spans: SpanRecord[] = [
@@ -158,7 +172,7 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
             tokens: u ? prompt! + u.outputTokens : null,
             cost,
             input: t.pending.length > 0 ? JSON.stringify(t.pending) : null,
-            output: render(e.content),
+            output: generationOutput(render(e.content), callsOf.get(e.id)),
             attributes: compact({
               'gen_ai.usage.input_tokens': prompt,
               'gen_ai.usage.output_tokens': u ? u.outputTokens : null,
@@ -245,6 +259,12 @@ export function renderContent(parts: readonly ContentPart[], blobTexts?: Readonl
   if (shown.length === 0) return null;
   if (shown.every((p) => p.type === 'text')) return shown.map((p) => (p as { text: string }).text).join('\n\n');
   return JSON.stringify(shown.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : compact({ type: 'blob', mediaType: p.mediaType, sha256: p.sha256, bytes: p.bytes, name: p.name ?? null }))));
+}
+
+/** What a generation answered: its text, with the tool calls it made when it made some. */
+function generationOutput(text: string | null, calls: { id: string; name: string }[] | undefined): string | null {
+  if (!calls) return text;
+  return JSON.stringify({ role: 'assistant', content: text, tool_calls: calls });
 }
 
 /** Unix nanoseconds of an ISO 8601 date-time (validated by the contract). */
