@@ -58,6 +58,8 @@ const KINDS: Record<string, string> = {
   'database-connection-string': 'database_url',
 };
 
+const GENERIC = new Set(['secret_assignment', 'dotenv_value']);
+
 /** The marker that replaces a secret of `kind`. */
 export function marker(kind: string): string {
   return `[REDACTED:${kind}]`;
@@ -81,7 +83,10 @@ export async function scrubTexts(texts: readonly string[], filePath = 'session.t
   if (texts.length === 0) return [];
   const content = texts.join(SEPARATOR);
   const result = await lintSource({ source: { content, filePath, ext: '', contentType: 'text' }, options: { config: { rules: RULES } } });
-  const ranges = result.messages.map((m) => ({ start: m.range[0], end: m.range[1], kind: kindOf(m.ruleId) })).sort((a, b) => a.start - b.start || b.end - a.end);
+  // At one place the specific rule's name wins over the generic ones (an assignment, a .env value).
+  const ranges = result.messages
+    .map((m) => ({ start: m.range[0], end: m.range[1], kind: kindOf(m.ruleId) }))
+    .sort((a, b) => a.start - b.start || Number(GENERIC.has(a.kind)) - Number(GENERIC.has(b.kind)) || b.end - a.end);
   const out: string[] = [];
   let offset = 0;
   let r = 0;

@@ -125,7 +125,7 @@ function readRollout(file: TranscriptFile, blobs: BlobBag, stats: ReadStats): Ag
       if (!usage || usage.input + usage.cached + usage.output + usage.reasoning === 0) continue;
       const start = responseStart ?? { line: number, at };
       model = text(info?.model) ?? text(info?.model_name) ?? text(payload.model) ?? model ?? FALLBACK_MODEL;
-      events.push({ id: `l${start.line}`, timestamp: start.at, type: 'assistant_message', model, content: text_, usage: tokenUsage(usage) }, ...held);
+      events.push({ id: `l${start.line}:response`, timestamp: start.at, type: 'assistant_message', model, content: text_, usage: tokenUsage(usage) }, ...held);
       held = [];
       text_ = [];
       responseStart = null;
