@@ -21,6 +21,7 @@ const SEPARATOR = '\n\u0000\n';
 const PATTERNS: Record<string, string[]> = {
   gitlab_token: ['/\\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt|glimt|glagent|glffct|glft|glwt)-[0-9A-Za-z_-]{20,}/g'],
   stripe_key: ['/\\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\\b/g', '/\\bwhsec_[0-9A-Za-z]{24,}\\b/g'],
+  aws_credentials: ['/\\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]*EXAMPLE)[A-Z2-7]{16}\\b/g', '/(?<=\\baws_(?:secret_access_key|session_token)["\']?[ \\t]*[:=][ \\t]*["\']?)[A-Za-z0-9/+=]{16,}/gi'],
   google_api_key: ['/\\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g'],
   jwt: ['/\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}/g'],
   authorization_header: ['/(?<=\\b(?:Proxy-)?Authorization"?\\s*[:=]\\s*"?)(?:(?:Bearer|Basic|Token|Digest|ApiKey)\\s+)?[^\\s"\',;]+/gi'],
@@ -98,7 +99,12 @@ export async function scrubTexts(texts: readonly string[], filePath = 'session.t
     for (; r < ranges.length && ranges[r]!.start < end; r++) {
       const { start, end: stop, kind } = ranges[r]!;
       if (stop <= at) continue;
-      pieces += content.slice(at, Math.max(at, start)) + marker(kind);
+      if (start < at) {
+        // Overlaps the secret just replaced: one marker for both.
+        at = Math.min(stop, end);
+        continue;
+      }
+      pieces += content.slice(at, start) + marker(kind);
       findings[kind] = (findings[kind] ?? 0) + 1;
       at = Math.min(stop, end);
     }
