@@ -26,7 +26,7 @@ const SECRETS: [string, string, string][] = [
   ['x-api-key: 9f8e7d6c5b4a39281706', 'api_key_header', '9f8e7d6c5b4a39281706'],
   ['jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', 'jwt', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'],
   ['export DB_PASSWORD=hunter2hunter2', 'secret_assignment', 'hunter2hunter2'],
-  [`x-api-key: sk-ant-api03-${r(93)}AA`, 'api_key_header', 'sk-ant-api03'],
+  [`x-api-key: sk-ant-api03-${r(93)}AA`, 'anthropic_api_key', 'sk-ant-api03'],
   [`GITHUB_TOKEN=ghp_${r(36)}`, 'github_token', 'ghp_'],
   ['postgres://admin:Pa55w0rd!x@db.example.com:5432/app', 'database_url', 'Pa55w0rd'],
 ];
