@@ -4,10 +4,10 @@ import { allRoutes } from '../../../src/http/routeTable.js';
 import { UNBUILT, unbuiltEndpoint } from '../../../src/http/unbuilt.js';
 
 t.test('an unbuilt endpoint is found by method and path, parameters included', async (t) => {
-  t.equal(unbuiltEndpoint('POST', '/v1/agents/sync'), 'POST /v1/agents/sync');
+  t.equal(unbuiltEndpoint('POST', '/v1/evals/trials'), 'POST /v1/evals/trials');
   t.equal(unbuiltEndpoint('GET', '/v1/apps/3f2a/git/branches'), 'GET /v1/apps/:appId/git/branches');
   t.equal(unbuiltEndpoint('GET', '/v1/experiments/baseline'), 'GET /v1/experiments/baseline');
-  t.equal(unbuiltEndpoint('GET', '/v1/agents/sync'), null, 'another method is not the endpoint');
+  t.equal(unbuiltEndpoint('GET', '/v1/evals/trials'), null, 'another method is not the endpoint');
   t.equal(unbuiltEndpoint('GET', '/v1/apps/x/git/branches/more'), null, 'nor a longer path');
   t.equal(unbuiltEndpoint('GET', '/v1/apps//git'), null, 'nor an empty parameter');
 });
