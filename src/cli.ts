@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * `tracelake`: `tracelake serve [settings]` runs the server in this process; every other command is
- * the operator's command line (tenants, apps, environments, keys, session tokens), sent to a running
- * server's operator API or, with no server up, worked directly on the data dir. See `tracelake --help`.
+ * `tracelake`: `tracelake serve [settings]` runs the server in this process; `tracelake agents sync`
+ * sends coding-agent transcripts to a running server; every other command is the operator's command
+ * line (tenants, apps, environments, keys, session tokens), sent to a running server's operator API
+ * or, with no server up, worked directly on the data dir. See `tracelake --help`.
  */
 const argv = process.argv.slice(2);
 
@@ -17,5 +18,6 @@ if (argv[0] === 'serve') {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
     nowMs: () => Date.now(),
+    tty: process.stderr.isTTY === true,
   });
 }

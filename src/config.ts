@@ -27,6 +27,7 @@ export interface Config {
   maxInflightBytes: number;
   maxOtlpBodyBytes: number;
   maxOtlpDecompressedBytes: number;
+  maxAgentsBodyBytes: number;
   maxSpansPerTrace: number;
   maxQueue: number;
   ingestBacklogBytes: number;
@@ -169,6 +170,7 @@ export const OPTIONS = [
   { key: 'maxInflightBytes', env: 'TRACELAKE_MAX_INFLIGHT_BYTES', flag: '--max-inflight-bytes', fallback: `${inflightBytes}MiB`, parse: bytes, doc: 'Request body bytes held in memory at once (default: a sixteenth of memory, 64 MiB to 1 GiB); a body that does not fit is answered 503 `overloaded` before it is read.' },
   { key: 'maxOtlpBodyBytes', env: 'TRACELAKE_MAX_OTLP_BODY', flag: '--max-otlp-body', fallback: '16MiB', parse: bytes, doc: 'Largest OTLP body as sent (compressed).' },
   { key: 'maxOtlpDecompressedBytes', env: 'TRACELAKE_MAX_OTLP_DECOMPRESSED', flag: '--max-otlp-decompressed', fallback: '64MiB', parse: bytes, doc: 'Largest OTLP body after decompression.' },
+  { key: 'maxAgentsBodyBytes', env: 'TRACELAKE_MAX_AGENTS_BODY', flag: '--max-agents-body', fallback: '32MiB', parse: bytes, doc: 'Largest coding-agent sync body (sessions and base64 blobs).' },
   { key: 'maxSpansPerTrace', env: 'TRACELAKE_MAX_SPANS_PER_TRACE', flag: '--max-spans-per-trace', fallback: '10000', parse: integer(1), doc: 'Spans one trace may hold; more are refused through OTLP partialSuccess.' },
   { key: 'maxQueue', env: 'TRACELAKE_MAX_QUEUE', flag: '--max-queue', fallback: '512', parse: integer(1), doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.' },
   { key: 'ingestBacklogBytes', env: 'TRACELAKE_INGEST_BACKLOG', flag: '--ingest-backlog', fallback: '256MiB', parse: bytes, doc: 'OTLP request bytes accepted but not yet in committed segments (or still being decoded) before new requests get 503 `overloaded`.' },

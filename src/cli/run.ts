@@ -6,6 +6,9 @@
 import { parseCli, UsageError, type CliCommand, type ServerTarget } from '../core/admin/cliArgs.js';
 import { isOperatorCommand, operatorRequest, type OperatorCommand } from '../core/admin/operatorApi.js';
 import { settingsHelp } from '../config.js';
+import { homedir } from 'node:os';
+import { parseSyncArgs, SyncUsageError, SYNC_USAGE } from '../core/agents/syncArgs.js';
+import { runAgentsSync, SyncFailure } from './agentsSync.js';
 import { ApiError } from '../core/errors.js';
 import { runOperatorCommand } from '../store/admin/operator.js';
 import { assertPlan } from './plans.js';
@@ -17,9 +20,12 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   nowMs(): number;
+  /** Whether stderr is a terminal (progress lines of `agents sync`). */
+  tty?: boolean;
 }
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'agents') return runAgents(argv.slice(1), io);
   let request;
   try {
     request = parseCli(argv, io.env, io.nowMs());
@@ -95,6 +101,40 @@ function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | n
       return `${held}; the server at ${server.url} serves another store (${reach.dataDir}): set TRACELAKE_HOST and TRACELAKE_PORT to this store's server, ${orStop}`;
     default:
       return `${held}, but none answers at ${server.url}: set TRACELAKE_HOST and TRACELAKE_PORT to where it listens, ${orStop}`;
+  }
+}
+
+/**
+ * `tracelake agents sync`: unlike the other commands it talks to a running server over HTTP, not to
+ * a stopped one's store. In watch mode SIGINT and SIGTERM end it after the round in progress.
+ */
+async function runAgents(argv: readonly string[], io: CliIo): Promise<number> {
+  let options;
+  try {
+    if (argv[0] !== 'sync') throw new SyncUsageError(argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`);
+    options = parseSyncArgs(argv.slice(1), io.env, homedir(), io.tty === true);
+  } catch (e) {
+    if (!(e instanceof SyncUsageError)) throw e;
+    io.err(`tracelake: ${e.message}\nRun "tracelake agents sync --help" for usage.\n`);
+    return 2;
+  }
+  if (options === null) {
+    io.out(SYNC_USAGE);
+    return 0;
+  }
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await runAgentsSync(options, io, stop.signal);
+    return 0;
+  } catch (e) {
+    io.err(`tracelake: ${e instanceof SyncFailure ? e.message : ((e as Error).stack ?? String(e))}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 

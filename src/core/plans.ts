@@ -2,6 +2,7 @@
  * Plans and quotas (ARCHITECTURE §6, spec: Errors 402/429): a table of plans with per-tenant limits
  * (null = unlimited), and the refusals their limits produce. Pure: the caller supplies counts and time.
  */
+import { isAgentTier, type AgentTier } from './agents/tier.js';
 import { ApiError } from './errors.js';
 
 export interface Plan {
@@ -9,6 +10,10 @@ export interface Plan {
   max_keys: number | null;
   monthly_spans: number | null;
   storage_bytes: number | null;
+  /** What of a coding-agent session is stored (core/agents/tier.ts); `full` when the file names none. */
+  agents_tier: AgentTier;
+  /** Largest agent blob kept on the `transcripts` tier; null keeps every size. */
+  agents_blob_cap_bytes: number | null;
 }
 
 export interface PlanTable {
@@ -17,7 +22,7 @@ export interface PlanTable {
   plans: Record<string, Plan>;
 }
 
-const LIMIT_KEYS = ['max_apps', 'max_keys', 'monthly_spans', 'storage_bytes'] as const;
+const LIMIT_KEYS = ['max_apps', 'max_keys', 'monthly_spans', 'storage_bytes', 'agents_blob_cap_bytes'] as const;
 
 /** Checks the shape of a plans file; throws an Error naming the bad entry. */
 export function parsePlans(json: unknown): PlanTable {
@@ -28,8 +33,13 @@ export function parsePlans(json: unknown): PlanTable {
   const plans: Record<string, Plan> = Object.create(null);
   for (const [name, p] of Object.entries(o.plans)) {
     const plan = {} as Plan;
+    const entry = p as unknown as Record<string, unknown> | null;
+    const tier = entry?.agents_tier ?? 'full';
+    if (!isAgentTier(tier)) throw new Error(`plans.${name}.agents_tier: expected metrics, transcripts or full`);
+    plan.agents_tier = tier;
     for (const key of LIMIT_KEYS) {
-      const v = (p as unknown as Record<string, unknown> | null)?.[key];
+      // A plans file written before agent sync names no blob cap: none.
+      const v = key === 'agents_blob_cap_bytes' ? (entry?.[key] ?? null) : entry?.[key];
       if (v !== null && !(typeof v === 'number' && Number.isInteger(v) && v >= 0)) throw new Error(`plans.${name}.${key}: expected a whole number ≥ 0 or null`);
       plan[key] = v;
     }

@@ -8,6 +8,7 @@
 import type { Config } from '../config.js';
 import type { AnyRoute } from './route.js';
 import { adminRoutes } from './routes/admin.js';
+import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { appRoutes } from './routes/apps.js';
 import { blobRoutes } from './routes/blobs.js';
@@ -35,7 +36,7 @@ import { traceRoutes } from './routes/traces.js';
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);

@@ -14,7 +14,8 @@ export interface LogHeader {
   tenantId: string;
   appId: string;
   environmentId: string;
-  encoding: 'protobuf' | 'json';
+  /** OTLP (`protobuf`, `json`), or a coding-agent sync batch as stored (`agents`, ingest/agentsBatch.ts). */
+  encoding: 'protobuf' | 'json' | 'agents';
   contentEncoding: string | null;
   /** The per-trace bound the request was mapped with: replaying maps it the same way. */
   maxSpansPerTrace: number;

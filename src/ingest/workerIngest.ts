@@ -22,6 +22,9 @@ import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
 import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
+import { mapSession } from '../core/agents/map.js';
+import { isTextMedia } from '../core/agents/scrub.js';
+import { decodeAgentBatch } from './agentsBatch.js';
 import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
 import { decodeLog, type LogHeader } from './logFormat.js';
@@ -29,9 +32,12 @@ import { rowBytes } from './rowBytes.js';
 import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
 import { SummaryParts, type PartRow } from './summaryParts.js';
 
+/** OTLP bodies, or a coding-agent batch already checked, clamped and scrubbed (ingest/agentsBatch.ts). */
+export type IngestEncoding = OtlpEncoding | 'agents';
+
 export interface IngestInput {
   body: Uint8Array;
-  encoding: OtlpEncoding;
+  encoding: IngestEncoding;
   contentEncoding: string | undefined;
   maxDecompressedBytes: number;
   maxSpansPerTrace: number;
@@ -40,6 +46,8 @@ export interface IngestInput {
   plan: Plan | null;
   /** Flush soon: the caller will wait until the spans are visible. */
   soon: boolean;
+  /** Span ids the store holds already (an agent session synced again): dropped as duplicates. */
+  knownSpanIds?: string[];
 }
 
 export interface IngestOutcome {
@@ -49,6 +57,8 @@ export interface IngestOutcome {
   duplicates: number;
   overBound: number;
   refused: QuotaRefusal | null;
+  /** Rows kept (made durable). */
+  stored: number;
   /** Where the accepted rows went; null when nothing was kept. */
   generation: GenerationId | null;
 }
@@ -221,10 +231,14 @@ export class WorkerIngest {
 
   async ingest(input: IngestInput): Promise<IngestOutcome> {
     const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
-    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, generation: null };
+    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, stored: 0, generation: null };
     const bytes = rows.map(rowBytes);
+    // Rows the store holds already are not put to admission; they are dropped like its duplicates.
+    const known = input.knownSpanIds && input.knownSpanIds.length > 0 ? new Set(input.knownSpanIds) : null;
+    const candidates = known ? rows.flatMap((r, i) => (known.has(r[SPAN] as string) ? [] : [i])) : null;
+    const admitted = candidates ? candidates.map((i) => rows[i]!) : rows;
     const traceIndex = new Map<string, number>();
-    const traceOf = rows.map((r) => {
+    const traceOf = admitted.map((r) => {
       const id = r[TRACE] as string;
       let at = traceIndex.get(id);
       if (at === undefined) traceIndex.set(id, (at = traceIndex.size));
@@ -234,12 +248,18 @@ export class WorkerIngest {
       scope: input.scope,
       traceIds: [...traceIndex.keys()],
       traceOf,
-      spanIds: rows.map((r) => r[SPAN] as string),
+      spanIds: admitted.map((r) => r[SPAN] as string),
       plan: input.plan,
-      bytes,
+      bytes: candidates ? candidates.map((i) => bytes[i]!) : bytes,
       blobBytes: blobs.reduce((n, b) => n + b.data.byteLength, 0),
     });
-    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, generation: null };
+    if (candidates) {
+      const kept = new Set(candidates);
+      const knownRows = rows.flatMap((_, i) => (kept.has(i) ? [] : [i]));
+      answer.drop = [...knownRows, ...answer.drop.map((i) => candidates[i]!)].sort((a, b) => a - b);
+      answer.duplicates += knownRows.length;
+    }
+    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, stored: 0, generation: null };
     if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     const dropped = new Set(answer.drop);
     const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
@@ -273,6 +293,7 @@ export class WorkerIngest {
       throw e;
     }
     this.admitter.settle(answer.ticket, true);
+    outcome.stored = kept.length;
     // The record is durable: answer now, and move the rows into the segment buffer right after (the
     // generation is not written before they are in). Should that fail, the generation is written
     // from its log file instead.
@@ -412,11 +433,24 @@ export class WorkerIngest {
 
 /** Decode, map and build rows: the CPU work of a request, done once. */
 export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
+  if (input.encoding === 'agents') return prepareAgents(input, costOf);
   const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
   const request = decodeRequest(bytes, input.encoding);
   const mapped = mapExportRequest(request, { maxSpansPerTrace: input.maxSpansPerTrace, costOf });
   const { rows, blobs, resources } = toRows(input.scope, mapped.spans as SpanRecord[]);
   return { rows, blobs, resources, rejected: mapped.rejected, errors: mapped.errors };
+}
+
+/** A coding-agent batch (checked, clamped and scrubbed before it was logged) → rows and its blobs. */
+function prepareAgents(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
+  const batch = decodeAgentBatch(input.body);
+  const blobTexts = new Map<string, string>();
+  for (const b of batch.blobs) if (isTextMedia(b.mediaType)) blobTexts.set(b.sha256, Buffer.from(b.data).toString('utf8'));
+  const spans = batch.sessions.flatMap((s) => mapSession(s, input.scope, { costOf, blobTexts }));
+  const { rows, blobs, resources } = toRows(input.scope, spans);
+  const all = new Map(batch.blobs.map((b) => [b.sha256, b]));
+  for (const b of blobs) all.set(b.sha256, b);
+  return { rows, blobs: [...all.values()], resources, rejected: 0, errors: [] };
 }
 
 /** Log files are named by worker and generation, so a crashed worker's files are recognisable. */

@@ -8,6 +8,7 @@ import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:w
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
 import type { AdmitAnswer, AdmitRequest, Admitter, GenerationReport } from '../ingest/workerIngest.js';
 import { WorkerIngest } from '../ingest/workerIngest.js';
+import { prepareAgentBatch } from '../ingest/agentsBatch.js';
 import { WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
@@ -88,6 +89,7 @@ parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: th
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
   ingest: (input) => ingest.ingest(input),
   replayLog: ({ path, name }) => ingest.replay(path, name),
+  prepareAgents: ({ body, ceiling }) => prepareAgentBatch(body, ceiling),
 };
 
 export default (message: { task: keyof ComputeTasks; input: unknown }) => dispatchTask<ComputeTasks>(handlers, message);

@@ -16,6 +16,7 @@ import { scoreHandlers } from '../store/scores/handlers.js';
 import { evalHandlers } from '../store/evals/handlers.js';
 import { promptHandlers } from '../store/prompts/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
+import { knownOfSessions } from '../store/agents/known.js';
 import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
 import { exportSpans, removeStaleExports } from '../store/spans/spanExport.js';
@@ -171,6 +172,7 @@ const handlers: Handlers = {
   searchTraces: async ({ query, filter }) => search.searchTraces(await src(), query, filter),
   searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
   exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
+  agentsKnown: async ({ scope, traceIds, blobShas }) => knownOfSessions(await src(), scope, traceIds, blobShas),
   ...scoreHandlers(db, segments),
   ...adminHandlers(db, database.dataDir),
   ...evalHandlers(db),

@@ -17,6 +17,7 @@ import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
 import type { AdminTasks } from './adminTasks.js';
 import type { EvalTasks } from './evalTasks.js';
 import type { PromptTasks } from './promptTasks.js';
+import type { AgentComputeTasks, AgentStoreTasks } from './agentTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
@@ -40,7 +41,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
     out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };
@@ -91,7 +92,7 @@ export interface StoreBackground {
 }
 
 /** Tasks of the compute pool: the CPU work of ingestion, and the segments it writes. */
-export interface ComputeTasks {
+export interface ComputeTasks extends AgentComputeTasks {
   ingest: { in: IngestInput; out: IngestOutcome };
   /** Re-reads a log file a crash left and writes its rows as segments (not yet committed). */
   replayLog: { in: { path: string; name: string }; out: { report: GenerationReport | null; discardedBytes: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] } };

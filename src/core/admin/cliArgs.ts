@@ -93,6 +93,8 @@ Commands:
   secret reset    recovery from a lost or damaged secret: a new secret, every API key revoked,
                   a new Full Access key printed for each app (session tokens stop verifying too);
                   on the store directly only: stop the server first
+  agents sync [PATH ...]   send Claude Code and Codex transcripts to a running server over HTTP
+                  (TRACELAKE_URL, TRACELAKE_API_KEY, TRACELAKE_APP_ID); see "tracelake agents sync --help"
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

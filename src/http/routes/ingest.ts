@@ -62,7 +62,7 @@ function waitsForVisibility(header: string | undefined): boolean {
 }
 
 /** Where the spans of this request land: the key's pinned environment. */
-function writeScope(ctx: Context) {
+export function writeScope(ctx: Context) {
   const { tenantId, appId, environmentId } = ctx.principal;
   if (environmentId === null) {
     throw new ApiError('forbidden', 'This key is not pinned to an environment; name one with X-Service-Environment');
@@ -71,6 +71,6 @@ function writeScope(ctx: Context) {
 }
 
 /** A plan matters to the writer only when it limits spans or storage. */
-function quotaPlan(plan: Plan): Plan | null {
+export function quotaPlan(plan: Plan): Plan | null {
   return plan.monthly_spans === null && plan.storage_bytes === null ? null : plan;
 }

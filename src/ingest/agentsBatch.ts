@@ -1,0 +1,162 @@
+/**
+ * A `POST /v1/agents/sync` body → the batch that is stored, on a compute worker (it is CPU work):
+ * the envelope is checked (a wrong one is a 400), then each session and each blob on its own (a
+ * malformed one is rejected with its reason, the others go on), sessions are clamped to the tenant's
+ * tier and scrubbed of secrets, blobs are checked against their hash, clamped and — text ones —
+ * scrubbed too (a scrubbed blob gets the hash of its new bytes, and the sessions naming it follow).
+ *
+ * The result is encoded as the ingest log's `agents` record: what the log keeps and replays is the
+ * scrubbed, clamped batch, never the request as sent.
+ */
+import type { IValidation } from 'typia';
+import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
+import { isTextMedia, scrubSession, scrubTexts, type Findings } from '../core/agents/scrub.js';
+import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
+import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
+import { ApiError, validationError } from '../core/errors.js';
+import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
+import type { BlobRecord } from './rows.js';
+
+/** The batch as stored: sessions ready to map, blobs ready to keep. */
+export interface AgentBatch {
+  sessions: AgentSession[];
+  blobs: BlobRecord[];
+}
+
+export interface PreparedAgents {
+  /** The batch encoded for the ingest log (an `agents` record body). */
+  body: Uint8Array;
+  /** Agent and id of each session kept, in order. */
+  sessions: { agent: string; id: string }[];
+  rejected: SyncRejection[];
+  blobShas: string[];
+  findings: Findings;
+}
+
+export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): Promise<PreparedAgents> {
+  const envelope = checked(validateAgentSyncBody(parseBody(raw)));
+  if (envelope.schemaVersion !== 1) throw validationError('body', { schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}` });
+  const rejected: SyncRejection[] = [];
+  const findings: Findings = {};
+
+  const blobs = new Map<string, BlobRecord>();
+  (envelope.blobs ?? []).forEach((item, index) => {
+    const v = validateAgentBlob(item);
+    const id = idOf(item, 'sha256');
+    if (!v.success) return void rejected.push({ index, id, reason: `blob: ${reasonOf(v)}` });
+    const check = checkBlob(v.data);
+    if (!check.ok) return void rejected.push({ index, id, reason: `blob: ${check.reason}` });
+    if (keepsBlob(ceiling, check.data.length)) blobs.set(v.data.sha256, { sha256: v.data.sha256, mediaType: v.data.mediaType, data: check.data });
+  });
+  const renamed = await scrubTextBlobs(blobs, findings);
+
+  const sessions: AgentSession[] = [];
+  const seen = new Set<string>();
+  for (const [index, item] of envelope.sessions.entries()) {
+    const v = validateAgentSession(item);
+    const id = idOf(item, 'id');
+    if (!v.success) {
+      rejected.push({ index, id, reason: reasonOf(v) });
+      continue;
+    }
+    const problem = structureProblem(v.data) ?? (seen.has(`${v.data.agent.name}\u0000${id}`) ? 'the same session is in the batch twice' : null);
+    if (problem) {
+      rejected.push({ index, id, reason: problem });
+      continue;
+    }
+    seen.add(`${v.data.agent.name}\u0000${id}`);
+    const clean = await scrubSession(clampSession(v.data, ceiling), findings);
+    sessions.push(renamed.size > 0 ? followRenames(clean, renamed) : clean);
+  }
+  rejected.sort((a, b) => a.index - b.index);
+  return {
+    body: encodeAgentBatch({ sessions, blobs: [...blobs.values()] }),
+    sessions: sessions.map((s) => ({ agent: s.agent.name, id: s.id })),
+    rejected,
+    blobShas: [...blobs.keys()],
+    findings,
+  };
+}
+
+/** What the contract cannot say: unique event ids, and parents that are sub-agent starts. */
+function structureProblem(s: AgentSession): string | null {
+  const ids = new Set<string>();
+  const subagents = new Set<string>();
+  for (const e of s.events) {
+    if (ids.has(e.id)) return `events: the id "${e.id}" is used twice`;
+    ids.add(e.id);
+    if (e.parentId != null && !subagents.has(e.parentId)) return `events: "${e.id}" names "${e.parentId}" as its parent, which is not an earlier subagent_start`;
+    if (e.type === 'subagent_start') subagents.add(e.id);
+  }
+  return null;
+}
+
+/** Scrubs text blobs in place; returns old → new hash (and size) of those that changed. */
+async function scrubTextBlobs(blobs: Map<string, BlobRecord>, findings: Findings): Promise<Map<string, { sha256: string; bytes: number }>> {
+  const renamed = new Map<string, { sha256: string; bytes: number }>();
+  for (const [sha, blob] of [...blobs]) {
+    if (!isTextMedia(blob.mediaType)) continue;
+    const text = Buffer.from(blob.data).toString('utf8');
+    const [clean] = await scrubTexts([text], 'blob.txt', findings);
+    if (clean === text) continue;
+    const data = Buffer.from(clean!, 'utf8');
+    const next = { sha256: sha256Hex(data), mediaType: blob.mediaType, data };
+    blobs.delete(sha);
+    blobs.set(next.sha256, next);
+    renamed.set(sha, { sha256: next.sha256, bytes: data.length });
+  }
+  return renamed;
+}
+
+function followRenames(s: AgentSession, renamed: ReadonlyMap<string, { sha256: string; bytes: number }>): AgentSession {
+  const events = s.events.map((e): AgentEvent => {
+    if (!('content' in e)) return e;
+    return { ...e, content: e.content.map((p) => (p.type === 'blob' && renamed.has(p.sha256) ? { ...p, ...renamed.get(p.sha256)! } : p)) } as AgentEvent;
+  });
+  return { ...s, events };
+}
+
+/** The log record body of a batch: JSON, blob bytes in base64. */
+export function encodeAgentBatch(batch: AgentBatch): Uint8Array {
+  const blobs = batch.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data).toString('base64') }));
+  return Buffer.from(JSON.stringify({ sessions: batch.sessions, blobs }), 'utf8');
+}
+
+export function decodeAgentBatch(body: Uint8Array): AgentBatch {
+  const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as { sessions: AgentSession[]; blobs: Omit<AgentBlob, 'bytes'>[] };
+  return { sessions: parsed.sessions, blobs: parsed.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data, 'base64') })) };
+}
+
+function parseBody(raw: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw validationError('body', { body: 'not valid UTF-8' });
+  }
+  if (text.trim() === '') throw validationError('body', { body: 'is empty' });
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw validationError('body', { body: `not valid JSON: ${(e as Error).message}` });
+  }
+}
+
+function checked<T>(v: IValidation<T>): T {
+  if (v.success) return v.data;
+  const details: Record<string, string> = {};
+  for (const e of v.errors) details[e.path.replace(/^\$input\.?/, '') || 'body'] ??= e.expected === 'undefined' ? 'unknown property' : `expected ${e.expected}`;
+  throw new ApiError('invalid_request_body', undefined, { details });
+}
+
+/** The first few validation errors in words: `events[3].timestamp: expected string & Format<"date-time">`. */
+function reasonOf(v: IValidation.IFailure): string {
+  const shown = v.errors.slice(0, 3).map((e) => `${e.path.replace(/^\$input\.?/, '') || 'item'}: ${e.expected === 'undefined' ? 'unknown property' : `expected ${e.expected}`}`);
+  return v.errors.length > 3 ? `${shown.join('; ')}; and ${v.errors.length - 3} more` : shown.join('; ');
+}
+
+/** The item's id as sent, when it has one that is text. */
+function idOf(item: unknown, key: string): string {
+  const v = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'string' ? v.slice(0, 256) : '';
+}

@@ -1,0 +1,15 @@
+/** Tasks of coding-agent sync (part of StoreTasks and ComputeTasks). */
+import type { TierCeiling } from '../core/agents/tier.js';
+import type { PreparedAgents } from '../ingest/agentsBatch.js';
+import type { KnownOfSessions } from '../store/agents/known.js';
+import type { ReadScope } from '../store/spans/reads.js';
+
+export interface AgentStoreTasks {
+  /** Span ids of these traces and the blobs of these hashes that the store already holds. */
+  agentsKnown: { in: { scope: ReadScope & { environmentId: string }; traceIds: string[]; blobShas: string[] }; out: KnownOfSessions };
+}
+
+export interface AgentComputeTasks {
+  /** A sync request's body → the batch to store (checked, clamped, scrubbed), and what was rejected. */
+  prepareAgents: { in: { body: Uint8Array; ceiling: TierCeiling }; out: PreparedAgents };
+}
