@@ -13,6 +13,7 @@ import { devRoutes } from './routes/dev.js';
 import { faultRoutes } from './routes/faults.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
@@ -22,7 +23,7 @@ import { traceRoutes } from './routes/traces.js';
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...metricsRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   return routes;
 }

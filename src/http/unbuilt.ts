@@ -16,7 +16,6 @@ export const UNBUILT: readonly (readonly [Method, string])[] = [
   ['GET', '/v1/experiments'],
   ['GET', '/v1/experiments/baseline'],
   ['GET', '/v1/experiments/:experimentId'],
-  ['GET', '/v1/metrics'],
   ['GET', '/v1/prompts'],
   ['GET', '/v1/templates'],
   ['POST', '/v1/workers/environments/:envId/turns'],

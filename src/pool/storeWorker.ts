@@ -13,6 +13,7 @@ import { verifySecret } from '../store/admin/identity.js';
 import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
+import { metricsHandlers } from '../store/metrics/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
 import * as manifest from '../store/spans/manifest.js';
 import * as search from '../store/spans/search.js';
@@ -171,6 +172,7 @@ const handlers: Handlers = {
   exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
   ...scoreHandlers(db, segments),
   ...adminHandlers(db),
+  ...metricsHandlers(src),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

@@ -15,6 +15,7 @@ import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary }
 import type { CompiledFilter, SearchAnswer, SearchQuery } from '../store/spans/search.js';
 import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
 import type { AdminTasks } from './adminTasks.js';
+import type { MetricsTasks } from './metricsTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
@@ -33,7 +34,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks, MetricsTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
     out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };
