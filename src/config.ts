@@ -10,6 +10,12 @@ export type Mode = 'cloud' | 'local';
 /** Origins browsers may call from (http/cors.ts): `*` for any, or exact origins (`https://app.example.com`). */
 export type CorsOrigins = '*' | readonly string[];
 
+/**
+ * Where `GET /metrics` (Prometheus text) is served: nowhere, on an address of its own (never
+ * behind the API's auth, so never on the API's address unless `api` says so), or on the API port.
+ */
+export type MetricsListen = { kind: 'off' } | { kind: 'api' } | { kind: 'listen'; host: string; port: number };
+
 export interface Config {
   host: string;
   port: number;
@@ -41,6 +47,7 @@ export interface Config {
   rateLimit: number;
   rateBurst: number;
   corsOrigins: CorsOrigins;
+  metricsListen: MetricsListen;
   faultInjection: boolean;
   allowNewStore: boolean;
 }
@@ -102,6 +109,17 @@ function corsOrigins(text: string): CorsOrigins {
   return origins;
 }
 
+/** `off`, `api`, a port (on 127.0.0.1), or `host:port` (`[::1]:9464` for IPv6). */
+function metricsListen(text: string): MetricsListen {
+  const t = text.trim().toLowerCase();
+  if (t === 'off') return { kind: 'off' };
+  if (t === 'api') return { kind: 'api' };
+  const m = /^(?:(\[[0-9a-f:.]+\]|[a-z0-9.-]+):)?(\d{1,5})$/.exec(t);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new Error(`expected off, api, a port or host:port (such as 127.0.0.1:9464), got "${text}"`);
+  return { kind: 'listen', host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (text: string): T => {
     if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
@@ -156,6 +174,7 @@ export const OPTIONS = [
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },
   { key: 'rateBurst', env: 'TRACELAKE_RATE_BURST', flag: '--rate-burst', fallback: '100', parse: integer(1), doc: 'Requests a tenant may make at once before the rate applies.' },
   { key: 'corsOrigins', env: 'TRACELAKE_CORS_ORIGINS', flag: '--cors-origins', fallback: '', parse: corsOrigins, doc: 'Origins browsers may call the API and OTLP from (comma-separated, or *); empty turns CORS off.' },
+  { key: 'metricsListen', env: 'TRACELAKE_METRICS_LISTEN', flag: '--metrics-listen', fallback: 'off', parse: metricsListen, doc: 'Where GET /metrics (Prometheus text, unauthenticated) is served: off, a port or host:port of its own (a bare port is on 127.0.0.1; 0 picks one), or api (on the API port).' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },

@@ -7,6 +7,7 @@ import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
+import type { OpsMetrics } from './opsMetrics.js';
 import type { RefusalLog } from './refusalLog.js';
 
 /** The long-lived parts handlers reach through their context. */
@@ -25,4 +26,6 @@ export interface Services {
   liveness: Liveness;
   /** Warns (rate-limited) about OTLP exports refused whole or in part. */
   refusals: RefusalLog;
+  /** Prometheus operations metrics; null when `--metrics-listen` is off. */
+  ops: OpsMetrics | null;
 }

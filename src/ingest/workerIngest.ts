@@ -49,6 +49,10 @@ export interface IngestOutcome {
   duplicates: number;
   overBound: number;
   refused: QuotaRefusal | null;
+  /** Spans kept: durable in the ingest log. */
+  accepted: number;
+  /** Spans refused because the request was over the plan's quota (then `accepted` is 0). */
+  overQuota: number;
   /** Where the accepted rows went; null when nothing was kept. */
   generation: GenerationId | null;
 }
@@ -221,7 +225,7 @@ export class WorkerIngest {
 
   async ingest(input: IngestInput): Promise<IngestOutcome> {
     const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
-    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, generation: null };
+    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null };
     const bytes = rows.map(rowBytes);
     const traceIndex = new Map<string, number>();
     const traceOf = rows.map((r) => {
@@ -239,9 +243,10 @@ export class WorkerIngest {
       bytes,
       blobBytes: blobs.reduce((n, b) => n + b.data.byteLength, 0),
     });
-    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, generation: null };
+    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, accepted: 0, overQuota: 0, generation: null };
     if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     const dropped = new Set(answer.drop);
+    if (answer.refused) outcome.overQuota = rows.length - dropped.size;
     const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
     if (kept.length === 0) {
       this.admitter.settle(answer.ticket, false);
@@ -285,6 +290,7 @@ export class WorkerIngest {
         .finally(() => gen.done());
     });
     outcome.generation = { workerId: this.workerId, seq: gen.seq };
+    outcome.accepted = kept.length;
     if (input.soon) this.soon = true;
     if (gen === this.current && (gen.accepted >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
     return outcome;

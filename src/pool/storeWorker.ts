@@ -59,6 +59,8 @@ const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
   verified: false,
+  /** Segment files replaced by compaction since the start (operations metrics). */
+  compactions: 0,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
@@ -86,7 +88,9 @@ const background = {
         this.last.compaction = now;
         // Keep going while there is work, but let the next merge in between.
         compactor ??= FileEngine.open(segments.root, '1GiB');
-        if ((await compactOnce(d, await compactor, segments, schedule.compaction)) > 0) this.last.compaction = 0;
+        const replaced = await compactOnce(d, await compactor, segments, schedule.compaction);
+        this.compactions += replaced;
+        if (replaced > 0) this.last.compaction = 0;
       }
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
@@ -172,7 +176,7 @@ const handlers: Handlers = {
   exportSpans: async ({ query, filter, format, limit }) => exportSpans(await src(), query, filter, format, limit),
   ...scoreHandlers(db, segments),
   ...adminHandlers(db),
-  ...metricsHandlers(src),
+  ...metricsHandlers(src, db, database.dataDir, () => background.compactions),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;
