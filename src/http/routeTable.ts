@@ -19,12 +19,13 @@ import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
 import { traceRoutes } from './routes/traces.js';
+import { uiRoutes } from './routes/ui.js';
 
 /** Every route of a server started with `config`; `secret` hashes the keys that API key routes mint. */
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'metricsListen'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...metricsRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...metricsRoutes, ...uiRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   if (config.metricsListen?.kind === 'api') routes.push(...prometheusRoutes);
   return routes;
