@@ -80,7 +80,7 @@ const db = await Database.open({ ...dbOptions, dataDir: rawDir });
 const src = { db, segments: new LocalSegmentStore(storeDirs(rawDir).segments) };
 const readScope = { ...scope, environmentId: null };
 
-const server = await startServer({ dataDir, args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'] });
+const server = await startServer({ dataDir, startTimeoutMs: 300_000, args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'] });
 const headers = { authorization: KEY, 'x-service-app-id': scope.appId };
 const gateway: number[][] = [];
 const raw: number[][] = [];

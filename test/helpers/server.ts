@@ -30,6 +30,8 @@ export interface ServerOptions {
   wrap?: string[];
   /** The Node executable to run the server with (another Node version); default: the suite's. */
   node?: string;
+  /** How long the start may take before it counts as failed (benchmarks over large stores). */
+  startTimeoutMs?: number;
 }
 
 export interface TestServer {
@@ -107,7 +109,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     }),
   );
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);
+    const limit = options.startTimeoutMs ?? 20_000;
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${limit / 1000} s: ${stderr}`)), limit);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: LogLine;
       try {

@@ -41,6 +41,12 @@ function png(): string {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]).toString('base64');
 }
 
+/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
+function countIs(page: Page, selector: string, n: number) {
+  type Doc = { querySelectorAll(s: string): { length: number } };
+  return page.waitForFunction(([sel, want]) => (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want, [selector, n] as const);
+}
+
 const messages = (...m: [string, string][]) => JSON.stringify(m.map(([role, content]) => ({ role, content })));
 
 /** Traces of a support bot through the OpenTelemetry SDK: a chat, an image generation, errors, a graph. */
@@ -181,7 +187,7 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) ? false :
     await input.fill('name = support-chat');
     await input.press('Escape');
     await input.press('Enter');
-    await page.waitForFunction(`document.querySelectorAll('table[aria-label="Traces"] tbody tr[data-id]').length === 1`);
+    await countIs(page, 'table[aria-label="Traces"] tbody tr[data-id]', 1);
     t.equal(await page.locator('.filter-error').count(), 0, 'the error is gone');
   });
 
@@ -205,18 +211,18 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) ? false :
     t.match(page.url(), /span=/, 'the opened span is in the deep link');
     t.match(await page.locator('.feedback').textContent(), /helpfulness.*0\.9/s, 'the trace\'s scores');
     t.match(await page.locator('.metadata').textContent(), /Metadata/);
+    await shot('trace');
     await page.locator('.tree').focus();
     await page.keyboard.press('ArrowDown');
     await page.locator('.span-detail h3', { hasText: 'lookup_account' }).waitFor();
     t.pass('↓ opens the next span');
-    await shot('trace');
   });
 
   await t.test('an image output, by deep link', async (t) => {
     await page.goto(`${server.url}/#/traces/${ids.image}?span=${ids.imageSpan}`);
     const img = page.locator('.span-detail img.media');
     await img.waitFor();
-    await page.waitForFunction(`document.querySelector('.span-detail img.media')?.complete === true`);
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean } | null } }).document.querySelector('.span-detail img.media')?.complete === true);
     t.equal(await img.evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth), 48, 'the generated image, decoded by the browser');
     t.match(await img.getAttribute('src'), /^data:image\/png;base64,/);
     await shot('image-output');
@@ -255,6 +261,7 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) ? false :
     await page.goto(`${server.url}/#/metrics?window=24h`);
     const cost = page.locator('figure.chart', { hasText: 'Cost by model' });
     await cost.locator('canvas').waitFor();
+    await countIs(page, 'figure.chart canvas', 4);
     t.equal(await page.locator('figure.chart canvas').count(), 4, 'cost, tokens, latency and errors');
     t.match(await cost.locator('.u-legend').textContent(), /gpt-4o/, 'one series per model');
     t.match(await page.locator('figure.chart', { hasText: 'Error rate' }).locator('.u-legend').textContent(), /error_rate/);

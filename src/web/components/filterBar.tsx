@@ -51,6 +51,8 @@ export function FilterBar({ value, resource, error, onApply }: Props) {
       const at = from + s.insert.length;
       input.current?.setSelectionRange(at, at);
       input.current?.focus();
+      // What may follow what was just taken (an operator after a field, a value after an operator).
+      refresh(next);
     });
   };
   const onKey = (e: KeyboardEvent) => {
