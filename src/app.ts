@@ -21,6 +21,8 @@ import { Liveness } from './http/liveness.js';
 import { PromptCache } from './http/promptCache.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
+import { listenMetrics, type MetricsListener } from './http/metricsServer.js';
+import { OpsMetrics } from './http/opsMetrics.js';
 import { loadNativeUws } from './http/uws.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { createComputeClient } from './pool/computeClient.js';
@@ -76,6 +78,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   }
   const bootstrapKey = config.bootstrapKey ?? generateKey();
 
+  const ops = config.metricsListen.kind === 'off' ? null : new OpsMetrics();
   const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
     {
@@ -92,6 +95,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       hooks.onFatal?.(fatal.message);
     },
   );
+  if (ops) store.observer = (task, ok, seconds) => ops.storeTask(task, ok, seconds);
   const liveness = new Liveness(() => runChecks(store, INGESTION_CHECKS, null));
   const init = await store
     .run('init', {
@@ -166,7 +170,24 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache() }, log, http.uws);
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops }, log, http.uws);
+  let metrics: MetricsListener | null = null;
+  if (ops) {
+    const coordinator = ingest;
+    ops.attach({
+      queues: () => [
+        { pool: 'store', depth: store.queueSize, rejections: store.rejections },
+        { pool: 'compute', depth: compute.queueSize, rejections: compute.rejections },
+      ],
+      ingest: () => ({ backlogBytes: coordinator.backlogBytes, ...coordinator.counts }),
+      store: () => store.run('storeStats', {}),
+    });
+    if (config.metricsListen.kind === 'listen') {
+      const { host, port } = config.metricsListen;
+      metrics = await listenMetrics(ops, host, port, (err) => log.warn({ err }, 'a Prometheus scrape failed'));
+      log.info({ port: metrics.port, host, path: '/metrics' }, 'metrics listening');
+    }
+  }
   const port = await server.listen();
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, http: http.build }, 'listening');
 
@@ -174,6 +195,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     port,
     async stop() {
       const drained = await server.drain(config.shutdownTimeoutMs);
+      await metrics?.close();
       if (!drained) log.warn('shutdown timeout: some requests were still in flight');
       // What the workers hold goes into committed segments, so the next start replays nothing.
       await ingest.drain();

@@ -11,6 +11,12 @@ export type Mode = 'cloud' | 'local';
 /** Origins browsers may call from (http/cors.ts): `*` for any, or exact origins (`https://app.example.com`). */
 export type CorsOrigins = '*' | readonly string[];
 
+/**
+ * Where `GET /metrics` (Prometheus text) is served: nowhere, on an address of its own (never
+ * behind the API's auth, so never on the API's address unless `api` says so), or on the API port.
+ */
+export type MetricsListen = { kind: 'off' } | { kind: 'api' } | { kind: 'listen'; host: string; port: number };
+
 export interface Config {
   host: string;
   port: number;
@@ -48,6 +54,7 @@ export interface Config {
   gitRoot: string | undefined;
   githubApiUrl: string;
   publicUrl: string | undefined;
+  metricsListen: MetricsListen;
   faultInjection: boolean;
   allowNewStore: boolean;
 }
@@ -117,6 +124,17 @@ function operatorToken(t: string): string {
   if (!/^[\x21-\x7e]{32,512}$/.test(t)) throw new Error('expected 32 to 512 printable characters without spaces, e.g. the output of `openssl rand -hex 32` (the value given is not shown)');
   if (t.startsWith(KEY_PREFIX)) throw new Error(`must not be an API key (${KEY_PREFIX}…): the operator token is a credential of its own`);
   return t;
+}
+
+/** `off`, `api`, a port (on 127.0.0.1), or `host:port` (`[::1]:9464` for IPv6). */
+function metricsListen(text: string): MetricsListen {
+  const t = text.trim().toLowerCase();
+  if (t === 'off') return { kind: 'off' };
+  if (t === 'api') return { kind: 'api' };
+  const m = /^(?:(\[[0-9a-f:.]+\]|[a-z0-9.-]+):)?(\d{1,5})$/.exec(t);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new Error(`expected off, api, a port or host:port (such as 127.0.0.1:9464), got "${text}"`);
+  return { kind: 'listen', host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
 function oneOf<T extends string>(...values: T[]) {
@@ -190,6 +208,7 @@ export const OPTIONS = [
   { key: 'gitRoot', env: 'TRACELAKE_GIT_ROOT', flag: '--git-root', fallback: undefined, parse: text, doc: 'Directory of the `local` git provider: repositories at <root>/<owner>/<repo>[.git]; unset: no local repositories.' },
   { key: 'githubApiUrl', env: 'TRACELAKE_GITHUB_API_URL', flag: '--github-api-url', fallback: 'https://api.github.com', parse: httpUrl, doc: 'REST API of the `github` git provider (GitHub Enterprise: https://<host>/api/v3).' },
   { key: 'publicUrl', env: 'TRACELAKE_PUBLIC_URL', flag: '--public-url', fallback: undefined, parse: httpUrl, doc: 'Address humans reach this server at, for the links of git handshakes; unset: http://<Host header of the request>.' },
+  { key: 'metricsListen', env: 'TRACELAKE_METRICS_LISTEN', flag: '--metrics-listen', fallback: 'off', parse: metricsListen, doc: 'Where GET /metrics (Prometheus text, unauthenticated) is served: off, a port or host:port of its own (a bare port is on 127.0.0.1; 0 picks one), or api (on the API port).' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },

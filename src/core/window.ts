@@ -13,11 +13,19 @@ export interface TimeWindow {
   toMs: number;
 }
 
-/** Resolves optional ISO 8601 bounds against `nowMs`. */
-export function resolveWindow(startDate: string | undefined, endDate: string | undefined, nowMs: number): TimeWindow {
-  const toMs = endDate === undefined ? nowMs : parse(endDate, 'end_date');
-  const fromMs = startDate === undefined ? toMs - DEFAULT_WINDOW_DAYS * DAY_MS : parse(startDate, 'start_date');
-  if (fromMs >= toMs) throw new ApiError('invalid_time_window', 'start_date must be before end_date');
+/** The names of the two bounds as the endpoint calls them (metrics say `from` and `to`). */
+export interface WindowNames {
+  start: string;
+  end: string;
+}
+
+const SEARCH_NAMES: WindowNames = { start: 'start_date', end: 'end_date' };
+
+/** Resolves optional ISO 8601 bounds against `nowMs`; `names` word the refusals. */
+export function resolveWindow(startDate: string | undefined, endDate: string | undefined, nowMs: number, names: WindowNames = SEARCH_NAMES): TimeWindow {
+  const toMs = endDate === undefined ? nowMs : parse(endDate, names.end);
+  const fromMs = startDate === undefined ? toMs - DEFAULT_WINDOW_DAYS * DAY_MS : parse(startDate, names.start);
+  if (fromMs >= toMs) throw new ApiError('invalid_time_window', `${names.start} must be before ${names.end}`);
   if (toMs - fromMs > MAX_WINDOW_DAYS * DAY_MS) {
     throw new ApiError('invalid_time_window', `The window may span at most ${MAX_WINDOW_DAYS} days`);
   }

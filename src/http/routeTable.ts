@@ -23,24 +23,28 @@ import { ingestRoutes } from './routes/ingest.js';
 import { operatorRoutes } from './routes/operator.js';
 import { referenceRoutes } from './routes/reference.js';
 import { promptRoutes } from './routes/prompts.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { prometheusRoutes } from './routes/prometheus.js';
 import { scoreRoutes } from './routes/scores.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
 import { templateRoutes } from './routes/templates.js';
 import { traceRoutes } from './routes/traces.js';
+import { uiRoutes } from './routes/ui.js';
 
 /**
  * Every route of a server started with `config`; `secret` hashes the keys that API key and operator
  * routes mint. The operator API exists only when an operator token is configured.
  */
-export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken'>>): AnyRoute[] {
+export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken' | 'metricsListen'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes, ...metricsRoutes, ...uiRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
+  if (config.metricsListen?.kind === 'api') routes.push(...prometheusRoutes);
   return routes;
 }
 

@@ -51,6 +51,8 @@ interface Exchange {
   write: boolean;
   /** CORS headers for the answer (empty unless the request's Origin is allowed). */
   cors: Record<string, string>;
+  /** The matched route's pattern, for the operations metrics (never the raw path: unbounded labels). */
+  route: string;
 }
 
 /**
@@ -124,6 +126,7 @@ export class HttpServer {
       close: false,
       write: false,
       cors: {},
+      route: 'unmatched',
     };
     ex.write = ex.method !== 'GET' && ex.method !== 'HEAD';
     const query = req.getQuery() ?? '';
@@ -167,6 +170,7 @@ export class HttpServer {
         Allow: match.allow.join(', '),
       });
     }
+    ex.route = match.route.path;
     const body = this.readBody(ex, match.route, headers);
     this.handle(ex, match.route, match.params, query, headers, body).catch((e: unknown) => this.fail(ex, e));
   }
@@ -376,10 +380,9 @@ export class HttpServer {
     if (ex.admitted) this.budget.leave(ex.write);
     this.budget.release(ex.reserved);
     ex.reserved = 0;
-    this.log.debug(
-      { requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(performance.now() - ex.started), aborted: ex.aborted },
-      'request',
-    );
+    const ms = performance.now() - ex.started;
+    this.services.ops?.request(ex.method, ex.route, ex.aborted ? 'aborted' : String(status), ms / 1000);
+    this.log.debug({ requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(ms), aborted: ex.aborted }, 'request');
   }
 }
 

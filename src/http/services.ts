@@ -9,6 +9,7 @@ import type { StoreClient } from '../pool/storeClient.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
 import type { PromptCache } from './promptCache.js';
+import type { OpsMetrics } from './opsMetrics.js';
 import type { RefusalLog } from './refusalLog.js';
 
 /** The long-lived parts handlers reach through their context. */
@@ -31,4 +32,6 @@ export interface Services {
   git: GitService;
   /** Answers of prompt fetches (the applications' hot path). */
   prompts: PromptCache;
+  /** Prometheus operations metrics; null when `--metrics-listen` is off. */
+  ops: OpsMetrics | null;
 }

@@ -6,7 +6,6 @@
 import type { Method } from './route.js';
 
 export const UNBUILT: readonly (readonly [Method, string])[] = [
-  ['GET', '/v1/metrics'],
   ['POST', '/v1/workers/environments/:envId/turns'],
 ];
 

@@ -100,6 +100,9 @@ export class IngestCoordinator {
     return new Promise((wake) => this.greeted.push({ count, wake }));
   }
 
+  /** Spans by what became of them, since the start (the operations metrics read them). */
+  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0 };
+
   /** Bytes accepted but not yet in committed segments (with requests in flight). */
   get backlogBytes(): number {
     let n = this.inFlightBytes;
@@ -126,6 +129,7 @@ export class IngestCoordinator {
     } finally {
       this.inFlightBytes -= bytes;
     }
+    this.count(outcome);
     const g = outcome.generation;
     if (g && !this.isCommitted(g)) {
       const key = genKey(g);
@@ -133,6 +137,14 @@ export class IngestCoordinator {
     }
     const visible = g === null || !waitVisible ? g === null || this.isCommitted(g) : await this.visible(g);
     return { ...outcome, visible };
+  }
+
+  private count(o: IngestOutcome): void {
+    this.counts.admitted += o.accepted;
+    this.counts.duplicates += o.duplicates;
+    this.counts.overBound += o.overBound;
+    this.counts.invalid += o.rejected - o.overBound;
+    this.counts.quotaRefused += o.overQuota;
   }
 
   /**

@@ -57,8 +57,10 @@ export interface IngestOutcome {
   duplicates: number;
   overBound: number;
   refused: QuotaRefusal | null;
-  /** Rows kept (made durable). */
-  stored: number;
+  /** Spans kept: durable in the ingest log. */
+  accepted: number;
+  /** Spans refused because the request was over the plan's quota (then `accepted` is 0). */
+  overQuota: number;
   /** Where the accepted rows went; null when nothing was kept. */
   generation: GenerationId | null;
 }
@@ -231,7 +233,7 @@ export class WorkerIngest {
 
   async ingest(input: IngestInput): Promise<IngestOutcome> {
     const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
-    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, stored: 0, generation: null };
+    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null };
     const bytes = rows.map(rowBytes);
     // Rows the store holds already are not put to admission; they are dropped like its duplicates.
     const known = input.knownSpanIds && input.knownSpanIds.length > 0 ? new Set(input.knownSpanIds) : null;
@@ -259,9 +261,10 @@ export class WorkerIngest {
       answer.drop = [...knownRows, ...answer.drop.map((i) => candidates[i]!)].sort((a, b) => a - b);
       answer.duplicates += knownRows.length;
     }
-    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, stored: 0, generation: null };
+    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, accepted: 0, overQuota: 0, generation: null };
     if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     const dropped = new Set(answer.drop);
+    if (answer.refused) outcome.overQuota = rows.length - dropped.size;
     const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
     if (kept.length === 0) {
       this.admitter.settle(answer.ticket, false);
@@ -293,7 +296,6 @@ export class WorkerIngest {
       throw e;
     }
     this.admitter.settle(answer.ticket, true);
-    outcome.stored = kept.length;
     // The record is durable: answer now, and move the rows into the segment buffer right after (the
     // generation is not written before they are in). Should that fail, the generation is written
     // from its log file instead.
@@ -306,6 +308,7 @@ export class WorkerIngest {
         .finally(() => gen.done());
     });
     outcome.generation = { workerId: this.workerId, seq: gen.seq };
+    outcome.accepted = kept.length;
     if (input.soon) this.soon = true;
     if (gen === this.current && (gen.accepted >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
     return outcome;

@@ -15,6 +15,7 @@ import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
 import { evalHandlers } from '../store/evals/handlers.js';
 import { promptHandlers } from '../store/prompts/handlers.js';
+import { metricsHandlers } from '../store/metrics/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
 import { knownOfSessions } from '../store/agents/known.js';
 import * as manifest from '../store/spans/manifest.js';
@@ -61,6 +62,8 @@ const background = {
   timer: null as NodeJS.Timeout | null,
   running: false,
   verified: false,
+  /** Segment files replaced by compaction since the start (operations metrics). */
+  compactions: 0,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
@@ -88,7 +91,9 @@ const background = {
         this.last.compaction = now;
         // Keep going while there is work, but let the next merge in between.
         compactor ??= FileEngine.open(segments.root, '1GiB');
-        if ((await compactOnce(d, await compactor, segments, schedule.compaction)) > 0) this.last.compaction = 0;
+        const replaced = await compactOnce(d, await compactor, segments, schedule.compaction);
+        this.compactions += replaced;
+        if (replaced > 0) this.last.compaction = 0;
       }
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
@@ -177,6 +182,7 @@ const handlers: Handlers = {
   ...adminHandlers(db, database.dataDir),
   ...evalHandlers(db),
   ...promptHandlers(db, segments),
+  ...metricsHandlers(src, db, database.dataDir, () => background.compactions),
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

@@ -20,8 +20,14 @@ export interface PoolOptions {
   youngGenerationMb?: number;
 }
 
+/** Told of every task that ended, for the operations metrics. */
+export type TaskObserver = (task: string, ok: boolean, seconds: number) => void;
+
 export class TaskPool<T extends TaskTable<T>> {
   private readonly pool: Piscina;
+  /** Tasks refused because the queue was full (503 `overloaded`), since the start. */
+  rejections = 0;
+  observer: TaskObserver | null = null;
 
   constructor(o: PoolOptions) {
     this.pool = new Piscina({
@@ -43,14 +49,18 @@ export class TaskPool<T extends TaskTable<T>> {
   /** Runs a task; `transfer` lists buffers moved (not copied) to the worker. */
   async run<K extends keyof T & string>(task: K, input: T[K]['in'], transfer?: ArrayBuffer[]): Promise<T[K]['out']> {
     let result: TaskResult<T[K]['out']>;
+    const started = this.observer ? performance.now() : 0;
     try {
       result = (await this.pool.run({ task, input }, transfer ? { transferList: transfer } : {})) as TaskResult<T[K]['out']>;
     } catch (e) {
+      this.observer?.(task, false, (performance.now() - started) / 1000);
       if (e instanceof Error && /queue is at limit|no task queue available/i.test(e.message)) {
+        this.rejections++;
         throw new ApiError('overloaded', undefined, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
       }
       throw e;
     }
+    this.observer?.(task, result.ok, (performance.now() - started) / 1000);
     if (!result.ok) throw fromErrorData(result.error);
     return result.value;
   }

@@ -18,6 +18,7 @@ import type { AdminTasks } from './adminTasks.js';
 import type { EvalTasks } from './evalTasks.js';
 import type { PromptTasks } from './promptTasks.js';
 import type { AgentComputeTasks, AgentStoreTasks } from './agentTasks.js';
+import type { MetricsTasks } from './metricsTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
 
 /** Any table of tasks: name → input and output. */
@@ -41,7 +42,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
     out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };

@@ -29,3 +29,10 @@ t.test('limits', async (t) => {
   refuse('yesterday', undefined, /start_date is not an ISO 8601/);
   refuse(undefined, 'soon', /end_date is not an ISO 8601/);
 });
+
+t.test('the bounds are named as the endpoint names them', async (t) => {
+  const names = { start: 'from', end: 'to' };
+  t.same(resolveWindow('2026-11-20T00:00:00Z', undefined, now, names), { fromMs: Date.parse('2026-11-20T00:00:00Z'), toMs: now });
+  t.throws(() => resolveWindow('2026-11-22T00:00:00Z', undefined, now, names), /from must be before to/);
+  t.throws(() => resolveWindow('later', undefined, now, names), /from is not an ISO 8601/);
+});

@@ -42,6 +42,8 @@ export interface ServerOptions {
    * so the environment decides, as in a deployment (test/ops); `dataDir` is then only recorded.
    */
   testSettings?: boolean;
+  /** How long the start may take before it counts as failed (benchmarks over large stores). */
+  startTimeoutMs?: number;
 }
 
 export interface TestServer {
@@ -125,7 +127,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     }),
   );
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);
+    const limit = options.startTimeoutMs ?? 20_000;
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${limit / 1000} s: ${stderr}`)), limit);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: LogLine;
       try {

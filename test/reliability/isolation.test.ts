@@ -138,6 +138,8 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/pricing': { target: () => at('/v1/pricing') },
   'GET /v1/openapi.json': { target: () => at('/v1/openapi.json') },
   'GET /v1/reference': { target: () => at('/v1/reference') },
+  'GET /': { target: () => at('/') },
+  'GET /ui/:file': { target: () => at('/ui/app.js') },
   'GET /v1/dev/whoami': { target: () => at('/v1/dev/whoami') },
 
   // A fresh trace id: a foreign trace with A's id would be the foreign caller's own, not a leak.
@@ -166,6 +168,8 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/scores': { target: (w) => at(`/v1/scores?session_id=${w.a.sessionId}`) },
   'GET /v1/scores/names': { target: () => at('/v1/scores/names') },
   'GET /v1/scores/aggregations': { target: () => at('/v1/scores/aggregations') },
+  // Grouped by name, so A's trace names would show if the scope leaked.
+  'GET /v1/metrics': { target: () => at('/v1/metrics?group_by=name') },
   'POST /v1/scores/search': { target: () => at('/v1/scores/search', {}) },
   'GET /v1/scores/:scoreId': { aim: 'data', target: (w) => at(`/v1/scores/${w.a.scoreId}`) },
   'DELETE /v1/scores/:scoreId': { aim: 'data', target: freshScore },

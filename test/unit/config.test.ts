@@ -80,6 +80,13 @@ t.test('the value parsers', async (t) => {
   t.equal(loadConfig({}, ['--cors-origins', ' * ']).corsOrigins, '*');
   t.same(loadConfig({}, ['--cors-origins', 'https://app.example.com, http://localhost:3000']).corsOrigins, ['https://app.example.com', 'http://localhost:3000']);
   t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: ' ' }, []).corsOrigins, [], 'blank is none');
+  t.same(loadConfig({}, []).metricsListen, { kind: 'off' }, 'Prometheus metrics are off by default');
+  t.same(loadConfig({}, ['--metrics-listen', '9464']).metricsListen, { kind: 'listen', host: '127.0.0.1', port: 9464 }, 'a bare port is on loopback');
+  t.same(loadConfig({ TRACELAKE_METRICS_LISTEN: '0.0.0.0:9464' }, []).metricsListen, { kind: 'listen', host: '0.0.0.0', port: 9464 });
+  t.same(loadConfig({}, ['--metrics-listen', '[::1]:0']).metricsListen, { kind: 'listen', host: '::1', port: 0 });
+  t.same(loadConfig({}, ['--metrics-listen', 'API']).metricsListen, { kind: 'api' }, 'on the API port only when asked');
+  t.throws(() => loadConfig({}, ['--metrics-listen', '70000']), /TRACELAKE_METRICS_LISTEN \/ --metrics-listen: expected off, api, a port or host:port/);
+  t.throws(() => loadConfig({}, ['--metrics-listen', 'on']), /got "on"/);
   t.equal(loadConfig({}, []).duckdbMemory, `${4 * 1024 ** 3}B`, 'the DuckDB memory limit goes to DuckDB in bytes');
   t.equal(loadConfig({}, ['--duckdb-memory', '512 mb']).duckdbMemory, `${512 * 1024 ** 2}B`);
   t.throws(() => loadConfig({}, ['--duckdb-memory', 'lots']), /TRACELAKE_DUCKDB_MEMORY \/ --duckdb-memory: expected a size such as 16MiB, got "lots"/);

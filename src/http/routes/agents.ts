@@ -43,9 +43,9 @@ export const agentRoutes = [
         true,
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
-      result.spanRows = outcome.stored;
+      result.spanRows = outcome.accepted;
       // Blobs are committed with the request's spans: none when it added no span.
-      result.blobsStored = outcome.stored > 0 ? prepared.blobShas.length - known.blobShas.length : 0;
+      result.blobsStored = outcome.accepted > 0 ? prepared.blobShas.length - known.blobShas.length : 0;
       return json({ data: result }, 200, { 'X-Tracelake-Visible': String(outcome.visible) });
     },
   }),

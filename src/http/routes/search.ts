@@ -42,7 +42,7 @@ async function query(ctx: Context, q: Window & { environment?: string }, part: '
  * Admin credentials read every environment of the app; `environment` narrows that to one. Naming
  * an environment the app lacks is 400; naming another than the one a key is confined to is 403.
  */
-async function narrowedScope(ctx: Context, name: string | undefined, part: 'query' | 'body') {
+export async function narrowedScope(ctx: Context, name: string | undefined, part: 'query' | 'body') {
   const scope = readScopeOf(ctx.principal);
   if (name === undefined) return scope;
   const env = await ctx.services.store.run('selectEnvironment', { tenantId: scope.tenantId, appId: scope.appId, name, createPreview: false });
@@ -56,7 +56,7 @@ async function narrowedScope(ctx: Context, name: string | undefined, part: 'quer
 }
 
 /** A filter naming an environment the app lacks is a mistake to report, not an empty answer. */
-async function checkEnvironmentNames(ctx: Context, filter: Filter): Promise<void> {
+export async function checkEnvironmentNames(ctx: Context, filter: Filter): Promise<void> {
   const named = equalityValues(filter, 'environment').map(String);
   if (named.length === 0) return;
   const known = (await ctx.services.store.run('listEnvironments', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId })).map((e) => e.name);

@@ -1,0 +1,129 @@
+/**
+ * Operations metrics in the Prometheus text format, through prom-client (one registry per server,
+ * never the library's global one). Hot paths only count and observe; what lives elsewhere — queue
+ * depths, the ingest backlog, segment and database sizes from the store thread — is read when
+ * Prometheus scrapes.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What a scrape reads from the rest of the server. */
+export interface OpsSources {
+  queues(): { pool: 'store' | 'compute'; depth: number; rejections: number }[];
+  ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number };
+  /** From the store thread (one cheap task per scrape). */
+  store(): Promise<StoreStats>;
+}
+
+export interface StoreStats {
+  segments: { level: number; files: number; rows: number; bytes: number }[];
+  compactions: number;
+  databaseBytes: number;
+  walBytes: number;
+  blobBytes: number;
+}
+
+/** Seconds: from a cache hit to a 10 s search. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Snapshot {
+  queues: ReturnType<OpsSources['queues']>;
+  ingest: ReturnType<OpsSources['ingest']>;
+  store: StoreStats;
+}
+
+export class OpsMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly storeTasks: Histogram<'task' | 'outcome'>;
+  private sources: OpsSources | null = null;
+  /** Read once at the start of a scrape; every metric's collect reads it. */
+  private snapshot: Snapshot | null = null;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'tracelake_http_requests_total', help: 'HTTP requests answered, by route pattern and status (aborted: the client went away).', labelNames: ['method', 'route', 'status'], registers });
+    this.latency = new Histogram({ name: 'tracelake_http_request_duration_seconds', help: "Time from a request's arrival to its answer, by route pattern and status.", labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers });
+    this.storeTasks = new Histogram({ name: 'tracelake_store_task_duration_seconds', help: 'Store thread tasks (DuckDB transactions and queries), queueing included, by task.', labelNames: ['task', 'outcome'], buckets: LATENCY_BUCKETS, registers });
+    const snap = () => this.snapshot;
+
+    /** A counter whose total is kept elsewhere: each scrape adds what it grew by since the last. */
+    const mirrored = <L extends string>(name: string, help: string, labelNames: L[], read: (s: Snapshot) => [Partial<Record<L, string>>, number][]) => {
+      const last = new Map<string, number>();
+      new Counter<L>({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const s = snap();
+          if (!s) return;
+          for (const [labels, now] of read(s)) {
+            const key = JSON.stringify(labels);
+            const before = last.get(key) ?? 0;
+            if (now > before) this.inc(labels, now - before);
+            last.set(key, now);
+          }
+        },
+      });
+    };
+    /** A gauge set from the snapshot at each scrape (series not in it are dropped). */
+    const reading = <L extends string>(name: string, help: string, labelNames: L[], read: (s: Snapshot) => [Partial<Record<L, string>>, number][]) =>
+      new Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const s = snap();
+          if (!s) return;
+          this.reset();
+          for (const [labels, value] of read(s)) this.set(labels, value);
+        },
+      });
+
+    mirrored('tracelake_spans_ingested_total', 'Spans admitted by OTLP ingestion (durable once their request is answered).', [], (s) => [[{}, s.ingest.admitted]]);
+    mirrored('tracelake_spans_refused_total', 'Spans refused by OTLP ingestion, by reason (invalid ids or times, over the per-trace bound, over the plan quota).', ['reason'], (s) => [
+      [{ reason: 'invalid' }, s.ingest.invalid],
+      [{ reason: 'over_trace_bound' }, s.ingest.overBound],
+      [{ reason: 'quota' }, s.ingest.quotaRefused],
+    ]);
+    mirrored('tracelake_spans_duplicate_total', 'Re-sent spans dropped by ingestion (already stored).', [], (s) => [[{}, s.ingest.duplicates]]);
+    reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [[{}, s.ingest.backlogBytes]]);
+    reading('tracelake_queue_depth', 'Tasks waiting for a worker thread, by pool.', ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.depth]));
+    mirrored('tracelake_queue_rejections_total', "Tasks refused because a worker pool's queue was full (answered 503 overloaded).", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.rejections]));
+    reading('tracelake_segments', 'Live segment files, by level (0 written by ingestion, 1 compacted).', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.files]));
+    reading('tracelake_segment_rows', 'Span rows in live segments, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.rows]));
+    reading('tracelake_segment_bytes', 'Bytes of live segment files, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.bytes]));
+    mirrored('tracelake_compacted_segments_total', 'Small segment files merged into large sorted ones by compaction.', [], (s) => [[{}, s.store.compactions]]);
+    reading('tracelake_database_bytes', 'Size of the DuckDB database, by file (database, wal).', ['file'], (s) => [
+      [{ file: 'database' }, s.store.databaseBytes],
+      [{ file: 'wal' }, s.store.walBytes],
+    ]);
+    reading('tracelake_blob_bytes', 'Bytes of out-of-line span fields and media.', [], (s) => [[{}, s.store.blobBytes]]);
+  }
+
+  /** Connects the scrape-time readings (the parts they read exist only once the server is built). */
+  attach(sources: OpsSources): void {
+    this.sources = sources;
+  }
+
+  request(method: string, route: string, status: string, seconds: number): void {
+    this.requests.inc({ method, route, status });
+    this.latency.observe({ method, route, status }, seconds);
+  }
+
+  storeTask(task: string, ok: boolean, seconds: number): void {
+    this.storeTasks.observe({ task, outcome: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  /** The exposition (text format 0.0.4) and its content type. */
+  async scrape(): Promise<{ text: string; contentType: string }> {
+    if (this.sources) {
+      const store = await this.sources.store();
+      this.snapshot = { queues: this.sources.queues(), ingest: this.sources.ingest(), store };
+    }
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * What the operations metrics read from the store at a scrape: live segments by level, the
+ * database files' sizes, stored blob bytes. Cheap: the manifest and blob tables are small, and
+ * the file sizes are two stats.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoreStats } from '../../http/opsMetrics.js';
+import { DATABASE_FILE, type Database } from '../db.js';
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // no WAL after a checkpoint
+  }
+}
+
+export async function storeStats(db: Database, dataDir: string, compactions: number): Promise<StoreStats> {
+  const [segments, blobs] = await Promise.all([
+    db.query<{ level: number; files: number; rows: number; bytes: number }>(
+      `SELECT level::INTEGER AS level, count(*)::DOUBLE AS files, coalesce(sum(rows), 0)::DOUBLE AS rows, coalesce(sum(bytes), 0)::DOUBLE AS bytes
+         FROM segments WHERE replaced_at IS NULL GROUP BY level ORDER BY level`,
+    ),
+    db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
+  ]);
+  const file = join(dataDir, DATABASE_FILE);
+  return { segments, compactions, databaseBytes: sizeOf(file), walBytes: sizeOf(`${file}.wal`), blobBytes: blobs[0]?.bytes ?? 0 };
+}
