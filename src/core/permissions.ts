@@ -19,17 +19,20 @@ export type Permission = (typeof PERMISSIONS)[number];
 /**
  * What a route needs: a permission, `admin` (a Full Access key or a tenant admin session — the
  * management endpoints), `eval_run` (what an eval worker does: admin credentials, or the run-scoped
- * key of an eval run — the route checks it is that key's run), or `none` (unauthenticated).
+ * key of an eval run — the route checks it is that key's run), `worker` (what a worker process does:
+ * claim turns and report on them — a Worker key, or admin credentials), or `none` (unauthenticated).
  */
-export type Requirement = Permission | 'admin' | 'eval_run' | 'none';
+export type Requirement = Permission | 'admin' | 'eval_run' | 'worker' | 'none';
 
-export const ROLES = ['sdk', 'read_only', 'full_access', 'custom'] as const;
+export const ROLES = ['sdk', 'read_only', 'full_access', 'custom', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
 const PRESETS: Record<Exclude<Role, 'custom'>, readonly Permission[]> = {
   sdk: ['trace.write', 'score.write', 'template.read'],
   read_only: PERMISSIONS.filter((p) => p.endsWith('.read')),
   full_access: PERMISSIONS,
+  // A worker claims turns and reports on them (the `worker` requirement), and reads nothing.
+  worker: [],
 };
 
 /** Accepts the spec's display names ("SDK", "Read-Only", "Full Access", "Custom") and our ids. */
@@ -55,6 +58,7 @@ export function permissionsFor(role: Role, custom: readonly Permission[] = []): 
 export function allows(role: Role, granted: readonly Permission[], need: Requirement, runScoped = false): boolean {
   if (need === 'none') return true;
   if (runScoped) return need === 'eval_run';
+  if (need === 'worker') return role === 'worker' || role === 'full_access';
   if (need === 'admin' || need === 'eval_run') return role === 'full_access';
   return granted.includes(need);
 }

@@ -14,6 +14,8 @@ export interface Plan {
   agents_tier: AgentTier;
   /** Largest agent blob kept on the `transcripts` tier; null keeps every size. */
   agents_blob_cap_bytes: number | null;
+  /** Worker runs with a turn queued or running at once (core/workers/turns.ts); 0 disallows workers, null: no cap. */
+  max_concurrent_worker_runs: number | null;
 }
 
 export interface PlanTable {
@@ -22,7 +24,9 @@ export interface PlanTable {
   plans: Record<string, Plan>;
 }
 
-const LIMIT_KEYS = ['max_apps', 'max_keys', 'monthly_spans', 'storage_bytes', 'agents_blob_cap_bytes'] as const;
+const LIMIT_KEYS = ['max_apps', 'max_keys', 'monthly_spans', 'storage_bytes', 'agents_blob_cap_bytes', 'max_concurrent_worker_runs'] as const;
+/** Limits a plans file written before they existed does not name: none. */
+const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['agents_blob_cap_bytes', 'max_concurrent_worker_runs']);
 
 /** Checks the shape of a plans file; throws an Error naming the bad entry. */
 export function parsePlans(json: unknown): PlanTable {
@@ -38,8 +42,8 @@ export function parsePlans(json: unknown): PlanTable {
     if (!isAgentTier(tier)) throw new Error(`plans.${name}.agents_tier: expected metrics, transcripts or full`);
     plan.agents_tier = tier;
     for (const key of LIMIT_KEYS) {
-      // A plans file written before agent sync names no blob cap: none.
-      const v = key === 'agents_blob_cap_bytes' ? (entry?.[key] ?? null) : entry?.[key];
+      // A plans file written before agent sync (or workers) names no blob cap (or worker cap): none.
+      const v = OPTIONAL_LIMITS.has(key) ? (entry?.[key] ?? null) : entry?.[key];
       if (v !== null && !(typeof v === 'number' && Number.isInteger(v) && v >= 0)) throw new Error(`plans.${name}.${key}: expected a whole number ≥ 0 or null`);
       plan[key] = v;
     }

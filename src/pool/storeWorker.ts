@@ -14,6 +14,7 @@ import { migrate } from '../store/migrate.js';
 import { adminHandlers } from '../store/admin/handlers.js';
 import { scoreHandlers } from '../store/scores/handlers.js';
 import { evalHandlers } from '../store/evals/handlers.js';
+import { workerHandlers } from '../store/workers/handlers.js';
 import { promptHandlers } from '../store/prompts/handlers.js';
 import { metricsHandlers } from '../store/metrics/handlers.js';
 import { tenantUsage } from '../store/admin/usage.js';
@@ -181,6 +182,7 @@ const handlers: Handlers = {
   ...scoreHandlers(db, segments),
   ...adminHandlers(db, database.dataDir),
   ...evalHandlers(db),
+  ...workerHandlers(db),
   ...promptHandlers(db, segments),
   ...metricsHandlers(src, db, database.dataDir, () => background.compactions),
   async checkpoint() {

@@ -20,6 +20,7 @@ import type { PromptTasks } from './promptTasks.js';
 import type { AgentComputeTasks, AgentStoreTasks } from './agentTasks.js';
 import type { MetricsTasks } from './metricsTasks.js';
 import type { ScoreTasks } from './scoreTasks.js';
+import type { WorkerTasks } from './workerTasks.js';
 
 /** Any table of tasks: name → input and output. */
 export type TaskTable<T> = { [K in keyof T]: { in: unknown; out: unknown } };
@@ -42,7 +43,7 @@ export interface DependencyCheck {
 }
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks {
+export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks, WorkerTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
     out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };

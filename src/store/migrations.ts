@@ -6,7 +6,8 @@ import type { Migration } from './migration.js';
 import { PROMPT_MIGRATIONS } from './prompts/migrations.js';
 import { SCORE_MIGRATIONS } from './scores/migrations.js';
 import { SPAN_MIGRATIONS } from './spans/migrations.js';
+import { WORKER_MIGRATIONS } from './workers/migrations.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [...ADMIN_MIGRATIONS, ...SPAN_MIGRATIONS, ...SCORE_MIGRATIONS, ...EVAL_MIGRATIONS, ...GIT_MIGRATIONS, ...PROMPT_MIGRATIONS].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [...ADMIN_MIGRATIONS, ...SPAN_MIGRATIONS, ...SCORE_MIGRATIONS, ...EVAL_MIGRATIONS, ...GIT_MIGRATIONS, ...PROMPT_MIGRATIONS, ...WORKER_MIGRATIONS].sort((a, b) => a.version - b.version);

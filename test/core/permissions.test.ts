@@ -14,6 +14,7 @@ t.test('presets', async (t) => {
   t.same(permissionsFor('full_access'), [...PERMISSIONS]);
   t.same(permissionsFor('custom', ['score.read', 'trace.write']), ['trace.write', 'score.read'], 'custom, in canonical order');
   t.same(permissionsFor('custom'), [], 'custom with nothing listed has nothing');
+  t.same(permissionsFor('worker'), [], 'a Worker key reads and writes nothing: it claims turns and reports on them');
   // The spec: SDK cannot delete or read traces; write-only keys cannot read back.
   t.notOk(permissionsFor('sdk').includes('score.delete'));
   t.notOk(permissionsFor('sdk').includes('trace.read'));
@@ -25,6 +26,7 @@ t.test('role names', async (t) => {
   t.equal(parseRole('Full Access'), 'full_access');
   t.equal(parseRole(' full_access '), 'full_access');
   t.equal(parseRole('Custom'), 'custom');
+  t.equal(parseRole('Worker'), 'worker');
   t.equal(parseRole('root'), undefined);
 });
 
@@ -40,4 +42,11 @@ t.test('allows', async (t) => {
   t.ok(allows('custom', [], 'none', true));
   t.notOk(allows('full_access', [...PERMISSIONS], 'trace.read', true), 'a run-scoped key does nothing else, whatever its row says');
   t.notOk(allows('full_access', [...PERMISSIONS], 'admin', true));
+  t.ok(allows('worker', [], 'worker'), 'a Worker key claims and reports');
+  t.ok(allows('full_access', [], 'worker'), 'and so may admin credentials');
+  t.notOk(allows('custom', [...PERMISSIONS], 'worker'));
+  t.notOk(allows('worker', [], 'admin'), 'a Worker key does nothing else');
+  t.notOk(allows('worker', [], 'trace.read'));
+  t.notOk(allows('worker', [], 'eval_run'));
+  t.notOk(allows('custom', [], 'worker', true), 'nor does a run-scoped key');
 });

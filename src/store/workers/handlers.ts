@@ -1,0 +1,26 @@
+import type { WorkerTasks } from '../../pool/workerTasks.js';
+import type { Database } from '../db.js';
+import * as leases from './leases.js';
+import * as runs from './runs.js';
+import * as trace from './trace.js';
+import * as views from './views.js';
+
+/** The store thread's handlers of the worker tasks. */
+export function workerHandlers(db: () => Promise<Database>): { [K in keyof WorkerTasks]: (input: WorkerTasks[K]['in']) => Promise<WorkerTasks[K]['out']> } {
+  return {
+    launchWorkerRun: async (n) => runs.launchRun(await db(), n),
+    addWorkerTurn: async (n) => runs.addTurn(await db(), n),
+    stopWorkerRun: async ({ scope, runId, close }) => runs.stopRun(await db(), scope, runId, close),
+    getWorkerRun: async ({ scope, id }) => views.readRun(await db(), scope, id),
+    listWorkerRuns: async ({ scope, ...q }) => views.readRuns(await db(), scope, q),
+    workerRunEvents: async ({ scope, runId, ...q }) => leases.readEvents(await db(), scope, runId, q),
+    claimWorkerTurn: async (c) => leases.claimTurn(await db(), c),
+    heartbeatWorkerTurn: async ({ scope, leaseId, leaseMs }) => leases.heartbeat(await db(), scope, leaseId, leaseMs),
+    appendWorkerEvents: async ({ scope, leaseId, events }) => leases.appendEvents(await db(), scope, leaseId, events),
+    completeWorkerTurn: async ({ scope, leaseId, end }) => leases.completeTurn(await db(), scope, leaseId, end),
+    releaseWorkerTurn: async ({ scope, leaseId }) => leases.releaseTurn(await db(), scope, leaseId),
+    expireWorkerLeases: async ({ maxAttempts }) => leases.expireLeases(await db(), maxAttempts),
+    workerTraceInputs: async ({ runId }) => trace.traceInputs(await db(), runId),
+    recordWorkerFigures: async ({ tenantId, runId, figures }) => trace.recordFigures(await db(), tenantId, runId, figures),
+  };
+}
