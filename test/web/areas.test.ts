@@ -235,6 +235,15 @@ t.test('prompts, experiments and agent sessions in headless Chromium', { skip: e
     t.same(await answer.locator('.label').allTextContents(), ['production v2', 'staging v1', 'latest v2'], 'where each label points');
     t.match(await answer.textContent(), /product, question/, 'the variables');
     await shot('prompts');
+    const label = page.getByLabel('Only prompts with the label');
+    await label.fill('staging');
+    await label.press('Enter');
+    await page.waitForURL(/label=staging/);
+    await countIs(page, 'table[aria-label="Prompts"] tbody tr[data-id]', 1);
+    t.equal(await prompts.first().getAttribute('data-id'), 'support/answer', 'only the prompt with a staging version');
+    await label.fill('');
+    await label.press('Enter');
+    await countIs(page, 'table[aria-label="Prompts"] tbody tr[data-id]', 2);
     await page.locator('table[aria-label="Prompts"]').focus();
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
@@ -380,10 +389,12 @@ t.test('prompts, experiments and agent sessions in headless Chromium', { skip: e
     t.equal(cells[3], CLAUDE_ID.slice(0, 8));
     await shot('agents');
 
-    // One agent, by its deep link; then the keyboard opens the session's trace.
-    await page.goto(`${server.url}/#/agents?agent=codex`);
+    // One agent, from its row of figures; then the keyboard opens the session's trace.
+    await summary.filter({ hasText: 'gpt-5-codex' }).click();
+    await page.waitForURL(/#\/agents\?.*agent=codex/);
     await countIs(page, 'table[aria-label="Agent sessions"] tbody tr[data-id]', 1);
     await countIs(page, 'table[aria-label="Tokens and cost by model"] tbody tr', 1);
+    t.equal(await page.locator('select[aria-label="Agent"]').inputValue(), 'codex');
     await page.locator('table[aria-label="Agent sessions"]').focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/#\/traces\/[0-9a-f]{32}$/);
@@ -391,8 +402,9 @@ t.test('prompts, experiments and agent sessions in headless Chromium', { skip: e
     t.match(await page.locator('.page-head h1').textContent(), /Add a CSV export/, 'the session as a trace');
     t.ok(await page.locator('[role="treeitem"]', { hasText: 'gpt-5-codex' }).count(), 'with its generation');
 
-    // The session id opens the session view.
+    // By deep link, the session id opens the session view.
     await page.goto(`${server.url}/#/agents?agent=claude-code`);
+    await countIs(page, 'table[aria-label="Agent sessions"] tbody tr[data-id]', 1);
     await page.locator(`a[href="#/sessions/${CLAUDE_ID}"]`).click();
     await page.waitForURL(new RegExp(`#/sessions/${CLAUDE_ID}$`));
     await page.locator('.turn').first().waitFor();
