@@ -21,6 +21,7 @@ import { Liveness } from './http/liveness.js';
 import { PromptCache } from './http/promptCache.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
+import { WorkerService } from './http/workerService.js';
 import { listenMetrics, type MetricsListener } from './http/metricsServer.js';
 import { OpsMetrics } from './http/opsMetrics.js';
 import { loadNativeUws } from './http/uws.js';
@@ -170,7 +171,9 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops }, log, http.uws);
+  const workers = new WorkerService(store, compute, ingest, plans, pricing, log, { leaseMs: config.workerLeaseSeconds * 1000, maxAttempts: config.workerMaxAttempts, maxSpansPerTrace: config.maxSpansPerTrace });
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops, workers }, log, http.uws);
+  workers.start();
   let metrics: MetricsListener | null = null;
   if (ops) {
     const coordinator = ingest;
@@ -194,6 +197,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   return {
     port,
     async stop() {
+      workers.stop();
       const drained = await server.drain(config.shutdownTimeoutMs);
       await metrics?.close();
       if (!drained) log.warn('shutdown timeout: some requests were still in flight');

@@ -54,6 +54,8 @@ export interface Config {
   gitRoot: string | undefined;
   githubApiUrl: string;
   publicUrl: string | undefined;
+  workerLeaseSeconds: number;
+  workerMaxAttempts: number;
   metricsListen: MetricsListen;
   faultInjection: boolean;
   allowNewStore: boolean;
@@ -208,6 +210,8 @@ export const OPTIONS = [
   { key: 'gitRoot', env: 'TRACELAKE_GIT_ROOT', flag: '--git-root', fallback: undefined, parse: text, doc: 'Directory of the `local` git provider: repositories at <root>/<owner>/<repo>[.git]; unset: no local repositories.' },
   { key: 'githubApiUrl', env: 'TRACELAKE_GITHUB_API_URL', flag: '--github-api-url', fallback: 'https://api.github.com', parse: httpUrl, doc: 'REST API of the `github` git provider (GitHub Enterprise: https://<host>/api/v3).' },
   { key: 'publicUrl', env: 'TRACELAKE_PUBLIC_URL', flag: '--public-url', fallback: undefined, parse: httpUrl, doc: 'Address humans reach this server at, for the links of git handshakes; unset: http://<Host header of the request>.' },
+  { key: 'workerLeaseSeconds', env: 'TRACELAKE_WORKER_LEASE_SECONDS', flag: '--worker-lease-seconds', fallback: '30', parse: integer(1, 3600), doc: 'How long a worker holds a turn without a heartbeat; an expired lease puts the turn back in the queue (or fails it, below).' },
+  { key: 'workerMaxAttempts', env: 'TRACELAKE_WORKER_MAX_ATTEMPTS', flag: '--worker-max-attempts', fallback: '3', parse: integer(1, 100), doc: 'Leases a worker turn may lose (a worker killed or cut off) before it fails instead of being queued again.' },
   { key: 'metricsListen', env: 'TRACELAKE_METRICS_LISTEN', flag: '--metrics-listen', fallback: 'off', parse: metricsListen, doc: 'Where GET /metrics (Prometheus text, unauthenticated) is served: off, a port or host:port of its own (a bare port is on 127.0.0.1; 0 picks one), or api (on the API port).' },
   { key: 'logLevel', env: 'TRACELAKE_LOG_LEVEL', flag: '--log-level', fallback: 'info', parse: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'), doc: 'Log level (JSON lines on stdout).' },
   { key: 'allowNewStore', env: 'TRACELAKE_ALLOW_NEW_STORE', flag: '--allow-new-store', fallback: 'off', parse: onOff, doc: 'Start a new, empty store in a data directory whose secret survives but whose database file is gone (otherwise the start is refused: the database was most likely lost).' },

@@ -18,6 +18,7 @@ import type * as Scores from './scores.js';
 import type * as Search from './search.js';
 import type * as Traces from './traces.js';
 import type * as Ui from './ui.js';
+import type * as Workers from './workers.js';
 
 /**
  * `POST /v1/scores/batch` as documented: each item is a ScoreBody. The route's own envelope takes
@@ -123,6 +124,17 @@ export interface Catalog {
   SetLabelsBody: Prompts.SetLabelsBody;
   PromptLabelParams: Prompts.PromptLabelParams;
   RenderBody: Prompts.RenderBody;
+  LaunchBody: Workers.LaunchBody;
+  TurnBody: Workers.TurnBody;
+  WorkerEnvironmentParams: Workers.WorkerEnvironmentParams;
+  WorkerRunParams: Workers.WorkerRunParams;
+  WorkerRunListQuery: Workers.WorkerRunListQuery;
+  WorkerEventsQuery: Workers.WorkerEventsQuery;
+  WorkerStreamQuery: Workers.WorkerStreamQuery;
+  ClaimBody: Workers.ClaimBody;
+  LeaseParams: Workers.LeaseParams;
+  WorkerEventsBody: Workers.WorkerEventsBody;
+  CompleteBody: Workers.CompleteBody;
   PromptMetricsQuery: Prompts.PromptMetricsQuery;
   MetricsQuery: Metrics.MetricsQuery;
   AssetQuery: Ui.AssetQuery;
@@ -193,6 +205,15 @@ export interface Catalog {
   RenderedPromptAnswer: R.RenderedPromptAnswer;
   PromptMetricsAnswer: R.PromptMetricsAnswer;
   MetricsAnswer: R.MetricsAnswer;
+  LaunchedRunAnswer: R.LaunchedRunAnswer;
+  TurnDispatchedAnswer: R.TurnDispatchedAnswer;
+  WorkerRunAnswer: R.WorkerRunAnswer;
+  WorkerRunPage: R.WorkerRunPage;
+  WorkerEventList: R.WorkerEventList;
+  WorkerClaimAnswer: R.WorkerClaimAnswer;
+  WorkerHeartbeatAnswer: R.WorkerHeartbeatAnswer;
+  WorkerEventsAnswer: R.WorkerEventsAnswer;
+  WorkerTurnAnswer: R.WorkerTurnAnswer;
 }
 
 export type CatalogName = keyof Catalog;

@@ -43,6 +43,8 @@ import type { MetricsRow } from '../store/metrics/metrics.js';
 import type { PromptVersionMetrics } from '../store/prompts/metrics.js';
 import type { PromptSummary, PromptVersionView } from '../store/prompts/prompts.js';
 import type { SyncReport } from '../store/prompts/sync.js';
+import type { Heartbeat, TurnClaim, WorkerEventView } from '../store/workers/leases.js';
+import type { WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
 
 
 /** The spec's error body; `details` maps each failing field to its message (validation errors). */
@@ -489,4 +491,52 @@ export interface MetricsMeta {
 export interface MetricsAnswer {
   data: MetricsRow[];
   meta: MetricsMeta;
+}
+
+// Worker runs.
+
+/** A launched run or session: the run with its first turn, and the link to its live thread. */
+export interface LaunchedRun extends WorkerRunDetail {
+  url: string;
+}
+export interface LaunchedRunAnswer {
+  data: LaunchedRun;
+}
+/** The spec's answer to a follow-up turn. */
+export interface TurnDispatched {
+  run_id: string;
+  turn_index: Count;
+  url: string;
+}
+export interface TurnDispatchedAnswer {
+  data: TurnDispatched;
+}
+export interface WorkerRunAnswer {
+  data: WorkerRunDetail;
+}
+export interface WorkerRunPage {
+  data: WorkerRunView[];
+  pagination: Pagination;
+}
+export interface WorkerEventList {
+  data: WorkerEventView[];
+}
+/** A claim: the turn to run under its lease, or null when no work came within the wait. */
+export interface WorkerClaimAnswer {
+  data: TurnClaim | null;
+}
+export interface WorkerHeartbeatAnswer {
+  data: Heartbeat;
+}
+export interface WorkerEventsStored {
+  /** Events stored by this request (a retried batch's stored ones are skipped). */
+  stored: Count;
+  /** The turn was asked to stop: end the agent and report the turn cancelled. */
+  cancel: boolean;
+}
+export interface WorkerEventsAnswer {
+  data: WorkerEventsStored;
+}
+export interface WorkerTurnAnswer {
+  data: WorkerTurnView;
 }

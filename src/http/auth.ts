@@ -116,7 +116,8 @@ export class Authenticator {
       environmentId = record.environmentId;
       // A tenant admin's Full Access key (the bootstrap key) administers every environment of the
       // app, so it reads them all too; any other pinned key reads its own environment only.
-      readEnvironmentId = record.role === 'full_access' && isTenantAdmin(pin) ? null : record.environmentId;
+      // A Worker key pinned there serves every environment of the app alike (its turns, nothing more).
+      readEnvironmentId = (record.role === 'full_access' || record.role === 'worker') && isTenantAdmin(pin) ? null : record.environmentId;
     } else {
       environmentId = readEnvironmentId = await this.selectedEnvironment(record, headers);
     }

@@ -30,6 +30,8 @@ export interface Context {
   config: Config;
   services: Services;
   requestId: string;
+  /** Calls `fn` if the client goes away before the answer is sent (a long poll stops waiting then). */
+  onAbort(fn: () => void): void;
 }
 
 /** What a route needs: a permission (`none`: nothing), or `operator`: the operator token alone (http/operatorAuth.ts). */

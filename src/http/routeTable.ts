@@ -32,6 +32,7 @@ import { systemRoutes } from './routes/system.js';
 import { templateRoutes } from './routes/templates.js';
 import { traceRoutes } from './routes/traces.js';
 import { uiRoutes } from './routes/ui.js';
+import { workerRoutes } from './routes/workers.js';
 
 /**
  * Every route of a server started with `config`; `secret` hashes the keys that API key and operator
@@ -44,6 +45,7 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
+  routes.push(...workerRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   if (config.metricsListen?.kind === 'api') routes.push(...prometheusRoutes);
   return routes;

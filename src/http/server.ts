@@ -53,6 +53,8 @@ interface Exchange {
   cors: Record<string, string>;
   /** The matched route's pattern, for the operations metrics (never the raw path: unbounded labels). */
   route: string;
+  /** Called when the client goes away before the answer is sent (Context.onAbort; a stream's end). */
+  onAbort: (() => void)[] | null;
 }
 
 /**
@@ -69,6 +71,8 @@ export class HttpServer {
   private inFlight = 0;
   private draining = false;
   private readonly budget: RequestBudget;
+  /** Ends each open stream (server-sent events): a drain ends them rather than wait for their readers. */
+  private readonly streams = new Set<() => void>();
 
   constructor(
     private readonly config: Config,
@@ -100,6 +104,7 @@ export class HttpServer {
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
+    for (const end of [...this.streams]) end();
     if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
     const deadline = Date.now() + timeoutMs;
@@ -127,6 +132,7 @@ export class HttpServer {
       write: false,
       cors: {},
       route: 'unmatched',
+      onAbort: null,
     };
     ex.write = ex.method !== 'GET' && ex.method !== 'HEAD';
     const query = req.getQuery() ?? '';
@@ -136,6 +142,7 @@ export class HttpServer {
     res.onAborted(() => {
       ex.aborted = true;
       ex.wake?.();
+      for (const fn of ex.onAbort ?? []) fn();
       this.finish(ex, 0);
     });
 
@@ -202,7 +209,7 @@ export class HttpServer {
       const raw = body ? await body : null;
       if (ex.aborted) return;
       const input = validateInput(route, params, query, headers, raw);
-      const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId };
+      const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId, onAbort: (fn) => void (ex.onAbort ??= []).push(fn) };
       const reply = await route.handler(input, ctx);
       this.send(ex, reply);
     } catch (e) {
@@ -289,6 +296,7 @@ export class HttpServer {
       return;
     }
     if (reply.kind === 'file') return void this.stream(ex, reply, extraHeaders);
+    if (reply.kind === 'stream') return this.openStream(ex, reply, extraHeaders);
     ex.answered = true;
     const isJson = reply.kind === 'json';
     const payload = isJson ? JSON.stringify(reply.body) : reply.body;
@@ -310,6 +318,46 @@ export class HttpServer {
     ex.res.writeHeader('X-Request-Id', ex.requestId);
     for (const k in ex.cors) if (!(k in headers)) ex.res.writeHeader(k, ex.cors[k]!);
     for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
+  }
+
+  /**
+   * Sends the head of a stream, then hands its sink to the reply's `open`. uWS writes chunked
+   * transfer encoding (no length is known). The stream ends when its owner ends it, when the client
+   * goes away, or when the server drains; `finish` is called once either way.
+   */
+  private openStream(ex: Exchange, reply: Extract<Reply, { kind: 'stream' }>, extraHeaders: Record<string, string>): void {
+    ex.answered = true;
+    ex.res.cork(() => {
+      this.writeHead(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders });
+      ex.res.write('');
+    });
+    let ended = false;
+    let stop: () => void = () => undefined;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.streams.delete(end);
+      stop();
+      if (ex.aborted) return;
+      ex.res.cork(() => ex.res.end(undefined, this.draining));
+      this.finish(ex, reply.status);
+    };
+    (ex.onAbort ??= []).push(() => {
+      // `finish` was called by the abort handler.
+      ended = true;
+      this.streams.delete(end);
+      stop();
+    });
+    this.streams.add(end);
+    stop = reply.open({
+      write: (text) => {
+        if (ended || ex.aborted) return false;
+        ex.res.cork(() => ex.res.write(text));
+        return true;
+      },
+      end,
+    });
+    if (ended) stop();
   }
 
   /** A CORS preflight: 204 and no body, with the allowing headers when the origin is allowed. */

@@ -11,6 +11,7 @@ import type { Liveness } from './liveness.js';
 import type { PromptCache } from './promptCache.js';
 import type { OpsMetrics } from './opsMetrics.js';
 import type { RefusalLog } from './refusalLog.js';
+import type { WorkerService } from './workerService.js';
 
 /** The long-lived parts handlers reach through their context. */
 export interface Services {
@@ -34,4 +35,6 @@ export interface Services {
   prompts: PromptCache;
   /** Prometheus operations metrics; null when `--metrics-listen` is off. */
   ops: OpsMetrics | null;
+  /** Worker runs: live threads, claims waiting for work, the lease sweep, tracing. */
+  workers: WorkerService;
 }

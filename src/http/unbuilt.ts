@@ -5,9 +5,7 @@
  */
 import type { Method } from './route.js';
 
-export const UNBUILT: readonly (readonly [Method, string])[] = [
-  ['POST', '/v1/workers/environments/:envId/turns'],
-];
+export const UNBUILT: readonly (readonly [Method, string])[] = [];
 
 const PATTERNS = UNBUILT.map(([method, path]) => ({
   method,

@@ -21,5 +21,6 @@ export interface WorkerTasks {
   releaseWorkerTurn: { in: { scope: ReadScope; leaseId: string }; out: WorkerTurnView };
   expireWorkerLeases: { in: { maxAttempts: number }; out: { tenantId: string; turn: WorkerTurnView }[] };
   workerTraceInputs: { in: { runId: string }; out: TraceInputs | null };
+  workerRunScope: { in: { runId: string }; out: { tenantId: string; appId: string } | null };
   recordWorkerFigures: { in: { tenantId: string; runId: string; figures: (TurnFigures & { turnIndex: number })[] }; out: number[] };
 }

@@ -7,10 +7,12 @@ const shipped = parsePlans(JSON.parse(readFileSync(new URL('../../../data/plans.
 
 t.test('the shipped plans', async (t) => {
   t.equal(shipped.default, 'self_hosted');
-  t.same(planOf(shipped, 'self_hosted'), { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'full', agents_blob_cap_bytes: null }, 'self-hosted is unlimited and keeps agent sessions whole');
+  t.same(planOf(shipped, 'self_hosted'), { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'full', agents_blob_cap_bytes: null, max_concurrent_worker_runs: null }, 'self-hosted is unlimited and keeps agent sessions whole');
   t.equal(planOf(shipped, 'free').agents_tier, 'metrics');
   t.equal(planOf(shipped, 'team').agents_tier, 'transcripts');
   t.equal(planOf(shipped, 'team').agents_blob_cap_bytes, 1048576);
+  t.equal(planOf(shipped, 'free').max_concurrent_worker_runs, 0, 'the free plan runs no workers');
+  t.equal(planOf(shipped, 'team').max_concurrent_worker_runs, 5);
   t.equal(planOf(shipped, 'free').max_apps, 1);
   t.same(planOf(shipped, 'no-such-plan'), planOf(shipped, 'self_hosted'), 'unknown plans fall back to the default');
   t.same(planOf(shipped, null), planOf(shipped, 'self_hosted'));
@@ -25,7 +27,8 @@ t.test('bad plan files are refused with the entry named', async (t) => {
   t.throws(() => parsePlans({ plans: { a: { max_apps: 1, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'everything' } }, default: 'a', upgrade_url: 'u' }), /plans\.a\.agents_tier/);
   t.throws(() => parsePlans({ plans: { a: { max_apps: 1, max_keys: null, monthly_spans: null, storage_bytes: null, agents_blob_cap_bytes: 1.5 } }, default: 'a', upgrade_url: 'u' }), /plans\.a\.agents_blob_cap_bytes/);
   const older = parsePlans({ plans: { a: { max_apps: 1, max_keys: null, monthly_spans: null, storage_bytes: null } }, default: 'a', upgrade_url: 'u' });
-  t.same([older.plans.a!.agents_tier, older.plans.a!.agents_blob_cap_bytes], ['full', null], 'a plans file from before agent sync: full tier, no cap');
+  t.same([older.plans.a!.agents_tier, older.plans.a!.agents_blob_cap_bytes, older.plans.a!.max_concurrent_worker_runs], ['full', null, null], 'a plans file from before agent sync and workers: full tier, no caps');
+  t.throws(() => parsePlans({ plans: { a: { max_apps: 1, max_keys: null, monthly_spans: null, storage_bytes: null, max_concurrent_worker_runs: -1 } }, default: 'a', upgrade_url: 'u' }), /plans\.a\.max_concurrent_worker_runs/);
 });
 
 t.test('entitlements: 402 with entitlement, current and limit', async (t) => {
@@ -42,7 +45,7 @@ t.test('entitlements: 402 with entitlement, current and limit', async (t) => {
 });
 
 t.test('quotas', async (t) => {
-  const plan = { max_apps: null, max_keys: null, monthly_spans: 10, storage_bytes: 1000, agents_tier: 'full' as const, agents_blob_cap_bytes: null };
+  const plan = { max_apps: null, max_keys: null, monthly_spans: 10, storage_bytes: 1000, agents_tier: 'full' as const, agents_blob_cap_bytes: null, max_concurrent_worker_runs: null };
   t.equal(quotaRefusal(plan, { monthSpans: 5, storedBytes: 0 }, 5, 10), null, 'exactly at the limit is allowed');
   t.same(quotaRefusal(plan, { monthSpans: 5, storedBytes: 0 }, 6, 10), { code: 'span_limit_exceeded', current: 5, limit: 10 });
   t.same(quotaRefusal(plan, { monthSpans: 0, storedBytes: 990 }, 1, 11), { code: 'storage_cap_exceeded', current: 990, limit: 1000 });

@@ -33,6 +33,7 @@ const FEATURES: Record<string, [Method, string]> = {
   agents_sync: ['POST', '/v1/agents/sync'],
   evals: ['POST', '/v1/evals/trials'],
   experiments: ['GET', '/v1/experiments'],
+  workers: ['POST', '/v1/workers/environments/:envId/turns'],
   health_dependencies: ['GET', '/v1/health/ingestion'],
 };
 

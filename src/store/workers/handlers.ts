@@ -21,6 +21,7 @@ export function workerHandlers(db: () => Promise<Database>): { [K in keyof Worke
     releaseWorkerTurn: async ({ scope, leaseId }) => leases.releaseTurn(await db(), scope, leaseId),
     expireWorkerLeases: async ({ maxAttempts }) => leases.expireLeases(await db(), maxAttempts),
     workerTraceInputs: async ({ runId }) => trace.traceInputs(await db(), runId),
+    workerRunScope: async ({ runId }) => trace.runScope(await db(), runId),
     recordWorkerFigures: async ({ tenantId, runId, figures }) => trace.recordFigures(await db(), tenantId, runId, figures),
   };
 }

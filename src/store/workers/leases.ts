@@ -20,7 +20,7 @@ import { readTurns, type WorkerTurnView } from './views.js';
 export interface TurnClaim {
   lease_id: string;
   lease_expires_at: string;
-  /** How often to heartbeat (a third of the lease). */
+  /** How often to heartbeat: a third of the lease, at most 2 s (a cancel is learnt from the next beat). */
   heartbeat_ms: number;
   run: {
     id: string;
@@ -90,7 +90,7 @@ export async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim 
       return {
         lease_id: c.leaseId,
         lease_expires_at: r.lease_expires_at,
-        heartbeat_ms: Math.max(100, Math.floor(c.leaseMs / 3)),
+        heartbeat_ms: Math.max(100, Math.min(2000, Math.floor(c.leaseMs / 3))),
         run: {
           id: r.id,
           kind: r.kind,
@@ -108,16 +108,28 @@ export async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim 
   );
 }
 
-/** The turn a live lease holds, read inside a transaction; 409 when the lease is gone. */
-async function heldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Promise<{ run_id: string; turn_index: number; attempt: number; cancel_requested: boolean; tenant_id: string; app_id: string; environment_id: string }> {
+/** The turn a live lease holds, read inside a transaction; 404 when the lease is gone (or not in scope). */
+async function heldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Promise<HeldTurn> {
   const s = scopeSql(scope, 't');
-  const [row] = await tx.query<{ run_id: string; turn_index: number; attempt: number; cancel_requested: boolean; tenant_id: string; app_id: string; environment_id: string }>(
-    `SELECT t.run_id::VARCHAR AS run_id, t.turn_index, t.attempt, t.cancel_requested, t.tenant_id::VARCHAR AS tenant_id, t.app_id::VARCHAR AS app_id, t.environment_id::VARCHAR AS environment_id
+  const [row] = await tx.query<HeldTurn>(
+    `SELECT t.run_id::VARCHAR AS run_id, t.turn_index, t.attempt, t.cancel_requested, t.tenant_id::VARCHAR AS tenant_id, t.app_id::VARCHAR AS app_id,
+            t.environment_id::VARCHAR AS environment_id, t.worker
        FROM worker_turns t WHERE ${s.sql} AND t.lease_id = $${s.params.length + 1} AND t.status = 'running' AND t.lease_expires_at > now()::TIMESTAMP`,
     [...s.params, leaseId],
   );
-  if (!row) throw new ApiError('conflict', 'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work', { reason: 'lease_lost' });
+  if (!row) throw new ApiError('not_found', 'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work', { reason: 'lease_lost' });
   return row;
+}
+
+interface HeldTurn {
+  run_id: string;
+  turn_index: number;
+  attempt: number;
+  cancel_requested: boolean;
+  tenant_id: string;
+  app_id: string;
+  environment_id: string;
+  worker: string | null;
 }
 
 export interface Heartbeat {
@@ -126,6 +138,8 @@ export interface Heartbeat {
   lease_expires_at: string;
   /** The turn was asked to stop: end the agent and report the turn cancelled. */
   cancel: boolean;
+  /** The worker holding the lease. */
+  worker: string | null;
 }
 
 export async function heartbeat(db: Database, scope: ReadScope, leaseId: string, leaseMs: number): Promise<Heartbeat> {
@@ -137,7 +151,7 @@ export async function heartbeat(db: Database, scope: ReadScope, leaseId: string,
          RETURNING ${iso('lease_expires_at')} AS lease_expires_at`,
         [held.run_id, held.turn_index, leaseMs],
       );
-      return { run_id: held.run_id, turn_index: held.turn_index, lease_expires_at: row!.lease_expires_at, cancel: held.cancel_requested };
+      return { run_id: held.run_id, turn_index: held.turn_index, lease_expires_at: row!.lease_expires_at, cancel: held.cancel_requested, worker: held.worker };
     }),
   );
 }

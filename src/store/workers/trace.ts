@@ -81,3 +81,9 @@ export async function recordFigures(db: Database, tenantId: string, runId: strin
     }),
   );
 }
+
+/** The tenant and app of a run (the lease sweep tells its watchers). */
+export async function runScope(db: Database, runId: string): Promise<{ tenantId: string; appId: string } | null> {
+  const [row] = await db.query<{ tenantId: string; appId: string }>('SELECT tenant_id::VARCHAR AS "tenantId", app_id::VARCHAR AS "appId" FROM worker_runs WHERE id = $1', [runId]);
+  return row ?? null;
+}

@@ -1,0 +1,391 @@
+/**
+ * Worker runs (spec: Workers). People launch one-shot runs and persistent sessions, send a session
+ * follow-up turns (the spec's `POST /v1/workers/environments/{envId}/turns`), read, cancel and close
+ * them (admin to change, trace.read to read); the run's thread streams live as server-sent events.
+ * Worker processes (a Worker key, or admin credentials) claim turns under a lease, heartbeat, report
+ * events, and complete or hand back the turn. docs/decisions.md, "Workers", says why each rule is so.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  pruneAgentEvent,
+  validateClaimBody,
+  validateCompleteBody,
+  validateWorkerEnvironmentParams,
+  validateLaunchBody,
+  validateLeaseParams,
+  validateTurnBody,
+  validateWorkerEventsBody,
+  validateWorkerEventsQuery,
+  validateWorkerRunListQuery,
+  validateWorkerRunParams,
+  validateWorkerStreamQuery,
+  type ClaimBody,
+  type CompleteBody,
+  type WorkerEnvironmentParams,
+  type LaunchBody,
+  type LeaseParams,
+  type TurnBody,
+  type WorkerEventInput,
+  type WorkerEventsBody,
+  type WorkerEventsQuery,
+  type WorkerRunListQuery,
+  type WorkerRunParams,
+  type WorkerStreamQuery,
+} from '../../contract/workers.js';
+import type { LaunchedRun, TurnDispatched } from '../../contract/responses.js';
+import type { AgentEvent } from '../../core/agents/session.js';
+import { ApiError } from '../../core/errors.js';
+import { planOf } from '../../core/plans.js';
+import type { RunKind } from '../../core/workers/turns.js';
+import type { NewEvent } from '../../store/workers/leases.js';
+import { actorOf, readScopeOf, type Principal } from '../principal.js';
+import { data, json, stream, type StreamSink } from '../reply.js';
+import { route, type Context } from '../route.js';
+import { WorkerService, type RunNews } from '../workerService.js';
+import { publicBase } from './git.js';
+
+const DEFAULT_PAGE = 50;
+/** The profile a run names when its launch names none. */
+const DEFAULT_PROFILE = 'claude-code';
+/** A comment line on an idle stream, so proxies and the browser keep it open. */
+const KEEPALIVE_MS = 15_000;
+/** Events a stream reads from the store at a time while it catches up. */
+const CATCH_UP_PAGE = 500;
+
+/** The live thread page of a run (the web UI's hash route; credentials are the UI's, never in the URL). */
+function threadUrl(ctx: Context, headers: Readonly<Record<string, string>>, runId: string): string {
+  return `${publicBase(ctx, headers)}/#/workers/runs/${runId}`;
+}
+
+function maxInFlight(ctx: Context): number | null {
+  return planOf(ctx.services.plans, ctx.principal.plan).max_concurrent_worker_runs;
+}
+
+/**
+ * The environment a run is launched in: the one named (it must lie in what the caller reads: any
+ * of the app's for a tenant admin, else its own), or the one the credentials write to.
+ */
+async function launchEnvironment(ctx: Context, named: string | undefined): Promise<string> {
+  const p = ctx.principal;
+  if (named === undefined) {
+    if (p.environmentId === null) throw new ApiError('forbidden', 'Name the environment of the run (`environment`, or X-Service-Environment)');
+    return p.environmentId;
+  }
+  const env = await ctx.services.store.run('selectEnvironment', { tenantId: p.tenantId, appId: p.appId, name: named, createPreview: false });
+  if (!env || (p.readEnvironmentId !== null && p.readEnvironmentId !== env.id)) {
+    throw new ApiError('not_found', `No environment "${named}" in this app that these credentials reach`, { details: { environment: 'unknown environment' } });
+  }
+  return env.id;
+}
+
+async function launch(kind: RunKind, body: LaunchBody, headers: Readonly<Record<string, string>>, ctx: Context) {
+  const p = ctx.principal;
+  const environmentId = await launchEnvironment(ctx, body.environment);
+  const app = { tenantId: p.tenantId, appId: p.appId };
+  const { row, repository, branch, reader } = await ctx.services.git.connected(app);
+  // The worker checks out and pushes with the `local` provider (git/local.ts), on its own disk.
+  if (row.provider !== 'local') throw new ApiError('conflict', `Workers run on repositories of the local git provider; this app is connected to ${row.provider}`, { provider: row.provider });
+  const baseBranch = body.branch ?? branch;
+  const baseCommit = await reader.resolveRef(repository, baseBranch);
+  if (!baseCommit) throw new ApiError('not_found', `${repository} has no branch ${baseBranch}`, { details: { branch: 'no such branch' } });
+  const id = randomUUID();
+  const profile = body.profile ?? DEFAULT_PROFILE;
+  const run = await ctx.services.store.run('launchWorkerRun', {
+    id,
+    scope: { tenantId: p.tenantId, appId: p.appId, environmentId },
+    kind,
+    title: body.title ?? null,
+    profile,
+    prompt: body.task_prompt,
+    repository,
+    baseBranch,
+    baseCommit,
+    traceId: WorkerService.traceIdOf(app, id, profile),
+    createdBy: actorOf(p),
+    maxInFlight: maxInFlight(ctx),
+  });
+  ctx.services.workers.workQueued();
+  return data({ ...run, url: threadUrl(ctx, headers, id) } satisfies LaunchedRun, 201);
+}
+
+/** The scope a worker claims in and reports on: what its credentials read. */
+function workerScope(p: Principal) {
+  return readScopeOf(p);
+}
+
+/**
+ * Worker events as stored: agent events checked against the session contract (unknown fields
+ * dropped; one that still does not fit is kept as a line of text, so nothing the agent said is lost).
+ */
+function storedEvents(events: WorkerEventInput[]): NewEvent[] {
+  return events.map((e) => {
+    const atMs = Date.parse(e.at);
+    if (e.kind !== 'agent') return { seq: e.seq, atMs, kind: e.kind, text: e.text ?? '', level: e.kind === 'step' ? (e.level ?? 'info') : null, event: null };
+    const raw = e.event ?? {};
+    const stamped = { ...raw, id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : `e${e.seq}`, parentId: raw.parentId ?? null, timestamp: typeof raw.timestamp === 'string' ? raw.timestamp : e.at };
+    const checked = pruneAgentEvent(stamped as unknown as AgentEvent);
+    if (checked.success) return { seq: e.seq, atMs, kind: 'agent', text: null, level: null, event: JSON.stringify(checked.data) };
+    return { seq: e.seq, atMs, kind: 'stdout', text: JSON.stringify(raw).slice(0, 65536), level: null, event: null };
+  });
+}
+
+/** One server-sent event. */
+function sse(sink: StreamSink, event: string, value: unknown): boolean {
+  return sink.write(`event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
+}
+
+export const workerRoutes = [
+  route<Record<string, string>, Record<string, never>, LaunchBody>({
+    method: 'POST',
+    path: '/v1/workers/runs',
+    permission: 'admin',
+    validate: { body: validateLaunchBody },
+    handler: ({ body, headers }, ctx) => launch('oneshot', body, headers, ctx),
+  }),
+  route<Record<string, string>, Record<string, never>, LaunchBody>({
+    method: 'POST',
+    path: '/v1/workers/sessions',
+    permission: 'admin',
+    validate: { body: validateLaunchBody },
+    handler: ({ body, headers }, ctx) => launch('session', body, headers, ctx),
+  }),
+  route<WorkerEnvironmentParams, Record<string, never>, TurnBody>({
+    method: 'POST',
+    path: '/v1/workers/environments/:envId/turns',
+    permission: 'admin',
+    validate: { params: validateWorkerEnvironmentParams, body: validateTurnBody },
+    async handler({ params, body, headers }, ctx) {
+      const p = ctx.principal;
+      const turn = await ctx.services.store.run('addWorkerTurn', {
+        scope: readScopeOf(p),
+        environmentId: params.envId.toLowerCase(),
+        prompt: body.task_prompt,
+        createdBy: actorOf(p),
+        maxInFlight: maxInFlight(ctx),
+      });
+      ctx.services.workers.workQueued();
+      void ctx.services.workers.tellRun(turn.run_id, p);
+      return data({ ...turn, url: threadUrl(ctx, headers, turn.run_id) } satisfies TurnDispatched, 202);
+    },
+  }),
+  route<Record<string, string>, WorkerRunListQuery>({
+    method: 'GET',
+    path: '/v1/workers/runs',
+    permission: 'trace.read',
+    validate: { query: validateWorkerRunListQuery },
+    async handler({ query }, ctx) {
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const offset = query.offset ?? 0;
+      const page = await ctx.services.store.run('listWorkerRuns', {
+        scope: readScopeOf(ctx.principal),
+        ...(query.kind ? { kind: query.kind } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.environment_id ? { environmentId: query.environment_id.toLowerCase() } : {}),
+        limit,
+        offset,
+      });
+      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+    },
+  }),
+  route<WorkerRunParams>({
+    method: 'GET',
+    path: '/v1/workers/runs/:runId',
+    permission: 'trace.read',
+    validate: { params: validateWorkerRunParams },
+    async handler({ params }, ctx) {
+      const run = await ctx.services.store.run('getWorkerRun', { scope: readScopeOf(ctx.principal), id: params.runId.toLowerCase() });
+      if (!run) throw new ApiError('not_found', `Worker run ${params.runId} not found`);
+      return data(run);
+    },
+  }),
+  route<WorkerRunParams, WorkerEventsQuery>({
+    method: 'GET',
+    path: '/v1/workers/runs/:runId/events',
+    permission: 'trace.read',
+    validate: { params: validateWorkerRunParams, query: validateWorkerEventsQuery },
+    async handler({ params, query }, ctx) {
+      const events = await ctx.services.store.run('workerRunEvents', {
+        scope: readScopeOf(ctx.principal),
+        runId: params.runId.toLowerCase(),
+        after: query.after ?? 0,
+        limit: query.limit ?? 500,
+        ...(query.turn === undefined ? {} : { turn: query.turn }),
+      });
+      if (!events) throw new ApiError('not_found', `Worker run ${params.runId} not found`);
+      return json({ data: events });
+    },
+  }),
+  route<WorkerRunParams, WorkerStreamQuery>({
+    method: 'GET',
+    path: '/v1/workers/runs/:runId/stream',
+    permission: 'trace.read',
+    validate: { params: validateWorkerRunParams, query: validateWorkerStreamQuery },
+    async handler({ params, query }, ctx) {
+      const scope = readScopeOf(ctx.principal);
+      const runId = params.runId.toLowerCase();
+      const run = await ctx.services.store.run('getWorkerRun', { scope, id: runId });
+      if (!run) throw new ApiError('not_found', `Worker run ${params.runId} not found`);
+      const { workers, store, log } = ctx.services;
+      return stream(
+        'text/event-stream',
+        (sink) => {
+          // News that arrives while the stored events are read is held, then sent after them.
+          let held: RunNews[] | null = [];
+          let cursor = query.after ?? 0;
+          const send = (news: RunNews) => {
+            if (news.type === 'run') return void sse(sink, 'run', news.run);
+            const fresh = news.events.filter((e) => e.cursor > cursor);
+            if (fresh.length === 0) return;
+            cursor = fresh[fresh.length - 1]!.cursor;
+            sse(sink, 'events', fresh);
+          };
+          const unwatch = workers.watch(runId, (news) => (held ? held.push(news) : send(news)));
+          const keepalive = setInterval(() => sink.write(': keepalive\n\n'), KEEPALIVE_MS);
+          sse(sink, 'run', run);
+          void (async () => {
+            for (;;) {
+              const page = await store.run('workerRunEvents', { scope, runId, after: cursor, limit: CATCH_UP_PAGE });
+              if (!page || page.length === 0) break;
+              send({ type: 'events', events: page });
+              if (page.length < CATCH_UP_PAGE) break;
+            }
+            for (const news of held!) send(news);
+            held = null;
+            sink.write(': caught up\n\n');
+          })().catch((err: unknown) => {
+            log.warn({ err, run_id: runId }, 'a worker run stream failed');
+            sink.end();
+          });
+          return () => {
+            unwatch();
+            clearInterval(keepalive);
+          };
+        },
+        { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+      );
+    },
+  }),
+  route<WorkerRunParams>({
+    method: 'POST',
+    path: '/v1/workers/runs/:runId/cancel',
+    permission: 'admin',
+    body: 'none',
+    validate: { params: validateWorkerRunParams },
+    handler: ({ params }, ctx) => stopRun(ctx, params.runId.toLowerCase(), false),
+  }),
+  route<WorkerRunParams>({
+    method: 'POST',
+    path: '/v1/workers/runs/:runId/close',
+    permission: 'admin',
+    body: 'none',
+    validate: { params: validateWorkerRunParams },
+    handler: ({ params }, ctx) => stopRun(ctx, params.runId.toLowerCase(), true),
+  }),
+
+  // The worker's side.
+  route<Record<string, string>, Record<string, never>, ClaimBody>({
+    method: 'POST',
+    path: '/v1/workers/claim',
+    permission: 'worker',
+    validate: { body: validateClaimBody },
+    async handler({ body }, ctx) {
+      const p = ctx.principal;
+      const { workers, store } = ctx.services;
+      const deadline = Date.now() + (body.wait_seconds ?? 0) * 1000;
+      let gone = false;
+      let waiting: { cancel: () => void } | null = null;
+      ctx.onAbort(() => {
+        gone = true;
+        waiting?.cancel();
+      });
+      for (;;) {
+        workers.heardFrom(p.tenantId, body.worker);
+        // Asked before looking, so a turn queued while the claim runs wakes the wait that follows.
+        const wait = workers.waitForWork(Math.max(0, deadline - Date.now()));
+        const claim = await store.run('claimWorkerTurn', {
+          scope: workerScope(p),
+          worker: body.worker,
+          profiles: body.profiles,
+          liveWorkers: workers.liveWorkers(p.tenantId),
+          leaseId: randomBytes(16).toString('hex'),
+          leaseMs: workers.settings.leaseMs,
+        });
+        if (claim || gone || Date.now() >= deadline) {
+          wait.cancel();
+          if (claim) void workers.tellRun(claim.run.id, p);
+          return data(claim);
+        }
+        waiting = wait;
+        await wait.done;
+        waiting = null;
+        if (gone) return data(null);
+      }
+    },
+  }),
+  route<LeaseParams>({
+    method: 'POST',
+    path: '/v1/workers/leases/:leaseId/heartbeat',
+    permission: 'worker',
+    body: 'none',
+    validate: { params: validateLeaseParams },
+    async handler({ params }, ctx) {
+      const beat = await ctx.services.store.run('heartbeatWorkerTurn', { scope: workerScope(ctx.principal), leaseId: params.leaseId, leaseMs: ctx.services.workers.settings.leaseMs });
+      if (beat.worker) ctx.services.workers.heardFrom(ctx.principal.tenantId, beat.worker);
+      return data(beat);
+    },
+  }),
+  route<LeaseParams, Record<string, never>, WorkerEventsBody>({
+    method: 'POST',
+    path: '/v1/workers/leases/:leaseId/events',
+    permission: 'worker',
+    validate: { params: validateLeaseParams, body: validateWorkerEventsBody },
+    async handler({ params, body }, ctx) {
+      const out = await ctx.services.store.run('appendWorkerEvents', { scope: workerScope(ctx.principal), leaseId: params.leaseId, events: storedEvents(body.events) });
+      if (out.stored.length > 0) ctx.services.workers.tell(out.run_id, { type: 'events', events: out.stored });
+      return data({ stored: out.stored.length, cancel: out.cancel });
+    },
+  }),
+  route<LeaseParams, Record<string, never>, CompleteBody>({
+    method: 'POST',
+    path: '/v1/workers/leases/:leaseId/complete',
+    permission: 'worker',
+    validate: { params: validateLeaseParams, body: validateCompleteBody },
+    async handler({ params, body }, ctx) {
+      const p = ctx.principal;
+      const turn = await ctx.services.store.run('completeWorkerTurn', {
+        scope: workerScope(p),
+        leaseId: params.leaseId,
+        end: { status: body.status, reason: body.reason, exitCode: body.exit_code ?? null, error: body.error ?? null, commitSha: body.commit_sha ?? null, headCommit: body.head_commit ?? null },
+      });
+      // Traced before the answer: once a worker has reported a turn, its trace is readable.
+      await ctx.services.workers.trace(turn.run_id, p.tenantId);
+      const after = await ctx.services.store.run('getWorkerRun', { scope: { ...workerScope(p), environmentId: null }, id: turn.run_id });
+      return data(after?.turns.find((t) => t.turn_index === turn.turn_index) ?? turn);
+    },
+  }),
+  route<LeaseParams>({
+    method: 'POST',
+    path: '/v1/workers/leases/:leaseId/release',
+    permission: 'worker',
+    body: 'none',
+    validate: { params: validateLeaseParams },
+    async handler({ params }, ctx) {
+      const p = ctx.principal;
+      const turn = await ctx.services.store.run('releaseWorkerTurn', { scope: workerScope(p), leaseId: params.leaseId });
+      if (turn.status === 'queued') ctx.services.workers.workQueued();
+      if (turn.status === 'queued') void ctx.services.workers.tellRun(turn.run_id, p);
+      else void ctx.services.workers.trace(turn.run_id, p.tenantId);
+      return data(turn);
+    },
+  }),
+];
+
+async function stopRun(ctx: Context, runId: string, close: boolean) {
+  const p = ctx.principal;
+  const changed = await ctx.services.store.run('stopWorkerRun', { scope: readScopeOf(p), runId, close });
+  if (!changed) throw new ApiError('not_found', `Worker run ${runId} not found`);
+  // A queued turn was cancelled at once: it has ended, and is traced; a running one ends when its worker says so.
+  if (changed.turn?.status === 'cancelled' || close) void ctx.services.workers.trace(runId, p.tenantId);
+  else void ctx.services.workers.tellRun(runId, p);
+  return data(changed.run);
+}

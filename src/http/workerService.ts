@@ -1,0 +1,198 @@
+/**
+ * The main thread's side of worker runs: who watches a run's thread (the live page's streams get
+ * each event and change as it happens), who waits for work (a claim long-polls until a turn is
+ * queued), which workers are alive, the sweep that expires leases, and tracing — a run becomes a
+ * coding-agent session pushed through the agents-sync path (ingest/agentsBatch.ts, the segment
+ * engine), so its cost, tokens and tools are in the normal trace, span, session and metrics reads.
+ */
+import type { Logger } from 'pino';
+import { sessionTraceId } from '../core/agents/ids.js';
+import { compilePriceTable, costOf, type PriceTable } from '../core/cost/pricing.js';
+import type { CostFn } from '../core/otlp/fields.js';
+import { planOf, type PlanTable } from '../core/plans.js';
+import { sessionOfRun, turnFigures } from '../core/workers/thread.js';
+import type { IngestCoordinator } from '../ingest/coordinator.js';
+import type { ComputeClient } from '../pool/computeClient.js';
+import type { StoreClient } from '../pool/storeClient.js';
+import type { WorkerEventView } from '../store/workers/leases.js';
+import type { WorkerRunDetail } from '../store/workers/views.js';
+import { KeyedLock } from '../store/evals/lock.js';
+import { quotaPlan } from './routes/ingest.js';
+
+/** What a run's watchers are told: new events, or the run after a change (its turns included). */
+export type RunNews = { type: 'events'; events: WorkerEventView[] } | { type: 'run'; run: WorkerRunDetail };
+
+export interface WorkerSettings {
+  leaseMs: number;
+  /** Claims a turn gets before a lost lease fails it (docs/decisions.md, "Workers"). */
+  maxAttempts: number;
+  maxSpansPerTrace: number;
+}
+
+export class WorkerService {
+  private readonly watchers = new Map<string, Set<(news: RunNews) => void>>();
+  private readonly waiting = new Set<() => void>();
+  /** tenant → worker name → when it was last heard from. */
+  private readonly heard = new Map<string, Map<string, number>>();
+  private readonly tracing = new KeyedLock();
+  private readonly costFn: CostFn;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: StoreClient,
+    private readonly compute: ComputeClient,
+    private readonly ingest: IngestCoordinator,
+    private readonly plans: PlanTable,
+    pricing: PriceTable,
+    private readonly log: Logger,
+    readonly settings: WorkerSettings,
+  ) {
+    const prices = compilePriceTable(pricing);
+    this.costFn = (model, usage) => {
+      const p = prices.find(model);
+      return p ? costOf(p, usage) : undefined;
+    };
+  }
+
+  /** Starts the lease sweep: every half lease (at most every second), expired leases are settled. */
+  start(): void {
+    const every = Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 2)));
+    this.sweeper = setInterval(() => void this.sweep().catch((err: unknown) => this.log.warn({ err }, 'worker lease sweep failed')), every);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+    for (const wake of [...this.waiting]) wake();
+  }
+
+  /** The trace id of a run (its session id is the run's id, its agent the profile). */
+  static traceIdOf(scope: { tenantId: string; appId: string }, runId: string, profile: string): string {
+    return sessionTraceId({ tenantId: scope.tenantId, appId: scope.appId, agent: profile, sessionId: runId });
+  }
+
+  watch(runId: string, fn: (news: RunNews) => void): () => void {
+    let set = this.watchers.get(runId);
+    if (!set) this.watchers.set(runId, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
+    };
+  }
+
+  tell(runId: string, news: RunNews): void {
+    for (const fn of this.watchers.get(runId) ?? []) fn(news);
+  }
+
+  /** Tells a run's watchers how it stands now (after a turn changed). */
+  async tellRun(runId: string, scope: { tenantId: string; appId: string }): Promise<void> {
+    if (!this.watchers.has(runId)) return;
+    const run = await this.store.run('getWorkerRun', { scope: { ...scope, environmentId: null }, id: runId });
+    if (run) this.tell(runId, { type: 'run', run });
+  }
+
+  /** A turn was queued: every waiting claim looks again. */
+  workQueued(): void {
+    for (const wake of [...this.waiting]) wake();
+  }
+
+  /** Resolves when work may have been queued, after `ms`, or when `cancelled` is called. */
+  waitForWork(ms: number): { done: Promise<void>; cancel: () => void } {
+    let wake: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake(), ms);
+      wake = () => {
+        clearTimeout(timer);
+        this.waiting.delete(wake);
+        resolve();
+      };
+      this.waiting.add(wake);
+    });
+    return { done, cancel: () => wake() };
+  }
+
+  heardFrom(tenantId: string, worker: string, now = Date.now()): void {
+    let names = this.heard.get(tenantId);
+    if (!names) this.heard.set(tenantId, (names = new Map()));
+    names.set(worker, now);
+  }
+
+  /** Workers heard from within a lease: a session's next turn waits for the one that ran its last. */
+  liveWorkers(tenantId: string, now = Date.now()): string[] {
+    const names = this.heard.get(tenantId);
+    if (!names) return [];
+    const live: string[] = [];
+    for (const [name, at] of names) {
+      if (now - at <= this.settings.leaseMs) live.push(name);
+      else names.delete(name);
+    }
+    return live;
+  }
+
+  /** Settles expired leases: each turn is queued again, failed or cancelled (core/workers/turns.ts). */
+  async sweep(): Promise<void> {
+    const changed = await this.store.run('expireWorkerLeases', { maxAttempts: this.settings.maxAttempts });
+    if (changed.length === 0) return;
+    for (const { turn } of changed) {
+      this.log.warn({ run_id: turn.run_id, turn_index: turn.turn_index, attempt: turn.attempt, worker: turn.worker, status: turn.status }, 'a worker lease expired');
+    }
+    if (changed.some((c) => c.turn.status === 'queued')) this.workQueued();
+    for (const { tenantId, turn } of changed) {
+      const scope = await this.store.run('workerRunScope', { runId: turn.run_id });
+      if (scope) await this.tellRun(turn.run_id, scope);
+      if (turn.status !== 'queued') void this.trace(turn.run_id, tenantId);
+    }
+  }
+
+  /**
+   * Traces the run's ended turns (again: what is traced already is known by its span ids and
+   * skipped) and records their figures. Runs of one run one at a time; failures are logged, never
+   * thrown: the turn has ended whatever becomes of its trace.
+   */
+  async trace(runId: string, tenantId: string): Promise<void> {
+    await this.tracing.run(runId, async () => {
+      try {
+        await this.traceNow(runId);
+      } catch (err) {
+        this.log.warn({ err, run_id: runId, tenant_id: tenantId }, 'could not trace a worker run');
+      }
+    });
+  }
+
+  private async traceNow(runId: string): Promise<void> {
+    const inputs = await this.store.run('workerTraceInputs', { runId });
+    if (!inputs) return;
+    const session = sessionOfRun(inputs.run, inputs.turns, inputs.events);
+    if (session.events.length > 0) {
+      const plan = planOf(this.plans, inputs.plan);
+      const body = new TextEncoder().encode(JSON.stringify({ schemaVersion: 1, sessions: [session] }));
+      const prepared = await this.compute.run('prepareAgents', { body, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes } });
+      for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
+      if (prepared.sessions.length > 0) {
+        const traceIds = [WorkerService.traceIdOf(inputs.scope, runId, inputs.run.agent)];
+        const known = await this.store.run('agentsKnown', { scope: inputs.scope, traceIds, blobShas: prepared.blobShas });
+        const outcome = await this.ingest.ingest(
+          {
+            body: prepared.body,
+            encoding: 'agents',
+            contentEncoding: undefined,
+            maxDecompressedBytes: prepared.body.byteLength,
+            maxSpansPerTrace: this.settings.maxSpansPerTrace,
+            scope: inputs.scope,
+            plan: quotaPlan(plan),
+            knownSpanIds: known.spanIds,
+          },
+          true,
+        );
+        if (outcome.refused) this.log.warn({ run_id: runId, code: outcome.refused.code }, 'the trace of a worker run was refused by the plan\'s quota');
+      }
+    }
+    const figures = inputs.turns
+      .filter((t) => t.finishedAt !== null && !t.figured)
+      .map((t) => ({ turnIndex: t.index, ...turnFigures(inputs.events.filter((e) => e.turnIndex === t.index && e.attempt === t.attempt), this.costFn) }));
+    if (figures.length > 0) await this.store.run('recordWorkerFigures', { tenantId: inputs.scope.tenantId, runId, figures });
+    await this.tellRun(runId, inputs.scope);
+  }
+}
