@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `tracelake`: `tracelake serve [settings]` runs the server in this process; `tracelake agents sync`
- * sends coding-agent transcripts to a running server; every other command is the operator's command
+ * sends coding-agent transcripts to a running server; `tracelake worker` runs the turns of worker
+ * runs for a server (src/worker); every other command is the operator's command
  * line (tenants, apps, environments, keys, session tokens), sent to a running server's operator API
  * or, with no server up, worked directly on the data dir. See `tracelake --help`.
  */

@@ -142,6 +142,19 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     return { commit };
   }
 
+  async inspect(dir: string): Promise<{ commit: string; clean: boolean } | null> {
+    const gitdir = join(dir, '.git');
+    try {
+      const repository = await git.getConfig({ fs, gitdir, path: 'tracelake.repository' });
+      if (typeof repository !== 'string') return null;
+      const commit = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+      const matrix = await git.statusMatrix({ fs, dir, cache: this.cache });
+      return { commit, clean: matrix.every(([, head, workdir, stage]) => head === 1 && workdir === 1 && stage === 1) };
+    } catch {
+      return null;
+    }
+  }
+
   /** Hands the commits the source lacks (and their trees) to it, then moves its branch: fast-forward only. */
   private async push(gitdir: string, source: string, commit: string, branch: string): Promise<void> {
     const copied = new Set<string>();

@@ -57,6 +57,11 @@ export interface GitWorkspace {
    * `commit` is null when nothing changed (nothing is pushed then).
    */
   commitAndPush(dir: string, input: { branch: string; message: string; author: Author }): Promise<{ commit: string | null }>;
+  /**
+   * The commit a working copy made by `checkout` is at, and whether anything in it changed since
+   * (a worker reuses a clean workspace for a session's next turn); null when `dir` is no such copy.
+   */
+  inspect(dir: string): Promise<{ commit: string; clean: boolean } | null>;
 }
 
 /** Files larger than this are not read (a prompt or template is text of a few KiB). */

@@ -158,6 +158,9 @@ export class WorkerService {
       } catch (err) {
         this.log.warn({ err, run_id: runId, tenant_id: tenantId }, 'could not trace a worker run');
       }
+      // Watchers learn of the ended turn after its figures, so a page shows them with its status.
+      const scope = await this.store.run('workerRunScope', { runId }).catch(() => null);
+      if (scope) await this.tellRun(runId, scope).catch(() => undefined);
     });
   }
 
@@ -193,6 +196,5 @@ export class WorkerService {
       .filter((t) => t.finishedAt !== null && !t.figured)
       .map((t) => ({ turnIndex: t.index, ...turnFigures(inputs.events.filter((e) => e.turnIndex === t.index && e.attempt === t.attempt), this.costFn) }));
     if (figures.length > 0) await this.store.run('recordWorkerFigures', { tenantId: inputs.scope.tenantId, runId, figures });
-    await this.tellRun(runId, inputs.scope);
   }
 }

@@ -18,6 +18,8 @@ import { SessionsPage } from './pages/sessions.js';
 import { SpansPage } from './pages/spans.js';
 import { TraceDetailPage } from './pages/traceDetail.js';
 import { TracesPage } from './pages/traces.js';
+import { WorkerRunPage } from './pages/workerRun.js';
+import { WorkerRunsPage } from './pages/workerRuns.js';
 
 export interface PageProps {
   loc: Location;
@@ -49,4 +51,6 @@ export const PAGES: PageDef[] = [
   { path: '/experiments/:experimentId', component: ExperimentPage, feature: 'experiments' },
   { path: '/experiments/:experimentId/runs/:runId', component: ComparisonPage, feature: 'experiments' },
   { path: '/metrics', component: MetricsPage, nav: 'Dashboard', feature: 'metrics' },
+  { path: '/workers', component: WorkerRunsPage, nav: 'Workers', feature: 'workers' },
+  { path: '/workers/runs/:runId', component: WorkerRunPage, feature: 'workers' },
 ];

@@ -1,0 +1,295 @@
+/**
+ * Worker runs end to end: a real server, real `tracelake worker` processes, a real git repository
+ * made here, and a fake agent (test/helpers/workers.ts) that reads its prompt, edits files, prints
+ * events, and fails, hangs or floods when told to. Every wait is on the run's live stream or a
+ * worker's log line.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { git, workingRepo } from '../helpers/git.js';
+import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { fakeAgentProfiles, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const ENDED = ['succeeded', 'failed', 'cancelled'];
+const dir = tempDir('tracelake-workers-');
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const gitRoot = join(dir, 'git');
+const repo = join(gitRoot, 'acme', 'shop');
+const baseCommit = workingRepo(repo, { 'README.md': '# Shop\n', 'src/cart.ts': 'export const total = 0;\n' });
+const profiles = fakeAgentProfiles(dir);
+const plansFile = join(dir, 'plans.json');
+writeFileSync(
+  plansFile,
+  JSON.stringify({ version: 1, default: 'capped', upgrade_url: 'https://example.com/upgrade', plans: { capped: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'full', max_concurrent_worker_runs: 3 } } }),
+);
+
+let server: TestServer;
+let root: Credentials;
+let workerKey: Credentials & { id: string };
+let serial = 0;
+
+/** A worker with its own work directory (a different machine, as far as workspaces go). */
+function worker(name: string, args: string[] = []): TestWorker {
+  return startWorker(server, workerKey, { name, gitRoot, profiles, workDir: join(dir, `work-${name}`), args });
+}
+
+async function launch(kind: 'runs' | 'sessions', body: Record<string, unknown>) {
+  const answer = await call(server, 'POST', `/v1/workers/${kind}`, { auth: root, body: { profile: 'fake', ...body } });
+  if (answer.status !== 201) throw new Error(`launch: ${answer.status} ${answer.text}`);
+  return answer.body.data;
+}
+
+const release = () => join(dir, `release-${++serial}`);
+const ended = (run: any) => ENDED.includes(run.latest_turn.status);
+const idle = (run: any) => run.status === 'idle';
+
+t.before(async () => {
+  server = await serverFor(t, { args: ['--git-root', gitRoot, '--plans-file', plansFile], env: { TRACELAKE_WORKER_LEASE_SECONDS: '2', TRACELAKE_WORKER_MAX_ATTEMPTS: '2' } });
+  root = rootCredentials(server);
+  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/shop' } });
+  if (connected.status >= 300) throw new Error(`git connect: ${connected.text}`);
+  workerKey = await createKey(server, root, { name: 'worker', role: 'Worker' });
+});
+
+t.test('capabilities report workers; a Worker key claims and does nothing else', async (t) => {
+  const caps = await call(server, 'GET', '/v1/capabilities');
+  t.equal(caps.body.data.features.workers, true);
+  t.same((await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.find((k: any) => k.id === workerKey.id)?.permissions, [], 'a Worker key has no permission');
+  const read = await call(server, 'GET', '/v1/workers/runs', { auth: workerKey });
+  t.equal(read.status, 403, 'it reads no runs');
+  t.equal((await call(server, 'POST', '/v1/workers/runs', { auth: workerKey, body: { task_prompt: 'x' } })).status, 403, 'nor launches them');
+  const claim = await call(server, 'POST', '/v1/workers/claim', { auth: workerKey, body: { worker: 'probe', profiles: ['nobody'] } });
+  t.same([claim.status, claim.body], [200, { data: null }], 'it claims (nothing queued for its profile)');
+  const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
+  t.equal((await call(server, 'POST', '/v1/workers/claim', { auth: sdk, body: { worker: 'probe', profiles: ['fake'] } })).status, 403, 'an SDK key cannot claim');
+  const bad = await call(server, 'POST', '/v1/workers/runs', { auth: root, body: { task_prompt: '' } });
+  t.equal(bad.status, 400);
+  t.equal(bad.body.error.code, 'invalid_request_body');
+  t.ok(bad.body.error.details.task_prompt, 'the empty task_prompt is named');
+});
+
+t.test('a one-shot run end to end: workspace, agent, events, checkpoint, trace', async (t) => {
+  const w = worker('one');
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const run = await launch('runs', { task_prompt: 'Write a note about the cart\nwith details', title: 'Cart note' });
+  t.match(run, { kind: 'oneshot', status: 'queued', profile: 'fake', repository: 'acme/shop', base_branch: 'main', base_commit: baseCommit, work_branch: `tracelake/${run.id}` });
+  t.equal(run.url.endsWith(`/#/workers/runs/${run.id}`), true, 'the live thread link holds the run id and no credential');
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  const done = await watch.untilRun(ended);
+  const turn = done.turns[0];
+  t.equal(done.status, 'succeeded', JSON.stringify(turn));
+  t.match(turn, { status: 'succeeded', reason: 'exit', exit_code: 0, attempt: 1, lost_leases: 0, worker: 'one', tool_calls: 1, input_tokens: 2800, output_tokens: 350 });
+  t.ok(turn.cost_usd > 0, `priced from the agent's usage: ${turn.cost_usd}`);
+  t.match(turn.commit_sha, /^[0-9a-f]{40}$/, 'a checkpoint commit');
+  t.equal(done.head_commit, turn.commit_sha);
+
+  // The checkpoint is on the work branch of the real repository, on top of the base.
+  t.equal(git(repo, 'rev-parse', `tracelake/${run.id}`), turn.commit_sha);
+  t.equal(git(repo, 'rev-parse', `${turn.commit_sha}^`), baseCommit);
+  t.equal(git(repo, 'show', `${turn.commit_sha}:notes/turn-0.md`), 'Write a note about the cart\nwith details');
+  t.equal(git(repo, 'rev-parse', 'main'), baseCommit, 'the base branch is untouched');
+
+  // The thread: the worker's steps, the agent's lines and structured events, in order.
+  const kinds = new Set(watch.events.map((e: any) => e.kind));
+  t.same([...kinds].sort(), ['agent', 'stderr', 'step', 'stdout']);
+  t.ok(watch.events.some((e: any) => e.kind === 'stdout' && e.text === 'working on turn 0'));
+  t.ok(watch.events.some((e: any) => e.kind === 'stderr' && e.text === 'a line on stderr'));
+  t.ok(watch.events.some((e: any) => e.kind === 'agent' && e.event.type === 'tool_call' && e.event.name === 'Write'));
+  t.ok(watch.events.some((e: any) => e.kind === 'step' && e.text.startsWith(`Checkpoint ${turn.commit_sha}`)));
+  const cursors = watch.events.map((e: any) => e.cursor);
+  t.same(cursors, [...cursors].sort((a, b) => a - b), 'in cursor order, none twice');
+  t.equal(new Set(cursors).size, cursors.length);
+  const page = await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root });
+  t.same(page.body.data.map((e: any) => e.cursor), cursors, 'the events read back are those streamed');
+
+  // The run's trace: a coding-agent session whose cost is the turn's.
+  const trace = await call(server, 'GET', `/v1/traces/${run.trace_id}`, { auth: root });
+  t.equal(trace.status, 200, trace.text.slice(0, 300));
+  t.equal(trace.body.data.session_id, run.id, 'the session is the run');
+  t.ok(Math.abs(trace.body.data.total_cost - turn.cost_usd) < 1e-9, `trace cost ${trace.body.data.total_cost} = turn cost ${turn.cost_usd}`);
+  const spans = await call(server, 'GET', `/v1/traces/${run.trace_id}/spans?limit=500`, { auth: root });
+  t.ok(spans.body.data.some((s: any) => s.type === 'TOOL' || /Write/.test(s.name)), 'the tool call is a span');
+  t.equal((await call(server, 'GET', `/v1/workers/runs?kind=oneshot&status=succeeded`, { auth: root })).body.data.some((r: any) => r.id === run.id), true, 'listed by kind and status');
+});
+
+t.test('a session of three turns resumes the same workspace and branch', async (t) => {
+  const w = worker('sess');
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const session = await launch('sessions', { task_prompt: 'First: start the notes' });
+  const env = session.environment_id;
+  const watch = await watchRun(server, root, session.id);
+  t.teardown(() => watch.close());
+  await watch.untilRun((r) => idle(r) && r.turns.length === 1);
+  const urls: string[] = [];
+  for (const prompt of ['Second: add to the notes', 'Third: finish the notes']) {
+    const turn = await call(server, 'POST', `/v1/workers/environments/${env}/turns`, { auth: root, body: { task_prompt: prompt } });
+    t.equal(turn.status, 202, turn.text);
+    t.same(Object.keys(turn.body.data).sort(), ['run_id', 'turn_index', 'url']);
+    t.equal(turn.body.data.run_id, session.id);
+    urls.push(turn.body.data.url);
+    await watch.untilRun((r) => idle(r) && r.turns.length === turn.body.data.turn_index + 1);
+  }
+  t.equal(new Set([session.url, ...urls]).size, 1, 'every turn links to the same thread');
+  const run = (await call(server, 'GET', `/v1/workers/runs/${session.id}`, { auth: root })).body.data;
+  t.same(run.turns.map((x: any) => [x.turn_index, x.status, x.worker]), [[0, 'succeeded', 'sess'], [1, 'succeeded', 'sess'], [2, 'succeeded', 'sess']]);
+  const [c0, c1, c2] = run.turns.map((x: any) => x.commit_sha);
+  t.equal(git(repo, 'rev-parse', `${c1}^`), c0, 'turn 1 builds on turn 0');
+  t.equal(git(repo, 'rev-parse', `${c2}^`), c1, 'turn 2 builds on turn 1');
+  t.equal(git(repo, 'rev-parse', `tracelake/${session.id}`), c2, 'one work branch, at the last checkpoint');
+  t.same(git(repo, 'ls-tree', '--name-only', `${c2}:notes`).split('\n'), ['turn-0.md', 'turn-1.md', 'turn-2.md'], 'the workspace kept every turn\'s files');
+  const texts = watch.events.map((e: any) => e.text);
+  t.ok(texts.includes('resuming a conversation of 1 earlier prompts') && texts.includes('resuming a conversation of 2 earlier prompts'), 'the agent resumed its conversation');
+  t.equal(watch.events.filter((e: any) => e.kind === 'step' && /^Workspace: reused the workspace/.test(e.text)).length, 2, 'later turns reuse the workspace');
+  // Closing ends the session: no more turns.
+  const closed = await call(server, 'POST', `/v1/workers/runs/${session.id}/close`, { auth: root });
+  t.equal(closed.body.data.status, 'closed');
+  const after = await call(server, 'POST', `/v1/workers/environments/${env}/turns`, { auth: root, body: { task_prompt: 'Fourth' } });
+  t.equal(after.status, 404, 'no open session in the environment any more');
+});
+
+t.test('one turn at a time: 409 environment_busy, decided atomically', async (t) => {
+  const session = await launch('sessions', { task_prompt: 'queued, for nobody', profile: 'nobody' });
+  const env = session.environment_id;
+  const busy = await call(server, 'POST', `/v1/workers/environments/${env}/turns`, { auth: root, body: { task_prompt: 'too soon' } });
+  t.equal(busy.status, 409);
+  t.equal(busy.body.error.code, 'environment_busy');
+  t.equal((await call(server, 'POST', `/v1/workers/runs/${session.id}/cancel`, { auth: root })).body.data.status, 'idle', 'the queued turn is cancelled: the session is idle');
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(server, 'POST', `/v1/workers/environments/${env}/turns`, { auth: root, body: { task_prompt: `race ${round}.${i}` } })));
+    const statuses = answers.map((a) => a.status).sort();
+    t.same(statuses, [202, 409, 409, 409, 409, 409], `round ${round}: exactly one wins`);
+    t.ok(answers.filter((a) => a.status === 409).every((a) => a.body.error.code === 'environment_busy'));
+    await call(server, 'POST', `/v1/workers/runs/${session.id}/cancel`, { auth: root });
+  }
+  const run = (await call(server, 'GET', `/v1/workers/runs/${session.id}`, { auth: root })).body.data;
+  t.equal(run.turns.length, 4, 'the first turn and one per round');
+  await call(server, 'POST', `/v1/workers/runs/${session.id}/close`, { auth: root });
+  // A launch of a second session in an environment with an open one is refused too.
+  const other = await launch('sessions', { task_prompt: 'one', profile: 'nobody' });
+  const second = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body: { task_prompt: 'two', profile: 'nobody' } });
+  t.equal(second.status, 409);
+  await call(server, 'POST', `/v1/workers/runs/${other.id}/close`, { auth: root });
+});
+
+t.test('402 entitlement_required past the plan\'s runs in flight', async (t) => {
+  const queued = [];
+  for (let i = 0; i < 3; i++) queued.push(await launch('runs', { task_prompt: `waiting ${i}`, profile: 'nobody' }));
+  const refused = await call(server, 'POST', '/v1/workers/runs', { auth: root, body: { task_prompt: 'one too many', profile: 'nobody' } });
+  t.equal(refused.status, 402);
+  t.match(refused.body.error, { code: 'entitlement_required', entitlement: 'max_concurrent_worker_runs', current: 3, limit: 3 });
+  for (const run of queued) {
+    const cancelled = await call(server, 'POST', `/v1/workers/runs/${run.id}/cancel`, { auth: root });
+    t.match(cancelled.body.data, { status: 'cancelled', latest_turn: { reason: 'cancelled' } }, 'a queued turn is cancelled at once');
+  }
+  t.equal((await call(server, 'POST', '/v1/workers/runs', { auth: root, body: { task_prompt: 'fits again', profile: 'nobody' } })).status, 201);
+  const last = (await call(server, 'GET', '/v1/workers/runs?status=queued', { auth: root })).body.data;
+  for (const run of last) await call(server, 'POST', `/v1/workers/runs/${run.id}/cancel`, { auth: root });
+  const again = await call(server, 'POST', `/v1/workers/runs/${queued[0].id}/cancel`, { auth: root });
+  t.equal(again.status, 409, 'nothing left to cancel');
+});
+
+t.test('a failing agent fails the turn, and its work is still checkpointed', async (t) => {
+  const w = worker('fails');
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const run = await launch('runs', { task_prompt: 'Try, then FAIL' });
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  const done = await watch.untilRun(ended);
+  t.match(done.latest_turn, { status: 'failed', reason: 'exit', exit_code: 3, error: 'The agent exited with 3' });
+  t.match(done.latest_turn.commit_sha, /^[0-9a-f]{40}$/);
+});
+
+t.test('cancel: a running turn is stopped, its agent ended', async (t) => {
+  const w = worker('cancel');
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const run = await launch('runs', { task_prompt: `HOLD ${release()}` });
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  await watch.untilEvent((e) => e.text === 'holding');
+  const pid = Number(readFileSync(join(dir, 'work-cancel', 'runs', run.id, 'agent', 'pid'), 'utf8'));
+  const asked = await call(server, 'POST', `/v1/workers/runs/${run.id}/cancel`, { auth: root });
+  t.match(asked.body.data.latest_turn, { status: 'running', cancel_requested: true });
+  const done = await watch.untilRun(ended);
+  t.match(done.latest_turn, { status: 'cancelled', reason: 'cancelled' });
+  t.throws(() => process.kill(pid, 0), 'the agent process is gone');
+});
+
+t.test('the output cap and the timeout stop the agent', async (t) => {
+  const w = worker('limits');
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const flood = await launch('runs', { task_prompt: 'FLOOD', profile: 'fake-short' });
+  const hang = await launch('runs', { task_prompt: `HOLD ${release()}`, profile: 'fake-short' });
+  const [a, b] = await Promise.all([watchRun(server, root, flood.id), watchRun(server, root, hang.id)]);
+  t.teardown(() => (a.close(), b.close()));
+  const flooded = await a.untilRun(ended);
+  t.match(flooded.latest_turn, { status: 'failed', reason: 'output_limit', error: 'The agent printed more than 4096 bytes and was stopped' });
+  const bytes = a.events.filter((e: any) => e.kind === 'stdout').reduce((n: number, e: any) => n + Buffer.byteLength(e.text) + 1, 0);
+  t.ok(bytes <= 4096, `no more than the cap was kept (${bytes} bytes)`);
+  const hung = await b.untilRun(ended);
+  t.match(hung.latest_turn, { status: 'failed', reason: 'timeout', error: 'The agent ran past its timeout of 2 s and was stopped' });
+});
+
+t.test('a worker killed mid-turn: the lease expires, the turn is retried once, never doubled; then it fails', async (t) => {
+  const gate = release();
+  const run = await launch('runs', { task_prompt: `HOLD ${gate}` });
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  const a = worker('killed-a');
+  await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
+  a.child.kill('SIGKILL');
+  await a.exited;
+  // Another worker takes the turn once the lease has expired.
+  const b = worker('takes-over-b');
+  t.teardown(() => void b.child.kill('SIGKILL'));
+  await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 2);
+  const retried = (await call(server, 'GET', `/v1/workers/runs/${run.id}`, { auth: root })).body.data.latest_turn;
+  t.match(retried, { status: 'running', attempt: 2, lost_leases: 1, worker: 'takes-over-b' });
+  writeFileSync(gate, '');
+  const done = await watch.untilRun(ended);
+  t.match(done.latest_turn, { status: 'succeeded', attempt: 2, lost_leases: 1, worker: 'takes-over-b' });
+  t.equal(git(repo, 'rev-list', '--count', `${baseCommit}..tracelake/${run.id}`), '1', 'one checkpoint: the turn ran to its end once');
+  t.equal(watch.events.filter((e: any) => e.kind === 'step' && /^The agent exited/.test(e.text)).length, 1, 'one end reported');
+  const trace = await call(server, 'GET', `/v1/traces/${run.trace_id}/spans?limit=500`, { auth: root });
+  t.ok(trace.body.data.some((s: any) => /earlier attempt/.test(JSON.stringify(s))), 'the trace says an earlier attempt was lost');
+
+  // Two lost leases (the server allows 2 attempts): the turn fails, it is not tried a third time.
+  const second = await launch('runs', { task_prompt: `HOLD ${release()}` });
+  const w2 = await watchRun(server, root, second.id);
+  t.teardown(() => w2.close());
+  const c = worker('killed-c');
+  await w2.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
+  b.child.kill('SIGKILL');
+  c.child.kill('SIGKILL');
+  await Promise.all([b.exited, c.exited]);
+  const d = worker('killed-d');
+  await w2.untilEvent((e) => e.text === 'holding' && e.attempt === 2);
+  d.child.kill('SIGKILL');
+  await d.exited;
+  const failed = await w2.untilRun(ended);
+  t.match(failed.latest_turn, { status: 'failed', reason: 'lease_expired', attempt: 2, lost_leases: 2 });
+  t.match(failed.latest_turn.error, /lease expired 2 times/);
+});
+
+t.test('SIGTERM hands the running turn back; another worker finishes it', async (t) => {
+  const gate = release();
+  const run = await launch('runs', { task_prompt: `HOLD ${gate}` });
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  const a = worker('stops', ['--grace-seconds', '0']);
+  await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
+  a.child.kill('SIGTERM');
+  t.equal(await a.exited, 0, 'the worker stops cleanly');
+  t.ok(a.logs.some((l) => l.msg === 'turn handed back'));
+  const back = await watch.untilRun((r) => r.latest_turn.status === 'queued');
+  t.match(back.latest_turn, { attempt: 1, lost_leases: 0 }, 'handed back, not lost');
+  writeFileSync(gate, '');
+  const b = worker('finishes');
+  t.teardown(() => void b.child.kill('SIGKILL'));
+  const done = await watch.untilRun(ended);
+  t.match(done.latest_turn, { status: 'succeeded', attempt: 2, lost_leases: 0, worker: 'finishes' });
+  t.notOk(existsSync(join(dir, 'work-stops', 'runs', run.id, 'workspace', 'notes')), 'the first worker never got to write');
+});
