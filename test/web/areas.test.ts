@@ -224,7 +224,7 @@ t.test('prompts, experiments and agent sessions in headless Chromium', { skip: e
   await prompts.first().waitFor();
 
   await t.test('the navigation offers the three areas', async (t) => {
-    t.same(await page.locator('nav.top a').allTextContents(), ['Tracelake', 'Traces', 'Spans', 'Sessions', 'Scores', 'Agents', 'Prompts', 'Experiments', 'Dashboard']);
+    t.same(await page.locator('nav.top a').allTextContents(), ['Tracelake', 'Traces', 'Spans', 'Sessions', 'Scores', 'Agents', 'Prompts', 'Experiments', 'Dashboard', 'Workers']);
     t.equal(await page.locator('nav.top a.current').textContent(), 'Prompts', 'the deep link signed in lands on its page');
   });
 
