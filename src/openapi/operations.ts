@@ -15,6 +15,7 @@ import { answer, json } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
 import { OPERATOR_OPERATIONS, OPERATOR_TAG } from './operatorOperations.js';
 import { PROMPT_OPERATIONS } from './promptOperations.js';
+import { WORKER_OPERATIONS } from './workerOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
@@ -22,7 +23,7 @@ const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports
 /** The API's own words for the reference's introduction (Markdown). */
 export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and coding-agent sessions and serves them back as traces, spans and sessions, with scores, comments, filters and search, metrics, eval runs and experiments, prompts and templates from a connected git repository, API keys, apps and environments.
 
-**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials; \`eval_run\` is an eval run's own run-scoped key or admin credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
+**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials; \`eval_run\` is an eval run's own run-scoped key or admin credentials; \`worker\` is a Worker key (what \`tracelake worker\` runs with) or admin credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
 
 **Surfaces.** \`x-tracelake-surface\` lists the modes whose servers answer an operation; the other answers 501 \`not_available_locally\` or \`not_available_on_cloud\`. Operations tagged "${'Not built in this version'}" are the spec's endpoints this version answers with 501 \`not_implemented\`.
 
@@ -471,5 +472,6 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
   ...EVAL_OPERATIONS,
   ...PROMPT_OPERATIONS,
   ...METRICS_OPERATIONS,
+  ...WORKER_OPERATIONS,
   ...OPERATOR_OPERATIONS,
 };
