@@ -180,7 +180,7 @@ export interface WorkerEventView {
   event: Record<string, unknown> | null;
 }
 
-const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq, ${iso('e.at')} AS at, e.kind, e.text, e.level, e.event`;
+const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event`;
 
 type EventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
 const eventOf = (r: EventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });
@@ -192,15 +192,16 @@ const eventOf = (r: EventRow): WorkerEventView => ({ ...r, event: r.event === nu
 export async function appendEvents(db: Database, scope: ReadScope, leaseId: string, events: NewEvent[]): Promise<{ run_id: string; stored: WorkerEventView[]; cancel: boolean }> {
   return db.transaction(async (tx) => {
     const held = await heldTurn(tx, scope, leaseId);
-    const col = <K extends keyof NewEvent>(k: K) => listValue(events.map((e) => e[k] as DuckDBValue));
+    // One JSON text, not a list per column: a bound list takes its element type from its first
+    // item, so a column whose first value is null would bind as a list of nulls.
+    const batch = JSON.stringify(events.map((e) => ({ seq: e.seq, at_ms: Math.round(e.atMs), kind: e.kind, text: e.text, level: e.level, event: e.event })));
     const rows = await tx.query<EventRow>(
-      `INSERT INTO worker_events (run_id, turn_index, attempt, seq, tenant_id, app_id, environment_id, at, kind, text, level, event)
+      `INSERT INTO worker_events (run_id, turn_index, attempt, seq, tenant_id, app_id, environment_id, seen_at, kind, text, level, event)
        SELECT $1::UUID, $2, $3, u.seq, $4::UUID, $5::UUID, $6::UUID, make_timestamp(u.at_ms * 1000), u.kind, u.text, u.level, u.event
-         FROM (SELECT unnest($7::INTEGER[]) AS seq, unnest($8::BIGINT[]) AS at_ms, unnest($9::VARCHAR[]) AS kind, unnest($10::VARCHAR[]) AS text,
-                      unnest($11::VARCHAR[]) AS level, unnest($12::VARCHAR[]) AS event) u
+         FROM (SELECT unnest(from_json($7::VARCHAR, '[{"seq":"INTEGER","at_ms":"BIGINT","kind":"VARCHAR","text":"VARCHAR","level":"VARCHAR","event":"VARCHAR"}]'), recursive := true)) u
        ON CONFLICT DO NOTHING
-       RETURNING cursor::DOUBLE AS cursor, turn_index, attempt, seq, ${iso('at')} AS at, kind, text, level, event`,
-      [held.run_id, held.turn_index, held.attempt, held.tenant_id, held.app_id, held.environment_id, col('seq'), listValue(events.map((e) => BigInt(Math.round(e.atMs)))), col('kind'), col('text'), col('level'), col('event')],
+       RETURNING cursor::DOUBLE AS cursor, turn_index, attempt, seq, ${iso('seen_at')} AS "at", kind, text, level, event`,
+      [held.run_id, held.turn_index, held.attempt, held.tenant_id, held.app_id, held.environment_id, batch],
     );
     return { run_id: held.run_id, stored: rows.map(eventOf).sort((a, b) => a.cursor - b.cursor), cancel: held.cancel_requested };
   });

@@ -75,7 +75,7 @@ export const WORKER_MIGRATIONS: readonly Migration[] = [
          tenant_id UUID NOT NULL,
          app_id UUID NOT NULL,
          environment_id UUID NOT NULL,
-         at TIMESTAMP NOT NULL,
+         seen_at TIMESTAMP NOT NULL,
          kind VARCHAR NOT NULL CHECK (kind IN ('stdout', 'stderr', 'agent', 'step')),
          text VARCHAR,
          level VARCHAR,

@@ -36,7 +36,7 @@ export async function traceInputs(db: Database, runId: string): Promise<TraceInp
   );
   const events = (
     await db.query<Omit<StoredEvent, 'event'> & { event: string | null }>(
-      `SELECT e.turn_index AS "turnIndex", e.attempt, e.seq, ${iso('e.at')} AS at, e.kind, e.text, e.level, e.event
+      `SELECT e.turn_index AS "turnIndex", e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event
          FROM worker_events e JOIN worker_turns t ON t.run_id = e.run_id AND t.turn_index = e.turn_index AND t.attempt = e.attempt
         WHERE e.run_id = $1 AND e.kind IN ('agent', 'step') ORDER BY e.turn_index, e.seq`,
       [runId],
