@@ -63,7 +63,7 @@ const DONE_TURN: Turn = {
   finished_at: '2026-11-20T09:19:48.301Z',
 };
 
-const QUEUED_RUN: Run = {
+const QUEUED_SUMMARY: Catalog['WorkerRunPage']['data'][number] = {
   id: RUN_ID,
   kind: 'session',
   status: 'queued',
@@ -83,10 +83,10 @@ const QUEUED_RUN: Run = {
   created_at: CREATED,
   created_by: 'key:0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
   closed_at: null,
-  turns: [QUEUED_TURN],
 };
+const QUEUED_RUN: Run = { ...QUEUED_SUMMARY, turns: [QUEUED_TURN] };
 
-const IDLE_SUMMARY: Catalog['WorkerRunPage']['data'][number] = { ...QUEUED_RUN, status: 'idle', head_commit: CHECKPOINT, cost_usd: 0.4187, latest_turn: DONE_TURN };
+const IDLE_SUMMARY: Catalog['WorkerRunPage']['data'][number] = { ...QUEUED_SUMMARY, status: 'idle', head_commit: CHECKPOINT, cost_usd: 0.4187, latest_turn: DONE_TURN };
 const IDLE_RUN: Run = { ...IDLE_SUMMARY, turns: [DONE_TURN] };
 const CANCELLED_TURN: Turn = { ...QUEUED_TURN, status: 'cancelled', reason: 'cancelled', error: 'Cancelled before a worker claimed it', finished_at: '2026-11-20T09:15:04.000Z' };
 

@@ -168,7 +168,7 @@ t.test('bad requests are 400 with details, unknown ids 404, and a refused reques
     ['POST', `/v1/operator/apps/${root.appId}/environments`, { name: 'qa', kind: 'staging' }, 400, 'invalid_request_body', { kind: /.+/ }],
     ['POST', keys, { name: 'k', role: 'sdk' }, 400, 'invalid_request_body', { body: /exactly one of environment and kinds/ }],
     ['POST', keys, { name: 'k', role: 'sdk', permissions: ['trace.read'], kinds: ['preview'] }, 400, 'invalid_request_body', { body: /exactly one of role and permissions/ }],
-    ['POST', keys, { name: 'k', role: 'admin', kinds: ['preview'] }, 400, 'invalid_request_body', { role: /role must be sdk, read-only or full-access/ }],
+    ['POST', keys, { name: 'k', role: 'admin', kinds: ['preview'] }, 400, 'invalid_request_body', { role: /role must be sdk, read-only, full-access or worker/ }],
     ['POST', keys, { name: 'k', role: 'sdk', kinds: ['staging'] }, 400, 'invalid_request_body', { 'kinds[0]': /.+/ }],
     ['POST', keys, { name: 'k', role: 'sdk', environment: 'qa' }, 404, 'not_found'],
     ['POST', keys, { name: 'k', role: 'sdk', environment: 'production', expires_at: '2001-01-01T00:00:00Z' }, 400, 'invalid_request_body', { expires_at: /in the future/ }],

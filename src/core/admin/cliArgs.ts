@@ -84,7 +84,7 @@ Commands:
   environment create --app APP_ID --name NAME --kind development|preview|production
   environment list --app APP_ID
   key create --app APP_ID --name NAME
-             (--role sdk|read-only|full-access | --permissions ${PERMISSIONS.slice(0, 2).join(',')},…)
+             (--role sdk|read-only|full-access|worker | --permissions ${PERMISSIONS.slice(0, 2).join(',')},…)
              (--environment NAME | --kinds development,preview,production)
              [--expires-at ISO-8601]
   key list --app APP_ID
@@ -95,6 +95,8 @@ Commands:
                   on the store directly only: stop the server first
   agents sync [PATH ...]   send Claude Code and Codex transcripts to a running server over HTTP
                   (TRACELAKE_URL, TRACELAKE_API_KEY, TRACELAKE_APP_ID); see "tracelake agents sync --help"
+  worker                   run the turns of worker runs for a running server (a Worker key);
+                  see "tracelake worker --help"
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -156,7 +158,7 @@ function keyRole(f: Flags): { role: Role; permissions: Permission[] } {
     return { role: 'custom', permissions: permissionsFor('custom', list('permissions', f.required('permissions'), PERMISSIONS, isPermission)) };
   }
   const role = parseRole(f.required('role'));
-  if (role === undefined || role === 'custom') throw new UsageError('--role must be sdk, read-only or full-access (use --permissions for a custom key)', 'role');
+  if (role === undefined || role === 'custom') throw new UsageError('--role must be sdk, read-only, full-access or worker (use --permissions for a custom key)', 'role');
   return { role, permissions: permissionsFor(role) };
 }
 

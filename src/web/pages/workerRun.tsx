@@ -142,7 +142,7 @@ function Turn({ turn, events }: { turn: WorkerTurn; events: ThreadEvent[] }) {
       {attempts
         .filter((a) => a !== current)
         .map((a) => (
-          <details class="fold earlier-attempt">
+          <details class="earlier-attempt">
             <summary>Attempt {a}: ended without a report (its worker stopped or lost its lease)</summary>
             <Events events={events.filter((e) => e.attempt === a)} />
           </details>
@@ -220,14 +220,14 @@ function EventView({ e, result }: { e: ThreadEvent; result: ThreadEvent | undefi
       );
     case 'reasoning':
       return (
-        <details class="fold">
+        <details class="reasoning">
           <summary>thinking</summary>
           <p style="white-space:pre-wrap">{ev.text}</p>
         </details>
       );
     case 'tool_call':
       return (
-        <details class="fold tool-call" data-tool={ev.name}>
+        <details class="tool-call" data-tool={ev.name} style="border-left:3px solid #d0d7de;padding-left:8px">
           <summary>
             tool <b>{ev.name}</b>
             {result ? (result.event?.isError ? ' · failed' : ' · done') : ' · running'}

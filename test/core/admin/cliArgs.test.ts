@@ -141,7 +141,7 @@ t.test('key create', async (t) => {
   usage(t, [...base, '--role', 'sdk', '--permissions', 'trace.read', '--environment', 'qa'], /exactly one of --role and --permissions/);
   usage(t, [...base, '--role', 'sdk'], /exactly one of --environment and --kinds/);
   usage(t, [...base, '--role', 'sdk', '--environment', 'qa', '--kinds', 'preview'], /exactly one of --environment and --kinds/);
-  usage(t, [...base, '--role', 'root', '--environment', 'qa'], /--role must be sdk, read-only or full-access/);
+  usage(t, [...base, '--role', 'root', '--environment', 'qa'], /--role must be sdk, read-only, full-access or worker/);
   usage(t, [...base, '--role', 'custom', '--environment', 'qa'], /use --permissions/);
   usage(t, [...base, '--permissions', 'trace.read,trace.delete', '--environment', 'qa'], /--permissions: unknown value "trace.delete"/);
   usage(t, [...base, '--permissions', 'trace.read,trace.read', '--environment', 'qa'], /--permissions lists a value twice/);
