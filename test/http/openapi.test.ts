@@ -244,6 +244,30 @@ t.test('the answers are the documented types', async (t) => {
   await expect('DELETE /v1/prompts/:name/labels/:label', `/v1/prompts/${encodeURIComponent('support/greeting')}/labels/staging`);
   await expect('POST /v1/prompts/:name/render', '/v1/prompts/greeting/render', { body: OPERATIONS['POST /v1/prompts/:name/render']!.body!.examples!['greeting'] });
   await expect('GET /v1/prompts/:name/metrics', '/v1/prompts/greeting/metrics');
+
+  // Workers: a session driven through the worker's endpoints with admin credentials (no worker process here).
+  const session = (await expect('POST /v1/workers/sessions', '/v1/workers/sessions', { body: OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] })).body.data;
+  const claimOf = async () => (await expect('POST /v1/workers/claim', '/v1/workers/claim', { body: { worker: 'reference', profiles: [session.profile] } })).body.data.lease_id as string;
+  const lease = await claimOf();
+  await expect('POST /v1/workers/leases/:leaseId/heartbeat', `/v1/workers/leases/${lease}/heartbeat`);
+  await expect('POST /v1/workers/leases/:leaseId/events', `/v1/workers/leases/${lease}/events`, { body: OPERATIONS['POST /v1/workers/leases/:leaseId/events']!.body!.examples!['batch'] });
+  const turns = `/v1/workers/environments/${session.environment_id}/turns`;
+  t.equal((await expect('POST /v1/workers/environments/:envId/turns', turns, { body: { task_prompt: 'too soon' } })).status, 409, 'busy while a turn runs');
+  await expect('POST /v1/workers/leases/:leaseId/complete', `/v1/workers/leases/${lease}/complete`, { body: { status: 'succeeded', reason: 'exit', exit_code: 0, commit_sha: null, head_commit: null } });
+  t.equal((await expect('POST /v1/workers/leases/:leaseId/heartbeat', `/v1/workers/leases/${lease}/heartbeat`)).status, 404, 'the lease ended with its turn');
+  t.equal((await expect('POST /v1/workers/environments/:envId/turns', turns, { body: OPERATIONS['POST /v1/workers/environments/:envId/turns']!.body!.examples!['turn'] })).status, 202);
+  await expect('POST /v1/workers/leases/:leaseId/release', `/v1/workers/leases/${await claimOf()}/release`);
+  await expect('GET /v1/workers/runs', '/v1/workers/runs');
+  await expect('GET /v1/workers/runs/:runId', `/v1/workers/runs/${session.id}`);
+  await expect('GET /v1/workers/runs/:runId/events', `/v1/workers/runs/${session.id}/events`);
+  const live = new AbortController();
+  const stream = await expectMedia('GET /v1/workers/runs/:runId/stream', `/v1/workers/runs/${session.id}/stream`, { headers: { authorization: `Bearer ${root.key}`, 'x-service-app-id': root.appId }, signal: live.signal });
+  t.equal(stream.status, 200, 'the live stream');
+  live.abort();
+  await expect('POST /v1/workers/runs/:runId/cancel', `/v1/workers/runs/${session.id}/cancel`);
+  await expect('POST /v1/workers/runs/:runId/close', `/v1/workers/runs/${session.id}/close`);
+  await expect('POST /v1/workers/runs', '/v1/workers/runs', { body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] });
+
   await expect('DELETE /v1/apps/:appId/git', gitPath);
 
   // Errors have the documented shape too.
