@@ -1,6 +1,6 @@
 /** src/http/reply.ts: what handlers return. */
 import t from 'tap';
-import { bytes, data, file, json } from '../../../src/http/reply.js';
+import { bytes, data, file, json, stream } from '../../../src/http/reply.js';
 
 t.test('json', async (t) => {
   t.strictSame(json({ a: 1 }), { kind: 'json', status: 200, body: { a: 1 } }, 'no headers key when none are given');
@@ -27,4 +27,10 @@ t.test('bytes', async (t) => {
 t.test('file', async (t) => {
   t.strictSame(file('/tmp/x.csv', 'text/csv'), { kind: 'file', status: 200, path: '/tmp/x.csv', contentType: 'text/csv' });
   t.strictSame(file('/tmp/x.csv', 'text/csv', { 'x-a': '1' }), { kind: 'file', status: 200, path: '/tmp/x.csv', contentType: 'text/csv', headers: { 'x-a': '1' } });
+});
+
+t.test('stream', async (t) => {
+  const open = () => () => undefined;
+  t.strictSame(stream('text/event-stream', open), { kind: 'stream', status: 200, contentType: 'text/event-stream', open });
+  t.strictSame(stream('text/event-stream', open, { 'cache-control': 'no-store' }), { kind: 'stream', status: 200, contentType: 'text/event-stream', open, headers: { 'cache-control': 'no-store' } });
 });
