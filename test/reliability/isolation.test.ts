@@ -96,6 +96,8 @@ interface TenantA {
   experimentId: string;
   experimentName: string;
   promptName: string;
+  /** An ended worker run of A's production whose prompt and events carry the data token. */
+  workerRunId: string;
   /** Keys of A made for the matrix, whose rows the snapshot holds. */
   keyIds: string[];
 }
@@ -229,6 +231,24 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/prompts/:name/metrics': { target: (w) => at(`/v1/prompts/${w.a.promptName}/metrics`) },
   'PATCH /v1/prompts/:name/versions/:version': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/versions/1`, body: { labels: ['intruder'] } })) },
   'DELETE /v1/prompts/:name/labels/:label': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/labels/production` })) },
+
+  // Workers: runs of A's production on its connected repository. Each profile name is fresh, so a
+  // claim can only take the turn it aims at; nobody else's claim may take A's turns.
+  'POST /v1/workers/runs': { target: () => at('/v1/workers/runs', { task_prompt: 'intruder', profile: next('intruder') }) },
+  'POST /v1/workers/sessions': { target: freshSessionLaunch },
+  'POST /v1/workers/environments/:envId/turns': { aim: 'data', target: freshIdleSession },
+  'GET /v1/workers/runs': { target: () => at('/v1/workers/runs') },
+  'GET /v1/workers/runs/:runId': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}`) },
+  'GET /v1/workers/runs/:runId/events': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/events`) },
+  'GET /v1/workers/runs/:runId/stream': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/stream`) },
+  'POST /v1/workers/runs/:runId/cancel': { aim: 'data', target: (w) => freshWorkerRun(w, 'runs', 'cancel') },
+  'POST /v1/workers/runs/:runId/close': { aim: 'data', target: (w) => freshWorkerRun(w, 'sessions', 'close') },
+  // Another scope's claim finds nothing of A's: an empty claim is its refusal.
+  'POST /v1/workers/claim': { aim: 'data', target: freshClaim, refused: (r) => r.status === 200 && r.body?.data === null },
+  'POST /v1/workers/leases/:leaseId/heartbeat': { aim: 'data', target: (w) => freshLease(w, 'heartbeat') },
+  'POST /v1/workers/leases/:leaseId/events': { aim: 'data', target: (w) => freshLease(w, 'events', { events: [{ seq: 0, at: '2026-11-24T10:00:00.000Z', kind: 'stdout', text: 'intruder' }] }) },
+  'POST /v1/workers/leases/:leaseId/complete': { aim: 'data', target: (w) => freshLease(w, 'complete', { status: 'failed', reason: 'exit', exit_code: 1 }) },
+  'POST /v1/workers/leases/:leaseId/release': { aim: 'data', target: (w) => freshLease(w, 'release') },
 };
 
 // ---- A's disposable objects, for the write routes ----
@@ -337,6 +357,46 @@ async function freshTrials(w: World): Promise<Target> {
   return { path: '/v1/evals/trials', body: { evalRunId: id, schemaVersion: 1, trials }, probe: () => read(w, `/v1/evals/runs/${id}/trials`) };
 }
 
+/** A launch of a session in a fresh environment of A (one open session per environment). */
+async function freshSessionLaunch(w: World): Promise<Target> {
+  const { name } = await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' });
+  return at('/v1/workers/sessions', { task_prompt: 'intruder', profile: next('intruder'), environment: name });
+}
+
+/** An open, idle session of A (its first turn cancelled), for a turn aimed at its environment. */
+async function freshIdleSession(w: World): Promise<Target> {
+  const env = await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' });
+  const run = await asRoot(w, 'POST', '/v1/workers/sessions', { task_prompt: 'victim', profile: next('victim'), environment: env.name });
+  await asRoot(w, 'POST', `/v1/workers/runs/${run.id}/cancel`);
+  return { path: `/v1/workers/environments/${env.id}/turns`, body: { task_prompt: 'intruder' }, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { turn_count: number }) => r.turn_count) };
+}
+
+/** A queued run (or open session) of A, for a cancel (or close) aimed at it. */
+async function freshWorkerRun(w: World, kind: 'runs' | 'sessions', action: 'cancel' | 'close'): Promise<Target> {
+  const env = kind === 'sessions' ? (await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' })).name : undefined;
+  const run = await asRoot(w, 'POST', `/v1/workers/${kind}`, { task_prompt: 'victim', profile: next('victim'), ...(env ? { environment: env } : {}) });
+  return { path: `/v1/workers/runs/${run.id}/${action}`, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status) };
+}
+
+/** A queued turn of A with a profile of its own, for a claim naming that profile. */
+async function freshClaim(w: World): Promise<Target> {
+  const profile = next('victim');
+  const run = await asRoot(w, 'POST', '/v1/workers/runs', { task_prompt: 'victim', profile });
+  return { path: '/v1/workers/claim', body: { worker: 'intruder', profiles: [profile] }, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status) };
+}
+
+/** A turn of A claimed by A, for a report on its lease. */
+async function freshLease(w: World, what: string, body?: unknown): Promise<Target> {
+  const profile = next('victim');
+  const run = await asRoot(w, 'POST', '/v1/workers/runs', { task_prompt: 'victim', profile });
+  const claim = await asRoot(w, 'POST', '/v1/workers/claim', { worker: 'victim', profiles: [profile] });
+  return {
+    path: `/v1/workers/leases/${claim.lease_id}/${what}`,
+    ...(body === undefined ? {} : { body }),
+    probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { latest_turn: { status: string; attempt: number } }) => [r.latest_turn.status, r.latest_turn.attempt]),
+  };
+}
+
 // ---- the world: tenants A and B, A2, keys, and A's data ----
 
 function cli(dataDir: string, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -399,6 +459,8 @@ async function world(t: Test): Promise<World> {
   for (const p of PERMISSIONS) lacking.set(p, await key({ name: `${PROD_KEYS_TOKEN}-no-${p}`, permissions: PERMISSIONS.filter((q) => q !== p) }));
   // An eval worker's routes take admin credentials or a run's own key: an SDK key has neither.
   lacking.set('eval_run', lacking.get('admin')!);
+  // A worker's routes take a Worker key or admin credentials: an SDK key has neither.
+  lacking.set('worker', lacking.get('admin')!);
 
   const trace = await ingestA(server, root);
   const score = await admin('/v1/scores', { name: 'quality', resource_id: trace.traceId, score: 1, reason: DATA_TOKEN });
@@ -413,6 +475,10 @@ async function world(t: Test): Promise<World> {
   await admin(`/v1/apps/${root.appId}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
   const promptName = `prompt-${hex(6)}`;
   await admin('/v1/prompts', { name: promptName, prompt: 'isolation prompt', labels: ['production'] });
+  const workerRun = await admin('/v1/workers/runs', { task_prompt: `isolation ${DATA_TOKEN}`, profile: 'iso-world' });
+  const lease = (await admin('/v1/workers/claim', { worker: 'iso', profiles: ['iso-world'] })).lease_id;
+  await admin(`/v1/workers/leases/${lease}/events`, { events: [{ seq: 0, at: new Date().toISOString(), kind: 'stdout', text: DATA_TOKEN }] });
+  await admin(`/v1/workers/leases/${lease}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
 
   const tenantA: TenantA = {
     ...trace,
@@ -428,6 +494,7 @@ async function world(t: Test): Promise<World> {
     experimentId: evalRun.experiment_id,
     experimentName,
     promptName,
+    workerRunId: workerRun.id,
     keyIds: [a.keyId, stagingAdmin.id, ...[...lacking.values()].map((k) => k.id)],
   };
   return {
@@ -446,7 +513,7 @@ async function world(t: Test): Promise<World> {
 
 function markersOf(a: TenantA): Record<Category, string[]> {
   return {
-    data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId, a.evalRunId, a.experimentId],
+    data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId, a.evalRunId, a.experimentId, a.workerRunId],
     config: [a.configName, a.promptName],
     'production keys': [PROD_KEYS_TOKEN, a.root.key],
     'staging keys': [STAGING_KEYS_TOKEN],
@@ -468,6 +535,8 @@ function snapshotProbes(w: World): [string, () => Promise<unknown>][] {
     ['eval run', () => read(w, `/v1/evals/runs/${a.evalRunId}`)],
     ['eval trials', () => read(w, `/v1/evals/runs/${a.evalRunId}/trials`)],
     ['prompt', () => read(w, `/v1/prompts?name=${a.promptName}`)],
+    ['worker run', () => read(w, `/v1/workers/runs/${a.workerRunId}`)],
+    ['worker events', () => read(w, `/v1/workers/runs/${a.workerRunId}/events`)],
     ['git', () => read(w, `/v1/apps/${a.appId}/git`)],
     ['app', () => read(w, `/v1/apps/${a.appId}`)],
     ['environments', () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.filter((e) => e.id === a.productionId || e.id === a.stagingId))],
@@ -490,7 +559,27 @@ function credentialsFor(w: World, caller: Caller, route: AnyRoute): Credentials 
 function send(w: World, route: AnyRoute, target: Target, auth: Credentials, appId = auth.appId): Promise<Answer> {
   // OTLP ingestion takes the raw key (spec: Authentication, rule 1).
   const authorization = route.rawKeyOnly ? auth.key : `Bearer ${auth.key}`;
+  if (route.path.endsWith('/stream')) return openStream(w.server, target.path, { authorization, 'x-service-app-id': appId });
   return call(w.server, route.method, target.path, { body: target.body, headers: { authorization, 'x-service-app-id': appId } });
+}
+
+/** A live stream answers and stays open: its status and first message, then it is closed. */
+async function openStream(server: TestServer, path: string, headers: Record<string, string>): Promise<Answer> {
+  const abort = new AbortController();
+  const res = await fetch(server.url + path, { headers, signal: abort.signal });
+  let text: string;
+  if (res.status === 200) {
+    const { value } = await res.body!.getReader().read();
+    text = new TextDecoder().decode(value);
+    abort.abort();
+  } else text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
 }
 
 const show = (r: Answer) => `${r.status} ${r.text.slice(0, 300)}`;
