@@ -117,9 +117,11 @@ t.test('a one-shot run end to end: workspace, agent, events, checkpoint, trace',
   t.equal((await call(server, 'GET', `/v1/workers/runs?kind=oneshot&status=succeeded`, { auth: root })).body.data.some((r: any) => r.id === run.id), true, 'listed by kind and status');
 });
 
-t.test('a session of three turns resumes the same workspace and branch', async (t) => {
+t.test('a session of three turns resumes the same workspace and branch, on the same worker', async (t) => {
+  // Two workers: the session's later turns go back to the one that holds its workspace.
   const w = worker('sess');
-  t.teardown(() => void w.child.kill('SIGKILL'));
+  const other = worker('sess-other');
+  t.teardown(() => (w.child.kill('SIGKILL'), other.child.kill('SIGKILL')));
   const session = await launch('sessions', { task_prompt: 'First: start the notes' });
   const env = session.environment_id;
   const watch = await watchRun(server, root, session.id);
@@ -136,7 +138,8 @@ t.test('a session of three turns resumes the same workspace and branch', async (
   }
   t.equal(new Set([session.url, ...urls]).size, 1, 'every turn links to the same thread');
   const run = (await call(server, 'GET', `/v1/workers/runs/${session.id}`, { auth: root })).body.data;
-  t.same(run.turns.map((x: any) => [x.turn_index, x.status, x.worker]), [[0, 'succeeded', 'sess'], [1, 'succeeded', 'sess'], [2, 'succeeded', 'sess']]);
+  t.same(run.turns.map((x: any) => [x.turn_index, x.status]), [[0, 'succeeded'], [1, 'succeeded'], [2, 'succeeded']]);
+  t.equal(new Set(run.turns.map((x: any) => x.worker)).size, 1, `every turn on one worker (${run.turns[0].worker})`);
   const [c0, c1, c2] = run.turns.map((x: any) => x.commit_sha);
   t.equal(git(repo, 'rev-parse', `${c1}^`), c0, 'turn 1 builds on turn 0');
   t.equal(git(repo, 'rev-parse', `${c2}^`), c1, 'turn 2 builds on turn 1');

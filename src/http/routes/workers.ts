@@ -310,6 +310,13 @@ export const workerRoutes = [
           leaseId: randomBytes(16).toString('hex'),
           leaseMs: workers.settings.leaseMs,
         });
+        if (claim && gone) {
+          // Nobody is there to run it: hand it back at once rather than let the lease expire (a loss).
+          wait.cancel();
+          await store.run('releaseWorkerTurn', { scope: workerScope(p), leaseId: claim.lease_id });
+          workers.workQueued();
+          return data(null);
+        }
         if (claim || gone || Date.now() >= deadline) {
           wait.cancel();
           if (claim) void workers.tellRun(claim.run.id, p);

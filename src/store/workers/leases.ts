@@ -65,7 +65,7 @@ export async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim 
       const [found] = await tx.query<{ run_id: string; turn_index: number }>(
         `SELECT t.run_id::VARCHAR AS run_id, t.turn_index FROM worker_turns t JOIN worker_runs r ON r.id = t.run_id
           WHERE ${s.sql} AND t.status = 'queued' AND list_contains(${profiles}, r.profile)
-            AND (r.last_worker IS NULL OR r.last_worker = ${me} OR NOT list_contains(${live}, r.last_worker))
+            AND (r.kind = 'oneshot' OR r.last_worker IS NULL OR r.last_worker = ${me} OR NOT list_contains(${live}, r.last_worker))
           ORDER BY t.created_at, t.run_id, t.turn_index LIMIT 1`,
         p,
       );
@@ -251,6 +251,8 @@ export async function releaseTurn(db: Database, scope: ReadScope, leaseId: strin
           WHERE run_id = $1 AND turn_index = $2`,
         [held.run_id, held.turn_index],
       );
+      // The worker is stopping: the session's next claim may go to any worker.
+      await tx.exec('UPDATE worker_runs SET last_worker = NULL WHERE id = $1', [held.run_id]);
       return held;
     });
     return (await readTurns(db, held.run_id, held.turn_index))[0]!;
