@@ -222,8 +222,8 @@ t.test('cancel: a running turn is stopped, its agent ended', async (t) => {
   t.throws(() => process.kill(pid, 0), 'the agent process is gone');
 });
 
-t.test('the output cap and the timeout stop the agent', async (t) => {
-  const w = worker('limits');
+t.test('the output cap and the timeout stop the agent (two turns at once: --concurrency 2)', async (t) => {
+  const w = worker('limits', ['--concurrency', '2']);
   t.teardown(() => void w.child.kill('SIGKILL'));
   const flood = await launch('runs', { task_prompt: 'FLOOD', profile: 'fake-short' });
   const hang = await launch('runs', { task_prompt: `HOLD ${release()}`, profile: 'fake-short' });
@@ -235,6 +235,8 @@ t.test('the output cap and the timeout stop the agent', async (t) => {
   t.ok(bytes <= 4096, `no more than the cap was kept (${bytes} bytes)`);
   const hung = await b.untilRun(ended);
   t.match(hung.latest_turn, { status: 'failed', reason: 'timeout', error: 'The agent ran past its timeout of 2 s and was stopped' });
+  t.ok(Date.parse(hung.latest_turn.started_at) < Date.parse(flooded.latest_turn.finished_at), 'the two turns ran at the same time');
+  t.equal(hung.latest_turn.worker, 'limits');
 });
 
 t.test('a worker killed mid-turn: the lease expires, the turn is retried once, never doubled; then it fails', async (t) => {
