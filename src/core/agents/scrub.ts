@@ -11,11 +11,19 @@
  * string); the separator cannot be part of any rule's match.
  */
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { AgentEvent, AgentSession, ContentPart } from './session.js';
 
 const SEPARATOR = '\n\u0000\n';
+
+// secretlint's engine marks the start and end of each rule on one profiler per thread, which keeps
+// every mark it ever saw and, for each new one, searches all it kept (and Node's timeline keeps the
+// marks too). Scrubbing many sessions in one long-lived worker so grew quadratically: the 1,000-session
+// sync spent most of its time there, seconds per request and more with each (native-bench/agents-sync).
+// Nothing reads those measures; the marks are turned off.
+secretLintProfiler.mark = () => undefined;
 
 /** Our pattern rules: kind → regular expressions (secretlint's string form). */
 const PATTERNS: Record<string, string[]> = {
@@ -129,25 +137,37 @@ const DOTENV_NAMED = /(?:^|[\s/'"=])\.env(?:\.[\w.-]+)?(?=$|[\s'",;)\]])/;
  * notices, the title and the git repository URL (which may carry credentials).
  */
 export async function scrubSession(session: AgentSession, findings: Findings = {}): Promise<AgentSession> {
-  const s = structuredClone(session);
+  return (await scrubSessions([session], findings))[0]!;
+}
+
+/**
+ * Many sessions scrubbed as one: their texts go through the engine in one run (and the texts of
+ * `.env` files in a second), since each run has a fixed cost — the rules are built and their
+ * patterns compiled anew — that one run per session paid again and again.
+ */
+export async function scrubSessions(sessions: readonly AgentSession[], findings: Findings = {}): Promise<AgentSession[]> {
   const general: Slot[] = [];
   const dotenv: Slot[] = [];
   const slot = (to: Slot[], get: () => string | null | undefined, set: (v: string) => void) => {
     const text = get();
     if (typeof text === 'string' && text !== '') to.push({ text, set });
   };
-  slot(general, () => s.title, (v) => (s.title = v));
-  if (s.git) slot(general, () => s.git!.repository, (v) => (s.git!.repository = v));
-  const envCalls = new Set(s.events.filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? ''))).map((e) => (e as { callId: string }).callId));
-  for (const e of s.events) {
-    const to = e.type === 'tool_result' && envCalls.has(e.callId) ? dotenv : general;
-    slotsOf(e, to, slot);
-  }
+  const out = sessions.map((session) => {
+    const s = structuredClone(session);
+    slot(general, () => s.title, (v) => (s.title = v));
+    if (s.git) slot(general, () => s.git!.repository, (v) => (s.git!.repository = v));
+    const envCalls = new Set(s.events.filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? ''))).map((e) => (e as { callId: string }).callId));
+    for (const e of s.events) {
+      const to = e.type === 'tool_result' && envCalls.has(e.callId) ? dotenv : general;
+      slotsOf(e, to, slot);
+    }
+    return s;
+  });
   for (const [slots, path] of [[general, 'session.txt'], [dotenv, '.env']] as const) {
     const clean = await scrubTexts(slots.map((x) => x.text), path, findings);
     slots.forEach((x, i) => x.set(clean[i]!));
   }
-  return s;
+  return out;
 }
 
 type SlotFn = (to: Slot[], get: () => string | null | undefined, set: (v: string) => void) => void;

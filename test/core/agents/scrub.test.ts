@@ -3,7 +3,7 @@
  * naming the kind, and look-alikes that are no secrets survive untouched.
  */
 import t from 'tap';
-import { isTextMedia, kindOf, marker, scrubSession, scrubTexts } from '../../../src/core/agents/scrub.js';
+import { isTextMedia, kindOf, marker, scrubSession, scrubSessions, scrubTexts } from '../../../src/core/agents/scrub.js';
 import type { AgentSession } from '../../../src/core/agents/session.js';
 
 const r = (n: number, alphabet = 'aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX0yZ') => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
@@ -113,4 +113,69 @@ t.test('a whole session: every text field, tool inputs, and .env files read by a
   t.match(clean.events[6], { content: [{ text: 'PORT=3000' }] }, 'another tool\'s output is not a .env file');
   t.equal(JSON.stringify(session).includes(key), true, 'the input is not changed');
   t.same(await scrubSession({ ...session, title: null, git: null, events: [] }), { ...session, title: null, git: null, events: [] });
+});
+
+t.test('many sessions scrubbed in one run: the same as each alone', async (t) => {
+  const token = `ghp_${r(36)}`;
+  const at = '2025-11-20T09:00:00.000Z';
+  // A token split across the end of one session and the start of the next: no secret in either.
+  const a: AgentSession = {
+    id: 'a',
+    agent: { name: 'claude-code' },
+    startedAt: at,
+    title: `starts ${token.slice(0, 20)}`,
+    events: [
+      { id: '1', timestamp: at, type: 'user_message', content: [{ type: 'text', text: `key ${token} here` }] },
+      { id: '2', timestamp: at, type: 'tool_call', callId: 'c1', name: 'Read', input: { file_path: '.env' } },
+      { id: '3', timestamp: at, type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'PORT=3000' }] },
+      { id: '4', timestamp: at, type: 'reasoning', text: `ends ${token.slice(0, 20)}` },
+    ],
+  };
+  const b: AgentSession = {
+    id: 'b',
+    agent: { name: 'codex' },
+    startedAt: at,
+    git: { repository: `${token.slice(20)} ends it`, branch: 'main' },
+    events: [
+      // The same call id as a's .env read, but this call reads no .env file.
+      { id: '1', timestamp: at, type: 'tool_call', callId: 'c1', name: 'shell', input: { command: ['ls'] } },
+      { id: '2', timestamp: at, type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'PORT=3000' }] },
+      { id: '3', timestamp: at, type: 'system', kind: 'info', text: `also ${token}` },
+    ],
+  };
+  const empty: AgentSession = { id: 'e', agent: { name: 'codex' }, startedAt: at, events: [] };
+  const alone: Record<string, number> = {};
+  const one = [await scrubSession(a, alone), await scrubSession(empty, alone), await scrubSession(b, alone)];
+  const together: Record<string, number> = {};
+  const all = await scrubSessions([a, empty, b], together);
+  t.same(all, one, 'each session as scrubbed alone');
+  t.same(together, alone, 'and the same findings');
+  t.same(together, { github_token: 2, dotenv_value: 1 });
+  t.equal(all[0]!.title, a.title, 'half a token at the end of one session is no secret');
+  t.equal(all[0]!.events[3]!.type === 'reasoning' && all[0]!.events[3]!.text, `ends ${token.slice(0, 20)}`);
+  t.equal(all[2]!.git!.repository, b.git!.repository, 'nor the other half at the start of the next');
+  t.match(all[0]!.events[2], { content: [{ text: 'PORT=[REDACTED:dotenv_value]' }] }, 'a .env read in one session');
+  t.match(all[2]!.events[1], { content: [{ text: 'PORT=3000' }] }, 'does not make the same call id a .env read in another');
+  t.same(await scrubSessions([]), []);
+});
+
+t.test('tool inputs are scrubbed to a depth of 64', async (t) => {
+  const key = `ghp_${r(36)}`;
+  const nested = (depth: number): unknown => (depth === 0 ? { token: key } : { next: nested(depth - 1) });
+  const at = '2025-11-20T09:00:00.000Z';
+  const s: AgentSession = {
+    id: 's',
+    agent: { name: 'claude-code' },
+    startedAt: at,
+    events: [
+      { id: '1', timestamp: at, type: 'tool_call', callId: 'c', name: 'x', input: { a: { b: [{ token: key }] } } },
+      { id: '2', timestamp: at, type: 'tool_call', callId: 'd', name: 'x', input: nested(64) },
+      { id: '3', timestamp: at, type: 'tool_call', callId: 'e', name: 'x', input: nested(65) },
+    ],
+  };
+  const clean = await scrubSession(s);
+  const input = (i: number) => JSON.stringify((clean.events[i] as { input: unknown }).input);
+  t.equal(input(0), JSON.stringify({ a: { b: [{ token: marker('github_token') }] } }));
+  t.notOk(input(1).includes(key), 'the 64th level is scrubbed');
+  t.ok(input(2).includes(key), 'past it a string is left as it is');
 });
