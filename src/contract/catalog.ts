@@ -4,14 +4,20 @@
  * so the reference, its examples and the request validators all come from the same types.
  */
 import typia, { type tags } from 'typia';
+import type { AgentBlob, AgentSession } from '../core/agents/session.js';
 import type * as Admin from './admin.js';
 import type * as ApiKeys from './apiKeys.js';
 import type * as Apps from './apps.js';
+import type * as Evals from './evals.js';
+import type * as Git from './git.js';
+import type * as Metrics from './metrics.js';
 import type * as Operator from './operator.js';
+import type * as Prompts from './prompts.js';
 import type * as R from './responses.js';
 import type * as Scores from './scores.js';
 import type * as Search from './search.js';
 import type * as Traces from './traces.js';
+import type * as Ui from './ui.js';
 
 /**
  * `POST /v1/scores/batch` as documented: each item is a ScoreBody. The route's own envelope takes
@@ -19,6 +25,28 @@ import type * as Traces from './traces.js';
  */
 export interface ScoreBatchRequest {
   scores: Scores.ScoreBody[] & tags.MinItems<1> & tags.MaxItems<1000>;
+}
+
+/**
+ * `POST /v1/agents/sync` as documented: the session shape of core/agents/session.ts and the blobs.
+ * The route reads the body raw and a compute worker checks it (ingest/agentsBatch.ts): the envelope
+ * whole (AgentSyncBody, contract/agents.ts), then each session and blob on its own, so one bad session is listed
+ * in `rejected` instead of refusing the batch.
+ */
+export interface AgentSyncRequest {
+  schemaVersion: 1;
+  sessions: AgentSession[] & tags.MaxItems<1000>;
+  blobs?: AgentBlob[] & tags.MaxItems<10000>;
+}
+
+/**
+ * `POST /v1/evals/trials` as documented: each item is a TrialItem. The route's envelope takes
+ * `unknown[]` and checks the trials one by one, so that one bad trial does not refuse the batch.
+ */
+export interface EvalTrialsRequest {
+  evalRunId: Evals.EvalRunParams['runId'];
+  schemaVersion: 1;
+  trials: Evals.TrialItem[] & tags.MinItems<1> & tags.MaxItems<1000>;
 }
 
 /** Name → type; a name is how operations (src/openapi/operations.ts) refer to a type. */
@@ -70,6 +98,34 @@ export interface Catalog {
   OperatorCreateEnvironmentBody: Operator.OperatorCreateEnvironmentBody;
   OperatorCreateKeyBody: Operator.OperatorCreateKeyBody;
   OperatorCreateTokenBody: Operator.OperatorCreateTokenBody;
+  AgentSyncRequest: AgentSyncRequest;
+  CreateRunBody: Evals.CreateRunBody;
+  EvalRunParams: Evals.EvalRunParams;
+  RunListQuery: Evals.RunListQuery;
+  TrialListQuery: Evals.TrialListQuery;
+  StatusBody: Evals.StatusBody;
+  EvalTrialsRequest: EvalTrialsRequest;
+  ExperimentParams: Evals.ExperimentParams;
+  ExperimentListQuery: Evals.ExperimentListQuery;
+  BaselineQuery: Evals.BaselineQuery;
+  PinBaselineBody: Evals.PinBaselineBody;
+  GitAppParams: Git.GitAppParams;
+  GitConnectBody: Git.GitConnectBody;
+  GitBranchesQuery: Git.GitBranchesQuery;
+  GitSetupQuery: Git.GitSetupQuery;
+  GitHubCallbackQuery: Git.GitHubCallbackQuery;
+  TemplateQuery: Prompts.TemplateQuery;
+  PromptListQuery: Prompts.PromptListQuery;
+  CreatePromptBody: Prompts.CreatePromptBody;
+  PromptParams: Prompts.PromptParams;
+  PromptFetchQuery: Prompts.PromptFetchQuery;
+  PromptVersionParams: Prompts.PromptVersionParams;
+  SetLabelsBody: Prompts.SetLabelsBody;
+  PromptLabelParams: Prompts.PromptLabelParams;
+  RenderBody: Prompts.RenderBody;
+  PromptMetricsQuery: Prompts.PromptMetricsQuery;
+  MetricsQuery: Metrics.MetricsQuery;
+  AssetQuery: Ui.AssetQuery;
   // Answers.
   ErrorBody: R.ErrorBody;
   Liveness: R.Liveness;
@@ -114,6 +170,29 @@ export interface Catalog {
   OperatorKeyAnswer: R.OperatorKeyAnswer;
   OperatorKeyListAnswer: R.OperatorKeyListAnswer;
   SessionTokenAnswer: R.SessionTokenAnswer;
+  AgentSyncAnswer: R.AgentSyncAnswer;
+  CreatedRunAnswer: R.CreatedRunAnswer;
+  EvalRunAnswer: R.EvalRunAnswer;
+  EvalRunPage: R.EvalRunPage;
+  EvalTrialPage: R.EvalTrialPage;
+  EvalTrialsAnswer: R.EvalTrialsAnswer;
+  ExperimentPage: R.ExperimentPage;
+  ExperimentAnswer: R.ExperimentAnswer;
+  BaselineAnswer: R.BaselineAnswer;
+  BaselinePinAnswer: R.BaselinePinAnswer;
+  GitStatusAnswer: R.GitStatusAnswer;
+  GitHandshakeAnswer: R.GitHandshakeAnswer;
+  GitRepositoryListAnswer: R.GitRepositoryListAnswer;
+  GitBranchListAnswer: R.GitBranchListAnswer;
+  GitDisconnectionAnswer: R.GitDisconnectionAnswer;
+  TemplateAnswer: R.TemplateAnswer;
+  PromptPage: R.PromptPage;
+  PromptVersionAnswer: R.PromptVersionAnswer;
+  PromptSyncAnswer: R.PromptSyncAnswer;
+  LabelRemovalAnswer: R.LabelRemovalAnswer;
+  RenderedPromptAnswer: R.RenderedPromptAnswer;
+  PromptMetricsAnswer: R.PromptMetricsAnswer;
+  MetricsAnswer: R.MetricsAnswer;
 }
 
 export type CatalogName = keyof Catalog;

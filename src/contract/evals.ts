@@ -6,26 +6,23 @@
  */
 import typia, { type tags } from 'typia';
 import type { TrialInput } from '../core/evals/trials.js';
+import type { Id, Limit, Name, Offset, Uuid } from './ids.js';
 import { strictQuery } from './strictQuery.js';
-
-type Uuid = string & tags.Format<'uuid'>;
-type Text = string & tags.MinLength<1> & tags.MaxLength<256>;
-type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-type Offset = number & tags.Type<'uint32'>;
 
 export interface CreateRunBody {
   /** The experiment's name; the experiment is created with its first run. */
-  experiment: Text;
+  experiment: Name;
   /** The suite (dataset) the run evaluates, and its version. */
-  suite: Text;
+  suite: Name;
   suite_version?: string & tags.MinLength<1> & tags.MaxLength<128>;
   /** The model or agent configuration under test: any JSON object. */
   config?: Record<string, unknown>;
   git_commit?: string & tags.Pattern<'^[0-9a-fA-F]{7,64}$'>;
-  git_branch?: Text;
+  git_branch?: Name;
 }
 
-export interface RunParams {
+/** Named apart from the trace list's RunParams (`/v1/runs/{runId}/traces`): one component name per type. */
+export interface EvalRunParams {
   runId: Uuid;
 }
 
@@ -51,13 +48,13 @@ export interface TrialsBody {
 
 /** One trial (TrialInput) with its limits. */
 export interface TrialItem extends TrialInput {
-  taskId: Text;
+  taskId: Id;
   attempt?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
   resolved: boolean;
   costUsd: number & tags.Minimum<0>;
   durationMs: number & tags.Minimum<0>;
   traceId?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
-  sessionId?: Text;
+  sessionId?: Id;
   artifact: Record<string, unknown>;
   metadata?: Record<string, unknown>;
 }
@@ -89,7 +86,7 @@ export interface PinBaselineBody {
 }
 
 export const validateCreateRunBody = typia.createValidateEquals<CreateRunBody>();
-export const validateRunParams = typia.createValidateEquals<RunParams>();
+export const validateRunParams = typia.createValidateEquals<EvalRunParams>();
 export const validateRunListQuery = strictQuery(typia.http.createValidateQuery<RunListQuery>(), typia.json.schemas<[RunListQuery], '3.1'>());
 export const validateStatusBody = typia.createValidateEquals<StatusBody>();
 export const validateTrialsBody = typia.createValidateEquals<TrialsBody>();

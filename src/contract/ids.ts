@@ -1,8 +1,14 @@
 /**
- * Id types shared by the contract modules. Declared once: typia names a schema after the alias it
- * meets, and two aliases of one name become `Uuid` and `Uuid.o1` in the order the compiler met
- * them, so the reference would have two names for one thing.
+ * Named scalar types shared by the contract modules. Declared once: typia names a schema after the
+ * alias it meets, and two aliases of one name become `Uuid` and `Uuid.o1` in the order the compiler
+ * met them, so the reference would have two names for one thing (and a name that changes between
+ * builds). Those the core's wire shapes use too are the core's (core/scalars.ts), re-exported here.
  */
 import type { tags } from 'typia';
 
+export type { Count, DateTime, Id } from '../core/scalars.js';
+
 export type Uuid = string & tags.Format<'uuid'>;
+export type Name = string & tags.MinLength<1> & tags.MaxLength<256>;
+export type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
+export type Offset = number & tags.Type<'uint32'>;

@@ -1,31 +1,32 @@
 /** Wire types of prompts and templates. Rules beyond shape (names, labels, templates) are core/prompts'. */
 import typia, { type tags } from 'typia';
 import type { JsonValue } from '../core/span.js';
+import type { DateTime } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
-type Name = string & tags.MinLength<1> & tags.MaxLength<128>;
+/** A prompt's name (core/prompts/names.ts says which characters). */
+type PromptName = string & tags.MinLength<1> & tags.MaxLength<128>;
 type Label = string & tags.MinLength<1> & tags.MaxLength<36>;
-type DateTime = string & tags.Format<'date-time'>;
 
 export interface PromptListQuery {
-  name?: Name;
+  name?: PromptName;
   label?: Label;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<100>;
   offset?: number & tags.Type<'uint32'>;
 }
 
 export interface PromptParams {
-  name: Name;
+  name: PromptName;
 }
 
 export interface PromptVersionParams {
-  name: Name;
+  name: PromptName;
   /** A version number, as the path spells it. */
   version: string & tags.Pattern<'^[1-9][0-9]{0,8}$'>;
 }
 
 export interface PromptLabelParams {
-  name: Name;
+  name: PromptName;
   label: Label;
 }
 
@@ -42,7 +43,7 @@ export interface ChatMessageBody {
 
 /** A new version: `prompt` is the template text (type text) or the messages (type chat). */
 export interface CreatePromptBody {
-  name: Name;
+  name: PromptName;
   type?: 'text' | 'chat';
   prompt: (string & tags.MaxLength<200000>) | (ChatMessageBody[] & tags.MinItems<1> & tags.MaxItems<100>);
   config?: Record<string, JsonValue>;

@@ -7,6 +7,7 @@
  */
 import type { tags } from 'typia';
 import type { Mode } from '../config.js';
+import type { Count } from './ids.js';
 import type { LIMITS } from '../core/filter/ast.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { PriceTable } from '../core/cost/pricing.js';
@@ -28,8 +29,21 @@ import type { ScoreConfigView } from '../store/scores/configs.js';
 import type { ScoreView } from '../store/scores/scores.js';
 import type { SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
 import type { TraceListItem } from '../store/spans/search.js';
+import type { AgentSyncResult } from './agents.js';
+import type { Comparison, TaskPair } from '../core/evals/comparison.js';
+import type { GitProviderName, GitStatus } from '../core/git/connection.js';
+import type { Bucket, Dimension, Measure, View } from '../core/metrics/plan.js';
+import type { PromptType } from '../core/prompts/document.js';
+import type { JsonValue } from '../core/span.js';
+import type { RepositoryInfo } from '../git/provider.js';
+import type { ExperimentRun, ExperimentSummary, ExperimentView } from '../store/evals/experiments.js';
+import type { RunView } from '../store/evals/runs.js';
+import type { TrialResult, TrialView } from '../store/evals/trials.js';
+import type { MetricsRow } from '../store/metrics/metrics.js';
+import type { PromptVersionMetrics } from '../store/prompts/metrics.js';
+import type { PromptSummary, PromptVersionView } from '../store/prompts/prompts.js';
+import type { SyncReport } from '../store/prompts/sync.js';
 
-type Count = number & tags.Type<'uint32'>;
 
 /** The spec's error body; `details` maps each failing field to its message (validation errors). */
 export interface ErrorBody {
@@ -291,4 +305,188 @@ export interface OperatorKeyListAnswer {
 }
 export interface SessionTokenAnswer {
   data: IssuedSessionToken;
+}
+
+// Coding-agent sessions.
+
+export interface AgentSyncAnswer {
+  data: AgentSyncResult;
+}
+
+// Eval runs, trials and experiments.
+
+/** The run-scoped key made with a run; `plaintext_key` is in the creation answer only. */
+export interface RunKey {
+  id: string;
+  key_prefix: string;
+  plaintext_key: string;
+  created_at: string & tags.Format<'date-time'>;
+}
+export interface CreatedRun extends RunView {
+  api_key: RunKey;
+}
+export interface CreatedRunAnswer {
+  data: CreatedRun;
+}
+export interface EvalRunAnswer {
+  data: RunView;
+}
+export interface EvalRunPage {
+  data: RunView[];
+  pagination: Pagination;
+}
+export interface EvalTrialPage {
+  data: TrialView[];
+  pagination: Pagination;
+}
+/** The spec's eval trial result. */
+export interface EvalTrialsAnswer {
+  data: TrialResult;
+}
+export interface ExperimentPage {
+  data: ExperimentSummary[];
+  pagination: Pagination;
+}
+/** An experiment with its runs in the reader's scope, oldest first, each with its figures. */
+export interface ExperimentDetail extends ExperimentView {
+  runs: ExperimentRun[];
+}
+export interface ExperimentAnswer {
+  data: ExperimentDetail;
+}
+export interface BaselineRun extends ExperimentRun {
+  /** Pinned with `PUT /v1/experiments/{id}/baseline`, rather than the latest succeeded run before the candidate. */
+  pinned: boolean;
+}
+export interface RunComparison extends Comparison {
+  /** Every task of either run, by task id. */
+  per_task: TaskPair[];
+}
+/** A candidate run against the experiment's baseline; null members when there is nothing to compare. */
+export interface BaselineComparison {
+  experiment_id: string;
+  experiment: string;
+  baseline: BaselineRun | null;
+  candidate: ExperimentRun | null;
+  comparison: RunComparison | null;
+}
+export interface BaselineAnswer {
+  data: BaselineComparison;
+}
+export interface BaselinePin {
+  experiment_id: string;
+  /** Null: the pin was removed. */
+  baseline_run_id: string | null;
+}
+export interface BaselinePinAnswer {
+  data: BaselinePin;
+}
+
+// Git connections, templates and prompts.
+
+export interface GitStatusAnswer {
+  data: GitStatus;
+}
+/** A started handshake: where a human finishes it (`url`, null when the connect call connected at once). */
+export interface GitHandshake {
+  provider: GitProviderName;
+  url: string | null;
+  /** The handshake's token (in `url` too): the capability to finish it, for one hour. */
+  state: string | null;
+  expires_at: (string & tags.Format<'date-time'>) | null;
+  status: GitStatus;
+}
+export interface GitHandshakeAnswer {
+  data: GitHandshake;
+}
+export interface GitRepositoryListAnswer {
+  data: RepositoryInfo[];
+}
+/** Branch names, sorted. */
+export interface GitBranchListAnswer {
+  data: string[];
+}
+export interface GitDisconnection {
+  disconnected: true;
+}
+export interface GitDisconnectionAnswer {
+  data: GitDisconnection;
+}
+/** One template file at a commit, with what it declares; `error` says why it cannot be used as a template. */
+export interface TemplateFile {
+  path: string;
+  repository: string;
+  /** The ref asked for (or the connection's branch) … */
+  ref: string;
+  /** … and the commit it named. */
+  commit_sha: string;
+  /** The file's blob sha. */
+  sha: string;
+  content: string;
+  /** The prompt a `.md` file under `prompts/` defines; null for other files. */
+  prompt_name: string | null;
+  /** Null when a prompt file's front matter does not parse. */
+  type: PromptType | null;
+  variables: string[];
+  config: Record<string, JsonValue>;
+  labels: string[];
+  error: string | null;
+}
+export interface TemplateAnswer {
+  data: TemplateFile;
+}
+export interface PromptPage {
+  data: PromptSummary[];
+  pagination: Pagination;
+}
+export interface PromptVersionAnswer {
+  data: PromptVersionView;
+}
+export interface PromptSyncAnswer {
+  data: SyncReport;
+}
+export interface LabelRemoval {
+  name: string;
+  label: string;
+  removed: true;
+}
+export interface LabelRemovalAnswer {
+  data: LabelRemoval;
+}
+/** A version with its template rendered: `prompt` is the text, or the messages, with the variables filled in. */
+export type RenderedPrompt = Pick<PromptVersionView, 'name' | 'version' | 'type' | 'labels' | 'config' | 'prompt'>;
+export interface RenderedPromptAnswer {
+  data: RenderedPrompt;
+}
+export interface MetricsWindow {
+  start_date: string & tags.Format<'date-time'>;
+  end_date: string & tags.Format<'date-time'>;
+}
+export interface PromptMetricsAnswer {
+  /** One entry per version the window's spans name (version null: spans naming no version). */
+  data: PromptVersionMetrics[];
+  window: MetricsWindow;
+}
+
+// Metrics.
+
+/** What a metrics answer measured, and how much it left out. */
+export interface MetricsMeta {
+  view: View;
+  bucket: Bucket;
+  from: string & tags.Format<'date-time'>;
+  to: string & tags.Format<'date-time'>;
+  /** Buckets in the window: rows are sparse (an empty bucket has none), so a client fills the rest. */
+  buckets: Count;
+  measures: Measure[];
+  group_by: Dimension[];
+  group_limit: Count;
+  /** Groups in the window before the limit. */
+  groups: Count;
+  groups_omitted: Count;
+}
+/** `GET /v1/metrics`: one row per bucket and group, `{bucket, <dimension>: value…, <measure>: value…}`. */
+export interface MetricsAnswer {
+  data: MetricsRow[];
+  meta: MetricsMeta;
 }

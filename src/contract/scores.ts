@@ -6,13 +6,7 @@
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { JsonOrGroup, JsonPredicate } from './search.js';
-import type { Uuid } from './ids.js';
-
-type Name = string & tags.MinLength<1> & tags.MaxLength<256>;
-type Id = string & tags.MinLength<1> & tags.MaxLength<256>;
-type DateTime = string & tags.Format<'date-time'>;
-type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-type Offset = number & tags.Type<'uint32'>;
+import type { DateTime, Id, Limit, Name, Offset, Uuid } from './ids.js';
 
 /** One score (spec: Score input item), plus `session_id` and the data type. */
 export interface ScoreBody {

@@ -9,7 +9,16 @@ export type SpanKind = 'function' | 'llm' | 'tool' | 'agent' | 'retrieval' | 'em
 export type SpanStatus = 'UNSET' | 'OK' | 'ERROR';
 
 /** A JSON value as kept in metadata and attribute maps. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonMap;
+
+/**
+ * A JSON object of JsonValues. Named, not written inline in JsonValue: typia numbers an anonymous
+ * object type (`__type.o68`) in the order the compiler met it, and the API reference must be the
+ * same from every build.
+ */
+export interface JsonMap {
+  [key: string]: JsonValue;
+}
 
 export interface SpanRecord {
   /** 32 lowercase hex characters. */

@@ -3,7 +3,8 @@
  * matrix (test/reliability/isolation.test.ts) walks are the same list: a route added here is a
  * route the matrix must cover. The operator routes, served only with an operator token, are
  * outside it (no tenant credential reaches them): test/http/operator.test.ts walks them instead.
- * The API reference describes the table of a server with the operator API on (`documentedRoutes`).
+ * The API reference describes the table of a server with the operator API and the API port's
+ * `GET /metrics` on (`documentedRoutes`).
  */
 import type { Config } from '../config.js';
 import type { AnyRoute } from './route.js';
@@ -55,10 +56,11 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
 const DOCUMENTED_OPERATOR_TOKEN = 'the reference describes the operator API';
 
 /**
- * The routes the API reference describes: those of a server with the operator API on and without
- * the test-only fault routes, whatever the running server has. The document is then the same on
- * every server (and docs/openapi.json); only shapes are read, so the placeholder secret signs nothing.
+ * The routes the API reference describes: those of a server with the operator API on, serving
+ * `GET /metrics` on the API port (`--metrics-listen api`), and without the test-only fault routes,
+ * whatever the running server has. The document is then the same on every server (and
+ * docs/openapi.json); only shapes are read, so the placeholder secret signs nothing.
  */
 export function documentedRoutes(): AnyRoute[] {
-  return allRoutes(Buffer.alloc(32), { faultInjection: false, operatorToken: DOCUMENTED_OPERATOR_TOKEN });
+  return allRoutes(Buffer.alloc(32), { faultInjection: false, operatorToken: DOCUMENTED_OPERATOR_TOKEN, metricsListen: { kind: 'api' } });
 }

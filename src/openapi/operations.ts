@@ -4,20 +4,25 @@
  * a route without a note still appears in the reference, and test/unit/openapi/reference.test.ts
  * fails on it. The helpers (note.ts) take catalog names with their examples, so tsc checks each
  * example against its type and typia checks the tags (test/unit/openapi/operations.test.ts). The
- * operator API's notes are in operatorOperations.ts.
+ * notes of the operator API, coding-agent sessions, evals and experiments, git and prompts, and
+ * metrics are in modules of their own (operatorOperations.ts, agentOperations.ts, …), spread in here.
  */
+import { AGENT_OPERATIONS } from './agentOperations.js';
 import type { OperationNote } from './document.js';
+import { EVAL_OPERATIONS } from './evalOperations.js';
 import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
 import { answer, json } from './note.js';
+import { METRICS_OPERATIONS } from './metricsOperations.js';
 import { OPERATOR_OPERATIONS, OPERATOR_TAG } from './operatorOperations.js';
+import { PROMPT_OPERATIONS } from './promptOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
 
 /** The API's own words for the reference's introduction (Markdown). */
-export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and serves them back as traces, spans and sessions, with scores, comments, filters and search, API keys, apps and environments.
+export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and coding-agent sessions and serves them back as traces, spans and sessions, with scores, comments, filters and search, metrics, eval runs and experiments, prompts and templates from a connected git repository, API keys, apps and environments.
 
-**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
+**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials; \`eval_run\` is an eval run's own run-scoped key or admin credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
 
 **Surfaces.** \`x-tracelake-surface\` lists the modes whose servers answer an operation; the other answers 501 \`not_available_locally\` or \`not_available_on_cloud\`. Operations tagged "${'Not built in this version'}" are the spec's endpoints this version answers with 501 \`not_implemented\`.
 
@@ -25,10 +30,13 @@ export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and serv
 
 **Operator API.** The operations tagged "${OPERATOR_TAG}" (\`/v1/operator/*\`, \`x-tracelake-requires: operator-token\`) run the \`tracelake\` CLI's administration commands on a running server. A server serves them only when it has an operator token (\`TRACELAKE_OPERATOR_TOKEN\`), in both modes, and answers 404 to them otherwise; they take that token alone in \`Authorization\` (\`Bearer \` optional), without \`X-Service-App-Id\`.
 
+**Not JSON.** A few routes serve a browser or a scraper rather than an API client: the web UI (\`GET /\`, \`GET /ui/{file}\`), the page where a human finishes a git handshake (\`/v1/git/setup\`, \`/v1/git/github/callback\`), Prometheus metrics (\`GET /metrics\`) and this reference as a page. They are listed with their media types; their errors are the same JSON bodies as everywhere.
+
 **Windows.** Lists and searches of traces, spans and scores cover the last 7 days unless \`start_date\`/\`end_date\` say otherwise; a window is at most 90 days.`;
 
 const SYSTEM = 'Health and system';
 const REFERENCE = 'Reference';
+const WEB_UI = 'Web UI';
 
 export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
   'GET /health': {
@@ -89,6 +97,27 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'This document as a page',
     description: 'The same document rendered as one self-contained HTML page (no scripts, nothing fetched).',
     answers: [{ status: 200, description: 'The reference page.', media: { 'text/html': 'An HTML page.' } }],
+  },
+  'GET /': {
+    tag: WEB_UI,
+    summary: 'The web UI',
+    description: 'The page of the web UI (traces, sessions, scores, metrics, evals, prompts), a static file for a browser. It signs in with an API key or session token the user types and calls this API like any client. Built at `npm install`; its Content-Security-Policy allows this origin only.',
+    answers: [{ status: 200, description: 'The page.', media: { 'text/html': 'The UI\'s HTML page.' } }],
+    errors: [{ status: 404, when: '`not_found`: the web UI is not built (run `npm install` or `npm run build`).' }],
+  },
+  'GET /ui/:file': {
+    tag: WEB_UI,
+    summary: 'A file of the web UI',
+    description: 'The script, stylesheet and images the page loads. `?v=` versions a file\'s URL (a cache key; its value is not checked).',
+    query: 'AssetQuery',
+    answers: [
+      {
+        status: 200,
+        description: 'The file, by its extension.',
+        media: { 'text/javascript': '`.js`', 'text/css': '`.css`', 'image/svg+xml': '`.svg`', 'text/html': '`.html`', 'text/plain': '`.txt`' },
+      },
+    ],
+    errors: [{ status: 404, when: '`not_found`: no such file.' }],
   },
   'GET /v1/dev/whoami': {
     tag: 'Local development',
@@ -438,5 +467,9 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     ],
     errors: [{ status: 409, when: '`conflict`: the app\'s default environment (a confirmation that is not the name is 400).' }],
   },
+  ...AGENT_OPERATIONS,
+  ...EVAL_OPERATIONS,
+  ...PROMPT_OPERATIONS,
+  ...METRICS_OPERATIONS,
   ...OPERATOR_OPERATIONS,
 };

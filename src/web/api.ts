@@ -53,13 +53,23 @@ export function query(params: Record<string, string | number | undefined | null>
   return s ? `?${s}` : '';
 }
 
-export async function get<T>(path: string, with_ = credentials): Promise<T> {
+export function get<T>(path: string, with_ = credentials): Promise<T> {
+  return send<T>('GET', path, undefined, with_);
+}
+
+/** A read that takes a body (rendering a prompt): a POST of JSON. */
+export function post<T>(path: string, body: unknown): Promise<T> {
+  return send<T>('POST', path, body, credentials);
+}
+
+async function send<T>(method: 'GET' | 'POST', path: string, payload: unknown, with_: Credentials | null): Promise<T> {
   const headers: Record<string, string> = {};
   if (with_) {
     headers.Authorization = `Bearer ${with_.token}`;
     headers['X-Service-App-Id'] = with_.appId;
   }
-  const res = await fetch(path, { headers });
+  if (payload !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(path, { method, headers, ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}) });
   const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string; details?: Record<string, string> } } | null;
   if (!res.ok) {
     const e = body?.error;
@@ -162,6 +172,135 @@ export interface Session {
   cost: number;
   tokens: number;
   user_id: string | null;
+}
+
+/** `GET /v1/prompts` lists these. */
+export interface PromptSummary {
+  name: string;
+  type: 'text' | 'chat';
+  versions: number[];
+  latest_version: number;
+  /** Label → version, `latest` included. */
+  labels: Record<string, number>;
+  variables: string[];
+  config: Record<string, unknown>;
+  source: 'api' | 'git';
+  updated_at: string;
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/** One version, as `GET /v1/prompts/{name}?version=` answers it. */
+export interface PromptVersion {
+  name: string;
+  version: number;
+  type: 'text' | 'chat';
+  prompt: string | ChatMessage[];
+  config: Record<string, unknown>;
+  variables: string[];
+  labels: string[];
+  commit_message: string | null;
+  source: 'api' | 'git';
+  source_path: string | null;
+  commit_sha: string | null;
+  created_at: string;
+  created_by: string | null;
+}
+
+export interface ScoreAverage {
+  name: string;
+  count: number;
+  avg_score: number;
+}
+
+/** Per version (null: spans naming no version), from `GET /v1/prompts/{name}/metrics`. */
+export interface PromptVersionMetrics {
+  version: number | null;
+  spans: number;
+  traces: number;
+  input_tokens: number;
+  output_tokens: number;
+  tokens: number;
+  cost: number;
+  latency_ms: { avg: number; p50: number; p95: number };
+  first_seen: string;
+  last_seen: string;
+  scores: ScoreAverage[];
+  trace_scores: ScoreAverage[];
+}
+
+/** A run's headline figures (over its tasks: a task's last attempt decides, its attempts add up). */
+export interface RunFigures {
+  task_count: number;
+  trial_count: number;
+  resolved_rate: number | null;
+  mean_cost_usd: number | null;
+  total_cost_usd: number | null;
+  mean_duration_ms: number | null;
+  p95_duration_ms: number | null;
+}
+
+export interface ExperimentRun extends RunFigures {
+  id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  suite: string;
+  suite_version: string | null;
+  git_commit: string | null;
+  git_branch: string | null;
+  cost_usd: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface Experiment {
+  id: string;
+  name: string;
+  created_at: string;
+  baseline_run_id: string | null;
+  run_count: number;
+}
+
+export type ExperimentSummary = Experiment & { latest_run: ExperimentRun | null };
+
+export type Interval = [number, number];
+
+export interface MeanChange {
+  baseline_mean: number | null;
+  candidate_mean: number | null;
+  change: number | null;
+  ci95: Interval | null;
+}
+
+export const OUTCOMES = ['fixed', 'regressed', 'both_resolved', 'both_failed', 'only_baseline', 'only_candidate'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface TaskPair {
+  task_id: string;
+  outcome: Outcome;
+  baseline_resolved: boolean | null;
+  candidate_resolved: boolean | null;
+  baseline_cost_usd: number | null;
+  candidate_cost_usd: number | null;
+  baseline_duration_ms: number | null;
+  candidate_duration_ms: number | null;
+}
+
+/** `GET /v1/experiments/baseline`: a run against the experiment's baseline. */
+export interface BaselineComparison {
+  experiment_id: string;
+  experiment: string;
+  baseline: (ExperimentRun & { pinned: boolean }) | null;
+  candidate: ExperimentRun | null;
+  comparison: {
+    tasks: Record<Outcome, number> & { paired: number };
+    resolved_rate: { baseline: number | null; candidate: number | null; change: number | null; ci95: Interval | null; p_value: number; method: string };
+    cost_usd: MeanChange;
+    duration_ms: MeanChange;
+    per_task: TaskPair[];
+  } | null;
 }
 
 export interface SchemaField {

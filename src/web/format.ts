@@ -17,6 +17,23 @@ export function int(v: number | null | undefined): string {
   return v === null || v === undefined ? '–' : Math.round(v).toLocaleString('en-US');
 }
 
+/** A share (0–1) as a percentage. */
+export function pct(v: number | null | undefined): string {
+  return v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`;
+}
+
+/** A change with its sign always shown (`+2.0 pts`, `−$0.0100`), in the unit `unit` writes. */
+export function signed(v: number | null | undefined, unit: (v: number) => string): string {
+  if (v === null || v === undefined) return '–';
+  if (v === 0) return `±${unit(0)}`;
+  return `${v > 0 ? '+' : '−'}${unit(Math.abs(v))}`;
+}
+
+/** A change in a share, in percentage points. */
+export function points(v: number): string {
+  return `${(v * 100).toFixed(1)} pts`;
+}
+
 export function time(iso: string): string {
   const d = new Date(iso);
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)}`;

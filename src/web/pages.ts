@@ -5,7 +5,13 @@
  */
 import type { FunctionComponent } from 'preact';
 import type { Location } from './router.js';
+import { AgentsPage } from './pages/agents.js';
+import { ComparisonPage } from './pages/comparison.js';
+import { ExperimentPage } from './pages/experiment.js';
+import { ExperimentsPage } from './pages/experiments.js';
 import { MetricsPage } from './pages/metrics.js';
+import { PromptPage } from './pages/prompt.js';
+import { PromptsPage } from './pages/prompts.js';
 import { ScoresPage } from './pages/scores.js';
 import { SessionPage } from './pages/session.js';
 import { SessionsPage } from './pages/sessions.js';
@@ -36,5 +42,11 @@ export const PAGES: PageDef[] = [
   { path: '/sessions', component: SessionsPage, nav: 'Sessions', feature: 'sessions' },
   { path: '/sessions/:sessionId', component: SessionPage, feature: 'sessions' },
   { path: '/scores', component: ScoresPage, nav: 'Scores', feature: 'scores' },
+  { path: '/agents', component: AgentsPage, nav: 'Agents', feature: 'agents_sync' },
+  { path: '/prompts', component: PromptsPage, nav: 'Prompts', feature: 'prompts' },
+  { path: '/prompts/:name', component: PromptPage, feature: 'prompts' },
+  { path: '/experiments', component: ExperimentsPage, nav: 'Experiments', feature: 'experiments' },
+  { path: '/experiments/:experimentId', component: ExperimentPage, feature: 'experiments' },
+  { path: '/experiments/:experimentId/runs/:runId', component: ComparisonPage, feature: 'experiments' },
   { path: '/metrics', component: MetricsPage, nav: 'Dashboard', feature: 'metrics' },
 ];

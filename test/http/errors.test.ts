@@ -59,13 +59,13 @@ t.test('error shapes', async (t) => {
     const missing = await call(server, 'GET', '/v1/does-not-exist');
     t.equal(missing.status, 404);
     isErrorShape(t, missing.body, 'not_found');
-    t.equal((await call(server, 'GET', '/')).status, 404, 'the root is not a route');
+    t.equal((await call(server, 'GET', '/v2')).status, 404, 'a path outside the API is not a route');
 
     // The spec's endpoints not built yet say so, rather than looking like a wrong URL.
-    const unbuilt = await call(server, 'POST', '/v1/agents/sync', { auth: root, body: {} });
+    const unbuilt = await call(server, 'POST', '/v1/workers/environments/env-1/turns', { auth: root, body: {} });
     t.equal(unbuilt.status, 501);
     isErrorShape(t, unbuilt.body, 'not_implemented');
-    t.match(unbuilt.body.error.message, /POST \/v1\/agents\/sync is not built/);
+    t.match(unbuilt.body.error.message, /POST \/v1\/workers\/environments\/:envId\/turns is not built/);
     t.equal((await call(server, 'POST', '/v1/workers/environments/env-1/turns', { auth: root, body: {} })).status, 501, 'parameters in the path');
     t.equal((await call(server, 'GET', '/v1/experiments/a/b/c', { auth: root })).status, 404, 'a path of no endpoint stays 404');
 

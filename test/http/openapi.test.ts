@@ -8,13 +8,15 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
 import { documentedRoutes } from '../../src/http/routeTable.js';
 import { noteKey, openApiPath, type OpenApiDocument } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
+import { git, workingRepo } from '../helpers/git.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, rootCredentials, serverFor, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, rootCredentials, serverFor, tempDir, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
 
 const FILE = readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8');
 const DOC = JSON.parse(FILE) as OpenApiDocument;
@@ -64,9 +66,26 @@ const NOT_CHECKED: Record<string, string> = {
 };
 
 t.test('the answers are the documented types', async (t) => {
-  const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: OPERATOR_TOKEN } });
+  // A git root with one repository of prompts, so that the git, template and prompt routes answer.
+  const gitRoot = tempDir('tracelake-git-root-');
+  const prompts = join(gitRoot, 'acme', 'prompts');
+  workingRepo(prompts, { 'prompts/greeting.md': '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n' });
+  git(prompts, 'branch', 'staging');
+  const server = await serverFor(t, { args: ['--git-root', gitRoot, '--metrics-listen', 'api'], env: { TRACELAKE_OPERATOR_TOKEN: OPERATOR_TOKEN } });
   const root = rootCredentials(server);
   const checked = new Set<string>();
+
+  /** Fetches `path` as `route`, an answer that is not JSON: a documented status of a documented media type. */
+  async function expectMedia(route: string, path: string, init: RequestInit = {}): Promise<Response> {
+    const answer = await fetch(`${server.url}${path}`, { redirect: 'manual', ...init });
+    const documented = OPERATIONS[route]?.answers.find((a) => a.status === answer.status);
+    t.ok(documented, `${route}: ${answer.status} is a documented answer`);
+    const media = (answer.headers.get('content-type') ?? '').split(';')[0]!;
+    const documentedMedia = Object.keys(documented?.media ?? {}).map((m) => m.split(';')[0]);
+    t.ok(documentedMedia.includes(media), `${route}: ${media} is a documented media type (${documentedMedia.join(', ')})`);
+    checked.add(route);
+    return answer;
+  }
 
   /** Calls `path` as `route` and holds the answer to the type the document names for its status. */
   async function expect(route: string, path: string, options: { body?: unknown; auth?: Credentials | null; headers?: Record<string, string> } = {}): Promise<Answer> {
@@ -155,6 +174,77 @@ t.test('the answers are the documented types', async (t) => {
   await expect('PATCH /v1/environments/:id', `/v1/environments/${env.body.data.id}`, { body: { name: 'qa' } });
   await expect('DELETE /v1/environments/:id', `/v1/environments/${env.body.data.id}`, { body: { confirmation_name: 'qa' } });
   await expect('DELETE /v1/apps/:appId', `/v1/apps/${app.body.data.id}`, { body: { confirmation_name: 'checkout' } });
+
+  // Coding-agent sessions, with the reference's own example.
+  const sync = await expect('POST /v1/agents/sync', '/v1/agents/sync', { body: OPERATIONS['POST /v1/agents/sync']!.body!.examples!['session'] });
+  t.equal(sync.status, 200, sync.text);
+  t.same(sync.body.data.rejected, [], 'the documented example is accepted whole');
+
+  // Metrics: the API's and Prometheus's.
+  await expect('GET /v1/metrics', '/v1/metrics?view=spans&measures=count,cost&group_by=model');
+  t.equal((await expectMedia('GET /metrics', '/metrics')).status, 200, 'the exposition on the API port');
+
+  // The web UI.
+  t.equal((await expectMedia('GET /', '/')).status, 200);
+  t.equal((await expectMedia('GET /ui/:file', '/ui/app.js')).status, 200);
+
+  // Eval runs and experiments: two runs of one experiment, each claimed, reported and completed.
+  const runs: { id: string; experiment_id: string }[] = [];
+  for (const resolved of [false, true]) {
+    const created = await expect('POST /v1/evals/runs', '/v1/evals/runs', { body: OPERATIONS['POST /v1/evals/runs']!.body!.examples!['run'] });
+    t.equal(created.status, 201, created.text);
+    const run = created.body.data;
+    const worker: Credentials = { key: run.api_key.plaintext_key, appId: root.appId };
+    t.equal((await expect('POST /v1/evals/runs/:runId/status', `/v1/evals/runs/${run.id}/status`, { auth: worker, body: {} })).status, 200, 'claimed');
+    const trials = await expect('POST /v1/evals/trials', '/v1/evals/trials', {
+      auth: worker,
+      body: { evalRunId: run.id, schemaVersion: 1, trials: [{ taskId: 'ticket-1', resolved, costUsd: 0.04, durationMs: 48210, artifact: { patch: 'diff' } }, { taskId: 'ticket-2', resolved: true, costUsd: -1, durationMs: 1, artifact: {} }] },
+    });
+    t.match(trials.body.data, { accepted: [String], rejected: [{ index: 1 }] }, 'one stored, one rejected');
+    t.equal((await expect('POST /v1/evals/runs/:runId/status', `/v1/evals/runs/${run.id}/status`, { auth: worker, body: { card: { resolved: resolved ? 1 : 0 }, costUsd: 0.04 } })).status, 200, 'completed');
+    runs.push(run);
+  }
+  const [baseline, candidate] = runs as [{ id: string; experiment_id: string }, { id: string; experiment_id: string }];
+  await expect('GET /v1/evals/runs', '/v1/evals/runs');
+  await expect('GET /v1/evals/runs/:runId', `/v1/evals/runs/${candidate.id}`);
+  await expect('GET /v1/evals/runs/:runId/trials', `/v1/evals/runs/${candidate.id}/trials`);
+  await expect('GET /v1/experiments', '/v1/experiments');
+  await expect('GET /v1/experiments/:experimentId', `/v1/experiments/${candidate.experiment_id}`);
+  t.equal((await expect('PUT /v1/experiments/:experimentId/baseline', `/v1/experiments/${baseline.experiment_id}/baseline`, { body: { run_id: baseline.id } })).status, 200);
+  const compared = await expect('GET /v1/experiments/baseline', `/v1/experiments/baseline?run_id=${candidate.id}`);
+  t.match(compared.body.data.comparison, { tasks: { fixed: 1 } }, 'the candidate fixed the baseline\'s failure');
+  t.equal((await expect('PUT /v1/experiments/:experimentId/baseline', `/v1/experiments/${baseline.experiment_id}/baseline`, { body: { run_id: null } })).status, 200, 'unpinned');
+
+  // Git: the handshake a human finishes on the pages, then a connection named at once.
+  const gitPath = `/v1/apps/${root.appId}/git`;
+  const handshake = await expect('POST /v1/apps/:appId/git/connect', `${gitPath}/connect`, { body: { provider: 'local' } });
+  const state: string = handshake.body.data.state;
+  t.equal((await expectMedia('GET /v1/git/setup', `/v1/git/setup?state=${encodeURIComponent(state)}`)).status, 200, 'the page');
+  const form = await expectMedia('POST /v1/git/setup', '/v1/git/setup', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ state, repository: 'acme/prompts', branch: 'main' }).toString(),
+  });
+  t.equal(form.status, 200, 'the form connected the app');
+  t.equal((await expect('GET /v1/git/github/callback', '/v1/git/github/callback?state=unknown&installation_id=1', { auth: null })).status, 404, 'no such handshake');
+  t.match((await expect('GET /v1/apps/:appId/git', gitPath)).body.data, { connected: true, repository: 'acme/prompts' });
+  await expect('GET /v1/apps/:appId/git/repositories', `${gitPath}/repositories`);
+  await expect('GET /v1/apps/:appId/git/branches', `${gitPath}/branches?repository=acme/prompts`);
+  await expect('GET /v1/templates', '/v1/templates?path=prompts/greeting.md');
+
+  // Prompts: discovered in the repository and created over the API.
+  await expect('POST /v1/prompts/sync', '/v1/prompts/sync');
+  for (const example of Object.values(OPERATIONS['POST /v1/prompts']!.body!.examples!)) {
+    t.equal((await expect('POST /v1/prompts', '/v1/prompts', { body: example })).status, 201);
+  }
+  await expect('GET /v1/prompts', '/v1/prompts');
+  await expect('GET /v1/prompts/:name', `/v1/prompts/greeting`);
+  await expect('GET /v1/prompts/:name', `/v1/prompts/${encodeURIComponent('support/agent')}?label=latest`);
+  await expect('PATCH /v1/prompts/:name/versions/:version', `/v1/prompts/${encodeURIComponent('support/greeting')}/versions/1`, { body: { labels: ['production'] } });
+  await expect('DELETE /v1/prompts/:name/labels/:label', `/v1/prompts/${encodeURIComponent('support/greeting')}/labels/staging`);
+  await expect('POST /v1/prompts/:name/render', '/v1/prompts/greeting/render', { body: OPERATIONS['POST /v1/prompts/:name/render']!.body!.examples!['greeting'] });
+  await expect('GET /v1/prompts/:name/metrics', '/v1/prompts/greeting/metrics');
+  await expect('DELETE /v1/apps/:appId/git', gitPath);
 
   // Errors have the documented shape too.
   t.equal((await expect('GET /v1/traces', '/v1/traces?limit=0')).status, 400);

@@ -156,7 +156,7 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) || proces
     const stored = await page.evaluate("sessionStorage.getItem('tracelake.credentials')");
     t.match(stored, root.key, 'the key is in session storage');
     t.equal(await page.evaluate('localStorage.length'), 0, 'and nowhere that outlives the tab');
-    t.same(await page.locator('nav.top a').allTextContents(), ['Tracelake', 'Traces', 'Spans', 'Sessions', 'Scores', 'Dashboard'], 'the areas this server offers');
+    t.same(await page.locator('nav.top a').allTextContents(), ['Tracelake', 'Traces', 'Spans', 'Sessions', 'Scores', 'Agents', 'Prompts', 'Experiments', 'Dashboard'], 'the areas this server offers');
     await shot('traces');
   });
 

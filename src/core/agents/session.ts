@@ -10,12 +10,10 @@
  * Large contents are not inline: a content part names a blob (sent alongside) by its SHA-256.
  */
 import type { tags } from 'typia';
+import type { Count, DateTime, Id } from '../scalars.js';
 
 export const SESSION_SCHEMA_VERSION = 1;
 
-type Id = string & tags.MinLength<1> & tags.MaxLength<256>;
-type DateTime = string & tags.Format<'date-time'>;
-type Count = number & tags.Type<'uint32'>;
 type Sha256 = string & tags.Pattern<'^[0-9a-f]{64}$'>;
 /** Inline text; larger contents go in blobs. */
 type Text = string & tags.MaxLength<1048576>;

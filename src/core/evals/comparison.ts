@@ -36,8 +36,13 @@ export interface MeanChange {
   ci95: Interval | null;
 }
 
+/** Tasks of each outcome, and how many were in both runs (the statistics' n). */
+export interface TaskCounts extends Record<Outcome, number> {
+  paired: number;
+}
+
 export interface Comparison {
-  tasks: Record<Outcome, number> & { paired: number };
+  tasks: TaskCounts;
   resolved_rate: {
     baseline: number | null;
     candidate: number | null;

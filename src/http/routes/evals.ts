@@ -15,7 +15,7 @@ import {
   validateTrialsBody,
   type CreateRunBody,
   type RunListQuery,
-  type RunParams,
+  type EvalRunParams,
   type StatusBody,
   type TrialListQuery,
   type TrialsBody,
@@ -24,6 +24,8 @@ import { acceptsTrials, reportKind } from '../../core/evals/runState.js';
 import { assertTrialCount, prepareTrials } from '../../core/evals/trials.js';
 import { roundUsd } from '../../core/cost/money.js';
 import { ApiError } from '../../core/errors.js';
+import type { CreatedRun } from '../../contract/responses.js';
+import type { TrialResult } from '../../store/evals/trials.js';
 import { data, json } from '../reply.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
@@ -59,7 +61,7 @@ export function evalRoutes(secret: Buffer) {
           createdBy: actorOf(p),
           key: { keyHash: hashKey(secret, plaintext), keyPrefix: shownPrefix(plaintext) },
         });
-        return data({ ...run, api_key: { id: key.id, key_prefix: key.key_prefix, plaintext_key: plaintext, created_at: key.created_at } }, 201);
+        return data({ ...run, api_key: { id: key.id, key_prefix: key.key_prefix, plaintext_key: plaintext, created_at: key.created_at } } satisfies CreatedRun, 201);
       },
     }),
     route<Record<string, string>, RunListQuery>({
@@ -80,7 +82,7 @@ export function evalRoutes(secret: Buffer) {
         return json({ data: page.data, pagination: { total: page.total, limit, offset } });
       },
     }),
-    route<RunParams>({
+    route<EvalRunParams>({
       method: 'GET',
       path: '/v1/evals/runs/:runId',
       permission: 'experiment.read',
@@ -91,7 +93,7 @@ export function evalRoutes(secret: Buffer) {
         return data(run);
       },
     }),
-    route<RunParams, TrialListQuery>({
+    route<EvalRunParams, TrialListQuery>({
       method: 'GET',
       path: '/v1/evals/runs/:runId/trials',
       permission: 'experiment.read',
@@ -104,7 +106,7 @@ export function evalRoutes(secret: Buffer) {
         return json({ data: page.data, pagination: { total: page.total, limit, offset } });
       },
     }),
-    route<RunParams, Record<string, never>, StatusBody>({
+    route<EvalRunParams, Record<string, never>, StatusBody>({
       method: 'POST',
       path: '/v1/evals/runs/:runId/status',
       permission: 'eval_run',
@@ -143,10 +145,10 @@ export function evalRoutes(secret: Buffer) {
           const run = await ctx.services.store.run('getEvalRun', { scope: readScopeOf(ctx.principal), id: runId });
           if (!run) throw new ApiError('not_found', `Eval run ${body.evalRunId} not found`);
           acceptsTrials(run.status);
-          return data({ accepted: [], rejected, blobsStored: 0, scoreRows: 0 });
+          return data({ accepted: [], rejected, blobsStored: 0, scoreRows: 0 } satisfies TrialResult);
         }
         const stored = await ctx.services.store.run('insertEvalTrials', { scope: readScopeOf(ctx.principal), runId, trials, createdBy: actorOf(ctx.principal) });
-        return data({ ...stored, rejected: [...rejected, ...stored.rejected].sort((a, b) => a.index - b.index) });
+        return data({ ...stored, rejected: [...rejected, ...stored.rejected].sort((a, b) => a.index - b.index) } satisfies TrialResult);
       },
     }),
   ];

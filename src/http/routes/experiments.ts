@@ -16,7 +16,8 @@ import {
   type PinBaselineBody,
 } from '../../contract/evals.js';
 import { chooseRuns } from '../../core/evals/baseline.js';
-import { buildComparison } from '../../core/evals/comparison.js';
+import { buildComparison, type Comparison } from '../../core/evals/comparison.js';
+import type { BaselineComparison, BaselinePin, ExperimentDetail } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js';
 import { bytes, data, json } from '../reply.js';
@@ -96,7 +97,7 @@ export const experimentRoutes = [
         baseline: baseline && { ...baseline, ...figures[baseline.id], pinned: choice.pinned },
         candidate: candidate && { ...candidate, ...figures[candidate.id] },
         comparison: comparison && { ...comparison, per_task: PER_TASK },
-      };
+      } satisfies Omit<BaselineComparison, 'comparison'> & { comparison: (Comparison & { per_task: typeof PER_TASK }) | null };
       return bytes(withPerTask(JSON.stringify({ data: answer }), perTaskJson), 'application/json');
     },
   }),
@@ -107,7 +108,7 @@ export const experimentRoutes = [
     validate: { params: validateExperimentParams },
     async handler({ params }, ctx) {
       const { experiment, runs } = await runsOf(ctx, params.experimentId.toLowerCase());
-      return data({ ...experiment, runs: runs.map(shown) });
+      return data({ ...experiment, runs: runs.map(shown) } satisfies ExperimentDetail);
     },
   }),
   route<ExperimentParams, Record<string, never>, PinBaselineBody>({
@@ -122,7 +123,7 @@ export const experimentRoutes = [
       if (outcome === 'no_experiment') throw new ApiError('not_found', `Experiment ${params.experimentId} not found`);
       if (outcome === 'no_run') throw new ApiError('not_found', `Eval run ${body.run_id} is not a run of experiment ${params.experimentId}`);
       if (typeof outcome === 'object') throw new ApiError('conflict', `Only a succeeded run can be the baseline; run ${runId} is ${outcome.notSucceeded}`, { status: outcome.notSucceeded });
-      return data({ experiment_id: experimentId, baseline_run_id: runId });
+      return data({ experiment_id: experimentId, baseline_run_id: runId } satisfies BaselinePin);
     },
   }),
 ];

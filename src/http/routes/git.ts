@@ -13,6 +13,7 @@ import { GitHubProvider } from '../../git/github.js';
 import type { GitReader } from '../../git/provider.js';
 import { GitService, type GitCredentials } from '../../git/service.js';
 import type { AppRef } from '../../store/git/connections.js';
+import type { GitDisconnection, GitHandshake } from '../../contract/responses.js';
 import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route, type Context } from '../route.js';
@@ -133,7 +134,7 @@ export const gitRoutes = (secret: Buffer) => [
         state: pending ? state : null,
         expires_at: pending ? new Date(expiresAtMs).toISOString() : null,
         status: statusOf(started, Date.now()),
-      });
+      } satisfies GitHandshake);
     },
   }),
   route<GitAppParams>({
@@ -172,7 +173,7 @@ export const gitRoutes = (secret: Buffer) => [
       const removed = await ctx.services.store.run('disconnectGit', app);
       ctx.services.git.forget(app);
       if (!removed) throw new ApiError('not_found', 'This app has no git connection');
-      return data({ disconnected: true });
+      return data({ disconnected: true } satisfies GitDisconnection);
     },
   }),
 ];

@@ -8,6 +8,7 @@ import { planMetrics } from '../../core/metrics/plan.js';
 import { compileFilter, parseFilter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
 import { firstMetricsParam } from '../../store/metrics/metrics.js';
+import type { MetricsAnswer } from '../../contract/responses.js';
 import { json } from '../reply.js';
 import { route } from '../route.js';
 import { checkEnvironmentNames, narrowedScope } from './search.js';
@@ -40,7 +41,7 @@ export const metricsRoutes = [
           groups: answer.groups,
           groups_omitted: Math.max(0, answer.groups - plan.groupLimit),
         },
-      });
+      } satisfies MetricsAnswer);
     },
   }),
 ];

@@ -24,6 +24,7 @@ import {
   type RenderBody,
   type SetLabelsBody,
 } from '../../contract/prompts.js';
+import type { LabelRemoval, PromptMetricsAnswer, RenderedPrompt } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { promptContent, renderPrompt, type ChatMessage } from '../../core/prompts/document.js';
 import { isPromptName, labelsProblem, LATEST, NAME_RULE, PRODUCTION } from '../../core/prompts/names.js';
@@ -168,7 +169,7 @@ export const promptRoutes = [
       const removed = await ctx.services.store.run('removePromptLabel', { app: appOf(ctx), name: params.name, label: params.label });
       if (!removed) throw new ApiError('not_found', describe(params.name, { label: params.label }));
       changed(ctx);
-      return data({ name: params.name, label: params.label, removed: true });
+      return data({ name: params.name, label: params.label, removed: true } satisfies LabelRemoval);
     },
   }),
   route<PromptParams, Record<string, never>, RenderBody>({
@@ -184,7 +185,7 @@ export const promptRoutes = [
         if ('missing' in rendered) throw validationError('body', Object.fromEntries(rendered.missing.map((v) => [`variables.${v}`, 'is required by the template'])));
         throw validationError('body', { variables: rendered.error });
       }
-      return data({ name: view.name, version: view.version, type: view.type, labels: view.labels, config: view.config, prompt: rendered.prompt });
+      return data({ name: view.name, version: view.version, type: view.type, labels: view.labels, config: view.config, prompt: rendered.prompt } satisfies RenderedPrompt);
     },
   }),
   route<PromptParams, PromptMetricsQuery>({
@@ -195,7 +196,7 @@ export const promptRoutes = [
     async handler({ params, query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
       const metrics = await ctx.services.store.run('promptMetrics', { scope: readScopeOf(ctx.principal), name: params.name, ...window });
-      return json({ data: metrics, window: { start_date: new Date(window.fromMs).toISOString(), end_date: new Date(window.toMs).toISOString() } });
+      return json({ data: metrics, window: { start_date: new Date(window.fromMs).toISOString(), end_date: new Date(window.toMs).toISOString() } } satisfies PromptMetricsAnswer);
     },
   }),
 ];

@@ -4,6 +4,7 @@
  * its variables and, for prompt files, the front matter. Paths outside `prompts/` are 400.
  */
 import { validateTemplateQuery, type TemplateQuery } from '../../contract/prompts.js';
+import type { TemplateAnswer, TemplateFile } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { isRef } from '../../core/git/names.js';
 import { parsePromptFile } from '../../core/prompts/document.js';
@@ -16,7 +17,7 @@ import { route } from '../route.js';
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What a template file declares; `error` says why it cannot be used as a template (it is served all the same). */
-function declarations(path: string, text: string) {
+function declarations(path: string, text: string): Omit<TemplateFile, 'path' | 'repository' | 'ref' | 'commit_sha' | 'sha' | 'content'> {
   if (path.endsWith(PROMPT_EXTENSION)) {
     const doc = parsePromptFile(text);
     if (doc.ok) return { prompt_name: promptNameOfPath(path), type: doc.value.type, variables: doc.value.variables, config: doc.value.config, labels: doc.value.labels, error: null };
@@ -48,7 +49,7 @@ export const templateRoutes = [
       } catch {
         throw validationError('query', { path: 'names a file that is not UTF-8 text' });
       }
-      const body = JSON.stringify({ data: { path: path.path, repository, ref, commit_sha: commit, sha: file.blobSha, content, ...declarations(path.path, content) } });
+      const body = JSON.stringify({ data: { path: path.path, repository, ref, commit_sha: commit, sha: file.blobSha, content, ...declarations(path.path, content) } } satisfies TemplateAnswer);
       const etag = etagOf(body);
       const cacheHeaders = { ETag: etag, 'Cache-Control': 'no-cache' };
       if (noneMatch(headers['if-none-match'], etag)) return bytes('', 'application/json', 304, cacheHeaders);

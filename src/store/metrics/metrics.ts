@@ -14,8 +14,13 @@ import type { CompiledFilter } from '../spans/search.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 import { TS_PARAM } from '../sql.js';
 
-/** One row of the answer: the bucket's start, the group's values, the measures. */
-export type MetricsRow = Record<string, string | number | null>;
+/**
+ * One row of the answer: the bucket's start, the group's values, the measures. An interface, not a
+ * `Record` over a union: typia names a bare one after its members, in an order that varies by build.
+ */
+export interface MetricsRow {
+  [column: string]: string | number | null;
+}
 
 export interface MetricsAnswer {
   rows: MetricsRow[];

@@ -23,9 +23,11 @@ interface Props<T> {
   sortOrder?: string | undefined;
   onSort?: (sortBy: string, order: 'asc' | 'desc') => void;
   label: string;
+  /** What an empty table says. */
+  empty?: string;
 }
 
-export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onSort, label }: Props<T>) {
+export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onSort, label, empty = 'Nothing in this window.' }: Props<T>) {
   const [selected, setSelected] = useState(0);
   const body = useRef<HTMLTableSectionElement>(null);
   useEffect(() => setSelected(0), [rows]);
@@ -70,7 +72,7 @@ export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onS
         {rows.length === 0 ? (
           <tr>
             <td colSpan={columns.length} class="empty">
-              Nothing in this window.
+              {empty}
             </td>
           </tr>
         ) : null}

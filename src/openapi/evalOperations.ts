@@ -1,0 +1,264 @@
+/**
+ * The notes on eval runs, trials and experiments (routes/evals.ts, routes/experiments.ts), kept
+ * apart from operations.ts for size. The comparison example is computed by the core's own
+ * statistics (core/evals/comparison.ts) from its counts, so its intervals and p-value are the ones
+ * the server would answer for those tasks.
+ */
+import type { Catalog } from '../contract/catalog.js';
+import { buildComparison } from '../core/evals/comparison.js';
+import type { OperationNote } from './document.js';
+import { CREATED, ENV_ID, TRACE_ID } from './examples.js';
+import { answer, json } from './note.js';
+
+export const EVALS_TAG = 'Evaluations';
+export const EXPERIMENTS_TAG = 'Experiments';
+
+/** The words on `eval_run`, the permission of what a worker reports. */
+const WORKER =
+  'Takes the run-scoped key `POST /v1/evals/runs` answered (for its own run only: another run is 403) or admin credentials (`x-tracelake-permission: eval_run`).';
+
+const RUN_ID = '8c1e2d3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f';
+const BASELINE_ID = '7b0d1c2e-3f4a-4b5c-8d6e-9f0a1b2c3d4e';
+const EXPERIMENT_ID = '2f3e4d5c-6b7a-4980-a1b2-c3d4e5f60718';
+const RUN_KEY_ID = '4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b';
+const TRIAL_ID = '1a2b3c4d-5e6f-8a7b-9c8d-7e6f5a4b3c2d';
+const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
+const FINISHED = '2026-11-20T09:41:37.020Z';
+
+const RUN_EXAMPLE: Catalog['EvalRunAnswer']['data'] = {
+  id: RUN_ID,
+  experiment_id: EXPERIMENT_ID,
+  experiment: 'checkout-agent',
+  environment_id: ENV_ID,
+  suite: 'support-tickets',
+  suite_version: '2026-11',
+  config: { model: 'gpt-4o', temperature: 0, max_turns: 30 },
+  git_commit: COMMIT,
+  git_branch: 'main',
+  status: 'queued',
+  key_id: RUN_KEY_ID,
+  cost_usd: null,
+  card: null,
+  error: null,
+  created_at: CREATED,
+  claimed_at: null,
+  finished_at: null,
+};
+
+const FINISHED_RUN: Catalog['EvalRunAnswer']['data'] = {
+  ...RUN_EXAMPLE,
+  status: 'succeeded',
+  cost_usd: 2.06,
+  card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' },
+  claimed_at: '2026-11-20T09:15:03.500Z',
+  finished_at: FINISHED,
+};
+
+const FIGURES = { task_count: 50, trial_count: 52, resolved_rate: 0.72, mean_cost_usd: 0.0412, total_cost_usd: 2.06, mean_duration_ms: 48210, p95_duration_ms: 121400 };
+
+const EXPERIMENT_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
+  id: RUN_ID,
+  status: 'succeeded',
+  suite: 'support-tickets',
+  suite_version: '2026-11',
+  git_commit: COMMIT,
+  git_branch: 'main',
+  cost_usd: 2.06,
+  created_at: CREATED,
+  finished_at: FINISHED,
+  ...FIGURES,
+};
+
+const BASELINE_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
+  ...EXPERIMENT_RUN,
+  id: BASELINE_ID,
+  git_commit: '3b18e512dba79e4c8300dd08aeb37f8e728b8dad',
+  cost_usd: 2.31,
+  created_at: '2026-11-19T09:15:02.114Z',
+  finished_at: '2026-11-19T09:44:10.871Z',
+  trial_count: 50,
+  resolved_rate: 0.64,
+  mean_cost_usd: 0.0462,
+  total_cost_usd: 2.31,
+  mean_duration_ms: 51830,
+  p95_duration_ms: 130250,
+};
+
+const EXPERIMENT: Omit<Catalog['ExperimentAnswer']['data'], 'runs'> = {
+  id: EXPERIMENT_ID,
+  name: 'checkout-agent',
+  created_at: '2026-11-19T09:15:02.114Z',
+  baseline_run_id: null,
+  run_count: 2,
+};
+
+/** 50 paired tasks: 6 fixed, 2 regressed; cost and duration down a little. */
+const COMPARISON = buildComparison({
+  counts: { both_resolved: 30, fixed: 6, regressed: 2, both_failed: 12, only_baseline: 0, only_candidate: 0 },
+  cost: { baselineMean: 0.0462, candidateMean: 0.0412, diffMean: -0.005, diffSd: 0.012 },
+  duration: { baselineMean: 51830, candidateMean: 48210, diffMean: -3620, diffSd: 9100 },
+});
+
+export const EVAL_OPERATIONS: Readonly<Record<string, OperationNote>> = {
+  'POST /v1/evals/runs': {
+    tag: EVALS_TAG,
+    summary: 'Create an eval run',
+    description:
+      'In the environment the credentials write to (a kind-scoped or unpinned admin names it with `X-Service-Environment`); the experiment is created with its first run. The answer carries the run-scoped key a worker uses to claim the run and report its trials (`api_key.plaintext_key`, in this answer only); the key is revoked when the run ends.',
+    headers: { 'X-Service-Environment': 'The environment of the run, for credentials not pinned to one.' },
+    body: json('CreateRunBody', {
+      run: { experiment: 'checkout-agent', suite: 'support-tickets', suite_version: '2026-11', config: { model: 'gpt-4o', temperature: 0, max_turns: 30 }, git_commit: COMMIT, git_branch: 'main' },
+    }),
+    answers: [
+      answer(201, 'CreatedRunAnswer', 'The run, queued, with its key this once.', {
+        created: {
+          data: { ...RUN_EXAMPLE, api_key: { id: RUN_KEY_ID, key_prefix: 'sk_service_B', plaintext_key: 'sk_service_B7c8D9e0F1g2H3i4J5k6L7m8N9o0P1q2R3s4T5u6V7w', created_at: CREATED } },
+        },
+      }),
+    ],
+    errors: [{ status: 403, when: '`forbidden`: not admin credentials, or no environment is named.' }],
+  },
+  'GET /v1/evals/runs': {
+    tag: EVALS_TAG,
+    summary: 'List eval runs',
+    description: 'Latest first, in the reader\'s scope; by experiment or status.',
+    query: 'RunListQuery',
+    answers: [answer(200, 'EvalRunPage', 'A page of runs.', { page: { data: [FINISHED_RUN], pagination: { total: 1, limit: 50, offset: 0 } } })],
+  },
+  'GET /v1/evals/runs/:runId': {
+    tag: EVALS_TAG,
+    summary: 'One eval run',
+    params: 'EvalRunParams',
+    answers: [answer(200, 'EvalRunAnswer', 'The run.', { succeeded: { data: FINISHED_RUN } })],
+  },
+  'GET /v1/evals/runs/:runId/trials': {
+    tag: EVALS_TAG,
+    summary: 'The trials of an eval run',
+    description: 'By task and attempt, with the figures of their score rows and the address of their artifact (`GET /v1/agents/blob/{sha256}`).',
+    params: 'EvalRunParams',
+    query: 'TrialListQuery',
+    answers: [
+      answer(200, 'EvalTrialPage', 'A page of trials.', {
+        page: {
+          data: [
+            {
+              id: TRIAL_ID,
+              task_id: 'ticket-1042',
+              attempt: 1,
+              resolved: true,
+              cost_usd: 0.0412,
+              duration_ms: 48210,
+              trace_id: TRACE_ID,
+              session_id: null,
+              artifact_sha256: 'c5b2a3f4e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2',
+              metadata: { difficulty: 'hard' },
+              created_at: '2026-11-20T09:20:11.480Z',
+            },
+          ],
+          pagination: { total: 52, limit: 50, offset: 0 },
+        },
+      }),
+    ],
+  },
+  'POST /v1/evals/runs/:runId/status': {
+    tag: EVALS_TAG,
+    summary: 'Report an eval run\'s status (worker)',
+    description: `A report with neither card nor error claims a queued run (it becomes \`running\`); one with a \`card\` completes it (\`succeeded\`), one with an \`error\` fails it (\`failed\`). \`null\` counts as absent. Ending a run revokes its key. \`costUsd\` is the run's cost as the worker reports it. ${WORKER}`,
+    params: 'EvalRunParams',
+    body: json('StatusBody', {
+      claim: { card: null, costUsd: null, error: null },
+      complete: { card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' }, costUsd: 2.06, error: null },
+      fail: { card: null, costUsd: 0.41, error: 'The sandbox image could not be pulled' },
+    }),
+    answers: [answer(200, 'EvalRunAnswer', 'The run after the report (a claim answers its `config`, what a worker needs to start).', { completed: { data: FINISHED_RUN } })],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: a card and an error in one report, or a blank error.' },
+      { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
+      { status: 409, when: '`conflict`, with the run\'s `status`: the run has ended (any report), is already claimed (a second claim), or is not claimed yet (complete, fail).' },
+    ],
+  },
+  'POST /v1/evals/trials': {
+    tag: EVALS_TAG,
+    summary: 'Report trials of an eval run (worker)',
+    description: `1 to 1000 trials of a running run. Each is checked on its own: a malformed one is in \`rejected\` and the rest is stored, each with three score rows (\`eval.trial.resolved\`, \`eval.trial.cost_usd\`, \`eval.trial.duration_ms\`) and its artifact as a blob. Ids derive from run, task and attempt, so a retried batch stores nothing twice. The body limit is 64 MiB. ${WORKER}`,
+    body: json('EvalTrialsRequest', {
+      two: {
+        evalRunId: RUN_ID,
+        schemaVersion: 1,
+        trials: [
+          { taskId: 'ticket-1042', attempt: 1, resolved: true, costUsd: 0.0412, durationMs: 48210, traceId: TRACE_ID, artifact: { patch: 'diff --git a/src/cart/total.ts b/src/cart/total.ts\n…' }, metadata: { difficulty: 'hard' } },
+          { taskId: 'ticket-1043', resolved: false, costUsd: 0.0388, durationMs: 61002, sessionId: 'session-7d1e', artifact: { transcript: 'Could not reproduce.' } },
+        ],
+      },
+    }),
+    answers: [
+      answer(200, 'EvalTrialsAnswer', 'What was stored and what was rejected.', {
+        partly: { data: { accepted: [TRIAL_ID], rejected: [{ index: 1, reason: 'costUsd: expected number & Minimum<0>', sessionId: 'session-7d1e' }], blobsStored: 1, scoreRows: 3 } },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: not the envelope, or no trials.' },
+      { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
+      { status: 404, when: '`not_found`: no such run in scope.' },
+      { status: 409, when: '`conflict`, with the run\'s `status`: the run is not running (not claimed yet, or ended).' },
+      { status: 413, when: 'More than 1000 trials, or a body over 64 MiB.' },
+    ],
+  },
+  'GET /v1/experiments': {
+    tag: EXPERIMENTS_TAG,
+    summary: 'List experiments',
+    description: 'Experiments with runs in the reader\'s scope, most recently run first, each with its latest run and that run\'s figures.',
+    query: 'ExperimentListQuery',
+    answers: [answer(200, 'ExperimentPage', 'A page of experiments.', { page: { data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }], pagination: { total: 1, limit: 50, offset: 0 } } })],
+  },
+  'GET /v1/experiments/baseline': {
+    tag: EXPERIMENTS_TAG,
+    summary: 'A run against its baseline, task by task',
+    description:
+      'The candidate (`run_id`, default the latest succeeded run that is not the baseline) against the baseline (the pinned run, else the latest succeeded run before the candidate): per-task outcomes, and the change in resolved rate (paired difference, Agresti–Min 95% interval, exact McNemar p-value), mean cost and mean duration (per-task differences, normal 95% interval; null with fewer than two paired tasks). `comparison` is null when there is nothing to compare.',
+    query: 'BaselineQuery',
+    answers: [
+      answer(200, 'BaselineAnswer', 'The two runs and their comparison.', {
+        compared: {
+          data: {
+            experiment_id: EXPERIMENT_ID,
+            experiment: 'checkout-agent',
+            baseline: { ...BASELINE_RUN, pinned: false },
+            candidate: EXPERIMENT_RUN,
+            comparison: {
+              ...COMPARISON,
+              per_task: [
+                { task_id: 'ticket-1042', outcome: 'fixed', baseline_resolved: false, candidate_resolved: true, baseline_cost_usd: 0.0521, candidate_cost_usd: 0.0412, baseline_duration_ms: 55120, candidate_duration_ms: 48210 },
+                { task_id: 'ticket-1043', outcome: 'both_failed', baseline_resolved: false, candidate_resolved: false, baseline_cost_usd: 0.0402, candidate_cost_usd: 0.0388, baseline_duration_ms: 60210, candidate_duration_ms: 61002 },
+              ],
+            },
+          },
+        },
+        alone: { data: { experiment_id: EXPERIMENT_ID, experiment: 'checkout-agent', baseline: { ...BASELINE_RUN, pinned: false }, candidate: null, comparison: null } },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_query_parameters`: neither `experiment_id` nor `run_id`.' },
+      { status: 404, when: '`not_found`: no such run (`run_id` alone), or the experiment has no run in scope.' },
+    ],
+  },
+  'GET /v1/experiments/:experimentId': {
+    tag: EXPERIMENTS_TAG,
+    summary: 'One experiment with its runs',
+    description: 'Its runs in the reader\'s scope, oldest first, each with its figures; `baseline_run_id` is the pin, when the reader can see that run.',
+    params: 'ExperimentParams',
+    answers: [answer(200, 'ExperimentAnswer', 'The experiment.', { two: { data: { ...EXPERIMENT, runs: [BASELINE_RUN, EXPERIMENT_RUN] } } })],
+  },
+  'PUT /v1/experiments/:experimentId/baseline': {
+    tag: EXPERIMENTS_TAG,
+    summary: 'Pin an experiment\'s baseline',
+    description: 'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
+    params: 'ExperimentParams',
+    body: json('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
+    answers: [answer(200, 'BaselinePinAnswer', 'The pin.', { pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } } })],
+    errors: [
+      { status: 404, when: '`not_found`: no such experiment, or the run is not one of its runs.' },
+      { status: 409, when: '`conflict`, with the run\'s `status`: the run has not succeeded.' },
+    ],
+  },
+};

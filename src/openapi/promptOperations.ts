@@ -1,0 +1,358 @@
+/**
+ * The notes on git connections, templates and prompts (routes/git.ts, gitSetup.ts, templates.ts,
+ * prompts.ts), kept apart from operations.ts for size. The handshake's page, its form and GitHub's
+ * return are for a human's browser, not for API clients: they are described with their media types
+ * (HTML, a form, a redirect) so the reference covers every route a server answers.
+ */
+import type { Catalog } from '../contract/catalog.js';
+import type { OperationNote } from './document.js';
+import { CREATED } from './examples.js';
+import { answer, json } from './note.js';
+
+export const GIT_TAG = 'Git';
+export const PROMPTS_TAG = 'Prompts and templates';
+
+const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
+const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
+const EXPIRES = '2026-11-20T10:15:02.114Z';
+const PAGE_HEADERS = {
+  'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
+  'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
+};
+const NOT_CONNECTED = '`git_connection_missing`: the app has no git connection, or its handshake has not finished (no repository picked).';
+const CACHE_HEADERS = { ETag: 'A hash of the body; send it back in `If-None-Match`.', 'Cache-Control': '`no-cache`: revalidate with `If-None-Match`.' };
+const IF_NONE_MATCH = { 'If-None-Match': 'The `ETag` of an earlier answer: 304 while the answer is the same.' };
+const NOT_MODIFIED = { status: 304, description: 'Not modified: the `ETag` sent is the answer\'s (no body).', headers: CACHE_HEADERS };
+const TENANT_ADMIN = '`forbidden`: not admin credentials, or an admin pinned to an environment other than production (the connection feeds every environment: a tenant admin\'s call).';
+
+const CONNECTED: Catalog['GitStatusAnswer']['data'] = { connected: true, provider: 'local', installation_id: 1, repository: 'acme/prompts', branch: 'main' };
+
+const VERSION_EXAMPLE: Catalog['PromptVersionAnswer']['data'] = {
+  name: 'support/greeting',
+  version: 3,
+  type: 'text',
+  prompt: 'Hello {{name}}, welcome to {{product}}!',
+  config: { model: 'gpt-4o', temperature: 0.2 },
+  variables: ['name', 'product'],
+  labels: ['production', 'latest'],
+  commit_message: null,
+  source: 'git',
+  source_path: 'prompts/support/greeting.md',
+  commit_sha: COMMIT,
+  blob_sha: '5716ca5987cbf97d6bb54920bea6adde242d87e6',
+  created_at: CREATED,
+  created_by: 'key:5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+};
+
+const CHAT_VERSION: Catalog['PromptVersionAnswer']['data'] = {
+  ...VERSION_EXAMPLE,
+  name: 'support/agent',
+  version: 1,
+  type: 'chat',
+  prompt: [
+    { role: 'system', content: 'You are the support agent of {{product}}.' },
+    { role: 'user', content: '{{question}}' },
+  ],
+  config: { model: 'gpt-4o-mini' },
+  variables: ['product', 'question'],
+  labels: ['latest'],
+  commit_message: 'First agent prompt',
+  source: 'api',
+  source_path: null,
+  commit_sha: null,
+  blob_sha: null,
+};
+
+export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
+  'GET /v1/apps/:appId/git': {
+    tag: GIT_TAG,
+    summary: 'The git connection of an app',
+    description: '`connected: false` without a connection or while a handshake waits for a human; `connected: true` with `repository: null` once authorised and before a repository is picked. A headless client polls this until `connected` is true.',
+    params: 'GitAppParams',
+    answers: [
+      answer(200, 'GitStatusAnswer', 'The connection\'s status.', {
+        connected: { data: CONNECTED },
+        none: { data: { connected: false, provider: null, installation_id: null, repository: null, branch: null } },
+      }),
+    ],
+    errors: [{ status: 404, when: '`not_found`: no such app of the caller\'s tenant.' }],
+  },
+  'POST /v1/apps/:appId/git/connect': {
+    tag: GIT_TAG,
+    summary: 'Start connecting an app to a git repository',
+    description:
+      '`local`: a repository under the server\'s `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake\'s own page listing the repositories, or the App\'s installation page — within an hour (`expires_at`). A new connect replaces the app\'s connection. Credentials are stored sealed and never come back out.',
+    params: 'GitAppParams',
+    body: json('GitConnectBody', {
+      local: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
+      token: { provider: 'github', token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV' },
+      githubApp: { provider: 'github', app: { app_id: 123456, private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n', slug: 'acme-tracelake' } },
+    }),
+    answers: [
+      answer(200, 'GitHandshakeAnswer', 'The handshake: where a human finishes it, or the connection made at once.', {
+        connected: { data: { provider: 'local', url: null, state: null, expires_at: null, status: CONNECTED } },
+        picker: {
+          data: {
+            provider: 'github',
+            url: `https://tracelake.example.com/v1/git/setup?state=${STATE}`,
+            state: STATE,
+            expires_at: EXPIRES,
+            status: { connected: true, provider: 'github', installation_id: 2, repository: null, branch: null },
+          },
+        },
+        githubApp: {
+          data: {
+            provider: 'github',
+            url: `https://github.com/apps/acme-tracelake/installations/new?state=${STATE}`,
+            state: STATE,
+            expires_at: EXPIRES,
+            status: { connected: false, provider: 'github', installation_id: null, repository: null, branch: null },
+          },
+        },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
+      { status: 403, when: TENANT_ADMIN },
+      { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
+      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+    ],
+  },
+  'GET /v1/apps/:appId/git/repositories': {
+    tag: GIT_TAG,
+    summary: 'The repositories the connection reaches',
+    params: 'GitAppParams',
+    answers: [answer(200, 'GitRepositoryListAnswer', 'The repositories.', { two: { data: [{ name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' }, { name: 'shop', full_name: 'acme/shop', default_branch: 'trunk' }] } })],
+    errors: [
+      { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
+      { status: 409, when: '`git_connection_missing`: the authorisation has not completed, or the provider refuses the connection\'s credentials (connect again).' },
+      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+    ],
+  },
+  'GET /v1/apps/:appId/git/branches': {
+    tag: GIT_TAG,
+    summary: 'The branches of a repository',
+    description: '`repository` as `full_name` (`owner/repo`).',
+    params: 'GitAppParams',
+    query: 'GitBranchesQuery',
+    answers: [answer(200, 'GitBranchListAnswer', 'The branch names.', { two: { data: ['main', 'staging'] } })],
+    errors: [
+      { status: 400, when: '`invalid_query_parameters`: `repository` is not `owner/repo`.' },
+      { status: 404, when: '`not_found`: no such app, or the connection reaches no such repository.' },
+      { status: 409, when: '`git_connection_missing`: the authorisation has not completed.' },
+    ],
+  },
+  'DELETE /v1/apps/:appId/git': {
+    tag: GIT_TAG,
+    summary: 'Disconnect an app from git',
+    description: 'Prompt versions read from the repository stay.',
+    params: 'GitAppParams',
+    answers: [answer(200, 'GitDisconnectionAnswer', 'Disconnected.', { done: { data: { disconnected: true } } })],
+    errors: [
+      { status: 403, when: TENANT_ADMIN },
+      { status: 404, when: '`not_found`: no such app, or it has no git connection.' },
+    ],
+  },
+  'GET /v1/git/setup': {
+    tag: GIT_TAG,
+    summary: 'The page where a human picks the repository',
+    description: 'For a browser, from the `url` the connect call answered; the handshake\'s `state` token is the credential. Plain HTML with one form and no script.',
+    query: 'GitSetupQuery',
+    answers: [{ status: 200, description: 'The picker page.', media: { 'text/html': 'An HTML page listing the repositories, with a form that posts to `POST /v1/git/setup`.' }, headers: PAGE_HEADERS }],
+    errors: [
+      { status: 404, when: '`not_found`: the handshake is unknown, finished or expired (start again).' },
+      { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
+      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+    ],
+  },
+  'POST /v1/git/setup': {
+    tag: GIT_TAG,
+    summary: 'The picker page\'s form: connect the repository picked',
+    description: 'What the page\'s form posts; the handshake\'s `state` token is the credential.',
+    body: { media: { 'application/x-www-form-urlencoded': 'The form: `state` (the handshake\'s token), `repository` (`owner/repo`) and optionally `branch` (default: the repository\'s default branch).' } },
+    answers: [{ status: 200, description: 'Connected.', media: { 'text/html': 'An HTML page naming the repository and branch connected.' }, headers: PAGE_HEADERS }],
+    errors: [
+      { status: 400, when: '`invalid_request_body` with `details`: no `state` or `repository`, or a repository or branch the connection does not reach.' },
+      { status: 404, when: '`not_found`: the handshake is unknown, finished, expired, or was replaced while the page was open.' },
+      { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
+      { status: 415, when: '`unsupported_media_type`: not `application/x-www-form-urlencoded`.' },
+    ],
+  },
+  'GET /v1/git/github/callback': {
+    tag: GIT_TAG,
+    summary: 'Where GitHub sends the human back after installing the App',
+    description: 'The GitHub App\'s setup URL must be `<TRACELAKE_PUBLIC_URL>/v1/git/github/callback`. The installation is checked with the App\'s own JWT to be one of the App\'s; the human is then sent to the picker page.',
+    query: 'GitHubCallbackQuery',
+    answers: [{ status: 302, description: 'To the picker page.', headers: { Location: '`/v1/git/setup?state=…`' } }],
+    errors: [
+      { status: 404, when: '`not_found`: the handshake is unknown, finished, expired or replaced, or the installation is not the App\'s.' },
+      { status: 409, when: '`conflict`: the handshake is not waiting for a GitHub App installation.' },
+      { status: 503, when: '`unavailable`: GitHub cannot be reached.' },
+    ],
+  },
+  'GET /v1/templates': {
+    tag: PROMPTS_TAG,
+    summary: 'A template file of the connected repository',
+    description: 'A file under `prompts/`, at the connection\'s branch or `ref` (a branch or a full commit sha), with its blob and commit and what it declares: its variables and, for a prompt file (`.md`), the front matter. A file that cannot be used as a template is served all the same, with `error` saying why.',
+    query: 'TemplateQuery',
+    headers: IF_NONE_MATCH,
+    answers: [
+      {
+        ...answer(200, 'TemplateAnswer', 'The file.', {
+          prompt: {
+            data: {
+              path: 'prompts/support/greeting.md',
+              repository: 'acme/prompts',
+              ref: 'main',
+              commit_sha: COMMIT,
+              sha: '5716ca5987cbf97d6bb54920bea6adde242d87e6',
+              content: '---\nlabels: [production]\nmodel: gpt-4o\ntemperature: 0.2\n---\nHello {{name}}, welcome to {{product}}!\n',
+              prompt_name: 'support/greeting',
+              type: 'text',
+              variables: ['name', 'product'],
+              config: { model: 'gpt-4o', temperature: 0.2 },
+              labels: ['production'],
+              error: null,
+            },
+          },
+        }),
+        headers: CACHE_HEADERS,
+      },
+      NOT_MODIFIED,
+    ],
+    errors: [
+      { status: 400, when: '`invalid_query_parameters`: a path outside `prompts/` (or with `..`), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.' },
+      { status: 404, when: '`not_found`: no such ref, or no such file at it.' },
+      { status: 409, when: NOT_CONNECTED },
+      { status: 413, when: '`payload_too_large`: the file is over the size a template may have.' },
+      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+    ],
+  },
+  'GET /v1/prompts': {
+    tag: PROMPTS_TAG,
+    summary: 'List prompts',
+    description: 'Each prompt with its versions and labels, and its highest version\'s type, variables and config. When the connected branch moved, new prompt files are read first (a repository that cannot be read does not fail the listing).',
+    query: 'PromptListQuery',
+    answers: [
+      answer(200, 'PromptPage', 'A page of prompts.', {
+        page: {
+          data: [
+            { name: 'support/greeting', type: 'text', versions: [1, 2, 3], latest_version: 3, labels: { latest: 3, production: 3, staging: 2 }, variables: ['name', 'product'], config: { model: 'gpt-4o', temperature: 0.2 }, source: 'git', updated_at: CREATED },
+          ],
+          pagination: { total: 1, limit: 50, offset: 0 },
+        },
+      }),
+    ],
+  },
+  'POST /v1/prompts': {
+    tag: PROMPTS_TAG,
+    summary: 'Create a prompt version',
+    description: 'The next version of the prompt (the first creates it): a text template, or chat messages. `type` defaults to what `prompt` is; a prompt keeps the type of its first version. Labels move onto this version; `latest` is the server\'s.',
+    body: json('CreatePromptBody', {
+      text: { name: 'support/greeting', prompt: 'Hello {{name}}, welcome to {{product}}!', config: { model: 'gpt-4o', temperature: 0.2 }, labels: ['staging'], commit_message: 'Friendlier greeting' },
+      chat: { name: 'support/agent', type: 'chat', prompt: [{ role: 'system', content: 'You are the support agent of {{product}}.' }, { role: 'user', content: '{{question}}' }], config: { model: 'gpt-4o-mini' }, commit_message: 'First agent prompt' },
+    }),
+    answers: [answer(201, 'PromptVersionAnswer', 'The version.', { chat: { data: CHAT_VERSION } })],
+    errors: [
+      { status: 400, when: '`invalid_request_body` with `details`: a name, label or template that breaks the rules (an unknown `{{helper}}`, unbalanced blocks, `latest` as a label).' },
+      { status: 409, when: '`conflict`: the prompt\'s versions are of the other type.' },
+    ],
+  },
+  'POST /v1/prompts/sync': {
+    tag: PROMPTS_TAG,
+    summary: 'Read new prompt files from the connected repository',
+    description: 'Every `prompts/**/*.md` at the connection\'s branch whose content no version was read from becomes the next version of its prompt (with its commit and path, and the labels of its front matter). Files that do not parse are listed in `errors`. CI can call it after a push; `GET /v1/prompts` does it too when the branch moved.',
+    answers: [
+      answer(200, 'PromptSyncAnswer', 'What the sync read.', {
+        report: { data: { commit_sha: COMMIT, created: [{ name: 'support/greeting', version: 3, path: 'prompts/support/greeting.md' }], unchanged: ['support/agent'], errors: [{ path: 'prompts/broken.md', message: 'front matter: type must be text or chat' }] } },
+      }),
+    ],
+    errors: [
+      { status: 404, when: '`not_found`: the connection\'s branch is gone.' },
+      { status: 409, when: NOT_CONNECTED },
+      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+    ],
+  },
+  'GET /v1/prompts/:name': {
+    tag: PROMPTS_TAG,
+    summary: 'One version of a prompt',
+    description: 'By `label` (default `production`; `latest` is the highest version) or by `version`, not both. Percent-encode the `/` of a name in folders. Answers are cached by the server and revalidated with `ETag`.',
+    params: 'PromptParams',
+    query: 'PromptFetchQuery',
+    headers: IF_NONE_MATCH,
+    answers: [{ ...answer(200, 'PromptVersionAnswer', 'The version.', { text: { data: VERSION_EXAMPLE }, chat: { data: CHAT_VERSION } }), headers: CACHE_HEADERS }, NOT_MODIFIED],
+    errors: [
+      { status: 400, when: '`invalid_query_parameters`: both `label` and `version`.' },
+      { status: 404, when: '`not_found`: no such prompt, or no version with that label or number.' },
+    ],
+  },
+  'PATCH /v1/prompts/:name/versions/:version': {
+    tag: PROMPTS_TAG,
+    summary: 'Move labels onto a version',
+    description: 'Each label leaves the version it was on.',
+    params: 'PromptVersionParams',
+    body: json('SetLabelsBody', { promote: { labels: ['production'] } }),
+    answers: [answer(200, 'PromptVersionAnswer', 'The version with its labels.', { promoted: { data: VERSION_EXAMPLE } })],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: a label that breaks the rules, or `latest`.' },
+      { status: 404, when: '`not_found`: no such prompt or version.' },
+    ],
+  },
+  'DELETE /v1/prompts/:name/labels/:label': {
+    tag: PROMPTS_TAG,
+    summary: 'Remove a label from a prompt',
+    params: 'PromptLabelParams',
+    answers: [answer(200, 'LabelRemovalAnswer', 'Removed.', { removed: { data: { name: 'support/greeting', label: 'staging', removed: true } } })],
+    errors: [
+      { status: 400, when: '`invalid_path_parameters`: `latest` (it always names the highest version).' },
+      { status: 404, when: '`not_found`: the prompt has no such label.' },
+    ],
+  },
+  'POST /v1/prompts/:name/render': {
+    tag: PROMPTS_TAG,
+    summary: 'Render a version with variables',
+    description: 'The version by `label` (default `production`) or `version`, its template filled in (Handlebars, no HTML escaping, strict: every variable the template reads must be given; `false`, `null` and `""` are values).',
+    params: 'PromptParams',
+    body: json('RenderBody', { greeting: { variables: { name: 'Ada', product: 'Tracelake' } }, chat: { variables: { product: 'Tracelake', question: 'Where is my order?' }, label: 'latest' } }),
+    answers: [
+      answer(200, 'RenderedPromptAnswer', 'The rendered prompt.', {
+        greeting: { data: { name: 'support/greeting', version: 3, type: 'text', labels: ['production', 'latest'], config: { model: 'gpt-4o', temperature: 0.2 }, prompt: 'Hello Ada, welcome to Tracelake!' } },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: a variable the template reads is missing (`details` names `variables.<name>`), or both `label` and `version`.' },
+      { status: 404, when: '`not_found`: no such prompt, or no version with that label or number.' },
+    ],
+  },
+  'GET /v1/prompts/:name/metrics': {
+    tag: PROMPTS_TAG,
+    summary: 'What each version of a prompt did',
+    description: 'From the spans that name the prompt (`tracelake.prompt.name`/`.version`, or Langfuse\'s attributes) in the window (the search window rules: 7 days by default, at most 90): usage, cost, latency, and the average of each score given to those spans and to their traces.',
+    params: 'PromptParams',
+    query: 'PromptMetricsQuery',
+    answers: [
+      answer(200, 'PromptMetricsAnswer', 'One entry per version.', {
+        week: {
+          data: [
+            {
+              version: 3,
+              spans: 1250,
+              traces: 1180,
+              input_tokens: 512000,
+              output_tokens: 96000,
+              tokens: 608000,
+              cost: 2.24,
+              latency_ms: { avg: 830, p50: 710, p95: 1900 },
+              first_seen: '2026-11-14T08:00:12.000Z',
+              last_seen: CREATED,
+              scores: [{ name: 'helpfulness', count: 140, avg_score: 0.86 }],
+              trace_scores: [],
+            },
+          ],
+          window: { start_date: '2026-11-13T09:15:02.114Z', end_date: CREATED },
+        },
+      }),
+    ],
+    errors: [{ status: 400, when: '`invalid_time_window`: a window over 90 days, or one that ends before it starts; `invalid_query_parameters`: a parameter of the wrong shape.' }],
+  },
+};
