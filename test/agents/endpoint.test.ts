@@ -47,7 +47,8 @@ async function spansOf(server: TestServer, auth: Credentials, sessionId: string)
 }
 
 t.test('the envelope, per-session rejections and blob checks', async (t) => {
-  const server = await serverFor(t);
+  // At debug level the server logs where each sync request's time went (native-bench/agents-sync).
+  const server = await serverFor(t, { env: { TRACELAKE_LOG_LEVEL: 'debug' } });
   const auth = rootCredentials(server);
 
   const version = await call(server, 'POST', '/v1/agents/sync', { auth, body: { schemaVersion: 2, sessions: [] } });
@@ -94,6 +95,13 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   t.match(again.body.data, { accepted: ['good-1', 'good-2'], blobsStored: 0 }, 'a blob stored already is not counted again');
   const repeat = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good]) });
   t.match(repeat.body.data, { accepted: ['good-1'], spanRows: 0 }, 'a session synced again stores nothing');
+
+  // The log line of the last request may reach us just after its answer: wait for it.
+  await server.waitForLog((l) => l.msg === 'agents sync steps' && l.spanRows === 0);
+  const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
+  t.same(steps.map((l) => [l.sessions, l.spanRows]), [[1, data.spanRows], [2, again.body.data.spanRows], [1, 0]], 'each request that kept a session logs its steps');
+  t.ok(steps[2]!.knownSpans as number >= 4, 'the store knew the repeated session\'s spans');
+  for (const key of ['prepareMs', 'knownMs', 'workerMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
 });
 
 t.test('secrets in text blobs are scrubbed and the sessions follow the new hash', async (t) => {

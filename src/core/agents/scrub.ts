@@ -7,8 +7,8 @@
  * `.env` file (a tool result of a tool call that names one). Each finding is replaced by
  * `[REDACTED:<kind>]`.
  *
- * All the texts of a session are linted as one document (one engine run per session, not per
- * string); the separator cannot be part of any rule's match.
+ * The texts of many sessions are linted as one document (one engine run per request, not per session
+ * or string); the separator cannot be part of any rule's match, so nothing is joined across texts.
  */
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
