@@ -2,6 +2,7 @@
  * The scrubbing corpus: real-shaped secrets of every kind the issue names are replaced by a marker
  * naming the kind, and look-alikes that are no secrets survive untouched.
  */
+import { performance } from 'node:perf_hooks';
 import t from 'tap';
 import { isTextMedia, kindOf, marker, scrubSession, scrubSessions, scrubTexts } from '../../../src/core/agents/scrub.js';
 import type { AgentSession } from '../../../src/core/agents/session.js';
@@ -178,4 +179,13 @@ t.test('tool inputs are scrubbed to a depth of 64', async (t) => {
   t.equal(input(0), JSON.stringify({ a: { b: [{ token: marker('github_token') }] } }));
   t.notOk(input(1).includes(key), 'the 64th level is scrubbed');
   t.ok(input(2).includes(key), 'past it a string is left as it is');
+});
+
+t.test('the engine leaves no performance marks behind', async (t) => {
+  // secretlint's profiler marked every rule's start and end and kept them all: a long-lived worker
+  // slowed down with every request (native-bench/agents-sync). Nothing may pile up.
+  const before = performance.getEntriesByType('mark').length;
+  for (let i = 0; i < 3; i++) await scrubTexts([`run ${i} ghp_${r(36)}`]);
+  t.equal(performance.getEntriesByType('mark').length, before);
+  t.equal(before, 0);
 });
