@@ -10,7 +10,7 @@
  */
 import type { IValidation } from 'typia';
 import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
-import { isTextMedia, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
+import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { ApiError, validationError } from '../core/errors.js';
@@ -78,11 +78,15 @@ export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): 
   };
 }
 
-/** What the contract cannot say: unique event ids, and parents that are sub-agent starts. */
+/**
+ * What the contract cannot say: unique event ids, parents that are sub-agent starts, and tool
+ * arguments the scrubber can walk whole (MAX_INPUT_DEPTH).
+ */
 function structureProblem(s: AgentSession): string | null {
   const ids = new Set<string>();
   const subagents = new Set<string>();
-  for (const e of s.events) {
+  for (const [i, e] of s.events.entries()) {
+    if (e.type === 'tool_call' && nestingDepth(e.input, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) return `events[${i}].input: nested deeper than ${MAX_INPUT_DEPTH} levels`;
     if (ids.has(e.id)) return `events: the id "${e.id}" is used twice`;
     ids.add(e.id);
     if (e.parentId != null && !subagents.has(e.parentId)) return `events: "${e.id}" names "${e.parentId}" as its parent, which is not an earlier subagent_start`;

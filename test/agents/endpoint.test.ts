@@ -66,9 +66,11 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   const badTime = session('bad-2', PNG, [{ id: 'x', timestamp: 'yesterday', type: 'system', kind: 'info' }]);
   const twice = session('bad-3', PNG, [{ id: 'u1', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
   const orphan = session('bad-4', PNG, [{ id: 'e9', parentId: 'nowhere', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
+  const deepInput = Array.from({ length: 65 }).reduce<unknown>((inner) => ({ next: inner }), 'ghp_' + 'x'.repeat(36));
+  const tooDeep = session('bad-5', PNG, [{ id: 'd1', timestamp: '2025-11-20T09:00:06.000Z', type: 'tool_call', callId: 'deep', name: 'Bash', input: deepInput }]);
   const wrongHash = { ...blob(Buffer.from('other bytes')), sha256: 'a'.repeat(64) };
   const wrongSize = { ...blob(Buffer.from('some bytes')), bytes: 3 };
-  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, noEvents, badTime, twice, orphan, 'not a session'], [blob(PNG), wrongHash, wrongSize]) });
+  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, noEvents, badTime, twice, orphan, 'not a session', tooDeep], [blob(PNG), wrongHash, wrongSize]) });
   t.equal(answer.status, 200, answer.text);
   const data = answer.body.data;
   t.same(data.accepted, ['good-1']);
@@ -81,10 +83,11 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
     'bad-3@3': /the id "u1" is used twice/,
     'bad-4@4': /not an earlier subagent_start/,
     '@5': /item: expected/,
+    'bad-5@6': /events\[4\]\.input: nested deeper than 64 levels/,
     [`${'a'.repeat(64)}@1`]: /^blob: sha256 does not match the data/,
     [`${wrongSize.sha256}@2`]: /^blob: bytes is 3 but data decodes to 10 bytes/,
   });
-  t.equal(data.rejected.length, 7);
+  t.equal(data.rejected.length, 8);
 
   const image = await fetch(`${server.url}/v1/agents/blob/${sha(PNG)}`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId } });
   t.equal(image.status, 200);

@@ -196,15 +196,38 @@ function contentSlots(parts: ContentPart[], to: Slot[], slot: SlotFn): void {
   for (const p of parts) if (p.type === 'text') slot(to, () => p.text, (v) => (p.text = v));
 }
 
-/** Every string inside a JSON value (tool arguments), to a depth of 64. */
+/** How deep tool arguments may nest; the sync endpoint rejects a session with deeper ones. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** Stands in for arguments nested past MAX_INPUT_DEPTH: nothing is kept that was not scrubbed. */
+export const TOO_DEEP = `[nested deeper than ${MAX_INPUT_DEPTH} levels: not kept]`;
+
+/**
+ * Every string inside a JSON value (tool arguments) of at most MAX_INPUT_DEPTH levels of objects
+ * and arrays (`depth`: the levels above `v`); one nested deeper is replaced by TOO_DEEP rather than
+ * left unscrubbed.
+ */
 function jsonSlots(v: unknown, to: Slot[], slot: SlotFn, depth: number): void {
-  if (depth > 64 || typeof v !== 'object' || v === null) return;
+  if (typeof v !== 'object' || v === null) return;
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     const x = o[k];
     if (typeof x === 'string') slot(to, () => x, (s) => (o[k] = s));
+    else if (typeof x === 'object' && x !== null && depth + 1 >= MAX_INPUT_DEPTH) o[k] = TOO_DEEP;
     else jsonSlots(x, to, slot, depth + 1);
   }
+}
+
+/** Levels of objects and arrays in a JSON value (a scalar 0, `{}` 1, `{a: []}` 2); past `limit + 1` it stops counting. */
+export function nestingDepth(v: unknown, limit: number): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  if (limit < 0) return 1;
+  let deepest = 0;
+  for (const x of Object.values(v)) {
+    deepest = Math.max(deepest, nestingDepth(x, limit - 1));
+    if (deepest > limit) break;
+  }
+  return 1 + deepest;
 }
 
 /** Media types whose blobs are text, and so scrubbed like any text. */

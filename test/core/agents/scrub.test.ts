@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
-import { isTextMedia, kindOf, marker, scrubSession, scrubSessions, scrubTexts } from '../../../src/core/agents/scrub.js';
+import { isTextMedia, kindOf, marker, MAX_INPUT_DEPTH, nestingDepth, scrubSession, scrubSessions, scrubTexts, TOO_DEEP } from '../../../src/core/agents/scrub.js';
 import type { AgentSession } from '../../../src/core/agents/session.js';
 
 const r = (n: number, alphabet = 'aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX0yZ') => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
@@ -160,9 +160,10 @@ t.test('many sessions scrubbed in one run: the same as each alone', async (t) =>
   t.same(await scrubSessions([]), []);
 });
 
-t.test('tool inputs are scrubbed to a depth of 64', async (t) => {
+t.test('tool inputs are scrubbed to MAX_INPUT_DEPTH levels; deeper ones are not kept', async (t) => {
   const key = `ghp_${r(36)}`;
-  const nested = (depth: number): unknown => (depth === 0 ? { token: key } : { next: nested(depth - 1) });
+  // nested(n): n wrapping objects around {token}, n + 1 levels.
+  const nested = (n: number): unknown => (n === 0 ? { token: key } : { next: nested(n - 1) });
   const at = '2025-11-20T09:00:00.000Z';
   const s: AgentSession = {
     id: 's',
@@ -170,15 +171,23 @@ t.test('tool inputs are scrubbed to a depth of 64', async (t) => {
     startedAt: at,
     events: [
       { id: '1', timestamp: at, type: 'tool_call', callId: 'c', name: 'x', input: { a: { b: [{ token: key }] } } },
-      { id: '2', timestamp: at, type: 'tool_call', callId: 'd', name: 'x', input: nested(64) },
-      { id: '3', timestamp: at, type: 'tool_call', callId: 'e', name: 'x', input: nested(65) },
+      { id: '2', timestamp: at, type: 'tool_call', callId: 'd', name: 'x', input: nested(MAX_INPUT_DEPTH - 1) },
+      { id: '3', timestamp: at, type: 'tool_call', callId: 'e', name: 'x', input: nested(MAX_INPUT_DEPTH) },
     ],
   };
   const clean = await scrubSession(s);
   const input = (i: number) => JSON.stringify((clean.events[i] as { input: unknown }).input);
   t.equal(input(0), JSON.stringify({ a: { b: [{ token: marker('github_token') }] } }));
-  t.notOk(input(1).includes(key), 'the 64th level is scrubbed');
-  t.ok(input(2).includes(key), 'past it a string is left as it is');
+  t.notOk(input(1).includes(key), `the ${MAX_INPUT_DEPTH}th level is scrubbed`);
+  t.ok(input(1).includes(marker('github_token')));
+  t.notOk(input(2).includes(key), 'past it nothing unscrubbed is kept');
+  t.ok(input(2).includes(JSON.stringify(TOO_DEEP)), 'the level past the limit is replaced');
+  t.equal(nestingDepth(nested(MAX_INPUT_DEPTH - 1), MAX_INPUT_DEPTH), MAX_INPUT_DEPTH);
+  t.ok(nestingDepth(nested(MAX_INPUT_DEPTH), MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH);
+  t.ok(nestingDepth(nested(10_000), MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH, 'counting stops past the limit');
+  t.equal(nestingDepth('x', 3), 0);
+  t.equal(nestingDepth([], 3), 1);
+  t.equal(nestingDepth({ a: [1, { b: null }] }, 3), 3);
 });
 
 t.test('the engine leaves no performance marks behind', async (t) => {
