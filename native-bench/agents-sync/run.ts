@@ -3,9 +3,12 @@
  * Code sessions (each with a sub-agent file, images, tool calls) and 20% Codex rollouts, made from
  * the test fixtures with fresh ids. Measures sessions/s and events/s through the command and a real
  * server (read, convert, scrub, send, map, store, commit), against a reference in the same run: the
- * same files read and converted by the readers alone, in this process.
+ * same files read and converted by the readers alone, in this process. The server logs the steps of
+ * each sync request at debug level (prepare: check, clamp, scrub; the store's known spans; the
+ * worker: map, admission, log fsync; the wait until committed): their sums are printed too.
+ * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
  *
- *   npm run build && node dist/native-bench/agents-sync/run.js [--sessions 1000]
+ *   npm run build && node dist/native-bench/agents-sync/run.js [--sessions 1000] [--cpu-prof DIR]
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,8 +23,12 @@ const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const SHOP = '3f2a9c1e-7b4d-4e21-9a0c-5d8e6f1b2c34';
 const CODEX = '019a9f3e-5c2b-7d10-a4e6-3b8c9d0e1f2a';
 
-const arg = process.argv.indexOf('--sessions');
-const sessions = arg > 0 ? Number(process.argv[arg + 1]) : 1000;
+const flag = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const sessions = Number(flag('--sessions') ?? 1000);
+const profileDir = flag('--cpu-prof');
 
 const main = readFileSync(join(FIXTURES, `claude/projects/-home-dev-shop/${SHOP}.jsonl`), 'utf8');
 const side = readFileSync(join(FIXTURES, 'claude/projects/-home-dev-shop/agent-a1b2c3d4.jsonl'), 'utf8');
@@ -66,7 +73,10 @@ const readMs = performance.now() - t0;
 const read = [...claude.sessions, ...codex.sessions];
 const events = read.reduce((n, s) => n + s.events.length, 0);
 
-const server = await startServer();
+const server = await startServer({
+  env: { TRACELAKE_LOG_LEVEL: 'debug' },
+  ...(profileDir ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, new URL('../../src/main.js', import.meta.url).pathname] } : {}),
+});
 const auth = rootCredentials(server);
 const t1 = performance.now();
 const out = await new Promise<string>((resolve, reject) =>
@@ -79,6 +89,9 @@ const again = JSON.parse(await new Promise<string>((resolve, reject) =>
   execFile(process.execPath, [CLI, 'agents', 'sync', '--claude-dir', join(home, '.claude'), '--codex-dir', join(home, '.codex'), '--state', join(home, 'state.json'), '--no-progress'], { env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId } }, (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout))),
 ));
 const noopMs = performance.now() - t2;
+const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
+const stepMs = (key: string) => Math.round(steps.reduce((n, l) => n + (l[key] as number), 0));
+// SIGTERM: the server drains and exits, which is when it writes its CPU profiles.
 await server.stop('SIGTERM');
 rmSync(server.dataDir, { recursive: true, force: true });
 rmSync(home, { recursive: true, force: true });
@@ -90,5 +103,6 @@ console.log(JSON.stringify({
   reference_read_convert: { ms: Math.round(readMs), sessions_per_s: rate(read.length, readMs), events_per_s: rate(events, readMs) },
   sync_through_server: { ms: Math.round(syncMs), sessions_per_s: rate(summary.sessions.accepted, syncMs), events_per_s: rate(summary.events, syncMs), requests: summary.requests, span_rows: summary.spanRows, mb_sent: +(summary.bytes / 1e6).toFixed(1), rejected: summary.sessions.rejected },
   ratio_sync_to_reference: +(readMs / syncMs).toFixed(3),
+  server_steps_ms: { requests: steps.length, prepare: stepMs('prepareMs'), known_spans: stepMs('knownMs'), worker: stepMs('workerMs'), visible_wait: stepMs('visibleWaitMs') },
   second_run_nothing_changed: { ms: Math.round(noopMs), sent: again.sessions.sent },
 }, null, 2));

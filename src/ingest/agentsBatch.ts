@@ -10,7 +10,7 @@
  */
 import type { IValidation } from 'typia';
 import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
-import { isTextMedia, scrubSession, scrubTexts, type Findings } from '../core/agents/scrub.js';
+import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { ApiError, validationError } from '../core/errors.js';
@@ -50,7 +50,7 @@ export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): 
   });
   const renamed = await scrubTextBlobs(blobs, findings);
 
-  const sessions: AgentSession[] = [];
+  const clamped: AgentSession[] = [];
   const seen = new Set<string>();
   for (const [index, item] of envelope.sessions.entries()) {
     const v = validateAgentSession(item);
@@ -65,9 +65,9 @@ export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): 
       continue;
     }
     seen.add(`${v.data.agent.name}\u0000${id}`);
-    const clean = await scrubSession(clampSession(v.data, ceiling), findings);
-    sessions.push(renamed.size > 0 ? followRenames(clean, renamed) : clean);
+    clamped.push(clampSession(v.data, ceiling));
   }
+  const sessions = (await scrubSessions(clamped, findings)).map((s) => (renamed.size > 0 ? followRenames(s, renamed) : s));
   rejected.sort((a, b) => a.index - b.index);
   return {
     body: encodeAgentBatch({ sessions, blobs: [...blobs.values()] }),
@@ -78,11 +78,15 @@ export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): 
   };
 }
 
-/** What the contract cannot say: unique event ids, and parents that are sub-agent starts. */
+/**
+ * What the contract cannot say: unique event ids, parents that are sub-agent starts, and tool
+ * arguments the scrubber can walk whole (MAX_INPUT_DEPTH).
+ */
 function structureProblem(s: AgentSession): string | null {
   const ids = new Set<string>();
   const subagents = new Set<string>();
-  for (const e of s.events) {
+  for (const [i, e] of s.events.entries()) {
+    if (e.type === 'tool_call' && nestingDepth(e.input, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) return `events[${i}].input: nested deeper than ${MAX_INPUT_DEPTH} levels`;
     if (ids.has(e.id)) return `events: the id "${e.id}" is used twice`;
     ids.add(e.id);
     if (e.parentId != null && !subagents.has(e.parentId)) return `events: "${e.id}" names "${e.parentId}" as its parent, which is not an earlier subagent_start`;
@@ -91,20 +95,19 @@ function structureProblem(s: AgentSession): string | null {
   return null;
 }
 
-/** Scrubs text blobs in place; returns old → new hash (and size) of those that changed. */
+/** Scrubs text blobs in place (in one run of the scrubber); returns old → new hash (and size) of those that changed. */
 async function scrubTextBlobs(blobs: Map<string, BlobRecord>, findings: Findings): Promise<Map<string, { sha256: string; bytes: number }>> {
   const renamed = new Map<string, { sha256: string; bytes: number }>();
-  for (const [sha, blob] of [...blobs]) {
-    if (!isTextMedia(blob.mediaType)) continue;
-    const text = Buffer.from(blob.data).toString('utf8');
-    const [clean] = await scrubTexts([text], 'blob.txt', findings);
-    if (clean === text) continue;
-    const data = Buffer.from(clean!, 'utf8');
+  const texts = [...blobs].filter(([, blob]) => isTextMedia(blob.mediaType)).map(([sha, blob]) => ({ sha, blob, text: Buffer.from(blob.data).toString('utf8') }));
+  const clean = await scrubTexts(texts.map((x) => x.text), 'blob.txt', findings);
+  texts.forEach(({ sha, blob, text }, i) => {
+    if (clean[i] === text) return;
+    const data = Buffer.from(clean[i]!, 'utf8');
     const next = { sha256: sha256Hex(data), mediaType: blob.mediaType, data };
     blobs.delete(sha);
     blobs.set(next.sha256, next);
     renamed.set(sha, { sha256: next.sha256, bytes: data.length });
-  }
+  });
   return renamed;
 }
 

@@ -113,9 +113,10 @@ export class IngestCoordinator {
   /**
    * Runs one request through a compute worker. Refused with 503 before any work when the backlog is
    * over its bound. With `waitVisible`, resolves only once the spans can be read (or the wait
-   * times out; the spans are durable either way).
+   * times out; the spans are durable either way). `workerMs` is the worker's part (map, admission,
+   * the log's fsync), `visibleWaitMs` the wait for the commit after it.
    */
-  async ingest(input: Omit<IngestInput, 'soon'>, waitVisible: boolean): Promise<IngestOutcome & { visible: boolean }> {
+  async ingest(input: Omit<IngestInput, 'soon'>, waitVisible: boolean): Promise<IngestOutcome & { visible: boolean; workerMs: number; visibleWaitMs: number }> {
     const bytes = input.body.byteLength;
     if (this.backlogBytes + bytes > this.options.maxBacklogBytes) {
       throw new ApiError('overloaded', 'Too much ingested data is waiting to be written; retry shortly', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
@@ -123,12 +124,14 @@ export class IngestCoordinator {
     if (input.plan) await this.usageOf(input.scope.tenantId);
     this.inFlightBytes += bytes;
     let outcome: IngestOutcome;
+    const started = performance.now();
     try {
       // The body is the request's own copy (server.readBody): move it rather than copy it.
       outcome = await this.compute.run('ingest', { ...input, soon: waitVisible }, [input.body.buffer as ArrayBuffer]);
     } finally {
       this.inFlightBytes -= bytes;
     }
+    const workerMs = performance.now() - started;
     this.count(outcome);
     const g = outcome.generation;
     if (g && !this.isCommitted(g)) {
@@ -136,7 +139,7 @@ export class IngestCoordinator {
       this.uncommitted.set(key, (this.uncommitted.get(key) ?? 0) + bytes);
     }
     const visible = g === null || !waitVisible ? g === null || this.isCommitted(g) : await this.visible(g);
-    return { ...outcome, visible };
+    return { ...outcome, visible, workerMs, visibleWaitMs: performance.now() - started - workerMs };
   }
 
   private count(o: IngestOutcome): void {

@@ -47,7 +47,8 @@ async function spansOf(server: TestServer, auth: Credentials, sessionId: string)
 }
 
 t.test('the envelope, per-session rejections and blob checks', async (t) => {
-  const server = await serverFor(t);
+  // At debug level the server logs where each sync request's time went (native-bench/agents-sync).
+  const server = await serverFor(t, { env: { TRACELAKE_LOG_LEVEL: 'debug' } });
   const auth = rootCredentials(server);
 
   const version = await call(server, 'POST', '/v1/agents/sync', { auth, body: { schemaVersion: 2, sessions: [] } });
@@ -65,9 +66,11 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   const badTime = session('bad-2', PNG, [{ id: 'x', timestamp: 'yesterday', type: 'system', kind: 'info' }]);
   const twice = session('bad-3', PNG, [{ id: 'u1', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
   const orphan = session('bad-4', PNG, [{ id: 'e9', parentId: 'nowhere', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
+  const deepInput = Array.from({ length: 65 }).reduce<unknown>((inner) => ({ next: inner }), 'ghp_' + 'x'.repeat(36));
+  const tooDeep = session('bad-5', PNG, [{ id: 'd1', timestamp: '2025-11-20T09:00:06.000Z', type: 'tool_call', callId: 'deep', name: 'Bash', input: deepInput }]);
   const wrongHash = { ...blob(Buffer.from('other bytes')), sha256: 'a'.repeat(64) };
   const wrongSize = { ...blob(Buffer.from('some bytes')), bytes: 3 };
-  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, noEvents, badTime, twice, orphan, 'not a session'], [blob(PNG), wrongHash, wrongSize]) });
+  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, noEvents, badTime, twice, orphan, 'not a session', tooDeep], [blob(PNG), wrongHash, wrongSize]) });
   t.equal(answer.status, 200, answer.text);
   const data = answer.body.data;
   t.same(data.accepted, ['good-1']);
@@ -80,10 +83,11 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
     'bad-3@3': /the id "u1" is used twice/,
     'bad-4@4': /not an earlier subagent_start/,
     '@5': /item: expected/,
+    'bad-5@6': /events\[4\]\.input: nested deeper than 64 levels/,
     [`${'a'.repeat(64)}@1`]: /^blob: sha256 does not match the data/,
     [`${wrongSize.sha256}@2`]: /^blob: bytes is 3 but data decodes to 10 bytes/,
   });
-  t.equal(data.rejected.length, 7);
+  t.equal(data.rejected.length, 8);
 
   const image = await fetch(`${server.url}/v1/agents/blob/${sha(PNG)}`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId } });
   t.equal(image.status, 200);
@@ -94,6 +98,13 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   t.match(again.body.data, { accepted: ['good-1', 'good-2'], blobsStored: 0 }, 'a blob stored already is not counted again');
   const repeat = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good]) });
   t.match(repeat.body.data, { accepted: ['good-1'], spanRows: 0 }, 'a session synced again stores nothing');
+
+  // The log line of the last request may reach us just after its answer: wait for it.
+  await server.waitForLog((l) => l.msg === 'agents sync steps' && l.spanRows === 0);
+  const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
+  t.same(steps.map((l) => [l.sessions, l.spanRows]), [[1, data.spanRows], [2, again.body.data.spanRows], [1, 0]], 'each request that kept a session logs its steps');
+  t.ok(steps[2]!.knownSpans as number >= 4, 'the store knew the repeated session\'s spans');
+  for (const key of ['prepareMs', 'knownMs', 'workerMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
 });
 
 t.test('secrets in text blobs are scrubbed and the sessions follow the new hash', async (t) => {

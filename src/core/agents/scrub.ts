@@ -7,15 +7,23 @@
  * `.env` file (a tool result of a tool call that names one). Each finding is replaced by
  * `[REDACTED:<kind>]`.
  *
- * All the texts of a session are linted as one document (one engine run per session, not per
- * string); the separator cannot be part of any rule's match.
+ * The texts of many sessions are linted as one document (one engine run per request, not per session
+ * or string); the separator cannot be part of any rule's match, so nothing is joined across texts.
  */
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { AgentEvent, AgentSession, ContentPart } from './session.js';
 
 const SEPARATOR = '\n\u0000\n';
+
+// secretlint's engine marks the start and end of each rule on one profiler per thread, which keeps
+// every mark it ever saw and, for each new one, searches all it kept (and Node's timeline keeps the
+// marks too). Scrubbing many sessions in one long-lived worker so grew quadratically: the 1,000-session
+// sync spent most of its time there, seconds per request and more with each (native-bench/agents-sync).
+// Nothing reads those measures; the marks are turned off.
+secretLintProfiler.mark = () => undefined;
 
 /** Our pattern rules: kind → regular expressions (secretlint's string form). */
 const PATTERNS: Record<string, string[]> = {
@@ -129,25 +137,37 @@ const DOTENV_NAMED = /(?:^|[\s/'"=])\.env(?:\.[\w.-]+)?(?=$|[\s'",;)\]])/;
  * notices, the title and the git repository URL (which may carry credentials).
  */
 export async function scrubSession(session: AgentSession, findings: Findings = {}): Promise<AgentSession> {
-  const s = structuredClone(session);
+  return (await scrubSessions([session], findings))[0]!;
+}
+
+/**
+ * Many sessions scrubbed as one: their texts go through the engine in one run (and the texts of
+ * `.env` files in a second), since each run has a fixed cost — the rules are built and their
+ * patterns compiled anew — that one run per session paid again and again.
+ */
+export async function scrubSessions(sessions: readonly AgentSession[], findings: Findings = {}): Promise<AgentSession[]> {
   const general: Slot[] = [];
   const dotenv: Slot[] = [];
   const slot = (to: Slot[], get: () => string | null | undefined, set: (v: string) => void) => {
     const text = get();
     if (typeof text === 'string' && text !== '') to.push({ text, set });
   };
-  slot(general, () => s.title, (v) => (s.title = v));
-  if (s.git) slot(general, () => s.git!.repository, (v) => (s.git!.repository = v));
-  const envCalls = new Set(s.events.filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? ''))).map((e) => (e as { callId: string }).callId));
-  for (const e of s.events) {
-    const to = e.type === 'tool_result' && envCalls.has(e.callId) ? dotenv : general;
-    slotsOf(e, to, slot);
-  }
+  const out = sessions.map((session) => {
+    const s = structuredClone(session);
+    slot(general, () => s.title, (v) => (s.title = v));
+    if (s.git) slot(general, () => s.git!.repository, (v) => (s.git!.repository = v));
+    const envCalls = new Set(s.events.filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? ''))).map((e) => (e as { callId: string }).callId));
+    for (const e of s.events) {
+      const to = e.type === 'tool_result' && envCalls.has(e.callId) ? dotenv : general;
+      slotsOf(e, to, slot);
+    }
+    return s;
+  });
   for (const [slots, path] of [[general, 'session.txt'], [dotenv, '.env']] as const) {
     const clean = await scrubTexts(slots.map((x) => x.text), path, findings);
     slots.forEach((x, i) => x.set(clean[i]!));
   }
-  return s;
+  return out;
 }
 
 type SlotFn = (to: Slot[], get: () => string | null | undefined, set: (v: string) => void) => void;
@@ -176,15 +196,38 @@ function contentSlots(parts: ContentPart[], to: Slot[], slot: SlotFn): void {
   for (const p of parts) if (p.type === 'text') slot(to, () => p.text, (v) => (p.text = v));
 }
 
-/** Every string inside a JSON value (tool arguments), to a depth of 64. */
+/** How deep tool arguments may nest; the sync endpoint rejects a session with deeper ones. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** Stands in for arguments nested past MAX_INPUT_DEPTH: nothing is kept that was not scrubbed. */
+export const TOO_DEEP = `[nested deeper than ${MAX_INPUT_DEPTH} levels: not kept]`;
+
+/**
+ * Every string inside a JSON value (tool arguments) of at most MAX_INPUT_DEPTH levels of objects
+ * and arrays (`depth`: the levels above `v`); one nested deeper is replaced by TOO_DEEP rather than
+ * left unscrubbed.
+ */
 function jsonSlots(v: unknown, to: Slot[], slot: SlotFn, depth: number): void {
-  if (depth > 64 || typeof v !== 'object' || v === null) return;
+  if (typeof v !== 'object' || v === null) return;
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     const x = o[k];
     if (typeof x === 'string') slot(to, () => x, (s) => (o[k] = s));
+    else if (typeof x === 'object' && x !== null && depth + 1 >= MAX_INPUT_DEPTH) o[k] = TOO_DEEP;
     else jsonSlots(x, to, slot, depth + 1);
   }
+}
+
+/** Levels of objects and arrays in a JSON value (a scalar 0, `{}` 1, `{a: []}` 2); past `limit + 1` it stops counting. */
+export function nestingDepth(v: unknown, limit: number): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  if (limit < 0) return 1;
+  let deepest = 0;
+  for (const x of Object.values(v)) {
+    deepest = Math.max(deepest, nestingDepth(x, limit - 1));
+    if (deepest > limit) break;
+  }
+  return 1 + deepest;
 }
 
 /** Media types whose blobs are text, and so scrubbed like any text. */

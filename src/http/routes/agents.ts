@@ -24,11 +24,14 @@ export const agentRoutes = [
       const scope = writeScope(ctx);
       const plan = planOf(ctx.services.plans, ctx.principal.plan);
       const ceiling: TierCeiling = { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes };
+      const started = performance.now();
       const prepared = await ctx.services.compute.run('prepareAgents', { body, ceiling });
+      const preparedAt = performance.now();
       const result: AgentSyncResult = { accepted: prepared.sessions.map((s) => s.id), rejected: prepared.rejected, blobsStored: 0, spanRows: 0, tenantTier: ceiling.tier };
       if (prepared.sessions.length === 0) return json({ data: result });
       const traceIds = prepared.sessions.map((s) => sessionTraceId({ tenantId: scope.tenantId, appId: scope.appId, agent: s.agent, sessionId: s.id }));
       const known = await ctx.services.store.run('agentsKnown', { scope, traceIds, blobShas: prepared.blobShas });
+      const knownAt = performance.now();
       const outcome = await ctx.services.ingest.ingest(
         {
           body: prepared.body,
@@ -42,6 +45,11 @@ export const agentRoutes = [
         },
         true,
       );
+      // Where a sync request's time goes, step by step (native-bench/agents-sync reads these).
+      ctx.services.log.debug(
+        { sessions: prepared.sessions.length, spanRows: outcome.accepted, knownSpans: known.spanIds.length, prepareMs: ms(preparedAt - started), knownMs: ms(knownAt - preparedAt), workerMs: ms(outcome.workerMs), visibleWaitMs: ms(outcome.visibleWaitMs) },
+        'agents sync steps',
+      );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
       result.spanRows = outcome.accepted;
       // Blobs are committed with the request's spans: none when it added no span.
@@ -50,3 +58,8 @@ export const agentRoutes = [
     },
   }),
 ];
+
+/** Milliseconds to one decimal, for the log. */
+function ms(x: number): number {
+  return Math.round(x * 10) / 10;
+}

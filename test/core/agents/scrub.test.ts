@@ -2,8 +2,9 @@
  * The scrubbing corpus: real-shaped secrets of every kind the issue names are replaced by a marker
  * naming the kind, and look-alikes that are no secrets survive untouched.
  */
+import { performance } from 'node:perf_hooks';
 import t from 'tap';
-import { isTextMedia, kindOf, marker, scrubSession, scrubTexts } from '../../../src/core/agents/scrub.js';
+import { isTextMedia, kindOf, marker, MAX_INPUT_DEPTH, nestingDepth, scrubSession, scrubSessions, scrubTexts, TOO_DEEP } from '../../../src/core/agents/scrub.js';
 import type { AgentSession } from '../../../src/core/agents/session.js';
 
 const r = (n: number, alphabet = 'aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX0yZ') => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
@@ -113,4 +114,87 @@ t.test('a whole session: every text field, tool inputs, and .env files read by a
   t.match(clean.events[6], { content: [{ text: 'PORT=3000' }] }, 'another tool\'s output is not a .env file');
   t.equal(JSON.stringify(session).includes(key), true, 'the input is not changed');
   t.same(await scrubSession({ ...session, title: null, git: null, events: [] }), { ...session, title: null, git: null, events: [] });
+});
+
+t.test('many sessions scrubbed in one run: the same as each alone', async (t) => {
+  const token = `ghp_${r(36)}`;
+  const at = '2025-11-20T09:00:00.000Z';
+  // A token split across the end of one session and the start of the next: no secret in either.
+  const a: AgentSession = {
+    id: 'a',
+    agent: { name: 'claude-code' },
+    startedAt: at,
+    title: `starts ${token.slice(0, 20)}`,
+    events: [
+      { id: '1', timestamp: at, type: 'user_message', content: [{ type: 'text', text: `key ${token} here` }] },
+      { id: '2', timestamp: at, type: 'tool_call', callId: 'c1', name: 'Read', input: { file_path: '.env' } },
+      { id: '3', timestamp: at, type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'PORT=3000' }] },
+      { id: '4', timestamp: at, type: 'reasoning', text: `ends ${token.slice(0, 20)}` },
+    ],
+  };
+  const b: AgentSession = {
+    id: 'b',
+    agent: { name: 'codex' },
+    startedAt: at,
+    git: { repository: `${token.slice(20)} ends it`, branch: 'main' },
+    events: [
+      // The same call id as a's .env read, but this call reads no .env file.
+      { id: '1', timestamp: at, type: 'tool_call', callId: 'c1', name: 'shell', input: { command: ['ls'] } },
+      { id: '2', timestamp: at, type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'PORT=3000' }] },
+      { id: '3', timestamp: at, type: 'system', kind: 'info', text: `also ${token}` },
+    ],
+  };
+  const empty: AgentSession = { id: 'e', agent: { name: 'codex' }, startedAt: at, events: [] };
+  const alone: Record<string, number> = {};
+  const one = [await scrubSession(a, alone), await scrubSession(empty, alone), await scrubSession(b, alone)];
+  const together: Record<string, number> = {};
+  const all = await scrubSessions([a, empty, b], together);
+  t.same(all, one, 'each session as scrubbed alone');
+  t.same(together, alone, 'and the same findings');
+  t.same(together, { github_token: 2, dotenv_value: 1 });
+  t.equal(all[0]!.title, a.title, 'half a token at the end of one session is no secret');
+  t.equal(all[0]!.events[3]!.type === 'reasoning' && all[0]!.events[3]!.text, `ends ${token.slice(0, 20)}`);
+  t.equal(all[2]!.git!.repository, b.git!.repository, 'nor the other half at the start of the next');
+  t.match(all[0]!.events[2], { content: [{ text: 'PORT=[REDACTED:dotenv_value]' }] }, 'a .env read in one session');
+  t.match(all[2]!.events[1], { content: [{ text: 'PORT=3000' }] }, 'does not make the same call id a .env read in another');
+  t.same(await scrubSessions([]), []);
+});
+
+t.test('tool inputs are scrubbed to MAX_INPUT_DEPTH levels; deeper ones are not kept', async (t) => {
+  const key = `ghp_${r(36)}`;
+  // nested(n): n wrapping objects around {token}, n + 1 levels.
+  const nested = (n: number): unknown => (n === 0 ? { token: key } : { next: nested(n - 1) });
+  const at = '2025-11-20T09:00:00.000Z';
+  const s: AgentSession = {
+    id: 's',
+    agent: { name: 'claude-code' },
+    startedAt: at,
+    events: [
+      { id: '1', timestamp: at, type: 'tool_call', callId: 'c', name: 'x', input: { a: { b: [{ token: key }] } } },
+      { id: '2', timestamp: at, type: 'tool_call', callId: 'd', name: 'x', input: nested(MAX_INPUT_DEPTH - 1) },
+      { id: '3', timestamp: at, type: 'tool_call', callId: 'e', name: 'x', input: nested(MAX_INPUT_DEPTH) },
+    ],
+  };
+  const clean = await scrubSession(s);
+  const input = (i: number) => JSON.stringify((clean.events[i] as { input: unknown }).input);
+  t.equal(input(0), JSON.stringify({ a: { b: [{ token: marker('github_token') }] } }));
+  t.notOk(input(1).includes(key), `the ${MAX_INPUT_DEPTH}th level is scrubbed`);
+  t.ok(input(1).includes(marker('github_token')));
+  t.notOk(input(2).includes(key), 'past it nothing unscrubbed is kept');
+  t.ok(input(2).includes(JSON.stringify(TOO_DEEP)), 'the level past the limit is replaced');
+  t.equal(nestingDepth(nested(MAX_INPUT_DEPTH - 1), MAX_INPUT_DEPTH), MAX_INPUT_DEPTH);
+  t.ok(nestingDepth(nested(MAX_INPUT_DEPTH), MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH);
+  t.ok(nestingDepth(nested(10_000), MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH, 'counting stops past the limit');
+  t.equal(nestingDepth('x', 3), 0);
+  t.equal(nestingDepth([], 3), 1);
+  t.equal(nestingDepth({ a: [1, { b: null }] }, 3), 3);
+});
+
+t.test('the engine leaves no performance marks behind', async (t) => {
+  // secretlint's profiler marked every rule's start and end and kept them all: a long-lived worker
+  // slowed down with every request (native-bench/agents-sync). Nothing may pile up.
+  const before = performance.getEntriesByType('mark').length;
+  for (let i = 0; i < 3; i++) await scrubTexts([`run ${i} ghp_${r(36)}`]);
+  t.equal(performance.getEntriesByType('mark').length, before);
+  t.equal(before, 0);
 });
