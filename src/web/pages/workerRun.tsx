@@ -160,7 +160,7 @@ function TurnEnd({ turn }: { turn: WorkerTurn }) {
     <p class={`turn-end end-${turn.status}`}>
       <WorkerStatus status={turn.status} />
       {turn.reason && turn.reason !== 'exit' ? ` (${turn.reason})` : ''}
-      {turn.error ? <span class="error"> {turn.error}</span> : null} · cost <b class="turn-cost">{usd(turn.cost_usd)}</b> · {int(turn.input_tokens)} in / {int(turn.output_tokens)} out tokens · {int(turn.tool_calls)} tool calls ·{' '}
+      {turn.error ? <span class="error"> {turn.error}</span> : null} · cost <b class="turn-cost">{usd(turn.cost_usd)}</b> · {int(turn.input_tokens)} in / {int(turn.output_tokens)} out tokens · {int(turn.tool_calls)} tool call{turn.tool_calls === 1 ? '' : 's'} ·{' '}
       {turn.commit_sha ? (
         <>
           checkpoint <span class="mono turn-commit">{turn.commit_sha.slice(0, 12)}</span>
