@@ -337,10 +337,14 @@ export async function expireLeases(db: Database, maxAttempts: number): Promise<{
   return changed;
 }
 
-/** A run's events after `after` (its cursor), oldest first. */
+/** A run's events after `after` (its cursor), oldest first; a worker run's, or an eval run's a worker ran. */
 export async function readEvents(db: Database, scope: ReadScope, runId: string, q: { after: number; limit: number; turn?: number }): Promise<WorkerEventView[] | null> {
   const s = scopeSql(scope, 'r');
-  const [run] = await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM worker_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, runId]);
+  const id = `$${s.params.length + 1}`;
+  const [run] = await db.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM worker_runs r WHERE ${s.sql} AND r.id = ${id}) + (SELECT count(*) FROM worker_eval_leases r WHERE ${s.sql} AND r.run_id = ${id}) AS n`,
+    [...s.params, runId],
+  );
   if (!run?.n) return null;
   const p: DuckDBValue[] = [runId, q.after];
   const turn = q.turn === undefined ? '' : ` AND e.turn_index = $${p.push(q.turn)}`;
