@@ -342,7 +342,7 @@ export async function readEvents(db: Database, scope: ReadScope, runId: string, 
   const s = scopeSql(scope, 'r');
   const id = `$${s.params.length + 1}`;
   const [run] = await db.query<{ n: number }>(
-    `SELECT (SELECT count(*) FROM worker_runs r WHERE ${s.sql} AND r.id = ${id}) + (SELECT count(*) FROM worker_eval_leases r WHERE ${s.sql} AND r.run_id = ${id}) AS n`,
+    `SELECT ((SELECT count(*) FROM worker_runs r WHERE ${s.sql} AND r.id = ${id}) + (SELECT count(*) FROM worker_eval_leases r WHERE ${s.sql} AND r.run_id = ${id}))::INTEGER AS n`,
     [...s.params, runId],
   );
   if (!run?.n) return null;
