@@ -153,11 +153,12 @@ t.test('a worker killed mid-run: the lease expires and the run fails with lease_
   const w = worker('evals-killed');
   await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === run.id);
   t.equal((await readRun(run.id)).status, 'running');
+  await untilTrials(run.id, 2);
   w.child.kill('SIGKILL');
   await w.exited;
   const failed = await untilStatus(run.id, ['failed', 'succeeded']);
   t.match(failed, { status: 'failed', error: 'lease_expired' });
-  t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'trials reported before are kept');
+  t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'the trials reported before are kept');
 });
 
 t.test('SIGTERM: the command gets the grace, then the run fails with worker stopped', async (t) => {
