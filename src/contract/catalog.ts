@@ -213,7 +213,7 @@ export interface Catalog {
   WorkerClaimAnswer: R.WorkerClaimAnswer;
   WorkerHeartbeatAnswer: R.WorkerHeartbeatAnswer;
   WorkerEventsAnswer: R.WorkerEventsAnswer;
-  WorkerTurnAnswer: R.WorkerTurnAnswer;
+  WorkerLeaseEndAnswer: R.WorkerLeaseEndAnswer;
 }
 
 export type CatalogName = keyof Catalog;

@@ -43,6 +43,7 @@ import type { MetricsRow } from '../store/metrics/metrics.js';
 import type { PromptVersionMetrics } from '../store/prompts/metrics.js';
 import type { PromptSummary, PromptVersionView } from '../store/prompts/prompts.js';
 import type { SyncReport } from '../store/prompts/sync.js';
+import type { EvalClaim } from '../store/workers/evalLeases.js';
 import type { Heartbeat, TurnClaim, WorkerEventView } from '../store/workers/leases.js';
 import type { WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
 
@@ -521,9 +522,12 @@ export interface WorkerRunPage {
 export interface WorkerEventList {
   data: WorkerEventView[];
 }
-/** A claim: the turn to run under its lease, or null when no work came within the wait. */
+/**
+ * A claim: the work to run under its lease — a turn (`kind: "turn"`), or for a worker that takes
+ * eval runs an eval run (`kind: "eval"`) — or null when no work came within the wait.
+ */
 export interface WorkerClaimAnswer {
-  data: TurnClaim | null;
+  data: TurnClaim | EvalClaim | null;
 }
 export interface WorkerHeartbeatAnswer {
   data: Heartbeat;
@@ -537,6 +541,7 @@ export interface WorkerEventsStored {
 export interface WorkerEventsAnswer {
   data: WorkerEventsStored;
 }
-export interface WorkerTurnAnswer {
-  data: WorkerTurnView;
+/** How a lease ended: the turn after it (a turn's lease), or the eval run after it (an eval run's lease). */
+export interface WorkerLeaseEndAnswer {
+  data: WorkerTurnView | RunView;
 }

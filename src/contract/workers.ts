@@ -68,6 +68,8 @@ export interface ClaimBody {
   profiles: ProfileName[] & tags.MinItems<1> & tags.MaxItems<64>;
   /** How long to wait for work when none is queued (long poll); default 0, at most 30. */
   wait_seconds?: number & tags.Type<'uint32'> & tags.Maximum<30>;
+  /** This worker also runs eval runs (`tracelake worker --eval-command`): the claim may hand out one (`kind: "eval"`). Default false. */
+  evals?: boolean;
 }
 
 export interface LeaseParams {
@@ -101,6 +103,10 @@ export interface CompleteBody {
   commit_sha?: (string & tags.Pattern<'^[0-9a-f]{40}$'>) | null;
   /** The workspace's commit after the turn (the checkpoint, or the commit it started from). */
   head_commit?: (string & tags.Pattern<'^[0-9a-f]{40}$'>) | null;
+  /** An eval run's lease: the run's card (required to succeed), what its command printed last. */
+  card?: Record<string, unknown> | null;
+  /** An eval run's lease: the run's cost in USD, as its command stated it. */
+  cost_usd?: (number & tags.Minimum<0>) | null;
 }
 
 export const validateLaunchBody = typia.createValidateEquals<LaunchBody>();

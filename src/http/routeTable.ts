@@ -45,7 +45,7 @@ export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'>
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
-  routes.push(...workerRoutes);
+  routes.push(...workerRoutes(secret));
   if (config.faultInjection) routes.push(...faultRoutes);
   if (config.metricsListen?.kind === 'api') routes.push(...prometheusRoutes);
   return routes;

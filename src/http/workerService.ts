@@ -1,7 +1,7 @@
 /**
  * The main thread's side of worker runs: who watches a run's thread (the live page's streams get
  * each event and change as it happens), who waits for work (a claim long-polls until a turn is
- * queued), which workers are alive, the sweep that expires leases, and tracing — a run becomes a
+ * queued), which workers are alive, the sweep that expires leases (of turns and of eval runs), and tracing — a run becomes a
  * coding-agent session pushed through the agents-sync path (ingest/agentsBatch.ts, the segment
  * engine), so its cost, tokens and tools are in the normal trace, span, session and metrics reads.
  */
@@ -46,6 +46,8 @@ export class WorkerService {
     pricing: PriceTable,
     private readonly log: Logger,
     readonly settings: WorkerSettings,
+    /** Drops a revoked key from the auth cache (an eval run ended by the sweep revokes its keys). */
+    private readonly forgetKey: (keyHash: string) => void = () => undefined,
   ) {
     const prices = compilePriceTable(pricing);
     this.costFn = (model, usage) => {
@@ -133,6 +135,11 @@ export class WorkerService {
 
   /** Settles expired leases: each turn is queued again, failed or cancelled (core/workers/turns.ts). */
   async sweep(): Promise<void> {
+    // Eval runs whose lease expired fail (`lease_expired`): the eval state table has no way back to queued.
+    for (const ended of await this.store.run('expireWorkerEvalLeases', {})) {
+      this.log.warn({ eval_run_id: ended.runId, tenant_id: ended.tenantId }, 'a worker lease on an eval run expired: the run failed');
+      for (const hash of ended.revokedKeyHashes) this.forgetKey(hash);
+    }
     const changed = await this.store.run('expireWorkerLeases', { maxAttempts: this.settings.maxAttempts });
     if (changed.length === 0) return;
     for (const { turn } of changed) {

@@ -1,7 +1,7 @@
 /**
  * The notes on worker runs (routes/workers.ts): launching one-shot runs and sessions, the spec's
  * follow-up turn, reads, the live stream, cancel and close; and the worker's own endpoints (claim,
- * heartbeat, events, complete, release), which `tracelake worker` calls.
+ * heartbeat, events, complete, release), which `tracelake worker` calls, for turns and eval runs.
  */
 import type { Catalog } from '../contract/catalog.js';
 import type { OperationNote } from './document.js';
@@ -19,9 +19,10 @@ const BASE = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 const CHECKPOINT = '1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6e5';
 const TRACE = '7a3f9c2e4b1d8a6f0e5c3b9d2a7f4e1c';
 const LEASE = '3f9a1c7e5b2d4f6a8c0e2b4d6f8a0c1e';
+const EVAL_RUN_ID = '8b1c2d3e-4f5a-4b6c-9d7e-0f1a2b3c4d5e';
 const URL = `https://tracelake.example.com/#/workers/runs/${RUN_ID}`;
 
-type Turn = Catalog['WorkerTurnAnswer']['data'];
+type Turn = Catalog['WorkerLeaseEndAnswer']['data'];
 type Run = Catalog['WorkerRunAnswer']['data'];
 
 const QUEUED_TURN: Turn = {
@@ -189,18 +190,39 @@ export const WORKER_OPERATIONS: Readonly<Record<string, OperationNote>> = {
   },
   'POST /v1/workers/claim': {
     tag: WORKERS_TAG,
-    summary: 'Claim a turn (worker)',
-    description: `The oldest queued turn of a profile the worker runs, under a lease: keep it with heartbeats (\`heartbeat_ms\`), report events, then complete or release it. A lease not renewed in time (TRACELAKE_WORKER_LEASE_SECONDS) puts the turn back in the queue, or fails it once it has lost TRACELAKE_WORKER_MAX_ATTEMPTS leases. A session's later turn goes back to the worker that ran the earlier ones while that worker is alive (it holds the workspace and the agent's conversation). With \`wait_seconds\` the claim waits for work (long poll). ${WORKER}`,
-    body: json('ClaimBody', { poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 } }),
+    summary: 'Claim a turn or an eval run (worker)',
+    description: `The oldest queued turn of a profile the worker runs, under a lease: keep it with heartbeats (\`heartbeat_ms\`), report events, then complete or release it. A lease not renewed in time (TRACELAKE_WORKER_LEASE_SECONDS) puts the turn back in the queue, or fails it once it has lost TRACELAKE_WORKER_MAX_ATTEMPTS leases. A session's later turn goes back to the worker that ran the earlier ones while that worker is alive (it holds the workspace and the agent's conversation). With \`evals: true\` the claim may hand out a queued eval run instead, whichever was queued first (\`kind\` says which): claiming it is the eval run's claim (queued → running; a run claimed with its own key is never handed out, and a run held here answers 409 to its key's claim), and the answer carries a key minted for the run (\`api_key.plaintext_key\`, shown only here, revoked when the run ends) for the eval command to report trials with. An eval run's lease that expires, or that is released, fails the run (\`lease_expired\`, \`worker stopped\`): an eval run never goes back to the queue. With \`wait_seconds\` the claim waits for work (long poll). ${WORKER}`,
+    body: json('ClaimBody', { poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 }, evals: { worker: 'evals-1', profiles: ['claude-code'], wait_seconds: 20, evals: true } }),
     answers: [
       answer(200, 'WorkerClaimAnswer', 'The turn to run with its lease, or null when none came within the wait.', {
         claimed: {
           data: {
+            kind: 'turn',
             lease_id: LEASE,
             lease_expires_at: '2026-11-20T09:15:32.620Z',
             heartbeat_ms: 2000,
             run: { id: RUN_ID, kind: 'session', profile: 'claude-code', repository: 'acme/shop', base_branch: 'main', work_branch: `tracelake/${RUN_ID}`, checkout_branch: 'main', head_commit: null, environment_id: ENV_ID },
             turn: { index: 0, attempt: 1, prompt: 'Round the cart total once, not each line; add a test.', resume: false },
+          },
+        },
+        eval: {
+          data: {
+            kind: 'eval',
+            lease_id: LEASE,
+            lease_expires_at: '2026-11-20T09:15:32.620Z',
+            heartbeat_ms: 2000,
+            eval_run: {
+              id: EVAL_RUN_ID,
+              experiment: 'checkout-agent',
+              environment_id: ENV_ID,
+              suite: 'swe-lite',
+              suite_version: '2026.11',
+              config: { model: 'claude-sonnet-4-5', temperature: 0 },
+              git_commit: BASE,
+              git_branch: 'main',
+              repository: 'acme/shop',
+            },
+            api_key: { id: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', key_prefix: 'sk_service_C', plaintext_key: 'sk_service_C4d5E6f7G8h9I0j1K2l3M4n5O6p7Q8r9S0t1U2v3W4x' },
           },
         },
         none: { data: null },
@@ -235,21 +257,22 @@ export const WORKER_OPERATIONS: Readonly<Record<string, OperationNote>> = {
   'POST /v1/workers/leases/:leaseId/complete': {
     tag: WORKERS_TAG,
     summary: 'Report how a turn ended (worker)',
-    description: `\`succeeded\` only for an agent that exited with 0 (\`reason: exit\`); \`cancelled\` only when the turn was asked to stop. \`commit_sha\` is the checkpoint pushed to the run's work branch (null when nothing changed), \`head_commit\` the workspace's commit after the turn. The run's trace is updated before the answer. ${WORKER}`,
+    description: `\`succeeded\` only for an agent that exited with 0 (\`reason: exit\`); \`cancelled\` only when the turn was asked to stop. \`commit_sha\` is the checkpoint pushed to the run's work branch (null when nothing changed), \`head_commit\` the workspace's commit after the turn. The run's trace is updated before the answer. An eval run's lease: \`succeeded\` (exit 0) with its \`card\` and \`cost_usd\`, or \`failed\` with its \`error\`; the run ends and its keys are revoked, and the answer is the eval run. ${WORKER}`,
     params: 'LeaseParams',
     body: json('CompleteBody', {
       succeeded: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, commit_sha: CHECKPOINT, head_commit: CHECKPOINT },
       timeout: { status: 'failed', reason: 'timeout', exit_code: null, error: 'The agent ran past its timeout of 1800 s and was stopped', commit_sha: null, head_commit: BASE },
+      eval: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, card: { resolved_rate: 0.62, tasks: 50, costUsd: 3.18 }, cost_usd: 3.18 },
     }),
-    answers: [answer(200, 'WorkerTurnAnswer', 'The turn, ended, with its figures.', { ended: { data: DONE_TURN } })],
-    errors: [LEASE_GONE, { status: 409, when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked.' }],
+    answers: [answer(200, 'WorkerLeaseEndAnswer', 'The turn, ended, with its figures (or the eval run, ended).', { ended: { data: DONE_TURN } })],
+    errors: [LEASE_GONE, { status: 409, when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked; for an eval run, `succeeded` without a card, `failed` without an error, or another status or reason than an eval run ends with.' }],
   },
   'POST /v1/workers/leases/:leaseId/release': {
     tag: WORKERS_TAG,
     summary: 'Hand a turn back (worker)',
-    description: `A stopping worker returns its turn to the queue for another worker (not counted as a lost lease), or, when it was asked to stop, ends it \`cancelled\`. ${WORKER}`,
+    description: `A stopping worker returns its turn to the queue for another worker (not counted as a lost lease), or, when it was asked to stop, ends it \`cancelled\`. An eval run cannot go back to the queue: released, it fails with the error \`worker stopped\` (the trials it reported are kept), and the answer is the eval run. ${WORKER}`,
     params: 'LeaseParams',
-    answers: [answer(200, 'WorkerTurnAnswer', 'The turn after it.', { back: { data: { ...QUEUED_TURN, attempt: 1, worker: 'build-7-3a9c01d2', started_at: '2026-11-20T09:15:02.620Z' } } })],
+    answers: [answer(200, 'WorkerLeaseEndAnswer', 'The turn after it (or the eval run, failed).', { back: { data: { ...QUEUED_TURN, attempt: 1, worker: 'build-7-3a9c01d2', started_at: '2026-11-20T09:15:02.620Z' } } })],
     errors: [LEASE_GONE],
   },
 };

@@ -11,7 +11,7 @@ export interface EvalTasks {
   createEvalRun: { in: NewRun; out: { run: RunView; key: KeyView } };
   getEvalRun: { in: { scope: ReadScope; id: string }; out: RunView | null };
   listEvalRuns: { in: { scope: ReadScope; experimentId?: string; status?: RunStatus; limit: number; offset: number }; out: Page<RunView> };
-  reportEvalStatus: { in: StatusChange; out: { run: RunView; revokedKeyHash: string | null } | null };
+  reportEvalStatus: { in: StatusChange; out: { run: RunView; revokedKeyHashes: string[] } | null };
   insertEvalTrials: { in: NewTrials; out: TrialResult };
   listEvalTrials: { in: { scope: ReadScope; runId: string; limit: number; offset: number }; out: Page<TrialView> | null };
   listExperiments: { in: { scope: ReadScope; limit: number; offset: number }; out: Page<ExperimentSummary> };

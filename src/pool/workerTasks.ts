@@ -2,6 +2,8 @@
 import type { RunKind, RunStatus } from '../core/workers/turns.js';
 import type { TurnFigures } from '../core/workers/thread.js';
 import type { ReadScope } from '../store/spans/reads.js';
+import type { RunView } from '../store/evals/runs.js';
+import type { EvalClaimInput, EvalEndReport, EvalLease } from '../store/workers/evalLeases.js';
 import type { ClaimInput, Heartbeat, NewEvent, TurnClaim, TurnEndReport, WorkerEventView } from '../store/workers/leases.js';
 import type { NewTurn, NewWorkerRun, RunChange } from '../store/workers/runs.js';
 import type { TraceInputs } from '../store/workers/trace.js';
@@ -14,7 +16,14 @@ export interface WorkerTasks {
   getWorkerRun: { in: { scope: ReadScope; id: string }; out: WorkerRunDetail | null };
   listWorkerRuns: { in: { scope: ReadScope; kind?: RunKind; status?: RunStatus; environmentId?: string; limit: number; offset: number }; out: { data: WorkerRunView[]; total: number } };
   workerRunEvents: { in: { scope: ReadScope; runId: string; after: number; limit: number; turn?: number }; out: WorkerEventView[] | null };
-  claimWorkerTurn: { in: ClaimInput; out: TurnClaim | null };
+  /** A turn, or for a worker that takes eval runs (`evals`) an eval run, under a lease. */
+  claimWorkerTurn: { in: ClaimInput & { evals: EvalClaimInput | null }; out: TurnClaim | EvalLease | null };
+  /** The eval run a lease id names (live or not); null: a turn's lease, or none. */
+  workerEvalOfLease: { in: { leaseId: string }; out: string | null };
+  heartbeatWorkerEval: { in: { scope: ReadScope; runId: string; leaseId: string; leaseMs: number }; out: Heartbeat };
+  endWorkerEval: { in: { scope: ReadScope; runId: string; leaseId: string; end: EvalEndReport }; out: { run: RunView; revokedKeyHashes: string[] } };
+  releaseWorkerEval: { in: { scope: ReadScope; runId: string; leaseId: string }; out: { run: RunView; revokedKeyHashes: string[] } };
+  expireWorkerEvalLeases: { in: Record<string, never>; out: { tenantId: string; runId: string; revokedKeyHashes: string[] }[] };
   heartbeatWorkerTurn: { in: { scope: ReadScope; leaseId: string; leaseMs: number }; out: Heartbeat };
   appendWorkerEvents: { in: { scope: ReadScope; leaseId: string; events: NewEvent[] }; out: { run_id: string; stored: WorkerEventView[]; cancel: boolean } };
   completeWorkerTurn: { in: { scope: ReadScope; leaseId: string; end: TurnEndReport }; out: WorkerTurnView };

@@ -5,6 +5,7 @@
  * outlives restarts of its gateway.
  */
 import type { CompleteBody, WorkerEventInput } from '../contract/workers.js';
+import type { EvalClaim } from '../store/workers/evalLeases.js';
 import type { Heartbeat, TurnClaim } from '../store/workers/leases.js';
 
 export class GatewayError extends Error {
@@ -33,9 +34,9 @@ const RETRY_STATUS = new Set([429, 502, 503, 504]);
 export class GatewayClient {
   constructor(private readonly o: GatewayOptions) {}
 
-  /** A turn to run, or null when none came within `waitSeconds`. */
-  claim(worker: string, profiles: string[], waitSeconds: number, signal?: AbortSignal): Promise<TurnClaim | null> {
-    return this.call<TurnClaim | null>('/v1/workers/claim', { worker, profiles, wait_seconds: waitSeconds }, signal, 0);
+  /** A turn (or, with `evals`, an eval run) to run, or null when none came within `waitSeconds`. */
+  claim(worker: string, profiles: string[], waitSeconds: number, signal?: AbortSignal, evals = false): Promise<TurnClaim | EvalClaim | null> {
+    return this.call<TurnClaim | EvalClaim | null>('/v1/workers/claim', { worker, profiles, wait_seconds: waitSeconds, ...(evals ? { evals: true } : {}) }, signal, 0);
   }
 
   heartbeat(leaseId: string): Promise<Heartbeat> {

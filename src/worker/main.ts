@@ -1,6 +1,7 @@
 /**
  * `tracelake worker`: runs up to `--concurrency` turns at once, each slot long-polling the gateway
- * for a turn of the profiles it serves, running it (worker/turn.ts) and asking again. A stop
+ * for a turn of the profiles it serves (or, with `--eval-command`, an eval run: worker/evalRun.ts),
+ * running it (worker/turn.ts) and asking again. A stop
  * (SIGTERM, SIGINT) ends the claims at once, lets running turns finish for `--grace-seconds`, then
  * hands them back to the queue, so another worker takes them and no turn is lost.
  */
@@ -9,6 +10,8 @@ import type { AgentProfile } from '../core/workers/profiles.js';
 import type { WorkerOptions } from '../core/workers/workerArgs.js';
 import { LocalGitProvider } from '../git/local.js';
 import { GatewayClient, GatewayError } from './client.js';
+import type { EvalClaim } from '../store/workers/evalLeases.js';
+import { startEvalRun, type RunningEval } from './evalRun.js';
 import { startTurn, type RunningTurn, type TurnLog } from './turn.js';
 import { Workspaces } from './workspace.js';
 
@@ -22,10 +25,11 @@ const CLAIM_BACKOFF_MS = 2000;
 
 export async function runWorker(o: WorkerOptions, profiles: Record<string, AgentProfile>, io: WorkerIo, stop: AbortSignal): Promise<void> {
   const gateway = new GatewayClient({ url: o.url, key: o.key, appId: o.appId });
-  const workspaces = new Workspaces(resolve(o.workDir), new LocalGitProvider(resolve(o.gitRoot)));
+  const git = new LocalGitProvider(resolve(o.gitRoot));
+  const workspaces = new Workspaces(resolve(o.workDir), git);
   const log: TurnLog = { info: (f, m) => io.log('info', f, m), warn: (f, m) => io.log('warn', f, m) };
   const names = Object.keys(profiles);
-  const running = new Set<RunningTurn>();
+  const running = new Set<RunningTurn | RunningEval>();
   const claims = new AbortController();
   let fatal: Error | null = null;
 
@@ -40,12 +44,28 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
   if (stop.aborted) return;
   stop.addEventListener('abort', onStop, { once: true });
 
-  io.log('info', { worker: o.name, url: o.url, profiles: names, concurrency: o.concurrency, work_dir: resolve(o.workDir) }, 'worker started');
+  io.log('info', { worker: o.name, url: o.url, profiles: names, concurrency: o.concurrency, work_dir: resolve(o.workDir), evals: o.evalCommand !== null }, 'worker started');
+  const runEvalClaim = async (claim: EvalClaim) => {
+    const run = claim.eval_run;
+    io.log('info', { eval_run_id: run.id, experiment: run.experiment, suite: run.suite }, 'eval run claimed');
+    const evalRun = startEvalRun(claim, {
+      gateway, git, workDir: resolve(o.workDir), command: o.evalCommand!, timeoutSeconds: o.evalTimeoutSeconds, maxOutputBytes: o.evalMaxOutputBytes, url: o.url, appId: o.appId, log,
+    });
+    running.add(evalRun);
+    try {
+      const outcome = await evalRun.done;
+      if (outcome !== 'reported') io.log('info', { eval_run_id: run.id, outcome }, `eval run ${outcome}`);
+    } catch (e) {
+      io.log('error', { eval_run_id: run.id, err: (e as Error).message }, 'the eval run could not be reported: its lease will expire and it will fail');
+    } finally {
+      running.delete(evalRun);
+    }
+  };
   const slot = async () => {
     while (!claims.signal.aborted && fatal === null) {
       let claim;
       try {
-        claim = await gateway.claim(o.name, names, o.pollSeconds, claims.signal);
+        claim = await gateway.claim(o.name, names, o.pollSeconds, claims.signal, o.evalCommand !== null);
       } catch (e) {
         if (claims.signal.aborted) return;
         if (e instanceof GatewayError && (e.status === 401 || e.status === 403)) {
@@ -58,6 +78,10 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
         continue;
       }
       if (!claim) continue;
+      if (claim.kind === 'eval') {
+        await runEvalClaim(claim);
+        continue;
+      }
       const profile = profiles[claim.run.profile]!;
       io.log('info', { run_id: claim.run.id, turn_index: claim.turn.index, attempt: claim.turn.attempt, profile: profile.name }, 'turn claimed');
       const turn = startTurn(claim, { gateway, workspaces, profile, log });

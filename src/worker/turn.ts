@@ -184,7 +184,7 @@ async function handBack(claim: TurnClaim, ctx: TurnContext, events: EventStream)
  * BATCH_WAIT_MS for others to share its request. A failed batch is sent again (the gateway skips
  * the seqs it stored), so none is lost or doubled.
  */
-class EventStream {
+export class EventStream {
   onCancel: () => void = () => undefined;
   onLost: () => void = () => undefined;
   private seq = 0;

@@ -1,9 +1,11 @@
 /**
  * `tracelake worker`'s command line: the gateway and the worker key (flags, else TRACELAKE_URL /
  * TRACELAKE_API_KEY / TRACELAKE_APP_ID), the agent profiles it serves, where its workspaces live and
- * how many turns it runs at once. Anything wrong is a usage error (exit 2).
+ * how many turns it runs at once, and the command it runs eval runs with, if any. Anything wrong is a
+ * usage error (exit 2).
  */
-import { PROFILE_NAME } from './profiles.js';
+import { parseEvalCommand } from './evalRun.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_SECONDS, PROFILE_NAME } from './profiles.js';
 
 export interface WorkerOptions {
   url: string;
@@ -24,6 +26,10 @@ export interface WorkerOptions {
   pollSeconds: number;
   /** On SIGTERM: how long running turns may take to finish before they are handed back. */
   graceSeconds: number;
+  /** The command that runs an eval run (core/workers/evalRun.ts); null: this worker takes no eval runs. */
+  evalCommand: string[] | null;
+  evalTimeoutSeconds: number;
+  evalMaxOutputBytes: number;
 }
 
 export const WORKER_USAGE = `Usage: tracelake worker [options]
@@ -31,8 +37,9 @@ export const WORKER_USAGE = `Usage: tracelake worker [options]
 Runs the turns of worker runs and sessions for a Tracelake server: claims a turn under a lease,
 prepares its workspace (a working copy of the run's repository on its branch tracelake/<run>),
 runs the agent of the run's profile with the prompt on stdin, streams its output to the server,
-commits the workspace as a checkpoint after the turn and reports how it ended. SIGTERM (or
-SIGINT) finishes the turns in progress, or hands them back after --grace-seconds, then exits.
+commits the workspace as a checkpoint after the turn and reports how it ended. With
+--eval-command it also runs eval runs. SIGTERM (or SIGINT) finishes the turns in progress, or
+hands them back after --grace-seconds (an eval run then fails: "worker stopped"), then exits.
 
 Options:
   --url URL             server (default $TRACELAKE_URL, else http://127.0.0.1:4318)
@@ -52,13 +59,24 @@ Options:
   --poll-seconds N      how long a claim waits for work at the server (default 20, at most 30)
   --grace-seconds N     on SIGTERM, time left to running turns before they are handed back
                         (default 10)
+  --eval-command CMD    also run eval runs: the program and its arguments, split on spaces
+                        (no shell), or a JSON array of strings; it runs in a checkout of the
+                        run's git_commit (or git_branch) or an empty directory, with
+                        TRACELAKE_URL, TRACELAKE_APP_ID, TRACELAKE_API_KEY (a key for the run),
+                        TRACELAKE_EVAL_RUN_ID, TRACELAKE_EVAL_CONFIG, TRACELAKE_EVAL_SUITE and
+                        TRACELAKE_EVAL_SUITE_VERSION; it reports its trials itself, and its last
+                        stdout line, when a JSON object, is the run's card (default: none)
+  --eval-timeout-seconds N
+                        an eval command's timeout (default 1800)
+  --eval-max-output-bytes N
+                        an eval command's stdout and stderr cap (default 8388608)
 `;
 
 export class WorkerUsageError extends Error {}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const FLAGS = new Set(['url', 'key', 'app', 'git-root', 'profiles', 'profile', 'work-dir', 'concurrency', 'name', 'poll-seconds', 'grace-seconds']);
+const FLAGS = new Set(['url', 'key', 'app', 'git-root', 'profiles', 'profile', 'work-dir', 'concurrency', 'name', 'poll-seconds', 'grace-seconds', 'eval-command', 'eval-timeout-seconds', 'eval-max-output-bytes']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -96,6 +114,15 @@ export function parseWorkerArgs(argv: readonly string[], env: Env, home: string,
   if (gitRoot === '') throw new WorkerUsageError('no git root: give --git-root or set TRACELAKE_GIT_ROOT (the directory of the repositories the server reads)');
   const workDir = values.get('work-dir') ?? (env.TRACELAKE_WORKER_DIR || `${env.XDG_STATE_HOME || `${home}/.local/state`}/tracelake/worker`);
   const name = values.get('name') ?? defaultName(workDir);
+  const evalText = values.get('eval-command');
+  let evalCommand: string[] | null = null;
+  if (evalText !== undefined) {
+    try {
+      evalCommand = parseEvalCommand(evalText);
+    } catch (e) {
+      throw new WorkerUsageError(`--eval-command: ${(e as Error).message}`);
+    }
+  }
   if (!WORKER_NAME.test(name)) throw new WorkerUsageError(`--name must be 1-128 letters, digits, ".", "_", ":" or "-", got "${name}"`);
   return {
     url,
@@ -109,6 +136,9 @@ export function parseWorkerArgs(argv: readonly string[], env: Env, home: string,
     name,
     pollSeconds: whole(values, 'poll-seconds', 20, 0, 30),
     graceSeconds: whole(values, 'grace-seconds', 10, 0, 3600),
+    evalCommand,
+    evalTimeoutSeconds: whole(values, 'eval-timeout-seconds', DEFAULT_TIMEOUT_SECONDS, 1, 7 * 24 * 3600),
+    evalMaxOutputBytes: whole(values, 'eval-max-output-bytes', DEFAULT_MAX_OUTPUT_BYTES, 1, 1024 ** 3),
   };
 }
 

@@ -124,7 +124,7 @@ export function evalRoutes(secret: Buffer) {
           costUsd: body.costUsd === undefined || body.costUsd === null ? null : roundUsd(body.costUsd),
         });
         if (!changed) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
-        if (changed.revokedKeyHash) ctx.services.auth.forget(changed.revokedKeyHash);
+        for (const hash of changed.revokedKeyHashes) ctx.services.auth.forget(hash);
         return data(changed.run);
       },
     }),

@@ -2,10 +2,11 @@
  * Worker runs (spec: Workers). People launch one-shot runs and persistent sessions, send a session
  * follow-up turns (the spec's `POST /v1/workers/environments/{envId}/turns`), read, cancel and close
  * them (admin to change, trace.read to read); the run's thread streams live as server-sent events.
- * Worker processes (a Worker key, or admin credentials) claim turns under a lease, heartbeat, report
- * events, and complete or hand back the turn. docs/decisions.md, "Workers", says why each rule is so.
+ * Worker processes (a Worker key, or admin credentials) claim turns — and, when they say they take
+ * them, eval runs — under a lease, heartbeat, report events, and complete or hand back the work. docs/decisions.md, "Workers", says why each rule is so.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
 import {
   pruneAgentEvent,
   validateClaimBody,
@@ -35,8 +36,10 @@ import {
 import type { LaunchedRun, TurnDispatched } from '../../contract/responses.js';
 import type { AgentEvent } from '../../core/agents/session.js';
 import { ApiError } from '../../core/errors.js';
+import { checkEvalEnd } from '../../core/workers/evalRun.js';
 import { planOf } from '../../core/plans.js';
 import type { RunKind } from '../../core/workers/turns.js';
+import type { EvalClaim, EvalLease } from '../../store/workers/evalLeases.js';
 import type { NewEvent } from '../../store/workers/leases.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { data, json, stream, type StreamSink } from '../reply.js';
@@ -134,7 +137,31 @@ function sse(sink: StreamSink, event: string, value: unknown): boolean {
   return sink.write(`event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
 }
 
-export const workerRoutes = [
+/**
+ * An eval run's claim as the worker gets it: the minted key's plaintext (shown only here), and the
+ * app's repository when the run names a commit or branch and the app has a local git connection.
+ */
+async function evalClaimOf(ctx: Context, leased: EvalLease, plaintext: string): Promise<EvalClaim> {
+  const run = leased.eval_run;
+  let repository: string | null = null;
+  if (run.git_commit !== null || run.git_branch !== null) {
+    try {
+      const { row, repository: connected } = await ctx.services.git.connected({ tenantId: ctx.principal.tenantId, appId: ctx.principal.appId });
+      if (row.provider === 'local') repository = connected;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      // No connection: the command runs in an empty directory.
+    }
+  }
+  return { ...leased, eval_run: { ...run, repository }, api_key: { ...leased.api_key, plaintext_key: plaintext } };
+}
+
+/** The eval run a lease id names (null: a turn's lease, or an unknown one, which the turn path answers 404). */
+function evalOfLease(ctx: Context, leaseId: string): Promise<string | null> {
+  return ctx.services.store.run('workerEvalOfLease', { leaseId });
+}
+
+export const workerRoutes = (secret: Buffer) => [
   route<Record<string, string>, Record<string, never>, LaunchBody>({
     method: 'POST',
     path: '/v1/workers/runs',
@@ -302,6 +329,8 @@ export const workerRoutes = [
         workers.heardFrom(p.tenantId, body.worker);
         // Asked before looking, so a turn queued while the claim runs wakes the wait that follows.
         const wait = workers.waitForWork(Math.max(0, deadline - Date.now()));
+        // The key an eval run gets if this claim takes one; its plaintext is shown in this answer only.
+        const runKey = body.evals ? generateKey() : null;
         const claim = await store.run('claimWorkerTurn', {
           scope: workerScope(p),
           worker: body.worker,
@@ -309,16 +338,24 @@ export const workerRoutes = [
           liveWorkers: workers.liveWorkers(p.tenantId),
           leaseId: randomBytes(16).toString('hex'),
           leaseMs: workers.settings.leaseMs,
+          evals: runKey === null ? null : { key: { keyHash: hashKey(secret, runKey), keyPrefix: shownPrefix(runKey) }, createdBy: actorOf(p) },
         });
         if (claim && gone) {
           // Nobody is there to run it: hand it back at once rather than let the lease expire (a loss).
+          // An eval run cannot go back to the queue: it fails now as it would at the lease's end.
           wait.cancel();
+          if (claim.kind === 'eval') {
+            const ended = await store.run('releaseWorkerEval', { scope: workerScope(p), runId: claim.eval_run.id, leaseId: claim.lease_id });
+            for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
+            return data(null);
+          }
           await store.run('releaseWorkerTurn', { scope: workerScope(p), leaseId: claim.lease_id });
           workers.workQueued();
           return data(null);
         }
         if (claim || gone || Date.now() >= deadline) {
           wait.cancel();
+          if (claim?.kind === 'eval') return data(await evalClaimOf(ctx, claim, runKey!));
           if (claim) void workers.tellRun(claim.run.id, p);
           return data(claim);
         }
@@ -336,7 +373,12 @@ export const workerRoutes = [
     body: 'none',
     validate: { params: validateLeaseParams },
     async handler({ params }, ctx) {
-      const beat = await ctx.services.store.run('heartbeatWorkerTurn', { scope: workerScope(ctx.principal), leaseId: params.leaseId, leaseMs: ctx.services.workers.settings.leaseMs });
+      const scope = workerScope(ctx.principal);
+      const leaseMs = ctx.services.workers.settings.leaseMs;
+      const evalRun = await evalOfLease(ctx, params.leaseId);
+      const beat = evalRun
+        ? await ctx.services.store.run('heartbeatWorkerEval', { scope, runId: evalRun, leaseId: params.leaseId, leaseMs })
+        : await ctx.services.store.run('heartbeatWorkerTurn', { scope, leaseId: params.leaseId, leaseMs });
       if (beat.worker) ctx.services.workers.heardFrom(ctx.principal.tenantId, beat.worker);
       return data(beat);
     },
@@ -359,6 +401,19 @@ export const workerRoutes = [
     validate: { params: validateLeaseParams, body: validateCompleteBody },
     async handler({ params, body }, ctx) {
       const p = ctx.principal;
+      const evalRun = await evalOfLease(ctx, params.leaseId);
+      if (evalRun) {
+        const error = body.error ?? null;
+        const { kind } = checkEvalEnd({ status: body.status, reason: body.reason, exitCode: body.exit_code ?? null, card: body.card ?? null, error });
+        const ended = await ctx.services.store.run('endWorkerEval', {
+          scope: workerScope(p),
+          runId: evalRun,
+          leaseId: params.leaseId,
+          end: kind === 'complete' ? { kind, card: JSON.stringify(body.card), error: null, costUsd: body.cost_usd ?? null } : { kind, card: null, error, costUsd: null },
+        });
+        for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
+        return data(ended.run);
+      }
       const turn = await ctx.services.store.run('completeWorkerTurn', {
         scope: workerScope(p),
         leaseId: params.leaseId,
@@ -378,6 +433,13 @@ export const workerRoutes = [
     validate: { params: validateLeaseParams },
     async handler({ params }, ctx) {
       const p = ctx.principal;
+      const evalRun = await evalOfLease(ctx, params.leaseId);
+      if (evalRun) {
+        // An eval run has no way back to the queue: handed back, it fails (`worker stopped`).
+        const ended = await ctx.services.store.run('releaseWorkerEval', { scope: workerScope(p), runId: evalRun, leaseId: params.leaseId });
+        for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
+        return data(ended.run);
+      }
       const turn = await ctx.services.store.run('releaseWorkerTurn', { scope: workerScope(p), leaseId: params.leaseId });
       if (turn.status === 'queued') ctx.services.workers.workQueued();
       if (turn.status === 'queued') void ctx.services.workers.tellRun(turn.run_id, p);

@@ -134,7 +134,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
             epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds,
-            e.kind AS environment_kind, (SELECT r.id FROM eval_runs r WHERE r.key_id = k.id) AS run_id
+            e.kind AS environment_kind, coalesce((SELECT r.id FROM eval_runs r WHERE r.key_id = k.id), (SELECT l.run_id FROM worker_eval_leases l WHERE l.key_id = k.id)) AS run_id
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN environments e ON e.id = k.environment_id
       WHERE k.key_hash = $1`,
     [keyHash],

@@ -132,34 +132,64 @@ export interface StatusChange {
  * (so the main thread's auth cache drops it at once); null when no such run is in scope. A report
  * the state machine refuses throws its 409.
  */
-export async function reportStatus(db: Database, c: StatusChange): Promise<{ run: RunView; revokedKeyHash: string | null } | null> {
+export async function reportStatus(db: Database, c: StatusChange): Promise<{ run: RunView; revokedKeyHashes: string[] } | null> {
   return runLock.run(`run:${c.runId}`, async () => {
     const revoked = await db.transaction(async (tx) => {
       const s = scopeSql(c.scope, 'r');
       const [row] = await tx.query<{ status: RunStatus; key_id: string | null }>(`SELECT r.status, r.key_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, c.runId]);
       if (!row) return undefined;
-      const to = transition(row.status, c.kind);
-      const changed = await tx.query(
-        `UPDATE eval_runs SET status = $2,
-                claimed_at = CASE WHEN $2 = 'running' THEN now()::TIMESTAMP ELSE claimed_at END,
-                finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now()::TIMESTAMP ELSE finished_at END,
-                card = coalesce($4, card), error = coalesce($5, error), cost_usd = coalesce($6::DECIMAL(38, 12), cost_usd)
-          WHERE id = $1 AND status = $3 RETURNING id`,
-        [c.runId, to, row.status, c.card, c.error, c.costUsd],
-      );
-      // The lock makes this unreachable; the guard keeps the rule in SQL too.
-      if (changed.length === 0) throw new ApiError('conflict', 'The run changed status meanwhile', { status: row.status });
-      return isTerminal(to) && row.key_id !== null ? revokeRunKey(tx, row.key_id) : null;
+      return applyReport(tx, { runId: c.runId, from: row.status, keyId: row.key_id, kind: c.kind, card: c.card, error: c.error, costUsd: c.costUsd });
     });
     if (revoked === undefined) return null;
-    return { run: (await getRun(db, c.scope, c.runId))!, revokedKeyHash: revoked };
+    return { run: (await getRun(db, c.scope, c.runId))!, revokedKeyHashes: revoked };
   });
 }
 
-/** Revokes the run's key in the transaction that ends the run; its hash, for the auth cache. */
+/**
+ * Moves a run read in `tx` (status `from`) as one report asks, in that transaction; ending it
+ * revokes its keys (their hashes are answered, for the auth cache). The caller holds the run's lock.
+ */
+export async function applyReport(
+  tx: Transaction,
+  r: { runId: string; from: RunStatus; keyId: string | null; kind: ReportKind; card: string | null; error: string | null; costUsd: number | null },
+): Promise<string[]> {
+  const to = transition(r.from, r.kind);
+  const changed = await tx.query(
+    `UPDATE eval_runs SET status = $2,
+            claimed_at = CASE WHEN $2 = 'running' THEN now()::TIMESTAMP ELSE claimed_at END,
+            finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now()::TIMESTAMP ELSE finished_at END,
+            card = coalesce($4, card), error = coalesce($5, error), cost_usd = coalesce($6::DECIMAL(38, 12), cost_usd)
+      WHERE id = $1 AND status = $3 RETURNING id`,
+    [r.runId, to, r.from, r.card, r.error, r.costUsd],
+  );
+  // The lock makes this unreachable; the guard keeps the rule in SQL too.
+  if (changed.length === 0) throw new ApiError('conflict', 'The run changed status meanwhile', { status: r.from });
+  return isTerminal(to) ? endRunKeys(tx, r.runId, r.keyId) : [];
+}
+
+/** Revokes a key in the transaction that ends its run; its hash, for the auth cache. */
 async function revokeRunKey(tx: Transaction, keyId: string): Promise<string | null> {
   const [row] = await tx.query<{ key_hash: string }>('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP) WHERE id = $1 RETURNING key_hash', [keyId]);
   return row?.key_hash ?? null;
+}
+
+/**
+ * In the transaction that ends a run: revokes its creation key and the key minted when a worker
+ * claimed it through a lease (store/workers/evalLeases.ts), and ends that lease. Answers the
+ * revoked keys' hashes, for the auth cache.
+ */
+export async function endRunKeys(tx: Transaction, runId: string, creationKeyId: string | null): Promise<string[]> {
+  const hashes: string[] = [];
+  if (creationKeyId !== null) hashes.push(...[await revokeRunKey(tx, creationKeyId)].filter((h): h is string => h !== null));
+  const leased = await tx.query<{ key_id: string }>(
+    'UPDATE worker_eval_leases SET lease_id = NULL, lease_expires_at = NULL, ended_at = coalesce(ended_at, now()::TIMESTAMP) WHERE run_id = $1 RETURNING key_id::VARCHAR AS key_id',
+    [runId],
+  );
+  for (const l of leased) {
+    const hash = await revokeRunKey(tx, l.key_id);
+    if (hash !== null) hashes.push(hash);
+  }
+  return hashes;
 }
 
 /** The run's status and environment, read inside a caller's transaction; null when not in scope. */

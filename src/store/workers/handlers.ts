@@ -1,5 +1,6 @@
 import type { WorkerTasks } from '../../pool/workerTasks.js';
 import type { Database } from '../db.js';
+import * as evalLeases from './evalLeases.js';
 import * as leases from './leases.js';
 import * as runs from './runs.js';
 import * as trace from './trace.js';
@@ -14,7 +15,12 @@ export function workerHandlers(db: () => Promise<Database>): { [K in keyof Worke
     getWorkerRun: async ({ scope, id }) => views.readRun(await db(), scope, id),
     listWorkerRuns: async ({ scope, ...q }) => views.readRuns(await db(), scope, q),
     workerRunEvents: async ({ scope, runId, ...q }) => leases.readEvents(await db(), scope, runId, q),
-    claimWorkerTurn: async (c) => leases.claimTurn(await db(), c),
+    claimWorkerTurn: async ({ evals, ...c }) => leases.claimWork(await db(), c, evals),
+    workerEvalOfLease: async ({ leaseId }) => evalLeases.evalRunOfLease(await db(), leaseId),
+    heartbeatWorkerEval: async ({ scope, runId, leaseId, leaseMs }) => evalLeases.heartbeatEval(await db(), scope, runId, leaseId, leaseMs),
+    endWorkerEval: async ({ scope, runId, leaseId, end }) => evalLeases.endEval(await db(), scope, runId, leaseId, end),
+    releaseWorkerEval: async ({ scope, runId, leaseId }) => evalLeases.releaseEval(await db(), scope, runId, leaseId),
+    expireWorkerEvalLeases: async () => evalLeases.expireEvalLeases(await db()),
     heartbeatWorkerTurn: async ({ scope, leaseId, leaseMs }) => leases.heartbeat(await db(), scope, leaseId, leaseMs),
     appendWorkerEvents: async ({ scope, leaseId, events }) => leases.appendEvents(await db(), scope, leaseId, events),
     completeWorkerTurn: async ({ scope, leaseId, end }) => leases.completeTurn(await db(), scope, leaseId, end),

@@ -13,11 +13,13 @@ import type { EventKind } from '../../core/workers/thread.js';
 import type { Database, Transaction } from '../db.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
 import { iso } from '../sql.js';
+import { claimEvalRun, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
 import { tenantLockKey, workerLock } from './runs.js';
 import { readTurns, type WorkerTurnView } from './views.js';
 
 /** What a worker needs to run a turn. */
 export interface TurnClaim {
+  kind: 'turn';
   lease_id: string;
   lease_expires_at: string;
   /** How often to heartbeat: a third of the lease, at most 2 s (a cancel is learnt from the next beat). */
@@ -54,62 +56,95 @@ export interface ClaimInput {
   leaseMs: number;
 }
 
-export async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim | null> {
-  return workerLock.run(tenantLockKey(c.scope.tenantId), () =>
-    db.transaction(async (tx) => {
-      const s = scopeSql(c.scope, 't');
-      const p: DuckDBValue[] = [...s.params];
-      const profiles = `$${p.push(listValue(c.profiles))}`;
-      const me = `$${p.push(c.worker)}`;
-      const live = `$${p.push(listValue(c.liveWorkers.length > 0 ? c.liveWorkers : ['']))}`;
-      const [found] = await tx.query<{ run_id: string; turn_index: number }>(
-        `SELECT t.run_id::VARCHAR AS run_id, t.turn_index FROM worker_turns t JOIN worker_runs r ON r.id = t.run_id
-          WHERE ${s.sql} AND t.status = 'queued' AND list_contains(${profiles}, r.profile)
-            AND (r.kind = 'oneshot' OR r.last_worker IS NULL OR r.last_worker = ${me} OR NOT list_contains(${live}, r.last_worker))
-          ORDER BY t.created_at, t.run_id, t.turn_index LIMIT 1`,
-        p,
-      );
-      if (!found) return null;
-      await tx.exec(
-        `UPDATE worker_turns SET status = 'running', attempt = attempt + 1, lease_id = $3, lease_expires_at = now()::TIMESTAMP + to_milliseconds($4::BIGINT),
-                worker = $5, started_at = coalesce(started_at, now()::TIMESTAMP)
-          WHERE run_id = $1 AND turn_index = $2 AND status = 'queued'`,
-        [found.run_id, found.turn_index, c.leaseId, c.leaseMs, c.worker],
-      );
-      await tx.exec('UPDATE worker_runs SET last_worker = $2 WHERE id = $1', [found.run_id, c.worker]);
-      const [row] = await tx.query<{
-        id: string; kind: RunKind; profile: string; repository: string; base_branch: string; work_branch: string; checkpointed: boolean;
-        head_commit: string | null; environment_id: string; prompt: string; attempt: number; lease_expires_at: string;
-      }>(
-        `SELECT r.id::VARCHAR AS id, r.kind, r.profile, r.repository, r.base_branch, r.work_branch, r.checkpointed, r.head_commit, r.environment_id::VARCHAR AS environment_id,
-                t.prompt, t.attempt, ${iso('t.lease_expires_at')} AS lease_expires_at
-           FROM worker_runs r JOIN worker_turns t ON t.run_id = r.id WHERE t.run_id = $1 AND t.turn_index = $2`,
-        [found.run_id, found.turn_index],
-      );
-      const r = row!;
-      return {
-        lease_id: c.leaseId,
-        lease_expires_at: r.lease_expires_at,
-        heartbeat_ms: Math.max(100, Math.min(2000, Math.floor(c.leaseMs / 3))),
-        run: {
-          id: r.id,
-          kind: r.kind,
-          profile: r.profile,
-          repository: r.repository,
-          base_branch: r.base_branch,
-          work_branch: r.work_branch,
-          checkout_branch: r.checkpointed ? r.work_branch : r.base_branch,
-          head_commit: r.head_commit,
-          environment_id: r.environment_id,
-        },
-        turn: { index: found.turn_index, attempt: r.attempt, prompt: r.prompt, resume: found.turn_index > 0 },
-      };
-    }),
+/** The oldest queued turn this worker may claim. */
+async function oldestTurn(tx: Pick<Database, 'query'>, c: ClaimInput): Promise<{ run_id: string; turn_index: number; created_ms: number } | null> {
+  const s = scopeSql(c.scope, 't');
+  const p: DuckDBValue[] = [...s.params];
+  const profiles = `$${p.push(listValue(c.profiles))}`;
+  const me = `$${p.push(c.worker)}`;
+  const live = `$${p.push(listValue(c.liveWorkers.length > 0 ? c.liveWorkers : ['']))}`;
+  const [found] = await tx.query<{ run_id: string; turn_index: number; created_ms: number }>(
+    `SELECT t.run_id::VARCHAR AS run_id, t.turn_index, epoch_ms(t.created_at)::DOUBLE AS created_ms FROM worker_turns t JOIN worker_runs r ON r.id = t.run_id
+      WHERE ${s.sql} AND t.status = 'queued' AND list_contains(${profiles}, r.profile)
+        AND (r.kind = 'oneshot' OR r.last_worker IS NULL OR r.last_worker = ${me} OR NOT list_contains(${live}, r.last_worker))
+      ORDER BY t.created_at, t.run_id, t.turn_index LIMIT 1`,
+    p,
   );
+  return found ?? null;
+}
+
+/**
+ * A claim: the oldest queued turn the worker may run, or — for a worker that takes eval runs
+ * (`evals`) — an eval run queued before it (evalLeases.ts), whichever was queued first.
+ */
+export async function claimWork(db: Database, c: ClaimInput, evals: EvalClaimInput | null): Promise<TurnClaim | EvalLease | null> {
+  return workerLock.run(tenantLockKey(c.scope.tenantId), async () => {
+    if (evals) {
+      // Under the tenant's lock no turn changes: the oldest one read here is the one claimTurn takes.
+      const turn = await oldestTurn(db, c);
+      for (const run of await queuedEvalRuns(db, c.scope)) {
+        if (turn && turn.created_ms <= run.created_ms) break;
+        const leased = await claimEvalRun(db, run.id, { worker: c.worker, leaseId: c.leaseId, leaseMs: c.leaseMs, ...evals });
+        if (leased) return leased;
+      }
+    }
+    return claimTurn(db, c);
+  });
+}
+
+/** Claims the oldest queued turn the worker may run; the caller holds the tenant's lock. */
+async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim | null> {
+  return db.transaction(async (tx) => {
+    const found = await oldestTurn(tx, c);
+    if (!found) return null;
+    await tx.exec(
+      `UPDATE worker_turns SET status = 'running', attempt = attempt + 1, lease_id = $3, lease_expires_at = now()::TIMESTAMP + to_milliseconds($4::BIGINT),
+              worker = $5, started_at = coalesce(started_at, now()::TIMESTAMP)
+        WHERE run_id = $1 AND turn_index = $2 AND status = 'queued'`,
+      [found.run_id, found.turn_index, c.leaseId, c.leaseMs, c.worker],
+    );
+    await tx.exec('UPDATE worker_runs SET last_worker = $2 WHERE id = $1', [found.run_id, c.worker]);
+    const [row] = await tx.query<{
+      id: string; kind: RunKind; profile: string; repository: string; base_branch: string; work_branch: string; checkpointed: boolean;
+      head_commit: string | null; environment_id: string; prompt: string; attempt: number; lease_expires_at: string;
+    }>(
+      `SELECT r.id::VARCHAR AS id, r.kind, r.profile, r.repository, r.base_branch, r.work_branch, r.checkpointed, r.head_commit, r.environment_id::VARCHAR AS environment_id,
+              t.prompt, t.attempt, ${iso('t.lease_expires_at')} AS lease_expires_at
+         FROM worker_runs r JOIN worker_turns t ON t.run_id = r.id WHERE t.run_id = $1 AND t.turn_index = $2`,
+      [found.run_id, found.turn_index],
+    );
+    const r = row!;
+    return {
+      kind: 'turn',
+      lease_id: c.leaseId,
+      lease_expires_at: r.lease_expires_at,
+      heartbeat_ms: Math.max(100, Math.min(2000, Math.floor(c.leaseMs / 3))),
+      run: {
+        id: r.id,
+        kind: r.kind,
+        profile: r.profile,
+        repository: r.repository,
+        base_branch: r.base_branch,
+        work_branch: r.work_branch,
+        checkout_branch: r.checkpointed ? r.work_branch : r.base_branch,
+        head_commit: r.head_commit,
+        environment_id: r.environment_id,
+      },
+      turn: { index: found.turn_index, attempt: r.attempt, prompt: r.prompt, resume: found.turn_index > 0 },
+    };
+  });
 }
 
 /** The turn a live lease holds, read inside a transaction; 404 when the lease is gone (or not in scope). */
 async function heldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Promise<HeldTurn> {
+  const row = await findHeldTurn(tx, scope, leaseId);
+  if (!row) throw leaseGone();
+  return row;
+}
+
+const leaseGone = () => new ApiError('not_found', 'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work', { reason: 'lease_lost' });
+
+async function findHeldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Promise<HeldTurn | null> {
   const s = scopeSql(scope, 't');
   const [row] = await tx.query<HeldTurn>(
     `SELECT t.run_id::VARCHAR AS run_id, t.turn_index, t.attempt, t.cancel_requested, t.tenant_id::VARCHAR AS tenant_id, t.app_id::VARCHAR AS app_id,
@@ -117,8 +152,19 @@ async function heldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Pro
        FROM worker_turns t WHERE ${s.sql} AND t.lease_id = $${s.params.length + 1} AND t.status = 'running' AND t.lease_expires_at > now()::TIMESTAMP`,
     [...s.params, leaseId],
   );
-  if (!row) throw new ApiError('not_found', 'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work', { reason: 'lease_lost' });
-  return row;
+  return row ?? null;
+}
+
+/**
+ * What an events batch is stored under: a turn's lease, or an eval run's (its events are the run's
+ * turn 0, attempt 1: an eval run is claimed once).
+ */
+async function heldForEvents(tx: Transaction, scope: ReadScope, leaseId: string): Promise<HeldTurn> {
+  const turn = await findHeldTurn(tx, scope, leaseId);
+  if (turn) return turn;
+  const run = await heldEval(tx, scope, leaseId);
+  if (!run) throw leaseGone();
+  return { ...run, turn_index: 0, attempt: 1, cancel_requested: false };
 }
 
 interface HeldTurn {
@@ -191,7 +237,7 @@ const eventOf = (r: EventRow): WorkerEventView => ({ ...r, event: r.event === nu
  */
 export async function appendEvents(db: Database, scope: ReadScope, leaseId: string, events: NewEvent[]): Promise<{ run_id: string; stored: WorkerEventView[]; cancel: boolean }> {
   return db.transaction(async (tx) => {
-    const held = await heldTurn(tx, scope, leaseId);
+    const held = await heldForEvents(tx, scope, leaseId);
     // One JSON text, not a list per column: a bound list takes its element type from its first
     // item, so a column whose first value is null would bind as a list of nulls.
     const batch = JSON.stringify(events.map((e) => ({ seq: e.seq, at_ms: Math.round(e.atMs), kind: e.kind, text: e.text, level: e.level, event: e.event })));
@@ -291,10 +337,14 @@ export async function expireLeases(db: Database, maxAttempts: number): Promise<{
   return changed;
 }
 
-/** A run's events after `after` (its cursor), oldest first. */
+/** A run's events after `after` (its cursor), oldest first; a worker run's, or an eval run's a worker ran. */
 export async function readEvents(db: Database, scope: ReadScope, runId: string, q: { after: number; limit: number; turn?: number }): Promise<WorkerEventView[] | null> {
   const s = scopeSql(scope, 'r');
-  const [run] = await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM worker_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, runId]);
+  const id = `$${s.params.length + 1}`;
+  const [run] = await db.query<{ n: number }>(
+    `SELECT ((SELECT count(*) FROM worker_runs r WHERE ${s.sql} AND r.id = ${id}) + (SELECT count(*) FROM worker_eval_leases r WHERE ${s.sql} AND r.run_id = ${id}))::INTEGER AS n`,
+    [...s.params, runId],
+  );
   if (!run?.n) return null;
   const p: DuckDBValue[] = [runId, q.after];
   const turn = q.turn === undefined ? '' : ` AND e.turn_index = $${p.push(q.turn)}`;

@@ -1,7 +1,7 @@
 /**
  * Migrations of the worker tables (versions 700–799): worker runs (one-shot runs and persistent
  * sessions), their turns with the lease a worker holds on the one it runs, and the events workers
- * report for them. No foreign keys (../migration.ts).
+ * report for them; and the leases workers hold on eval runs (version 701). No foreign keys (../migration.ts).
  */
 import type { Migration } from '../migration.js';
 
@@ -81,6 +81,28 @@ export const WORKER_MIGRATIONS: readonly Migration[] = [
          level VARCHAR,
          event VARCHAR,
          PRIMARY KEY (run_id, turn_index, attempt, seq)
+       )`,
+    ],
+  },
+  {
+    version: 701,
+    name: 'worker leases on eval runs',
+    sql: [
+      // An eval run claimed through the worker lease (docs/decisions.md, "Workers"): its state stays
+      // in eval_runs; this row holds the lease while the run runs and names the run-scoped key
+      // minted at the claim (auth reads it to know the key is the run's). The row outlives the
+      // run (lease_id NULL once it ended), so the key stays known as the run's after its revocation.
+      `CREATE TABLE worker_eval_leases (
+         run_id UUID PRIMARY KEY,
+         tenant_id UUID NOT NULL,
+         app_id UUID NOT NULL,
+         environment_id UUID NOT NULL,
+         lease_id VARCHAR,
+         lease_expires_at TIMESTAMP,
+         worker VARCHAR NOT NULL,
+         key_id UUID NOT NULL,
+         claimed_at TIMESTAMP NOT NULL,
+         ended_at TIMESTAMP
        )`,
     ],
   },

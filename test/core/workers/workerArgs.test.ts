@@ -19,6 +19,9 @@ t.test('defaults from the environment', async (t) => {
     name: `host-${'/home/dev/.local/state/tracelake/worker'.length}`,
     pollSeconds: 20,
     graceSeconds: 10,
+    evalCommand: null,
+    evalTimeoutSeconds: 1800,
+    evalMaxOutputBytes: 8 * 1024 * 1024,
   });
   t.match(parse([], { ...ENV, XDG_STATE_HOME: '/state', TRACELAKE_URL: 'https://t.example.com/', TRACELAKE_WORKER_PROFILES: '/etc/p.json' }), { workDir: '/state/tracelake/worker', url: 'https://t.example.com', profilesFile: '/etc/p.json' });
   t.match(parse([], { ...ENV, TRACELAKE_WORKER_DIR: '/w' }), { workDir: '/w' });
@@ -26,7 +29,9 @@ t.test('defaults from the environment', async (t) => {
 
 t.test('flags win', async (t) => {
   const o = parse(['--url', 'http://gw:1/', '--key=sk_service_x', '--app', APP.toUpperCase(), '--git-root', '/g', '--profiles', 'p.json', '--profile', 'fake', '--profile=codex', '--work-dir', '/wd', '--concurrency', '4', '--name', 'w-1', '--poll-seconds', '0', '--grace-seconds', '30']);
-  t.same(o, { url: 'http://gw:1', key: 'sk_service_x', appId: APP, profilesFile: 'p.json', profiles: ['fake', 'codex'], workDir: '/wd', gitRoot: '/g', concurrency: 4, name: 'w-1', pollSeconds: 0, graceSeconds: 30 });
+  t.same(o, { url: 'http://gw:1', key: 'sk_service_x', appId: APP, profilesFile: 'p.json', profiles: ['fake', 'codex'], workDir: '/wd', gitRoot: '/g', concurrency: 4, name: 'w-1', pollSeconds: 0, graceSeconds: 30, evalCommand: null, evalTimeoutSeconds: 1800, evalMaxOutputBytes: 8388608 });
+  t.match(parse(['--eval-command', '/usr/bin/node  run.mjs --fast', '--eval-timeout-seconds', '60', '--eval-max-output-bytes', '1024']), { evalCommand: ['/usr/bin/node', 'run.mjs', '--fast'], evalTimeoutSeconds: 60, evalMaxOutputBytes: 1024 });
+  t.match(parse(['--eval-command=["/opt/my evals/run", "a b"]']), { evalCommand: ['/opt/my evals/run', 'a b'] }, 'a JSON array keeps spaces');
   t.equal(parse(['--help']), null);
   t.equal(parse(['-h']), null);
   t.match(WORKER_USAGE, /Usage: tracelake worker/);
@@ -47,6 +52,9 @@ t.test('usage errors', async (t) => {
   refused([], /no git root/, { ...ENV, TRACELAKE_GIT_ROOT: undefined as unknown as string });
   refused(['--name', '-bad'], /--name must be/);
   refused(['--concurrency', '0'], /--concurrency must be a whole number in 1\.\.64/);
+  refused(['--eval-command', '[1]'], /--eval-command: expected a non-empty JSON array of strings/);
+  refused(['--eval-command=  '], /--eval-command: expected a program/);
+  refused(['--eval-timeout-seconds', '0'], /--eval-timeout-seconds must be a whole number/);
   refused(['--concurrency', '1.5'], /--concurrency/);
   refused(['--poll-seconds', '31'], /--poll-seconds/);
   t.ok(new WorkerUsageError('x') instanceof Error);
