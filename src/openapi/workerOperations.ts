@@ -265,7 +265,7 @@ export const WORKER_OPERATIONS: Readonly<Record<string, OperationNote>> = {
       eval: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, card: { resolved_rate: 0.62, tasks: 50, costUsd: 3.18 }, cost_usd: 3.18 },
     }),
     answers: [answer(200, 'WorkerLeaseEndAnswer', 'The turn, ended, with its figures (or the eval run, ended).', { ended: { data: DONE_TURN } })],
-    errors: [LEASE_GONE, { status: 409, when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked; for an eval run, `succeeded` without a card, `failed` without an error, or another status or reason than an eval run ends with.' }],
+    errors: [LEASE_GONE, { status: 400, when: '`invalid_request_body` with `details`: a field of the wrong shape, or `card`/`cost_usd` on the lease of a turn (they are an eval run\'s).' }, { status: 409, when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked; for an eval run, `succeeded` without a card, `failed` without an error, or another status or reason than an eval run ends with.' }],
   },
   'POST /v1/workers/leases/:leaseId/release': {
     tag: WORKERS_TAG,

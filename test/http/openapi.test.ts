@@ -253,6 +253,9 @@ t.test('the answers are the documented types', async (t) => {
   await expect('POST /v1/workers/leases/:leaseId/events', `/v1/workers/leases/${lease}/events`, { body: OPERATIONS['POST /v1/workers/leases/:leaseId/events']!.body!.examples!['batch'] });
   const turns = `/v1/workers/environments/${session.environment_id}/turns`;
   t.equal((await expect('POST /v1/workers/environments/:envId/turns', turns, { body: { task_prompt: 'too soon' } })).status, 409, 'busy while a turn runs');
+  const withCard = await expect('POST /v1/workers/leases/:leaseId/complete', `/v1/workers/leases/${lease}/complete`, { body: { status: 'succeeded', reason: 'exit', exit_code: 0, card: { resolved: 1 }, cost_usd: 0.1 } });
+  t.equal(withCard.status, 400, 'a card and a cost are an eval run\'s, not a turn\'s');
+  t.match(withCard.body.error.details, { card: /eval run/, cost_usd: /eval run/ });
   await expect('POST /v1/workers/leases/:leaseId/complete', `/v1/workers/leases/${lease}/complete`, { body: { status: 'succeeded', reason: 'exit', exit_code: 0, commit_sha: null, head_commit: null } });
   t.equal((await expect('POST /v1/workers/leases/:leaseId/heartbeat', `/v1/workers/leases/${lease}/heartbeat`)).status, 404, 'the lease ended with its turn');
   t.equal((await expect('POST /v1/workers/environments/:envId/turns', turns, { body: OPERATIONS['POST /v1/workers/environments/:envId/turns']!.body!.examples!['turn'] })).status, 202);

@@ -35,7 +35,7 @@ import {
 } from '../../contract/workers.js';
 import type { LaunchedRun, TurnDispatched } from '../../contract/responses.js';
 import type { AgentEvent } from '../../core/agents/session.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, validationError } from '../../core/errors.js';
 import { checkEvalEnd } from '../../core/workers/evalRun.js';
 import { planOf } from '../../core/plans.js';
 import type { RunKind } from '../../core/workers/turns.js';
@@ -414,6 +414,9 @@ export const workerRoutes = (secret: Buffer) => [
         for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
         return data(ended.run);
       }
+      // A turn's outcome is the agent's exit and the checkpoint; a card and a cost are an eval run's.
+      const evalOnly = (['card', 'cost_usd'] as const).filter((k) => body[k] != null);
+      if (evalOnly.length > 0) throw validationError('body', Object.fromEntries(evalOnly.map((k) => [k, 'only for the lease of an eval run'])));
       const turn = await ctx.services.store.run('completeWorkerTurn', {
         scope: workerScope(p),
         leaseId: params.leaseId,
