@@ -23,25 +23,22 @@ export interface EvalLease {
   lease_id: string;
   lease_expires_at: string;
   heartbeat_ms: number;
-  eval_run: {
-    id: string;
-    experiment: string;
-    environment_id: string;
-    suite: string;
-    suite_version: string | null;
-    config: Record<string, unknown>;
-    git_commit: string | null;
-    git_branch: string | null;
-  };
+  eval_run: LeasedEvalRun;
   api_key: { id: string; key_prefix: string };
+}
+
+/** What a worker needs of a leased eval run. Named: the API reference names its types. */
+export interface LeasedEvalRun extends Pick<RunView, 'id' | 'experiment' | 'environment_id' | 'suite' | 'suite_version' | 'config' | 'git_commit' | 'git_branch'> {}
+
+/** A leased eval run as the claim answers it. */
+export interface ClaimedEvalRun extends LeasedEvalRun {
+  /** The app's local git repository to check out at `git_commit` (else `git_branch`); null: the command runs in an empty directory. */
+  repository: string | null;
 }
 
 /** The claim answer for an eval run (`kind: "eval"`), as the worker gets it. */
 export interface EvalClaim extends Omit<EvalLease, 'eval_run' | 'api_key'> {
-  eval_run: EvalLease['eval_run'] & {
-    /** The app's local git repository to check out at `git_commit` (else `git_branch`); null: the command runs in an empty directory. */
-    repository: string | null;
-  };
+  eval_run: ClaimedEvalRun;
   /** A key minted for this run at the claim (the creation key stays valid): the command reports trials with it. Revoked when the run ends; shown only here. */
   api_key: { id: string; key_prefix: string; plaintext_key: string };
 }
