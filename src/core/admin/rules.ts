@@ -108,6 +108,11 @@ export interface Cascade {
   runtime_app_destroyed: false;
 }
 
+/** An app's deletion takes its environments too. Named: the API reference names its types. */
+export interface AppCascade extends Cascade {
+  environments_deleted: number;
+}
+
 export interface Deletion<C extends Cascade = Cascade> {
   id: string;
   deleted_at: string;
@@ -120,7 +125,7 @@ export function environmentDeletion(id: string, deletedAt: string, keysRemoved: 
 }
 
 /** The same shape for an app, plus how many environments went with it. */
-export function appDeletion(id: string, deletedAt: string, environmentsRemoved: number, keysRemoved: number): Deletion<Cascade & { environments_deleted: number }> {
+export function appDeletion(id: string, deletedAt: string, environmentsRemoved: number, keysRemoved: number): Deletion<AppCascade> {
   const { cascade } = environmentDeletion(id, deletedAt, keysRemoved);
   return { id, deleted_at: deletedAt, cascade: { ...cascade, environments_deleted: environmentsRemoved } };
 }

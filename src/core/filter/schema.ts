@@ -159,8 +159,16 @@ export interface OperatorSpelling {
  */
 export interface OperatorSpellings extends Record<Op, OperatorSpelling> {}
 
+/** The fields of one resource. Named: the API reference names its types. */
+export interface ResourceFields {
+  fields: SchemaField[];
+}
+
+/** Resource → its fields, an interface for the reason OperatorSpellings is one. */
+export interface ResourceSchemas extends Record<Resource, ResourceFields> {}
+
 export interface FilterSchema {
-  resources: Record<Resource, { fields: SchemaField[] }>;
+  resources: ResourceSchemas;
   operators: OperatorSpellings;
   limits: typeof LIMITS;
 }

@@ -2,13 +2,13 @@
  * App updates and deletes (spec: Apps). An app's delete takes its environments and API keys with it,
  * in one transaction; its spans, blobs and scores stay in the store but no key can reach them.
  */
-import { appChanges, appDeletion, assertAppDeletable, type AppPatch, type Cascade, type Deletion } from '../../core/admin/rules.js';
+import { appChanges, appDeletion, assertAppDeletable, type AppCascade, type AppPatch, type Deletion } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import { requireApp, type AppRef } from './environments.js';
 import type { Database } from '../db.js';
 import { listApps, type AppView } from './meta.js';
 
-export type AppDeletion = Deletion<Cascade & { environments_deleted: number }>;
+export type AppDeletion = Deletion<AppCascade>;
 
 /** Sets the given fields, `updated_at` and `updated_by`; 404 when the app is not in the tenant. */
 export async function updateApp(db: Database, ref: AppRef, patch: AppPatch, by: string): Promise<AppView> {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { OPS } from '../../../src/core/filter/ast.js';
+import { OPS, RESOURCES } from '../../../src/core/filter/ast.js';
 import { filterSchema, lookupField, operatorsFor, resolveField } from '../../../src/core/filter/schema.js';
 import { refuses } from './refusal.js';
 
@@ -21,7 +21,8 @@ t.test('the schema lists the fields of every resource', async (t) => {
   });
   t.same(s.resources.spans.fields.find((f) => f.name === 'metadata.<key>')?.operators, ['equals', 'contains', 'notContains', 'startsWith', 'endsWith', 'exists', 'doesNotExist']);
   t.notOk('level' in (s.resources.scores.fields[0] as object), 'levels belong to traces');
-  for (const r of Object.values(s.resources)) for (const f of r.fields) t.ok(f.operators.length > 0 && f.description.length > 0, f.name);
+  t.same(Object.keys(s.resources).sort(), [...RESOURCES].sort(), 'every resource');
+  for (const r of RESOURCES) for (const f of s.resources[r].fields) t.ok(f.operators.length > 0 && f.description.length > 0, f.name);
 });
 
 t.test('operators and limits', async (t) => {
