@@ -405,6 +405,10 @@ t.test('prompts, experiments and agent sessions in headless Chromium', { skip: e
     // By deep link, the session id opens the session view.
     await page.goto(`${server.url}/#/agents?agent=claude-code`);
     await countIs(page, 'table[aria-label="Agent sessions"] tbody tr[data-id]', 1);
+    // The figures by model load after the rows and add a table above them: click once the page is
+    // whole, or the click can land where the link was before the layout moved (failed once in CI).
+    await countIs(page, 'table[aria-label="Tokens and cost by model"] tbody tr', claude.size);
+    await countIs(page, 'table[aria-label="Agent sessions"] tbody tr[data-id] ul.models li', claude.size);
     await page.locator(`a[href="#/sessions/${CLAUDE_ID}"]`).click();
     await page.waitForURL(new RegExp(`#/sessions/${CLAUDE_ID}$`));
     await page.locator('.turn').first().waitFor();
