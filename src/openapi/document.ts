@@ -379,7 +379,7 @@ function sortedEntries<T>(record: Record<string, T>): [string, T][] {
 }
 
 /**
- * A schema with its union members, properties and required names sorted. typia follows the
+ * A schema with its union members, properties, discriminator mappings and required names sorted. typia follows the
  * compiler's order for union members and for the keys of mapped types (`Omit<…>`), and that order
  * depends on the order the compiler met the types: an incremental build and a fresh clone's build
  * differ. Sorted, every build writes the same document.
@@ -391,7 +391,7 @@ export function canonical(value: unknown): unknown {
   for (const [key, v] of Object.entries(value)) {
     if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(v)) {
       out[key] = v.map(canonical).sort((a, b) => order(JSON.stringify(a), JSON.stringify(b)));
-    } else if (key === 'properties' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    } else if ((key === 'properties' || key === 'mapping') && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       out[key] = Object.fromEntries(sortedEntries(v as Record<string, unknown>).map(([name, schema]) => [name, canonical(schema)]));
     } else if (key === 'required' && Array.isArray(v)) {
       out[key] = [...(v as string[])].sort();
