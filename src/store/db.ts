@@ -5,7 +5,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import type { ColumnKind } from './spans/columns.js';
 import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
 
@@ -42,8 +42,22 @@ export function isFatalError(e: unknown): boolean {
 /** The WAL size at which the store checkpoints (DuckDB's own default threshold). */
 const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Prepared statements kept per connection, by SQL text, for `query` (reads outside transactions).
+ * Planning a trace-summary read (binding and optimising the merge of summaries and parts) took
+ * 4–6 ms of its 13–27 ms; a statement prepared once runs with new parameters without it. DuckDB
+ * re-plans a prepared statement itself when the catalog or a parameter's type changes, and its
+ * answers follow the data (db.test.ts). Statements using the `parquet_metadata` family of table
+ * functions are prepared each time: DuckDB 1.5's hands its file list over on the first run, and a
+ * second run of the same statement fails an internal assertion that invalidates the database
+ * (db.test.ts runs every table function the store uses three times over).
+ */
+const STATEMENTS_PER_CONNECTION = 32;
+const NOT_REPEATABLE = /\bparquet_(metadata|schema|file_metadata|kv_metadata|bloom_probe)\s*\(/i;
+
 export class Database {
   private readonly idle: DuckDBConnection[] = [];
+  private readonly statements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
   /** Called (once) when a statement fails with a fatal error: the instance is of no more use. */
   onFatal: ((e: Error) => void) | null = null;
   private fatal = false;
@@ -90,7 +104,7 @@ export class Database {
 
   /** Runs `sql` with bound `params` and returns the rows as plain objects (JSON-safe values). */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-    return this.withConnection((c) => this.read<T>(c, sql, params));
+    return this.withConnection((c) => this.read<T>(c, sql, params, true));
   }
 
   /**
@@ -121,7 +135,7 @@ export class Database {
       await c.run('BEGIN TRANSACTION');
       try {
         const result = await work({
-          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params),
+          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
           exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params))),
           append: async (table, kinds, rows) => {
             const appender = await c.createAppender(table);
@@ -172,9 +186,42 @@ export class Database {
     recordWatermark(this.path);
   }
 
-  private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[]): Promise<T[]> {
-    const reader = await this.timed(c, () => c.runAndReadAll(sql, params));
+  private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[], keep: boolean): Promise<T[]> {
+    if (!keep || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params))).getRowObjectsJson() as T[];
+    const reader = await this.timed(c, async () => {
+      const statement = await this.prepared(c, sql);
+      try {
+        statement.bind(params);
+        return await statement.runAndReadAll();
+      } catch (e) {
+        // Whatever went wrong, the next call prepares the statement afresh.
+        this.forget(c, sql);
+        throw e;
+      }
+    });
     return reader.getRowObjectsJson() as T[];
+  }
+
+  /** The connection's prepared statement for `sql` (least recently used ones are let go). */
+  private async prepared(c: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+    let cache = this.statements.get(c);
+    if (!cache) this.statements.set(c, (cache = new Map()));
+    const known = cache.get(sql);
+    if (known) {
+      cache.delete(sql);
+      cache.set(sql, known);
+      return known;
+    }
+    const statement = await c.prepare(sql);
+    cache.set(sql, statement);
+    if (cache.size > STATEMENTS_PER_CONNECTION) this.forget(c, cache.keys().next().value!);
+    return statement;
+  }
+
+  private forget(c: DuckDBConnection, sql: string): void {
+    const cache = this.statements.get(c);
+    cache?.get(sql)?.destroySync();
+    cache?.delete(sql);
   }
 
   /** Interrupts the statement when it outlives the query timeout; DuckDB then throws. */
