@@ -113,13 +113,28 @@ export function tracePartsByIdSql(where: Where): string {
 }
 
 /**
+ * Part-shaped rows of the traces that `where` names by id, from `traces` alone — and none at all
+ * when any of them has unmerged parts (then `tracePartsByIdSql` has the answer). A trace read
+ * long after its spans arrived finds its merged row by the index and skips the merge's grouping:
+ * 1.9 ms against 6.6 for the merge over 1M spans.
+ */
+export function mergedRowsByIdSql(where: Where): string {
+  return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
+}
+
+/** Which rows a summary read starts from (see the functions above). */
+export type SummarySource = 'window' | 'byId' | 'mergedById';
+
+/**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
- * environment_id, environment, metadata`). Every trace summary the API answers comes from here. With `byId`,
- * `where` selects traces by id (see `tracePartsByIdSql`).
+ * environment_id, environment, metadata`). Every trace summary the API answers comes from here.
+ * With `byId`, `where` selects traces by id (see `tracePartsByIdSql`); with `mergedById` too, and
+ * the merged rows alone are read (see `mergedRowsByIdSql`).
  */
-export function traceSummariesSql(where: Where, byId = false): string {
+export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
+  const rows = source === 'byId' ? tracePartsByIdSql(where) : source === 'mergedById' ? mergedRowsByIdSql(where) : tracePartsSql(where);
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
@@ -128,7 +143,7 @@ export function traceSummariesSql(where: Where, byId = false): string {
            x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
            list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
            x.environment_id, e.name AS environment, x.best_metadata AS metadata
-      FROM (${byId ? tracePartsByIdSql(where) : tracePartsSql(where)}) x LEFT JOIN environments e ON e.id = x.environment_id`;
+      FROM (${rows}) x LEFT JOIN environments e ON e.id = x.environment_id`;
 }
 
 /** The columns of a summary as the API answers them (times as epoch ms, converted by the caller). */
