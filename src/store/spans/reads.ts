@@ -30,6 +30,18 @@ export function scopeSql(scope: ReadScope, alias = ''): { sql: string; params: D
     : { sql: `${p}tenant_id = $1 AND ${p}app_id = $2 AND ${p}environment_id = $3`, params: [scope.tenantId, scope.appId, scope.environmentId] };
 }
 
+/**
+ * Whether no summary part waits to be merged in `scope`: then the merged rows alone are the
+ * summaries (`traceSummariesSql(…, 'merged')`), and a list skips the merge of parts — the latest
+ * page of 24 h over 1M spans took half the time. A part committed after this answer is one the
+ * read would not have seen had it started a moment earlier; one merged meanwhile is in `traces`.
+ */
+export async function settledScope(db: Database, scope: ReadScope): Promise<boolean> {
+  const s = scopeSql(scope);
+  const [row] = await db.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM trace_parts WHERE ${s.sql}) AS waiting`, s.params);
+  return row?.waiting === false;
+}
+
 export interface SpanView {
   id: string;
   trace_id: string;

@@ -7,7 +7,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
-import { scopeSql, type ReadScope, type SpanSource, type TraceSummary } from './reads.js';
+import { scopeSql, settledScope, type ReadScope, type SpanSource, type TraceSummary } from './reads.js';
 import { traceSummariesSql } from './traceParts.js';
 
 /** A user filter compiled against its parameter numbering (see `firstParam`). */
@@ -79,7 +79,8 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
   const spans = filter.sql.includes('FROM spans ')
     ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, null))}), `
     : '';
-  const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql)})
+  const source = (await settledScope(src.db, q.scope)) ? 'merged' : 'window';
+  const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql, source)})
                                         WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
   // The page and the total as two statements, run at once: a window count would materialise every
   // matching summary's wide columns (names, previews, tags) to count them — 46 ms for the latest

@@ -122,8 +122,8 @@ export function mergedRowsByIdSql(where: Where): string {
   return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
 }
 
-/** Which rows a summary read starts from (see the functions above). */
-export type SummarySource = 'window' | 'byId' | 'mergedById';
+/** Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`). */
+export type SummarySource = 'window' | 'byId' | 'mergedById' | 'merged';
 
 /**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
@@ -131,10 +131,15 @@ export type SummarySource = 'window' | 'byId' | 'mergedById';
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
  * environment_id, environment, metadata`). Every trace summary the API answers comes from here.
  * With `byId`, `where` selects traces by id (see `tracePartsByIdSql`); with `mergedById` too, and
- * the merged rows alone are read (see `mergedRowsByIdSql`).
+ * the merged rows alone are read (see `mergedRowsByIdSql`). With `merged`, the merged rows alone,
+ * whatever `where` selects: right only when no part waits in its scope (see `settledScope`).
  */
 export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
-  const rows = source === 'byId' ? tracePartsByIdSql(where) : source === 'mergedById' ? mergedRowsByIdSql(where) : tracePartsSql(where);
+  const rows =
+    source === 'byId' ? tracePartsByIdSql(where)
+    : source === 'mergedById' ? mergedRowsByIdSql(where)
+    : source === 'merged' ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
+    : tracePartsSql(where);
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,

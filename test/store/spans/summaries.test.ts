@@ -13,7 +13,8 @@ import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
 import { Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { commitGeneration, segmentsFor } from '../../../src/store/spans/manifest.js';
-import { traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
+import { settledScope, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
+import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
@@ -83,8 +84,15 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   const errorReport = await commit([{ traceId, parentSpanId: root, name: 'failing', attributes: { 'tracelake.cost': 0.5 } }], 2000);
   await db.exec(`UPDATE trace_parts SET has_error = 1, has_ok = 0 WHERE seq = (SELECT max(seq) FROM trace_parts)`);
   const unmerged = await summaryOf();
+  const list = () => searchTraces(src, { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit: 10, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' }, { sql: 'true', params: [] });
+  t.equal(await settledScope(db, read), false, 'parts wait');
+  const listUnmerged = await list();
   await mergeParts(db);
   const merged = await summaryOf();
+  t.equal(await settledScope(db, read), true, 'none wait: lists read the merged rows alone');
+  const listMerged = await list();
+  t.same(listMerged, listUnmerged, 'a list answers the same from parts and merged rows as from merged rows alone');
+  t.match(listMerged, { kind: 'json', total: 1, data: [{ id: traceId, name: 'root', span_count: 4, status: 'ERROR' }] });
 
   t.equal(mixed.name, 'root', 'a merged row plus a newer part: the root wins');
   t.same(merged, unmerged, 'the same summary before and after the background merge');
