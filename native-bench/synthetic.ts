@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { storeDirs, type Database } from '../src/store/db.js';
 import { INGEST_LEVEL } from '../src/store/spans/manifest.js';
-import { SEGMENT_FORMAT_VERSION } from '../src/store/spans/segmentFormat.js';
+import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../src/store/spans/segmentFormat.js';
 import { LocalSegmentStore, segmentKey } from '../src/store/spans/segmentStore.js';
 import { mergeParts } from '../src/store/spans/summaryMerge.js';
 import { insertPartsSql } from '../src/store/spans/traceParts.js';
@@ -62,7 +62,7 @@ export async function loadSynthetic(db: Database, dataDir: string, scope: Synthe
     );
     const key = segmentKey({ tenantId: scope.tenantId, appId: scope.appId, date: day, name: `synthetic-${from}` });
     const temp = store.tempPath();
-    await db.exec(`COPY (${sql} ORDER BY start_ns, trace_id, span_id) TO '${temp}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 16384)`);
+    await db.exec(`COPY (${sql} ORDER BY start_ns, trace_id, span_id) TO '${temp}' (${SEGMENT_COPY_OPTIONS})`);
     await store.publish(temp, { tenantId: scope.tenantId, appId: scope.appId, date: day, name: `synthetic-${from}` });
     await db.transaction(async (tx) => {
       await tx.exec(

@@ -16,8 +16,7 @@ import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
 import { forgetSegments, insertSegment, quote } from './manifest.js';
-import { ROW_GROUP_ROWS } from './segmentBuffer.js';
-import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
 
 export interface CompactionPolicy {
@@ -55,8 +54,7 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
   const temp = store.tempPath();
   await engine.run(
     `COPY (SELECT * FROM read_parquet([${group.map((s) => quote(store.readPath(s.path))).join(', ')}]) ORDER BY start_ns, trace_id, span_id)
-       TO ${quote(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
-                         KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
+       TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
   );
   const environments = new Set(group.map((s) => s.environment_id));
   const key = await store.publish(temp, { tenantId: first.tenant_id, appId: first.app_id, date: first.date, name: `compacted-${first.id}-${group.length}` });

@@ -13,7 +13,7 @@ import bindings from '@duckdb/node-bindings';
 import { BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { BUFFER_SQL_TYPE, ENUM_VALUES, SPAN_COLUMNS, type ColumnKind, type SpanRow } from './columns.js';
 import { FileEngine } from './fileEngine.js';
-import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import { SEGMENT_COPY_OPTIONS } from './segmentFormat.js';
 
 const TYPES: Record<Exclude<ColumnKind, 'uuid'>, DuckDBType> = {
   text: VARCHAR,
@@ -50,9 +50,6 @@ function writeFixed(view: DataView, r: number, kind: ColumnKind, v: number | big
       return view.setUint8(r, ENUM_INDEX[kind as keyof typeof ENUM_VALUES].get(v as string)!);
   }
 }
-
-/** Rows per Parquet row group: small enough that a trace read touches one, large enough to compress. */
-export const ROW_GROUP_ROWS = 16_384;
 
 export interface SegmentScope {
   tenantId: string;
@@ -185,8 +182,7 @@ export class SegmentBuffer {
       `COPY (SELECT ${quote(scope.tenantId)}::UUID AS tenant_id, ${quote(scope.appId)}::UUID AS app_id,
                     ${quote(scope.environmentId)}::UUID AS environment_id, *
                FROM ${cell.table})
-         TO ${quote(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
-                            KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
+         TO ${quote(path)} (${SEGMENT_COPY_OPTIONS})`,
     );
     await this.drop(cell);
     return { rows: cell.rows, minStartNs: cell.minStartNs, maxStartNs: cell.maxStartNs };

@@ -6,5 +6,24 @@
  * `environment_id` as UUID, `start_ns`/`end_ns` as BIGINT Unix nanoseconds, ids as lowercase hex
  * text, JSON objects (`metadata`, `attributes`, `resource`, `graph`) as text; rows sorted by
  * `start_ns`, `trace_id`, `span_id`; ZSTD; the key-value metadata `tracelake_format` = "1".
+ * Files written since 2026-11-24 use Parquet 2 data pages (see `SEGMENT_COPY_OPTIONS`).
  */
 export const SEGMENT_FORMAT_VERSION = 1;
+
+/**
+ * Rows per Parquet row group. Smaller groups do not make a trace read cheaper (measured 8,192 alike,
+ * 2,048 1.6× slower: the reader's cost per group and per column outweighs the rows it skips) and
+ * make scans slower (1.2× at 8,192, 1.6× at 2,048 for 172,800 rows).
+ */
+export const ROW_GROUP_ROWS = 16_384;
+
+/**
+ * The options of every `COPY … TO` that writes a segment. Parquet 2 data pages (DuckDB's
+ * `PARQUET_VERSION V2`: DELTA encodings for integers and byte arrays) are part of the format's
+ * physical layout, not of its version — the columns and their meaning are the same, and readers
+ * of Parquet 2 pages (DuckDB, Arrow, hyparquet) read both. Measured on a day of synthetic spans
+ * (172,800 rows): 26.2 → 21.2 bytes a row, the COPY 0.8× the time, a trace read 0.9× and a
+ * window count 0.5× (delta-encoded start times), other scans alike.
+ */
+export const SEGMENT_COPY_OPTIONS = `FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
+  KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'}`;

@@ -1,7 +1,7 @@
 /**
  * The segment format as docs/segments.md states it, checked with a second, independent Parquet
  * reader (hyparquet, pure JavaScript): a store's segment directory read as it is gives the columns
- * and version the page documents and the spans the API answers.
+ * and version the page documents, Parquet 2 pages, and the spans the API answers.
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -48,6 +48,8 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
     t.same(metadata.key_value_metadata?.find((kv) => kv.key === 'tracelake_format')?.value, '1', 'format version 1');
     t.same(parquetSchema(metadata).children.map((c) => c.element.name), SPAN_COLUMNS.map(([name]) => name), 'the documented columns, in order');
     t.equal(metadata.row_groups[0]!.columns[0]!.meta_data?.codec, 'ZSTD');
+    const startNs = metadata.row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema.join('.') === 'start_ns')!.meta_data!;
+    t.ok(startNs.encodings.includes('DELTA_BINARY_PACKED'), `Parquet 2 pages: start times delta-encoded (${startNs.encodings.join(', ')})`);
     rows.push(...(await parquetReadObjects({ file, compressors })));
     t.ok(statSync(path).size > 0);
   }
