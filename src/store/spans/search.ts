@@ -82,17 +82,33 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
   const source = (await settledScope(src.db, q.scope)) ? 'merged' : 'window';
   const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql, source)})
                                         WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
-  // The page and the total as two statements, run at once: a window count would materialise every
-  // matching summary's wide columns (names, previews, tags) to count them — 46 ms for the latest
-  // page of 24 h at 10M spans — where the count alone reads two narrow columns.
-  const [rows, counted] = await Promise.all([
+  const pageOf = (bound: string | null) =>
     src.db.query<Record<string, unknown>>(
       `${relation}
        SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
               span_count, input_preview, output_preview, tags, session_id, user_id, environment
-         FROM t WHERE ${filter.sql} ORDER BY ${sort} ${page}`,
-      [...base, q.limit, q.offset],
-    ),
+         FROM t WHERE ${filter.sql} ${bound === null ? '' : `AND t.start_ns ${q.sortOrder === 'asc' ? '<=' : '>='} $${base.length + 3}`}
+        ORDER BY ${sort} ${page}`,
+      [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
+    );
+  // The page and the total as two statements, run at once: a window count would materialise every
+  // matching summary's wide columns (names, previews, tags) to count them — 46 ms for the latest
+  // page of 24 h at 10M spans — where the count alone reads two narrow columns. Sorted by start
+  // (the latest traces), the page's wide columns are read for its own rows only: the start of its
+  // last row comes first, from the start times alone, and bounds the page's read (ties at that
+  // start are kept, so the page is the same). Over 1M spans: 7 days' latest page 34.8 → 20.8 ms,
+  // 24 h's (21k traces) alike. Only without a filter: a filter would run twice, and a selective
+  // one leaves few rows to save on (`(user_id … or session_id …) and status` 25 → 36 ms).
+  const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && filter.sql === 'TRUE' && q.limit > 0;
+  const [rows, counted] = await Promise.all([
+    bounded
+      ? src.db
+          .query<{ bound: string }>(
+            `${relation} SELECT start_ns::VARCHAR AS bound FROM t WHERE ${filter.sql} ORDER BY start_ns ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} LIMIT 1 OFFSET $${base.length + 1}`,
+            [...base, q.limit + q.offset - 1],
+          )
+          .then(([row]) => pageOf(row?.bound ?? null))
+      : pageOf(null),
     src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base),
   ]);
   const count = counted[0];
