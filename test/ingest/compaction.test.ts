@@ -104,3 +104,21 @@ for (const point of ['after-compaction-publish', 'after-compaction-commit'] as c
     t.same(await answers(again, root, traces), expected, 'every answer is the same after the crash');
   });
 }
+
+t.test('a day\'s only small segment is rewritten sorted once it is old enough', async (t) => {
+  const dataDir = tempDir();
+  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  const root = rootCredentials(before);
+  const traceId = hex(16);
+  const sent = await call(before, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId, name: 'alone' }, { traceId, name: 'child' }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' } });
+  t.equal(sent.status, 200);
+  t.match(await segmentCounts(before), { small_segments: 1, compacted_segments: 0 }, 'one small segment, alone in its day');
+  const expected = await answers(before, root, [traceId]);
+  t.equal(await before.stop('SIGTERM'), 0);
+
+  const after = await startServer({ dataDir, args: COMPACTING });
+  t.teardown(() => after.stop('SIGKILL'));
+  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'compacted, though there was nothing to merge it with');
+  t.equal((await segmentCounts(after)).compacted_segments, 1);
+  t.same(await answers(after, root, [traceId]), expected, 'every answer is the same');
+});

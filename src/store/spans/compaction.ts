@@ -48,7 +48,7 @@ interface Candidate {
  */
 export async function compactOnce(db: Database, engine: FileEngine, store: SegmentStore, policy: CompactionPolicy): Promise<number> {
   const group = await pickGroup(db, policy);
-  if (group.length < 2) return 0;
+  if (group.length === 0) return 0;
   const first = group[0]!;
   const rows = group.reduce((n, s) => n + s.rows, 0);
   const temp = store.tempPath();
@@ -82,14 +82,17 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
 
 /**
  * The oldest due group: small (level 0) live segments of one app and day, oldest first, up to the
- * target size. Due when it has `minFiles` files, enough rows, or an old enough file.
+ * target size. Due when it has `minFiles` files, enough rows, or an old enough file — then even
+ * alone: a day's last small file (the one left when the others filled a compacted file, or the
+ * only one of a quiet app) is rewritten sorted, or it would stay small and unsorted for good (a
+ * 10M-span load ended with one such file, and nothing compacted it).
  */
 async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candidate[]> {
   const groups = await db.query<{ tenant_id: string; app_id: string; date: string }>(
     `SELECT tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, date::VARCHAR AS date
        FROM segments WHERE replaced_at IS NULL AND level = 0
       GROUP BY ALL
-     HAVING count(*) >= 2 AND (count(*) >= $1 OR sum(rows) >= $2 OR max(epoch_ms(now()::TIMESTAMP) - epoch_ms(created_at)) >= $3)
+     HAVING (count(*) >= 2 AND (count(*) >= $1 OR sum(rows) >= $2)) OR max(epoch_ms(now()::TIMESTAMP) - epoch_ms(created_at)) >= $3
       ORDER BY min(created_at) LIMIT 1`,
     [policy.minFiles, policy.targetRows, policy.maxAgeMs],
   );
