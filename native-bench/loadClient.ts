@@ -88,12 +88,20 @@ export class Connection {
   }
 }
 
-/** `connections` keep-alive connections each sending `next()` until it returns null. */
-export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => void): Promise<void> {
+/**
+ * `connections` keep-alive connections each sending `next()` until it returns null. When `onAnswer`
+ * returns a number, the same request is sent again after that many milliseconds (a 503's
+ * Retry-After, as an exporter would honour it).
+ */
+export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => number | void): Promise<void> {
   const conns = await Promise.all(Array.from({ length: connections }, () => Connection.open(host, port)));
   await Promise.all(
     conns.map(async (c) => {
-      for (let r = next(); r !== null; r = next()) onAnswer(await c.send(r));
+      for (let r = next(); r !== null; r = next()) {
+        for (let again = onAnswer(await c.send(r)); typeof again === 'number'; again = onAnswer(await c.send(r))) {
+          await new Promise((done) => setTimeout(done, again as number));
+        }
+      }
       c.close();
     }),
   );

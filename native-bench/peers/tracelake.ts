@@ -24,7 +24,7 @@ import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '.
 import { quote } from '../../src/store/spans/manifest.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
-import { Connection, encodeRequest } from '../loadClient.js';
+import { closedLoop, encodeRequest } from '../loadClient.js';
 import {
   METADATA_FILTER,
   PAGE_SIZE,
@@ -202,26 +202,20 @@ export class TracelakePeer implements PeerStore {
     let next = 0;
     const started = performance.now();
     try {
-      // 8 keep-alive connections, each sending its next request when the last is answered. A 503
-      // is the gateway's back-pressure (its unprocessed log is past the bound): the request is sent
-      // again after Retry-After, as an exporter would, and the wait counts in the ingest time.
-      const conns = await Promise.all(Array.from({ length: 8 }, () => Connection.open('127.0.0.1', this.server!.port)));
-      await Promise.all(
-        conns.map(async (c) => {
-          for (let frame = frames[next++]; frame; frame = frames[next++]) {
-            const request = Buffer.allocUnsafe(frame.length);
-            readSync(input, request, 0, frame.length, frame.offset);
-            for (;;) {
-              const a = await c.send(request);
-              if (a.status === 200) break;
-              if (a.status !== 503) throw new Error(`ingest answered ${a.status}`);
-              this.backPressured++;
-              await new Promise((r) => setTimeout(r, 1000 * Number(a.headers['retry-after'] ?? 1)));
-            }
-          }
-          c.close();
-        }),
-      );
+      // A 503 is the gateway's back-pressure (its unprocessed log is past the bound): the request
+      // is sent again after Retry-After, as an exporter would, and the wait counts in the ingest time.
+      await closedLoop('127.0.0.1', this.server!.port, 8, () => {
+        const frame = frames[next++];
+        if (!frame) return null;
+        const request = Buffer.allocUnsafe(frame.length);
+        readSync(input, request, 0, frame.length, frame.offset);
+        return request;
+      }, (a) => {
+        if (a.status === 200) return;
+        if (a.status !== 503) throw new Error(`ingest answered ${a.status}`);
+        this.backPressured++;
+        return 1000 * Number(a.headers['retry-after'] ?? 1);
+      });
       if (this.backPressured > 0) log(`${this.name}: ${this.backPressured} requests answered 503 (back-pressure) and were sent again after Retry-After`);
     } finally {
       closeSync(input);
