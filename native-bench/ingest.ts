@@ -13,7 +13,8 @@
  *              nothing stored — the same closed loop; also decode + map + rows alone in 2 threads
  *   sustained  8 connections, closed loop, after a warm-up: spans/s, ack p50/p99
  *   at 70%     open loop at 70% of sustained: ack p50/p99, and ack → readable (every 32nd request
- *              polled with GET /v1/traces/{id}/spans every 25 ms until it answers 200)
+ *              polled with GET /v1/traces/{id}/spans every 25 ms until it answers 200); where the
+ *              acks' time went, from the server's ingest phase histograms
  *   burst      10 s at 5× sustained, open loop: statuses; then the time until every acknowledged
  *              span is readable
  *   at rest    bytes per span on disk (blobs apart), RSS idle and under load
@@ -188,12 +189,21 @@ if (BASELINE) {
   rmSync(server.dataDir, { recursive: true, force: true });
 }
 
-const { server, appId } = await startGateway();
+const { server, appId } = await startGateway(undefined, ['--metrics-listen', 'api']);
 const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
 console.log(`sustained, 8 connections: ${fmt(s.spansPerSec)} spans/s readable (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, peak RSS ${s.rssMiB.toFixed(0)} MiB`);
 console.log(`  vs ceiling ${(s.spansPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${(s.spansPerSec / baselineRate).toFixed(2)}× (budget ≥ 3×)` : ''}`);
+const phasesBefore = await ingestPhases(server);
 const seventy = await atSeventyPercent(server, bodies, appId, s.spansPerSec, 10);
+const phasesAfter = await ingestPhases(server);
 console.log(`at 70% (${fmt(seventy.rate)} spans/s): ack p50 ${ms(seventy.p50)}, p99 ${ms(seventy.p99)} (budget p99 ≤ 50 ms); ack → readable p50 ${ms(seventy.visibleP50)}, p99 ${ms(seventy.visibleP99)} over ${seventy.samples} samples (budget p99 ≤ 1 s)`);
+console.log(`  where an ack's time went (the server's tracelake_ingest_phase_seconds over that run: mean, and the share of requests over 50 ms in the phase): ${[...phasesAfter]
+  .map(([phase, a]) => {
+    const b = phasesBefore.get(phase) ?? { count: 0, sum: 0, upTo50ms: 0 };
+    const n = a.count - b.count;
+    return `${phase} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo50ms - b.upTo50ms))) / n).toFixed(1)}%)`;
+  })
+  .join(', ')}`);
 const b = await burst(server, bodies, appId, s.spansPerSec);
 console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.ackedSpans)} acknowledged spans all readable ${ms(b.readableAfterMs)} after the burst`);
 // At rest: once compaction has caught up (no small segments left), the live segments the manifest
@@ -207,6 +217,21 @@ await server.stop('SIGTERM');
 const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
 console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS idle ${idle.toFixed(0)} MiB`);
 rmSync(server.dataDir, { recursive: true, force: true });
+
+/** The ingest phase histograms of the server's operations metrics (`--metrics-listen api`): count, sum (s), observations ≤ 50 ms. */
+async function ingestPhases(server: TestServer): Promise<Map<string, { count: number; sum: number; upTo50ms: number }>> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const phases = new Map<string, { count: number; sum: number; upTo50ms: number }>();
+  for (const m of text.matchAll(/^tracelake_ingest_phase_seconds_(count|sum|bucket)\{(?:le="([^"]+)",)?phase="(\w+)"(?:,le="([^"]+)")?\} (\S+)$/gm)) {
+    const [, kind, leBefore, phase, leAfter, value] = m;
+    const p = phases.get(phase!) ?? { count: 0, sum: 0, upTo50ms: 0 };
+    if (kind === 'count') p.count = Number(value);
+    else if (kind === 'sum') p.sum = Number(value);
+    else if ((leBefore ?? leAfter) === '0.05') p.upTo50ms = Number(value);
+    phases.set(phase!, p);
+  }
+  return phases;
+}
 
 async function segmentDetail(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {
   const r = await fetch(`${server.url}/v1/health/files`);

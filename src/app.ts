@@ -167,6 +167,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     maxBacklogBytes: config.ingestBacklogBytes,
     visibleTimeoutMs: 30_000,
   }, log);
+  if (ops) ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();

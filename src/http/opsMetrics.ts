@@ -5,6 +5,7 @@
  * Prometheus scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { IngestPhase } from '../ingest/coordinator.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
@@ -36,6 +37,7 @@ export class OpsMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly storeTasks: Histogram<'task' | 'outcome'>;
+  private readonly ingestPhases: Histogram<'phase'>;
   private sources: OpsSources | null = null;
   /** Read once at the start of a scrape; every metric's collect reads it. */
   private snapshot: Snapshot | null = null;
@@ -46,6 +48,13 @@ export class OpsMetrics {
     this.requests = new Counter({ name: 'tracelake_http_requests_total', help: 'HTTP requests answered, by route pattern and status (aborted: the client went away).', labelNames: ['method', 'route', 'status'], registers });
     this.latency = new Histogram({ name: 'tracelake_http_request_duration_seconds', help: "Time from a request's arrival to its answer, by route pattern and status.", labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers });
     this.storeTasks = new Histogram({ name: 'tracelake_store_task_duration_seconds', help: 'Store thread tasks (DuckDB transactions and queries), queueing included, by task.', labelNames: ['task', 'outcome'], buckets: LATENCY_BUCKETS, registers });
+    this.ingestPhases = new Histogram({
+      name: 'tracelake_ingest_phase_seconds',
+      help: 'Where an OTLP request spends the time before its answer, by phase: dispatch (to a compute worker), decode_map, admission (the round trip to the main thread), log_sync (append and fdatasync), reply (back to the main thread).',
+      labelNames: ['phase'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     const snap = () => this.snapshot;
 
     /** A counter whose total is kept elsewhere: each scrape adds what it grew by since the last. */
@@ -116,6 +125,10 @@ export class OpsMetrics {
 
   storeTask(task: string, ok: boolean, seconds: number): void {
     this.storeTasks.observe({ task, outcome: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  ingestPhase(phase: IngestPhase, seconds: number): void {
+    this.ingestPhases.observe({ phase }, seconds);
   }
 
   /** The exposition (text format 0.0.4) and its content type. */

@@ -19,7 +19,13 @@ import type { ComputeClient } from '../pool/computeClient.js';
 import type { CoordinatorMessage, WorkerMessage } from '../pool/ingestMessages.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
-import type { AdmitAnswer, AdmitRequest, GenerationId, GenerationReport, IngestInput, IngestOutcome } from './workerIngest.js';
+import type { AdmitAnswer, AdmitRequest, GenerationId, GenerationReport, IngestInput, IngestOutcome, IngestTimings } from './workerIngest.js';
+
+/**
+ * An OTLP request's way to its answer: to a compute worker, decode and map, the main thread's
+ * admission, the log's append and fdatasync, back to the main thread.
+ */
+export type IngestPhase = 'dispatch' | 'decode_map' | 'admission' | 'log_sync' | 'reply';
 
 export interface CoordinatorOptions {
   logDir: string;
@@ -132,6 +138,7 @@ export class IngestCoordinator {
       this.inFlightBytes -= bytes;
     }
     const workerMs = performance.now() - started;
+    this.observe(outcome.timings, performance.timeOrigin + started, performance.timeOrigin + started + workerMs);
     this.count(outcome);
     const g = outcome.generation;
     if (g && !this.isCommitted(g)) {
@@ -140,6 +147,21 @@ export class IngestCoordinator {
     }
     const visible = g === null || !waitVisible ? g === null || this.isCommitted(g) : await this.visible(g);
     return { ...outcome, visible, workerMs, visibleWaitMs: performance.now() - started - workerMs };
+  }
+
+  /** Told where each request's time went before its answer (seconds by phase), for the operations metrics. */
+  phaseObserver: ((phase: IngestPhase, seconds: number) => void) | null = null;
+
+  private observe(t: IngestTimings, sentAt: number, answeredAt: number): void {
+    const see = this.phaseObserver;
+    if (!see) return;
+    // Clocks of two threads: a difference below zero is their rounding, not time.
+    const seconds = (ms: number) => Math.max(0, ms) / 1000;
+    see('dispatch', seconds(t.startedAt - sentAt));
+    see('decode_map', seconds(t.decodeMapMs));
+    see('admission', seconds(t.admissionMs));
+    see('log_sync', seconds(t.logSyncMs));
+    see('reply', seconds(answeredAt - t.endedAt));
   }
 
   private count(o: IngestOutcome): void {

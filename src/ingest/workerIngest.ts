@@ -63,7 +63,25 @@ export interface IngestOutcome {
   overQuota: number;
   /** Where the accepted rows went; null when nothing was kept. */
   generation: GenerationId | null;
+  /** Where the request's time went in the worker (the operations metrics' ingest phases). */
+  timings: IngestTimings;
 }
+
+/**
+ * The worker's part of a request, in milliseconds. `startedAt` and `endedAt` are wall-clock
+ * (`performance.timeOrigin + performance.now()`), comparable with the main thread's clock.
+ */
+export interface IngestTimings {
+  startedAt: number;
+  decodeMapMs: number;
+  /** The round trip to the main thread's admission index (0 when mapping kept nothing to admit). */
+  admissionMs: number;
+  /** The log append and the fdatasync covering it (0 when nothing was kept). */
+  logSyncMs: number;
+  endedAt: number;
+}
+
+const clock = () => performance.timeOrigin + performance.now();
 
 export interface GenerationId {
   workerId: string;
@@ -232,8 +250,11 @@ export class WorkerIngest {
   }
 
   async ingest(input: IngestInput): Promise<IngestOutcome> {
+    const startedAt = clock();
     const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
-    if (DISCARD_AFTER_MAP) return { rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null };
+    const timings: IngestTimings = { startedAt, decodeMapMs: clock() - startedAt, admissionMs: 0, logSyncMs: 0, endedAt: 0 };
+    const ended = <T extends { timings: IngestTimings }>(o: T): T => ((o.timings.endedAt = clock()), o);
+    if (DISCARD_AFTER_MAP) return ended({ rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null, timings });
     const bytes = rows.map(rowBytes);
     // Rows the store holds already are not put to admission; they are dropped like its duplicates.
     const known = input.knownSpanIds && input.knownSpanIds.length > 0 ? new Set(input.knownSpanIds) : null;
@@ -246,6 +267,7 @@ export class WorkerIngest {
       if (at === undefined) traceIndex.set(id, (at = traceIndex.size));
       return at;
     });
+    const admitting = clock();
     const answer = await this.admitter.admit({
       scope: input.scope,
       traceIds: [...traceIndex.keys()],
@@ -261,14 +283,15 @@ export class WorkerIngest {
       answer.drop = [...knownRows, ...answer.drop.map((i) => candidates[i]!)].sort((a, b) => a - b);
       answer.duplicates += knownRows.length;
     }
-    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, accepted: 0, overQuota: 0, generation: null };
+    timings.admissionMs = clock() - admitting;
+    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, accepted: 0, overQuota: 0, generation: null, timings };
     if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     const dropped = new Set(answer.drop);
     if (answer.refused) outcome.overQuota = rows.length - dropped.size;
     const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
     if (kept.length === 0) {
       this.admitter.settle(answer.ticket, false);
-      return outcome;
+      return ended(outcome);
     }
     const keptBytes = bytes.reduce((n, b, i) => (dropped.has(i) ? n : n + b), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
     const gen = this.current;
@@ -287,7 +310,9 @@ export class WorkerIngest {
       };
       gen.bodyBytes += input.body.byteLength;
       gen.accepted += kept.length;
+      const logging = clock();
       await gen.log.append(header, input.body);
+      timings.logSyncMs = clock() - logging;
       crashPoint('after-log-sync');
     } catch (e) {
       gen.accepted -= kept.length;
@@ -311,7 +336,7 @@ export class WorkerIngest {
     outcome.accepted = kept.length;
     if (input.soon) this.soon = true;
     if (gen === this.current && (gen.accepted >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
-    return outcome;
+    return ended(outcome);
   }
 
   /** Flushes the open generation (and retries failed ones); resolves when they are reported. */
