@@ -22,8 +22,8 @@ import type { Scope } from '../store/admin/meta.js';
 import type { AdmitAnswer, AdmitRequest, GenerationId, GenerationReport, IngestInput, IngestOutcome, IngestTimings } from './workerIngest.js';
 
 /**
- * An OTLP request's way to its answer: to a compute worker, decode and map, the main thread's
- * admission, the log's append and fdatasync, back to the main thread.
+ * An ingestion request's way to its answer: to a compute worker, decode and map, the main
+ * thread's admission, the log's append and fdatasync, back to the main thread.
  */
 export type IngestPhase = 'dispatch' | 'decode_map' | 'admission' | 'log_sync' | 'reply';
 

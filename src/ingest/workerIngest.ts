@@ -74,7 +74,7 @@ export interface IngestOutcome {
 export interface IngestTimings {
   startedAt: number;
   decodeMapMs: number;
-  /** The round trip to the main thread's admission index (0 when mapping kept nothing to admit). */
+  /** The round trip to the main thread's admission index. */
   admissionMs: number;
   /** The log append and the fdatasync covering it (0 when nothing was kept). */
   logSyncMs: number;
