@@ -253,7 +253,7 @@ export class WorkerIngest {
     const startedAt = clock();
     const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
     const timings: IngestTimings = { startedAt, decodeMapMs: clock() - startedAt, admissionMs: 0, logSyncMs: 0, endedAt: 0 };
-    const ended = <T extends { timings: IngestTimings }>(o: T): T => ((o.timings.endedAt = clock()), o);
+    const ended = (o: IngestOutcome): IngestOutcome => ((timings.endedAt = clock()), o);
     if (DISCARD_AFTER_MAP) return ended({ rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null, timings });
     const bytes = rows.map(rowBytes);
     // Rows the store holds already are not put to admission; they are dropped like its duplicates.

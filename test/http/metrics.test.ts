@@ -371,7 +371,7 @@ t.test('GET /v1/metrics', async (t) => {
     t.ok(close(staging.body.data, expected(VIEWS.traces.rows.filter((r) => r.dims.environment === 'staging'), 'day', [], ['count']).rows));
     const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
     const own = await metrics(`${window}&bucket=day&group_by=environment`, reader);
-    // A row per day bucket: a window across midnight UTC gives production two (failed once in CI at 00:2x).
+    // A row per day bucket: a window across midnight UTC gives production two (failed in CI at 00:40 UTC).
     t.same([...new Set(own.body.data.map((r: { environment: string }) => r.environment))], ['production'], 'a key pinned to production sees production only');
     t.equal((await metrics(`${window}&environment=staging`, reader)).status, 403);
     const unknown = await metrics(`${window}&environment=nowhere`);

@@ -33,8 +33,9 @@ export function scopeSql(scope: ReadScope, alias = ''): { sql: string; params: D
 /**
  * Whether no summary part waits to be merged in `scope`: then the merged rows alone are the
  * summaries (`traceSummariesSql(…, 'merged')`), and a list skips the merge of parts — over 1M
- * spans the latest page of 24 h took 0.7× the time, its count 0.34×. A part committed after this answer is one the
- * read would not have seen had it started a moment earlier; one merged meanwhile is in `traces`.
+ * spans the latest page of 24 h took 0.7× the time, its count 0.34×. A part committed after this
+ * answer is one the read would not have seen had it started a moment earlier; one merged
+ * meanwhile is in `traces`.
  */
 export async function settledScope(db: Database, scope: ReadScope): Promise<boolean> {
   const s = scopeSql(scope);

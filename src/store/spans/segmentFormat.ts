@@ -21,9 +21,10 @@ export const ROW_GROUP_ROWS = 16_384;
  * The options of every `COPY … TO` that writes a segment. Parquet 2 data pages (DuckDB's
  * `PARQUET_VERSION V2`: DELTA encodings for integers and byte arrays) are part of the format's
  * physical layout, not of its version — the columns and their meaning are the same, and readers
- * of Parquet 2 pages read both (DuckDB, and hyparquet in test/store/spans/format.test.ts). Measured on a day of synthetic spans
- * (172,800 rows): 26.2 → 21.2 bytes a row, the COPY 0.8× the time, a trace read 0.9× and a
- * window count 0.5× (delta-encoded start times), other scans alike.
+ * of Parquet 2 pages read both (DuckDB, and hyparquet in test/store/spans/format.test.ts).
+ * Measured on a day of synthetic spans (172,800 rows): 26.2 → 21.2 bytes a row, the COPY 0.8×
+ * the time, a trace read 0.9× and a window count 0.5× (delta-encoded start times), other scans
+ * alike.
  */
 export const SEGMENT_COPY_OPTIONS = `FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
   KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'}`;
