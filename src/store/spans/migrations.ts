@@ -9,7 +9,7 @@ import type { Migration } from '../migration.js';
 import { SPAN_COLUMNS, SQL_TYPE } from './columns.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
-import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans } from './traceParts.js';
+import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans, traceKeySql } from './traceParts.js';
 
 /** The resource id of a row of the spans table as it was before segments (resource and scope were columns). */
 const LEGACY_RESOURCE_ID = `hash(coalesce(resource, '') || chr(0) || coalesce(scope_name, '') || chr(0) || coalesce(scope_version, ''))`;
@@ -288,6 +288,16 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       }
       await tx.exec('DROP TABLE root_metadata');
     },
+  },
+  {
+    version: 204,
+    name: 'trace summaries found by a 64-bit key column instead of an index on the trace id (the index and its free blocks were most of the file)',
+    sql: [
+      // DuckDB alters no table that an index depends on: the index goes first.
+      'DROP INDEX IF EXISTS traces_trace_id',
+      'ALTER TABLE traces ADD COLUMN trace_key UBIGINT',
+      `UPDATE traces SET trace_key = ${traceKeySql('trace_id')}`,
+    ],
   },
 ];
 

@@ -89,6 +89,28 @@ function mergePartsSql(from: string): string {
 export type Where = (alias: string) => string;
 
 /**
+ * The key `traces` finds a trace by instead of an index: the first 64 bits of its hex id, 0 for an
+ * id that does not start with hex digits (never NULL: a lookup compares keys alone first, and an
+ * `OR key IS NULL` would have DuckDB compare every row's id — 10 ms against 3.4 at 125k traces).
+ * Written by the merge, computed by the same SQL for a lookup, so the two always agree. An ART
+ * index on `trace_id` found a row in 1.3 ms at 1.25M traces (10M spans) against 2.4 for a scan of
+ * this column, but it took 68 bytes a trace and as much again in free blocks, because every
+ * checkpoint writes it anew: the DuckDB file of 1.25M summaries was 202 MB with it and 48 MB
+ * without (native-bench/README.md, "Where the bytes go").
+ */
+export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
+
+/** `traces` rows whose key is that of the trace id(s) `key` names. */
+function keyMatches(alias: string, key: TraceKey): string {
+  return key.list
+    ? `${alias}.trace_key IN (SELECT ${traceKeySql('k.id')} FROM (${key.list}) k(id))`
+    : `${alias}.trace_key = ${traceKeySql(key.value!)}`;
+}
+
+/** The trace id(s) a by-id read names, as SQL: one value (`$3`), or a relation of them. */
+export type TraceKey = { value: string; list?: undefined } | { list: string; value?: undefined };
+
+/**
  * Part-shaped rows, one per trace, of the traces that pass `where` (which scopes by tenant and app
  * first): merged rows without newer parts as they are, and the others merged with their parts.
  * Filters on the result (a time window) are pushed by DuckDB into the plain scan of `traces`.
@@ -106,20 +128,20 @@ export function tracePartsSql(where: Where): string {
 /**
  * Part-shaped rows of the traces that `where` names by id (a trace id, or a handful): every part
  * and merged row of them, merged. Cheaper than `tracePartsSql` when `where` selects few traces —
- * `traces` is indexed by trace id — and the same rows.
+ * `traces` is scanned for their keys (`traceKeySql`) — and the same rows. `where` names them by id too.
  */
-export function tracePartsByIdSql(where: Where): string {
-  return mergePartsSql(`SELECT ${COLS} FROM traces x WHERE ${where('x')} UNION ALL SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}`);
+export function tracePartsByIdSql(where: Where, key: TraceKey): string {
+  return mergePartsSql(`SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyMatches('x', key)} UNION ALL SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}`);
 }
 
 /**
  * Part-shaped rows of the traces that `where` names by id, from `traces` alone — and none at all
  * when any of them has unmerged parts (then `tracePartsByIdSql` has the answer). A trace read
- * long after its spans arrived finds its merged row by the index and skips the merge's grouping:
- * 1.9 ms against 6.6 for the merge over 1M spans.
+ * long after its spans arrived finds its merged row by its key and skips the merge's grouping:
+ * 1.9 ms against 6.6 for the merge over 1M spans (measured with an index on the id).
  */
-export function mergedRowsByIdSql(where: Where): string {
-  return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
+export function mergedRowsByIdSql(where: Where, key: TraceKey): string {
+  return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyMatches('x', key)} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
 }
 
 /** Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`). */
@@ -134,10 +156,14 @@ export type SummarySource = 'window' | 'byId' | 'mergedById' | 'merged';
  * the merged rows alone are read (see `mergedRowsByIdSql`). With `merged`, the merged rows alone,
  * whatever `where` selects: right only when no part waits in its scope (see `settledScope`).
  */
-export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
+export function traceSummariesSql(where: Where, source: SummarySource = 'window', key?: TraceKey): string {
+  const byId = (): TraceKey => {
+    if (!key) throw new Error(`a ${source} summary read needs the trace key`);
+    return key;
+  };
   const rows =
-    source === 'byId' ? tracePartsByIdSql(where)
-    : source === 'mergedById' ? mergedRowsByIdSql(where)
+    source === 'byId' ? tracePartsByIdSql(where, byId())
+    : source === 'mergedById' ? mergedRowsByIdSql(where, byId())
     : source === 'merged' ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
     : tracePartsSql(where);
   return `
@@ -168,7 +194,7 @@ export const MERGE_STATEMENTS = (upTo: bigint) => [
          ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.environment_id = p.environment_id AND t.trace_id = p.trace_id`)}`,
   `DELETE FROM traces USING merged_now m
     WHERE traces.tenant_id = m.tenant_id AND traces.app_id = m.app_id AND traces.environment_id = m.environment_id AND traces.trace_id = m.trace_id`,
-  `INSERT INTO traces (${COLS}) SELECT ${COLS} FROM merged_now`,
+  `INSERT INTO traces (${COLS}, trace_key) SELECT ${COLS}, ${traceKeySql('trace_id')} FROM merged_now`,
   `DELETE FROM trace_parts WHERE seq <= ${upTo}`,
   'DROP TABLE merged_now',
 ];

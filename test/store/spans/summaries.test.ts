@@ -18,6 +18,7 @@ import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
+import { lookupResources } from '../../../src/store/scores/resources.js';
 import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
 
@@ -120,4 +121,67 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.same(session.data.map((x) => x.id), [traceId]);
   t.equal((await traceWithSpans(src, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another environment sees nothing');
   t.equal((await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another app sees nothing');
+});
+
+t.test('a trace is found by its 64-bit key, without an index on its id', async (t) => {
+  const dataDir = tempDir();
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
+  const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
+  const buffer = await SegmentBuffer.open(segments.root);
+  t.teardown(() => {
+    buffer.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await migrate(db);
+  const src = { db, segments };
+  let seq = 0;
+  const commit = async (specs: SpanSpec[]) => {
+    const { rows, resources } = toRows(scope, mapExportRequest(exportRequest(specs)).spans);
+    const parts = new SummaryParts();
+    parts.add(rows);
+    const cell = await buffer.cell();
+    buffer.append(cell, rows);
+    const temp = segments.tempPath();
+    const written = await buffer.write(cell, scope, temp);
+    const date = new Date(Number(written.minStartNs / 1_000_000n)).toISOString().slice(0, 10);
+    const key = await segments.publish(temp, { ...scope, date, name: `key-${++seq}` });
+    await commitGeneration(db, segments, {
+      workerId: 'w', seq, log: `w-${seq}.log`,
+      segments: [{ key, ...scope, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
+      parts: parts.rows(), resources: resources.map((r) => ({ ...r, ...scope })), blobs: [],
+      usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }], bodyBytes: 1,
+    });
+  };
+  // Two ids alike in their first 64 bits (one key), and one that is not.
+  const prefix = hex(8);
+  const [a, b, c] = [prefix + hex(8), prefix + hex(8), hex(16)];
+  await commit([{ traceId: a, name: 'a' }, { traceId: b, name: 'b' }, { traceId: c, name: 'c' }]);
+  await mergeParts(db);
+
+  const indexes = await db.query<{ n: number }>("SELECT count(*)::INTEGER AS n FROM duckdb_indexes() WHERE table_name = 'traces'");
+  t.equal(indexes[0]?.n, 0, 'no index on the summaries (it was most of the file)');
+  const keys = await db.query<{ trace_id: string; trace_key: string }>('SELECT trace_id, trace_key::VARCHAR AS trace_key FROM traces ORDER BY trace_id');
+  t.same(
+    Object.fromEntries(keys.map((r) => [r.trace_id, r.trace_key])),
+    Object.fromEntries([a, b, c].map((id) => [id, BigInt('0x' + id.slice(0, 16)).toString()])),
+    'each merged row keeps the first 64 bits of its id',
+  );
+  for (const [id, name] of [[a, 'a'], [b, 'b'], [c, 'c']] as const) t.equal((await traceWithSpans(src, read, id))?.trace.name, name, `trace ${name} by id: its own row, its key shared or not`);
+  t.equal(await traceWithSpans(src, read, prefix + '0'.repeat(16)), null, 'a key alone does not make a trace');
+  t.equal(await traceWithSpans(src, read, 'not-hex'), null, 'an id that is not hex has no key and finds nothing');
+  const found = await lookupResources(db, segments, read, [a, b, c, 'f'.repeat(32)].map((resourceId) => ({ resourceId, resourceKind: 'trace' as const, sessionId: null })));
+  t.same([...found.traces.keys()].sort(), [a, b, c].sort(), 'a batch of ids (scores and comments) finds its traces by their keys');
+
+  // An id that does not start with hex digits (no OTLP id is one; a row put in by hand can be) has key 0.
+  await db.exec(
+    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
+     VALUES ($1, $2, $3, 'session-one', 1, 2, 0, 1, 'odd', 0, 0, 1, 0, 1, [])`,
+    [scope.tenantId, scope.appId, scope.environmentId],
+  );
+  await mergeParts(db);
+  t.same(await db.query("SELECT trace_key::VARCHAR AS k FROM traces WHERE trace_id = 'session-one'"), [{ k: '0' }], 'key 0, not NULL');
+  t.equal((await traceWithSpans(src, read, 'session-one'))?.trace.name, 'odd', 'found by key 0 and its id');
+  const again = await lookupResources(db, segments, read, [{ resourceId: 'session-one', resourceKind: 'trace', sessionId: null }]);
+  t.same([...again.traces.keys()], ['session-one']);
 });
