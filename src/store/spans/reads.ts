@@ -13,7 +13,7 @@ import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
-import { SUMMARY_COLUMNS, traceSummariesSql, type SummarySource } from './traceParts.js';
+import { SUMMARY_COLUMNS, traceSummariesSql } from './traceParts.js';
 
 export interface ReadScope {
   tenantId: string;
@@ -147,15 +147,15 @@ interface FoundTrace {
 async function findTrace(db: Database, scope: ReadScope, traceId: string): Promise<FoundTrace | null> {
   const s = scopeSql(scope);
   const n = s.params.length + 1;
-  const read = (source: SummarySource) =>
+  const read = (mergedOnly: boolean) =>
     db.query<RawSummary & { start_ns: string; end_ns: string }>(
       `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
-         FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, source, { value: `$${n}` })})
+         FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, { byId: { value: `$${n}` }, mergedOnly })})
         -- One trace id in two environments is two traces; an unpinned reader gets the latest.
         ORDER BY start_ns DESC, environment_id LIMIT 1`,
       [...s.params, traceId],
     );
-  const row = (await read('mergedById'))[0] ?? (await read('byId'))[0];
+  const row = (await read(true))[0] ?? (await read(false))[0];
   if (!row) return null;
   const { start_ns, end_ns, ...summary } = row;
   return { summary: toSummary(summary), startNs: BigInt(start_ns), endNs: BigInt(end_ns) };

@@ -144,26 +144,25 @@ export function mergedRowsByIdSql(where: Where, key: TraceKey): string {
   return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyMatches('x', key)} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
 }
 
-/** Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`). */
-export type SummarySource = 'window' | 'byId' | 'mergedById' | 'merged';
+/**
+ * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`);
+ * a read by id names its trace id(s) for the key too, and may read the merged rows alone.
+ */
+export type SummarySource = 'window' | 'merged' | { byId: TraceKey; mergedOnly: boolean };
 
 /**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
  * environment_id, environment, metadata`). Every trace summary the API answers comes from here.
- * With `byId`, `where` selects traces by id (see `tracePartsByIdSql`); with `mergedById` too, and
- * the merged rows alone are read (see `mergedRowsByIdSql`). With `merged`, the merged rows alone,
- * whatever `where` selects: right only when no part waits in its scope (see `settledScope`).
+ * With `byId`, `where` selects traces by the ids the key names (see `tracePartsByIdSql`); with
+ * `mergedOnly` too, the merged rows alone are read (see `mergedRowsByIdSql`). With `merged`, the
+ * merged rows alone, whatever `where` selects: right only when no part waits in its scope (see
+ * `settledScope`).
  */
-export function traceSummariesSql(where: Where, source: SummarySource = 'window', key?: TraceKey): string {
-  const byId = (): TraceKey => {
-    if (!key) throw new Error(`a ${source} summary read needs the trace key`);
-    return key;
-  };
+export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
   const rows =
-    source === 'byId' ? tracePartsByIdSql(where, byId())
-    : source === 'mergedById' ? mergedRowsByIdSql(where, byId())
+    typeof source === 'object' ? (source.mergedOnly ? mergedRowsByIdSql(where, source.byId) : tracePartsByIdSql(where, source.byId))
     : source === 'merged' ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
     : tracePartsSql(where);
   return `
