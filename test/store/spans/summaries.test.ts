@@ -5,7 +5,7 @@
  * once.
  */
 import { rmSync } from 'node:fs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mapExportRequest } from '../../../src/core/otlp/map.js';
 import { toRows } from '../../../src/ingest/rows.js';
 import { SummaryParts } from '../../../src/ingest/summaryParts.js';
@@ -25,7 +25,11 @@ import { tempDir } from '../../helpers/server.js';
 const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
 const read: ReadScope = { ...scope };
 
-t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
+/**
+ * A store in a temporary directory, and `commit`: writes spans as one generation (one segment) and
+ * commits it, as a compute worker and the store would; `startOffsetMs` moves the spans in time.
+ */
+async function openStore(t: Test) {
   const dataDir = tempDir();
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
   const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
@@ -36,11 +40,8 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
     rmSync(dataDir, { recursive: true, force: true });
   });
   await migrate(db);
-  const src = { db, segments };
-
   let seq = 0;
-  /** Writes spans as one generation (one segment) and commits it, as a compute worker and the store would. */
-  const commit = async (specs: SpanSpec[], startOffsetMs: number) => {
+  const commit = async (specs: SpanSpec[], startOffsetMs = 0): Promise<GenerationReport> => {
     const request = exportRequest(specs);
     for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
       s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
@@ -69,6 +70,11 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
     await commitGeneration(db, segments, report);
     return report;
   };
+  return { db, segments, src: { db, segments }, commit };
+}
+
+t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
+  const { db, segments, src, commit } = await openStore(t);
 
   const traceId = hex(16);
   const root = hex(8);
@@ -124,35 +130,7 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
 });
 
 t.test('a trace is found by its 64-bit key, without an index on its id', async (t) => {
-  const dataDir = tempDir();
-  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
-  const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
-  const buffer = await SegmentBuffer.open(segments.root);
-  t.teardown(() => {
-    buffer.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await migrate(db);
-  const src = { db, segments };
-  let seq = 0;
-  const commit = async (specs: SpanSpec[]) => {
-    const { rows, resources } = toRows(scope, mapExportRequest(exportRequest(specs)).spans);
-    const parts = new SummaryParts();
-    parts.add(rows);
-    const cell = await buffer.cell();
-    buffer.append(cell, rows);
-    const temp = segments.tempPath();
-    const written = await buffer.write(cell, scope, temp);
-    const date = new Date(Number(written.minStartNs / 1_000_000n)).toISOString().slice(0, 10);
-    const key = await segments.publish(temp, { ...scope, date, name: `key-${++seq}` });
-    await commitGeneration(db, segments, {
-      workerId: 'w', seq, log: `w-${seq}.log`,
-      segments: [{ key, ...scope, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
-      parts: parts.rows(), resources: resources.map((r) => ({ ...r, ...scope })), blobs: [],
-      usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }], bodyBytes: 1,
-    });
-  };
+  const { db, segments, src, commit } = await openStore(t);
   // Two ids alike in their first 64 bits (one key), and one that is not.
   const prefix = hex(8);
   const [a, b, c] = [prefix + hex(8), prefix + hex(8), hex(16)];
