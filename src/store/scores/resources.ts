@@ -19,7 +19,7 @@ export async function lookupResources(db: Database, segments: SegmentStore, scop
   const among = (ids: string[]): DuckDBValue[] => [...s.params, listValue(ids)];
   const lookup: ResourceLookup = { traces: new Map(), spans: new Map(), sessions: new Map() };
   const summaries = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)})`;
-  const byIds = `(${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id IN (SELECT unnest($${n}::VARCHAR[]))`, { byId: { list: `SELECT unnest($${n}::VARCHAR[])` }, mergedOnly: false })})`;
+  const byIds = `(${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { list: `SELECT unnest($${n}::VARCHAR[])` }, mergedOnly: false })})`;
 
   if (spanIds.length > 0) {
     const files = await segmentsFor(db, segments, scope, null, null);

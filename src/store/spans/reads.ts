@@ -150,7 +150,7 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
   const read = (mergedOnly: boolean) =>
     db.query<RawSummary & { start_ns: string; end_ns: string }>(
       `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
-         FROM (${traceSummariesSql((a) => `${scopeSql(scope, a).sql} AND ${a}.trace_id = $${n}`, { byId: { value: `$${n}` }, mergedOnly })})
+         FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { value: `$${n}` }, mergedOnly })})
         -- One trace id in two environments is two traces; an unpinned reader gets the latest.
         ORDER BY start_ns DESC, environment_id LIMIT 1`,
       [...s.params, traceId],

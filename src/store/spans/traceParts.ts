@@ -100,15 +100,19 @@ export type Where = (alias: string) => string;
  */
 export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
 
-/** `traces` rows whose key is that of the trace id(s) `key` names. */
-function keyMatches(alias: string, key: TraceKey): string {
-  return key.list
-    ? `${alias}.trace_key IN (SELECT ${traceKeySql('k.id')} FROM (${key.list}) k(id))`
-    : `${alias}.trace_key = ${traceKeySql(key.value!)}`;
+/** The trace id(s) a by-id read names, as SQL: one value (`$3`), or a relation of them. */
+export type TraceIds = { value: string; list?: undefined } | { list: string; value?: undefined };
+
+/** Rows of `alias` with the trace id(s) `ids` names. */
+function idMatches(alias: string, ids: TraceIds): string {
+  return ids.list ? `${alias}.trace_id IN (${ids.list})` : `${alias}.trace_id = ${ids.value!}`;
 }
 
-/** The trace id(s) a by-id read names, as SQL: one value (`$3`), or a relation of them. */
-export type TraceKey = { value: string; list?: undefined } | { list: string; value?: undefined };
+/** `traces` rows with the trace id(s) `ids` names: their keys compared first, then the ids. */
+function keyAndIdMatch(alias: string, ids: TraceIds): string {
+  const key = ids.list ? `${alias}.trace_key IN (SELECT ${traceKeySql('k.id')} FROM (${ids.list}) k(id))` : `${alias}.trace_key = ${traceKeySql(ids.value!)}`;
+  return `${key} AND ${idMatches(alias, ids)}`;
+}
 
 /**
  * Part-shaped rows, one per trace, of the traces that pass `where` (which scopes by tenant and app
@@ -126,36 +130,38 @@ export function tracePartsSql(where: Where): string {
 }
 
 /**
- * Part-shaped rows of the traces that `where` names by id (a trace id, or a handful): every part
- * and merged row of them, merged. Cheaper than `tracePartsSql` when `where` selects few traces —
- * `traces` is scanned for their keys (`traceKeySql`) — and the same rows. `where` names them by id too.
+ * Part-shaped rows of the traces of `where` that `ids` names (a trace id, or a handful): every
+ * part and merged row of them, merged. Cheaper than `tracePartsSql` for a few traces — `traces`
+ * is scanned for their keys (`traceKeySql`) — and the same rows.
  */
-export function tracePartsByIdSql(where: Where, key: TraceKey): string {
-  return mergePartsSql(`SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyMatches('x', key)} UNION ALL SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}`);
+export function tracePartsByIdSql(where: Where, ids: TraceIds): string {
+  return mergePartsSql(`SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyAndIdMatch('x', ids)}
+                        UNION ALL SELECT ${COLS} FROM trace_parts x WHERE ${where('x')} AND ${idMatches('x', ids)}`);
 }
 
 /**
- * Part-shaped rows of the traces that `where` names by id, from `traces` alone — and none at all
- * when any of them has unmerged parts (then `tracePartsByIdSql` has the answer). A trace read
+ * Part-shaped rows of the traces of `where` that `ids` names, from `traces` alone — and none at
+ * all when any of them has unmerged parts (then `tracePartsByIdSql` has the answer). A trace read
  * long after its spans arrived finds its merged row by its key and skips the merge's grouping:
  * 1.9 ms against 6.6 for the merge over 1M spans (measured with an index on the id).
  */
-export function mergedRowsByIdSql(where: Where, key: TraceKey): string {
-  return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyMatches('x', key)} AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')})`;
+export function mergedRowsByIdSql(where: Where, ids: TraceIds): string {
+  return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyAndIdMatch('x', ids)}
+           AND NOT EXISTS (SELECT 1 FROM trace_parts y WHERE ${where('y')} AND ${idMatches('y', ids)})`;
 }
 
 /**
  * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`);
- * a read by id names its trace id(s) for the key too, and may read the merged rows alone.
+ * a read by id names its trace id(s), and may read the merged rows alone.
  */
-export type SummarySource = 'window' | 'merged' | { byId: TraceKey; mergedOnly: boolean };
+export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: boolean };
 
 /**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
  * tokens, span_count, input_preview, output_preview, tags, session_id, user_id, run_id,
  * environment_id, environment, metadata`). Every trace summary the API answers comes from here.
- * With `byId`, `where` selects traces by the ids the key names (see `tracePartsByIdSql`); with
+ * With `byId`, the traces of `where` with those ids (see `tracePartsByIdSql`); with
  * `mergedOnly` too, the merged rows alone are read (see `mergedRowsByIdSql`). With `merged`, the
  * merged rows alone, whatever `where` selects: right only when no part waits in its scope (see
  * `settledScope`).
