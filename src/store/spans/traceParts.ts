@@ -95,8 +95,8 @@ export type Where = (alias: string) => string;
  * Written by the merge, computed by the same SQL for a lookup, so the two always agree. An ART
  * index on `trace_id` found a row in 1.3 ms at 1.25M traces (10M spans) against 2.4 for a scan of
  * this column, but it took 68 bytes a trace and as much again in free blocks, because every
- * checkpoint writes it anew: the DuckDB file of 1.25M summaries was 202 MB with it and 48 MB
- * without (native-bench/README.md, "Where the bytes go").
+ * checkpoint writes it anew: a file of 1.25M summary-shaped rows was 202 MB with it and 48 MB
+ * with this column instead (native-bench/README.md, "Where the bytes go").
  */
 export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
 

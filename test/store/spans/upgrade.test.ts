@@ -107,6 +107,10 @@ t.test("summaries written before migration 203 get their root span's metadata", 
   t.same(await list('metadata.tier = gold'), [traceId], "the root's metadata reached the old summary");
   t.same(await list('metadata.step exists'), [], "a child's is not the trace's");
   t.same(await list('any_span.metadata.step exists'), [traceId]);
+  // Migration 204 gave the old summary its key: a read by id finds it (it compares keys first).
+  const byId = await call(server, 'GET', `/v1/traces/${traceId}`, { auth });
+  t.equal(byId.status, 200, byId.text);
+  t.equal(byId.body.data.spans.length, 2, 'the trace by id, with its spans');
   // New parts are appended by position after the migration rebuilt the tables.
   const again = await otlp(server, exportRequest([{ traceId: hex(16), name: 'new', attributes: { 'tracelake.metadata.tier': 'new' } }]));
   t.equal(again.status, 200, again.text);
