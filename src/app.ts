@@ -26,6 +26,7 @@ import { listenMetrics, type MetricsListener } from './http/metricsServer.js';
 import { OpsMetrics } from './http/opsMetrics.js';
 import { loadNativeUws } from './http/uws.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
+import { LogSyncThread } from './ingest/logSync.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
 import { DATABASE_FILE, ingestLogDir } from './store/db.js';
@@ -146,13 +147,14 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   const logDir = ingestLogDir(dataDir);
   mkdirSync(logDir, { recursive: true });
   let ingest: IngestCoordinator | undefined;
+  const logSync = new LogSyncThread();
   const greetings: { workerId: string; port: MessagePort }[] = [];
   const compute = createComputeClient({
     threads: config.workers,
     maxQueue: config.maxQueue,
     pricing,
     dataDir,
-    flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
+    nice: config.workerNice,
     onMessage: (m) => {
       const hello = (m as { tracelakeWorker?: { workerId: string; port: MessagePort } }).tracelakeWorker;
       if (!hello) return workerLog(log, m);
@@ -166,6 +168,8 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     dedupeSpans: config.dedupeSpans,
     maxBacklogBytes: config.ingestBacklogBytes,
     visibleTimeoutMs: 30_000,
+    flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
+    sync: logSync.sync,
   }, log);
   if (ops) ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
@@ -205,7 +209,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       // What the workers hold goes into committed segments, so the next start replays nothing.
       await ingest.drain();
       await store.run('close', {});
-      await Promise.all([store.destroy(), compute.destroy()]);
+      await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
     },
   };
 }

@@ -103,6 +103,6 @@ console.log(JSON.stringify({
   reference_read_convert: { ms: Math.round(readMs), sessions_per_s: rate(read.length, readMs), events_per_s: rate(events, readMs) },
   sync_through_server: { ms: Math.round(syncMs), sessions_per_s: rate(summary.sessions.accepted, syncMs), events_per_s: rate(summary.events, syncMs), requests: summary.requests, span_rows: summary.spanRows, mb_sent: +(summary.bytes / 1e6).toFixed(1), rejected: summary.sessions.rejected },
   ratio_sync_to_reference: +(readMs / syncMs).toFixed(3),
-  server_steps_ms: { requests: steps.length, prepare: stepMs('prepareMs'), known_spans: stepMs('knownMs'), worker: stepMs('workerMs'), visible_wait: stepMs('visibleWaitMs') },
+  server_steps_ms: { requests: steps.length, prepare: stepMs('prepareMs'), known_spans: stepMs('knownMs'), ack: stepMs('ackMs'), visible_wait: stepMs('visibleWaitMs') },
   second_run_nothing_changed: { ms: Math.round(noopMs), sent: again.sessions.sent },
 }, null, 2));

@@ -50,7 +50,7 @@ export class OpsMetrics {
     this.storeTasks = new Histogram({ name: 'tracelake_store_task_duration_seconds', help: 'Store thread tasks (DuckDB transactions and queries), queueing included, by task.', labelNames: ['task', 'outcome'], buckets: LATENCY_BUCKETS, registers });
     this.ingestPhases = new Histogram({
       name: 'tracelake_ingest_phase_seconds',
-      help: 'Where an ingestion request (an OTLP export, an agents sync, a worker run\'s trace) spends the time before its answer, by phase: dispatch (to a compute worker), decode_map, admission (the round trip to the main thread), log_sync (append and fdatasync), reply (back to the main thread).',
+      help: 'Where an ingestion request (an OTLP export, an agents sync, a worker run\'s trace) spends the time before its answer, by phase: check (decompress, check the body and read its span ids; JSON bodies and agent batches on a compute worker), admission, log_sync (append and fdatasync).',
       labelNames: ['phase'],
       buckets: LATENCY_BUCKETS,
       registers,

@@ -1,31 +1,82 @@
 /**
- * The main thread's side of ingestion: it admits spans for every compute worker (one index, so the
- * per-trace bound and replays are decided once for all), keeps plan quotas, has each flushed
- * generation committed by the store thread and then deletes its log file, tells requests that asked
- * to wait when their spans are visible, refuses new work when too much is not yet committed, and at
- * start replays the log files a crash left behind.
+ * The main thread's side of ingestion, and the way to an answer (ARCHITECTURE §2):
  *
- * Nothing here is CPU-heavy: a map lookup per span and a few messages per request.
+ *   body → decompress (libuv pool) → check and read row keys (protobuf: here, protoCheck.ts, no
+ *   decoding; JSON and agent batches: a compute worker) → admission (dedupe, the per-trace bound,
+ *   plan quotas) → append to a worker's ingest log file → fdatasync (its own thread, shared by a
+ *   group of requests) → answer; then the record goes to that worker, which decodes and maps it
+ *   into its next segment.
+ *
+ * So an answer waits for no decoding or mapping, only for the check, one sync and this thread: a
+ * 2xx means the body is durable, `partialSuccess` is exact (the check refuses what decoding would,
+ * and reads the ids mapping would keep), and a refused request stores nothing. The coordinator
+ * also cuts each worker's generations (by size, by age, or at once for a request that waits until
+ * its spans are visible), has each flushed generation committed by the store thread and then
+ * deletes its log file, tells waiting requests when their spans are visible, refuses new work when
+ * too much is not yet committed, and at start replays the log files a crash left behind.
+ *
+ * Nothing here is CPU-heavy: a walk over the body's bytes, a map lookup per span and a few
+ * messages per request.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
-import { crashPoint } from './testHooks.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
-import { monthOf, quotaRefusal, type Plan } from '../core/plans.js';
+import { rowKeys, type RowKeys } from '../core/otlp/map.js';
+import { monthOf, quotaRefusal, type Plan, type QuotaRefusal } from '../core/plans.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { CoordinatorMessage, WorkerMessage } from '../pool/ingestMessages.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
-import type { AdmitAnswer, AdmitRequest, GenerationId, GenerationReport, IngestInput, IngestOutcome, IngestTimings } from './workerIngest.js';
+import { checkProtobufRequest, decompressAsync } from './decode.js';
+import { IngestLogFile } from './ingestLog.js';
+import type { LogHeader } from './logFormat.js';
+import type { SyncFn } from './logSync.js';
+import { estimateRowBytes } from './rowBytes.js';
+import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
+import { logName, type GenerationId, type GenerationReport, type IngestEncoding } from './workerIngest.js';
 
-/**
- * An ingestion request's way to its answer: to a compute worker, decode and map, the main
- * thread's admission, the log's append and fdatasync, back to the main thread.
- */
-export type IngestPhase = 'dispatch' | 'decode_map' | 'admission' | 'log_sync' | 'reply';
+/** An ingestion request's way to its answer: check (and decompress), admission, the log's append and fdatasync. */
+export type IngestPhase = 'check' | 'admission' | 'log_sync';
+
+export interface IngestRequest {
+  body: Uint8Array;
+  encoding: IngestEncoding;
+  contentEncoding: string | undefined;
+  maxDecompressedBytes: number;
+  maxSpansPerTrace: number;
+  scope: Scope;
+  /** The tenant's plan when it limits spans or storage. */
+  plan: Plan | null;
+  /** Span ids the store holds already (an agent session synced again): dropped as duplicates. */
+  knownSpanIds?: string[];
+}
+
+export interface IngestOutcome {
+  /** Spans refused by mapping (bad ids, times) and by admission (over the bound). */
+  rejected: number;
+  errors: string[];
+  duplicates: number;
+  overBound: number;
+  refused: QuotaRefusal | null;
+  /** Rows kept: durable in the ingest log. */
+  accepted: number;
+  /** Rows refused because the request was over the plan's quota (then `accepted` is 0). */
+  overQuota: number;
+  /** Whether the rows are readable already (always, when none was kept). */
+  visible: boolean;
+  /** Time until the record was durable, and then until visible (when the request waited for it). */
+  ackMs: number;
+  visibleWaitMs: number;
+}
+
+export interface FlushPolicy {
+  maxRows: number;
+  maxBodyBytes: number;
+  maxAgeMs: number;
+}
 
 export interface CoordinatorOptions {
   logDir: string;
@@ -36,13 +87,53 @@ export interface CoordinatorOptions {
   maxBacklogBytes: number;
   /** How long a request that asked to wait for visibility waits at most. */
   visibleTimeoutMs: number;
+  flush: FlushPolicy;
+  /** Makes log appends durable (the log sync thread). */
+  sync: SyncFn;
 }
 
-interface WorkerState {
+/** One log file and the records a worker gets from it. */
+class LaneGeneration {
+  log: IngestLogFile | null = null;
+  /** Rows kept in its records, and their bodies' bytes. */
+  rows = 0;
+  bodyBytes = 0;
+  /** Appends not yet durable or failed. */
+  private pending = 0;
+  private whenSettled: (() => void)[] = [];
+  readonly openedAt = Date.now();
+
+  constructor(
+    readonly seq: number,
+    readonly name: string,
+  ) {}
+
+  begin(): void {
+    this.pending++;
+  }
+
+  end(): void {
+    if (--this.pending === 0) for (const wake of this.whenSettled.splice(0)) wake();
+  }
+
+  /** Resolves once every append begun has ended. */
+  settled(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.whenSettled.push(resolve));
+  }
+}
+
+/** A compute worker as the coordinator sees it: its port, and the generation its records go to. */
+interface Lane {
+  workerId: string;
   port: MessagePort;
-  /** Admission tickets not yet settled. */
-  tickets: Set<number>;
-  flushes: Map<number, () => void>;
+  nextSeq: number;
+  open: LaneGeneration;
+  /** Generations cut whose appends are settling, and when their flush will have been sent. */
+  cutting: Map<LaneGeneration, Promise<void>>;
+  /** A request waits to see its spans: cut at the end of this turn of the event loop. */
+  soon: boolean;
+  gone: boolean;
+  closes: Map<number, () => void>;
 }
 
 interface Usage {
@@ -57,22 +148,23 @@ const COMMIT_RETRY_MS = 1000;
 const RECENT_MS = 10 * 60_000;
 
 export class IngestCoordinator {
-  private readonly workers = new Map<string, WorkerState>();
+  private readonly lanes = new Map<string, Lane>();
+  private nextLane = 0;
   private readonly admission: AdmissionIndex;
   private readonly usage = new Map<string, Usage>();
   private readonly usageLoads = new Map<string, Promise<Usage>>();
-  /** Quota reserved by a ticket, given back if it fails. */
-  private readonly reserved = new Map<number, { tenantId: string; spans: number; bytes: number }>();
   /** Highest generation committed, per worker (a worker's generations commit in order). */
   private readonly committed = new Map<string, number>();
   private readonly waiters = new Map<string, (() => void)[]>();
-  /** Request bytes of generations not yet committed, and of requests in flight. */
+  /** Request bytes of generations not yet committed. */
   private readonly uncommitted = new Map<string, number>();
+  /** Request bytes being checked, admitted or synced. */
   private inFlightBytes = 0;
   private commits: Promise<void> = Promise.resolve();
   private closing = false;
-  private nextFlush = 1;
+  private nextClose = 1;
   private readonly greeted: { count: number; wake: () => void }[] = [];
+  private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly store: StoreClient,
@@ -81,16 +173,18 @@ export class IngestCoordinator {
     private readonly log: Logger,
   ) {
     this.admission = new AdmissionIndex(options.maxSpansPerTrace, options.dedupeSpans);
+    this.timer = setInterval(() => this.cutOld(), Math.max(5, Math.min(50, options.flush.maxAgeMs / 4)));
+    this.timer.unref();
   }
 
   /** Called with each compute worker's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
-    const state: WorkerState = { port, tickets: new Set(), flushes: new Map() };
-    this.workers.set(workerId, state);
-    port.on('message', (m: WorkerMessage) => this.onMessage(workerId, state, m));
-    port.on('close', () => this.onWorkerGone(workerId, state));
+    const lane: Lane = { workerId, port, nextSeq: 2, open: new LaneGeneration(1, logName(workerId, 1)), cutting: new Map(), soon: false, gone: false, closes: new Map() };
+    this.lanes.set(workerId, lane);
+    port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
+    port.on('close', () => this.onWorkerGone(lane));
     port.unref();
-    for (const g of this.greeted.filter((g) => this.workers.size >= g.count)) {
+    for (const g of this.greeted.filter((g) => this.lanes.size >= g.count)) {
       this.greeted.splice(this.greeted.indexOf(g), 1);
       g.wake();
     }
@@ -102,7 +196,7 @@ export class IngestCoordinator {
    * aborts the whole process (N-API cannot throw into a thread being torn down).
    */
   whenWorkers(count: number): Promise<void> {
-    if (this.workers.size >= count) return Promise.resolve();
+    if (this.lanes.size >= count) return Promise.resolve();
     return new Promise((wake) => this.greeted.push({ count, wake }));
   }
 
@@ -116,52 +210,231 @@ export class IngestCoordinator {
     return n;
   }
 
-  /**
-   * Runs one request through a compute worker. Refused with 503 before any work when the backlog is
-   * over its bound. With `waitVisible`, resolves only once the spans can be read (or the wait
-   * times out; the spans are durable either way). `workerMs` is the worker's part (map, admission,
-   * the log's fsync), `visibleWaitMs` the wait for the commit after it.
-   */
-  async ingest(input: Omit<IngestInput, 'soon'>, waitVisible: boolean): Promise<IngestOutcome & { visible: boolean; workerMs: number; visibleWaitMs: number }> {
-    const bytes = input.body.byteLength;
-    if (this.backlogBytes + bytes > this.options.maxBacklogBytes) {
-      throw new ApiError('overloaded', 'Too much ingested data is waiting to be written; retry shortly', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
-    }
-    if (input.plan) await this.usageOf(input.scope.tenantId);
-    this.inFlightBytes += bytes;
-    let outcome: IngestOutcome;
-    const started = performance.now();
-    try {
-      // The body is the request's own copy (server.readBody): move it rather than copy it.
-      outcome = await this.compute.run('ingest', { ...input, soon: waitVisible }, [input.body.buffer as ArrayBuffer]);
-    } finally {
-      this.inFlightBytes -= bytes;
-    }
-    const workerMs = performance.now() - started;
-    this.observe(outcome.timings, performance.timeOrigin + started, performance.timeOrigin + started + workerMs);
-    this.count(outcome);
-    const g = outcome.generation;
-    if (g && !this.isCommitted(g)) {
-      const key = genKey(g);
-      this.uncommitted.set(key, (this.uncommitted.get(key) ?? 0) + bytes);
-    }
-    const visible = g === null || !waitVisible ? g === null || this.isCommitted(g) : await this.visible(g);
-    return { ...outcome, visible, workerMs, visibleWaitMs: performance.now() - started - workerMs };
-  }
-
   /** Told where each request's time went before its answer (seconds by phase), for the operations metrics. */
   phaseObserver: ((phase: IngestPhase, seconds: number) => void) | null = null;
 
-  private observe(t: IngestTimings, sentAt: number, answeredAt: number): void {
+  /**
+   * Takes one request: refused with 503 before any work when the backlog is over its bound;
+   * answered once its record is durable or, with `waitVisible`, once its spans can be read (or the
+   * wait times out; they are durable either way).
+   */
+  async ingest(input: IngestRequest, waitVisible: boolean): Promise<IngestOutcome> {
+    const started = performance.now();
+    const requestBytes = input.body.byteLength;
+    if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes) throw overloaded('Too much ingested data is waiting to be written; retry shortly');
+    if (input.plan) await this.usageOf(input.scope.tenantId);
+    this.inFlightBytes += requestBytes;
+    let record: { gen: GenerationId; kept: number } | null;
+    let outcome: IngestOutcome;
+    try {
+      const { keys, body } = await this.check(input);
+      const checked = performance.now();
+      if (DISCARD_AFTER_MAP) return this.outcome({ rejected: keys.rejected, errors: keys.errors }, started);
+      const admitted = this.admit(input, keys, body.byteLength);
+      const admittedAt = performance.now();
+      outcome = this.outcome(admitted, started);
+      if (admitted.kept === 0 && !admitted.refused) this.admission.settle(admitted.ticket, false);
+      record = admitted.kept > 0 ? { gen: await this.append(input, admitted, body, waitVisible), kept: admitted.kept } : null;
+      if (record) outcome.accepted = record.kept;
+      outcome.ackMs = performance.now() - started;
+      this.observe(checked - started, admittedAt - checked, performance.now() - admittedAt);
+    } finally {
+      this.inFlightBytes -= requestBytes;
+    }
+    this.count(outcome);
+    if (!record) return outcome;
+    const g = record.gen;
+    const key = genKey(g);
+    if (!this.isCommitted(g)) this.uncommitted.set(key, (this.uncommitted.get(key) ?? 0) + requestBytes);
+    const waitStarted = performance.now();
+    outcome.visible = waitVisible ? await this.visible(g) : this.isCommitted(g);
+    outcome.visibleWaitMs = performance.now() - waitStarted;
+    return outcome;
+  }
+
+  /**
+   * The body as the log keeps it (decompressed) and its row keys. A protobuf body is checked here
+   * (no decoding); JSON and agent batches are parsed by a compute worker.
+   */
+  private async check(input: IngestRequest): Promise<{ keys: RowKeys; body: Uint8Array }> {
+    if (input.encoding === 'protobuf' && !DISCARD_AFTER_MAP) {
+      const body = await decompressAsync(input.body, input.contentEncoding, input.maxDecompressedBytes);
+      return { keys: rowKeys(checkProtobufRequest(body), { maxSpansPerTrace: input.maxSpansPerTrace }), body };
+    }
+    const scanned = await this.compute.run('scan', {
+      body: input.body,
+      encoding: input.encoding,
+      contentEncoding: input.contentEncoding,
+      maxDecompressedBytes: input.maxDecompressedBytes,
+      maxSpansPerTrace: input.maxSpansPerTrace,
+      scope: input.scope,
+      discard: DISCARD_AFTER_MAP,
+    });
+    return { keys: scanned.keys, body: scanned.decompressed ?? input.body };
+  }
+
+  /** Admission of the rows: replays and rows over the bound dropped, the plan's quotas kept. */
+  private admit(input: IngestRequest, keys: RowKeys, bodyBytes: number) {
+    // Rows the store holds already are not put to admission; they are dropped like its duplicates.
+    const known = input.knownSpanIds && input.knownSpanIds.length > 0 ? new Set(input.knownSpanIds) : null;
+    const candidates = known ? keys.spanIds.flatMap((span, i) => (known.has(span) ? [] : [i])) : null;
+    const a = this.admission.admit({
+      scope: scopeKey(input.scope),
+      traceIds: keys.traceIds,
+      traceOf: candidates ? candidates.map((i) => keys.traceOf[i]!) : keys.traceOf,
+      spanIds: candidates ? candidates.map((i) => keys.spanIds[i]!) : keys.spanIds,
+    });
+    let drop = a.drop;
+    let duplicates = a.duplicates;
+    if (candidates) {
+      const kept = new Set(candidates);
+      const knownRows = keys.spanIds.flatMap((_, i) => (kept.has(i) ? [] : [i]));
+      drop = [...knownRows, ...a.drop.map((i) => candidates[i]!)].sort((x, y) => x - y);
+      duplicates += knownRows.length;
+    }
+    const rows = keys.spanIds.length;
+    const kept = rows - drop.length;
+    // The storage estimate of the kept rows: their share of the body (the main thread maps nothing).
+    const bytes = kept === 0 ? 0 : estimateRowBytes(Math.round((bodyBytes * kept) / rows), kept);
+    const refused = input.plan && kept > 0 ? this.reserveQuota(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
+    const errors = [...keys.errors];
+    if (a.overBound > 0) errors.push(`${a.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
+    if (refused) this.admission.settle(a.ticket, false);
+    return { rejected: keys.rejected + a.overBound, errors, duplicates, overBound: a.overBound, refused, drop, kept: refused ? 0 : kept, overQuota: refused ? kept : 0, bytes, ticket: a.ticket };
+  }
+
+  private outcome(o: { rejected: number; errors: string[]; duplicates?: number; overBound?: number; refused?: QuotaRefusal | null; overQuota?: number }, started: number): IngestOutcome {
+    return { rejected: o.rejected, errors: o.errors, duplicates: o.duplicates ?? 0, overBound: o.overBound ?? 0, refused: o.refused ?? null, accepted: 0, overQuota: o.overQuota ?? 0, visible: true, ackMs: performance.now() - started, visibleWaitMs: 0 };
+  }
+
+  /**
+   * Appends the record to a worker's open generation and waits for it to be durable; then hands it
+   * to the worker. Admission's ticket is settled either way, and quota given back on failure.
+   */
+  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean): Promise<GenerationId> {
+    const lane = this.pickLane();
+    if (!lane) {
+      this.fail(a.ticket);
+      throw overloaded('No compute worker is ready; retry shortly');
+    }
+    const gen = lane.open;
+    const header: LogHeader = {
+      tenantId: input.scope.tenantId,
+      appId: input.scope.appId,
+      environmentId: input.scope.environmentId,
+      encoding: input.encoding,
+      contentEncoding: null,
+      maxSpansPerTrace: input.maxSpansPerTrace,
+      drop: a.drop,
+      receivedAtMs: Date.now(),
+      bytes: a.bytes,
+    };
+    gen.begin();
+    try {
+      gen.log ??= new IngestLogFile(join(this.options.logDir, gen.name), this.options.sync);
+      await gen.log.append(header, body);
+      crashPoint('after-log-sync');
+    } catch (e) {
+      gen.end();
+      this.fail(a.ticket);
+      throw e;
+    }
+    this.admission.settle(a.ticket, true);
+    this.reserved.delete(a.ticket);
+    gen.rows += a.kept;
+    gen.bodyBytes += body.byteLength;
+    const own = ownedBuffer(body);
+    const message: CoordinatorMessage = { t: 'record', seq: gen.seq, header, body: own };
+    if (!lane.gone) lane.port.postMessage(message, [own.buffer as ArrayBuffer]);
+    gen.end();
+    if (gen === lane.open) {
+      if (gen.rows >= this.options.flush.maxRows || gen.bodyBytes >= this.options.flush.maxBodyBytes) void this.cut(lane);
+      else if (waitVisible) this.cutSoon(lane);
+    }
+    return { workerId: lane.workerId, seq: gen.seq };
+  }
+
+  /** A request that will not be answered 2xx: its admission and its quota are taken back. */
+  private fail(ticket: number): void {
+    this.admission.settle(ticket, false);
+    const r = this.reserved.get(ticket);
+    this.reserved.delete(ticket);
+    const u = r && this.usage.get(r.tenantId);
+    if (r && u) {
+      u.monthSpans -= r.spans;
+      u.storedBytes -= r.bytes;
+    }
+  }
+
+  /** Quota reserved by an admission ticket, given back if its request fails. */
+  private readonly reserved = new Map<number, { tenantId: string; spans: number; bytes: number }>();
+
+  private reserveQuota(ticket: number, tenantId: string, plan: Plan, spans: number, bytes: number): QuotaRefusal | null {
+    const u = this.usage.get(tenantId);
+    if (!u) return null; // loaded by ingest() before the request was checked
+    const month = monthOf(Date.now());
+    if (u.month !== month) Object.assign(u, { month, monthSpans: 0 });
+    const refused = quotaRefusal(plan, u, spans, bytes);
+    if (refused) return refused;
+    u.monthSpans += spans;
+    u.storedBytes += bytes;
+    this.reserved.set(ticket, { tenantId, spans, bytes });
+    return null;
+  }
+
+  private pickLane(): Lane | null {
+    const lanes = [...this.lanes.values()];
+    if (lanes.length === 0) return null;
+    return lanes[this.nextLane++ % lanes.length]!;
+  }
+
+  /**
+   * Closes the lane's open generation to new records; once its appends have settled, the worker is
+   * told to flush it (the promise resolves then).
+   */
+  private cut(lane: Lane): Promise<void> {
+    lane.soon = false;
+    const gen = lane.open;
+    if (gen.log === null) return Promise.resolve(); // nothing appended since the last cut
+    lane.open = new LaneGeneration(lane.nextSeq, logName(lane.workerId, lane.nextSeq));
+    lane.nextSeq++;
+    const flushed = gen.settled().then(() => {
+      lane.cutting.delete(gen);
+      gen.log!.close();
+      if (gen.rows === 0) {
+        // Every append failed: nothing was answered 2xx, nothing to keep.
+        rmSync(join(this.options.logDir, gen.name), { force: true });
+        return;
+      }
+      if (lane.gone) return; // its log is replayed (onWorkerGone)
+      const message: CoordinatorMessage = { t: 'flush', seq: gen.seq };
+      lane.port.postMessage(message);
+    });
+    lane.cutting.set(gen, flushed);
+    return flushed;
+  }
+
+  private cutSoon(lane: Lane): void {
+    if (lane.soon) return;
+    lane.soon = true;
+    setImmediate(() => {
+      if (lane.soon) void this.cut(lane);
+    });
+  }
+
+  private cutOld(): void {
+    const now = Date.now();
+    for (const lane of this.lanes.values()) {
+      if (lane.open.rows > 0 && now - lane.open.openedAt >= this.options.flush.maxAgeMs) void this.cut(lane);
+    }
+  }
+
+  private observe(checkMs: number, admissionMs: number, logSyncMs: number): void {
     const see = this.phaseObserver;
     if (!see) return;
-    // Clocks of two threads: a difference below zero is their rounding, not time.
-    const seconds = (ms: number) => Math.max(0, ms) / 1000;
-    see('dispatch', seconds(t.startedAt - sentAt));
-    see('decode_map', seconds(t.decodeMapMs));
-    see('admission', seconds(t.admissionMs));
-    see('log_sync', seconds(t.logSyncMs));
-    see('reply', seconds(answeredAt - t.endedAt));
+    see('check', checkMs / 1000);
+    see('admission', admissionMs / 1000);
+    see('log_sync', logSyncMs / 1000);
   }
 
   private count(o: IngestOutcome): void {
@@ -204,6 +477,7 @@ export class IngestCoordinator {
         const replayed = await this.compute.run('replayLog', { path, name });
         discardedBytes += replayed.discardedBytes;
         if (replayed.discardedBytes > 0) this.log.warn({ file: name, discarded_bytes: replayed.discardedBytes }, 'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed');
+        if (replayed.skippedRecords > 0) this.log.error({ file: name, records: replayed.skippedRecords }, 'ingest log records that could not be decoded were skipped');
         if (replayed.report) await this.store.run('commitGeneration', replayed.report);
         for (const k of replayed.keys) {
           this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
@@ -216,85 +490,43 @@ export class IngestCoordinator {
   }
 
   /**
-   * Shutdown: every worker writes what it holds and closes its DuckDB; resolves once all of it is
-   * committed. The workers take no more requests after this.
+   * Shutdown: every open generation is cut and flushed, every worker writes what it holds and
+   * closes its DuckDB; resolves once what could be written is committed (a generation that could
+   * not be written stays in its log file, replayed at the next start). The server takes no more
+   * requests before this.
    */
   async drain(): Promise<void> {
     this.closing = true;
+    clearInterval(this.timer);
+    const lanes = [...this.lanes.values()];
+    // Generations cut before, still settling, are flushed by their own cut.
+    await Promise.all(lanes.flatMap((lane) => [this.cut(lane), ...lane.cutting.values()]));
     await Promise.all(
-      [...this.workers.values()].map(
-        (w) =>
+      lanes.map(
+        (lane) =>
           new Promise<void>((resolve) => {
-            const id = this.nextFlush++;
-            w.flushes.set(id, resolve);
-            const message: CoordinatorMessage = { t: 'flush', id, close: true };
-            w.port.postMessage(message);
+            if (lane.gone) return resolve();
+            const id = this.nextClose++;
+            lane.closes.set(id, resolve);
+            const message: CoordinatorMessage = { t: 'close', id };
+            lane.port.postMessage(message);
           }),
       ),
     );
     await this.commits;
   }
 
-  private onMessage(workerId: string, w: WorkerState, m: WorkerMessage): void {
+  private onMessage(workerId: string, lane: Lane, m: WorkerMessage): void {
     switch (m.t) {
-      case 'admit':
-        return this.reply(w, { t: 'admitted', id: m.id, answer: this.admit(w, m.request) });
-      case 'settle':
-        return this.settle(w, m.ticket, m.durable);
       case 'generation':
+        if (m.report.skippedRecords > 0) this.log.error({ worker: workerId, log: m.report.log, records: m.report.skippedRecords }, 'ingest log records that could not be decoded were skipped');
         return this.enqueueCommit(m.report);
-      case 'flushed':
-        w.flushes.get(m.id)?.();
-        w.flushes.delete(m.id);
+      case 'closed':
+        lane.closes.get(m.id)?.();
+        lane.closes.delete(m.id);
         return;
       case 'log':
         this.log[m.level]({ worker: workerId, err: m.err }, m.msg);
-    }
-  }
-
-  private admit(w: WorkerState, req: AdmitRequest): AdmitAnswer {
-    const a = this.admission.admit({ scope: scopeKey(req.scope), traceIds: req.traceIds, traceOf: req.traceOf, spanIds: req.spanIds });
-    w.tickets.add(a.ticket);
-    let refused = null;
-    if (req.plan) {
-      const dropped = new Set(a.drop);
-      let spans = 0;
-      let bytes = req.blobBytes;
-      req.bytes.forEach((b, i) => {
-        if (!dropped.has(i)) {
-          spans++;
-          bytes += b;
-        }
-      });
-      refused = spans > 0 ? this.reserveQuota(a.ticket, req.scope.tenantId, req.plan, spans, bytes) : null;
-    }
-    return { ...a, refused };
-  }
-
-  private reserveQuota(ticket: number, tenantId: string, plan: Plan, spans: number, bytes: number) {
-    const u = this.usage.get(tenantId);
-    if (!u) return null; // loaded by ingest() before the request was dispatched
-    const month = monthOf(Date.now());
-    if (u.month !== month) Object.assign(u, { month, monthSpans: 0 });
-    const refused = quotaRefusal(plan, u, spans, bytes);
-    if (refused) return refused;
-    u.monthSpans += spans;
-    u.storedBytes += bytes;
-    this.reserved.set(ticket, { tenantId, spans, bytes });
-    return null;
-  }
-
-  private settle(w: WorkerState, ticket: number, durable: boolean): void {
-    w.tickets.delete(ticket);
-    this.admission.settle(ticket, durable);
-    const r = this.reserved.get(ticket);
-    this.reserved.delete(ticket);
-    if (r && !durable) {
-      const u = this.usage.get(r.tenantId);
-      if (u) {
-        u.monthSpans -= r.spans;
-        u.storedBytes -= r.bytes;
-      }
     }
   }
 
@@ -343,14 +575,15 @@ export class IngestCoordinator {
     return (this.committed.get(g.workerId) ?? 0) >= g.seq;
   }
 
-  private visible(g: GenerationId): Promise<boolean> {
+  /** Resolves true once the generation is committed, or false after the visibility timeout (when `timeout`). */
+  private visible(g: GenerationId, timeout = true): Promise<boolean> {
     if (this.isCommitted(g)) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.options.visibleTimeoutMs);
+      const timer = timeout ? setTimeout(() => resolve(false), this.options.visibleTimeoutMs) : null;
       const key = genKey(g);
       const list = this.waiters.get(key) ?? [];
       list.push(() => {
-        clearTimeout(timer);
+        if (timer) clearTimeout(timer);
         resolve(true);
       });
       this.waiters.set(key, list);
@@ -358,34 +591,45 @@ export class IngestCoordinator {
   }
 
   /**
-   * A worker thread ended (it crashed; Piscina starts another). What it admitted but had not made
-   * durable is taken back; its log files that no commit covers are replayed once the commits it
-   * already reported are done.
+   * A worker thread ended (it crashed; Piscina starts another). No record goes to it any more; once
+   * the appends to its files have settled, the files no commit covers are replayed by another
+   * worker, after the commits it already reported.
    */
-  private onWorkerGone(workerId: string, w: WorkerState): void {
-    this.workers.delete(workerId);
-    for (const ticket of [...w.tickets]) this.settle(w, ticket, false);
-    for (const wake of w.flushes.values()) wake();
+  private onWorkerGone(lane: Lane): void {
+    lane.gone = true;
+    this.lanes.delete(lane.workerId);
+    for (const wake of lane.closes.values()) wake();
     if (this.closing) return;
-    this.log.warn({ worker: workerId }, 'a compute worker ended; replaying its ingest log');
+    this.log.warn({ worker: lane.workerId }, 'a compute worker ended; replaying its ingest log');
+    const open = lane.open;
+    const settling = Promise.all([open.settled().then(() => open.log?.close()), ...lane.cutting.values()]);
     this.commits = this.commits.then(async () => {
+      await settling;
       try {
-        await this.recover(workerId);
+        await this.recover(lane.workerId);
       } catch (err) {
         this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
       }
       for (const [key, wakes] of this.waiters) {
-        if (!key.startsWith(`${workerId}:`)) continue;
+        if (!key.startsWith(`${lane.workerId}:`)) continue;
         for (const wake of wakes) wake();
         this.waiters.delete(key);
         this.uncommitted.delete(key);
       }
     });
   }
+}
 
-  private reply(w: WorkerState, m: CoordinatorMessage): void {
-    w.port.postMessage(m);
-  }
+function overloaded(message: string): ApiError {
+  return new ApiError('overloaded', message, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
+/**
+ * A buffer that may be moved to another thread: the body itself when it owns its memory, else a
+ * copy (a small Buffer can be a slice of Node's shared pool, which must never be detached).
+ */
+function ownedBuffer(body: Uint8Array): Uint8Array {
+  return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer) ? body : new Uint8Array(body);
 }
 
 function scopeKey(s: Scope): string {

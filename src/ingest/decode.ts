@@ -3,9 +3,11 @@
  * a small bomb cannot exhaust memory; every refusal is an ApiError with the right status, raised
  * before anything is stored.
  */
-import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gunzipSync, inflate, inflateRaw, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ApiError } from '../core/errors.js';
 import type { ExportTraceServiceRequest } from '../core/otlp/wire.js';
+import { checkTraceRequest } from './protoCheck.js';
 import { decodeTraceRequest } from './protoDecode.js';
 
 export type OtlpEncoding = 'protobuf' | 'json';
@@ -20,23 +22,62 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding {
 
 /** Undoes Content-Encoding, refusing output over `maxBytes` (413) and broken streams (400). */
 export function decompress(body: Uint8Array, contentEncoding: string | undefined, maxBytes: number): Uint8Array {
-  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity' || encoding === '') return body;
-  const options = { maxOutputLength: maxBytes };
-  try {
-    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, options);
-    if (encoding === 'deflate') {
-      // HTTP "deflate" is zlib-wrapped, but some clients send raw deflate: accept both.
-      try {
-        return inflateSync(body, options);
-      } catch (e) {
-        if (isTooLarge(e)) throw e;
-        return inflateRawSync(body, options);
-      }
+  return undo(body, contentEncoding, maxBytes, SYNC);
+}
+
+/**
+ * {@link decompress} on the libuv pool, for the main thread: the event loop never inflates. The same
+ * answers and refusals.
+ */
+export function decompressAsync(body: Uint8Array, contentEncoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
+  return undo(body, contentEncoding, maxBytes, ASYNC);
+}
+
+type Inflate = (body: Uint8Array, options: ZlibOptions) => Uint8Array;
+interface Inflaters<R> {
+  gzip: (body: Uint8Array, options: ZlibOptions) => R;
+  zlib: (body: Uint8Array, options: ZlibOptions) => R;
+  raw: (body: Uint8Array, options: ZlibOptions) => R;
+  /** Runs `first`; on an error `onError` may throw or give another try. */
+  attempt: (first: () => R, onError: (e: unknown) => R) => R;
+  done: (body: Uint8Array) => R;
+}
+const SYNC: Inflaters<Uint8Array> = {
+  gzip: gunzipSync as Inflate,
+  zlib: inflateSync as Inflate,
+  raw: inflateRawSync as Inflate,
+  attempt: (first, onError) => {
+    try {
+      return first();
+    } catch (e) {
+      return onError(e);
     }
-  } catch (e) {
+  },
+  done: (body) => body,
+};
+const ASYNC: Inflaters<Promise<Uint8Array>> = {
+  gzip: promisify(gunzip) as (body: Uint8Array, options: ZlibOptions) => Promise<Uint8Array>,
+  zlib: promisify(inflate) as (body: Uint8Array, options: ZlibOptions) => Promise<Uint8Array>,
+  raw: promisify(inflateRaw) as (body: Uint8Array, options: ZlibOptions) => Promise<Uint8Array>,
+  attempt: (first, onError) => first().catch(onError),
+  done: (body) => Promise.resolve(body),
+};
+
+function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes: number, z: Inflaters<R>): R {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return z.done(body);
+  const options = { maxOutputLength: maxBytes };
+  const refuse = (e: unknown): never => {
     if (isTooLarge(e)) throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
     throw badBody(`not valid ${encoding}: ${(e as Error).message}`);
+  };
+  if (encoding === 'gzip' || encoding === 'x-gzip') return z.attempt(() => z.gzip(body, options), refuse);
+  if (encoding === 'deflate') {
+    // HTTP "deflate" is zlib-wrapped, but some clients send raw deflate: accept both.
+    return z.attempt(
+      () => z.zlib(body, options),
+      (e) => (isTooLarge(e) ? refuse(e) : z.attempt(() => z.raw(body, options), refuse)),
+    );
   }
   throw new ApiError('unsupported_media_type', `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`);
 }
@@ -48,6 +89,18 @@ function badBody(why: string): ApiError {
 
 function isTooLarge(e: unknown): boolean {
   return e instanceof RangeError || (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+}
+
+/**
+ * The skeleton of a protobuf export (ids, times, events: protoCheck.ts), refused with the same 400
+ * as {@link decodeRequest} exactly when decoding it would be.
+ */
+export function checkProtobufRequest(bytes: Uint8Array): ExportTraceServiceRequest {
+  try {
+    return checkTraceRequest(bytes);
+  } catch (e) {
+    throw badBody(`not a valid OTLP protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
+  }
 }
 
 /** Decodes the export request; a body that is not an OTLP trace export is 400. */

@@ -1,13 +1,14 @@
 /**
- * One file of the ingest log, written by one compute worker: records are appended as requests are
- * admitted, and a request is answered once an fdatasync has covered its record. Syncs are shared:
- * every record appended while a sync runs waits for the next one, so a busy worker pays one sync
- * per group of requests, not one per request (group commit).
+ * One file of the ingest log, written by the main thread for one compute worker's generation:
+ * records are appended as requests are admitted, and a request is answered once an fdatasync has
+ * covered its record. Syncs are shared: every record appended while a sync runs waits for the next
+ * one, so a busy server pays one sync per group of requests, not one per request (group commit).
  *
  * A failed write or sync truncates the file back to what the last good sync covered and fails
  * every request waiting on it: a request that was not answered 2xx leaves nothing to replay.
  */
 import { closeSync, fdatasync, ftruncateSync, openSync, writevSync } from 'node:fs';
+import type { SyncFn } from './logSync.js';
 import { encodeRecord, type LogHeader } from './logFormat.js';
 
 export class IngestLogFile {
@@ -21,8 +22,11 @@ export class IngestLogFile {
   /** Bumped by each failure, so a sync that started before it cannot vouch for what came after. */
   private epoch = 0;
 
-  /** Creates the file; it must not exist. */
-  constructor(readonly path: string) {
+  /** Creates the file; it must not exist. `sync` makes its writes durable (default: the libuv pool's fdatasync). */
+  constructor(
+    readonly path: string,
+    private readonly syncFd: SyncFn = poolSync,
+  ) {
     this.fd = openSync(path, 'wx', 0o600);
   }
 
@@ -64,7 +68,7 @@ export class IngestLogFile {
     this.syncing = true;
     const target = this.written;
     const epoch = this.epoch;
-    fdatasync(this.fd, (err) => {
+    const settled = (err: Error | null) => {
       this.syncing = false;
       // A failure meanwhile truncated the file and failed everyone this sync was for.
       if (epoch !== this.epoch) return this.sync();
@@ -74,7 +78,11 @@ export class IngestLogFile {
       this.waiters = this.waiters.filter((w) => w.upTo > target);
       for (const w of done) w.resolve();
       this.sync();
-    });
+    };
+    this.syncFd(this.fd).then(
+      () => settled(null),
+      (e: unknown) => settled(e as Error),
+    );
   }
 
   /**
@@ -92,3 +100,5 @@ export class IngestLogFile {
     for (const w of this.waiters.splice(0)) w.reject(err);
   }
 }
+
+const poolSync: SyncFn = (fd) => new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));

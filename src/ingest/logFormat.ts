@@ -22,6 +22,12 @@ export interface LogHeader {
   /** Rows (in mapping order) that admission refused: replaying the record drops them again. */
   drop: number[];
   receivedAtMs: number;
+  /**
+   * What the kept rows count against a storage cap (estimated from the body by the main thread,
+   * which does not map it; `estimateRowBytes`). Absent in records of older versions: the rows' own
+   * weight is used then.
+   */
+  bytes?: number;
 }
 
 export interface LogRecord {

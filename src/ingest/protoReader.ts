@@ -5,6 +5,8 @@
  * of the enclosing message; reading past it throws.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 /** ASCII strings up to this many bytes are read in JS; longer ones by Buffer's native UTF-8 slice. */
 const SHORT_STRING = 12;
 
@@ -225,6 +227,42 @@ export function readKey(r: Reader, end: number): string {
   cachedKeyLengths[slot] = n;
   cachedKeyBytes.set(buf.subarray(start, last), at);
   return s;
+}
+
+/**
+ * Moves past a string field, checking that it is UTF-8 as strictly as {@link readString} decodes it,
+ * without making the string (protoCheck.ts).
+ */
+export function skipString(r: Reader, end: number): void {
+  const last = readEnd(r, end);
+  const buf = r.buf;
+  const start = r.pos;
+  r.pos = last;
+  if (last - start <= SHORT_STRING) {
+    let any = 0;
+    for (let i = start; i < last; i++) any |= buf[i]!;
+    if (any < 0x80) return;
+  }
+  if (!isUtf8(buf.subarray(start, last))) throw new Error(`invalid UTF-8 in a string field at offset ${start}`);
+}
+
+/** A view of length-delimited bytes (not a copy: for reads that do not outlive the input). */
+export function viewBytes(r: Reader, end: number): Uint8Array {
+  const last = readEnd(r, end);
+  const start = r.pos;
+  r.pos = last;
+  return r.buf.subarray(start, last);
+}
+
+/** Moves past a varint of up to 10 bytes, as {@link readInt64} reads it (and refuses it). */
+export function skipVarint64(r: Reader, end: number): void {
+  readVarint64(r, end);
+}
+
+/** Moves past 8 bytes (a double, or a fixed64 whose value is not needed). */
+export function skipFixed64(r: Reader, end: number): void {
+  if (r.pos + 8 > end) throw truncated(r);
+  r.pos += 8;
 }
 
 /** Length-delimited bytes, copied out of the input. */

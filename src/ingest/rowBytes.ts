@@ -15,3 +15,11 @@ export function rowBytes(row: SpanRow): number {
 
 export const ROW_OVERHEAD_BYTES = 200;
 const SIZED_COLUMNS = [COLUMN_INDEX.input, COLUMN_INDEX.output, COLUMN_INDEX.attributes, COLUMN_INDEX.metadata];
+
+/**
+ * What `rows` rows of a body of `bodyBytes` count against a storage cap, before they are mapped:
+ * the fixed share of each plus the body's bytes (a row's large fields are most of its body).
+ */
+export function estimateRowBytes(bodyBytes: number, rows: number): number {
+  return rows * ROW_OVERHEAD_BYTES + bodyBytes;
+}

@@ -1,32 +1,33 @@
 /**
- * The ingest path inside one compute worker (ARCHITECTURE §2–3):
+ * The ingest path inside one compute worker (ARCHITECTURE §2–3), after the main thread has answered:
  *
- *   body → decompress → decode → map → rows → admission (main thread) → ingest log (fdatasync,
- *   shared by a group of requests) → answer; rows wait in memory → Parquet segments → the main
- *   thread has the store commit them to the manifest → the log file is deleted.
+ *   durable log record (from the coordinator) → decompress → decode → map → rows → the worker's
+ *   in-memory DuckDB → (the coordinator cuts the generation) → Parquet segments → the main thread
+ *   has the store commit them to the manifest → the log file is deleted.
  *
- * Rows and log records are kept in generations: a generation is one log file and the rows of
- * exactly the records in it. A generation is flushed (by size, by age, or because a request asked to
- * wait until its spans are visible) into one segment per environment and day, and reported; once
- * the store has committed it, its log file goes. A crash at any point leaves either the log file
+ * A generation is one log file, written by the coordinator, and the rows of exactly the records in
+ * it: the coordinator sends each record once it is durable, then, when it cuts the generation, a
+ * flush. The generation is written as one segment per environment and day, and reported; once the
+ * store has committed it, its log file goes. A crash at any point leaves either the log file
  * (replayed at start) or committed segments (whose log file the store knows to be covered).
+ *
+ * The worker also does the CPU work the main thread does not do before an answer: checking and
+ * reading the row keys of OTLP/JSON bodies and of coding-agent batches (`scan`).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Plan, QuotaRefusal } from '../core/plans.js';
 import type { SpanRecord } from '../core/span.js';
-import { mapExportRequest, type MapOptions } from '../core/otlp/map.js';
+import { mapExportRequest, rowKeys, type MapOptions, type RowKeys } from '../core/otlp/map.js';
 import type { Scope } from '../store/admin/meta.js';
 import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
+import { crashPoint } from './testHooks.js';
 import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
 import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
-import { IngestLogFile } from './ingestLog.js';
 import { decodeLog, type LogHeader } from './logFormat.js';
 import { rowBytes } from './rowBytes.js';
 import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
@@ -35,79 +36,31 @@ import { SummaryParts, type PartRow } from './summaryParts.js';
 /** OTLP bodies, or a coding-agent batch already checked, clamped and scrubbed (ingest/agentsBatch.ts). */
 export type IngestEncoding = OtlpEncoding | 'agents';
 
-export interface IngestInput {
+/** A body to decode and map, with what mapping needs to know. */
+export interface PrepareInput {
   body: Uint8Array;
   encoding: IngestEncoding;
   contentEncoding: string | undefined;
   maxDecompressedBytes: number;
   maxSpansPerTrace: number;
   scope: Scope;
-  /** The tenant's plan when it limits spans or storage. */
-  plan: Plan | null;
-  /** Flush soon: the caller will wait until the spans are visible. */
-  soon: boolean;
-  /** Span ids the store holds already (an agent session synced again): dropped as duplicates. */
-  knownSpanIds?: string[];
 }
 
-export interface IngestOutcome {
-  /** Spans refused by mapping (bad ids, times) and by admission (over the bound). */
-  rejected: number;
-  errors: string[];
-  duplicates: number;
-  overBound: number;
-  refused: QuotaRefusal | null;
-  /** Spans kept: durable in the ingest log. */
-  accepted: number;
-  /** Spans refused because the request was over the plan's quota (then `accepted` is 0). */
-  overQuota: number;
-  /** Where the accepted rows went; null when nothing was kept. */
-  generation: GenerationId | null;
-  /** Where the request's time went in the worker (the operations metrics' ingest phases). */
-  timings: IngestTimings;
+/** The compute pool's `scan` task: the row keys of a body the main thread does not read itself. */
+export interface ScanInput extends PrepareInput {
+  /** Decode, map and build the rows as a record would, then drop them (TRACELAKE_DISCARD_AFTER_MAP). */
+  discard: boolean;
 }
 
-/**
- * The worker's part of a request, in milliseconds. `startedAt` and `endedAt` are wall-clock
- * (`performance.timeOrigin + performance.now()`), comparable with the main thread's clock.
- */
-export interface IngestTimings {
-  startedAt: number;
-  decodeMapMs: number;
-  /** The round trip to the main thread's admission index. */
-  admissionMs: number;
-  /** The log append and the fdatasync covering it (0 when nothing was kept). */
-  logSyncMs: number;
-  endedAt: number;
+export interface ScanOutcome {
+  keys: RowKeys;
+  /** The body decompressed, when it came compressed (the log keeps it so). */
+  decompressed: Uint8Array | null;
 }
-
-const clock = () => performance.timeOrigin + performance.now();
 
 export interface GenerationId {
   workerId: string;
   seq: number;
-}
-
-/** What admission needs to know of a request. */
-export interface AdmitRequest {
-  scope: Scope;
-  /** Distinct trace ids; `traceOf[i]` is the index of row i's trace among them. */
-  traceIds: string[];
-  traceOf: number[];
-  spanIds: string[];
-  plan: Plan | null;
-  /** Estimated bytes each row adds to storage (plans with a storage cap). */
-  bytes: number[];
-  /** Bytes of the request's out-of-line fields (stored once, whatever admission decides on rows). */
-  blobBytes: number;
-}
-
-export interface AdmitAnswer {
-  drop: number[];
-  duplicates: number;
-  overBound: number;
-  refused: QuotaRefusal | null;
-  ticket: number;
 }
 
 export interface SegmentReport {
@@ -134,18 +87,13 @@ export interface GenerationReport extends GenerationId {
   usage: { tenantId: string; spans: number; bytes: number }[];
   /** Request body bytes in the generation. */
   bodyBytes: number;
+  /** Records of its log that could not be decoded, and were skipped (none, unless a bug lets one by). */
+  skippedRecords: number;
 }
 
-export interface Admitter {
-  admit(req: AdmitRequest): Promise<AdmitAnswer>;
-  settle(ticket: number, durable: boolean): void;
+/** Where a worker's flushed generations go: the coordinator, over the worker's port. */
+export interface GenerationSink {
   generationReady(report: GenerationReport): void;
-}
-
-export interface FlushPolicy {
-  maxRows: number;
-  maxBodyBytes: number;
-  maxAgeMs: number;
 }
 
 interface Cell {
@@ -155,7 +103,7 @@ interface Cell {
 }
 
 class Generation {
-  /** Cells by environment and day; a cell's table is made once, by whichever request needs it first. */
+  /** Cells by environment and day; a cell's table is made once, by whichever record needs it first. */
   readonly cells = new Map<string, Promise<Cell>>();
   readonly blobs = new Map<string, BlobRecord & { tenantId: string; appId: string; environmentId: string }>();
   readonly resources = new Map<string, ResourceRecord & { tenantId: string; appId: string }>();
@@ -163,16 +111,13 @@ class Generation {
   readonly usage = new Map<string, { spans: number; bytes: number }>();
   /** Rows in the buffer. */
   rows = 0;
-  /** Rows of durable records (in the buffer, or about to be). */
-  accepted = 0;
   bodyBytes = 0;
-  /** Requests between their log append and adding their rows. */
+  skippedRecords = 0;
+  /** Records being added. */
   pending = 0;
   /** Set when rows of a durable record could not be buffered: the log file is then the source. */
   broken: unknown = undefined;
   private whenSettled: (() => void) | null = null;
-  log: IngestLogFile | null = null;
-  readonly openedAt = Date.now();
 
   constructor(
     readonly seq: number,
@@ -215,32 +160,32 @@ class Generation {
 const START = COLUMN_INDEX.start_ns;
 const TRACE = COLUMN_INDEX.trace_id;
 const SPAN = COLUMN_INDEX.span_id;
+/** How often generations whose segments could not be written are tried again. */
+const RETRY_MS = 250;
 
 export class WorkerIngest {
   readonly workerId = randomUUID();
-  private current: Generation;
-  private nextSeq = 1;
+  /** Generations receiving records, by sequence number. */
+  private readonly open = new Map<number, Generation>();
   private flushing: Promise<void> = Promise.resolve();
   /** Generations whose segments could not be written yet (e.g. a full disk); retried. */
   private failed: Generation[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private soon = false;
 
   constructor(
     private readonly logDir: string,
     private readonly segments: SegmentStore,
     private readonly buffer: SegmentBuffer,
-    private readonly admitter: Admitter,
-    private readonly policy: FlushPolicy,
+    private readonly sink: GenerationSink,
     private readonly costOf: MapOptions['costOf'],
     private readonly onError: (e: unknown) => void = () => undefined,
-  ) {
-    this.current = new Generation(this.nextSeq++, buffer);
-  }
+  ) {}
 
-  /** Checks the age of the open generation every few milliseconds. */
+  /** Tries failed generations again every little while. */
   start(): void {
-    this.timer ??= setInterval(() => this.tick(), Math.max(5, Math.min(50, this.policy.maxAgeMs / 4)));
+    this.timer ??= setInterval(() => {
+      if (this.failed.length > 0) void this.retry();
+    }, RETRY_MS);
     this.timer.unref();
   }
 
@@ -249,102 +194,53 @@ export class WorkerIngest {
     this.timer = null;
   }
 
-  async ingest(input: IngestInput): Promise<IngestOutcome> {
-    const startedAt = clock();
-    const { rows, blobs, resources, rejected, errors } = prepare(input, this.costOf);
-    const timings: IngestTimings = { startedAt, decodeMapMs: clock() - startedAt, admissionMs: 0, logSyncMs: 0, endedAt: 0 };
-    const ended = (o: IngestOutcome): IngestOutcome => ((timings.endedAt = clock()), o);
-    if (DISCARD_AFTER_MAP) return ended({ rejected, errors, duplicates: 0, overBound: 0, refused: null, accepted: 0, overQuota: 0, generation: null, timings });
-    const bytes = rows.map(rowBytes);
-    // Rows the store holds already are not put to admission; they are dropped like its duplicates.
-    const known = input.knownSpanIds && input.knownSpanIds.length > 0 ? new Set(input.knownSpanIds) : null;
-    const candidates = known ? rows.flatMap((r, i) => (known.has(r[SPAN] as string) ? [] : [i])) : null;
-    const admitted = candidates ? candidates.map((i) => rows[i]!) : rows;
-    const traceIndex = new Map<string, number>();
-    const traceOf = admitted.map((r) => {
-      const id = r[TRACE] as string;
-      let at = traceIndex.get(id);
-      if (at === undefined) traceIndex.set(id, (at = traceIndex.size));
-      return at;
-    });
-    const admitting = clock();
-    const answer = await this.admitter.admit({
-      scope: input.scope,
-      traceIds: [...traceIndex.keys()],
-      traceOf,
-      spanIds: admitted.map((r) => r[SPAN] as string),
-      plan: input.plan,
-      bytes: candidates ? candidates.map((i) => bytes[i]!) : bytes,
-      blobBytes: blobs.reduce((n, b) => n + b.data.byteLength, 0),
-    });
-    if (candidates) {
-      const kept = new Set(candidates);
-      const knownRows = rows.flatMap((_, i) => (kept.has(i) ? [] : [i]));
-      answer.drop = [...knownRows, ...answer.drop.map((i) => candidates[i]!)].sort((a, b) => a - b);
-      answer.duplicates += knownRows.length;
-    }
-    timings.admissionMs = clock() - admitting;
-    const outcome: IngestOutcome = { rejected: rejected + answer.overBound, errors, duplicates: answer.duplicates, overBound: answer.overBound, refused: answer.refused, accepted: 0, overQuota: 0, generation: null, timings };
-    if (answer.overBound > 0) errors.push(`${answer.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
-    const dropped = new Set(answer.drop);
-    if (answer.refused) outcome.overQuota = rows.length - dropped.size;
-    const kept = answer.refused ? [] : rows.filter((_, i) => !dropped.has(i));
-    if (kept.length === 0) {
-      this.admitter.settle(answer.ticket, false);
-      return ended(outcome);
-    }
-    const keptBytes = bytes.reduce((n, b, i) => (dropped.has(i) ? n : n + b), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
-    const gen = this.current;
-    gen.pending++;
+  /**
+   * A durable record of generation `seq`: its rows go into the segment buffer. Should that fail, the
+   * generation is written from its log file instead.
+   */
+  record(seq: number, header: LogHeader, body: Uint8Array): void {
+    let gen = this.open.get(seq);
+    if (!gen) this.open.set(seq, (gen = new Generation(seq, this.buffer)));
+    const g = gen;
+    g.bodyBytes += body.byteLength;
+    g.pending++;
+    let prepared: PreparedRecord;
     try {
-      gen.log ??= new IngestLogFile(join(this.logDir, logName(this.workerId, gen.seq)));
-      const header: LogHeader = {
-        tenantId: input.scope.tenantId,
-        appId: input.scope.appId,
-        environmentId: input.scope.environmentId,
-        encoding: input.encoding,
-        contentEncoding: input.contentEncoding ?? null,
-        maxSpansPerTrace: input.maxSpansPerTrace,
-        drop: answer.drop,
-        receivedAtMs: Date.now(),
-      };
-      gen.bodyBytes += input.body.byteLength;
-      gen.accepted += kept.length;
-      const logging = clock();
-      await gen.log.append(header, input.body);
-      timings.logSyncMs = clock() - logging;
-      crashPoint('after-log-sync');
+      prepared = prepareRecord(header, body, this.costOf);
     } catch (e) {
-      gen.accepted -= kept.length;
-      gen.done();
-      this.admitter.settle(answer.ticket, false);
-      throw e;
+      g.broken ??= e;
+      g.done();
+      return;
     }
-    this.admitter.settle(answer.ticket, true);
-    // The record is durable: answer now, and move the rows into the segment buffer right after (the
-    // generation is not written before they are in). Should that fail, the generation is written
-    // from its log file instead.
-    setImmediate(() => {
-      gen
-        .add(input.scope, kept, blobs, resources, keptBytes)
-        .catch((e: unknown) => {
-          gen.broken ??= e;
-        })
-        .finally(() => gen.done());
-    });
-    outcome.generation = { workerId: this.workerId, seq: gen.seq };
-    outcome.accepted = kept.length;
-    if (input.soon) this.soon = true;
-    if (gen === this.current && (gen.accepted >= this.policy.maxRows || gen.bodyBytes >= this.policy.maxBodyBytes || input.soon)) this.flushSoon();
-    return ended(outcome);
+    g.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes)
+      .catch((e: unknown) => {
+        g.broken ??= e;
+      })
+      .finally(() => g.done());
   }
 
-  /** Flushes the open generation (and retries failed ones); resolves when they are reported. */
-  flush(): Promise<void> {
-    const gen = this.current;
-    if (gen.accepted > 0 || gen.pending > 0) this.current = new Generation(this.nextSeq++, this.buffer);
-    const retry = this.failed.splice(0);
-    const work = [...retry, ...(gen === this.current ? [] : [gen])];
+  /**
+   * Writes generation `seq` as segments and reports it, once its records are in (the coordinator
+   * sends the flush after the last of them). Resolves when it is reported or has failed (then it
+   * is retried).
+   */
+  flush(seq: number): Promise<void> {
+    const gen = this.open.get(seq) ?? new Generation(seq, this.buffer);
+    this.open.delete(seq);
+    return this.chain([gen]);
+  }
+
+  /** Writes the generations that failed before; resolves when that is done. */
+  retry(): Promise<void> {
+    return this.chain(this.failed.splice(0));
+  }
+
+  /** Resolves once every flush asked for so far has ended. */
+  idle(): Promise<void> {
+    return this.flushing;
+  }
+
+  private chain(work: Generation[]): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       for (const g of work) {
         try {
@@ -362,54 +258,41 @@ export class WorkerIngest {
    * Re-reads a log file left by a crash and writes its rows as segments, with the admission
    * decisions the records carry. The report names the file, so committing it retires the file.
    */
-  async replay(path: string, name: string): Promise<{ report: GenerationReport | null; discardedBytes: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] }> {
+  async replay(path: string, name: string): Promise<{ report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] }> {
     const { records, discardedBytes } = decodeLog(readFileSync(path));
     const gen = new Generation(0, this.buffer);
     const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
     for (const { header, body } of records) {
-      const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
-      const { rows, blobs, resources } = prepare(
-        { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope, plan: null, soon: false },
-        this.costOf,
-      );
-      const dropped = new Set(header.drop);
-      const kept = rows.filter((_, i) => !dropped.has(i));
+      let prepared: PreparedRecord;
+      try {
+        prepared = prepareRecord(header, body, this.costOf);
+      } catch (e) {
+        // The main thread checked the body before logging it; a record that still fails must not
+        // hold the rest of the file back at every start.
+        gen.skippedRecords++;
+        this.onError(e);
+        continue;
+      }
       gen.bodyBytes += body.byteLength;
-      await gen.add(scope, kept, blobs, resources, kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0));
-      keys.push({ scope, traceIds: kept.map((r) => r[TRACE] as string), spanIds: kept.map((r) => r[SPAN] as string) });
+      await gen.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes);
+      keys.push({ scope: prepared.scope, traceIds: prepared.rows.map((r) => r[TRACE] as string), spanIds: prepared.rows.map((r) => r[SPAN] as string) });
     }
-    const report = gen.rows > 0 ? await this.segmentsOf(gen, name) : null;
-    return { report, discardedBytes, keys };
-  }
-
-  private tick(): void {
-    const gen = this.current;
-    if (this.failed.length > 0 || (gen.accepted > 0 && (this.soon || Date.now() - gen.openedAt >= this.policy.maxAgeMs))) this.flushSoon();
-  }
-
-  private flushSoon(): void {
-    this.soon = false;
-    void this.flush();
+    const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
+    return { report, discardedBytes, skippedRecords: gen.skippedRecords, keys };
   }
 
   private async write(gen: Generation): Promise<void> {
     await gen.settled();
-    gen.log?.close();
     const name = logName(this.workerId, gen.seq);
-    if (gen.accepted === 0) {
-      // Every request of it failed: nothing to keep, and its log holds nothing durable.
-      if (gen.log) rmSync(gen.log.path, { force: true });
-      return;
-    }
     if (gen.broken !== undefined) {
       await this.dropCells(gen);
       this.onError(gen.broken);
       const { report } = await this.replay(join(this.logDir, name), name);
-      if (report) this.admitter.generationReady(report);
+      this.sink.generationReady(report ?? (await this.segmentsOf(new Generation(gen.seq, this.buffer), name)));
       return;
     }
     try {
-      this.admitter.generationReady(await this.segmentsOf(gen, name));
+      this.sink.generationReady(await this.segmentsOf(gen, name));
     } catch (e) {
       // Some cells may be written and freed already: a retry starts again from the log file.
       gen.broken = e;
@@ -455,12 +338,66 @@ export class WorkerIngest {
       blobs: [...gen.blobs.values()],
       usage: [...gen.usage].map(([tenantId, u]) => ({ tenantId, ...u })),
       bodyBytes: gen.bodyBytes,
+      skippedRecords: gen.skippedRecords,
     };
   }
 }
 
+interface PreparedRecord {
+  scope: Scope;
+  rows: SpanRow[];
+  blobs: BlobRecord[];
+  resources: ResourceRecord[];
+  /** What the rows count against a storage cap. */
+  bytes: number;
+}
+
+/** A log record's rows: decoded, mapped, and without the rows admission refused. */
+function prepareRecord(header: LogHeader, body: Uint8Array, costOf: MapOptions['costOf']): PreparedRecord {
+  const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
+  const { rows, blobs, resources } = prepare(
+    { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope },
+    costOf,
+  );
+  const dropped = new Set(header.drop);
+  const kept = dropped.size === 0 ? rows : rows.filter((_, i) => !dropped.has(i));
+  // Records before the estimate was logged: what the rows themselves weigh.
+  const bytes = header.bytes ?? kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
+  return { scope, rows: kept, blobs, resources, bytes };
+}
+
+/**
+ * The `scan` task: the row keys of a body, with mapping's refusals, for admission in the main
+ * thread. OTLP/JSON is parsed (the main thread does not parse JSON); a coding-agent batch is
+ * mapped, since its ids come from mapping.
+ */
+export function scan(input: ScanInput, costOf: MapOptions['costOf']): ScanOutcome {
+  if (input.discard || input.encoding === 'agents') {
+    const { rows, rejected, errors } = prepare(input, costOf);
+    return { keys: keysOfRows(rows, rejected, errors), decompressed: null };
+  }
+  const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
+  const keys = rowKeys(decodeRequest(bytes, input.encoding), { maxSpansPerTrace: input.maxSpansPerTrace });
+  return { keys, decompressed: bytes === input.body ? null : bytes };
+}
+
+function keysOfRows(rows: SpanRow[], rejected: number, errors: string[]): RowKeys {
+  const traceIndex = new Map<string, number>();
+  const traceIds: string[] = [];
+  const traceOf = rows.map((r) => {
+    const id = r[TRACE] as string;
+    let at = traceIndex.get(id);
+    if (at === undefined) {
+      traceIndex.set(id, (at = traceIds.length));
+      traceIds.push(id);
+    }
+    return at;
+  });
+  return { traceIds, traceOf, spanIds: rows.map((r) => r[SPAN] as string), rejected, errors };
+}
+
 /** Decode, map and build rows: the CPU work of a request, done once. */
-export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
+export function prepare(input: PrepareInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
   if (input.encoding === 'agents') return prepareAgents(input, costOf);
   const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
   const request = decodeRequest(bytes, input.encoding);
@@ -470,7 +407,7 @@ export function prepare(input: IngestInput, costOf: MapOptions['costOf']): { row
 }
 
 /** A coding-agent batch (checked, clamped and scrubbed before it was logged) → rows and its blobs. */
-function prepareAgents(input: IngestInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
+function prepareAgents(input: PrepareInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
   const batch = decodeAgentBatch(input.body);
   const blobTexts = new Map<string, string>();
   for (const b of batch.blobs) if (isTextMedia(b.mediaType)) blobTexts.set(b.sha256, Buffer.from(b.data).toString('utf8'));

@@ -1,4 +1,3 @@
-import type { FlushPolicy } from '../ingest/workerIngest.js';
 import { TaskPool } from './taskPool.js';
 import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
 
@@ -10,13 +9,11 @@ import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
  */
 const YOUNG_GENERATION_MB = 128;
 
-/** CPU work off the event loop: OTLP decoding and mapping, the ingest log, segment writing. */
+/** CPU work off the event loop: OTLP decoding and mapping, segment writing, agent batches. */
 export type ComputeClient = TaskPool<ComputeTasks>;
 
-export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; flush: FlushPolicy; onMessage: (m: unknown) => void }): ComputeClient {
-  const workerData: ComputeWorkerData = { pricing: o.pricing, dataDir: o.dataDir, flush: o.flush };
-  // Several requests per worker at once: while one waits for admission or for the log's fdatasync,
-  // the next one decodes, and requests that wait together share one sync.
+export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; nice: number; onMessage: (m: unknown) => void }): ComputeClient {
+  const workerData: ComputeWorkerData = { pricing: o.pricing, dataDir: o.dataDir, nice: o.nice };
   return new TaskPool<ComputeTasks>({
     worker: new URL('./computeWorker.js', import.meta.url),
     workerData,

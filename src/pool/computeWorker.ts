@@ -1,13 +1,14 @@
 /**
- * The compute pool's worker: the CPU side of ingestion (decode, map, rows), the worker's own part
- * of the ingest log, and the Parquet segments it writes (src/ingest/workerIngest.ts). It talks to
- * the main thread's ingest coordinator over a port of its own, made at start: admission of each
- * request's spans, and the report of each flushed generation.
+ * The compute pool's worker: the CPU side of ingestion after the answer (decode, map, rows, the
+ * worker's in-memory DuckDB and the Parquet segments it writes: src/ingest/workerIngest.ts), and the
+ * CPU work the main thread does not do before one (the row keys of JSON bodies and agent batches).
+ * It talks to the main thread's ingest coordinator over a port of its own, made at start: durable
+ * log records and flushes in, flushed generations out.
  */
-import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
-import type { AdmitAnswer, AdmitRequest, Admitter, GenerationReport } from '../ingest/workerIngest.js';
-import { WorkerIngest } from '../ingest/workerIngest.js';
+import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
 import { WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
@@ -19,75 +20,50 @@ import type { CoordinatorMessage, WorkerMessage } from './ingestMessages.js';
 
 const data = workerData as ComputeWorkerData;
 const prices = compilePriceTable(parsePriceTable(data.pricing));
+const priceOf = (model: string, usage: Parameters<typeof costOf>[1]) => {
+  const price = prices.find(model);
+  return price ? costOf(price, usage) : undefined;
+};
 
-/** Admission and reports over this worker's port; answers are matched to requests by id. */
-class PortAdmitter implements Admitter {
-  private next = 1;
-  private readonly waiting = new Map<number, (a: AdmitAnswer) => void>();
-
-  constructor(private readonly port: MessagePort) {}
-
-  answered(id: number, answer: AdmitAnswer): void {
-    this.waiting.get(id)?.(answer);
-    this.waiting.delete(id);
-  }
-
-  admit(request: AdmitRequest): Promise<AdmitAnswer> {
-    const id = this.next++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.send({ t: 'admit', id, request });
-    });
-  }
-
-  settle(ticket: number, durable: boolean): void {
-    this.send({ t: 'settle', ticket, durable });
-  }
-
-  generationReady(report: GenerationReport): void {
-    this.send({ t: 'generation', report });
-  }
-
-  send(message: WorkerMessage): void {
-    this.port.postMessage(message);
+// Linux keeps a nice value per thread: this lowers this worker's thread (and the threads it starts)
+// alone, so the main thread's check, log and answer run first when both cores are busy.
+if (data.nice > 0) {
+  try {
+    setPriority(0, data.nice);
+  } catch {
+    // Not allowed here: the worker runs at the process's priority.
   }
 }
 
-const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 const { port1: port, port2: theirs } = new MessageChannel();
-const admitter = new PortAdmitter(port);
+const send = (message: WorkerMessage) => port.postMessage(message);
+const sink: GenerationSink = { generationReady: (report: GenerationReport) => send({ t: 'generation', report }) };
+const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 if (WORKER_START_DELAY_MS > 0) await new Promise((r) => setTimeout(r, WORKER_START_DELAY_MS));
 const buffer = await SegmentBuffer.open(segments.root);
-const ingest = new WorkerIngest(
-  ingestLogDir(data.dataDir),
-  segments,
-  buffer,
-  admitter,
-  data.flush,
-  (model, usage) => {
-    const price = prices.find(model);
-    return price ? costOf(price, usage) : undefined;
-  },
-  (err) => admitter.send({ t: 'log', level: 'warn', msg: 'segment write failed; retrying', err: String((err as Error)?.stack ?? err) }),
+const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err) =>
+  send({ t: 'log', level: 'warn', msg: 'segment write failed; retrying', err: String((err as Error)?.stack ?? err) }),
 );
 
 port.on('message', (m: CoordinatorMessage) => {
-  if (m.t === 'admitted') admitter.answered(m.id, m.answer);
-  else if (m.t === 'flush') {
-    void ingest.flush().then(() => {
-      if (m.close) {
+  switch (m.t) {
+    case 'record':
+      return ingest.record(m.seq, m.header, m.body);
+    case 'flush':
+      return void ingest.flush(m.seq);
+    case 'close':
+      return void ingest.idle().then(() => {
         ingest.stop();
         buffer.close();
-      }
-      admitter.send({ t: 'flushed', id: m.id });
-    });
+        send({ t: 'closed', id: m.id });
+      });
   }
 });
 ingest.start();
 parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: theirs } }, [theirs]);
 
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
-  ingest: (input) => ingest.ingest(input),
+  scan: async (input) => scan(input, priceOf),
   replayLog: ({ path, name }) => ingest.replay(path, name),
   prepareAgents: ({ body, ceiling }) => prepareAgentBatch(body, ceiling),
 };

@@ -104,7 +104,7 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
   t.same(steps.map((l) => [l.sessions, l.spanRows]), [[1, data.spanRows], [2, again.body.data.spanRows], [1, 0]], 'each request that kept a session logs its steps');
   t.ok(steps[2]!.knownSpans as number >= 4, 'the store knew the repeated session\'s spans');
-  for (const key of ['prepareMs', 'knownMs', 'workerMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
+  for (const key of ['prepareMs', 'knownMs', 'ackMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
 });
 
 t.test('secrets in text blobs are scrubbed and the sessions follow the new hash', async (t) => {

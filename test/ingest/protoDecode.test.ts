@@ -2,7 +2,9 @@
  * The hand-written OTLP trace decoder (`src/ingest/protoDecode.ts`) against protobufjs
  * (`decodeExportRequest`), the decoder it may replace: on every input both must throw, or both must
  * return the same request (bytes compared by value: protobufjs returns Buffer views, the hand-written
- * decoder Uint8Array copies). Inputs: realistic exports, generated requests covering every field and
+ * decoder Uint8Array copies). The main thread's check (`src/ingest/protoCheck.ts`) is held to the
+ * hand-written decoder on the same inputs: it throws exactly when the decoder does, and gives the
+ * same row keys. Inputs: realistic exports, generated requests covering every field and
  * AnyValue member, generated wire bytes no encoder writes (unknown fields, wrong wire types, padded
  * varints, repeated singular fields, several oneof members, explicit defaults), truncations, mutations
  * and random bytes, and nesting past the depth limit.
@@ -11,9 +13,10 @@ import { deepStrictEqual, ok } from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
-import { mapExportRequest } from '../../src/core/otlp/map.js';
+import { mapExportRequest, rowKeys } from '../../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest } from '../../src/core/otlp/wire.js';
 import { decodeExportRequest, encodeExportRequest } from '../../src/ingest/otlpProto.js';
+import { checkTraceRequest } from '../../src/ingest/protoCheck.js';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../src/ingest/protoDecode.js';
 import { int64ToDecimal, uint64ToDecimal } from '../../src/ingest/protoReader.js';
 import { exportBatch } from '../../native-bench/workload.js';
@@ -47,12 +50,25 @@ function checkError(error: unknown): void {
 }
 
 /**
- * Both decoders throw, or both return equal requests. Returns the hand-written result (undefined when
- * both threw). Throws an AssertionError otherwise.
+ * The main thread's check (protoCheck.ts) refuses exactly what the hand-written decoder refuses, and
+ * the row keys of its skeleton are those of the decoded request: what admission decides on before
+ * the answer is what the worker maps after it.
+ */
+function checkAgrees(bytes: Uint8Array, hand: Outcome): void {
+  const checked = run(checkTraceRequest, bytes);
+  if (!checked.ok) checkError(checked.error);
+  ok(checked.ok === hand.ok, checked.ok ? 'only the decoder threw' : `only the check threw: ${(checked as { error: Error }).error.message}`);
+  if (checked.ok && hand.ok) deepStrictEqual(rowKeys(checked.value, { maxSpansPerTrace: 3 }), rowKeys(hand.value, { maxSpansPerTrace: 3 }));
+}
+
+/**
+ * Both decoders throw, or both return equal requests (and the check agrees with them). Returns the
+ * hand-written result (undefined when both threw). Throws an AssertionError otherwise.
  */
 function agree(bytes: Uint8Array): ExportTraceServiceRequest | undefined {
   const library = run(decodeExportRequest, bytes);
   const hand = run(decodeTraceRequest, bytes);
+  checkAgrees(bytes, hand);
   if (!hand.ok) checkError(hand.error);
   if (library.ok && hand.ok) {
     deepStrictEqual(plain(hand.value), plain(library.value));
@@ -70,6 +86,7 @@ function agree(bytes: Uint8Array): ExportTraceServiceRequest | undefined {
 function agreeButGroups(bytes: Uint8Array): boolean {
   const library = run(decodeExportRequest, bytes);
   const hand = run(decodeTraceRequest, bytes);
+  checkAgrees(bytes, hand);
   if (hand.ok) {
     ok(library.ok, 'only protobufjs threw');
     deepStrictEqual(plain(hand.value), plain(library.value));

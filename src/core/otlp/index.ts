@@ -1,5 +1,5 @@
 /** OTLP trace export request → Tracelake span rows: pure mapping, no decoding, no I/O. */
-export { mapExportRequest, MAX_ERROR_MESSAGES, type MapOptions, type MapResult } from './map.js';
+export { mapExportRequest, MAX_ERROR_MESSAGES, rowKeys, type MapOptions, type MapResult, type RowKeys } from './map.js';
 export type { CostFn, SpanFields, TokenUsage } from './fields.js';
 export { spanFields } from './fields.js';
 export {

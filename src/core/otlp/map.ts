@@ -1,8 +1,8 @@
 import type { SpanRecord, SpanStatus } from '../span.js';
-import { asArray, flattenAttributes, isObject, type DropCounter, type JsonMap } from './attributes.js';
+import { asArray, emptyMap, flattenAttributes, isObject, type DropCounter, type JsonMap } from './attributes.js';
 import { pushEventRows } from './events.js';
 import { spanFields, type CostFn } from './fields.js';
-import { IdReader, idToHex, isAbsentId, isValidId, SPAN_ID_BYTES, TRACE_ID_BYTES } from './ids.js';
+import { eventSpanId, IdReader, idToHex, isAbsentId, isValidId, SPAN_ID_BYTES, TRACE_ID_BYTES } from './ids.js';
 import { toNanos } from './int64.js';
 import { SpanRow } from './row.js';
 import type { ExportTraceServiceRequest } from './wire.js';
@@ -68,12 +68,91 @@ interface Identity {
 export function mapExportRequest(req: ExportTraceServiceRequest, opts: MapOptions = {}): MapResult {
   const result: MapResult = { spans: [], rejected: 0, errors: [], droppedAttributes: 0 };
   const counter: DropCounter = { dropped: 0 };
+  // Set by the visits of each resource and scope, before their spans'.
+  let resource: JsonMap = emptyMap();
+  let serviceName: string | null = null;
+  let origin: Origin = { resource, serviceName, scope: scopeOf(undefined) };
+  walkSpans(req, opts.maxSpansPerTrace ?? Infinity, result, {
+    resource(resourceSpans) {
+      resource = flattenAttributes(isObject(resourceSpans.resource) ? resourceSpans.resource.attributes : [], counter);
+      const service = resource['service.name'];
+      serviceName = typeof service === 'string' && service !== '' ? service : null;
+    },
+    scope(scopeSpans) {
+      origin = { resource, serviceName, scope: scopeOf(scopeSpans.scope) };
+    },
+    span(span, id) {
+      const row = spanRow(span, id, origin, counter, opts);
+      result.spans.push(row);
+      if (Array.isArray(span.events) && span.events.length > 0) pushEventRows(result.spans, row, span.events, counter);
+    },
+  });
+  result.droppedAttributes = counter.dropped;
+  return result;
+}
+
+/** The keys of the rows {@link mapExportRequest} would map, in its order: what admission judges. */
+export interface RowKeys {
+  /** Distinct trace ids; `traceOf[i]` is the index of row i's trace among them. */
+  traceIds: string[];
+  traceOf: number[];
+  /** Per row: its span id (an EVENT row's is derived from its span's). */
+  spanIds: string[];
+  /** As in {@link MapResult}: spans refused, and why (the first few). */
+  rejected: number;
+  errors: string[];
+}
+
+/**
+ * The trace and span ids of the rows {@link mapExportRequest} maps from `req`, with the same
+ * refusals, without mapping anything else. It reads only ids, times and the number of events, so a
+ * skeleton of the request (ingest/protoCheck.ts) gives the same keys as the decoded request.
+ */
+export function rowKeys(req: ExportTraceServiceRequest, opts: Pick<MapOptions, 'maxSpansPerTrace'> = {}): RowKeys {
+  const keys: RowKeys = { traceIds: [], traceOf: [], spanIds: [], rejected: 0, errors: [] };
+  const traceIndex = new Map<string, number>();
+  walkSpans(req, opts.maxSpansPerTrace ?? Infinity, keys, {
+    resource() {},
+    scope() {},
+    span(span, id) {
+      let at = traceIndex.get(id.traceId);
+      if (at === undefined) {
+        at = keys.traceIds.length;
+        traceIndex.set(id.traceId, at);
+        keys.traceIds.push(id.traceId);
+      }
+      keys.traceOf.push(at);
+      keys.spanIds.push(id.spanId);
+      const events = asArray(span.events);
+      for (let index = 0; index < events.length; index++) {
+        if (!isObject(events[index])) continue;
+        keys.traceOf.push(at);
+        keys.spanIds.push(eventSpanId(id.spanId, index));
+      }
+    },
+  });
+  return keys;
+}
+
+/** What {@link walkSpans} tells its caller, in order. */
+interface SpanVisitor {
+  resource(resourceSpans: Record<string, unknown>): void;
+  scope(scopeSpans: Record<string, unknown>): void;
+  /** A span accepted, its ids and times in `id` (valid until the next call). */
+  span(span: Record<string, unknown>, id: Identity): void;
+}
+
+/**
+ * The spans of a request in mapping order, each identified, refused (counted in `refusals`) or
+ * handed to `visit`: the one loop behind {@link mapExportRequest} and {@link rowKeys}, so the two
+ * cannot disagree on which spans a request holds.
+ */
+function walkSpans(req: ExportTraceServiceRequest, maxPerTrace: number, refusals: { rejected: number; errors: string[] }, visit: SpanVisitor): void {
   const perTrace = new Map<string, number>();
-  const maxPerTrace = opts.maxSpansPerTrace ?? Infinity;
   // The message names the span's position; it is only built for the first few refusals.
   const reject = (r: number, s: number, i: number, reason: string): void => {
-    result.rejected++;
-    if (result.errors.length < MAX_ERROR_MESSAGES) result.errors.push(`resourceSpans[${r}].scopeSpans[${s}].spans[${i}]: ${reason}`);
+    refusals.rejected++;
+    if (refusals.errors.length < MAX_ERROR_MESSAGES) refusals.errors.push(`resourceSpans[${r}].scopeSpans[${s}].spans[${i}]: ${reason}`);
   };
   // One identity object for the whole request: each span's ids and times are copied into its row.
   const id: Identity = { traceId: '', spanId: '', parentId: null, startNs: 0n, endNs: 0n, traces: new IdReader(), parents: new IdReader() };
@@ -82,15 +161,12 @@ export function mapExportRequest(req: ExportTraceServiceRequest, opts: MapOption
   for (let r = 0; r < resourceSpansList.length; r++) {
     const rs = resourceSpansList[r];
     const resourceSpans = isObject(rs) ? rs : {};
-    const resourceAttributes = isObject(resourceSpans.resource) ? resourceSpans.resource.attributes : [];
-    const resource = flattenAttributes(resourceAttributes, counter);
-    const service = resource['service.name'];
-    const serviceName = typeof service === 'string' && service !== '' ? service : null;
+    visit.resource(resourceSpans);
     const scopeSpansList = asArray(resourceSpans.scopeSpans);
     for (let s = 0; s < scopeSpansList.length; s++) {
       const ss = scopeSpansList[s];
       const scopeSpans = isObject(ss) ? ss : {};
-      const origin: Origin = { resource, serviceName, scope: scopeOf(scopeSpans.scope) };
+      visit.scope(scopeSpans);
       const spans = asArray(scopeSpans.spans);
       for (let i = 0; i < spans.length; i++) {
         const span = spans[i];
@@ -109,14 +185,10 @@ export function mapExportRequest(req: ExportTraceServiceRequest, opts: MapOption
           continue;
         }
         perTrace.set(id.traceId, seen + 1);
-        const row = spanRow(span, id, origin, counter, opts);
-        result.spans.push(row);
-        if (Array.isArray(span.events) && span.events.length > 0) pushEventRows(result.spans, row, span.events, counter);
+        visit.span(span, id);
       }
     }
   }
-  result.droppedAttributes = counter.dropped;
-  return result;
 }
 
 function scopeOf(scope: unknown): SpanRecord['scope'] {

@@ -47,7 +47,7 @@ export const agentRoutes = [
       );
       // Where a sync request's time goes, step by step (native-bench/agents-sync reads these).
       ctx.services.log.debug(
-        { sessions: prepared.sessions.length, spanRows: outcome.accepted, knownSpans: known.spanIds.length, prepareMs: ms(preparedAt - started), knownMs: ms(knownAt - preparedAt), workerMs: ms(outcome.workerMs), visibleWaitMs: ms(outcome.visibleWaitMs) },
+        { sessions: prepared.sessions.length, spanRows: outcome.accepted, knownSpans: known.spanIds.length, prepareMs: ms(preparedAt - started), knownMs: ms(knownAt - preparedAt), ackMs: ms(outcome.ackMs), visibleWaitMs: ms(outcome.visibleWaitMs) },
         'agents sync steps',
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { eventSpanId } from '../../../src/core/otlp/ids.js';
-import { mapExportRequest, MAX_ERROR_MESSAGES } from '../../../src/core/otlp/map.js';
+import { mapExportRequest, MAX_ERROR_MESSAGES, rowKeys } from '../../../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest, Span } from '../../../src/core/otlp/wire.js';
 import type { SpanRecord } from '../../../src/core/span.js';
 import { attrs, END, hexBytes, PARENT_ID, request, span, SPAN_ID, START, TRACE_ID } from './wire-builders.js';
@@ -347,4 +347,31 @@ t.test('spans of one trace sent as bytes: ids read once, rows as if read one by 
     'resourceSpans[0].scopeSpans[0].spans[5]: invalid trace id',
     `resourceSpans[0].scopeSpans[0].spans[6]: trace ${TRACE_ID} is over 3 spans`,
   ]);
+});
+
+t.test('rowKeys: the keys of the rows mapExportRequest maps, in its order, with its refusals', async (t) => {
+  /** What admission would be given from the mapped rows. */
+  const keysOfMapping = (req: ExportTraceServiceRequest, opts: { maxSpansPerTrace?: number } = {}) => {
+    const mapped = mapExportRequest(req, opts);
+    const traceIds = [...new Set(mapped.spans.map((r) => r.traceId))];
+    return {
+      traceIds,
+      traceOf: mapped.spans.map((r) => traceIds.indexOf(r.traceId)),
+      spanIds: mapped.spans.map((r) => r.spanId),
+      rejected: mapped.rejected,
+      errors: mapped.errors,
+    };
+  };
+  const other = 'a'.repeat(32);
+  const cases: [string, ExportTraceServiceRequest, { maxSpansPerTrace?: number }][] = [
+    ['spans with events, of two traces', request([chatSpan({ spanId: '1111111111111111' }), span({ traceId: other, spanId: '2222222222222222', events: [{ name: 'a' }, null as never, { name: 'b' }] }), chatSpan({ spanId: '3333333333333333' })]), {}],
+    ['over the bound', request([chatSpan({ spanId: '1111111111111111' }), span({ spanId: '2222222222222222' }), span({ spanId: '3333333333333333' })]), { maxSpansPerTrace: 2 }],
+    ['malformed ids and times', request([span({ spanId: '0'.repeat(16) }), span({ startTimeUnixNano: undefined }), span({ parentSpanId: 'abc' }), span()]), {}],
+    ['careless shapes', { resourceSpans: [null, { scopeSpans: [null, { spans: [null, 'x', span()] }] }] } as unknown as ExportTraceServiceRequest, {}],
+    ['nothing', {}, {}],
+  ];
+  for (const [why, req, opts] of cases) t.same(rowKeys(req, opts), keysOfMapping(req, opts), why);
+  const keys = rowKeys(request([chatSpan({ events: [{ name: 'a' }, { name: 'b' }] })]));
+  t.same(keys.spanIds, [SPAN_ID, eventSpanId(SPAN_ID, 0), eventSpanId(SPAN_ID, 1)], 'EVENT rows follow their span, with derived ids');
+  t.same(keys.traceOf, [0, 0, 0]);
 });

@@ -66,6 +66,7 @@ async function openStore(t: Test) {
       blobs: [],
       usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }],
       bodyBytes: 1,
+      skippedRecords: 0,
     };
     await commitGeneration(db, segments, report);
     return report;

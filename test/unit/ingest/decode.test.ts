@@ -1,7 +1,7 @@
 /** src/ingest/decode.ts: an OTLP/HTTP export body → the decoded request (media type, decompression, format). */
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
-import { decodeRequest, decompress, encodingOf } from '../../../src/ingest/decode.js';
+import { checkProtobufRequest, decodeRequest, decompress as decompressSync, decompressAsync, encodingOf } from '../../../src/ingest/decode.js';
 import { encodeExportRequest } from '../../../src/ingest/otlpProto.js';
 
 const REQUEST = { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'op', traceId: new Uint8Array(16).fill(1), spanId: new Uint8Array(8).fill(2) }] }] }] };
@@ -15,8 +15,27 @@ t.test('encodingOf: the Content-Type', async (t) => {
   t.throws(() => encodingOf(''), { message: /not "nothing"/ });
 });
 
-t.test('decompress', async (t) => {
+t.test('decompress, and decompressAsync (the same answers)', async (t) => {
   const body = Buffer.from('x'.repeat(1000));
+  // Each case through both: the sync one's result or refusal, and the async one's alike.
+  const decompress = (b: Uint8Array, encoding: string | undefined, max: number): Uint8Array => {
+    let out: Uint8Array | undefined;
+    let error: unknown;
+    try {
+      out = decompressSync(b, encoding, max);
+    } catch (e) {
+      error = e;
+    }
+    asyncResults.push(
+      decompressAsync(b, encoding, max).then(
+        (a) => t.same(Buffer.from(a), Buffer.from(out ?? []), `async: ${String(encoding)} the same bytes`),
+        (e: unknown) => t.same(e, error, `async: ${String(encoding)} the same refusal`),
+      ),
+    );
+    if (error) throw error;
+    return out!;
+  };
+  const asyncResults: Promise<unknown>[] = [];
   const same = (out: Uint8Array, why: string) => t.equal(Buffer.from(out).toString(), body.toString(), why);
   t.equal(decompress(body, undefined, 10), body, 'no Content-Encoding: the body itself, unchecked');
   t.equal(decompress(body, ' Identity ', 10), body);
@@ -31,6 +50,8 @@ t.test('decompress', async (t) => {
   t.throws(() => decompress(body, 'gzip', 10_000), { code: 'invalid_request_body', status: 400, message: 'Invalid request body', fields: { details: { body: /^not valid gzip: / } } });
   t.throws(() => decompress(Buffer.from([0xff, 0xff, 0xff]), 'deflate', 10_000), { code: 'invalid_request_body', fields: { details: { body: /^not valid deflate: / } } });
   t.throws(() => decompress(body, 'br', 10_000), { code: 'unsupported_media_type', message: 'Unsupported Content-Encoding "br" (gzip, deflate or identity)' });
+  t.equal(await decompressAsync(body, undefined, 10), body, 'async, no Content-Encoding: the body itself');
+  await Promise.all(asyncResults);
 });
 
 t.test('decodeRequest: protobuf', async (t) => {
@@ -38,6 +59,19 @@ t.test('decodeRequest: protobuf', async (t) => {
   const decoded = decodeRequest(bytes, 'protobuf');
   t.equal(decoded.resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.name, 'op');
   t.throws(() => decodeRequest(Uint8Array.from([0x0a, 0x05, 0x00]), 'protobuf'), {
+    code: 'invalid_request_body',
+    message: 'Invalid request body',
+    fields: { details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ } },
+  });
+});
+
+t.test('checkProtobufRequest: the skeleton, or the 400 decodeRequest gives', async (t) => {
+  const bytes = encodeExportRequest(REQUEST);
+  const span = checkProtobufRequest(bytes).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0];
+  t.same([...(span?.spanId as Uint8Array)], new Array(8).fill(2), 'ids');
+  t.notOk(span && 'name' in span, 'nothing else');
+  const bad = Uint8Array.from([0x0a, 0x05, 0x00]);
+  t.throws(() => checkProtobufRequest(bad), {
     code: 'invalid_request_body',
     message: 'Invalid request body',
     fields: { details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ } },

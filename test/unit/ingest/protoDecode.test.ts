@@ -7,110 +7,11 @@
 import t from 'tap';
 import type { ExportTraceServiceRequest } from '../../../src/core/otlp/wire.js';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../../src/ingest/protoDecode.js';
-import { doubleField, f64, fixed32Field, fixed64Field, I32, I64, LEN, lenField, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, type OtlpMessage } from '../../helpers/wire.js';
+import { ALL_MESSAGES, doubleField, extract, f64, fixed64Field, I32, I64, LEN, lenField, REPEATED, SAMPLES, SCALARS, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, wrap, type OtlpMessage } from '../../helpers/wire.js';
 
 type Msg = OtlpMessage;
 
-/** Where each message sits: its parent and its field there (the message is reached by that path). */
-const PLACE: Record<Exclude<Msg, 'ExportTraceServiceRequest'>, [parent: Msg, field: number, name: string, repeated: boolean]> = {
-  ResourceSpans: ['ExportTraceServiceRequest', 1, 'resourceSpans', true],
-  Resource: ['ResourceSpans', 1, 'resource', false],
-  ScopeSpans: ['ResourceSpans', 2, 'scopeSpans', true],
-  InstrumentationScope: ['ScopeSpans', 1, 'scope', false],
-  Span: ['ScopeSpans', 2, 'spans', true],
-  Event: ['Span', 11, 'events', true],
-  Link: ['Span', 13, 'links', true],
-  Status: ['Span', 15, 'status', false],
-  KeyValue: ['Span', 9, 'attributes', true],
-  AnyValue: ['KeyValue', 2, 'value', false],
-  ArrayValue: ['AnyValue', 5, 'arrayValue', false],
-  KeyValueList: ['AnyValue', 6, 'kvlistValue', false],
-};
-
-/** A request holding one `msg` made of `fields` (wrapped in its parents). */
-function wrap(msg: Msg, fields: readonly number[]): Uint8Array {
-  let bytes = [...fields];
-  for (let m = msg; m !== 'ExportTraceServiceRequest'; ) {
-    const [parent, field] = PLACE[m];
-    bytes = lenField(field, bytes);
-    m = parent;
-  }
-  return Uint8Array.from(bytes);
-}
-
-/** The decoded `msg` of a request built by `wrap`. */
-function extract(msg: Msg, request: ExportTraceServiceRequest): Record<string, unknown> {
-  if (msg === 'ExportTraceServiceRequest') return request as Record<string, unknown>;
-  const [parent, , name, repeated] = PLACE[msg];
-  const holder = extract(parent, request);
-  const v = holder[name];
-  return (repeated ? (v as unknown[])[0] : v) as Record<string, unknown>;
-}
-
 const decode = (msg: Msg, fields: readonly number[]) => extract(msg, decodeTraceRequest(wrap(msg, fields)));
-
-type Kind = 'string' | 'bytes' | 'uint32' | 'int32' | 'fixed32' | 'fixed64';
-
-/** A value of each kind as sent and as decoded, and its default (which leaves the field absent). */
-const SAMPLES: Record<Kind, { wireType: number; value: (f: number) => number[]; decoded: unknown; zero: (f: number) => number[] }> = {
-  string: { wireType: LEN, value: (f) => lenField(f, utf8('vé')), decoded: 'vé', zero: (f) => lenField(f, []) },
-  bytes: { wireType: LEN, value: (f) => lenField(f, [1, 2, 3]), decoded: new Uint8Array([1, 2, 3]), zero: (f) => lenField(f, []) },
-  uint32: { wireType: VARINT, value: (f) => varintField(f, 300), decoded: 300, zero: (f) => varintField(f, 0) },
-  int32: { wireType: VARINT, value: (f) => varintField(f, -2n), decoded: -2, zero: (f) => varintField(f, 0) },
-  fixed32: { wireType: I32, value: (f) => fixed32Field(f, 0x80000001), decoded: 0x80000001, zero: (f) => fixed32Field(f, 0) },
-  fixed64: { wireType: I64, value: (f) => fixed64Field(f, 1_700_000_000_000_000_001n), decoded: '1700000000000000001', zero: (f) => fixed64Field(f, 0n) },
-};
-
-/** The scalar fields of each message, with implicit presence. */
-const SCALARS: Array<[Msg, string, number, Kind]> = [
-  ['ResourceSpans', 'schemaUrl', 3, 'string'],
-  ['Resource', 'droppedAttributesCount', 2, 'uint32'],
-  ['ScopeSpans', 'schemaUrl', 3, 'string'],
-  ['InstrumentationScope', 'name', 1, 'string'],
-  ['InstrumentationScope', 'version', 2, 'string'],
-  ['InstrumentationScope', 'droppedAttributesCount', 4, 'uint32'],
-  ['Span', 'traceId', 1, 'bytes'],
-  ['Span', 'spanId', 2, 'bytes'],
-  ['Span', 'traceState', 3, 'string'],
-  ['Span', 'parentSpanId', 4, 'bytes'],
-  ['Span', 'name', 5, 'string'],
-  ['Span', 'kind', 6, 'int32'],
-  ['Span', 'startTimeUnixNano', 7, 'fixed64'],
-  ['Span', 'endTimeUnixNano', 8, 'fixed64'],
-  ['Span', 'droppedAttributesCount', 10, 'uint32'],
-  ['Span', 'droppedEventsCount', 12, 'uint32'],
-  ['Span', 'droppedLinksCount', 14, 'uint32'],
-  ['Span', 'flags', 16, 'fixed32'],
-  ['Event', 'timeUnixNano', 1, 'fixed64'],
-  ['Event', 'name', 2, 'string'],
-  ['Event', 'droppedAttributesCount', 4, 'uint32'],
-  ['Link', 'traceId', 1, 'bytes'],
-  ['Link', 'spanId', 2, 'bytes'],
-  ['Link', 'traceState', 3, 'string'],
-  ['Link', 'droppedAttributesCount', 5, 'uint32'],
-  ['Link', 'flags', 6, 'fixed32'],
-  ['Status', 'message', 2, 'string'],
-  ['Status', 'code', 3, 'int32'],
-  ['KeyValue', 'key', 1, 'string'],
-];
-
-/** The repeated message fields: [message, field name, number, element message]. */
-const REPEATED: Array<[Msg, string, number, Msg]> = [
-  ['ExportTraceServiceRequest', 'resourceSpans', 1, 'ResourceSpans'],
-  ['ResourceSpans', 'scopeSpans', 2, 'ScopeSpans'],
-  ['Resource', 'attributes', 1, 'KeyValue'],
-  ['ScopeSpans', 'spans', 2, 'Span'],
-  ['InstrumentationScope', 'attributes', 3, 'KeyValue'],
-  ['Span', 'attributes', 9, 'KeyValue'],
-  ['Span', 'events', 11, 'Event'],
-  ['Span', 'links', 13, 'Link'],
-  ['Event', 'attributes', 3, 'KeyValue'],
-  ['Link', 'attributes', 4, 'KeyValue'],
-  ['ArrayValue', 'values', 1, 'AnyValue'],
-  ['KeyValueList', 'values', 1, 'KeyValue'],
-];
-
-const ALL: Msg[] = ['ExportTraceServiceRequest', ...(Object.keys(PLACE) as Msg[])];
 
 t.test('scalar fields: the value; a default on the wire removes it; the wrong wire type is skipped', async (t) => {
   for (const [msg, name, field, kind] of SCALARS) {
@@ -136,7 +37,7 @@ t.test('repeated message fields: appended in order; absent when empty; the wrong
 });
 
 t.test('unknown fields of every wire type are skipped in every message', async (t) => {
-  for (const msg of ALL) {
+  for (const msg of ALL_MESSAGES) {
     const with_ = decodeTraceRequest(wrap(msg, [...UNKNOWN_FIELDS, ...UNKNOWN_FIELDS]));
     const without = decodeTraceRequest(wrap(msg, []));
     t.same(with_, without, msg);

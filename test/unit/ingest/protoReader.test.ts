@@ -23,9 +23,13 @@ import {
   readTag,
   readUint32,
   skipField,
+  skipFixed64,
+  skipString,
+  skipVarint64,
   truncated,
   uint64ToDecimal,
   VARINT,
+  viewBytes,
 } from '../../../src/ingest/protoReader.js';
 import { f64, le32, le64, varint } from '../../helpers/wire.js';
 
@@ -232,4 +236,43 @@ t.test('64-bit integers as decimal text', async (t) => {
     { numRuns: 5000, seed: 7 },
   );
   t.pass('5000 random values match BigInt');
+});
+
+t.test('checking without reading: strings, byte views, 64-bit varints and fixed widths skipped', async (t) => {
+  const checks = (bytes: readonly number[]) => read(skipString, [bytes.length, ...bytes]).pos;
+  for (const [why, text] of [
+    ['short ASCII', 'short'],
+    ['short, not ASCII', 'ünï'],
+    ['long ASCII', 'a string longer than twelve bytes, ASCII'],
+    ['long UTF-8', '😀 emoji and a byte-order mark \uFEFF'],
+    ['empty', ''],
+  ]) {
+    const bytes = [...Buffer.from(text!, 'utf8')];
+    t.equal(checks(bytes), 1 + bytes.length, `${why}: past its bytes`);
+  }
+  for (const [why, bytes] of [
+    ['a stray continuation byte', [0x61, 0x80]],
+    ['0xff', [0xff]],
+    ['a lone surrogate', [0xed, 0xa0, 0x80]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['cut in a character, long', [...Buffer.from('twelve bytes and more '), 0xe6, 0x97]],
+  ] as const) {
+    t.throws(() => checks(bytes), { message: /^invalid UTF-8 in a string field at offset 1$/ }, why);
+    t.throws(() => read(readString, [bytes.length, ...bytes]), Error, `${why}: refused by readString too`);
+  }
+  t.throws(() => read(skipString, [5, 0x61]), { message: /runs past the end/ });
+
+  const r = new Reader(Buffer.from([3, 7, 8, 9, 1]));
+  const view = viewBytes(r, 5);
+  t.same([...view], [7, 8, 9]);
+  t.equal(view.buffer, r.buf.buffer, 'a view, not a copy');
+  t.equal(r.pos, 4);
+
+  t.equal(read(skipVarint64, varint(2n ** 64n - 1n)).pos, 10, 'ten bytes');
+  t.equal(read(skipVarint64, [0x05]).pos, 1);
+  t.throws(() => read(skipVarint64, [...new Array(10).fill(0xff), 0x01]), { message: /invalid varint/ }, 'over 10 bytes');
+  t.throws(() => read(skipVarint64, [0x80]), TRUNCATED);
+
+  t.equal(read(skipFixed64, [1, 2, 3, 4, 5, 6, 7, 8]).pos, 8);
+  t.throws(() => read(skipFixed64, [1, 2, 3]), TRUNCATED);
 });
