@@ -61,6 +61,8 @@ interface Sustained {
   p50: number;
   p99: number;
   rssMiB: number;
+  /** Requests answered 503 at the log's bound (and sent again). */
+  backPressured: number;
 }
 
 async function sustained(server: TestServer, bodies: Bodies, appId: string, seconds: number, warmup: number, readable: boolean): Promise<Sustained> {
@@ -68,11 +70,17 @@ async function sustained(server: TestServer, bodies: Bodies, appId: string, seco
   const run = async (secs: number) => {
     const latencies: number[] = [];
     let acked = 0;
+    let backPressured = 0;
     let rss = 0;
     const end = performance.now() + secs * 1000;
     const started = performance.now();
     const sampler = setInterval(() => (rss = Math.max(rss, rssMiB(server.child.pid!))), 500);
     await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
+      // Back-pressure (the log's bound): sent again after Retry-After, as exporters do.
+      if (a.status === 503 && a.headers['retry-after'] !== undefined) {
+        backPressured++;
+        return 1000 * Number(a.headers['retry-after']);
+      }
       if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
       acked++;
       latencies.push(a.ms);
@@ -85,7 +93,7 @@ async function sustained(server: TestServer, bodies: Bodies, appId: string, seco
     if (readable) while ((await totalSpans(server, appId)) < ackedTotal) await new Promise((r) => setTimeout(r, 50));
     const drainMs = readable ? performance.now() - drainStart : 0;
     latencies.sort((a, b) => a - b);
-    return { spansPerSec: (acked * SPANS) / (elapsed + drainMs / 1000), ackedPerSec: (acked * SPANS) / elapsed, drainMs, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rssMiB: rss };
+    return { spansPerSec: (acked * SPANS) / (elapsed + drainMs / 1000), ackedPerSec: (acked * SPANS) / elapsed, drainMs, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rssMiB: rss, backPressured };
   };
   let ackedTotal = 0;
   await run(warmup);
@@ -191,7 +199,7 @@ if (BASELINE) {
 
 const { server, appId } = await startGateway(undefined, ['--metrics-listen', 'api']);
 const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
-console.log(`sustained, 8 connections: ${fmt(s.spansPerSec)} spans/s readable (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, peak RSS ${s.rssMiB.toFixed(0)} MiB`);
+console.log(`sustained, 8 connections: ${fmt(s.spansPerSec)} spans/s readable (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`);
 console.log(`  vs ceiling ${(s.spansPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${(s.spansPerSec / baselineRate).toFixed(2)}× (budget ≥ 3×)` : ''}`);
 const phasesBefore = await ingestPhases(server);
 const seventy = await atSeventyPercent(server, bodies, appId, s.spansPerSec, 10);

@@ -154,7 +154,6 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     maxQueue: config.maxQueue,
     pricing,
     dataDir,
-    nice: config.workerNice,
     onMessage: (m) => {
       const hello = (m as { tracelakeWorker?: { workerId: string; port: MessagePort } }).tracelakeWorker;
       if (!hello) return workerLog(log, m);

@@ -26,7 +26,6 @@ export interface Config {
   /** The operator API's credential (http/operatorAuth.ts); undefined turns the operator API off. */
   operatorToken: string | undefined;
   workers: number;
-  workerNice: number;
   duckdbThreads: number;
   duckdbMemory: string;
   maxBodyBytes: number;
@@ -184,7 +183,6 @@ export const OPTIONS = [
   { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },
   { key: 'operatorToken', env: 'TRACELAKE_OPERATOR_TOKEN', flag: '--operator-token', fallback: undefined, parse: operatorToken, doc: 'Token of the operator API (/v1/operator/*: tenants, plans, keys, session tokens on the running server; the `tracelake` commands use it); at least 32 characters; unset turns the operator API off.' },
   { key: 'workers', env: 'TRACELAKE_WORKERS', flag: '--workers', fallback: String(cores), parse: integer(1, 256), doc: 'Worker threads for decoding, mapping and serialising (default: cores).' },
-  { key: 'workerNice', env: 'TRACELAKE_WORKER_NICE', flag: '--worker-nice', fallback: '10', parse: integer(0, 19), doc: 'Niceness of the worker threads (Linux: per thread), so that acknowledging requests comes before decoding them when the cores are busy; 0 runs them at the server\'s own priority.' },
   { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
   { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: memoryLimit, doc: 'DuckDB memory_limit (at least 64MiB).' },
   { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },

@@ -261,7 +261,7 @@ export class IngestCoordinator {
       const body = await decompressAsync(input.body, input.contentEncoding, input.maxDecompressedBytes);
       return { keys: rowKeys(checkProtobufRequest(body), { maxSpansPerTrace: input.maxSpansPerTrace }), body };
     }
-    const scanned = await this.compute.run('scan', {
+    const task = {
       body: input.body,
       encoding: input.encoding,
       contentEncoding: input.contentEncoding,
@@ -269,6 +269,11 @@ export class IngestCoordinator {
       maxSpansPerTrace: input.maxSpansPerTrace,
       scope: input.scope,
       discard: DISCARD_AFTER_MAP,
+    };
+    // A scan is pure: one that failed with its worker (the thread ended under it) is run again.
+    const scanned = await this.compute.run('scan', task).catch((e: unknown) => {
+      if (e instanceof ApiError) throw e;
+      return this.compute.run('scan', task);
     });
     return { keys: scanned.keys, body: scanned.decompressed ?? input.body };
   }
@@ -603,19 +608,23 @@ export class IngestCoordinator {
     this.log.warn({ worker: lane.workerId }, 'a compute worker ended; replaying its ingest log');
     const open = lane.open;
     const settling = Promise.all([open.settled().then(() => open.log?.close()), ...lane.cutting.values()]);
-    this.commits = this.commits.then(async () => {
-      await settling;
-      try {
-        await this.recover(lane.workerId);
-      } catch (err) {
-        this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
-      }
-      for (const [key, wakes] of this.waiters) {
-        if (!key.startsWith(`${lane.workerId}:`)) continue;
-        for (const wake of wakes) wake();
-        this.waiters.delete(key);
-        this.uncommitted.delete(key);
-      }
+    // The replay runs on a worker: it is queued once the pool has replaced this one (its greeting),
+    // after the commits this one reported, without holding the other workers' commits meanwhile.
+    const replaced = this.whenWorkers(this.lanes.size + 1);
+    void Promise.all([settling, replaced]).then(() => {
+      this.commits = this.commits.then(async () => {
+        try {
+          await this.recover(lane.workerId);
+        } catch (err) {
+          this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
+        }
+        for (const [key, wakes] of this.waiters) {
+          if (!key.startsWith(`${lane.workerId}:`)) continue;
+          for (const wake of wakes) wake();
+          this.waiters.delete(key);
+          this.uncommitted.delete(key);
+        }
+      });
     });
   }
 }

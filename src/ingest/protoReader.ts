@@ -238,12 +238,25 @@ export function skipString(r: Reader, end: number): void {
   const buf = r.buf;
   const start = r.pos;
   r.pos = last;
-  if (last - start <= SHORT_STRING) {
+  // Attribute keys and most short values are ASCII: a loop over them costs less than a view and a
+  // native call (measured: keys are most of the strings of a span).
+  if (last - start <= CHECKED_IN_JS) {
     let any = 0;
     for (let i = start; i < last; i++) any |= buf[i]!;
     if (any < 0x80) return;
   }
   if (!isUtf8(buf.subarray(start, last))) throw new Error(`invalid UTF-8 in a string field at offset ${start}`);
+}
+
+/** Strings up to this many bytes are checked for ASCII in JS before Buffer's native UTF-8 check. */
+const CHECKED_IN_JS = 64;
+
+/** A fixed64 as a bigint (the main thread's check reads span times so). */
+export function readFixed64Big(r: Reader, end: number): bigint {
+  const pos = r.pos;
+  if (pos + 8 > end) throw truncated(r);
+  r.pos = pos + 8;
+  return r.view.getBigUint64(pos, true);
 }
 
 /** A view of length-delimited bytes (not a copy: for reads that do not outlive the input). */

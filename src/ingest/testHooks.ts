@@ -6,7 +6,10 @@
  * - `TRACELAKE_DISCARD_AFTER_MAP=on` answers every export right after decoding and mapping it, and
  *   stores nothing: native-bench/ingest measures the ingest path's ceiling with it;
  * - `TRACELAKE_WORKER_START_DELAY_MS=<ms>` holds each compute worker that long before it opens its
- *   DuckDB, as a loaded machine does: the shutdown test proves the server listens only after.
+ *   DuckDB, as a loaded machine does: the shutdown test proves the server listens only after;
+ * - `TRACELAKE_WORKER_EXIT_AT_RECORD=<n>` ends a compute worker's thread (not the process) when it
+ *   takes its n-th log record, before writing it, as an uncaught error in a worker would: the
+ *   coordinator must replay that worker's log.
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
@@ -26,6 +29,8 @@ const armed = faults ? process.env.TRACELAKE_CRASH_AT : undefined;
 export const DISCARD_AFTER_MAP = faults && process.env.TRACELAKE_DISCARD_AFTER_MAP === 'on';
 
 export const WORKER_START_DELAY_MS = faults ? Number(process.env.TRACELAKE_WORKER_START_DELAY_MS ?? 0) : 0;
+
+export const WORKER_EXIT_AT_RECORD = faults ? Number(process.env.TRACELAKE_WORKER_EXIT_AT_RECORD ?? 0) : 0;
 
 export function crashPoint(point: CrashPoint): void {
   if (armed === point) process.kill(process.pid, 'SIGKILL');

@@ -12,8 +12,8 @@ const YOUNG_GENERATION_MB = 128;
 /** CPU work off the event loop: OTLP decoding and mapping, segment writing, agent batches. */
 export type ComputeClient = TaskPool<ComputeTasks>;
 
-export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; nice: number; onMessage: (m: unknown) => void }): ComputeClient {
-  const workerData: ComputeWorkerData = { pricing: o.pricing, dataDir: o.dataDir, nice: o.nice };
+export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; onMessage: (m: unknown) => void }): ComputeClient {
+  const workerData: ComputeWorkerData = { pricing: o.pricing, dataDir: o.dataDir };
   return new TaskPool<ComputeTasks>({
     worker: new URL('./computeWorker.js', import.meta.url),
     workerData,

@@ -5,12 +5,11 @@
  * It talks to the main thread's ingest coordinator over a port of its own, made at start: durable
  * log records and flushes in, flushed generations out.
  */
-import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
 import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
-import { WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
+import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { SegmentBuffer } from '../store/spans/segmentBuffer.js';
@@ -25,16 +24,6 @@ const priceOf = (model: string, usage: Parameters<typeof costOf>[1]) => {
   return price ? costOf(price, usage) : undefined;
 };
 
-// Linux keeps a nice value per thread: this lowers this worker's thread (and the threads it starts)
-// alone, so the main thread's check, log and answer run first when both cores are busy.
-if (data.nice > 0) {
-  try {
-    setPriority(0, data.nice);
-  } catch {
-    // Not allowed here: the worker runs at the process's priority.
-  }
-}
-
 const { port1: port, port2: theirs } = new MessageChannel();
 const send = (message: WorkerMessage) => port.postMessage(message);
 const sink: GenerationSink = { generationReady: (report: GenerationReport) => send({ t: 'generation', report }) };
@@ -45,9 +34,11 @@ const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, si
   send({ t: 'log', level: 'warn', msg: 'segment write failed; retrying', err: String((err as Error)?.stack ?? err) }),
 );
 
+let records = 0;
 port.on('message', (m: CoordinatorMessage) => {
   switch (m.t) {
     case 'record':
+      if (++records === WORKER_EXIT_AT_RECORD) process.exit(70); // a test hook: this thread ends
       return ingest.record(m.seq, m.header, m.body);
     case 'flush':
       return void ingest.flush(m.seq);

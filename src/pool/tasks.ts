@@ -105,6 +105,4 @@ export interface ComputeWorkerData {
   /** The price table's JSON, parsed once per worker. */
   pricing: unknown;
   dataDir: string;
-  /** Niceness of the worker's thread (its decoding, mapping and segment filling): the answers' path runs before it. */
-  nice: number;
 }

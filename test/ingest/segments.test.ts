@@ -110,6 +110,21 @@ for (const point of ['after-log-sync', 'after-segment-publish', 'after-generatio
   });
 }
 
+t.test('a compute worker that ends mid-generation: its log is replayed, no acknowledged span lost', async (t) => {
+  // One worker; it ends as it takes its third record (of the same generation, flushed only after a
+  // minute), so two acknowledged records are in its memory and all three only in its log file.
+  const server = await serverFor(t, { args: ['--flush-interval-ms', '60000'], env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_WORKER_EXIT_AT_RECORD: '3' } });
+  const root = rootCredentials(server);
+  const traces = Array.from({ length: 5 }, () => hex(16));
+  for (const traceId of traces.slice(0, 3)) t.equal((await post(server, root, traceId)).status, 200, 'acknowledged');
+  await server.waitForLog((l) => l.msg === 'a compute worker ended; replaying its ingest log');
+  // The replacement worker takes the rest; they are visible at once when asked for.
+  for (const traceId of traces.slice(3)) t.equal((await post(server, root, traceId, { 'x-tracelake-wait': 'visible' })).status, 200);
+  for (const traceId of traces) t.ok(await eventually(async () => (await spanCount(server, root, traceId)) === 3), `trace ${traceId.slice(0, 8)}: whole`);
+  const all = await call(server, 'GET', '/v1/spans?limit=1', { auth: root });
+  t.equal(all.body.pagination.total, 3 * traces.length, 'none stored twice');
+});
+
 t.test('a re-sent request whose spans reached a segment before a crash is recognised after it', async (t) => {
   const dataDir = tempDir();
   const first = await startServer({ dataDir });

@@ -1,9 +1,10 @@
 /**
- * `POST /v1/traces`: OTLP/HTTP trace ingestion. A compute worker decodes and maps the body, the
- * coordinator admits its spans, and the request is answered once its record is in the fsynced
- * ingest log: a 2xx means durable. The spans become readable when the worker's next segment is
- * committed (within a second; docs/decisions.md); `X-Tracelake-Wait: visible` answers only then.
- * Spans refused one by one are reported through OTLP `partialSuccess` in the request's own encoding.
+ * `POST /v1/traces`: OTLP/HTTP trace ingestion. The ingest coordinator checks the body (decoding
+ * waits until after the answer), admits its spans, and the request is answered once its record is
+ * in the fsynced ingest log: a 2xx means durable. The spans become readable when a compute worker
+ * has decoded them into a segment and it is committed (within a second; docs/decisions.md);
+ * `X-Tracelake-Wait: visible` answers only then. Spans refused one by one are reported through OTLP
+ * `partialSuccess` in the request's own encoding.
  */
 import type { OtlpExportAnswer } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';

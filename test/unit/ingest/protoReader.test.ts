@@ -17,6 +17,7 @@ import {
   readEnd,
   readFixed32,
   readFixed64,
+  readFixed64Big,
   readInt64,
   readKey,
   readString,
@@ -244,6 +245,7 @@ t.test('checking without reading: strings, byte views, 64-bit varints and fixed 
     ['short ASCII', 'short'],
     ['short, not ASCII', 'ünï'],
     ['long ASCII', 'a string longer than twelve bytes, ASCII'],
+    ['ASCII past what is checked in JS', 'x'.repeat(100)],
     ['long UTF-8', '😀 emoji and a byte-order mark \uFEFF'],
     ['empty', ''],
   ]) {
@@ -256,6 +258,7 @@ t.test('checking without reading: strings, byte views, 64-bit varints and fixed 
     ['a lone surrogate', [0xed, 0xa0, 0x80]],
     ['an overlong encoding', [0xc0, 0xaf]],
     ['cut in a character, long', [...Buffer.from('twelve bytes and more '), 0xe6, 0x97]],
+    ['invalid past what is checked in JS', [0x61, ...new Array(100).fill(0x80)]],
   ] as const) {
     t.throws(() => checks(bytes), { message: /^invalid UTF-8 in a string field at offset 1$/ }, why);
     t.throws(() => read(readString, [bytes.length, ...bytes]), Error, `${why}: refused by readString too`);
@@ -275,4 +278,7 @@ t.test('checking without reading: strings, byte views, 64-bit varints and fixed 
 
   t.equal(read(skipFixed64, [1, 2, 3, 4, 5, 6, 7, 8]).pos, 8);
   t.throws(() => read(skipFixed64, [1, 2, 3]), TRUNCATED);
+  t.same(read(readFixed64Big, le64(2n ** 64n - 1n)), { value: 2n ** 64n - 1n, pos: 8 }, 'a fixed64 as a bigint, unsigned');
+  t.same(read(readFixed64Big, le64(1_700_000_000_123_456_789n)), { value: 1_700_000_000_123_456_789n, pos: 8 });
+  t.throws(() => read(readFixed64Big, [1, 2]), TRUNCATED);
 });

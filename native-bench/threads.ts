@@ -1,0 +1,71 @@
+/**
+ * native-bench/threads: where the server's CPU goes, thread by thread, under sustained OTLP load —
+ * /proc's per-thread CPU time over a closed-loop run (8 connections, 512-span protobuf exports,
+ * 503s sent again after Retry-After), until every acknowledged span is readable. Threads are told
+ * apart by what each one is: the main thread, the compute and store workers (their JS threads report
+ * their own ids), and the native threads (libuv's pool and DuckDB's, named by the kernel only).
+ *
+ *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--cpu-prof DIR] [--main path/to/dist/src/main.js]
+ *
+ * `--main` runs another build's server (A/B against an older checkout, one run after the other).
+ * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { startServer } from '../test/helpers/server.js';
+import { Bodies, SPANS } from './bodies.js';
+import { closedLoop, encodeRequest } from './loadClient.js';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const SECONDS = Number(arg('seconds', '20'));
+const PROFILES = arg('cpu-prof', '');
+const MAIN = arg('main', new URL('../src/main.js', import.meta.url).pathname);
+const KEY = 'sk_service_' + 'Bench'.repeat(8);
+
+/** CPU seconds (user + system) of each thread of `pid`, by thread id. */
+function threadTimes(pid: number): Map<number, { name: string; cpu: number; sys: number }> {
+  const out = new Map<number, { name: string; cpu: number; sys: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const server = await startServer({
+  env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+  args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'],
+  main: MAIN,
+  ...(PROFILES ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${PROFILES}`, MAIN] } : {}),
+});
+const appId = server.logs.find((l) => l.msg === 'bootstrap')!.app_id as string;
+const bodies = new Bodies(8);
+const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+const pid = server.child.pid!;
+const before = threadTimes(pid);
+const started = performance.now();
+const end = started + SECONDS * 1000;
+let acked = 0;
+await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
+  if (a.status === 503 && a.headers['retry-after'] !== undefined) return 1000 * Number(a.headers['retry-after']);
+  if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+  acked++;
+});
+const total = async () => ((await (await fetch(`${server.url}/v1/spans?limit=1`, { headers: { authorization: KEY, 'x-service-app-id': appId } })).json()) as { pagination: { total: number } }).pagination.total;
+while ((await total()) < acked * SPANS) await new Promise((r) => setTimeout(r, 50));
+const elapsed = (performance.now() - started) / 1000;
+const after = threadTimes(pid);
+const rows = [...after].map(([tid, a]) => ({ tid, name: a.name, cpu: a.cpu - (before.get(tid)?.cpu ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) })).filter((r) => r.cpu > 0.05).sort((a, b) => b.cpu - a.cpu);
+const cpu = rows.reduce((n, r) => n + r.cpu, 0);
+const spans = acked * SPANS;
+console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span`);
+for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
+await server.stop('SIGTERM');
