@@ -201,15 +201,27 @@ const { server, appId } = await startGateway(undefined, ['--metrics-listen', 'ap
 const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
 console.log(`sustained, 8 connections: ${fmt(s.spansPerSec)} spans/s readable (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`);
 console.log(`  vs ceiling ${(s.spansPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${(s.spansPerSec / baselineRate).toFixed(2)}× (budget ≥ 3×)` : ''}`);
-const phasesBefore = await ingestPhases(server);
+// 70% of a steady load: from a server that has caught up with the sustained run (its small segments
+// compacted), not one still paying for the overload just before.
+while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+const phasesBefore = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
+const stagesBefore = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
 const seventy = await atSeventyPercent(server, bodies, appId, s.spansPerSec, 10);
-const phasesAfter = await ingestPhases(server);
+const phasesAfter = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
+const stagesAfter = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
 console.log(`at 70% (${fmt(seventy.rate)} spans/s): ack p50 ${ms(seventy.p50)}, p99 ${ms(seventy.p99)} (budget p99 ≤ 50 ms); ack → readable p50 ${ms(seventy.visibleP50)}, p99 ${ms(seventy.visibleP99)} over ${seventy.samples} samples (budget p99 ≤ 1 s)`);
 console.log(`  where an ack's time went (the server's tracelake_ingest_phase_seconds over that run: mean, and the share of requests over 50 ms in the phase): ${[...phasesAfter]
   .map(([phase, a]) => {
-    const b = phasesBefore.get(phase) ?? { count: 0, sum: 0, upTo50ms: 0 };
+    const b = phasesBefore.get(phase) ?? { count: 0, sum: 0, upTo: 0 };
     const n = a.count - b.count;
-    return `${phase} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo50ms - b.upTo50ms))) / n).toFixed(1)}%)`;
+    return `${phase} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
+  })
+  .join(', ')}`);
+console.log(`  where a generation's time went until readable (tracelake_generation_seconds over that run: mean, and the share over 250 ms in the stage): ${[...stagesAfter]
+  .map(([stage, a]) => {
+    const b = stagesBefore.get(stage) ?? { count: 0, sum: 0, upTo: 0 };
+    const n = a.count - b.count;
+    return `${stage} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
   })
   .join(', ')}`);
 const b = await burst(server, bodies, appId, s.spansPerSec);
@@ -226,19 +238,23 @@ const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
 console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS idle ${idle.toFixed(0)} MiB`);
 rmSync(server.dataDir, { recursive: true, force: true });
 
-/** The ingest phase histograms of the server's operations metrics (`--metrics-listen api`): count, sum (s), observations ≤ 50 ms. */
-async function ingestPhases(server: TestServer): Promise<Map<string, { count: number; sum: number; upTo50ms: number }>> {
+/**
+ * A histogram of the server's operations metrics (`--metrics-listen api`) by its one label: count,
+ * sum (s), and the observations up to the bucket `le`.
+ */
+async function histograms(server: TestServer, name: string, label: string, le: string): Promise<Map<string, { count: number; sum: number; upTo: number }>> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const phases = new Map<string, { count: number; sum: number; upTo50ms: number }>();
-  for (const m of text.matchAll(/^tracelake_ingest_phase_seconds_(count|sum|bucket)\{(?:le="([^"]+)",)?phase="(\w+)"(?:,le="([^"]+)")?\} (\S+)$/gm)) {
-    const [, kind, leBefore, phase, leAfter, value] = m;
-    const p = phases.get(phase!) ?? { count: 0, sum: 0, upTo50ms: 0 };
-    if (kind === 'count') p.count = Number(value);
-    else if (kind === 'sum') p.sum = Number(value);
-    else if ((leBefore ?? leAfter) === '0.05') p.upTo50ms = Number(value);
-    phases.set(phase!, p);
+  const out = new Map<string, { count: number; sum: number; upTo: number }>();
+  const line = new RegExp(`^${name}_(count|sum|bucket)\\{(?:le="([^"]+)",)?${label}="(\\w+)"(?:,le="([^"]+)")?\\} (\\S+)$`, 'gm');
+  for (const m of text.matchAll(line)) {
+    const [, kind, leBefore, key, leAfter, value] = m;
+    const h = out.get(key!) ?? { count: 0, sum: 0, upTo: 0 };
+    if (kind === 'count') h.count = Number(value);
+    else if (kind === 'sum') h.sum = Number(value);
+    else if ((leBefore ?? leAfter) === le) h.upTo = Number(value);
+    out.set(key!, h);
   }
-  return phases;
+  return out;
 }
 
 async function segmentDetail(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {

@@ -33,13 +33,18 @@ export class Connection {
   private socket: Socket;
   private pending: { started: number; resolve: (a: Answer) => void; reject: (e: Error) => void } | null = null;
   private buffer: Buffer = Buffer.alloc(0);
+  /** False once the server has closed it, or said it will (`Connection: close`). */
+  reusable = true;
 
   private constructor(socket: Socket) {
     this.socket = socket;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (e) => this.fail(e));
-    socket.on('close', () => this.fail(new Error('connection closed')));
+    socket.on('close', () => {
+      this.reusable = false;
+      this.fail(new Error('connection closed'));
+    });
   }
 
   static open(host: string, port: number): Promise<Connection> {
@@ -75,6 +80,7 @@ export class Connection {
     }
     const length = Number(headers['content-length'] ?? 0);
     if (this.buffer.length < headEnd + 4 + length) return;
+    if (headers.connection?.toLowerCase() === 'close') this.reusable = false;
     this.buffer = this.buffer.subarray(headEnd + 4 + length);
     const p = this.pending;
     this.pending = null;
@@ -96,9 +102,18 @@ export class Connection {
 export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => number | void): Promise<void> {
   const conns = await Promise.all(Array.from({ length: connections }, () => Connection.open(host, port)));
   await Promise.all(
-    conns.map(async (c) => {
+    conns.map(async (first) => {
+      let c = first;
+      // A connection the server closes (after a refused upload) is replaced, as an HTTP agent does.
+      const send = async (r: Buffer) => {
+        if (!c.reusable) {
+          c.close();
+          c = await Connection.open(host, port);
+        }
+        return c.send(r);
+      };
       for (let r = next(); r !== null; r = next()) {
-        for (let again = onAnswer(await c.send(r)); typeof again === 'number'; again = onAnswer(await c.send(r))) {
+        for (let again = onAnswer(await send(r)); typeof again === 'number'; again = onAnswer(await send(r))) {
           await new Promise((done) => setTimeout(done, again as number));
         }
       }
@@ -123,11 +138,15 @@ export async function openLoop(host: string, port: number, perSecond: number, se
     const request = next();
     inFlight.push(
       (async () => {
-        const c = idle.pop() ?? (await Connection.open(host, port));
+        let c = idle.pop();
+        // A connection the server closed while it was idle (or said it would) is not reused.
+        while (c && !c.reusable) c = idle.pop();
+        c ??= await Connection.open(host, port);
         const sentAt = performance.now();
         try {
           onAnswer(await c.send(request), sentAt);
-          idle.push(c);
+          if (c.reusable) idle.push(c);
+          else c.close();
         } catch {
           onAnswer({ status: 0, ms: performance.now() - sentAt, headers: {} }, sentAt);
           c.close();

@@ -42,7 +42,7 @@ function threadTimes(pid: number): Map<number, { name: string; cpu: number; sys:
 
 const server = await startServer({
   env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
-  args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'],
+  args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
   main: MAIN,
   ...(PROFILES ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${PROFILES}`, MAIN] } : {}),
 });

@@ -27,6 +27,7 @@ import { OpsMetrics } from './http/opsMetrics.js';
 import { loadNativeUws } from './http/uws.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { LogSyncThread } from './ingest/logSync.js';
+import { AckPriority } from './ingest/ackPriority.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
 import { DATABASE_FILE, ingestLogDir } from './store/db.js';
@@ -148,6 +149,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   mkdirSync(logDir, { recursive: true });
   let ingest: IngestCoordinator | undefined;
   const logSync = new LogSyncThread();
+  const priority = config.backgroundNice > 0 ? new AckPriority(config.backgroundNice, () => (logSync.tid === null ? [] : [logSync.tid])) : null;
   const greetings: { workerId: string; port: MessagePort }[] = [];
   const compute = createComputeClient({
     threads: config.workers,
@@ -170,7 +172,10 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
     sync: logSync.sync,
   }, log);
-  if (ops) ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
+  if (ops) {
+    ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
+    ingest.generationObserver = (stage, seconds) => ops.generationStage(stage, seconds);
+  }
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
@@ -208,6 +213,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       // What the workers hold goes into committed segments, so the next start replays nothing.
       await ingest.drain();
       await store.run('close', {});
+      priority?.stop();
       await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
     },
   };

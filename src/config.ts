@@ -26,6 +26,7 @@ export interface Config {
   /** The operator API's credential (http/operatorAuth.ts); undefined turns the operator API off. */
   operatorToken: string | undefined;
   workers: number;
+  backgroundNice: number;
   duckdbThreads: number;
   duckdbMemory: string;
   maxBodyBytes: number;
@@ -183,6 +184,7 @@ export const OPTIONS = [
   { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },
   { key: 'operatorToken', env: 'TRACELAKE_OPERATOR_TOKEN', flag: '--operator-token', fallback: undefined, parse: operatorToken, doc: 'Token of the operator API (/v1/operator/*: tenants, plans, keys, session tokens on the running server; the `tracelake` commands use it); at least 32 characters; unset turns the operator API off.' },
   { key: 'workers', env: 'TRACELAKE_WORKERS', flag: '--workers', fallback: String(cores), parse: integer(1, 256), doc: 'Worker threads for decoding, mapping and serialising (default: cores).' },
+  { key: 'backgroundNice', env: 'TRACELAKE_BACKGROUND_NICE', flag: '--background-nice', fallback: '5', parse: integer(0, 19), doc: 'Linux: the nice value of every thread but the one that answers exports and the log\'s sync thread (decoding, segments, the store, DuckDB), so acknowledgements come first when the cores are busy; 0 leaves all threads at the server\'s own priority.' },
   { key: 'duckdbThreads', env: 'TRACELAKE_DUCKDB_THREADS', flag: '--duckdb-threads', fallback: String(cores), parse: integer(1, 256), doc: 'DuckDB threads (default: cores).' },
   { key: 'duckdbMemory', env: 'TRACELAKE_DUCKDB_MEMORY', flag: '--duckdb-memory', fallback: '4GiB', parse: memoryLimit, doc: 'DuckDB memory_limit (at least 64MiB).' },
   { key: 'maxBodyBytes', env: 'TRACELAKE_MAX_BODY', flag: '--max-body', fallback: '8MiB', parse: bytes, doc: 'Largest JSON request body.' },

@@ -5,7 +5,7 @@
  * Prometheus scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { IngestPhase } from '../ingest/coordinator.js';
+import type { GenerationStage, IngestPhase } from '../ingest/coordinator.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
@@ -38,6 +38,7 @@ export class OpsMetrics {
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly storeTasks: Histogram<'task' | 'outcome'>;
   private readonly ingestPhases: Histogram<'phase'>;
+  private readonly generationStages: Histogram<'stage'>;
   private sources: OpsSources | null = null;
   /** Read once at the start of a scrape; every metric's collect reads it. */
   private snapshot: Snapshot | null = null;
@@ -52,6 +53,13 @@ export class OpsMetrics {
       name: 'tracelake_ingest_phase_seconds',
       help: 'Where an ingestion request (an OTLP export, an agents sync, a worker run\'s trace) spends the time before its answer, by phase: check (decompress, check the body and read its span ids; JSON bodies and agent batches on a compute worker), admission, log_sync (append and fdatasync).',
       labelNames: ['phase'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.generationStages = new Histogram({
+      name: 'tracelake_generation_seconds',
+      help: 'Where a generation of ingested spans (a compute worker\'s rows of up to 200 ms, by default) spends the time from its first record to readable, by stage: open (until it is cut), write (its rows to Parquet segments), queue (behind the commits before it), commit (the store\'s transaction).',
+      labelNames: ['stage'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -129,6 +137,10 @@ export class OpsMetrics {
 
   ingestPhase(phase: IngestPhase, seconds: number): void {
     this.ingestPhases.observe({ phase }, seconds);
+  }
+
+  generationStage(stage: GenerationStage, seconds: number): void {
+    this.generationStages.observe({ stage }, seconds);
   }
 
   /** The exposition (text format 0.0.4) and its content type. */

@@ -36,18 +36,18 @@ import type { LogHeader } from './logFormat.js';
 import type { SyncFn } from './logSync.js';
 import { estimateRowBytes } from './rowBytes.js';
 import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
-import { logName, type GenerationId, type GenerationReport, type IngestEncoding } from './workerIngest.js';
+import { logName, type GenerationId, type GenerationReport, type PrepareInput } from './workerIngest.js';
 
 /** An ingestion request's way to its answer: check (and decompress), admission, the log's append and fdatasync. */
 export type IngestPhase = 'check' | 'admission' | 'log_sync';
 
-export interface IngestRequest {
-  body: Uint8Array;
-  encoding: IngestEncoding;
-  contentEncoding: string | undefined;
-  maxDecompressedBytes: number;
-  maxSpansPerTrace: number;
-  scope: Scope;
+/**
+ * A generation's way from its first record to readable: open (until it is cut), write (the worker's
+ * rows to segments, until its report arrives), queue (waiting for the commits before it), commit.
+ */
+export type GenerationStage = 'open' | 'write' | 'queue' | 'commit';
+
+export interface IngestRequest extends PrepareInput {
   /** The tenant's plan when it limits spans or storage. */
   plan: Plan | null;
   /** Span ids the store holds already (an agent session synced again): dropped as duplicates. */
@@ -95,6 +95,9 @@ export interface CoordinatorOptions {
 /** One log file and the records a worker gets from it. */
 class LaneGeneration {
   log: IngestLogFile | null = null;
+  /** When its first record was appended, and when it was cut (performance.now()). */
+  firstAt = 0;
+  cutAt = 0;
   /** Rows kept in its records, and their bodies' bytes. */
   rows = 0;
   bodyBytes = 0;
@@ -212,6 +215,10 @@ export class IngestCoordinator {
 
   /** Told where each request's time went before its answer (seconds by phase), for the operations metrics. */
   phaseObserver: ((phase: IngestPhase, seconds: number) => void) | null = null;
+  /** Told where each generation's time went until it was readable (seconds by stage). */
+  generationObserver: ((stage: GenerationStage, seconds: number) => void) | null = null;
+  /** Cut and report times of generations on their way, by generation key. */
+  private readonly stages = new Map<string, { firstAt: number; cutAt: number; reportedAt: number }>();
 
   /**
    * Takes one request: refused with 503 before any work when the backlog is over its bound;
@@ -336,7 +343,10 @@ export class IngestCoordinator {
     };
     gen.begin();
     try {
-      gen.log ??= new IngestLogFile(join(this.options.logDir, gen.name), this.options.sync);
+      if (!gen.log) {
+        gen.firstAt = performance.now();
+        gen.log = new IngestLogFile(join(this.options.logDir, gen.name), this.options.sync);
+      }
       await gen.log.append(header, body);
       crashPoint('after-log-sync');
     } catch (e) {
@@ -403,6 +413,7 @@ export class IngestCoordinator {
     if (gen.log === null) return Promise.resolve(); // nothing appended since the last cut
     lane.open = new LaneGeneration(lane.nextSeq, logName(lane.workerId, lane.nextSeq));
     lane.nextSeq++;
+    gen.cutAt = performance.now();
     const flushed = gen.settled().then(() => {
       lane.cutting.delete(gen);
       gen.log!.close();
@@ -412,6 +423,7 @@ export class IngestCoordinator {
         return;
       }
       if (lane.gone) return; // its log is replayed (onWorkerGone)
+      if (this.generationObserver) this.stages.set(genKey({ workerId: lane.workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0 });
       const message: CoordinatorMessage = { t: 'flush', seq: gen.seq };
       lane.port.postMessage(message);
     });
@@ -483,7 +495,7 @@ export class IngestCoordinator {
         discardedBytes += replayed.discardedBytes;
         if (replayed.discardedBytes > 0) this.log.warn({ file: name, discarded_bytes: replayed.discardedBytes }, 'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed');
         if (replayed.skippedRecords > 0) this.log.error({ file: name, records: replayed.skippedRecords }, 'ingest log records that could not be decoded were skipped');
-        if (replayed.report) await this.store.run('commitGeneration', replayed.report);
+        if (replayed.report) await this.store.run('commitGenerations', { reports: [replayed.report] });
         for (const k of replayed.keys) {
           this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
           spans += k.spanIds.length;
@@ -549,23 +561,44 @@ export class IngestCoordinator {
   }
 
   private enqueueCommit(report: GenerationReport): void {
-    this.commits = this.commits.then(() => this.commit(report));
+    const stage = this.stages.get(genKey(report));
+    if (stage) stage.reportedAt = performance.now();
+    this.waitingReports.push(report);
+    if (this.waitingReports.length === 1) this.commits = this.commits.then(() => this.commitWaiting());
   }
 
-  /** Commits a generation, retrying until the store takes it; then its log file can go. */
-  private async commit(report: GenerationReport): Promise<void> {
+  /** Reports waiting for the commit before them to end: the next commit takes them all. */
+  private waitingReports: GenerationReport[] = [];
+
+  /** Commits the generations waiting, retrying until the store takes them; then their log files can go. */
+  private async commitWaiting(): Promise<void> {
+    const reports = this.waitingReports;
+    this.waitingReports = [];
+    const committing = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.run('commitGeneration', report);
+        await this.store.run('commitGenerations', { reports });
         crashPoint('after-generation-commit');
         break;
       } catch (err) {
-        this.log.warn({ err, log: report.log, attempt }, 'could not commit a flushed generation; retrying');
+        this.log.warn({ err, logs: reports.map((r) => r.log), attempt }, 'could not commit flushed generations; retrying');
         await new Promise((r) => setTimeout(r, COMMIT_RETRY_MS));
       }
     }
-    rmSync(join(this.options.logDir, report.log), { force: true });
-    this.markCommitted(report);
+    const committed = performance.now();
+    for (const report of reports) {
+      rmSync(join(this.options.logDir, report.log), { force: true });
+      this.markCommitted(report);
+      const stage = this.stages.get(genKey(report));
+      this.stages.delete(genKey(report));
+      const see = this.generationObserver;
+      if (stage && see) {
+        see('open', (stage.cutAt - stage.firstAt) / 1000);
+        see('write', (stage.reportedAt - stage.cutAt) / 1000);
+        see('queue', (committing - stage.reportedAt) / 1000);
+        see('commit', (committed - committing) / 1000);
+      }
+    }
   }
 
   private markCommitted(g: GenerationId): void {

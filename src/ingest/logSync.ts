@@ -13,10 +13,13 @@ export class LogSyncThread {
   private next = 1;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private ended: Error | null = null;
+  /** The thread's id, once it has told it (Linux). */
+  tid: number | null = null;
 
   constructor() {
     this.worker = new Worker(new URL('./logSyncWorker.js', import.meta.url));
-    this.worker.on('message', ({ id, error }: { id: number; error: { message: string; code: string | null } | null }) => {
+    this.worker.on('message', ({ id, error, tid }: { id: number; error: { message: string; code: string | null } | null; tid?: number }) => {
+      if (tid !== undefined) return void (this.tid = tid);
       const w = this.waiting.get(id);
       this.waiting.delete(id);
       if (!w) return;

@@ -3,8 +3,15 @@
  * time, and answers each. A thread of its own, so an acknowledgement never waits for a libuv pool
  * thread held by a DuckDB query or a Parquet write.
  */
-import { fdatasyncSync } from 'node:fs';
+import { fdatasyncSync, readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+
+// This thread's id (Linux: /proc/thread-self names it), so that its priority is left alone.
+try {
+  parentPort!.postMessage({ tid: Number(readlinkSync('/proc/thread-self').split('/').pop()) });
+} catch {
+  // Not Linux.
+}
 
 parentPort!.on('message', ({ id, fd }: { id: number; fd: number }) => {
   try {

@@ -162,7 +162,7 @@ const handlers: Handlers = {
   listApps: async ({ tenantId, id }) => meta.listApps(await db(), tenantId, id),
   readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
-  commitGeneration: async (report) => (await manifest.commitGeneration(await db(), segments, report), null),
+  commitGenerations: async ({ reports }) => (await manifest.commitGenerations(await db(), segments, reports), null),
   committedLogs: async ({ names }) => manifest.committedLogs(await db(), names),
   recentSpanKeys: async ({ sinceMs, limit }) => {
     // The start reads these files: the ones it cannot read are set aside first.

@@ -60,7 +60,8 @@ export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTas
   listApps: { in: { tenantId: string; id?: string }; out: AppView[] };
   readBlob: { in: ReadScope & { sha256: string }; out: { mediaType: string; data: Uint8Array } | null };
   health: { in: { checks: ('duckdb' | 'data_dir' | 'disk' | 'segments' | 'quarantine')[] }; out: DependencyCheck[] };
-  commitGeneration: { in: GenerationReport; out: null };
+  /** Flushed generations, committed in one transaction. */
+  commitGenerations: { in: { reports: GenerationReport[] }; out: null };
   committedLogs: { in: { names: string[] }; out: string[] };
   recentSpanKeys: { in: { sinceMs: number; limit: number }; out: SpanKeys[] };
   tenantUsage: { in: { tenantId: string }; out: { month: string; monthSpans: number; storedBytes: number } };

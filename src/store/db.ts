@@ -129,8 +129,23 @@ export class Database {
     await this.withConnection((c) => this.timed(c, () => c.run(sql, params)));
   }
 
+  /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
+  private transactions = 0;
+  private checkpointing: Promise<void> | null = null;
+  private whenNoTransactions: (() => void)[] = [];
+
   /** Runs `work` inside one transaction on one connection; any throw rolls it back. */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    while (this.checkpointing) await this.checkpointing;
+    this.transactions++;
+    try {
+      return await this.inTransaction(work);
+    } finally {
+      if (--this.transactions === 0) for (const wake of this.whenNoTransactions.splice(0)) wake();
+    }
+  }
+
+  private inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.withConnection(async (c) => {
       await c.run('BEGIN TRANSACTION');
       try {
@@ -156,9 +171,25 @@ export class Database {
     });
   }
 
+  /**
+   * Checkpoints once the transactions running have ended, holding new ones back meanwhile: DuckDB
+   * refuses a checkpoint while a write transaction is open, and under steady ingestion one nearly
+   * always is (a generation's commit), so an attempt that did not wait failed again and again while
+   * the WAL grew.
+   */
   async checkpoint(): Promise<void> {
-    await this.exec('CHECKPOINT');
-    recordWatermark(this.path);
+    while (this.checkpointing) await this.checkpointing;
+    const run = (async () => {
+      while (this.transactions > 0) await new Promise<void>((wake) => this.whenNoTransactions.push(wake));
+      await this.exec('CHECKPOINT');
+      recordWatermark(this.path);
+    })();
+    this.checkpointing = run.catch(() => undefined);
+    try {
+      await run;
+    } finally {
+      this.checkpointing = null;
+    }
   }
 
   /** Records the WAL's state for the guard (after commits; cheap: a stat and a 4 KiB read). */

@@ -17,36 +17,41 @@ import { PART_KINDS } from './traceParts.js';
 export const INGEST_LEVEL = 0;
 
 /**
- * Commits a flushed generation in one transaction: its segments, their trace summary parts, the
- * resources its spans name, its blobs, the tenants' usage, and the name of the log file it came
- * from (so that file is never replayed again, even if deleting it fails).
+ * Commits flushed generations in one transaction (group commit: under load several wait, and a
+ * transaction's fixed cost — its WAL sync above all — is paid once): for each, its segments, their
+ * trace summary parts, the resources its spans name, its blobs, the tenants' usage, and the name of
+ * the log file it came from (so that file is never replayed again, even if deleting it fails).
  */
-export async function commitGeneration(db: Database, store: SegmentStore, report: GenerationReport): Promise<void> {
+export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
   await db.transaction(async (tx) => {
-    const [seen] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM committed_logs WHERE name = $1', [report.log]);
-    if ((seen?.n ?? 0) > 0) return; // committed already (a retry after a lost answer)
-    for (const s of report.segments) await insertSegment(tx, s.key, { ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION });
-    // Parts were computed by the worker; one sequence number for all of them (the merge folds by it).
-    const [seq] = await tx.query<{ seq: string }>(`SELECT nextval('trace_part_seq')::VARCHAR AS seq`);
-    await tx.append('trace_parts', PART_KINDS, report.parts.map((p) => [...p, BigInt(seq!.seq)]));
-    for (const r of report.resources) {
-      await tx.exec(
-        `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion],
-      );
-    }
-    await storeBlobs(tx, report.blobs);
-    const month = monthOf(Date.now());
-    for (const u of report.usage) {
-      await tx.exec(
-        `INSERT INTO tenant_usage (tenant_id, month, spans, bytes) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant_id, month) DO UPDATE SET spans = spans + excluded.spans, bytes = bytes + excluded.bytes`,
-        [u.tenantId, month, u.spans, u.bytes],
-      );
-    }
-    await tx.exec('INSERT INTO committed_logs (name) VALUES ($1)', [report.log]);
+    for (const report of reports) await commitOne(tx, report);
   });
-  forgetSegments(db, report.segments);
+  forgetSegments(db, reports.flatMap((r) => r.segments));
+}
+
+async function commitOne(tx: Transaction, report: GenerationReport): Promise<void> {
+  const [seen] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM committed_logs WHERE name = $1', [report.log]);
+  if ((seen?.n ?? 0) > 0) return; // committed already (a retry after a lost answer)
+  for (const s of report.segments) await insertSegment(tx, s.key, { ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION });
+  // Parts were computed by the worker; one sequence number for all of them (the merge folds by it).
+  const [seq] = await tx.query<{ seq: string }>(`SELECT nextval('trace_part_seq')::VARCHAR AS seq`);
+  await tx.append('trace_parts', PART_KINDS, report.parts.map((p) => [...p, BigInt(seq!.seq)]));
+  for (const r of report.resources) {
+    await tx.exec(
+      `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion],
+    );
+  }
+  await storeBlobs(tx, report.blobs);
+  const month = monthOf(Date.now());
+  for (const u of report.usage) {
+    await tx.exec(
+      `INSERT INTO tenant_usage (tenant_id, month, spans, bytes) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (tenant_id, month) DO UPDATE SET spans = spans + excluded.spans, bytes = bytes + excluded.bytes`,
+      [u.tenantId, month, u.spans, u.bytes],
+    );
+  }
+  await tx.exec('INSERT INTO committed_logs (name) VALUES ($1)', [report.log]);
 }
 
 export interface NewSegment {

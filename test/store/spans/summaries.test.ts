@@ -12,7 +12,7 @@ import { SummaryParts } from '../../../src/ingest/summaryParts.js';
 import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
 import { Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
-import { commitGeneration, segmentsFor } from '../../../src/store/spans/manifest.js';
+import { commitGenerations, segmentsFor } from '../../../src/store/spans/manifest.js';
 import { settledScope, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
@@ -68,7 +68,7 @@ async function openStore(t: Test) {
       bodyBytes: 1,
       skippedRecords: 0,
     };
-    await commitGeneration(db, segments, report);
+    await commitGenerations(db, segments, [report]);
     return report;
   };
   return { db, segments, src: { db, segments }, commit };
@@ -119,7 +119,7 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.equal((await segmentsFor(db, segments, read, null, null)).length, 3);
 
   const [{ n: partsBefore } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM segments');
-  await commitGeneration(db, segments, errorReport);
+  await commitGenerations(db, segments, [errorReport]);
   const [{ n: partsAfter } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM segments');
   t.equal(partsAfter, partsBefore, 'committing a generation again changes nothing');
   t.equal((await traceSpans(src, read, traceId)).length, 4);
