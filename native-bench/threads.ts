@@ -1,11 +1,12 @@
 /**
  * native-bench/threads: where the server's CPU goes, thread by thread, under sustained OTLP load —
- * /proc's per-thread CPU time over a closed-loop run (8 connections, 512-span protobuf exports,
- * 503s sent again after Retry-After), until every acknowledged span is readable. Threads are told
- * apart by what each one is: the main thread, the compute and store workers (their JS threads report
- * their own ids), and the native threads (libuv's pool and DuckDB's, named by the kernel only).
+ * /proc's per-thread CPU time over a run of 512-span protobuf exports until every acknowledged span
+ * is readable: a closed loop of 8 connections (503s sent again after Retry-After), or with
+ * `--rate N` an open loop at N spans/s, which also prints where the generations' time went until
+ * readable (`tracelake_generation_seconds`): a steady load's readability, from a fresh server.
+ * The main thread is marked; the other threads have only the kernel's ids.
  *
- *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--cpu-prof DIR] [--main path/to/dist/src/main.js]
+ *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--rate N] [--cpu-prof DIR] [--main path/to/dist/src/main.js]
  *
  * `--main` runs another build's server (A/B against an older checkout, one run after the other).
  * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
@@ -13,7 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
-import { closedLoop, encodeRequest } from './loadClient.js';
+import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,6 +22,7 @@ const arg = (name: string, fallback: string) => {
 };
 const SECONDS = Number(arg('seconds', '20'));
 const PROFILES = arg('cpu-prof', '');
+const RATE = Number(arg('rate', '0'));
 const MAIN = arg('main', new URL('../src/main.js', import.meta.url).pathname);
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
 
@@ -42,7 +44,7 @@ function threadTimes(pid: number): Map<number, { name: string; cpu: number; sys:
 
 const server = await startServer({
   env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
-  args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
+  args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--metrics-listen', 'api', ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
   main: MAIN,
   ...(PROFILES ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${PROFILES}`, MAIN] } : {}),
 });
@@ -54,11 +56,19 @@ const before = threadTimes(pid);
 const started = performance.now();
 const end = started + SECONDS * 1000;
 let acked = 0;
-await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
-  if (a.status === 503 && a.headers['retry-after'] !== undefined) return 1000 * Number(a.headers['retry-after']);
-  if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
-  acked++;
-});
+const statuses = new Map<number, number>();
+if (RATE > 0) {
+  await openLoop('127.0.0.1', server.port, RATE / SPANS, SECONDS, () => encodeRequest(target, bodies.next().body), (a) => {
+    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    if (a.status === 200) acked++;
+  });
+} else {
+  await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
+    if (a.status === 503 && a.headers['retry-after'] !== undefined) return 1000 * Number(a.headers['retry-after']);
+    if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+    acked++;
+  });
+}
 const total = async () => ((await (await fetch(`${server.url}/v1/spans?limit=1`, { headers: { authorization: KEY, 'x-service-app-id': appId } })).json()) as { pagination: { total: number } }).pagination.total;
 while ((await total()) < acked * SPANS) await new Promise((r) => setTimeout(r, 50));
 const elapsed = (performance.now() - started) / 1000;
@@ -68,4 +78,10 @@ const cpu = rows.reduce((n, r) => n + r.cpu, 0);
 const spans = acked * SPANS;
 console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
+if (RATE > 0) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const stage = (name: string, part: string) => Number(new RegExp(`^tracelake_generation_seconds_${part}\\{stage="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const means = ['open', 'write', 'queue', 'commit'].map((name) => `${name} ${((1000 * stage(name, 'sum')) / stage(name, 'count')).toFixed(1)} ms`);
+  console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; a generation's way to readable, means: ${means.join(', ')}`);
+}
 await server.stop('SIGTERM');
