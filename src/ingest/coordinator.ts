@@ -135,6 +135,8 @@ interface Lane {
   cutting: Map<LaneGeneration, Promise<void>>;
   /** A request waits to see its spans: cut at the end of this turn of the event loop. */
   soon: boolean;
+  /** Generations told to flush whose report has not come back: the worker is still writing them. */
+  writing: number;
   gone: boolean;
   closes: Map<number, () => void>;
 }
@@ -182,7 +184,7 @@ export class IngestCoordinator {
 
   /** Called with each compute worker's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
-    const lane: Lane = { workerId, port, nextSeq: 2, open: new LaneGeneration(1, logName(workerId, 1)), cutting: new Map(), soon: false, gone: false, closes: new Map() };
+    const lane: Lane = { workerId, port, nextSeq: 2, open: new LaneGeneration(1, logName(workerId, 1)), cutting: new Map(), soon: false, writing: 0, gone: false, closes: new Map() };
     this.lanes.set(workerId, lane);
     port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
     port.on('close', () => this.onWorkerGone(lane));
@@ -426,6 +428,7 @@ export class IngestCoordinator {
       if (this.generationObserver) this.stages.set(genKey({ workerId: lane.workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0 });
       const message: CoordinatorMessage = { t: 'flush', seq: gen.seq };
       lane.port.postMessage(message);
+      lane.writing++;
     });
     lane.cutting.set(gen, flushed);
     return flushed;
@@ -439,10 +442,16 @@ export class IngestCoordinator {
     });
   }
 
+  /**
+   * Cuts generations past their age — unless the worker has not written the last one yet: then the
+   * open one grows (up to its size bound) instead of queueing behind it as one more small segment
+   * and one more commit. A busy worker writes fewer, larger generations; its spans would not be
+   * readable sooner either way.
+   */
   private cutOld(): void {
     const now = Date.now();
     for (const lane of this.lanes.values()) {
-      if (lane.open.rows > 0 && now - lane.open.openedAt >= this.options.flush.maxAgeMs) void this.cut(lane);
+      if (lane.open.rows > 0 && lane.writing === 0 && now - lane.open.openedAt >= this.options.flush.maxAgeMs) void this.cut(lane);
     }
   }
 
@@ -536,6 +545,7 @@ export class IngestCoordinator {
   private onMessage(workerId: string, lane: Lane, m: WorkerMessage): void {
     switch (m.t) {
       case 'generation':
+        lane.writing = Math.max(0, lane.writing - 1);
         if (m.report.skippedRecords > 0) this.log.error({ worker: workerId, log: m.report.log, records: m.report.skippedRecords }, 'ingest log records that could not be decoded were skipped');
         return this.enqueueCommit(m.report);
       case 'closed':
