@@ -149,6 +149,8 @@ interface Usage {
 
 export const RETRY_AFTER_SECONDS = 1;
 const COMMIT_RETRY_MS = 1000;
+/** How many times its age a generation may stay open while its worker writes the one before. */
+const GROWTH = 3;
 /** How far back `start` remembers committed spans. */
 const RECENT_MS = 10 * 60_000;
 
@@ -444,14 +446,16 @@ export class IngestCoordinator {
 
   /**
    * Cuts generations past their age — unless the worker has not written the last one yet: then the
-   * open one grows (up to its size bound) instead of queueing behind it as one more small segment
-   * and one more commit. A busy worker writes fewer, larger generations; its spans would not be
-   * readable sooner either way.
+   * open one grows, up to three times its age, instead of queueing behind it as one more small
+   * segment and one more commit. A busy worker writes fewer, larger generations (its spans would
+   * not be readable sooner either way); the bound keeps one from holding seconds of spans.
    */
   private cutOld(): void {
     const now = Date.now();
+    const age = this.options.flush.maxAgeMs;
     for (const lane of this.lanes.values()) {
-      if (lane.open.rows > 0 && lane.writing === 0 && now - lane.open.openedAt >= this.options.flush.maxAgeMs) void this.cut(lane);
+      const open = now - lane.open.openedAt;
+      if (lane.open.rows > 0 && open >= age && (lane.writing === 0 || open >= GROWTH * age)) void this.cut(lane);
     }
   }
 
