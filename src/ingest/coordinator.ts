@@ -238,6 +238,7 @@ export class IngestCoordinator {
     let record: { gen: GenerationId; kept: number } | null;
     let outcome: IngestOutcome;
     try {
+      const checking = performance.now();
       const { keys, body } = await this.check(input);
       const checked = performance.now();
       if (DISCARD_AFTER_MAP) return this.outcome({ rejected: keys.rejected, errors: keys.errors }, started);
@@ -248,7 +249,7 @@ export class IngestCoordinator {
       record = admitted.kept > 0 ? { gen: await this.append(input, admitted, body, waitVisible), kept: admitted.kept } : null;
       if (record) outcome.accepted = record.kept;
       outcome.ackMs = performance.now() - started;
-      this.observe(checked - started, admittedAt - checked, performance.now() - admittedAt);
+      this.observe(checked - checking, admittedAt - checked, performance.now() - admittedAt);
     } finally {
       this.inFlightBytes -= requestBytes;
     }
