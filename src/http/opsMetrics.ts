@@ -25,6 +25,8 @@ export interface StoreStats {
 
 /** Seconds: from a cache hit to a 10 s search. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Finer around the second that readability is held to. */
+const VISIBLE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 2, 3, 5, 10, 30];
 
 interface Snapshot {
   queues: ReturnType<OpsSources['queues']>;
@@ -39,6 +41,7 @@ export class OpsMetrics {
   private readonly storeTasks: Histogram<'task' | 'outcome'>;
   private readonly ingestPhases: Histogram<'phase'>;
   private readonly generationStages: Histogram<'stage'>;
+  private readonly visible: Histogram;
   private sources: OpsSources | null = null;
   /** Read once at the start of a scrape; every metric's collect reads it. */
   private snapshot: Snapshot | null = null;
@@ -61,6 +64,12 @@ export class OpsMetrics {
       help: 'Where a generation of ingested spans (a compute worker\'s rows of up to 200 ms, by default) spends the time from its first record to readable, by stage: open (until it is cut), write (its rows to Parquet segments), queue (behind the commits before it), commit (the store\'s transaction).',
       labelNames: ['stage'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.visible = new Histogram({
+      name: 'tracelake_ingest_visible_seconds',
+      help: 'Time from the answer to an ingestion request to its spans being readable (the commit of its generation).',
+      buckets: VISIBLE_BUCKETS,
       registers,
     });
     const snap = () => this.snapshot;
@@ -141,6 +150,10 @@ export class OpsMetrics {
 
   generationStage(stage: GenerationStage, seconds: number): void {
     this.generationStages.observe({ stage }, seconds);
+  }
+
+  ingestVisible(seconds: number): void {
+    this.visible.observe(seconds);
   }
 
   /** The exposition (text format 0.0.4) and its content type. */

@@ -98,6 +98,8 @@ class LaneGeneration {
   /** When its first record was appended, and when it was cut (performance.now()). */
   firstAt = 0;
   cutAt = 0;
+  /** When each of its records was answered (kept only for the operations metrics). */
+  readonly answeredAt: number[] = [];
   /** Rows kept in its records, and their bodies' bytes. */
   rows = 0;
   bodyBytes = 0;
@@ -221,8 +223,10 @@ export class IngestCoordinator {
   phaseObserver: ((phase: IngestPhase, seconds: number) => void) | null = null;
   /** Told where each generation's time went until it was readable (seconds by stage). */
   generationObserver: ((stage: GenerationStage, seconds: number) => void) | null = null;
-  /** Cut and report times of generations on their way, by generation key. */
-  private readonly stages = new Map<string, { firstAt: number; cutAt: number; reportedAt: number }>();
+  /** Told, for each request kept, the time from its answer to its spans being readable (seconds). */
+  visibleObserver: ((seconds: number) => void) | null = null;
+  /** Cut and report times of generations on their way, and their records' answer times, by generation key. */
+  private readonly stages = new Map<string, { firstAt: number; cutAt: number; reportedAt: number; answeredAt: number[] }>();
 
   /**
    * Takes one request: refused with 503 before any work when the backlog is over its bound;
@@ -361,6 +365,7 @@ export class IngestCoordinator {
     }
     this.admission.settle(a.ticket, true);
     this.reserved.delete(a.ticket);
+    if (this.visibleObserver) gen.answeredAt.push(performance.now());
     gen.rows += a.kept;
     gen.bodyBytes += body.byteLength;
     const own = ownedBuffer(body);
@@ -428,7 +433,7 @@ export class IngestCoordinator {
         return;
       }
       if (lane.gone) return; // its log is replayed (onWorkerGone)
-      if (this.generationObserver) this.stages.set(genKey({ workerId: lane.workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0 });
+      if (this.generationObserver || this.visibleObserver) this.stages.set(genKey({ workerId: lane.workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0, answeredAt: gen.answeredAt });
       const message: CoordinatorMessage = { t: 'flush', seq: gen.seq };
       lane.port.postMessage(message);
       lane.writing++;
@@ -613,6 +618,7 @@ export class IngestCoordinator {
         see('queue', (committing - stage.reportedAt) / 1000);
         see('commit', (committed - committing) / 1000);
       }
+      if (stage && this.visibleObserver) for (const at of stage.answeredAt) this.visibleObserver((committed - at) / 1000);
     }
   }
 

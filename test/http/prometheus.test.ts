@@ -119,3 +119,22 @@ t.test('off by default', async (t) => {
   t.equal(r.status, 404);
   t.equal(r.body.error.code, 'not_found');
 });
+
+t.test('the way to readable: each generation by stage, each request from its answer', async (t) => {
+  const server = await serverFor(t, { args: ['--metrics-listen', 'api', '--flush-interval-ms', '60000'] });
+  const root = rootCredentials(server);
+  const send = (wait: string) =>
+    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-tracelake-wait': wait } });
+  // One worker, generations cut only on request: the third export's wait cuts the one generation
+  // that holds all three, so all three are readable when it is answered.
+  for (const wait of ['', '', 'visible']) t.equal((await send(wait)).status, 200);
+  const { text } = await scrape(`${server.url}/metrics`);
+  const visible = (suffix: string) => Number(text.split('\n').find((l) => l.startsWith(`tracelake_ingest_visible_seconds_${suffix}`))?.split(' ').pop());
+  t.equal(visible('count'), 3, 'every request kept, from its answer to readable');
+  t.ok(visible('sum') > 0);
+  for (const stage of ['open', 'write', 'queue', 'commit']) {
+    const series = histogramSeries(text, 'tracelake_generation_seconds', `stage="${stage}"`);
+    t.equal(series.count, 1, `one generation, timed in stage ${stage}`);
+    t.ok(series.sum >= 0);
+  }
+});
