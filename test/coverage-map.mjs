@@ -14,7 +14,7 @@
 //
 // Not under the gate, on purpose:
 // - the I/O layers: app, main, cli, auth/secret, log, http/server, http/uws, ingest/coordinator,
-//   ingestLog, logSync (and its thread) and workerIngest, openapi/write (the build step that writes docs/openapi.json),
+//   ingestLog, logSync (and its thread), logReplay, lanes and workerIngest, openapi/write (the build step that writes docs/openapi.json),
 //   src/store and src/pool (the few store modules without I/O of their own are SQL text
 //   and column lists that mean something only to DuckDB; test/store holds them to it);
 // - the route handlers (http/routes/*, http/routeTable): they work through the store and compute

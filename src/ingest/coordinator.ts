@@ -18,25 +18,28 @@
  * Nothing here is CPU-heavy: a walk over the body's bytes, a map lookup per span and a few
  * messages per request.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { rowKeys, type RowKeys } from '../core/otlp/map.js';
-import { monthOf, quotaRefusal, type Plan, type QuotaRefusal } from '../core/plans.js';
+import type { Plan, QuotaRefusal } from '../core/plans.js';
 import type { ComputeClient } from '../pool/computeClient.js';
-import type { CoordinatorMessage, WorkerMessage } from '../pool/ingestMessages.js';
+import type { WorkerMessage } from '../pool/ingestMessages.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { checkProtobufRequest, decompressAsync } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
+import { QuotaLedger } from './quotaLedger.js';
 import type { LogHeader } from './logFormat.js';
 import type { SyncFn } from './logSync.js';
 import { estimateRowBytes } from './rowBytes.js';
 import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
-import { logName, type GenerationId, type GenerationReport, type PrepareInput } from './workerIngest.js';
+import { Lane, type FlushPolicy } from './lanes.js';
+import { replayLogs, type Replayed } from './logReplay.js';
+import type { GenerationId, GenerationReport, PrepareInput } from './workerIngest.js';
 
 /** An ingestion request's way to its answer: check (and decompress), admission, the log's append and fdatasync. */
 export type IngestPhase = 'check' | 'admission' | 'log_sync';
@@ -72,12 +75,6 @@ export interface IngestOutcome {
   visibleWaitMs: number;
 }
 
-export interface FlushPolicy {
-  maxRows: number;
-  maxBodyBytes: number;
-  maxAgeMs: number;
-}
-
 export interface CoordinatorOptions {
   logDir: string;
   maxSpansPerTrace: number;
@@ -92,67 +89,8 @@ export interface CoordinatorOptions {
   sync: SyncFn;
 }
 
-/** One log file and the records a worker gets from it. */
-class LaneGeneration {
-  log: IngestLogFile | null = null;
-  /** When its first record was appended, and when it was cut (performance.now()). */
-  firstAt = 0;
-  cutAt = 0;
-  /** When each of its records was answered (kept only for the operations metrics). */
-  readonly answeredAt: number[] = [];
-  /** Rows kept in its records, and their bodies' bytes. */
-  rows = 0;
-  bodyBytes = 0;
-  /** Appends not yet durable or failed. */
-  private pending = 0;
-  private whenSettled: (() => void)[] = [];
-  readonly openedAt = Date.now();
-
-  constructor(
-    readonly seq: number,
-    readonly name: string,
-  ) {}
-
-  begin(): void {
-    this.pending++;
-  }
-
-  end(): void {
-    if (--this.pending === 0) for (const wake of this.whenSettled.splice(0)) wake();
-  }
-
-  /** Resolves once every append begun has ended. */
-  settled(): Promise<void> {
-    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.whenSettled.push(resolve));
-  }
-}
-
-/** A compute worker as the coordinator sees it: its port, and the generation its records go to. */
-interface Lane {
-  workerId: string;
-  port: MessagePort;
-  nextSeq: number;
-  open: LaneGeneration;
-  /** Generations cut whose appends are settling, and when their flush will have been sent. */
-  cutting: Map<LaneGeneration, Promise<void>>;
-  /** A request waits to see its spans: cut at the end of this turn of the event loop. */
-  soon: boolean;
-  /** Generations told to flush whose report has not come back: the worker is still writing them. */
-  writing: number;
-  gone: boolean;
-  closes: Map<number, () => void>;
-}
-
-interface Usage {
-  month: string;
-  monthSpans: number;
-  storedBytes: number;
-}
-
 export const RETRY_AFTER_SECONDS = 1;
 const COMMIT_RETRY_MS = 1000;
-/** How many times its age a generation may stay open while its worker writes the one before. */
-const GROWTH = 3;
 /** How far back `start` remembers committed spans. */
 const RECENT_MS = 10 * 60_000;
 
@@ -160,8 +98,7 @@ export class IngestCoordinator {
   private readonly lanes = new Map<string, Lane>();
   private nextLane = 0;
   private readonly admission: AdmissionIndex;
-  private readonly usage = new Map<string, Usage>();
-  private readonly usageLoads = new Map<string, Promise<Usage>>();
+  private readonly quotas: QuotaLedger;
   /** Highest generation committed, per worker (a worker's generations commit in order). */
   private readonly committed = new Map<string, number>();
   private readonly waiters = new Map<string, (() => void)[]>();
@@ -182,13 +119,16 @@ export class IngestCoordinator {
     private readonly log: Logger,
   ) {
     this.admission = new AdmissionIndex(options.maxSpansPerTrace, options.dedupeSpans);
+    this.quotas = new QuotaLedger((tenantId) => store.run('tenantUsage', { tenantId }));
     this.timer = setInterval(() => this.cutOld(), Math.max(5, Math.min(50, options.flush.maxAgeMs / 4)));
     this.timer.unref();
   }
 
   /** Called with each compute worker's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
-    const lane: Lane = { workerId, port, nextSeq: 2, open: new LaneGeneration(1, logName(workerId, 1)), cutting: new Map(), soon: false, writing: 0, gone: false, closes: new Map() };
+    const lane = new Lane(workerId, port, this.options.logDir, this.options.flush, (gen) => {
+      if (this.generationObserver || this.visibleObserver) this.stages.set(genKey({ workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0, answeredAt: gen.answeredAt });
+    });
     this.lanes.set(workerId, lane);
     port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
     port.on('close', () => this.onWorkerGone(lane));
@@ -237,7 +177,7 @@ export class IngestCoordinator {
     const started = performance.now();
     const requestBytes = input.body.byteLength;
     if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes) throw overloaded('Too much ingested data is waiting to be written; retry shortly');
-    if (input.plan) await this.usageOf(input.scope.tenantId);
+    if (input.plan) await this.quotas.load(input.scope.tenantId);
     this.inFlightBytes += requestBytes;
     let record: { gen: GenerationId; kept: number } | null;
     let outcome: IngestOutcome;
@@ -317,7 +257,7 @@ export class IngestCoordinator {
     const kept = rows - drop.length;
     // The storage estimate of the kept rows: their share of the body (the main thread maps nothing).
     const bytes = kept === 0 ? 0 : estimateRowBytes(Math.round((bodyBytes * kept) / rows), kept);
-    const refused = input.plan && kept > 0 ? this.reserveQuota(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
+    const refused = input.plan && kept > 0 ? this.quotas.reserve(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
     const errors = [...keys.errors];
     if (a.overBound > 0) errors.push(`${a.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     if (refused) this.admission.settle(a.ticket, false);
@@ -364,47 +304,21 @@ export class IngestCoordinator {
       throw e;
     }
     this.admission.settle(a.ticket, true);
-    this.reserved.delete(a.ticket);
+    this.quotas.keep(a.ticket);
     if (this.visibleObserver) gen.answeredAt.push(performance.now());
     gen.rows += a.kept;
     gen.bodyBytes += body.byteLength;
     const own = ownedBuffer(body);
-    const message: CoordinatorMessage = { t: 'record', seq: gen.seq, header, body: own };
-    if (!lane.gone) lane.port.postMessage(message, [own.buffer as ArrayBuffer]);
+    lane.send({ t: 'record', seq: gen.seq, header, body: own }, [own.buffer as ArrayBuffer]);
     gen.end();
-    if (gen === lane.open) {
-      if (gen.rows >= this.options.flush.maxRows || gen.bodyBytes >= this.options.flush.maxBodyBytes) void this.cut(lane);
-      else if (waitVisible) this.cutSoon(lane);
-    }
+    lane.appended(gen, waitVisible);
     return { workerId: lane.workerId, seq: gen.seq };
   }
 
   /** A request that will not be answered 2xx: its admission and its quota are taken back. */
   private fail(ticket: number): void {
     this.admission.settle(ticket, false);
-    const r = this.reserved.get(ticket);
-    this.reserved.delete(ticket);
-    const u = r && this.usage.get(r.tenantId);
-    if (r && u) {
-      u.monthSpans -= r.spans;
-      u.storedBytes -= r.bytes;
-    }
-  }
-
-  /** Quota reserved by an admission ticket, given back if its request fails. */
-  private readonly reserved = new Map<number, { tenantId: string; spans: number; bytes: number }>();
-
-  private reserveQuota(ticket: number, tenantId: string, plan: Plan, spans: number, bytes: number): QuotaRefusal | null {
-    const u = this.usage.get(tenantId);
-    if (!u) return null; // loaded by ingest() before the request was checked
-    const month = monthOf(Date.now());
-    if (u.month !== month) Object.assign(u, { month, monthSpans: 0 });
-    const refused = quotaRefusal(plan, u, spans, bytes);
-    if (refused) return refused;
-    u.monthSpans += spans;
-    u.storedBytes += bytes;
-    this.reserved.set(ticket, { tenantId, spans, bytes });
-    return null;
+    this.quotas.release(ticket);
   }
 
   private pickLane(): Lane | null {
@@ -413,56 +327,9 @@ export class IngestCoordinator {
     return lanes[this.nextLane++ % lanes.length]!;
   }
 
-  /**
-   * Closes the lane's open generation to new records; once its appends have settled, the worker is
-   * told to flush it (the promise resolves then).
-   */
-  private cut(lane: Lane): Promise<void> {
-    lane.soon = false;
-    const gen = lane.open;
-    if (gen.log === null) return Promise.resolve(); // nothing appended since the last cut
-    lane.open = new LaneGeneration(lane.nextSeq, logName(lane.workerId, lane.nextSeq));
-    lane.nextSeq++;
-    gen.cutAt = performance.now();
-    const flushed = gen.settled().then(() => {
-      lane.cutting.delete(gen);
-      gen.log!.close();
-      if (gen.rows === 0) {
-        // Every append failed: nothing was answered 2xx, nothing to keep.
-        rmSync(join(this.options.logDir, gen.name), { force: true });
-        return;
-      }
-      if (lane.gone) return; // its log is replayed (onWorkerGone)
-      if (this.generationObserver || this.visibleObserver) this.stages.set(genKey({ workerId: lane.workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0, answeredAt: gen.answeredAt });
-      const message: CoordinatorMessage = { t: 'flush', seq: gen.seq };
-      lane.port.postMessage(message);
-      lane.writing++;
-    });
-    lane.cutting.set(gen, flushed);
-    return flushed;
-  }
-
-  private cutSoon(lane: Lane): void {
-    if (lane.soon) return;
-    lane.soon = true;
-    setImmediate(() => {
-      if (lane.soon) void this.cut(lane);
-    });
-  }
-
-  /**
-   * Cuts generations past their age — unless the worker has not written the last one yet: then the
-   * open one grows, up to three times its age, instead of queueing behind it as one more small
-   * segment and one more commit. A busy worker writes fewer, larger generations (its spans would
-   * not be readable sooner either way); the bound keeps one from holding seconds of spans.
-   */
   private cutOld(): void {
     const now = Date.now();
-    const age = this.options.flush.maxAgeMs;
-    for (const lane of this.lanes.values()) {
-      const open = now - lane.open.openedAt;
-      if (lane.open.rows > 0 && open >= age && (lane.writing === 0 || open >= GROWTH * age)) void this.cut(lane);
-    }
+    for (const lane of this.lanes.values()) lane.cutIfOld(now);
   }
 
   private observe(checkMs: number, admissionMs: number, logSyncMs: number): void {
@@ -486,7 +353,7 @@ export class IngestCoordinator {
    * index (a retry of a request whose answer a crash lost is then recognised even when its spans
    * reached a segment), then the log files a crash left are replayed.
    */
-  async start(): Promise<{ files: number; spans: number; discardedBytes: number; remembered: number }> {
+  async start(): Promise<Replayed & { remembered: number }> {
     let remembered = 0;
     const recent = await this.store.run('recentSpanKeys', { sinceMs: Date.now() - RECENT_MS, limit: Math.floor(this.options.dedupeSpans / 2) });
     for (const k of recent) {
@@ -498,31 +365,11 @@ export class IngestCoordinator {
 
   /**
    * Replays the log files a previous run left (before the server listens), or those of one worker
-   * that ended: files a committed generation covers are deleted; the others are written as
-   * segments and committed.
+   * that ended (logReplay.ts).
    */
-  async recover(workerId?: string): Promise<{ files: number; spans: number; discardedBytes: number }> {
-    const names = logFiles(this.options.logDir).filter((n) => workerId === undefined || n.startsWith(`${workerId}-`));
-    if (names.length === 0) return { files: 0, spans: 0, discardedBytes: 0 };
-    const done = new Set(await this.store.run('committedLogs', { names }));
-    let spans = 0;
-    let discardedBytes = 0;
-    for (const name of names) {
-      const path = join(this.options.logDir, name);
-      if (!done.has(name)) {
-        const replayed = await this.compute.run('replayLog', { path, name });
-        discardedBytes += replayed.discardedBytes;
-        if (replayed.discardedBytes > 0) this.log.warn({ file: name, discarded_bytes: replayed.discardedBytes }, 'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed');
-        if (replayed.skippedRecords > 0) this.log.error({ file: name, records: replayed.skippedRecords }, 'ingest log records that could not be decoded were skipped');
-        if (replayed.report) await this.store.run('commitGenerations', { reports: [replayed.report] });
-        for (const k of replayed.keys) {
-          this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
-          spans += k.spanIds.length;
-        }
-      }
-      rmSync(path, { force: true });
-    }
-    return { files: names.length, spans, discardedBytes };
+  recover(workerId?: string): Promise<Replayed> {
+    const remember = (scope: Scope, traceIds: string[], spanIds: string[]) => this.admission.remember(scopeKey(scope), traceIds, spanIds);
+    return replayLogs({ store: this.store, compute: this.compute, log: this.log, remember }, this.options.logDir, workerId);
   }
 
   /**
@@ -536,7 +383,7 @@ export class IngestCoordinator {
     clearInterval(this.timer);
     const lanes = [...this.lanes.values()];
     // Generations cut before, still settling, are flushed by their own cut.
-    await Promise.all(lanes.flatMap((lane) => [this.cut(lane), ...lane.cutting.values()]));
+    await Promise.all(lanes.flatMap((lane) => [lane.cut(), ...lane.cutting.values()]));
     await Promise.all(
       lanes.map(
         (lane) =>
@@ -544,8 +391,7 @@ export class IngestCoordinator {
             if (lane.gone) return resolve();
             const id = this.nextClose++;
             lane.closes.set(id, resolve);
-            const message: CoordinatorMessage = { t: 'close', id };
-            lane.port.postMessage(message);
+            lane.send({ t: 'close', id });
           }),
       ),
     );
@@ -555,7 +401,7 @@ export class IngestCoordinator {
   private onMessage(workerId: string, lane: Lane, m: WorkerMessage): void {
     switch (m.t) {
       case 'generation':
-        lane.writing = Math.max(0, lane.writing - 1);
+        lane.reported();
         if (m.report.skippedRecords > 0) this.log.error({ worker: workerId, log: m.report.log, records: m.report.skippedRecords }, 'ingest log records that could not be decoded were skipped');
         return this.enqueueCommit(m.report);
       case 'closed':
@@ -565,19 +411,6 @@ export class IngestCoordinator {
       case 'log':
         this.log[m.level]({ worker: workerId, err: m.err }, m.msg);
     }
-  }
-
-  private usageOf(tenantId: string): Promise<Usage> {
-    let load = this.usageLoads.get(tenantId);
-    if (!load) {
-      load = this.store.run('tenantUsage', { tenantId }).then((u) => {
-        this.usage.set(tenantId, u);
-        return u;
-      });
-      load.catch(() => this.usageLoads.delete(tenantId));
-      this.usageLoads.set(tenantId, load);
-    }
-    return load;
   }
 
   private enqueueCommit(report: GenerationReport): void {
@@ -701,13 +534,4 @@ function scopeKey(s: Scope): string {
 
 function genKey(g: GenerationId): string {
   return `${g.workerId}:${g.seq}`;
-}
-
-/** Log files in the directory, oldest generation first within each worker. */
-function logFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
-  } catch {
-    return [];
-  }
 }
