@@ -149,7 +149,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   mkdirSync(logDir, { recursive: true });
   let ingest: IngestCoordinator | undefined;
   const logSync = new LogSyncThread();
-  const priority = config.backgroundNice > 0 ? new AckPriority(config.backgroundNice, () => (logSync.tid === null ? [] : [logSync.tid])) : null;
+  const priority = new AckPriority(config.backgroundNice, () => (logSync.tid === null ? [] : [logSync.tid]));
   const greetings: { workerId: string; port: MessagePort }[] = [];
   const compute = createComputeClient({
     threads: config.workers,
@@ -194,6 +194,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       ],
       ingest: () => ({ backlogBytes: coordinator.backlogBytes, ...coordinator.counts }),
       store: () => store.run('storeStats', {}),
+      priority: () => ({ sweeps: priority.sweeps, lowered: priority.lowered }),
     });
     if (config.metricsListen.kind === 'listen') {
       const { host, port } = config.metricsListen;
@@ -214,7 +215,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       // What the workers hold goes into committed segments, so the next start replays nothing.
       await ingest.drain();
       await store.run('close', {});
-      priority?.stop();
+      priority.stop();
       await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
     },
   };

@@ -13,6 +13,8 @@ export interface OpsSources {
   ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number };
   /** From the store thread (one cheap task per scrape). */
   store(): Promise<StoreStats>;
+  /** The background-priority sweep (src/ingest/ackPriority.ts). */
+  priority(): { sweeps: number; lowered: number };
 }
 
 export interface StoreStats {
@@ -32,6 +34,7 @@ interface Snapshot {
   queues: ReturnType<OpsSources['queues']>;
   ingest: ReturnType<OpsSources['ingest']>;
   store: StoreStats;
+  priority: ReturnType<OpsSources['priority']>;
 }
 
 export class OpsMetrics {
@@ -127,6 +130,8 @@ export class OpsMetrics {
       [{ file: 'database' }, s.store.databaseBytes],
       [{ file: 'wal' }, s.store.walBytes],
     ]);
+    reading('tracelake_background_threads_lowered', 'Threads set to the background priority (--background-nice), all but the main and log sync threads; 0 with --background-nice 0.', [], (s) => [[{}, s.priority.lowered]]);
+    mirrored('tracelake_priority_sweeps_total', "Looks at the process's threads for new ones to set to the background priority (one a second, Linux only).", [], (s) => [[{}, s.priority.sweeps]]);
     reading('tracelake_blob_bytes', 'Bytes of out-of-line span fields and media.', [], (s) => [[{}, s.store.blobBytes]]);
   }
 
@@ -160,7 +165,7 @@ export class OpsMetrics {
   async scrape(): Promise<{ text: string; contentType: string }> {
     if (this.sources) {
       const store = await this.sources.store();
-      this.snapshot = { queues: this.sources.queues(), ingest: this.sources.ingest(), store };
+      this.snapshot = { queues: this.sources.queues(), ingest: this.sources.ingest(), store, priority: this.sources.priority() };
     }
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }

@@ -5,13 +5,20 @@
  * V8's helpers. Linux keeps a nice value per thread, and the threads are found in /proc; threads
  * start later (DuckDB's, libuv's pool), so the sweep runs again every second. Among the lowered
  * threads nothing changes: decoding, segments, compaction and reads share the cores as before.
+ * With a nice value of 0 the sweep still runs and counts, and changes no thread: the operations
+ * metrics then show, sweep after sweep, that none was lowered.
  */
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 export class AckPriority {
-  private readonly lowered = new Set<number>();
+  /** Threads already seen (lowered, or left as they were). */
+  private readonly seen = new Set<number>();
   private readonly timer: NodeJS.Timeout;
+  /** Sweeps done since the start. */
+  sweeps = 0;
+  /** Threads whose priority this process lowered. */
+  lowered = 0;
 
   /** `keep`: thread ids that stay at the process's priority (the main thread's is the pid). */
   constructor(
@@ -37,13 +44,17 @@ export class AckPriority {
     const keep = new Set([process.pid, ...this.keep()]);
     for (const name of tids) {
       const tid = Number(name);
-      if (keep.has(tid) || this.lowered.has(tid)) continue;
+      if (keep.has(tid) || this.seen.has(tid)) continue;
       try {
-        if (getPriority(tid) < this.nice) setPriority(tid, this.nice);
-        this.lowered.add(tid);
+        if (this.nice > 0 && getPriority(tid) < this.nice) {
+          setPriority(tid, this.nice);
+          this.lowered++;
+        }
+        this.seen.add(tid);
       } catch {
         // The thread ended meanwhile.
       }
     }
+    this.sweeps++;
   }
 }
