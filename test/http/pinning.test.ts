@@ -74,3 +74,33 @@ t.test('pinning isolates environments both ways', async (t) => {
   t.equal(write.status, 403, 'on ingestion too');
   t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), 'and nothing was stored');
 });
+
+t.test('one trace id in two environments: a reader of both gets the one that started last', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  t.equal((await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  const permissions = ['trace.write', 'trace.read', 'span.read'];
+  const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
+  const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
+  const traceId = hex(16);
+  // Start times of 18 and 19 digits of nanoseconds: the latest must be found by number, not by text.
+  const ingest = async (auth: Credentials, name: string, startNs: bigint) => {
+    const request = exportRequest([{ traceId, name }]);
+    const span = request.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    span.startTimeUnixNano = String(startNs);
+    span.endTimeUnixNano = String(startNs + 1_000_000n);
+    const r = await call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(request),
+      headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' },
+    });
+    t.equal(r.status, 200);
+  };
+  await ingest(staging, 'recent', BigInt(Date.parse('2026-01-01T00:00:00Z')) * 1_000_000n);
+  await ingest(prod, 'old', BigInt(Date.parse('1999-01-01T00:00:00Z')) * 1_000_000n);
+  const both = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
+  t.equal(both.status, 200);
+  t.equal(both.body.data.environment, 'staging', 'the trace that started last');
+  t.same(both.body.data.spans.map((s: { name: string }) => s.name), ['recent']);
+  const old = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: prod });
+  t.same([old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)], ['production', ['old']], 'each environment keeps its own');
+});

@@ -117,7 +117,9 @@ function appSegments(db: Database, tenantId: string, appId: string): Promise<Cac
     list = db
       .query<{ path: string; environment_id: string | null; min_start_ns: string; max_start_ns: string; format_version: number }>(
         `SELECT path, environment_id::VARCHAR AS environment_id, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns, format_version
-           FROM segments WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL ORDER BY min_start_ns, id`,
+           FROM segments WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL
+          -- The column, not the text alias: 18-digit times (before 2001-09-09) sort before 19-digit ones.
+          ORDER BY segments.min_start_ns, id`,
         [tenantId, appId],
       )
       .then((rows) => rows.map((r) => ({ path: r.path, environmentId: r.environment_id, minStartNs: BigInt(r.min_start_ns), maxStartNs: BigInt(r.max_start_ns), formatVersion: r.format_version })));

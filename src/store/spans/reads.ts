@@ -148,8 +148,9 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
   const s = scopeSql(scope);
   const n = s.params.length + 1;
   const read = (mergedOnly: boolean) =>
-    db.query<RawSummary & { start_ns: string; end_ns: string }>(
-      `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_ns, end_ns::VARCHAR AS end_ns
+    db.query<RawSummary & { start_text: string; end_text: string }>(
+      // Times as text (JSON-safe) under names of their own: ORDER BY start_ns must sort the number.
+      `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
          FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { value: `$${n}` }, mergedOnly })})
         -- One trace id in two environments is two traces; an unpinned reader gets the latest.
         ORDER BY start_ns DESC, environment_id LIMIT 1`,
@@ -157,8 +158,8 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
     );
   const row = (await read(true))[0] ?? (await read(false))[0];
   if (!row) return null;
-  const { start_ns, end_ns, ...summary } = row;
-  return { summary: toSummary(summary), startNs: BigInt(start_ns), endNs: BigInt(end_ns) };
+  const { start_text, end_text, ...summary } = row;
+  return { summary: toSummary(summary), startNs: BigInt(start_text), endNs: BigInt(end_text) };
 }
 
 /** The spans of a trace found by `findTrace`, ordered by start. */
