@@ -174,8 +174,8 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   }, log);
   if (ops) {
     ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
-    ingest.generationObserver = (stage, seconds) => ops.generationStage(stage, seconds);
-    ingest.visibleObserver = (seconds) => ops.ingestVisible(seconds);
+    ingest.times.stageObserver = (stage, seconds) => ops.generationStage(stage, seconds);
+    ingest.times.visibleObserver = (seconds) => ops.ingestVisible(seconds);
   }
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
   await ingest.whenWorkers(config.workers);

@@ -5,7 +5,8 @@
  * Prometheus scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GenerationStage, IngestPhase } from '../ingest/coordinator.js';
+import type { IngestPhase } from '../ingest/coordinator.js';
+import type { GenerationStage } from '../ingest/generationTimes.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {

@@ -16,7 +16,9 @@
  * too much is not yet committed, and at start replays the log files a crash left behind.
  *
  * Nothing here is CPU-heavy: a walk over the body's bytes, a map lookup per span and a few
- * messages per request.
+ * messages per request. Its parts: lanes.ts (a worker's generations and their cuts),
+ * quotaLedger.ts, commitProgress.ts (what is committed, who waits, the backlog's bytes),
+ * generationTimes.ts (for the metrics), logReplay.ts.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,15 +42,11 @@ import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
 import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import type { GenerationId, GenerationReport, PrepareInput } from './workerIngest.js';
+import { CommitProgress } from './commitProgress.js';
+import { GenerationTimes } from './generationTimes.js';
 
 /** An ingestion request's way to its answer: check (and decompress), admission, the log's append and fdatasync. */
 export type IngestPhase = 'check' | 'admission' | 'log_sync';
-
-/**
- * A generation's way from its first record to readable: open (until it is cut), write (the worker's
- * rows to segments, until its report arrives), queue (waiting for the commits before it), commit.
- */
-export type GenerationStage = 'open' | 'write' | 'queue' | 'commit';
 
 export interface IngestRequest extends PrepareInput {
   /** The tenant's plan when it limits spans or storage. */
@@ -99,11 +97,7 @@ export class IngestCoordinator {
   private nextLane = 0;
   private readonly admission: AdmissionIndex;
   private readonly quotas: QuotaLedger;
-  /** Highest generation committed, per worker (a worker's generations commit in order). */
-  private readonly committed = new Map<string, number>();
-  private readonly waiters = new Map<string, (() => void)[]>();
-  /** Request bytes of generations not yet committed. */
-  private readonly uncommitted = new Map<string, number>();
+  private readonly progress = new CommitProgress();
   /** Request bytes being checked, admitted or synced. */
   private inFlightBytes = 0;
   private commits: Promise<void> = Promise.resolve();
@@ -127,7 +121,7 @@ export class IngestCoordinator {
   /** Called with each compute worker's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
     const lane = new Lane(workerId, port, this.options.logDir, this.options.flush, (gen) => {
-      if (this.generationObserver || this.visibleObserver) this.stages.set(genKey({ workerId, seq: gen.seq }), { firstAt: gen.firstAt, cutAt: gen.cutAt, reportedAt: 0, answeredAt: gen.answeredAt });
+      this.times.cut({ workerId, seq: gen.seq }, gen);
     });
     this.lanes.set(workerId, lane);
     port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
@@ -154,19 +148,13 @@ export class IngestCoordinator {
 
   /** Bytes accepted but not yet in committed segments (with requests in flight). */
   get backlogBytes(): number {
-    let n = this.inFlightBytes;
-    for (const b of this.uncommitted.values()) n += b;
-    return n;
+    return this.inFlightBytes + this.progress.pendingBytes;
   }
 
   /** Told where each request's time went before its answer (seconds by phase), for the operations metrics. */
   phaseObserver: ((phase: IngestPhase, seconds: number) => void) | null = null;
-  /** Told where each generation's time went until it was readable (seconds by stage). */
-  generationObserver: ((stage: GenerationStage, seconds: number) => void) | null = null;
-  /** Told, for each request kept, the time from its answer to its spans being readable (seconds). */
-  visibleObserver: ((seconds: number) => void) | null = null;
-  /** Cut and report times of generations on their way, and their records' answer times, by generation key. */
-  private readonly stages = new Map<string, { firstAt: number; cutAt: number; reportedAt: number; answeredAt: number[] }>();
+  /** Where generations' time goes until readable (its observers are the operations metrics'). */
+  readonly times = new GenerationTimes();
 
   /**
    * Takes one request: refused with 503 before any work when the backlog is over its bound;
@@ -200,10 +188,9 @@ export class IngestCoordinator {
     this.count(outcome);
     if (!record) return outcome;
     const g = record.gen;
-    const key = genKey(g);
-    if (!this.isCommitted(g)) this.uncommitted.set(key, (this.uncommitted.get(key) ?? 0) + requestBytes);
+    this.progress.addPending(g, requestBytes);
     const waitStarted = performance.now();
-    outcome.visible = waitVisible ? await this.visible(g) : this.isCommitted(g);
+    outcome.visible = waitVisible ? await this.progress.whenCommitted(g, this.options.visibleTimeoutMs) : this.progress.isCommitted(g);
     outcome.visibleWaitMs = performance.now() - waitStarted;
     return outcome;
   }
@@ -305,7 +292,7 @@ export class IngestCoordinator {
     }
     this.admission.settle(a.ticket, true);
     this.quotas.keep(a.ticket);
-    if (this.visibleObserver) gen.answeredAt.push(performance.now());
+    if (this.times.wantsAnswers) gen.answeredAt.push(performance.now());
     gen.rows += a.kept;
     gen.bodyBytes += body.byteLength;
     const own = ownedBuffer(body);
@@ -414,8 +401,7 @@ export class IngestCoordinator {
   }
 
   private enqueueCommit(report: GenerationReport): void {
-    const stage = this.stages.get(genKey(report));
-    if (stage) stage.reportedAt = performance.now();
+    this.times.reported(report, performance.now());
     this.waitingReports.push(report);
     if (this.waitingReports.length === 1) this.commits = this.commits.then(() => this.commitWaiting());
   }
@@ -441,45 +427,9 @@ export class IngestCoordinator {
     const committed = performance.now();
     for (const report of reports) {
       rmSync(join(this.options.logDir, report.log), { force: true });
-      this.markCommitted(report);
-      const stage = this.stages.get(genKey(report));
-      this.stages.delete(genKey(report));
-      const see = this.generationObserver;
-      if (stage && see) {
-        see('open', (stage.cutAt - stage.firstAt) / 1000);
-        see('write', (stage.reportedAt - stage.cutAt) / 1000);
-        see('queue', (committing - stage.reportedAt) / 1000);
-        see('commit', (committed - committing) / 1000);
-      }
-      if (stage && this.visibleObserver) for (const at of stage.answeredAt) this.visibleObserver((committed - at) / 1000);
+      this.progress.markCommitted(report);
+      this.times.committed(report, committing, committed);
     }
-  }
-
-  private markCommitted(g: GenerationId): void {
-    this.committed.set(g.workerId, Math.max(this.committed.get(g.workerId) ?? 0, g.seq));
-    const key = genKey(g);
-    this.uncommitted.delete(key);
-    for (const wake of this.waiters.get(key) ?? []) wake();
-    this.waiters.delete(key);
-  }
-
-  private isCommitted(g: GenerationId): boolean {
-    return (this.committed.get(g.workerId) ?? 0) >= g.seq;
-  }
-
-  /** Resolves true once the generation is committed, or false after the visibility timeout (when `timeout`). */
-  private visible(g: GenerationId, timeout = true): Promise<boolean> {
-    if (this.isCommitted(g)) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = timeout ? setTimeout(() => resolve(false), this.options.visibleTimeoutMs) : null;
-      const key = genKey(g);
-      const list = this.waiters.get(key) ?? [];
-      list.push(() => {
-        if (timer) clearTimeout(timer);
-        resolve(true);
-      });
-      this.waiters.set(key, list);
-    });
   }
 
   /**
@@ -505,12 +455,7 @@ export class IngestCoordinator {
         } catch (err) {
           this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
         }
-        for (const [key, wakes] of this.waiters) {
-          if (!key.startsWith(`${lane.workerId}:`)) continue;
-          for (const wake of wakes) wake();
-          this.waiters.delete(key);
-          this.uncommitted.delete(key);
-        }
+        this.progress.releaseWorker(lane.workerId);
       });
     });
   }
@@ -530,8 +475,4 @@ function ownedBuffer(body: Uint8Array): Uint8Array {
 
 function scopeKey(s: Scope): string {
   return `${s.tenantId}/${s.appId}/${s.environmentId}`;
-}
-
-function genKey(g: GenerationId): string {
-  return `${g.workerId}:${g.seq}`;
 }
