@@ -150,6 +150,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   let ingest: IngestCoordinator | undefined;
   const logSync = new LogSyncThread();
   const priority = new AckPriority(config.backgroundNice, () => (logSync.tid === null ? [] : [logSync.tid]));
+  log.info({ nice: config.backgroundNice, platform_threads: priority.platform }, 'background threads: lowered as they start; the main thread, the log sync thread and these kept');
   const greetings: { workerId: string; port: MessagePort }[] = [];
   const compute = createComputeClient({
     threads: config.workers,

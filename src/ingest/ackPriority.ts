@@ -1,15 +1,34 @@
 /**
- * Keeps the acknowledgement path first when the cores are busy (Linux only): every thread of the
- * process other than the main thread (which checks, admits, logs and answers) and the log sync
- * thread runs at a lower priority — the compute and store workers, DuckDB's and libuv's threads,
- * V8's helpers. Linux keeps a nice value per thread, and the threads are found in /proc; threads
- * start later (DuckDB's, libuv's pool), so the sweep runs again every second. Among the lowered
- * threads nothing changes: decoding, segments, compaction and reads share the cores as before.
- * With a nice value of 0 the sweep still runs and counts, and changes no thread: the operations
- * metrics then show, sweep after sweep, that none was lowered.
+ * Keeps the acknowledgement path first when the cores are busy (Linux only): the threads that do
+ * the background work run at a lower priority — the compute and store workers, DuckDB's and
+ * libuv's threads. Linux keeps a nice value per thread, and the threads are found in /proc;
+ * threads start later (DuckDB's, libuv's pool), so the sweep runs again every second. Among the
+ * lowered threads nothing changes: decoding, segments, compaction and reads share the cores as
+ * before. With a nice value of 0 the sweep still runs and counts, and changes no thread: the
+ * operations metrics then show, sweep after sweep, that none was lowered.
+ *
+ * Kept at the process's priority: the main thread (it checks, admits, logs and answers), the log
+ * sync thread, and the threads Node's platform starts before any script runs (`platformThreads`):
+ * V8's worker pool does the concurrent part of the main thread's garbage collection, and lowered
+ * it left the main thread to finish the marking itself — its major collections took up to 42 ms
+ * at 70% load against 9–11 ms with the pool kept (main thread's GC events, 2026-11-26,
+ * native-bench/README "Acknowledged from the log").
  */
 import { readdirSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { availableParallelism, getPriority, setPriority } from 'node:os';
+import { platformThreads } from './platformThreads.js';
+
+/** Thread ids of the process (Linux), or none. */
+function threadIds(): number[] {
+  try {
+    return readdirSync('/proc/self/task').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Read as this module is evaluated: before the server starts a worker, a database or DuckDB's threads. */
+const PLATFORM = platformThreads(threadIds(), process.pid, process.execArgv, process.env.NODE_OPTIONS ?? '', availableParallelism());
 
 export class AckPriority {
   /** Threads already seen (lowered, or left as they were). */
@@ -19,8 +38,10 @@ export class AckPriority {
   sweeps = 0;
   /** Threads whose priority this process lowered. */
   lowered = 0;
+  /** Node's platform threads, kept at the process's priority. */
+  readonly platform: readonly number[] = PLATFORM;
 
-  /** `keep`: thread ids that stay at the process's priority (the main thread's is the pid). */
+  /** `keep`: more thread ids that stay at the process's priority (the log sync thread's). */
   constructor(
     private readonly nice: number,
     private readonly keep: () => number[],
@@ -35,15 +56,10 @@ export class AckPriority {
   }
 
   private sweep(): void {
-    let tids: string[];
-    try {
-      tids = readdirSync('/proc/self/task');
-    } catch {
-      return this.stop(); // not Linux
-    }
-    const keep = new Set([process.pid, ...this.keep()]);
-    for (const name of tids) {
-      const tid = Number(name);
+    const tids = threadIds();
+    if (tids.length === 0) return this.stop(); // not Linux
+    const keep = new Set([process.pid, ...this.platform, ...this.keep()]);
+    for (const tid of tids) {
       if (keep.has(tid) || this.seen.has(tid)) continue;
       try {
         if (this.nice > 0 && getPriority(tid) < this.nice) {

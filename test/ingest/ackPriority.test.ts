@@ -1,6 +1,7 @@
 /**
  * Integration (Linux): the acknowledgement path runs first. With the default `--background-nice 5`
- * every thread of the server but the main thread and the ingest log's sync thread runs at nice 5 —
+ * every thread of the server but the main thread, the ingest log's sync thread and Node's platform
+ * threads (V8's pool, which does the main thread's concurrent GC) runs at nice 5 —
  * threads that start later included (the sweep runs every second); with 0 none is lowered. The
  * tests wait for sweeps through the operations metrics, never for a clock.
  */
@@ -47,22 +48,27 @@ async function nextSweep(server: TestServer): Promise<void> {
   while ((await metric(server, 'tracelake_priority_sweeps_total')) <= before) await new Promise((r) => setTimeout(r, 100));
 }
 
-t.test('by default, every thread but the main thread and the log sync thread at nice 5', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
+t.test('by default, every thread but the main, log sync and platform threads at nice 5', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
+  const platform = ((await server.waitForLog((l) => l.msg.startsWith('background threads:'))).platform_threads as number[]).slice();
   await ingestOnce(server);
   const pid = server.child.pid!;
+  const started = [...niceness(pid).keys()].filter((tid) => tid !== pid).sort((a, b) => a - b);
+  t.equal(platform.length, 6, "Node's platform: V8's pool of 4, its delayed-task thread, the inspector's signal thread");
+  t.same(platform, started.slice(0, 6), 'the first threads the process created');
   // V8 and libuv may start a thread between a sweep and the look at /proc: the next sweep lowers it.
   let nice = niceness(pid);
   for (let sweeps = 0; sweeps < 5; sweeps++) {
     await nextSweep(server);
     nice = niceness(pid);
-    if ([...nice.values()].filter((n) => n === 0).length === 2) break;
+    if ([...nice.values()].filter((n) => n === 0).length === 2 + platform.length) break;
   }
-  const kept = [...nice].filter(([tid, n]) => n === 0 && tid !== pid).map(([tid]) => tid);
+  const kept = [...nice].filter(([tid, n]) => n === 0 && tid !== pid && !platform.includes(tid)).map(([tid]) => tid);
   const lowered = [...nice].filter(([, n]) => n === 5).length;
   t.equal(nice.get(pid), 0, 'the main thread keeps the priority');
+  t.same(platform.map((tid) => nice.get(tid)), platform.map(() => 0), 'so do the platform threads');
   t.equal(kept.length, 1, 'and one other thread (the log sync thread)');
-  t.equal(lowered + 2, nice.size, `the ${lowered} others run at nice 5`);
+  t.equal(lowered + 2 + platform.length, nice.size, `the ${lowered} others run at nice 5`);
   t.ok((await metric(server, 'tracelake_background_threads_lowered')) >= lowered, 'the metrics count the lowered threads');
 });
 
