@@ -131,7 +131,7 @@ export class OpsMetrics {
       [{ file: 'database' }, s.store.databaseBytes],
       [{ file: 'wal' }, s.store.walBytes],
     ]);
-    reading('tracelake_background_threads_lowered', 'Threads set to the background priority (--background-nice), all but the main and log sync threads; 0 with --background-nice 0.', [], (s) => [[{}, s.priority.lowered]]);
+    reading('tracelake_background_threads_lowered', 'Threads set to the background priority (--background-nice): all but the main thread, the log sync thread and Node\'s platform threads; 0 with --background-nice 0.', [], (s) => [[{}, s.priority.lowered]]);
     mirrored('tracelake_priority_sweeps_total', "Looks at the process's threads for new ones to set to the background priority (one a second, Linux only).", [], (s) => [[{}, s.priority.sweeps]]);
     reading('tracelake_blob_bytes', 'Bytes of out-of-line span fields and media.', [], (s) => [[{}, s.store.blobBytes]]);
   }

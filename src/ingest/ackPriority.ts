@@ -11,7 +11,7 @@
  * sync thread, and the threads Node's platform starts before any script runs (`platformThreads`):
  * V8's worker pool does the concurrent part of the main thread's garbage collection, and lowered
  * it left the main thread to finish the marking itself — its major collections took up to 42 ms
- * at 70% load against 9–11 ms with the pool kept (main thread's GC events, 2026-11-26,
+ * at 70% load against 9–12 ms with the pool kept (main thread's GC events, 2026-11-26,
  * native-bench/README "Acknowledged from the log").
  */
 import { readdirSync } from 'node:fs';
