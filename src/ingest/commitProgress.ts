@@ -2,7 +2,9 @@
  * Which generations of the ingest log are committed (their spans readable), who waits for them
  * (`X-Tracelake-Wait: visible`), and the request bytes still waiting for their commit (part of the
  * ingest backlog that back-pressure bounds). A worker's generations commit in order, so one number
- * per worker says which are: the highest committed.
+ * per worker says which are: the highest committed — except a generation whose segments failed and
+ * is tried again after later ones: so a commit wakes the waiters and drops the bytes of its own
+ * generation only, never of earlier ones (they may still be on their way).
  */
 import type { GenerationId } from './workerIngest.js';
 

@@ -9,7 +9,9 @@
  *   DuckDB, as a loaded machine does: the shutdown test proves the server listens only after;
  * - `TRACELAKE_WORKER_EXIT_AT_RECORD=<n>` ends a compute worker's thread (not the process) when it
  *   takes its n-th log record, before writing it, as an uncaught error in a worker would: the
- *   coordinator must replay that worker's log.
+ *   coordinator must replay that worker's log;
+ * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute worker's first n generation writes, as
+ *   a full disk or a DuckDB error would: the worker must write them again from their log files.
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
@@ -31,6 +33,8 @@ export const DISCARD_AFTER_MAP = faults && process.env.TRACELAKE_DISCARD_AFTER_M
 export const WORKER_START_DELAY_MS = faults ? Number(process.env.TRACELAKE_WORKER_START_DELAY_MS ?? 0) : 0;
 
 export const WORKER_EXIT_AT_RECORD = faults ? Number(process.env.TRACELAKE_WORKER_EXIT_AT_RECORD ?? 0) : 0;
+
+export const SEGMENT_WRITE_FAILURES = faults ? Number(process.env.TRACELAKE_SEGMENT_WRITE_FAILURES ?? 0) : 0;
 
 export function crashPoint(point: CrashPoint): void {
   if (armed === point) process.kill(process.pid, 'SIGKILL');

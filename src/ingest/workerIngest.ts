@@ -23,7 +23,7 @@ import type { Scope } from '../store/admin/meta.js';
 import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint } from './testHooks.js';
+import { crashPoint, SEGMENT_WRITE_FAILURES } from './testHooks.js';
 import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
@@ -163,6 +163,9 @@ const SPAN = COLUMN_INDEX.span_id;
 /** How often generations whose segments could not be written are tried again. */
 const RETRY_MS = 250;
 
+/** What a replayed log file became: its report (none when it held no rows), and what it dropped. */
+type Replay = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] };
+
 export class WorkerIngest {
   readonly workerId = randomUUID();
   /** Generations receiving records, by sequence number. */
@@ -171,6 +174,8 @@ export class WorkerIngest {
   /** Generations whose segments could not be written yet (e.g. a full disk); retried. */
   private failed: Generation[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Generation writes still to fail (a test hook, testHooks.ts). */
+  private injectedFailures = SEGMENT_WRITE_FAILURES;
 
   constructor(
     private readonly logDir: string,
@@ -255,12 +260,29 @@ export class WorkerIngest {
   }
 
   /**
-   * Re-reads a log file left by a crash and writes its rows as segments, with the admission
-   * decisions the records carry. The report names the file, so committing it retires the file.
+   * A log file left by a crash or by a worker that ended, replayed (see `replay`) after the
+   * flushes asked for so far and before the next ones: flushes and replays write through the one
+   * segment buffer, and a replay run beside a flush failed both writes (2026-11-26, the worker-death
+   * test under load).
    */
-  async replay(path: string, name: string): Promise<{ report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] }> {
+  replayFile(path: string, name: string): Promise<Replay> {
+    const run = this.flushing.then(() => this.replay(path, name, 0));
+    this.flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Re-reads a log file and writes its rows as segments, with the admission decisions the records
+   * carry. The report names the file, so committing it retires the file; it carries `seq`, the
+   * generation the file was written for (0 for another worker's file), so that the coordinator
+   * marks that generation committed.
+   */
+  private async replay(path: string, name: string, seq: number): Promise<Replay> {
     const { records, discardedBytes } = decodeLog(readFileSync(path));
-    const gen = new Generation(0, this.buffer);
+    const gen = new Generation(seq, this.buffer);
     const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
     for (const { header, body } of records) {
       let prepared: PreparedRecord;
@@ -287,11 +309,16 @@ export class WorkerIngest {
     if (gen.broken !== undefined) {
       await this.dropCells(gen);
       this.onError(gen.broken);
-      const { report } = await this.replay(join(this.logDir, name), name);
+      // Its own sequence number: a report of 0 here left the coordinator waiting for this one.
+      const { report } = await this.replay(join(this.logDir, name), name, gen.seq);
       this.sink.generationReady(report ?? (await this.segmentsOf(new Generation(gen.seq, this.buffer), name)));
       return;
     }
     try {
+      if (this.injectedFailures > 0) {
+        this.injectedFailures--;
+        throw new Error('injected segment write failure (TRACELAKE_SEGMENT_WRITE_FAILURES)');
+      }
       this.sink.generationReady(await this.segmentsOf(gen, name));
     } catch (e) {
       // Some cells may be written and freed already: a retry starts again from the log file.

@@ -55,7 +55,7 @@ parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: th
 
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
   scan: async (input) => scan(input, priceOf),
-  replayLog: ({ path, name }) => ingest.replay(path, name),
+  replayLog: ({ path, name }) => ingest.replayFile(path, name),
   prepareAgents: ({ body, ceiling }) => prepareAgentBatch(body, ceiling),
 };
 

@@ -129,6 +129,19 @@ t.test('a compute worker that ends mid-generation: its log is replayed, no ackno
   t.ok(await eventually(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
 });
 
+t.test('a generation whose segments could not be written is written again from its log, and reported as itself', async (t) => {
+  const server = await serverFor(t, { args: ['--metrics-listen', 'api'], env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_SEGMENT_WRITE_FAILURES: '1' } });
+  const root = rootCredentials(server);
+  const traceId = hex(16);
+  const r = await post(server, root, traceId, { 'x-tracelake-wait': 'visible' });
+  t.equal(r.status, 200);
+  t.equal(r.headers.get('x-tracelake-visible'), 'true', 'the waiting request is told its spans are readable (not left to its timeout)');
+  t.ok(server.logs.some((l) => l.msg === 'segment write failed; retrying'), 'the first write failed');
+  t.equal(await spanCount(server, root, traceId), 3, 'the spans are readable, once');
+  const backlog = Number((await (await fetch(`${server.url}/metrics`)).text()).split('\n').find((l) => l.startsWith('tracelake_ingest_backlog_bytes '))?.split(' ')[1]);
+  t.equal(backlog, 0, 'and the backlog is empty');
+});
+
 t.test('a re-sent request whose spans reached a segment before a crash is recognised after it', async (t) => {
   const dataDir = tempDir();
   const first = await startServer({ dataDir });
