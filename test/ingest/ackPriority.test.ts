@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
+import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 
 /** The nice value of each of the process's threads, by thread id. */
@@ -31,21 +32,14 @@ async function ingestOnce(server: TestServer): Promise<void> {
   if (r.status !== 200) throw new Error(`ingest answered ${r.status}`);
 }
 
-/** A sample of the operations metrics (served on the API port with `--metrics-listen api`). */
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  if (line === undefined) throw new Error(`no ${name} in the metrics`);
-  return Number(line.slice(name.length + 1));
-}
 
 /**
  * Waits for a sweep that started after this call: the sweep runs on the main thread in one go, as
  * does the scrape, so a count above the one read now belongs to a sweep begun after it.
  */
 async function nextSweep(server: TestServer): Promise<void> {
-  const before = await metric(server, 'tracelake_priority_sweeps_total');
-  while ((await metric(server, 'tracelake_priority_sweeps_total')) <= before) await new Promise((r) => setTimeout(r, 100));
+  const before = await opsMetric(server, 'tracelake_priority_sweeps_total');
+  while ((await opsMetric(server, 'tracelake_priority_sweeps_total')) <= before) await new Promise((r) => setTimeout(r, 100));
 }
 
 t.test('by default, every thread but the main, log sync and platform threads at nice 5', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
@@ -69,7 +63,7 @@ t.test('by default, every thread but the main, log sync and platform threads at 
   t.same(platform.map((tid) => nice.get(tid)), platform.map(() => 0), 'so do the platform threads');
   t.equal(kept.length, 1, 'and one other thread (the log sync thread)');
   t.equal(lowered + 2 + platform.length, nice.size, `the ${lowered} others run at nice 5`);
-  t.ok((await metric(server, 'tracelake_background_threads_lowered')) >= lowered, 'the metrics count the lowered threads');
+  t.ok((await opsMetric(server, 'tracelake_background_threads_lowered')) >= lowered, 'the metrics count the lowered threads');
 });
 
 t.test('--background-nice 0 lowers no thread', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
@@ -78,5 +72,5 @@ t.test('--background-nice 0 lowers no thread', { skip: process.platform !== 'lin
   await nextSweep(server);
   const nice = niceness(server.child.pid!);
   t.same([...nice.values()].filter((n) => n !== 0), [], `all ${nice.size} threads at nice 0 after a sweep`);
-  t.equal(await metric(server, 'tracelake_background_threads_lowered'), 0, 'and the metrics say so');
+  t.equal(await opsMetric(server, 'tracelake_background_threads_lowered'), 0, 'and the metrics say so');
 });

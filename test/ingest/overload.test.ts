@@ -6,7 +6,8 @@
  */
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, rootCredentials, serverFor } from '../helpers/server.js';
+import { opsMetric } from '../helpers/opsMetrics.js';
+import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 
 t.test('back-pressure', async (t) => {
   const server = await serverFor(t, { args: ['--ingest-backlog', '16KiB'] });
@@ -31,12 +32,8 @@ t.test('back-pressure', async (t) => {
   for (const a of [small, after]) t.equal((await call(server, 'GET', `/v1/traces/${a.traceId}/spans`, { auth: root })).body.data.length, 2, 'and stored');
 });
 
-/** The count of tasks the compute pool refused with a full queue (`--metrics-listen api`). */
-async function computeRejections(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('tracelake_queue_rejections_total{pool="compute"}'));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+/** Tasks the compute pool refused with a full queue (no sample before the first). */
+const computeRejections = (server: TestServer) => opsMetric(server, 'tracelake_queue_rejections_total{pool="compute"}', 0);
 
 t.test("a full compute queue: JSON exports (whose keys a compute worker reads before the answer) get 503 and store nothing", async (t) => {
   // One worker taking 8 tasks at once and a queue of 1: a burst of large JSON bodies overflows it.
@@ -53,8 +50,8 @@ t.test("a full compute queue: JSON exports (whose keys a compute worker reads be
     );
   // How fast the worker drains the queue depends on the machine: bursts go on until one overflows it.
   const answers = [];
-  for (let i = 0; i < 5 && (await computeRejections(server.url)) === 0; i++) answers.push(...(await burst()));
-  t.ok((await computeRejections(server.url)) > 0, 'the compute queue refused tasks');
+  for (let i = 0; i < 5 && (await computeRejections(server)) === 0; i++) answers.push(...(await burst()));
+  t.ok((await computeRejections(server)) > 0, 'the compute queue refused tasks');
   t.same(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => `${a.status} ${a.text}`), [], 'every answer is 200 or 503');
   const refused = answers.filter((a) => a.status === 503);
   const accepted = answers.filter((a) => a.status === 200);

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
+import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, rootCredentials, serverFor, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -125,7 +126,7 @@ t.test('a compute worker that ends mid-generation: its log is replayed, no ackno
   t.equal(all.body.pagination.total, 3 * traces.length, 'none stored twice');
   // The ended worker's generation was committed by the replay under another name: its bytes (no
   // request waited for it) must still leave the backlog, or back-pressure would bind too early.
-  const backlog = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).split('\n').find((l) => l.startsWith('tracelake_ingest_backlog_bytes '))?.split(' ')[1]);
+  const backlog = () => opsMetric(server, 'tracelake_ingest_backlog_bytes');
   t.ok(await eventually(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
 });
 
@@ -138,8 +139,7 @@ t.test('a generation whose segments could not be written is written again from i
   t.equal(r.headers.get('x-tracelake-visible'), 'true', 'the waiting request is told its spans are readable (not left to its timeout)');
   t.ok(server.logs.some((l) => l.msg === 'segment write failed; retrying'), 'the first write failed');
   t.equal(await spanCount(server, root, traceId), 3, 'the spans are readable, once');
-  const backlog = Number((await (await fetch(`${server.url}/metrics`)).text()).split('\n').find((l) => l.startsWith('tracelake_ingest_backlog_bytes '))?.split(' ')[1]);
-  t.equal(backlog, 0, 'and the backlog is empty');
+  t.equal(await opsMetric(server, 'tracelake_ingest_backlog_bytes'), 0, 'and the backlog is empty');
 });
 
 t.test('a re-sent request whose spans reached a segment before a crash is recognised after it', async (t) => {
