@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { closedLoop, Connection, encodeRequest, openLoop, percentile, type Answer } from './loadClient.js';
 import { Bodies, SPANS } from './bodies.js';
+import { buckets, histograms, quantileBound } from './serverMetrics.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -271,42 +272,6 @@ await server.stop('SIGTERM');
 const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
 console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS idle ${idle.toFixed(0)} MiB`);
 rmSync(server.dataDir, { recursive: true, force: true });
-
-/**
- * A histogram of the server's operations metrics (`--metrics-listen api`) by its one label: count,
- * sum (s), and the observations up to the bucket `le`.
- */
-async function histograms(server: TestServer, name: string, label: string, le: string): Promise<Map<string, { count: number; sum: number; upTo: number }>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const out = new Map<string, { count: number; sum: number; upTo: number }>();
-  for (const m of text.matchAll(new RegExp(`^${name}_(count|sum|bucket)\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
-    const [, kind, labelText, value] = m;
-    const labels = Object.fromEntries([...labelText!.matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, v!]));
-    const key = labels[label];
-    if (key === undefined || (labels.outcome !== undefined && labels.outcome !== 'ok')) continue;
-    const h = out.get(key) ?? { count: 0, sum: 0, upTo: 0 };
-    if (kind === 'count') h.count = Number(value);
-    else if (kind === 'sum') h.sum = Number(value);
-    else if (labels.le === le) h.upTo = Number(value);
-    out.set(key, h);
-  }
-  return out;
-}
-
-/** The cumulative bucket counts of a histogram without labels, by upper bound. */
-async function buckets(server: TestServer, name: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))) out.set(m[1]!, Number(m[2]));
-  return out;
-}
-
-/** The smallest bucket bound holding the quantile `q` of the observations between two reads. */
-function quantileBound(before: Map<string, number>, after: Map<string, number>, q: number): string {
-  const counts = [...after].map(([le, n]) => [le, n - (before.get(le) ?? 0)] as const);
-  const total = counts.find(([le]) => le === '+Inf')?.[1] ?? 0;
-  return counts.find(([, n]) => n >= q * total)?.[0] ?? 'n/a';
-}
 
 async function segmentDetail(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {
   const r = await fetch(`${server.url}/v1/health/files`);

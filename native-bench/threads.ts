@@ -15,6 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
 import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
+import { histograms } from './serverMetrics.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -79,9 +80,8 @@ const spans = acked * SPANS;
 console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
 if (RATE > 0) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const stage = (name: string, part: string) => Number(new RegExp(`^tracelake_generation_seconds_${part}\\{stage="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  const means = ['open', 'write', 'queue', 'commit'].map((name) => `${name} ${((1000 * stage(name, 'sum')) / stage(name, 'count')).toFixed(1)} ms`);
+  const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '+Inf');
+  const means = ['open', 'write', 'queue', 'commit'].map((name) => `${name} ${((1000 * (stages.get(name)?.sum ?? NaN)) / (stages.get(name)?.count ?? NaN)).toFixed(1)} ms`);
   console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; a generation's way to readable, means: ${means.join(', ')}`);
 }
 await server.stop('SIGTERM');
