@@ -3,9 +3,12 @@
  * every answer is the same before and after; a kill -9 during a compaction loses and duplicates
  * nothing; replaced files are deleted once no query can still be reading them.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
+import { SPAN_COLUMNS } from '../../src/store/spans/columns.js';
+import { SEGMENT_COPY_OPTIONS } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
@@ -63,6 +66,26 @@ async function until(check: () => Promise<boolean>, ms = 20_000): Promise<boolea
   return check();
 }
 
+/** The live segment files of a stopped server's store, in manifest order. */
+const liveFiles = (dataDir: string) =>
+  atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT path FROM segments WHERE replaced_at IS NULL ORDER BY id')).getRowObjectsJson().map((r) => join(dataDir, 'segments', r.path as string)));
+
+/** The column names of Parquet files, read by a DuckDB of their own. */
+async function columnsOf(files: string[]): Promise<string[][]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    const out: string[][] = [];
+    for (const f of files) out.push((await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${f}', hive_partitioning = false)`)).getRows().map((r) => String(r[0])));
+    return out;
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
+const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name);
+
 const COMPACTING = ['--compaction-interval-ms', '50', '--compaction-age-ms', '0', '--query-timeout-ms', '250'];
 
 t.test('answers are identical before and after compaction; replaced files are purged', async (t) => {
@@ -84,6 +107,42 @@ t.test('answers are identical before and after compaction; replaced files are pu
   t.same(await answers(after, root, traces), expected, 'every answer is the same');
   t.ok(await until(async () => oldFiles.every((f) => !existsSync(f))), 'the replaced files are deleted after the grace period');
   t.equal((await segmentCounts(after)).replaced_segments, 0, 'and their manifest rows');
+  t.equal(await after.stop('SIGTERM'), 0);
+  for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'a compacted file has the documented columns, no more (docs/segments.md)');
+});
+
+t.test('files that carry the Hive directories as columns (compacted before 2026-11-26) read and compact as before', async (t) => {
+  const dataDir = tempDir();
+  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  const root = rootCredentials(before);
+  const traces = await fill(before, root);
+  const expected = await answers(before, root, traces);
+  t.equal(await before.stop('SIGTERM'), 0);
+
+  // What compaction's `SELECT *` wrote: DuckDB reads the tenant=/app=/date= directories as columns.
+  // Every other file, the first among them, so a read lists files with and without them.
+  const files = await liveFiles(dataDir);
+  const widened = files.filter((_, i) => i % 2 === 0);
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  for (const f of widened) {
+    await c.run(`COPY (SELECT * FROM read_parquet(['${f}'])) TO '${f}.wide' (${SEGMENT_COPY_OPTIONS})`);
+    renameSync(`${f}.wide`, f);
+  }
+  c.closeSync();
+  db.closeSync();
+  t.same((await columnsOf([widened[0]!]))[0], [...FORMAT_COLUMNS, 'app', 'date', 'tenant'], 'the widened files have the three extra columns');
+
+  const again = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  t.same(await answers(again, root, traces), expected, 'every answer is the same over files with and without them');
+  t.equal(await again.stop('SIGTERM'), 0);
+
+  const after = await startServer({ dataDir, args: COMPACTING });
+  t.teardown(() => after.stop('SIGKILL'));
+  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'they were compacted');
+  t.same(await answers(after, root, traces), expected, 'and answer the same after');
+  t.equal(await after.stop('SIGTERM'), 0);
+  for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'into files with the documented columns only');
 });
 
 for (const point of ['after-compaction-publish', 'after-compaction-commit'] as const) {

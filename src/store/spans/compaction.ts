@@ -15,7 +15,7 @@
 import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
-import { forgetSegments, insertSegment, quote } from './manifest.js';
+import { forgetSegments, insertSegment, quote, spansFrom } from './manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
 
@@ -40,6 +40,7 @@ interface Candidate {
   rows: number;
   min_start_ns: string;
   max_start_ns: string;
+  format_version: number;
 }
 
 /**
@@ -53,7 +54,7 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
   const rows = group.reduce((n, s) => n + s.rows, 0);
   const temp = store.tempPath();
   await engine.run(
-    `COPY (SELECT * FROM read_parquet([${group.map((s) => quote(store.readPath(s.path))).join(', ')}]) ORDER BY start_ns, trace_id, span_id)
+    `COPY (SELECT * FROM ${spansFrom(group.map((s) => ({ path: store.readPath(s.path), formatVersion: s.format_version })))} ORDER BY start_ns, trace_id, span_id)
        TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
   );
   const environments = new Set(group.map((s) => s.environment_id));
@@ -100,7 +101,8 @@ async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candid
   if (!g) return [];
   const files = await db.query<Candidate>(
     `SELECT id::DOUBLE AS id, tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, environment_id::VARCHAR AS environment_id,
-            date::VARCHAR AS date, path, rows::DOUBLE AS rows, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns
+            date::VARCHAR AS date, path, rows::DOUBLE AS rows, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns,
+            format_version
        FROM segments WHERE replaced_at IS NULL AND level = 0 AND tenant_id = $1 AND app_id = $2 AND date = $3::DATE
       ORDER BY created_at, id`,
     [g.tenant_id, g.app_id, g.date],
