@@ -172,6 +172,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     visibleTimeoutMs: 30_000,
     flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
     sync: logSync.sync,
+    workers: config.workers,
   }, log);
   if (ops) {
     ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);

@@ -85,6 +85,8 @@ export interface CoordinatorOptions {
   flush: FlushPolicy;
   /** Makes log appends durable (the log sync thread). */
   sync: SyncFn;
+  /** Compute workers in the pool (a worker that ends is replaced to keep this many). */
+  workers: number;
 }
 
 export const RETRY_AFTER_SECONDS = 1;
@@ -465,7 +467,9 @@ export class IngestCoordinator {
     const settling = Promise.all([open.settled().then(() => open.log?.close()), ...lane.cutting.values()]);
     // The replay runs on a worker: it is queued once the pool has replaced this one (its greeting),
     // after the commits this one reported, without holding the other workers' commits meanwhile.
-    const replaced = this.whenWorkers(this.lanes.size + 1);
+    // The pool's size, not one more than the lanes left: the replacement may greet before this
+    // worker's port closes, and then the lanes are already whole.
+    const replaced = this.whenWorkers(this.options.workers);
     void Promise.all([settling, replaced]).then(() => {
       this.commits = this.commits.then(async () => {
         try {
