@@ -103,4 +103,8 @@ t.test('one trace id in two environments: a reader of both gets the one that sta
   t.same(both.body.data.spans.map((s: { name: string }) => s.name), ['recent']);
   const old = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: prod });
   t.same([old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)], ['production', ['old']], 'each environment keeps its own');
+  // The trace's spans alone are found by the same rule (through its range, not its summary).
+  const names = async (auth: Credentials) => (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth })).body.data.map((s: { name: string }) => s.name);
+  t.same(await names(root), ['recent'], 'its spans: the trace that started last');
+  t.same(await names(prod), ['old'], 'its spans, pinned');
 });

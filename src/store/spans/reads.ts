@@ -13,7 +13,7 @@ import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
-import { SUMMARY_COLUMNS, traceSummariesSql } from './traceParts.js';
+import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql } from './traceParts.js';
 
 export interface ReadScope {
   tenantId: string;
@@ -133,11 +133,19 @@ function toSummary({ start_ms, end_ms, ...rest }: RawSummary): TraceSummary {
   return { ...rest, start: iso(start_ms), end: iso(end_ms) };
 }
 
-interface FoundTrace {
-  summary: TraceSummary;
+/** Where a trace's spans are: its time range and environment. */
+interface TraceRange {
   startNs: bigint;
   endNs: bigint;
+  environmentId: string;
 }
+
+interface FoundTrace extends TraceRange {
+  summary: TraceSummary;
+}
+
+/** One trace id in two environments is two traces: an unpinned reader gets the one that started last. */
+const LATEST_FIRST = 'ORDER BY start_ns DESC, environment_id LIMIT 1';
 
 /**
  * The summary of one trace in scope, with its time range; null when there is none. Its merged row
@@ -152,18 +160,32 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
       // Times as text (JSON-safe) under names of their own: ORDER BY start_ns must sort the number.
       `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
          FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { value: `$${n}` }, mergedOnly })})
-        -- One trace id in two environments is two traces; an unpinned reader gets the latest.
-        ORDER BY start_ns DESC, environment_id LIMIT 1`,
+        ${LATEST_FIRST}`,
       [...s.params, traceId],
     );
   const row = (await read(true))[0] ?? (await read(false))[0];
   if (!row) return null;
   const { start_text, end_text, ...summary } = row;
-  return { summary: toSummary(summary), startNs: BigInt(start_text), endNs: BigInt(end_text) };
+  return { summary: toSummary(summary), startNs: BigInt(start_text), endNs: BigInt(end_text), environmentId: summary.environment_id };
 }
 
-/** The spans of a trace found by `findTrace`, ordered by start. */
-async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, found: FoundTrace): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
+/**
+ * The range of the trace `findTrace` would find, without its summary: for reads of its spans
+ * alone (`traceSpans`, `spanDetail`). One statement over the times of its merged row and parts.
+ */
+async function traceRange(db: Database, scope: ReadScope, traceId: string): Promise<TraceRange | null> {
+  const s = scopeSql(scope);
+  const [row] = await db.query<{ environment_id: string; start_text: string; end_text: string }>(
+    `SELECT environment_id::VARCHAR AS environment_id, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
+       FROM (${traceRangesByIdSql((a) => scopeSql(scope, a).sql, { value: `$${s.params.length + 1}` })})
+      ${LATEST_FIRST}`,
+    [...s.params, traceId],
+  );
+  return row ? { startNs: BigInt(row.start_text), endNs: BigInt(row.end_text), environmentId: row.environment_id } : null;
+}
+
+/** The spans of a trace in `found`'s range, ordered by start. */
+async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, found: TraceRange): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
   // Every span of the trace starts within [trace start, trace end]: the segments whose start times
   // overlap that range are the only ones that can hold it.
   const files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
@@ -173,15 +195,15 @@ async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, 
     `SELECT ${SPAN_FIELDS}, x.graph FROM ${spansFrom(files)} x
       WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3} AND x.environment_id = $${n + 4}
       ORDER BY x.start_ns, x.span_id`,
-    [...s.params, traceId, found.startNs, found.endNs, found.summary.environment_id],
+    [...s.params, traceId, found.startNs, found.endNs, found.environmentId],
   );
   return rows.map((r) => ({ ...toView(r), graph: parseObject(r.graph) }));
 }
 
 /** The spans of one trace, ordered by start; empty when the trace does not exist in scope. */
 export async function traceSpans(src: SpanSource, scope: ReadScope, traceId: string): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
-  const found = await findTrace(src.db, scope, traceId);
-  return found ? spansOfTrace(src, scope, traceId, found) : [];
+  const range = await traceRange(src.db, scope, traceId);
+  return range ? spansOfTrace(src, scope, traceId, range) : [];
 }
 
 /**
@@ -210,21 +232,14 @@ function rootOf<T extends { parent_id: string | null }>(spans: readonly T[]): T 
  * searched (the slow path of `GET /v1/spans/{id}`, which names no trace).
  */
 export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
-  let files;
-  let range: [bigint, bigint] | null = null;
-  if (traceId !== undefined) {
-    const found = await findTrace(src.db, scope, traceId);
-    if (!found) return null;
-    range = [found.startNs, found.endNs];
-    files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
-  } else {
-    files = await segmentsFor(src.db, src.segments, scope, null, null);
-  }
+  const range = traceId === undefined ? null : await traceRange(src.db, scope, traceId);
+  if (traceId !== undefined && !range) return null;
+  const files = await segmentsFor(src.db, src.segments, scope, range?.startNs ?? null, range ? range.endNs + 1n : null);
   const s = scopeSql(scope, 'x');
   const params: DuckDBValue[] = [...s.params, spanId];
   let where = `${s.sql} AND x.span_id = $${params.length}`;
   if (traceId !== undefined && range) {
-    params.push(traceId, range[0], range[1]);
+    params.push(traceId, range.startNs, range.endNs);
     where += ` AND x.trace_id = $${params.length - 2} AND x.start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
   }
   const [r] = await src.db.query<

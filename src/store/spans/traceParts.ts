@@ -151,6 +151,20 @@ export function mergedRowsByIdSql(where: Where, ids: TraceIds): string {
 }
 
 /**
+ * Where the traces of `where` that `ids` names lie, without their summaries: one row per
+ * environment (`environment_id`, `start_ns`, `end_ns`), from the times of their merged rows and
+ * unmerged parts alone — the same range their merged summaries have, for a read of their spans.
+ */
+export function traceRangesByIdSql(where: Where, ids: TraceIds): string {
+  return `
+    SELECT x.environment_id, min(x.start_ns) AS start_ns, max(x.end_ns) AS end_ns
+      FROM (SELECT x.environment_id, x.start_ns, x.end_ns FROM traces x WHERE ${where('x')} AND ${keyAndIdMatch('x', ids)}
+            UNION ALL
+            SELECT x.environment_id, x.start_ns, x.end_ns FROM trace_parts x WHERE ${where('x')} AND ${idMatches('x', ids)}) x
+     GROUP BY x.environment_id`;
+}
+
+/**
  * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`);
  * a read by id names its trace id(s), and may read the merged rows alone.
  */
