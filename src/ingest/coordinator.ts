@@ -122,9 +122,14 @@ export class IngestCoordinator {
 
   /** Called with each compute worker's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
-    const lane = new Lane(workerId, port, this.options.logDir, this.options.flush, (gen) => {
-      this.times.cut({ workerId, seq: gen.seq }, gen);
-    });
+    const lane = new Lane(
+      workerId,
+      port,
+      this.options.flush,
+      (gen) => this.times.cut({ workerId, seq: gen.seq }, gen),
+      // Every append to it failed (each request was answered 5xx): if it stays, the next start replays it.
+      (name) => this.removeLog(name, 'could not delete the ingest log file of a generation whose appends all failed; the next start will replay it'),
+    );
     this.lanes.set(workerId, lane);
     port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
     port.on('close', () => this.onWorkerGone(lane));
@@ -417,8 +422,13 @@ export class IngestCoordinator {
    * start deletes the file (its name is committed).
    */
   private retire(log: string): void {
+    this.removeLog(log, 'could not delete a committed ingest log file; the next start will');
+  }
+
+  /** Deletes a log file in the background (shutdown waits for it); a failure is logged with `failed`. */
+  private removeLog(log: string, failed: string): void {
     const removal: Promise<void> = rm(join(this.options.logDir, log), { force: true })
-      .catch((err: unknown) => this.log.warn({ err, log }, 'could not delete a committed ingest log file; the next start will'))
+      .catch((err: unknown) => this.log.warn({ err, log }, failed))
       .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
   }

@@ -4,8 +4,6 @@
  * records in it; the coordinator cuts it (by age, by size, or at once for a request that waits to
  * see its spans), and once every append to it has settled the worker is told to flush it.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { CoordinatorMessage } from '../pool/ingestMessages.js';
 import type { IngestLogFile } from './ingestLog.js';
@@ -73,10 +71,11 @@ export class Lane {
   constructor(
     readonly workerId: string,
     readonly port: MessagePort,
-    private readonly logDir: string,
     private readonly policy: FlushPolicy,
     /** Told of each generation whose flush is sent to the worker. */
     private readonly onFlush: (gen: LaneGeneration) => void,
+    /** Deletes the log file of a generation with nothing to keep (by name, in the background). */
+    private readonly discard: (name: string) => void,
   ) {
     this.open = new LaneGeneration(1, logName(workerId, 1));
   }
@@ -126,7 +125,7 @@ export class Lane {
       gen.log!.close();
       if (gen.rows === 0) {
         // Every append failed: nothing was answered 2xx, nothing to keep.
-        rmSync(join(this.logDir, gen.name), { force: true });
+        this.discard(gen.name);
         return;
       }
       if (this.gone) return; // its log is replayed

@@ -6,11 +6,15 @@
  * process exit to be restarted (and /health says so meanwhile), and a directory that cannot be
  * written stops the start with one clear line.
  */
+import { readdirSync } from 'node:fs';
+import { relative } from 'node:path';
 import t, { type Test } from 'tap';
+import { ingestLogDir } from '../../src/store/db.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, startServer, type Credentials, type TestServer } from '../helpers/server.js';
 import { smallDisk, type SmallDisk } from '../helpers/smallDisk.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'sk_service_' + 'Storage'.repeat(6);
 const SERVER_ARGS = ['--duckdb-memory', '256MiB', '--fault-injection', 'on', '--flush-interval-ms', '50'];
@@ -85,6 +89,9 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
   t.comment(`full disk: ${acked.length} traces acknowledged across the episode (${acked.length - 4} of them after the disk was filled, before the first 503), all readable after`);
   // Whatever the episode refused or held back, nothing of it may stay counted in the backlog.
   t.equal(await opsMetric(server, 'tracelake_ingest_backlog_bytes'), 0, 'the backlog is empty once all is readable');
+  // Once everything is committed, every log file is deleted (in the background).
+  const logFiles = () => readdirSync(disk.path(relative(disk.dir, ingestLogDir(server.dataDir)))).filter((f) => f.endsWith('.log'));
+  t.ok(await until(() => logFiles().length === 0), `no ingest log file is left (${logFiles().join(', ')})`);
 });
 
 t.test('a checkpoint on a full disk kills the database: exit 75, /health unhealthy, restart serves what was acked', async (t) => {

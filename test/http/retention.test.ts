@@ -9,6 +9,7 @@ import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const DAY_NS = 86_400_000_000_000n;
 
@@ -23,15 +24,6 @@ async function traceAged(server: TestServer, auth: Credentials, daysAgo: number)
   const r = await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(body), headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' } });
   if (r.status !== 200) throw new Error(`ingest: ${r.status}`);
   return traceId;
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
 }
 
 t.test('retention drops whole files of spans past an app\'s retention', async (t) => {

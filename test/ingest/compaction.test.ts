@@ -12,6 +12,7 @@ import { SEGMENT_COPY_OPTIONS } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
 async function fill(server: TestServer, auth: Credentials): Promise<string[]> {
@@ -55,15 +56,6 @@ async function answers(server: TestServer, auth: Credentials, traces: string[]):
 async function segmentCounts(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; replaced_segments: number }> {
   const r = await call(server, 'GET', '/v1/health/files');
   return r.body.dependencies.find((d: { name: string }) => d.name === 'segments').detail;
-}
-
-async function until(check: () => Promise<boolean>, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
 }
 
 /** The live segment files of a stopped server's store, in manifest order. */

@@ -12,6 +12,7 @@ import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, rootCredentials, serverFor, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -31,16 +32,6 @@ async function spanCount(server: TestServer, auth: Credentials, traceId: string)
   return r.status === 404 ? 0 : (r.body.data as unknown[]).length;
 }
 
-/** Polls until `check` holds (or fails the wait after `ms`): waiting on the state, not on a clock. */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
-
 t.test('visibility: readable after the segment commit, or at once when the request waits', async (t) => {
   const server = await serverFor(t, { args: ['--flush-interval-ms', '100'] });
   const root = rootCredentials(server);
@@ -54,7 +45,7 @@ t.test('visibility: readable after the segment commit, or at once when the reque
   const later = hex(16);
   const b = await post(server, root, later);
   t.equal(b.status, 200, 'durable: answered from the log');
-  t.ok(await eventually(async () => (await spanCount(server, root, later)) === 3), 'readable once the worker has written its segment');
+  t.ok(await until(async () => (await spanCount(server, root, later)) === 3), 'readable once the worker has written its segment');
 
   const bad = await post(server, root, hex(16), { 'x-tracelake-wait': 'soon' });
   t.equal(bad.headers.get('x-tracelake-visible'), null);
@@ -121,13 +112,13 @@ t.test('a compute worker that ends mid-generation: its log is replayed, no ackno
   await server.waitForLog((l) => l.msg === 'a compute worker ended; replaying its ingest log');
   // The replacement worker takes the rest; they are visible at once when asked for.
   for (const traceId of traces.slice(3)) t.equal((await post(server, root, traceId, { 'x-tracelake-wait': 'visible' })).status, 200);
-  for (const traceId of traces) t.ok(await eventually(async () => (await spanCount(server, root, traceId)) === 3), `trace ${traceId.slice(0, 8)}: whole`);
+  for (const traceId of traces) t.ok(await until(async () => (await spanCount(server, root, traceId)) === 3), `trace ${traceId.slice(0, 8)}: whole`);
   const all = await call(server, 'GET', '/v1/spans?limit=1', { auth: root });
   t.equal(all.body.pagination.total, 3 * traces.length, 'none stored twice');
   // The ended worker's generation was committed by the replay under another name: its bytes (no
   // request waited for it) must still leave the backlog, or back-pressure would bind too early.
   const backlog = () => opsMetric(server, 'tracelake_ingest_backlog_bytes');
-  t.ok(await eventually(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
+  t.ok(await until(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
 });
 
 t.test('a generation whose segments could not be written is written again from its log, and reported as itself', async (t) => {
