@@ -6,7 +6,7 @@
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { SPAN_COLUMNS } from '../../src/store/spans/columns.js';
 import { SEGMENT_COPY_OPTIONS } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
@@ -53,6 +53,21 @@ async function answers(server: TestServer, auth: Credentials, traces: string[]):
   return out;
 }
 
+/**
+ * A stopped store that `fill` filled with compaction off: its data directory, credentials and trace
+ * ids, every answer it gave, and its segment counts then.
+ */
+async function filledStore(t: Test) {
+  const dataDir = tempDir();
+  const server = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  const root = rootCredentials(server);
+  const traces = await fill(server, root);
+  const counts = await segmentCounts(server);
+  const expected = await answers(server, root, traces);
+  t.equal(await server.stop('SIGTERM'), 0);
+  return { dataDir, root, traces, expected, counts };
+}
+
 async function segmentCounts(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; replaced_segments: number }> {
   const r = await call(server, 'GET', '/v1/health/files');
   return r.body.dependencies.find((d: { name: string }) => d.name === 'segments').detail;
@@ -81,14 +96,8 @@ const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name);
 const COMPACTING = ['--compaction-interval-ms', '50', '--compaction-age-ms', '0', '--query-timeout-ms', '250'];
 
 t.test('answers are identical before and after compaction; replaced files are purged', async (t) => {
-  const dataDir = tempDir();
-  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-  const root = rootCredentials(before);
-  const traces = await fill(before, root);
-  const small = await segmentCounts(before);
+  const { dataDir, root, traces, expected, counts: small } = await filledStore(t);
   t.equal(small.small_segments, 36, 'one small segment per request');
-  const expected = await answers(before, root, traces);
-  t.equal(await before.stop('SIGTERM'), 0);
   const oldFiles = await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT path FROM segments')).getRowObjectsJson().map((r) => join(dataDir, 'segments', r.path as string)));
 
   const after = await startServer({ dataDir, args: COMPACTING });
@@ -105,12 +114,7 @@ t.test('answers are identical before and after compaction; replaced files are pu
 });
 
 t.test('files that carry the Hive directories as columns (compacted before 2026-11-26) read and compact as before', async (t) => {
-  const dataDir = tempDir();
-  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-  const root = rootCredentials(before);
-  const traces = await fill(before, root);
-  const expected = await answers(before, root, traces);
-  t.equal(await before.stop('SIGTERM'), 0);
+  const { dataDir, root, traces, expected } = await filledStore(t);
 
   // What compaction's `SELECT *` wrote: DuckDB reads the tenant=/app=/date= directories as columns.
   // Every other file, the first among them, so a read lists files with and without them.
@@ -140,12 +144,7 @@ t.test('files that carry the Hive directories as columns (compacted before 2026-
 
 for (const point of ['after-compaction-publish', 'after-compaction-commit'] as const) {
   t.test(`kill -9 ${point}: nothing lost, nothing read twice`, async (t) => {
-    const dataDir = tempDir();
-    const first = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-    const root = rootCredentials(first);
-    const traces = await fill(first, root);
-    const expected = await answers(first, root, traces);
-    t.equal(await first.stop('SIGTERM'), 0);
+    const { dataDir, root, traces, expected } = await filledStore(t);
 
     // Compaction starts with the store, so the process may die before it listens.
     const code = await runUntilExit({ dataDir, args: COMPACTING, env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_CRASH_AT: point } });
