@@ -146,6 +146,26 @@ t.test('a re-sent request whose spans reached a segment before a crash is recogn
   t.equal(await spanCount(server, root, traceId), 3, 'and stored once');
 });
 
+t.test('with more recent spans than the start remembers, a re-sent request of the newest is recognised', async (t) => {
+  const dataDir = tempDir();
+  // Remembers 1,000 span ids, and reads at most half of them back at start: 4 files of 200 spans
+  // are more than that, so the start reads the newest files only.
+  const args = ['--dedupe-spans', '1000'];
+  const first = await startServer({ dataDir, args });
+  const root = rootCredentials(first);
+  const traces = Array.from({ length: 4 }, () => hex(16));
+  const wide = new Map(traces.map((traceId) => [traceId, JSON.stringify(exportRequest(Array.from({ length: 200 }, () => ({ traceId }))))]));
+  const send = (server: TestServer, traceId: string) =>
+    call(server, 'POST', '/v1/traces', { rawBody: wide.get(traceId)!, headers: { authorization: root.key, 'x-service-app-id': root.appId, ...JSON_TYPE, 'x-tracelake-wait': 'visible' } });
+  for (const traceId of traces) t.equal((await send(first, traceId)).status, 200);
+  t.not(await first.stop('SIGKILL'), 0);
+  const server = await startServer({ dataDir, args });
+  t.teardown(() => server.stop('SIGKILL'));
+  const newest = traces.at(-1)!;
+  t.equal((await send(server, newest)).status, 200, 'the re-sent request is accepted');
+  t.equal(await spanCount(server, root, newest), 200, 'and stored once');
+});
+
 t.test('only files the manifest names are read; strays are swept at start', async (t) => {
   const dataDir = tempDir();
   const first = await startServer({ dataDir });
