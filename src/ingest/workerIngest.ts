@@ -21,6 +21,7 @@ import type { SpanRecord } from '../core/span.js';
 import { mapExportRequest, rowKeys, type MapOptions, type RowKeys } from '../core/otlp/map.js';
 import type { Scope } from '../store/admin/meta.js';
 import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
+import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
 import { crashPoint, SEGMENT_WRITE_FAILURES } from './testHooks.js';
@@ -163,8 +164,8 @@ const SPAN = COLUMN_INDEX.span_id;
 /** How often generations whose segments could not be written are tried again. */
 const RETRY_MS = 250;
 
-/** What a replayed log file became: its report (none when it held no rows), and what it dropped. */
-type Replay = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] };
+/** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
+export type ReplayedLog = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: SpanKeys[] };
 
 export class WorkerIngest {
   readonly workerId = randomUUID();
@@ -265,7 +266,7 @@ export class WorkerIngest {
    * segment buffer, and a replay run beside a flush failed both writes (2026-11-26, the worker-death
    * test under load).
    */
-  replayFile(path: string, name: string): Promise<Replay> {
+  replayFile(path: string, name: string): Promise<ReplayedLog> {
     const run = this.flushing.then(() => this.replay(path, name, 0));
     this.flushing = run.then(
       () => undefined,
@@ -280,10 +281,10 @@ export class WorkerIngest {
    * generation the file was written for (0 for another worker's file), so that the coordinator
    * marks that generation committed.
    */
-  private async replay(path: string, name: string, seq: number): Promise<Replay> {
+  private async replay(path: string, name: string, seq: number): Promise<ReplayedLog> {
     const { records, discardedBytes } = decodeLog(readFileSync(path));
     const gen = new Generation(seq, this.buffer);
-    const keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] = [];
+    const keys: SpanKeys[] = [];
     for (const { header, body } of records) {
       let prepared: PreparedRecord;
       try {

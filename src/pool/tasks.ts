@@ -8,7 +8,7 @@ import type { WalDamage } from '../store/walGuard.js';
 import type { ErrorData } from '../core/errors.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
-import type { GenerationReport, ScanInput, ScanOutcome } from '../ingest/workerIngest.js';
+import type { GenerationReport, ReplayedLog, ScanInput, ScanOutcome } from '../ingest/workerIngest.js';
 import type { CompactionPolicy } from '../store/spans/compaction.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
@@ -99,7 +99,7 @@ export interface ComputeTasks extends AgentComputeTasks {
   /** The row keys of an OTLP/JSON body or a coding-agent batch, for admission (the main thread reads protobuf itself). */
   scan: { in: ScanInput; out: ScanOutcome };
   /** Re-reads a log file a crash left and writes its rows as segments (not yet committed). */
-  replayLog: { in: { path: string; name: string }; out: { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: { scope: Scope; traceIds: string[]; spanIds: string[] }[] } };
+  replayLog: { in: { path: string; name: string }; out: ReplayedLog };
 }
 
 export interface ComputeWorkerData {
