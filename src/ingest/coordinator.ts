@@ -488,6 +488,7 @@ export class IngestCoordinator {
           this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
         }
         this.progress.releaseWorker(lane.workerId);
+        this.times.forgetWorker(lane.workerId);
       });
     });
   }

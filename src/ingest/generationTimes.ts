@@ -43,6 +43,15 @@ export class GenerationTimes {
     if (stage) stage.reportedAt = at;
   }
 
+  /**
+   * A worker ended: its generations will not be committed under their own names (another worker
+   * replays its log), so their times are dropped rather than kept for good.
+   */
+  forgetWorker(workerId: string): void {
+    const prefix = `${workerId}:`;
+    for (const key of this.stages.keys()) if (key.startsWith(prefix)) this.stages.delete(key);
+  }
+
   /** The generation was committed by a commit that ran from `committingAt` to `committedAt`. */
   committed(g: GenerationId, committingAt: number, committedAt: number): void {
     const stage = this.stages.get(keyOf(g));

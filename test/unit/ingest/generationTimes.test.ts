@@ -37,3 +37,17 @@ t.test('nothing is kept when no one is told', async (t) => {
   times.committed(g, 3, 4);
   t.same(seen, [], 'a generation cut before anyone listened is not reported');
 });
+
+t.test("a worker that ended: its generations' times are dropped, another worker's kept", async (t) => {
+  const times = new GenerationTimes();
+  const seen: string[] = [];
+  times.stageObserver = (stage) => seen.push(stage);
+  const other = { workerId: 'v', seq: 4 };
+  times.cut(g, { firstAt: 0, cutAt: 1, answeredAt: [] });
+  times.cut(other, { firstAt: 0, cutAt: 1, answeredAt: [] });
+  times.forgetWorker('w');
+  times.committed(g, 3, 4);
+  t.same(seen, [], 'nothing kept for the ended worker');
+  times.committed(other, 3, 4);
+  t.same(seen, ['open', 'write', 'queue', 'commit'], "the other worker's generation is still told");
+});
