@@ -415,17 +415,12 @@ export class IngestCoordinator {
   }
 
   /**
-   * Deletes a committed generation's log file, off this thread and never throwing: a synchronous
+   * Deletes a log file (a committed generation's, or one whose appends all failed) off this thread
+   * and never throwing; shutdown waits for it, and a failure is logged with `failed`. A synchronous
    * unlink here blocked the event loop for 1.5 ms on average at 70% load (wall-clock CPU profile,
    * 2026-11-26; its CPU time was too small to show in an A/B), and a throw would have rejected the
-   * chain of commits, stopping every later one. If it fails, or the process ends first, the next
-   * start deletes the file (its name is committed).
+   * chain of commits, stopping every later one.
    */
-  private retire(log: string): void {
-    this.removeLog(log, 'could not delete a committed ingest log file; the next start will');
-  }
-
-  /** Deletes a log file in the background (shutdown waits for it); a failure is logged with `failed`. */
   private removeLog(log: string, failed: string): void {
     const removal: Promise<void> = rm(join(this.options.logDir, log), { force: true })
       .catch((err: unknown) => this.log.warn({ err, log }, failed))
@@ -456,7 +451,8 @@ export class IngestCoordinator {
     }
     const committed = performance.now();
     for (const report of reports) {
-      this.retire(report.log);
+      // If it stays (a failure, or the process ends first), the next start deletes it: its name is committed.
+      this.removeLog(report.log, 'could not delete a committed ingest log file; the next start will');
       this.progress.markCommitted(report);
       this.times.committed(report, committing, committed);
     }
