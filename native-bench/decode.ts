@@ -21,6 +21,7 @@ import type { ExportTraceServiceRequest } from '../src/core/otlp/wire.js';
 import { decodeExportRequest } from '../src/ingest/otlpProto.js';
 import { decodeTraceRequest } from '../src/ingest/protoDecode.js';
 import { encodedBatch } from './workload.js';
+import { arg } from './args.js';
 
 const SPANS_PER_BATCH = 512;
 const REQUIRED_SPEEDUP = 2;
@@ -84,10 +85,6 @@ const median = (xs: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? Number(process.argv[i + 1]) : fallback;
-  };
   const batches = arg('batches', 40);
   const rounds = arg('rounds', 21);
   const bodies = Array.from({ length: batches }, (_, i) => encodedBatch(SPANS_PER_BATCH, i + 1));

@@ -22,11 +22,8 @@ import { resolve } from 'node:path';
 import { Database } from '../src/store/db.js';
 import { compareRuns, experimentRuns, listExperiments } from '../src/store/evals/experiments.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
+import { arg } from './args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const RUNS = arg('runs', 100);
 const TRIALS = arg('trials', 1000);
 const REPEAT = arg('repeat', 30);

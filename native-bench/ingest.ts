@@ -30,14 +30,11 @@ import { startServer, type TestServer } from '../test/helpers/server.js';
 import { closedLoop, Connection, encodeRequest, openLoop, percentile, type Answer } from './loadClient.js';
 import { Bodies, SPANS } from './bodies.js';
 import { buckets, histograms, quantileBound } from './serverMetrics.js';
+import { arg, textArg } from './args.js';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-};
-const SECONDS = Number(arg('seconds', '20'));
-const WARMUP_SECONDS = Number(arg('warmup', '8'));
-const BASELINE = arg('baseline', '');
+const SECONDS = arg('seconds', 20);
+const WARMUP_SECONDS = arg('warmup', 8);
+const BASELINE = textArg('baseline', '');
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 

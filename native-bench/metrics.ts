@@ -22,11 +22,8 @@ import { firstMetricsParam, queryMetrics } from '../src/store/metrics/metrics.js
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { loadSynthetic } from './synthetic.js';
+import { arg } from './args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const SPANS = arg('spans', 10_000_000);
 const RUNS = arg('runs', 9);
 const KEY = 'sk_service_' + 'Metric'.repeat(7);

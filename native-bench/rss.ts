@@ -16,11 +16,8 @@ import { startServer, tempDir } from '../test/helpers/server.js';
 import { Bodies, SPANS as BODY_SPANS } from './bodies.js';
 import { closedLoop, encodeRequest } from './loadClient.js';
 import { loadSynthetic, syntheticTraceId } from './synthetic.js';
+import { arg } from './args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const SPANS = arg('spans', 10_000_000);
 const INGEST_SECONDS = arg('ingest-seconds', 30);
 const KEY = 'sk_service_' + 'Memory'.repeat(7);

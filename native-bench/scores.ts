@@ -23,11 +23,8 @@ import { Database } from '../src/store/db.js';
 import { aggregateScores } from '../src/store/scores/scores.js';
 import { exportRequest, hex } from '../test/helpers/otlp.js';
 import { startServer, tempDir, type TestServer } from '../test/helpers/server.js';
+import { arg } from './args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const SCORES = arg('scores', 10_000_000);
 const RUNS = arg('runs', 30);
 const BATCHES = arg('batches', 30);

@@ -22,11 +22,8 @@ import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '.
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { loadSynthetic, syntheticTraceId } from './synthetic.js';
+import { arg } from './args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const SPANS = arg('spans', 1_000_000);
 const RUNS = arg('runs', 15);
 const KEY = 'sk_service_' + 'Search'.repeat(7);

@@ -16,15 +16,12 @@ import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
 import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
 import { histograms } from './serverMetrics.js';
+import { arg, textArg } from './args.js';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-};
-const SECONDS = Number(arg('seconds', '20'));
-const PROFILES = arg('cpu-prof', '');
-const RATE = Number(arg('rate', '0'));
-const MAIN = arg('main', new URL('../src/main.js', import.meta.url).pathname);
+const SECONDS = arg('seconds', 20);
+const PROFILES = textArg('cpu-prof', '');
+const RATE = arg('rate', 0);
+const MAIN = textArg('main', new URL('../src/main.js', import.meta.url).pathname);
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
 
 /** CPU seconds (user + system) of each thread of `pid`, by thread id. */

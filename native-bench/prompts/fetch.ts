@@ -16,11 +16,8 @@
  */
 import { closedLoop, percentile, type Answer } from '../loadClient.js';
 import { startServer, tempDir } from '../../test/helpers/server.js';
+import { arg } from '../args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const REQUESTS = arg('requests', 20_000);
 const CLIENTS = arg('clients', 8);
 const KEY = 'sk_service_' + 'Prompts'.repeat(6);

@@ -18,11 +18,8 @@ import { join } from 'node:path';
 import { percentile } from '../loadClient.js';
 import { workingRepo } from '../../test/helpers/git.js';
 import { startServer, tempDir } from '../../test/helpers/server.js';
+import { arg } from '../args.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const BATCHES = arg('batches', 300);
 const EVENTS = arg('events', 50);
 const WATCHERS = arg('watchers', 4);
