@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { mediaTypeOf, rewriteJsonObjects } from '../core/media.js';
 import type { JsonValue, SpanRecord } from '../core/span.js';
 import type { Scope } from '../store/admin/meta.js';
-import { PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
+import { storedAttributes } from '../store/spans/attributeColumns.js';
+import { COLUMN_INDEX, PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
 
 export const INLINE_LIMIT_BYTES = 8 * 1024;
 
@@ -49,15 +50,20 @@ export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit =
   const rows = spans.map((s) => {
     const input = outOfLine(s.input, inlineLimit, keep);
     const output = outOfLine(s.output, inlineLimit, keep);
-    return [
+    const row: SpanRow = [
       scope.tenantId, scope.appId, scope.environmentId,
       s.traceId, s.spanId, s.parentId, s.name, s.type, s.spanKind, s.status, s.statusMessage,
       s.startNs, s.endNs, s.model, s.promptName, s.serviceName,
       int(s.inputTokens), int(s.outputTokens), int(s.cachedInputTokens), int(s.tokens), s.cost,
       input.preview, output.preview, input.inline, output.inline, input.ref, output.ref,
       s.sessionId, s.userId, s.runId, s.tags,
-      json(s.metadata), json(s.graph), json(s.attributes), resourceOf(s).id,
-    ] satisfies SpanRow;
+      json(s.metadata), json(s.graph), null, resourceOf(s).id, null,
+    ];
+    // After the other columns: an attribute is left out only when its column holds the same value.
+    const attributes = storedAttributes(s.attributes, row);
+    row[COLUMN_INDEX.attributes] = attributes.json;
+    row[COLUMN_INDEX.attributes_in_columns] = attributes.inColumns;
+    return row;
   });
   return { rows, blobs: [...blobs.values()], resources: dedupeResources(resources.values()) };
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t, { type Test } from 'tap';
 import { SPAN_COLUMNS } from '../../src/store/spans/columns.js';
-import { SEGMENT_COPY_OPTIONS } from '../../src/store/spans/segmentFormat.js';
+import { restoredAttributesSql } from '../../src/store/spans/attributeColumns.js';
+import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
@@ -140,6 +141,56 @@ t.test('files that carry the Hive directories as columns (compacted before 2026-
   t.same(await answers(after, root, traces), expected, 'and answer the same after');
   t.equal(await after.stop('SIGTERM'), 0);
   for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'into files with the documented columns only');
+});
+
+/** Every span of `traces` opened one by one: the reads that return a span's attributes. */
+async function spanDetails(server: TestServer, auth: Credentials, traces: string[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const id of traces) {
+    for (const s of (await call(server, 'GET', `/v1/traces/${id}/spans`, { auth })).body.data as { id: string }[]) {
+      out.push((await call(server, 'GET', `/v1/traces/${id}/spans/${s.id}`, { auth })).body);
+    }
+  }
+  return out;
+}
+
+t.test('files of segment format 1 (attributes whole, no attributes_in_columns) read and compact as before', async (t) => {
+  const { dataDir, root, traces, expected } = await filledStore(t);
+  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  const details = await spanDetails(before, root, traces);
+  t.equal(await before.stop('SIGTERM'), 0);
+  t.ok(details.some((d) => (d as { data: { attributes: Record<string, unknown> } }).data.attributes['session.id'] !== undefined), 'the spans have attributes a column holds');
+
+  // Every other file rewritten as format 1 wrote it, and named so in the manifest.
+  const files = await liveFiles(dataDir);
+  const older = files.filter((_, i) => i % 2 === 0);
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  for (const f of older) {
+    await c.run(
+      `COPY (SELECT * EXCLUDE (attributes_in_columns) REPLACE (${restoredAttributesSql()} AS attributes) FROM read_parquet(['${f}'], hive_partitioning = false))
+         TO '${f}.v1' (${SEGMENT_COPY_OPTIONS.replace(`tracelake_format: '${SEGMENT_FORMAT_VERSION}'`, "tracelake_format: '1'")})`,
+    );
+    renameSync(`${f}.v1`, f);
+  }
+  c.closeSync();
+  db.closeSync();
+  const keys = older.map((f) => `'${f.slice(join(dataDir, 'segments').length + 1)}'`).join(', ');
+  t.equal(await atRest(dataDir, async (c) => Number((await c.runAndReadAll(`UPDATE segments SET format_version = 1 WHERE path IN (${keys})`)).rowsChanged)), older.length);
+  t.same((await columnsOf([older[0]!]))[0], FORMAT_COLUMNS.filter((name) => name !== 'attributes_in_columns'), 'a format-1 file has no attributes_in_columns');
+
+  const mixed = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  t.same(await answers(mixed, root, traces), expected, 'every answer is the same over files of both formats');
+  t.same(await spanDetails(mixed, root, traces), details, 'and every span reads with the same attributes');
+  t.equal(await mixed.stop('SIGTERM'), 0);
+
+  const after = await startServer({ dataDir, args: COMPACTING });
+  t.teardown(() => after.stop('SIGKILL'));
+  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'they were compacted');
+  t.same(await answers(after, root, traces), expected, 'and answer the same after');
+  t.same(await spanDetails(after, root, traces), details, 'with the same attributes');
+  t.equal(await after.stop('SIGTERM'), 0);
+  t.same(await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT DISTINCT format_version FROM segments WHERE replaced_at IS NULL')).getRows().map((r) => Number(r[0]))), [SEGMENT_FORMAT_VERSION], 'into files of the current format');
 });
 
 for (const point of ['after-compaction-publish', 'after-compaction-commit'] as const) {

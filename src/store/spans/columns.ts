@@ -55,9 +55,12 @@ export const SPAN_COLUMNS = [
   /** JSON text. */
   ['metadata', 'text'],
   ['graph', 'text'],
+  /** JSON text: the span's attributes but those `attributes_in_columns` names (attributeColumns.ts). */
   ['attributes', 'text'],
   /** The row of `resources` (resource attributes, scope name and version) this span came with. */
   ['resource_id', 'ubigint'],
+  /** Bits of the attribute keys left out of `attributes` because a column holds their value (format 2). */
+  ['attributes_in_columns', 'int'],
 ] as const satisfies readonly (readonly [string, ColumnKind])[];
 
 export type SpanColumn = (typeof SPAN_COLUMNS)[number][0];

@@ -19,6 +19,7 @@ const LEGACY_COLUMN: Record<string, string> = {
   input_preview: 'CASE WHEN input IS NULL THEN input_preview END',
   output_preview: 'CASE WHEN output IS NULL THEN output_preview END',
   resource_id: LEGACY_RESOURCE_ID,
+  attributes_in_columns: 'NULL::INTEGER',
 };
 
 /** The summary parts of migration 3, computed from the spans table as it was then. */
@@ -298,6 +299,12 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE traces ADD COLUMN trace_key UBIGINT',
       `UPDATE traces SET trace_key = ${traceKeySql('trace_id')}`,
     ],
+  },
+  {
+    version: 205,
+    name: 'segment format 2: attributes a column holds are stored once (attributes_in_columns)',
+    // A store that ran 201 with this version has the column already.
+    sql: ['ALTER TABLE span_schema ADD COLUMN IF NOT EXISTS attributes_in_columns INTEGER'],
   },
 ];
 

@@ -7,8 +7,15 @@
  * text, JSON objects (`metadata`, `attributes`, `resource`, `graph`) as text; rows sorted by
  * `start_ns`, `trace_id`, `span_id`; ZSTD; the key-value metadata `tracelake_format` = "1".
  * Files written since 2026-11-24 use Parquet 2 data pages (see `SEGMENT_COPY_OPTIONS`).
+ *
+ * Version 2 (2026-11-27): one more column, `attributes_in_columns`, last; `attributes` leaves out the
+ * keys it names, whose values their columns hold (attributeColumns.ts). Version 1 files read as
+ * version 2 files with no key left out.
  */
-export const SEGMENT_FORMAT_VERSION = 1;
+export const SEGMENT_FORMAT_VERSION = 2;
+
+/** The versions this build reads. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 
 /**
  * Rows per Parquet row group. Smaller groups do not make a trace read cheaper (measured 8,192 alike,

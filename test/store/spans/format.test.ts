@@ -8,7 +8,9 @@ import { join, relative, sep } from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import t from 'tap';
+import { ATTRIBUTE_COLUMNS } from '../../../src/store/spans/attributeColumns.js';
 import { SPAN_COLUMNS } from '../../../src/store/spans/columns.js';
+import { SEGMENT_FORMAT_VERSION } from '../../../src/store/spans/segmentFormat.js';
 import { exportRequest, hex } from '../../helpers/otlp.js';
 import { call, rootCredentials, startServer } from '../../helpers/server.js';
 
@@ -45,7 +47,7 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
     t.ok(key.startsWith(`tenant=${server.bootstrap!.tenant_id}/app=${root.appId}/`), 'of the right tenant and app');
     const file = await asyncBufferFromFile(path);
     const metadata = await parquetMetadataAsync(file);
-    t.same(metadata.key_value_metadata?.find((kv) => kv.key === 'tracelake_format')?.value, '1', 'format version 1');
+    t.same(metadata.key_value_metadata?.find((kv) => kv.key === 'tracelake_format')?.value, String(SEGMENT_FORMAT_VERSION), `format version ${SEGMENT_FORMAT_VERSION}`);
     t.same(parquetSchema(metadata).children.map((c) => c.element.name), SPAN_COLUMNS.map(([name]) => name), 'the documented columns, in order');
     t.equal(metadata.row_groups[0]!.columns[0]!.meta_data?.codec, 'ZSTD');
     const startNs = metadata.row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema.join('.') === 'start_ns')!.meta_data!;
@@ -60,4 +62,13 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
   t.same(JSON.parse(first.metadata as string), { k: 'v' });
   t.equal(typeof first.start_ns, 'bigint', 'times are 64-bit integers');
   t.match(first.trace_id, /^[0-9a-f]{32}$/);
+  // Format 2: the model attribute is the model column's value, so the file keeps it there alone,
+  // names it in attributes_in_columns, and the API gives the attributes back as sent.
+  t.notOk('gen_ai.request.model' in JSON.parse((first.attributes as string | null) ?? '{}'), 'the model attribute is stored once, as the column');
+  t.equal(first.attributes_in_columns, 2 ** ATTRIBUTE_COLUMNS.findIndex(([key]) => key === 'gen_ai.request.model'));
+  const restarted = await startServer({ dataDir: server.dataDir });
+  t.teardown(() => restarted.stop('SIGKILL'));
+  const detail = await call(restarted, 'GET', `/v1/traces/${first.trace_id}/spans/${first.span_id}`, { auth: root });
+  t.equal(detail.status, 200);
+  t.same(detail.body.data.attributes, { 'gen_ai.request.model': 'gpt-4o', 'tracelake.tags': 'x' }, 'read back whole');
 });

@@ -66,6 +66,14 @@ t.test('a span becomes a row, column by column', async (t) => {
   t.equal(row[C.resource_id], resources[0]!.id);
 });
 
+t.test('attributes a column holds are stored once, in the column', async (t) => {
+  const [row] = toRows(scope, [span({ attributes: { 'session.id': 's', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'user.id': 'other', 'a.b': 1 } })]).rows;
+  t.same(JSON.parse(row![C.attributes] as string), { 'user.id': 'other', 'a.b': 1 }, 'the rest stays');
+  t.ok((row![C.attributes_in_columns] as number) > 0, 'the row names the keys left out');
+  const [plain] = toRows(scope, [span()]).rows;
+  t.equal(plain![C.attributes_in_columns], null);
+});
+
 t.test('token counts: integers in the INTEGER range, else null', async (t) => {
   const [row] = toRows(scope, [span({ inputTokens: 1.9, outputTokens: 2 ** 40, cachedInputTokens: Number.NaN, tokens: -(2 ** 40) })]).rows;
   t.same([row![C.input_tokens], row![C.output_tokens], row![C.cached_input_tokens], row![C.tokens]], [1, 2147483647, null, -2147483648]);
