@@ -40,7 +40,7 @@ function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
            'How do I reset my password?' AS input, 'Open Settings, then Security.' AS output, NULL::VARCHAR AS input_ref, NULL::VARCHAR AS output_ref,
            'session-' || ((i // 8) % 20000) AS session_id, 'user-' || ((i // 8) % 5000) AS user_id, NULL::VARCHAR AS run_id, NULL::VARCHAR[] AS tags,
            '{"customer":"customer-' || ((i // 8) % 100) || '","tier":"' || ['gold','silver','bronze'][1 + ((i // 8) % 3)::BIGINT] || '"}' AS metadata,
-           NULL::VARCHAR AS graph, '{"gen_ai.system":"openai"}' AS attributes, 42::UBIGINT AS resource_id
+           NULL::VARCHAR AS graph, '{"gen_ai.system":"openai"}' AS attributes, 42::UBIGINT AS resource_id, NULL::INTEGER AS attributes_in_columns
       FROM range(${'$FROM'}, ${'$TO'}) r(i)`;
 }
 

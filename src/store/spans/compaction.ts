@@ -15,7 +15,7 @@
 import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
-import { forgetSegments, insertSegment, quote, storedSpansFrom } from './manifest.js';
+import { forgetSegments, insertSegment, quote, spansFrom } from './manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
 
@@ -54,7 +54,7 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
   const rows = group.reduce((n, s) => n + s.rows, 0);
   const temp = store.tempPath();
   await engine.run(
-    `COPY (SELECT * FROM ${storedSpansFrom(group.map((s) => ({ path: store.readPath(s.path), formatVersion: s.format_version })))} ORDER BY start_ns, trace_id, span_id)
+    `COPY (SELECT * FROM ${spansFrom(group.map((s) => ({ path: store.readPath(s.path), formatVersion: s.format_version })))} ORDER BY start_ns, trace_id, span_id)
        TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
   );
   const environments = new Set(group.map((s) => s.environment_id));

@@ -8,7 +8,6 @@ import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
-import { restoredAttributesSql } from './attributeColumns.js';
 import { SPAN_COLUMNS } from './columns.js';
 import type { ReadScope } from './reads.js';
 import { READABLE_FORMAT_VERSIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
@@ -156,42 +155,31 @@ export async function segmentsFor(db: Database, store: SegmentStore, scope: Read
   return out;
 }
 
-/** The format's columns, in order, as stored. */
-const STORED_COLUMNS = SPAN_COLUMNS.map(([name]) => name);
-/** The same, with `attributes` whole again (the keys a column holds put back). */
-const READ_COLUMNS = STORED_COLUMNS.map((name) => (name === 'attributes' ? `${restoredAttributesSql()} AS attributes` : name));
+/** The format's columns, in order. */
+const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name).join(', ');
 
 /**
  * A relation of span rows over `files` (SQL text, for a FROM clause): the format's columns and no
- * others, `attributes` whole (as sent). No files: the empty span schema.
+ * others, as stored (`attributes` without the keys a column holds: see attributeColumns.ts). No
+ * files: the empty span schema.
  *
  * DuckDB would otherwise read the Hive layout's `tenant=`, `app=`, `date=` directories as three more
  * columns: compaction's `SELECT *` copied them into every file it wrote until 2026-11-26 (they are
  * still in those files, and the explicit list leaves them out), and detecting them costs a trace
  * read ~0.3 ms.
- */
-export function spansFrom(files: readonly SegmentFile[]): string {
-  return segmentRows(files, READ_COLUMNS);
-}
-
-/** The same rows as stored (`attributes` without the keys a column holds): for compaction, which copies them. */
-export function storedSpansFrom(files: readonly SegmentFile[]): string {
-  return segmentRows(files, STORED_COLUMNS);
-}
-
-/**
+ *
  * Readers by format version: version 1 files lack `attributes_in_columns` (read as null: no key left
  * out); a list mixing versions is read by column name.
  */
-function segmentRows(files: readonly SegmentFile[], columns: readonly string[]): string {
+export function spansFrom(files: readonly SegmentFile[]): string {
   if (files.length === 0) return '(SELECT * FROM span_schema WHERE false)';
   const unknown = files.find((f) => !READABLE_FORMAT_VERSIONS.includes(f.formatVersion));
   if (unknown) throw new Error(`segment format ${unknown.formatVersion} is not readable by this version of Tracelake (${unknown.path})`);
   const older = files.filter((f) => f.formatVersion === 1).length;
   const list = files.map((f) => quote(f.path)).join(', ');
-  if (older === 0) return `(SELECT ${columns.join(', ')} FROM read_parquet([${list}], hive_partitioning = false))`;
-  if (older === files.length) return `(SELECT ${columns.join(', ')} FROM (SELECT *, NULL::INTEGER AS attributes_in_columns FROM read_parquet([${list}], hive_partitioning = false)))`;
-  return `(SELECT ${columns.join(', ')} FROM read_parquet([${list}], hive_partitioning = false, union_by_name = true))`;
+  if (older === 0) return `(SELECT ${FORMAT_COLUMNS} FROM read_parquet([${list}], hive_partitioning = false))`;
+  if (older === files.length) return `(SELECT ${FORMAT_COLUMNS} FROM (SELECT *, NULL::INTEGER AS attributes_in_columns FROM read_parquet([${list}], hive_partitioning = false)))`;
+  return `(SELECT ${FORMAT_COLUMNS} FROM read_parquet([${list}], hive_partitioning = false, union_by_name = true))`;
 }
 
 /**

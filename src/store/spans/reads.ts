@@ -10,6 +10,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
+import { restoredAttributes } from './attributeColumns.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -111,7 +112,7 @@ const SPAN_FIELDS = `
   coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata`;
 
 /** The fields of an opened span, over `x` joined to its resource `r`. */
-const DETAIL_FIELDS = `${SPAN_FIELDS}, x.input, x.output, x.input_ref, x.output_ref, x.run_id, x.environment_id, x.attributes, x.graph,
+const DETAIL_FIELDS = `${SPAN_FIELDS}, x.input, x.output, x.input_ref, x.output_ref, x.run_id, x.environment_id, x.attributes, x.attributes_in_columns, x.graph,
   r.resource, r.scope_name, r.scope_version`;
 
 type RawSpan = Omit<SpanView, 'timestamp' | 'end_time' | 'metadata'> & { start_ms: number; end_ms: number; metadata: string | null };
@@ -243,7 +244,7 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
     where += ` AND x.trace_id = $${params.length - 2} AND x.start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
   }
   const [r] = await src.db.query<
-    RawSpan & { input: string | null; output: string | null; input_ref: string | null; output_ref: string | null; run_id: string | null; environment_id: string; attributes: string | null; resource: string | null; scope_name: string | null; scope_version: string | null; graph: string | null }
+    RawSpan & { input: string | null; output: string | null; input_ref: string | null; output_ref: string | null; run_id: string | null; environment_id: string; attributes: string | null; attributes_in_columns: number | null; resource: string | null; scope_name: string | null; scope_version: string | null; graph: string | null }
   >(
     `SELECT ${DETAIL_FIELDS} FROM ${spansFrom(files)} x
        LEFT JOIN resources r ON r.tenant_id = x.tenant_id AND r.app_id = x.app_id AND r.resource_id = x.resource_id
@@ -251,14 +252,14 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
     params,
   );
   if (!r) return null;
-  const { input_ref, output_ref, attributes, resource, scope_name, scope_version, graph, ...rest } = r;
+  const { input_ref, output_ref, attributes, attributes_in_columns, resource, scope_name, scope_version, graph, ...rest } = r;
   return {
     ...toView(rest),
     input: await withMedia(src.db, scope, input_ref ? await blobText(src.db, scope, input_ref) : r.input),
     output: await withMedia(src.db, scope, output_ref ? await blobText(src.db, scope, output_ref) : r.output),
     run_id: r.run_id,
     environment_id: r.environment_id,
-    attributes: parseObject(attributes),
+    attributes: restoredAttributes(parseObject(attributes), attributes_in_columns, r),
     resource: parseObject(resource),
     scope: { name: scope_name, version: scope_version },
     graph: parseObject(graph),

@@ -5,7 +5,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import type { JsonValue } from '../../../../src/core/span.js';
-import { ATTRIBUTE_COLUMNS, restoredAttributesSql, storedAttributes } from '../../../../src/store/spans/attributeColumns.js';
+import { PROMPT_VERSION_KEYS } from '../../../../src/core/otlp/conventions.js';
+import { ATTRIBUTE_COLUMNS, restoredAttributes, restoredAttributesSql, storedAttributes } from '../../../../src/store/spans/attributeColumns.js';
 import { COLUMN_INDEX as C, SPAN_COLUMNS, SQL_TYPE, type SpanColumn, type SpanRow } from '../../../../src/store/spans/columns.js';
 
 function row(columns: Partial<Record<SpanColumn, string | number>>): SpanRow {
@@ -44,6 +45,17 @@ t.test('the bits fit an INTEGER and name each key once', async (t) => {
   t.equal(new Set(ATTRIBUTE_COLUMNS.map(([k]) => k)).size, ATTRIBUTE_COLUMNS.length);
 });
 
+t.test('SQL over the stored attributes looks up no key a column holds', async (t) => {
+  // PROMPT_VERSION_SQL reads the stored JSON (segment reads do not put keys back).
+  for (const key of PROMPT_VERSION_KEYS) t.notOk(ATTRIBUTE_COLUMNS.some(([k]) => k === key), key);
+});
+
+t.test('a row without bits gives its stored attributes as they are', async (t) => {
+  const stored = { a: 1 };
+  t.equal(restoredAttributes(stored, null, {}), stored);
+  t.equal(restoredAttributes(stored, 0, {}), stored);
+});
+
 t.test('DuckDB puts the left-out keys back: the attributes as sent', async (t) => {
   const db = await (await DuckDBInstance.create(':memory:')).connect();
   await db.run(`CREATE TABLE s (${SPAN_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`);
@@ -63,6 +75,11 @@ t.test('DuckDB puts the left-out keys back: the attributes as sent', async (t) =
     const values = SPAN_COLUMNS.map(([name]) => r[C[name]] ?? null).map((v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`));
     await db.run(`INSERT INTO s VALUES (${values.join(', ')})`);
     const [[text]] = (await db.runAndReadAll(`SELECT ${restoredAttributesSql()} FROM s WHERE rowid = ${i}`)).getRows() as [[string | null]];
-    t.same(text === null ? {} : JSON.parse(text), attributes, `case ${i}: ${JSON.stringify(attributes)}`);
+    t.same(text === null ? {} : JSON.parse(text), attributes, `SQL, case ${i}: ${JSON.stringify(attributes)}`);
+    // The API's way: the stored JSON parsed, and the row's columns by name as DuckDB hands them over.
+    const [byName] = (await db.runAndReadAll(`SELECT * FROM s WHERE rowid = ${i}`)).getRowObjectsJson();
+    const whole = restoredAttributes(JSON.parse(stored.json ?? '{}'), stored.inColumns, byName!);
+    t.same(whole, attributes, `JS, case ${i}`);
+    t.same(Object.keys(whole).slice(Object.keys(whole).length - Object.keys(JSON.parse(stored.json ?? '{}')).length), Object.keys(JSON.parse(stored.json ?? '{}')), 'the stored keys last, in their order');
   }
 });
