@@ -114,33 +114,49 @@ t.test('answers are identical before and after compaction; replaced files are pu
   for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'a compacted file has the documented columns, no more (docs/segments.md)');
 });
 
+/** Rewrites each of `files` in place with a DuckDB of its own; `copy(file, to)` is the COPY statement. */
+async function rewriteFiles(files: string[], copy: (file: string, to: string) => string): Promise<void> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    for (const f of files) {
+      await c.run(copy(f, `${f}.new`));
+      renameSync(`${f}.new`, f);
+    }
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
+/**
+ * The stopped store read as it is (compaction off), then by a server that compacts it: `check`
+ * runs against each. The store is stopped again at the end.
+ */
+async function beforeAndAfterCompaction(t: Test, dataDir: string, check: (server: TestServer, when: string) => Promise<void>): Promise<void> {
+  const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+  await check(before, 'before compaction');
+  t.equal(await before.stop('SIGTERM'), 0);
+  const after = await startServer({ dataDir, args: COMPACTING });
+  t.teardown(() => after.stop('SIGKILL'));
+  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'the small segments were compacted');
+  await check(after, 'after compaction');
+  t.equal(await after.stop('SIGTERM'), 0);
+}
+
 t.test('files that carry the Hive directories as columns (compacted before 2026-11-26) read and compact as before', async (t) => {
   const { dataDir, root, traces, expected } = await filledStore(t);
 
   // What compaction's `SELECT *` wrote: DuckDB reads the tenant=/app=/date= directories as columns.
   // Every other file, the first among them, so a read lists files with and without them.
-  const files = await liveFiles(dataDir);
-  const widened = files.filter((_, i) => i % 2 === 0);
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  for (const f of widened) {
-    await c.run(`COPY (SELECT * FROM read_parquet(['${f}'])) TO '${f}.wide' (${SEGMENT_COPY_OPTIONS})`);
-    renameSync(`${f}.wide`, f);
-  }
-  c.closeSync();
-  db.closeSync();
+  const widened = (await liveFiles(dataDir)).filter((_, i) => i % 2 === 0);
+  await rewriteFiles(widened, (f, to) => `COPY (SELECT * FROM read_parquet(['${f}'])) TO '${to}' (${SEGMENT_COPY_OPTIONS})`);
   t.same((await columnsOf([widened[0]!]))[0], [...FORMAT_COLUMNS, 'app', 'date', 'tenant'], 'the widened files have the three extra columns');
 
-  const again = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-  t.same(await answers(again, root, traces), expected, 'every answer is the same over files with and without them');
-  t.equal(await again.stop('SIGTERM'), 0);
-
-  const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => after.stop('SIGKILL'));
-  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'they were compacted');
-  t.same(await answers(after, root, traces), expected, 'and answer the same after');
-  t.equal(await after.stop('SIGTERM'), 0);
-  for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'into files with the documented columns only');
+  await beforeAndAfterCompaction(t, dataDir, async (server, when) => {
+    t.same(await answers(server, root, traces), expected, `every answer is the same over files with and without them, ${when}`);
+  });
+  for (const columns of await columnsOf(await liveFiles(dataDir))) t.same(columns, FORMAT_COLUMNS, 'compacted into files with the documented columns only');
 });
 
 /** Every span of `traces` opened one by one: the reads that return a span's attributes. */
@@ -162,34 +178,20 @@ t.test('files of segment format 1 (attributes whole, no attributes_in_columns) r
   t.ok(details.some((d) => (d as { data: { attributes: Record<string, unknown> } }).data.attributes['session.id'] !== undefined), 'the spans have attributes a column holds');
 
   // Every other file rewritten as format 1 wrote it, and named so in the manifest.
-  const files = await liveFiles(dataDir);
-  const older = files.filter((_, i) => i % 2 === 0);
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  for (const f of older) {
-    await c.run(
-      `COPY (SELECT * EXCLUDE (attributes_in_columns) REPLACE (${restoredAttributesSql()} AS attributes) FROM read_parquet(['${f}'], hive_partitioning = false))
-         TO '${f}.v1' (${SEGMENT_COPY_OPTIONS.replace(`tracelake_format: '${SEGMENT_FORMAT_VERSION}'`, "tracelake_format: '1'")})`,
-    );
-    renameSync(`${f}.v1`, f);
-  }
-  c.closeSync();
-  db.closeSync();
+  const older = (await liveFiles(dataDir)).filter((_, i) => i % 2 === 0);
+  await rewriteFiles(
+    older,
+    (f, to) => `COPY (SELECT * EXCLUDE (attributes_in_columns) REPLACE (${restoredAttributesSql()} AS attributes) FROM read_parquet(['${f}'], hive_partitioning = false))
+                 TO '${to}' (${SEGMENT_COPY_OPTIONS.replace(`tracelake_format: '${SEGMENT_FORMAT_VERSION}'`, "tracelake_format: '1'")})`,
+  );
   const keys = older.map((f) => `'${f.slice(join(dataDir, 'segments').length + 1)}'`).join(', ');
   t.equal(await atRest(dataDir, async (c) => Number((await c.runAndReadAll(`UPDATE segments SET format_version = 1 WHERE path IN (${keys})`)).rowsChanged)), older.length);
   t.same((await columnsOf([older[0]!]))[0], FORMAT_COLUMNS.filter((name) => name !== 'attributes_in_columns'), 'a format-1 file has no attributes_in_columns');
 
-  const mixed = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-  t.same(await answers(mixed, root, traces), expected, 'every answer is the same over files of both formats');
-  t.same(await spanDetails(mixed, root, traces), details, 'and every span reads with the same attributes');
-  t.equal(await mixed.stop('SIGTERM'), 0);
-
-  const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => after.stop('SIGKILL'));
-  t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'they were compacted');
-  t.same(await answers(after, root, traces), expected, 'and answer the same after');
-  t.same(await spanDetails(after, root, traces), details, 'with the same attributes');
-  t.equal(await after.stop('SIGTERM'), 0);
+  await beforeAndAfterCompaction(t, dataDir, async (server, when) => {
+    t.same(await answers(server, root, traces), expected, `every answer is the same over files of both formats, ${when}`);
+    t.same(await spanDetails(server, root, traces), details, `and every span reads with the same attributes, ${when}`);
+  });
   t.same(await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT DISTINCT format_version FROM segments WHERE replaced_at IS NULL')).getRows().map((r) => Number(r[0]))), [SEGMENT_FORMAT_VERSION], 'into files of the current format');
 });
 
