@@ -3,8 +3,9 @@
  * reader (hyparquet, pure JavaScript): a store's segment directory read as it is gives the columns
  * and version the page documents, Parquet 2 pages, and the spans the API answers.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import t from 'tap';
@@ -72,3 +73,16 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
   t.equal(detail.status, 200);
   t.same(detail.body.data.attributes, { 'gen_ai.request.model': 'gpt-4o', 'tracelake.tags': 'x' }, 'read back whole');
 });
+
+t.test('docs/segments.md lists the attribute keys a column holds in their bit order', async (t) => {
+  const page = readFileSync(fileURLToPath(new URL('../../../../docs/segments.md', import.meta.url)), 'utf8');
+  const rows = [...page.matchAll(/^\| (\d+)(?:–(\d+))? \| (.+) \| `(\w+)` \|$/gm)];
+  const documented = rows.flatMap((m) => [...m[3]!.matchAll(/`([^`]+)`/g)].map((k) => [k[1]!, m[4]!] as const));
+  t.same(documented, ATTRIBUTE_COLUMNS, 'every key, its column and its bit (its position)');
+  for (const m of rows) {
+    const first = Number(m[1]);
+    const last = Number(m[2] ?? m[1]);
+    t.equal(last - first + 1, [...m[3]!.matchAll(/`[^`]+`/g)].length, `bits ${m[1]}${m[2] ? `–${m[2]}` : ''}: one a key`);
+  }
+});
+
