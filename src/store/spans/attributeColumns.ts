@@ -16,6 +16,7 @@
  *
  * The list is part of the format: a key's bit is its position, so keys are only ever appended.
  */
+import { emptyMap } from '../../core/otlp/attributes.js';
 import type { JsonValue } from '../../core/span.js';
 import { COLUMN_INDEX, type SpanColumn, type SpanRow } from './columns.js';
 
@@ -66,8 +67,8 @@ export interface StoredAttributes {
  * whose value its column holds exactly.
  */
 export function storedAttributes(attributes: Readonly<Record<string, JsonValue>>, row: SpanRow): StoredAttributes {
+  // Prototype-less, as the mapper's maps are: a key such as `__proto__` stays plain data.
   let kept: Record<string, JsonValue> | null = null;
-  let some = false;
   let bits = 0;
   for (const key in attributes) {
     const value = attributes[key]!;
@@ -76,10 +77,9 @@ export function storedAttributes(attributes: Readonly<Record<string, JsonValue>>
       bits += slot[0];
       continue;
     }
-    (kept ??= {})[key] = value;
-    some = true;
+    (kept ??= emptyMap())[key] = value;
   }
-  return { json: some ? JSON.stringify(kept) : null, inColumns: bits === 0 ? null : bits };
+  return { json: kept === null ? null : JSON.stringify(kept), inColumns: bits === 0 ? null : bits };
 }
 
 /**
@@ -94,7 +94,8 @@ export function restoredAttributes(stored: Record<string, unknown>, bits: number
     const [key, column] = ATTRIBUTE_COLUMNS[bit]!;
     whole[key] = row[column];
   }
-  return Object.assign(whole, stored);
+  // Spread defines the stored keys as data (assignment would run a `__proto__` setter).
+  return { ...whole, ...stored };
 }
 
 /**

@@ -50,6 +50,15 @@ t.test('SQL over the stored attributes looks up no key a column holds', async (t
   for (const key of PROMPT_VERSION_KEYS) t.notOk(ATTRIBUTE_COLUMNS.some(([k]) => k === key), key);
 });
 
+t.test('a key named __proto__ stays data, stored and put back', async (t) => {
+  const attributes = JSON.parse('{"__proto__": {"x": 1}, "session.id": "s-1", "a": 2}') as Record<string, JsonValue>;
+  const stored = storedAttributes(attributes, row({ session_id: 's-1' }));
+  t.equal(stored.json, '{"__proto__":{"x":1},"a":2}');
+  const whole = restoredAttributes(JSON.parse(stored.json!), stored.inColumns, { session_id: 's-1' });
+  t.equal(JSON.stringify(whole), '{"session.id":"s-1","__proto__":{"x":1},"a":2}');
+  t.equal(Object.getPrototypeOf(whole), Object.prototype, 'and sets no prototype');
+});
+
 t.test('a row without bits gives its stored attributes as they are', async (t) => {
   const stored = { a: 1 };
   t.equal(restoredAttributes(stored, null, {}), stored);
