@@ -5,7 +5,17 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import type { JsonValue } from '../../../../src/core/span.js';
-import { PROMPT_VERSION_KEYS } from '../../../../src/core/otlp/conventions.js';
+import {
+  CACHED_INPUT_TOKEN_KEYS,
+  INPUT_TOKEN_KEYS,
+  MODEL_KEYS,
+  OUTPUT_TOKEN_KEYS,
+  PROMPT_NAME_KEYS,
+  PROMPT_VERSION_KEYS,
+  RUN_ID_KEYS,
+  SESSION_KEYS,
+  USER_KEYS,
+} from '../../../../src/core/otlp/conventions.js';
 import { ATTRIBUTE_COLUMNS, restoredAttributes, restoredAttributesSql, storedAttributes } from '../../../../src/store/spans/attributeColumns.js';
 import { COLUMN_INDEX as C, SPAN_COLUMNS, SQL_TYPE, type SpanColumn, type SpanRow } from '../../../../src/store/spans/columns.js';
 
@@ -43,6 +53,14 @@ t.test('a key is left out only when its column holds exactly its value', async (
 t.test('the bits fit an INTEGER and name each key once', async (t) => {
   t.ok(ATTRIBUTE_COLUMNS.length <= 31);
   t.equal(new Set(ATTRIBUTE_COLUMNS.map(([k]) => k)).size, ATTRIBUTE_COLUMNS.length);
+});
+
+t.test('each key is one the mapper reads into its column (the list is frozen, the conventions may grow)', async (t) => {
+  const read: Partial<Record<SpanColumn, readonly string[]>> = {
+    session_id: SESSION_KEYS, user_id: USER_KEYS, run_id: RUN_ID_KEYS, model: MODEL_KEYS, prompt_name: PROMPT_NAME_KEYS,
+    input_tokens: INPUT_TOKEN_KEYS, output_tokens: OUTPUT_TOKEN_KEYS, cached_input_tokens: CACHED_INPUT_TOKEN_KEYS,
+  };
+  for (const [key, column] of ATTRIBUTE_COLUMNS) t.ok(read[column]?.includes(key), `${key} → ${column}`);
 });
 
 t.test('SQL over the stored attributes looks up no key a column holds', async (t) => {
