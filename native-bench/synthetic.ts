@@ -18,8 +18,11 @@ export interface SyntheticScope {
   environmentId: string;
 }
 
-/** Rows of span `i` (0-based) as SQL expressions over `i`; traces start 4 s apart going back in time. */
-function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
+/**
+ * Rows of span `i` (0-based) as SQL expressions over `i`; traces start 4 s apart going back in time.
+ * The range of `i` is left as the placeholders `$FROM` and `$TO`.
+ */
+export function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
   return `
     SELECT '${scope.tenantId}'::UUID AS tenant_id, '${scope.appId}'::UUID AS app_id, '${scope.environmentId}'::UUID AS environment_id,
            md5((i // 8)::VARCHAR) AS trace_id, substr(md5(i::VARCHAR), 1, 16) AS span_id,
