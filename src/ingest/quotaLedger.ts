@@ -18,8 +18,11 @@ export class QuotaLedger {
   /** What each admission ticket reserved. */
   private readonly reserved = new Map<number, { tenantId: string; spans: number; bytes: number }>();
 
-  /** `loadUsage`: a tenant's usage of this month, from the store. */
-  constructor(private readonly loadUsage: (tenantId: string) => Promise<Usage>) {}
+  /** `loadUsage`: a tenant's usage of this month, from the store; `now`: the clock months follow. */
+  constructor(
+    private readonly loadUsage: (tenantId: string) => Promise<Usage>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Loads a tenant's usage (once); call before `reserve` for that tenant. */
   async load(tenantId: string): Promise<void> {
@@ -39,7 +42,7 @@ export class QuotaLedger {
   reserve(ticket: number, tenantId: string, plan: Plan, spans: number, bytes: number): QuotaRefusal | null {
     const u = this.usage.get(tenantId);
     if (!u) return null; // loaded before the request was admitted
-    const month = monthOf(Date.now());
+    const month = monthOf(this.now());
     if (u.month !== month) Object.assign(u, { month, monthSpans: 0 });
     const refused = quotaRefusal(plan, u, spans, bytes);
     if (refused) return refused;

@@ -3,7 +3,11 @@ import t from 'tap';
 import type { Plan } from '../../../src/core/plans.js';
 import { QuotaLedger, type Usage } from '../../../src/ingest/quotaLedger.js';
 
-const month = new Date().toISOString().slice(0, 7);
+// A pinned clock: with the wall clock, a test running across 00:00 UTC on the 1st would see the
+// ledger start a new month between two of its calls.
+const NOW = Date.parse('2026-11-15T12:00:00Z');
+const clock = () => NOW;
+const month = '2026-11';
 const plan = { monthly_spans: 10, storage_bytes: 1000 } as Plan;
 
 t.test('usage is loaded once per tenant; a failed load is tried again', async (t) => {
@@ -25,7 +29,7 @@ t.test('usage is loaded once per tenant; a failed load is tried again', async (t
 
 t.test('reserve within the quotas, refuse past them, keep or release', async (t) => {
   const usage: Usage = { month, monthSpans: 4, storedBytes: 100 };
-  const ledger = new QuotaLedger(async () => usage);
+  const ledger = new QuotaLedger(async () => usage, clock);
   t.equal(ledger.reserve(1, 'a', plan, 5, 10), null, 'not loaded: nothing to judge by');
   await ledger.load('a');
   t.equal(ledger.reserve(1, 'a', plan, 5, 100), null, 'within both');
@@ -45,8 +49,13 @@ t.test('reserve within the quotas, refuse past them, keep or release', async (t)
 
 t.test('a new month starts the span count again', async (t) => {
   const usage: Usage = { month: '2000-01', monthSpans: 10, storedBytes: 0 };
-  const ledger = new QuotaLedger(async () => usage);
+  let now = NOW;
+  const ledger = new QuotaLedger(async () => usage, () => now);
   await ledger.load('a');
   t.equal(ledger.reserve(1, 'a', plan, 10, 0), null);
   t.same(usage, { month, monthSpans: 10, storedBytes: 0 });
+  t.ok(ledger.reserve(2, 'a', plan, 1, 0), 'the month is full');
+  now = Date.parse('2026-12-01T00:00:00Z');
+  t.equal(ledger.reserve(3, 'a', plan, 1, 0), null, 'the clock passed into December');
+  t.same(usage, { month: '2026-12', monthSpans: 1, storedBytes: 0 });
 });
