@@ -24,12 +24,11 @@ import { Database, storeDirs } from '../src/store/db.js';
 import { SEGMENT_COPY_OPTIONS } from '../src/store/spans/segmentFormat.js';
 import { tempDir } from '../test/helpers/server.js';
 import { arg } from './args.js';
-import { spanSelect, syntheticTraceId } from './synthetic.js';
+import { spanSelect, spreadTrace, syntheticSpanId, syntheticTraceId, TRACE_GAP_NS } from './synthetic.js';
 
 const SPANS = arg('spans', 1_000_000);
 const RUNS = arg('runs', 21);
 const TRACES = Math.floor(SPANS / 8);
-const TRACE_GAP_NS = 4_000_000_000n;
 
 const dataDir = tempDir('tracelake-ids-bench-');
 const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
@@ -83,12 +82,12 @@ for (const [form, select] of [[text, spans], [fixed, toFixed]] as const) {
 }
 
 async function columnBytes(form: Form): Promise<{ ids: number; file: number }> {
-  const rows = await db.query<{ column: string; bytes: string }>(
-    `SELECT path_in_schema AS column, sum(total_compressed_size)::BIGINT::VARCHAR AS bytes FROM parquet_metadata('${form.file}') GROUP BY 1`,
+  const [row] = await db.query<{ ids: string; file: string }>(
+    `SELECT sum(total_compressed_size) FILTER (WHERE path_in_schema IN ('trace_id', 'span_id', 'parent_id'))::BIGINT::VARCHAR AS ids,
+            sum(total_compressed_size)::BIGINT::VARCHAR AS file
+       FROM parquet_metadata('${form.file}')`,
   );
-  const ids = rows.filter((r) => ['trace_id', 'span_id', 'parent_id'].includes(r.column)).reduce((s, r) => s + Number(r.bytes), 0);
-  const [size] = await db.query<{ size: string }>(`SELECT sum(total_compressed_size)::BIGINT::VARCHAR AS size FROM parquet_metadata('${form.file}')`);
-  return { ids, file: Number(size!.size) };
+  return { ids: Number(row!.ids), file: Number(row!.file) };
 }
 
 interface Read {
@@ -96,14 +95,9 @@ interface Read {
   run: (form: Form, i: number) => Promise<number>;
 }
 
-/** A different trace each run, spread over the file. */
-const traceOf = (i: number) => Math.floor((((i * 7919) % 997) / 997) * TRACES);
+const traceOf = (i: number) => spreadTrace(i, TRACES);
 const startOf = (trace: number) => newestNs - BigInt(trace) * TRACE_GAP_NS;
 const spanIdOf = (trace: number) => syntheticSpanId(trace * 8 + 3);
-
-function syntheticSpanId(span: number): string {
-  return syntheticTraceId(span).slice(0, 16);
-}
 
 const reads: Read[] = [
   {

@@ -21,7 +21,7 @@ import { traceWithSpans } from '../src/store/spans/reads.js';
 import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/search.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
-import { loadSynthetic, syntheticTraceId } from './synthetic.js';
+import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
 import { arg } from './args.js';
 
 const SPANS = arg('spans', 1_000_000);
@@ -53,7 +53,7 @@ interface Read {
 
 const traces = Math.floor(SPANS / 8);
 /** A different trace each run, spread over the whole store. */
-const traceOf = (i: number) => syntheticTraceId(Math.floor((((i * 7919) % 997) / 997) * traces));
+const traceOf = (i: number) => syntheticTraceId(spreadTrace(i, traces));
 const day = `start_date=${new Date(now - DAY).toISOString()}&end_date=${new Date(now + 60_000).toISOString()}`;
 
 function search(name: string, resource: 'traces' | 'spans', filter: string, window = ''): Read {

@@ -18,6 +18,9 @@ export interface SyntheticScope {
   environmentId: string;
 }
 
+/** Traces start this far apart (4 s), going back in time from the newest. */
+export const TRACE_GAP_NS = 4_000_000_000n;
+
 /**
  * Rows of span `i` (0-based) as SQL expressions over `i`; traces start 4 s apart going back in time.
  * The range of `i` is left as the placeholders `$FROM` and `$TO`.
@@ -31,8 +34,8 @@ export function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
            CASE WHEN i % 8 IN (1, 4) THEN 'GENERATION' ELSE 'SPAN' END AS type,
            CASE WHEN i % 8 = 0 THEN 'agent' WHEN i % 8 IN (1, 4) THEN 'llm' WHEN i % 8 = 2 THEN 'tool' ELSE 'retrieval' END AS span_kind,
            CASE WHEN hash(i // 8) % 50 = 0 THEN 'ERROR' ELSE 'OK' END AS status, NULL::VARCHAR AS status_message,
-           (${newestNs}::BIGINT - (i // 8) * 4000000000 + (i % 8) * 1000000) AS start_ns,
-           (${newestNs}::BIGINT - (i // 8) * 4000000000 + (i % 8) * 1000000 + (hash(i) % 3000)::BIGINT * 1000000) AS end_ns,
+           (${newestNs}::BIGINT - (i // 8) * ${TRACE_GAP_NS} + (i % 8) * 1000000) AS start_ns,
+           (${newestNs}::BIGINT - (i // 8) * ${TRACE_GAP_NS} + (i % 8) * 1000000 + (hash(i) % 3000)::BIGINT * 1000000) AS end_ns,
            CASE WHEN i % 8 IN (1, 4) THEN ['gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gemini-1.5-flash'][1 + (hash(i) % 4)::BIGINT] END AS model,
            CASE WHEN i % 8 = 1 THEN 'support-answer' END AS prompt_name, 'support-bot' AS service_name,
            CASE WHEN i % 8 IN (1, 4) THEN (200 + hash(i) % 2000)::INTEGER END AS input_tokens,
@@ -87,4 +90,14 @@ export async function loadSynthetic(db: Database, dataDir: string, scope: Synthe
 /** The trace id of the `n`-th synthetic trace (as the SQL above makes it). */
 export function syntheticTraceId(n: number): string {
   return createHash('md5').update(String(n)).digest('hex');
+}
+
+/** The span id of the `n`-th synthetic span (as the SQL above makes it). */
+export function syntheticSpanId(n: number): string {
+  return syntheticTraceId(n).slice(0, 16);
+}
+
+/** The trace a bench's `i`-th read takes of `traces`: a different one each run, spread over them all. */
+export function spreadTrace(i: number, traces: number): number {
+  return Math.floor((((i * 7919) % 997) / 997) * traces);
 }

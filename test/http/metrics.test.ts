@@ -340,7 +340,6 @@ t.test('GET /v1/metrics', async (t) => {
     t.equal(auto.body.meta.bucket, 'hour', 'six hours: 362 minutes are over 200 buckets, 7 or 8 hours are not');
     // Seven UTC hours, eight when the window's last minute crosses the hour (failed in CI at 01:59 UTC).
     const hoursTouched = Math.floor((now + MINUTE - 1) / HOUR) - Math.floor((now - 6 * HOUR) / HOUR) + 1;
-    t.ok(hoursTouched === 7 || hoursTouched === 8);
     t.equal(auto.body.meta.buckets, hoursTouched);
     const hourly = await metrics(`from=${new Date(now - HOUR).toISOString()}&to=${new Date(now).toISOString()}`);
     t.equal(hourly.body.meta.bucket, 'minute', 'an hour: minutes');

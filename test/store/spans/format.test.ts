@@ -85,4 +85,3 @@ t.test('docs/segments.md lists the attribute keys a column holds in their bit or
     t.equal(last - first + 1, [...m[3]!.matchAll(/`[^`]+`/g)].length, `bits ${m[1]}${m[2] ? `–${m[2]}` : ''}: one a key`);
   }
 });
-
