@@ -20,6 +20,7 @@ import { DATABASE_FILE, Database, storeDirs } from '../src/store/db.js';
 import { traceWithSpans } from '../src/store/spans/reads.js';
 import { firstFilterParam, searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/search.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
+import { traceHints } from '../src/store/spans/traceHints.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
 import { arg } from './args.js';
@@ -96,7 +97,8 @@ const rawDir = tempDir('tracelake-search-raw-');
 copyFileSync(join(dataDir, DATABASE_FILE), join(rawDir, DATABASE_FILE));
 symlinkSync(storeDirs(dataDir).segments, storeDirs(rawDir).segments);
 const db = await Database.open({ ...dbOptions, dataDir: rawDir });
-const src = { db, segments: new LocalSegmentStore(storeDirs(rawDir).segments) };
+// With trace hints, as the gateway's store thread reads (its summary and spans at once).
+const src = { db, segments: new LocalSegmentStore(storeDirs(rawDir).segments), hints: traceHints(db) };
 
 const server = await startServer({ dataDir, args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'] });
 const headers = { authorization: KEY, 'x-service-app-id': scope.appId };

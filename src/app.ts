@@ -88,6 +88,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       compactionIntervalMs: config.compactionIntervalMs,
       compaction: { targetRows: config.compactionRows, minFiles: COMPACTION_MIN_FILES, maxAgeMs: config.compactionAgeMs },
       retentionDays: config.retentionDays,
+      traceHintSlots: config.traceHints,
     },
     config.maxQueue,
     (m) => {

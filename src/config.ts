@@ -5,6 +5,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { KEY_PREFIX } from './auth/keys.js';
+import { DEFAULT_TRACE_HINT_SLOTS } from './store/spans/traceHintTable.js';
 
 export type Mode = 'cloud' | 'local';
 
@@ -45,6 +46,7 @@ export interface Config {
   compactionRows: number;
   compactionAgeMs: number;
   retentionDays: number;
+  traceHints: number;
   queryTimeoutMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -201,6 +203,7 @@ export const OPTIONS = [
   { key: 'dedupeSpans', env: 'TRACELAKE_DEDUPE_SPANS', flag: '--dedupe-spans', fallback: '1000000', parse: integer(1000), doc: 'Span ids remembered (most recently active traces first) to drop re-sent spans and hold the per-trace bound.' },
   { key: 'compactionIntervalMs', env: 'TRACELAKE_COMPACTION_INTERVAL_MS', flag: '--compaction-interval-ms', fallback: '5000', parse: integer(0), doc: 'How often the store looks for small segments to compact; 0 turns compaction off.' },
   { key: 'compactionRows', env: 'TRACELAKE_COMPACTION_ROWS', flag: '--compaction-rows', fallback: '131072', parse: integer(2), doc: 'Rows a compacted segment aims for.' },
+  { key: 'traceHints', env: 'TRACELAKE_TRACE_HINTS', flag: '--trace-hints', fallback: String(DEFAULT_TRACE_HINT_SLOTS), parse: integer(0, 2 ** 28), doc: 'Traces whose time range the store keeps in memory (12 bytes each, rounded down to a power of two), so a trace by id reads its summary and its spans at once; 0 turns this off.' },
   { key: 'compactionAgeMs', env: 'TRACELAKE_COMPACTION_AGE_MS', flag: '--compaction-age-ms', fallback: '60000', parse: integer(0), doc: 'Small segments older than this are compacted even when there are few of them.' },
   { key: 'retentionDays', env: 'TRACELAKE_RETENTION_DAYS', flag: '--retention-days', fallback: '0', parse: integer(0, 36500), doc: 'Days spans are kept when an app sets no retention of its own; 0 keeps them forever.' },
   { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },

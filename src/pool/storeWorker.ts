@@ -29,12 +29,14 @@ import { FileEngine } from '../store/spans/fileEngine.js';
 import { pruneCommittedLogs } from '../store/spans/manifest.js';
 import { applyRetention } from '../store/spans/retention.js';
 import { mergeParts } from '../store/spans/summaryMerge.js';
+import { setTraceHintSlots, traceHints } from '../store/spans/traceHints.js';
 import { ApiError } from '../core/errors.js';
 import { dispatchTask } from './taskPool.js';
 import type { StoreTasks, StoreWorkerData } from './tasks.js';
 
 const { database, background: schedule } = workerData as StoreWorkerData;
 const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
+setTraceHintSlots(schedule.traceHintSlots);
 let opened: Promise<Database> | undefined;
 let compactor: Promise<FileEngine> | undefined;
 /** Set by `close`: a task arriving after it must not open the database again (the thread is about to end). */
@@ -51,7 +53,8 @@ function db(): Promise<Database> {
 }
 
 async function src(): Promise<reads.SpanSource> {
-  return { db: await db(), segments };
+  const d = await db();
+  return { db: d, segments, hints: traceHints(d) };
 }
 
 /**
@@ -147,6 +150,7 @@ const handlers: Handlers = {
     const walDamage = d.walDamage;
     if (secret !== 'ok') return { applied, secret, bootstrapped: null, local: null, orphanSegments, walDamage };
     const bootstrapped = await meta.bootstrap(d, bootstrap);
+    traceHints(d); // the table fills in the background from now, not from the first trace read
     background.start();
     return { applied, secret, bootstrapped, local: await meta.localScope(d), orphanSegments, walDamage };
   },

@@ -92,6 +92,8 @@ export interface StoreBackground {
   compaction: CompactionPolicy;
   /** Days spans are kept when an app sets none; 0 keeps them. */
   retentionDays: number;
+  /** Slots of the trace hints table (store/spans/traceHints.ts), filled in the background; 0 turns hints off. */
+  traceHintSlots: number;
 }
 
 /** Tasks of the compute pool: the CPU work of ingestion, and the segments it writes. */

@@ -13,6 +13,7 @@ import type { ReadScope } from './reads.js';
 import { READABLE_FORMAT_VERSIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
 import { PART_KINDS } from './traceParts.js';
+import { noteParts } from './traceHints.js';
 
 /** Level of segments written by ingestion; compaction writes level 1. */
 export const INGEST_LEVEL = 0;
@@ -28,6 +29,7 @@ export async function commitGenerations(db: Database, store: SegmentStore, repor
     for (const report of reports) await commitOne(tx, report);
   });
   forgetSegments(db, reports.flatMap((r) => r.segments));
+  for (const report of reports) noteParts(db, report.parts);
 }
 
 async function commitOne(tx: Transaction, report: GenerationReport): Promise<void> {

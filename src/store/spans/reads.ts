@@ -5,7 +5,8 @@
  * Trace summaries come from the summary tables (O(traces)); spans come from the segment files the
  * manifest names. A trace's spans are found through its summary: its time range selects the few
  * segments that can hold them (the manifest keeps each file's range of start times), and Parquet
- * statistics on `start_ns` prune the row groups inside them. There is no index on span ids.
+ * statistics on `start_ns` prune the row groups inside them. A trace hint (traceHintTable.ts) lets
+ * both be read at once, the summary checking the hint. There is no index on span ids.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
@@ -15,6 +16,7 @@ import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql } from './traceParts.js';
+import type { TraceHints } from './traceHintTable.js';
 
 export interface ReadScope {
   tenantId: string;
@@ -126,6 +128,8 @@ function toView(r: RawSpan): SpanView {
 export interface SpanSource {
   db: Database;
   segments: SegmentStore;
+  /** Where traces probably are (traceHints.ts), so a trace by id reads summary and spans at once. */
+  hints?: TraceHints | null;
 }
 
 type RawSummary = Omit<TraceSummary, 'start' | 'end'> & { start_ms: number; end_ms: number };
@@ -185,26 +189,55 @@ async function traceRange(db: Database, scope: ReadScope, traceId: string): Prom
   return row ? { startNs: BigInt(row.start_text), endNs: BigInt(row.end_text), environmentId: row.environment_id } : null;
 }
 
-/** The spans of a trace in `found`'s range, ordered by start. */
-async function spansOfTrace(src: SpanSource, scope: ReadScope, traceId: string, found: TraceRange): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
-  // Every span of the trace starts within [trace start, trace end]: the segments whose start times
+type TraceSpan = SpanView & { graph: Record<string, unknown> };
+
+/** A span of a read by trace id, with what tells whether it belongs to the trace found. */
+type CandidateSpan = RawSpan & { graph: string | null; start_text: string; environment_id: string };
+
+/**
+ * The spans with this trace id that start in [fromNs, toNs], in every environment of the scope,
+ * ordered by start.
+ */
+async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: string, fromNs: bigint, toNs: bigint): Promise<CandidateSpan[]> {
+  // Every span of a trace starts within [trace start, trace end]: the segments whose start times
   // overlap that range are the only ones that can hold it.
-  const files = await segmentsFor(src.db, src.segments, scope, found.startNs, found.endNs + 1n);
+  const files = await segmentsFor(src.db, src.segments, scope, fromNs, toNs + 1n);
   const s = scopeSql(scope, 'x');
   const n = s.params.length;
-  const rows = await src.db.query<RawSpan & { graph: string | null }>(
-    `SELECT ${SPAN_FIELDS}, x.graph FROM ${spansFrom(files)} x
-      WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3} AND x.environment_id = $${n + 4}
+  return src.db.query<CandidateSpan>(
+    `SELECT ${SPAN_FIELDS}, x.graph, x.start_ns::VARCHAR AS start_text, x.environment_id::VARCHAR AS environment_id
+       FROM ${spansFrom(files)} x
+      WHERE ${s.sql} AND x.trace_id = $${n + 1} AND x.start_ns BETWEEN $${n + 2} AND $${n + 3}
       ORDER BY x.start_ns, x.span_id`,
-    [...s.params, traceId, found.startNs, found.endNs, found.environmentId],
+    [...s.params, traceId, fromNs, toNs],
   );
-  return rows.map((r) => ({ ...toView(r), graph: parseObject(r.graph) }));
+}
+
+/**
+ * Reads a trace's range (`lookup`) and its spans. With a hint of the range (traceHints.ts) both
+ * are read at once, the spans in the hinted range; when the range found is not inside the hint (a
+ * stale one), the spans are read again in the range found, and the hint is corrected. Either way
+ * the answer is the spans of the trace found: its environment, its range.
+ */
+async function withSpans<T extends TraceRange>(src: SpanSource, scope: ReadScope, traceId: string, lookup: () => Promise<T | null>): Promise<{ found: T; spans: TraceSpan[] } | null> {
+  const hint = src.hints?.rangeOf(scope.tenantId, scope.appId, traceId) ?? null;
+  const guessed = hint ? spansStartingIn(src, scope, traceId, hint.fromNs, hint.toNs) : null;
+  // The guess is awaited below, or its failure would go unhandled when the lookup fails first.
+  guessed?.catch(() => undefined);
+  const found = await lookup();
+  if (!found) return null;
+  const covered = hint !== null && hint.fromNs <= found.startNs && found.endNs <= hint.toNs;
+  if (!covered) src.hints?.note(scope.tenantId, scope.appId, traceId, found.startNs, found.endNs);
+  const rows = covered ? await guessed! : await spansStartingIn(src, scope, traceId, found.startNs, found.endNs);
+  const spans = rows
+    .filter((r) => r.environment_id === found.environmentId && BigInt(r.start_text) >= found.startNs && BigInt(r.start_text) <= found.endNs)
+    .map(({ start_text: _s, environment_id: _e, ...r }) => ({ ...toView(r), graph: parseObject(r.graph) }));
+  return { found, spans };
 }
 
 /** The spans of one trace, ordered by start; empty when the trace does not exist in scope. */
-export async function traceSpans(src: SpanSource, scope: ReadScope, traceId: string): Promise<(SpanView & { graph: Record<string, unknown> })[]> {
-  const range = await traceRange(src.db, scope, traceId);
-  return range ? spansOfTrace(src, scope, traceId, range) : [];
+export async function traceSpans(src: SpanSource, scope: ReadScope, traceId: string): Promise<TraceSpan[]> {
+  return (await withSpans(src, scope, traceId, () => traceRange(src.db, scope, traceId)))?.spans ?? [];
 }
 
 /**
@@ -215,11 +248,10 @@ export async function traceWithSpans(
   src: SpanSource,
   scope: ReadScope,
   traceId: string,
-): Promise<{ trace: TraceSummary & { metadata: Record<string, unknown> }; spans: (SpanView & { graph: Record<string, unknown> })[] } | null> {
-  const found = await findTrace(src.db, scope, traceId);
-  if (!found) return null;
-  const spans = await spansOfTrace(src, scope, traceId, found);
-  return { trace: { ...found.summary, metadata: rootOf(spans)?.metadata ?? {} }, spans };
+): Promise<{ trace: TraceSummary & { metadata: Record<string, unknown> }; spans: TraceSpan[] } | null> {
+  const read = await withSpans(src, scope, traceId, () => findTrace(src.db, scope, traceId));
+  if (!read) return null;
+  return { trace: { ...read.found.summary, metadata: rootOf(read.spans)?.metadata ?? {} }, spans: read.spans };
 }
 
 /** The root span: the earliest without a parent, else the earliest (spans come ordered by start). */

@@ -2,7 +2,7 @@
  * The segment store against a real DuckDB, without HTTP: generations written as Parquet segments by
  * the worker-side buffer and committed by the store; trace summaries merged from parts give the same
  * answer whether read from parts, from merged rows, or from a mix; a committed generation commits
- * once.
+ * once; a trace read answers the same whatever its trace hint says.
  */
 import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
@@ -18,6 +18,7 @@ import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
+import { TraceHints } from '../../../src/store/spans/traceHintTable.js';
 import { lookupResources } from '../../../src/store/scores/resources.js';
 import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
@@ -27,7 +28,8 @@ const read: ReadScope = { ...scope };
 
 /**
  * A store in a temporary directory, and `commit`: writes spans as one generation (one segment) and
- * commits it, as a compute worker and the store would; `startOffsetMs` moves the spans in time.
+ * commits it, as a compute worker and the store would; `startOffsetMs` moves the spans in time,
+ * `environmentId` puts them in another environment of the app.
  */
 async function openStore(t: Test) {
   const dataDir = tempDir();
@@ -41,28 +43,29 @@ async function openStore(t: Test) {
   });
   await migrate(db);
   let seq = 0;
-  const commit = async (specs: SpanSpec[], startOffsetMs = 0): Promise<GenerationReport> => {
+  const commit = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
+    const place = { ...scope, environmentId };
     const request = exportRequest(specs);
     for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
       s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
       s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
     }
-    const { rows, resources } = toRows(scope, mapExportRequest(request).spans);
+    const { rows, resources } = toRows(place, mapExportRequest(request).spans);
     const parts = new SummaryParts();
     parts.add(rows);
     const cell = await buffer.cell();
     buffer.append(cell, rows);
     const temp = segments.tempPath();
-    const written = await buffer.write(cell, scope, temp);
+    const written = await buffer.write(cell, place, temp);
     const date = new Date(Number(written.minStartNs / 1_000_000n)).toISOString().slice(0, 10);
-    const key = await segments.publish(temp, { ...scope, date, name: `test-${++seq}` });
+    const key = await segments.publish(temp, { ...place, date, name: `test-${++seq}` });
     const report: GenerationReport = {
       workerId: 'w',
       seq,
       log: `w-${seq}.log`,
-      segments: [{ key, ...scope, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
+      segments: [{ key, ...place, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
       parts: parts.rows(),
-      resources: resources.map((r) => ({ ...r, ...scope })),
+      resources: resources.map((r) => ({ ...r, ...place })),
       blobs: [],
       usage: [{ tenantId: scope.tenantId, spans: rows.length, bytes: 1 }],
       bodyBytes: 1,
@@ -163,4 +166,44 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
   t.equal((await traceWithSpans(src, read, 'session-one'))?.trace.name, 'odd', 'found by key 0 and its id');
   const again = await lookupResources(db, segments, read, [{ resourceId: 'session-one', resourceKind: 'trace', sessionId: null }]);
   t.same([...again.traces.keys()], ['session-one']);
+});
+
+t.test('a trace read answers the same whether its hint is current, missing, too wide or stale', async (t) => {
+  const { src, commit } = await openStore(t);
+  const traceId = hex(16);
+  const [root, otherRoot] = [hex(8), hex(8)];
+  const staging = '00000000-0000-4000-8000-000000000004';
+  const early = await commit([{ traceId, spanId: root, name: 'root' }, { traceId, parentSpanId: root, name: 'child' }], -60_000);
+  const late = await commit([{ traceId, parentSpanId: root, name: 'late' }], 0);
+  // The same id in another environment, started later, over a range that holds the first one's late span.
+  const elsewhere = [
+    await commit([{ traceId, spanId: otherRoot, name: 'staging root' }], -30_000, staging),
+    await commit([{ traceId, parentSpanId: otherRoot, name: 'staging late' }], 5_000, staging),
+  ];
+  await commit([{ traceId: hex(16), name: 'another trace' }], -30_000);
+  const noted = (reports: GenerationReport[]) => {
+    const hints = new TraceHints(64);
+    for (const p of reports.flatMap((r) => r.parts)) hints.note(p[0], p[1], p[3], p[4], p[5]);
+    return hints;
+  };
+  const wide = new TraceHints(64);
+  wide.noteSeconds(scope.tenantId, scope.appId, traceId, 0, 2 ** 32 - 1);
+  const stale = noted([early]);
+  const hintsOf = { current: noted([early, late, ...elsewhere]), missing: new TraceHints(64), 'too wide': wide, stale };
+
+  const unpinned: ReadScope = { ...read, environmentId: null };
+  const expected = { pinned: await traceWithSpans(src, read, traceId), unpinned: await traceWithSpans(src, unpinned, traceId) };
+  const expectedSpans = { pinned: await traceSpans(src, read, traceId), unpinned: await traceSpans(src, unpinned, traceId) };
+  t.same(expected.pinned?.spans.map((s) => s.name), ['root', 'child', 'late'], 'without hints: the trace of the pinned environment');
+  t.same(expected.unpinned?.spans.map((s) => s.name), ['staging root', 'staging late'], 'unpinned: the trace that started last, without the other one\'s span in its range');
+  t.same(expectedSpans.unpinned.map((s) => s.name), ['staging root', 'staging late']);
+  for (const [name, hints] of Object.entries(hintsOf)) {
+    for (const [reader, scoped] of [['pinned', read], ['unpinned', unpinned]] as const) {
+      t.same(await traceWithSpans({ ...src, hints }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}`);
+      t.same(await traceSpans({ ...src, hints }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}`);
+    }
+  }
+  const corrected = stale.rangeOf(scope.tenantId, scope.appId, traceId)!;
+  t.ok(corrected.fromNs <= early.parts[0]![4] && corrected.toNs >= late.parts[0]![5], 'a stale hint is corrected by the read that found it stale');
+  t.equal(await traceWithSpans({ ...src, hints: hintsOf.current }, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId), null, 'a hint does not show a trace outside the scope');
 });

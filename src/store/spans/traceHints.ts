@@ -1,0 +1,62 @@
+/**
+ * The trace hints of a database (traceHintTable.ts): one table per database, on the store thread
+ * that owns it, filled in the background from the stored summaries the first time it is asked for
+ * and kept up by every commit of summary parts.
+ */
+import type { PartRow } from '../../ingest/summaryParts.js';
+import type { Database } from '../db.js';
+import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from './traceHintTable.js';
+
+let slots = DEFAULT_TRACE_HINT_SLOTS;
+const tables = new WeakMap<Database, TraceHints>();
+
+/** Sets the size of tables made from now on; 0 turns hints off (every trace read is sequential). */
+export function setTraceHintSlots(n: number): void {
+  slots = n;
+}
+
+/** The database's table, null when hints are off. The first call starts its filling. */
+export function traceHints(db: Database): TraceHints | null {
+  if (slots <= 0) return null;
+  let table = tables.get(db);
+  if (!table) {
+    table = new TraceHints(slots);
+    tables.set(db, table);
+    // A fill that fails leaves fewer hints, never a wrong answer: reads check every hint.
+    void fillFromSummaries(db, table).catch(() => undefined);
+  }
+  return table;
+}
+
+/** Notes the ranges of committed summary parts. */
+export function noteParts(db: Database, parts: readonly PartRow[]): void {
+  const table = traceHints(db);
+  if (!table) return;
+  for (const p of parts) table.note(p[0], p[1], p[3], p[4], p[5]);
+}
+
+/**
+ * Notes every stored summary's and part's range, app by app, oldest first: where two traces share
+ * a slot, the newer keeps it (recent traces are the ones read most).
+ */
+async function fillFromSummaries(db: Database, table: TraceHints): Promise<void> {
+  const apps = await db.query<{ tenant_id: string; app_id: string }>(
+    `SELECT DISTINCT tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id
+       FROM (SELECT tenant_id, app_id FROM traces UNION ALL SELECT tenant_id, app_id FROM trace_parts)`,
+  );
+  for (const app of apps) {
+    // Whole seconds, exactly (start rounded down, end up), as numbers.
+    await db.streamColumns(
+      `SELECT trace_id, (start_ns // 1000000000)::DOUBLE, (end_ns // 1000000000 + (end_ns % 1000000000 > 0)::BIGINT)::DOUBLE
+         FROM (SELECT trace_id, start_ns, end_ns FROM traces WHERE tenant_id = $1 AND app_id = $2
+               UNION ALL SELECT trace_id, start_ns, end_ns FROM trace_parts WHERE tenant_id = $1 AND app_id = $2)
+        WHERE start_ns >= 0
+        ORDER BY start_ns`,
+      [app.tenant_id, app.app_id],
+      (columns, rows) => {
+        const [ids, starts, ends] = columns as [string[], number[], number[]];
+        for (let i = 0; i < rows; i++) table.noteSeconds(app.tenant_id, app.app_id, ids[i]!, starts[i]!, ends[i]!);
+      },
+    );
+  }
+}
