@@ -191,8 +191,11 @@ async function traceRange(db: Database, scope: ReadScope, traceId: string): Prom
 
 type TraceSpan = SpanView & { graph: Record<string, unknown> };
 
-/** A span of a read by trace id, with what tells whether it belongs to the trace found. */
-type CandidateSpan = RawSpan & { graph: string | null; start_text: string; environment_id: string };
+/** What tells whether a row read by trace id and time belongs to the trace found. */
+type PlacedRow = { start_text: string; environment_id: string };
+
+/** A span of a read by trace id. */
+type CandidateSpan = RawSpan & PlacedRow & { graph: string | null };
 
 /**
  * The spans with this trace id that start in [fromNs, toNs], in every environment of the scope,
@@ -214,25 +217,37 @@ async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: strin
 }
 
 /**
- * Reads a trace's range (`lookup`) and its spans. With a hint of the range (traceHints.ts) both
- * are read at once, the spans in the hinted range; when the range found is not inside the hint (a
- * stale one), the spans are read again in the range found, and the hint is corrected. Either way
- * the answer is the spans of the trace found: its environment, its range.
+ * Reads a trace's range (`lookup`) and rows of it (`read`, over a range of start times). With a
+ * hint of the range (traceHintTable.ts) both are read at once, the rows in the hinted range; when
+ * the range found is not inside the hint (a stale one), the rows are read again in the range found,
+ * and the hint is corrected. Either way the rows kept are the trace found's: its environment, its
+ * range.
  */
-async function withSpans<T extends TraceRange>(src: SpanSource, scope: ReadScope, traceId: string, lookup: () => Promise<T | null>): Promise<{ found: T; spans: TraceSpan[] } | null> {
+async function readTrace<T extends TraceRange, R extends PlacedRow>(
+  src: SpanSource,
+  scope: ReadScope,
+  traceId: string,
+  lookup: () => Promise<T | null>,
+  read: (fromNs: bigint, toNs: bigint) => Promise<R[]>,
+): Promise<{ found: T; rows: R[] } | null> {
   const hint = src.hints?.rangeOf(scope.tenantId, scope.appId, traceId) ?? null;
-  const guessed = hint ? spansStartingIn(src, scope, traceId, hint.fromNs, hint.toNs) : null;
+  const guessed = hint ? read(hint.fromNs, hint.toNs) : null;
   // The guess is awaited below, or its failure would go unhandled when the lookup fails first.
   guessed?.catch(() => undefined);
   const found = await lookup();
   if (!found) return null;
   const covered = hint !== null && hint.fromNs <= found.startNs && found.endNs <= hint.toNs;
   if (!covered) src.hints?.note(scope.tenantId, scope.appId, traceId, found.startNs, found.endNs);
-  const rows = covered ? await guessed! : await spansStartingIn(src, scope, traceId, found.startNs, found.endNs);
-  const spans = rows
-    .filter((r) => r.environment_id === found.environmentId && BigInt(r.start_text) >= found.startNs && BigInt(r.start_text) <= found.endNs)
-    .map(({ start_text: _s, environment_id: _e, ...r }) => ({ ...toView(r), graph: parseObject(r.graph) }));
-  return { found, spans };
+  const rows = covered ? await guessed! : await read(found.startNs, found.endNs);
+  const inTrace = (r: R) => r.environment_id === found.environmentId && BigInt(r.start_text) >= found.startNs && BigInt(r.start_text) <= found.endNs;
+  return { found, rows: rows.filter(inTrace) };
+}
+
+/** A trace's range and spans (`readTrace`). */
+async function withSpans<T extends TraceRange>(src: SpanSource, scope: ReadScope, traceId: string, lookup: () => Promise<T | null>): Promise<{ found: T; spans: TraceSpan[] } | null> {
+  const read = await readTrace(src, scope, traceId, lookup, (fromNs, toNs) => spansStartingIn(src, scope, traceId, fromNs, toNs));
+  if (!read) return null;
+  return { found: read.found, spans: read.rows.map(({ start_text: _s, environment_id: _e, ...r }) => ({ ...toView(r), graph: parseObject(r.graph) })) };
 }
 
 /** The spans of one trace, ordered by start; empty when the trace does not exist in scope. */
@@ -265,26 +280,14 @@ function rootOf<T extends { parent_id: string | null }>(spans: readonly T[]): T 
  * searched (the slow path of `GET /v1/spans/{id}`, which names no trace).
  */
 export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
-  const range = traceId === undefined ? null : await traceRange(src.db, scope, traceId);
-  if (traceId !== undefined && !range) return null;
-  const files = await segmentsFor(src.db, src.segments, scope, range?.startNs ?? null, range ? range.endNs + 1n : null);
-  const s = scopeSql(scope, 'x');
-  const params: DuckDBValue[] = [...s.params, spanId];
-  let where = `${s.sql} AND x.span_id = $${params.length}`;
-  if (traceId !== undefined && range) {
-    params.push(traceId, range.startNs, range.endNs);
-    where += ` AND x.trace_id = $${params.length - 2} AND x.start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
+  let r: RawDetail | undefined;
+  if (traceId === undefined) [r] = await detailRows(src, scope, spanId, null);
+  else {
+    const read = await readTrace(src, scope, traceId, () => traceRange(src.db, scope, traceId), (fromNs, toNs) => detailRows(src, scope, spanId, { traceId, fromNs, toNs }));
+    r = read?.rows[0];
   }
-  const [r] = await src.db.query<
-    RawSpan & { input: string | null; output: string | null; input_ref: string | null; output_ref: string | null; run_id: string | null; environment_id: string; attributes: string | null; attributes_in_columns: number | null; resource: string | null; scope_name: string | null; scope_version: string | null; graph: string | null }
-  >(
-    `SELECT ${DETAIL_FIELDS} FROM ${spansFrom(files)} x
-       LEFT JOIN resources r ON r.tenant_id = x.tenant_id AND r.app_id = x.app_id AND r.resource_id = x.resource_id
-      WHERE ${where} ORDER BY x.start_ns LIMIT 1`,
-    params,
-  );
   if (!r) return null;
-  const { input_ref, output_ref, attributes, attributes_in_columns, resource, scope_name, scope_version, graph, ...rest } = r;
+  const { input_ref, output_ref, attributes, attributes_in_columns, resource, scope_name, scope_version, graph, start_text: _s, ...rest } = r;
   return {
     ...toView(rest),
     input: await withMedia(src.db, scope, input_ref ? await blobText(src.db, scope, input_ref) : r.input),
@@ -296,6 +299,41 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
     scope: { name: scope_name, version: scope_version },
     graph: parseObject(graph),
   };
+}
+
+type RawDetail = RawSpan & PlacedRow & {
+  input: string | null;
+  output: string | null;
+  input_ref: string | null;
+  output_ref: string | null;
+  run_id: string | null;
+  attributes: string | null;
+  attributes_in_columns: number | null;
+  resource: string | null;
+  scope_name: string | null;
+  scope_version: string | null;
+  graph: string | null;
+};
+
+/**
+ * The rows of span `spanId` in scope, earliest first: of trace `traceId` starting in [fromNs, toNs]
+ * (one a trace and environment; `readTrace` keeps the trace's), or the earliest of the scope.
+ */
+async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, within: { traceId: string; fromNs: bigint; toNs: bigint } | null): Promise<RawDetail[]> {
+  const files = await segmentsFor(src.db, src.segments, scope, within?.fromNs ?? null, within ? within.toNs + 1n : null);
+  const s = scopeSql(scope, 'x');
+  const params: DuckDBValue[] = [...s.params, spanId];
+  let where = `${s.sql} AND x.span_id = $${params.length}`;
+  if (within) {
+    params.push(within.traceId, within.fromNs, within.toNs);
+    where += ` AND x.trace_id = $${params.length - 2} AND x.start_ns BETWEEN $${params.length - 1} AND $${params.length}`;
+  }
+  return src.db.query<RawDetail>(
+    `SELECT ${DETAIL_FIELDS}, x.start_ns::VARCHAR AS start_text FROM ${spansFrom(files)} x
+       LEFT JOIN resources r ON r.tenant_id = x.tenant_id AND r.app_id = x.app_id AND r.resource_id = x.resource_id
+      WHERE ${where} ORDER BY x.start_ns${within ? '' : ' LIMIT 1'}`,
+    params,
+  );
 }
 
 /** The text with the media its references name put back inline (core/media.ts). */

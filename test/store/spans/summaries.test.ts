@@ -13,7 +13,7 @@ import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
 import { Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { commitGenerations, segmentsFor } from '../../../src/store/spans/manifest.js';
-import { settledScope, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
+import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
@@ -186,10 +186,17 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
     for (const p of reports.flatMap((r) => r.parts)) hints.note(p[0], p[1], p[3], p[4], p[5]);
     return hints;
   };
-  const wide = new TraceHints(64);
-  wide.noteSeconds(scope.tenantId, scope.appId, traceId, 0, 2 ** 32 - 1);
-  const stale = noted([early]);
-  const hintsOf = { current: noted([early, late, ...elsewhere]), missing: new TraceHints(64), 'too wide': wide, stale };
+  // Made afresh for every read: a read corrects the stale hint it finds.
+  const hintsOf: Record<string, () => TraceHints> = {
+    current: () => noted([early, late, ...elsewhere]),
+    missing: () => new TraceHints(64),
+    'too wide': () => {
+      const wide = new TraceHints(64);
+      wide.noteSeconds(scope.tenantId, scope.appId, traceId, 0, 2 ** 32 - 1);
+      return wide;
+    },
+    stale: () => noted([early]),
+  };
 
   const unpinned: ReadScope = { ...read, environmentId: null };
   const expected = { pinned: await traceWithSpans(src, read, traceId), unpinned: await traceWithSpans(src, unpinned, traceId) };
@@ -197,13 +204,21 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   t.same(expected.pinned?.spans.map((s) => s.name), ['root', 'child', 'late'], 'without hints: the trace of the pinned environment');
   t.same(expected.unpinned?.spans.map((s) => s.name), ['staging root', 'staging late'], 'unpinned: the trace that started last, without the other one\'s span in its range');
   t.same(expectedSpans.unpinned.map((s) => s.name), ['staging root', 'staging late']);
+  const lateId = expected.pinned!.spans.find((s) => s.name === 'late')!.id;
+  const expectedLate = await spanDetail(src, read, lateId, traceId);
+  t.equal(expectedLate?.name, 'late', 'a span opened through its trace');
+  t.equal(await spanDetail(src, unpinned, lateId, traceId), null, 'unpinned, the trace is the one that started last, and the span is not one of its');
+  t.equal((await spanDetail(src, unpinned, otherRoot, traceId))?.name, 'staging root');
   for (const [name, hints] of Object.entries(hintsOf)) {
     for (const [reader, scoped] of [['pinned', read], ['unpinned', unpinned]] as const) {
-      t.same(await traceWithSpans({ ...src, hints }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}`);
-      t.same(await traceSpans({ ...src, hints }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}`);
+      t.same(await traceWithSpans({ ...src, hints: hints() }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}`);
+      t.same(await traceSpans({ ...src, hints: hints() }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}`);
+      t.same(await spanDetail({ ...src, hints: hints() }, scoped, lateId, traceId), reader === 'pinned' ? expectedLate : null, `a span opened, ${reader}, hint ${name}`);
     }
   }
+  const stale = hintsOf.stale!();
+  await traceSpans({ ...src, hints: stale }, read, traceId);
   const corrected = stale.rangeOf(scope.tenantId, scope.appId, traceId)!;
   t.ok(corrected.fromNs <= early.parts[0]![4] && corrected.toNs >= late.parts[0]![5], 'a stale hint is corrected by the read that found it stale');
-  t.equal(await traceWithSpans({ ...src, hints: hintsOf.current }, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId), null, 'a hint does not show a trace outside the scope');
+  t.equal(await traceWithSpans({ ...src, hints: hintsOf.current!() }, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId), null, 'a hint does not show a trace outside the scope');
 });
