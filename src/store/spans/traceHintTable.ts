@@ -1,12 +1,12 @@
 /**
  * Trace hints: where a trace's spans probably are, known before its summary is read, so a trace by
  * id reads its summary and its spans at once (two statements on two connections) instead of one
- * after the other (store/spans/reads.ts, `withSpans`).
+ * after the other (store/spans/reads.ts, `readTrace`).
  *
  * A hint is the trace's time range in whole seconds, in a fixed table of typed arrays (12 bytes a
- * slot, nothing for the GC to walk): a hash of app and trace id picks a pair of slots, and the
- * trace takes the empty one or the one whose trace ended first. It is only a hint: a newer trace
- * may take its slot, and a hint may be stale; the reader checks the summary's range against it
+ * slot, nothing for the GC to walk): a hash of app and trace id picks a pair of slots, which keeps
+ * the two traces that ended last. It is only a hint: a newer trace may take its slot, and a hint
+ * may be stale; the reader checks the summary's range against it
  * and, when the hint does not cover it, reads the spans again in the summary's range. Answers never
  * depend on it, and the table's size is its slot count whatever the store holds.
  */
@@ -61,8 +61,9 @@ export class TraceHints {
 
   /**
    * Records that the trace's spans start within [startSecond, endSecond], widening its current hint.
-   * A trace may sit in either slot of its pair; a new one takes the empty slot, else the one whose
-   * trace ended first (recent traces are the ones read most).
+   * A trace may sit in either slot of its pair; a new one takes an empty slot, else the slot of
+   * the one that ended first, if it ended before the new one: a pair keeps the two traces that
+   * ended last, whatever order they were noted in (recent traces are the ones read most).
    */
   noteSeconds(tenantId: string, appId: string, traceId: string, startSecond: number, endSecond: number): void {
     if (!(startSecond >= 0 && endSecond >= startSecond && endSecond <= MAX_SECOND)) return;
@@ -73,6 +74,7 @@ export class TraceHints {
       return;
     }
     const free = this.checks[pair] === 0 || (this.checks[pair + 1] !== 0 && this.ends[pair]! <= this.ends[pair + 1]!) ? pair : pair + 1;
+    if (this.checks[free] !== 0 && this.ends[free]! > endSecond) return;
     this.checks[free] = check;
     this.starts[free] = startSecond;
     this.ends[free] = endSecond;

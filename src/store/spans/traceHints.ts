@@ -36,8 +36,8 @@ export function noteParts(db: Database, parts: readonly PartRow[]): void {
 }
 
 /**
- * Notes every stored summary's and part's range, app by app, oldest first: where two traces share
- * a slot, the newer keeps it (recent traces are the ones read most).
+ * Notes every stored summary's and part's range, app by app, as they come: the table keeps the
+ * traces that ended last whatever the order.
  */
 async function fillFromSummaries(db: Database, table: TraceHints): Promise<void> {
   const apps = await db.query<{ tenant_id: string; app_id: string }>(
@@ -50,8 +50,7 @@ async function fillFromSummaries(db: Database, table: TraceHints): Promise<void>
       `SELECT trace_id, (start_ns // 1000000000)::DOUBLE, (end_ns // 1000000000 + (end_ns % 1000000000 > 0)::BIGINT)::DOUBLE
          FROM (SELECT trace_id, start_ns, end_ns FROM traces WHERE tenant_id = $1 AND app_id = $2
                UNION ALL SELECT trace_id, start_ns, end_ns FROM trace_parts WHERE tenant_id = $1 AND app_id = $2)
-        WHERE start_ns >= 0
-        ORDER BY start_ns`,
+        WHERE start_ns >= 0`,
       [app.tenant_id, app.app_id],
       (columns, rows) => {
         const [ids, starts, ends] = columns as [string[], number[], number[]];

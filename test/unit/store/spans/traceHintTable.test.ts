@@ -1,6 +1,7 @@
 /**
  * src/store/spans/traceHintTable.ts: a trace's hint is its range in whole seconds, widened by every
- * note; a pair of slots keeps the two traces that ended last; apps do not see each other's hints.
+ * note; a pair of slots keeps the two traces that ended last, in whatever order they come; apps do not
+ * see each other's hints.
  */
 import t from 'tap';
 import { TraceHints } from '../../../../src/store/spans/traceHintTable.js';
@@ -46,6 +47,11 @@ t.test('a pair of slots keeps the two traces that ended last', async (t) => {
   hints.noteSeconds(tenant, app, 'd', 1, 40);
   t.equal(hints.rangeOf(tenant, app, 'b'), null, 'then b, in the second slot, ended first');
   t.same([hints.rangeOf(tenant, app, 'c')?.toNs, hints.rangeOf(tenant, app, 'd')?.toNs], [31n * S, 40n * S]);
+  hints.noteSeconds(tenant, app, 'old', 1, 30);
+  t.equal(hints.rangeOf(tenant, app, 'old'), null, 'a trace that ended before both takes no slot (the fill notes traces in any order)');
+  t.ok(hints.rangeOf(tenant, app, 'c') && hints.rangeOf(tenant, app, 'd'), 'c and d are kept');
+  hints.noteSeconds(tenant, app, 'e', 1, 36);
+  t.equal(hints.rangeOf(tenant, app, 'c'), null, 'one that ended after the first of them takes its slot');
 });
 
 t.test('the table has a power of two slots, at least two', async (t) => {
