@@ -6,10 +6,11 @@
  * A hint is the trace's time range in whole seconds, in a fixed table of typed arrays (12 bytes a
  * slot, nothing for the GC to walk): a hash of app and trace id picks a pair of slots, which keeps
  * the two traces that ended last. It is only a hint: a newer trace may take its slot, and a hint
- * may be stale; the reader checks the summary's range against it
- * and, when the hint does not cover it, reads the spans again in the summary's range. Answers never
- * depend on it, and the table's size is its slot count whatever the store holds.
+ * may be stale; the reader checks the summary's range against it and, when the hint does not cover
+ * it, reads the spans again in the summary's range. Answers never depend on it, and the table's
+ * size is its slot count whatever the store holds.
  */
+
 /** A hint's range: spans of the trace start in [fromNs, toNs] if the hint is current. */
 export interface HintedRange {
   fromNs: bigint;
