@@ -239,7 +239,10 @@ async function readTrace<T extends TraceRange, R extends PlacedRow>(
   const covered = hint !== null && hint.fromNs <= found.startNs && found.endNs <= hint.toNs;
   if (!covered) src.hints?.note(scope.tenantId, scope.appId, traceId, found.startNs, found.endNs);
   const rows = covered ? await guessed! : await read(found.startNs, found.endNs);
-  const inTrace = (r: R) => r.environment_id === found.environmentId && BigInt(r.start_text) >= found.startNs && BigInt(r.start_text) <= found.endNs;
+  const inTrace = (r: R) => {
+    const start = BigInt(r.start_text);
+    return r.environment_id === found.environmentId && start >= found.startNs && start <= found.endNs;
+  };
   return { found, rows: rows.filter(inTrace) };
 }
 

@@ -9,6 +9,8 @@ import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from './traceHintTable.js';
 
 let slots = DEFAULT_TRACE_HINT_SLOTS;
 const tables = new WeakMap<Database, TraceHints>();
+/** Each table's fill from the stored summaries (settles, never rejects). */
+const fills = new WeakMap<Database, Promise<void>>();
 
 /** Sets the size of tables made from now on; 0 turns hints off (every trace read is sequential). */
 export function setTraceHintSlots(n: number): void {
@@ -23,9 +25,14 @@ export function traceHints(db: Database): TraceHints | null {
     table = new TraceHints(slots);
     tables.set(db, table);
     // A fill that fails leaves fewer hints, never a wrong answer: reads check every hint.
-    void fillFromSummaries(db, table).catch(() => undefined);
+    fills.set(db, fillFromSummaries(db, table).catch(() => undefined));
   }
   return table;
+}
+
+/** Settles once the database's table has been filled from the stored summaries (at once: no table). */
+export function hintsFilled(db: Database): Promise<void> {
+  return fills.get(db) ?? Promise.resolve();
 }
 
 /** Notes the ranges of committed summary parts. */
@@ -45,16 +52,13 @@ async function fillFromSummaries(db: Database, table: TraceHints): Promise<void>
        FROM (SELECT tenant_id, app_id FROM traces UNION ALL SELECT tenant_id, app_id FROM trace_parts)`,
   );
   for (const app of apps) {
-    // Whole seconds, exactly (start rounded down, end up), as numbers.
     await db.streamColumns(
-      `SELECT trace_id, (start_ns // 1000000000)::DOUBLE, (end_ns // 1000000000 + (end_ns % 1000000000 > 0)::BIGINT)::DOUBLE
-         FROM (SELECT trace_id, start_ns, end_ns FROM traces WHERE tenant_id = $1 AND app_id = $2
-               UNION ALL SELECT trace_id, start_ns, end_ns FROM trace_parts WHERE tenant_id = $1 AND app_id = $2)
-        WHERE start_ns >= 0`,
+      `SELECT trace_id, start_ns, end_ns FROM traces WHERE tenant_id = $1 AND app_id = $2
+       UNION ALL SELECT trace_id, start_ns, end_ns FROM trace_parts WHERE tenant_id = $1 AND app_id = $2`,
       [app.tenant_id, app.app_id],
       (columns, rows) => {
-        const [ids, starts, ends] = columns as [string[], number[], number[]];
-        for (let i = 0; i < rows; i++) table.noteSeconds(app.tenant_id, app.app_id, ids[i]!, starts[i]!, ends[i]!);
+        const [ids, starts, ends] = columns as [string[], bigint[], bigint[]];
+        for (let i = 0; i < rows; i++) table.note(app.tenant_id, app.app_id, ids[i]!, starts[i]!, ends[i]!);
       },
     );
   }

@@ -2,7 +2,8 @@
  * The segment store against a real DuckDB, without HTTP: generations written as Parquet segments by
  * the worker-side buffer and committed by the store; trace summaries merged from parts give the same
  * answer whether read from parts, from merged rows, or from a mix; a committed generation commits
- * once; a trace read answers the same whatever its trace hint says.
+ * once; a trace read answers the same whatever its trace hint says, and the store's hints are filled
+ * from what it holds and kept up by its commits.
  */
 import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
@@ -18,7 +19,8 @@ import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
-import { TraceHints } from '../../../src/store/spans/traceHintTable.js';
+import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from '../../../src/store/spans/traceHintTable.js';
+import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/spans/traceHints.js';
 import { lookupResources } from '../../../src/store/scores/resources.js';
 import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
@@ -221,4 +223,34 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   const corrected = stale.rangeOf(scope.tenantId, scope.appId, traceId)!;
   t.ok(corrected.fromNs <= early.parts[0]![4] && corrected.toNs >= late.parts[0]![5], 'a stale hint is corrected by the read that found it stale');
   t.equal(await traceWithSpans({ ...src, hints: hintsOf.current!() }, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId), null, 'a hint does not show a trace outside the scope');
+});
+
+t.test('the store\'s trace hints: filled from merged rows and parts, kept up by commits, off at 0 slots', async (t) => {
+  t.teardown(() => setTraceHintSlots(DEFAULT_TRACE_HINT_SLOTS));
+  setTraceHintSlots(0);
+  const { db, commit } = await openStore(t);
+  t.equal(traceHints(db), null, 'no table when hints are off; commits note nothing');
+  const [merged, waiting, fresh] = [hex(16), hex(16), hex(16)];
+  const mergedReports = [await commit([{ traceId: merged, name: 'm-1' }], -90_000), await commit([{ traceId: merged, name: 'm-2' }], -20_000)];
+  await mergeParts(db);
+  const waitingReport = await commit([{ traceId: waiting, name: 'w' }], -10_000);
+  const [{ n } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM trace_parts');
+  t.equal(n, 1, 'one trace merged, one still a part');
+
+  setTraceHintSlots(64);
+  const hints = traceHints(db)!;
+  t.equal(traceHints(db), hints, 'one table per database');
+  await hintsFilled(db);
+  const noted = (reports: GenerationReport[]) => {
+    const expected = new TraceHints(64);
+    for (const p of reports.flatMap((r) => r.parts)) expected.note(p[0], p[1], p[3], p[4], p[5]);
+    return expected;
+  };
+  t.same(hints.rangeOf(scope.tenantId, scope.appId, merged), noted(mergedReports).rangeOf(scope.tenantId, scope.appId, merged), 'a merged row: the range of all its parts');
+  t.same(hints.rangeOf(scope.tenantId, scope.appId, waiting), noted([waitingReport]).rangeOf(scope.tenantId, scope.appId, waiting), 'a part not yet merged');
+  t.ok(hints.rangeOf(scope.tenantId, scope.appId, waiting), 'both hinted');
+
+  const freshReport = await commit([{ traceId: fresh, name: 'f' }]);
+  t.same(hints.rangeOf(scope.tenantId, scope.appId, fresh), noted([freshReport]).rangeOf(scope.tenantId, scope.appId, fresh), 'a committed generation notes its traces at once');
+  t.ok(hints.rangeOf(scope.tenantId, scope.appId, fresh));
 });
