@@ -31,6 +31,11 @@ export class FileEngine {
     await this.connection.run(sql);
   }
 
+  /** Another connection to the same database (its settings are the instance's). */
+  connect(): Promise<DuckDBConnection> {
+    return this.instance.connect();
+  }
+
   /** Call before the thread ends: a thread terminated with a DuckDB instance open can abort the process. */
   close(): void {
     this.connection.closeSync();

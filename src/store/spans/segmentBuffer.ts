@@ -8,6 +8,14 @@
  * are constants of the COPY, not values per row. (A JS table function feeding `COPY` was measured
  * as fast, but it holds a libuv thread while it calls back into JavaScript, and a worker
  * terminated during such a call aborts the process.)
+ *
+ * Records keep arriving while a generation is written, so the buffer's statements overlap. Closing
+ * an appender (its flush) while other statements were in flight on its connection failed with
+ * "Attempting to execute an unsuccessful or closed pending query result", and a replayed
+ * generation's write was lost to it (the CI run of 38480b5; test/store/spans/segmentBuffer). So each
+ * cell has a connection of its own, where its table is made, appended to and closed; the shared
+ * connection runs only the writes' `COPY` and `DROP`, whole statements that DuckDB takes one after
+ * another (the test overlaps them too).
  */
 import bindings from '@duckdb/node-bindings';
 import { BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
@@ -73,18 +81,25 @@ export class BufferedCell {
 
   constructor(
     readonly table: string,
+    private readonly connection: DuckDBConnection,
     private readonly appender: DuckDBAppender,
+    private readonly onClose: (cell: BufferedCell) => void,
   ) {}
 
   appendChunk(chunk: DuckDBDataChunk): void {
     this.appender.appendDataChunk(chunk);
   }
 
-  /** Flushes what was appended into the table; the cell takes no more rows. */
+  /** Flushes what was appended into the table and ends the cell's connection; the cell takes no more rows. */
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.appender.closeSync();
+    this.onClose(this);
+    try {
+      this.appender.closeSync();
+    } finally {
+      this.connection.closeSync();
+    }
   }
 }
 
@@ -95,12 +110,10 @@ export class SegmentBuffer {
   private readonly view = new DataView(this.scratch);
   private readonly validity = new Uint8Array(CHUNK / 8);
   private nextTable = 1;
+  /** Cells not yet closed, whose connections `close` ends. */
+  private readonly openCells = new Set<BufferedCell>();
 
   private constructor(private readonly engine: FileEngine) {}
-
-  private get connection(): DuckDBConnection {
-    return this.engine.connection;
-  }
 
   /** `segmentsDir` is the only directory this DuckDB may write (the segment store's root). */
   static async open(segmentsDir: string): Promise<SegmentBuffer> {
@@ -111,8 +124,16 @@ export class SegmentBuffer {
   /** A new, empty cell. */
   async cell(): Promise<BufferedCell> {
     const table = `cell_${this.nextTable++}`;
-    await this.connection.run(`CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${BUFFER_SQL_TYPE[kind]}`).join(', ')})`);
-    return new BufferedCell(table, await this.connection.createAppender(table));
+    const connection = await this.engine.connect();
+    try {
+      await connection.run(`CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${BUFFER_SQL_TYPE[kind]}`).join(', ')})`);
+      const cell = new BufferedCell(table, connection, await connection.createAppender(table), (c) => this.openCells.delete(c));
+      this.openCells.add(cell);
+      return cell;
+    } catch (e) {
+      connection.closeSync();
+      throw e;
+    }
   }
 
   /**
@@ -178,7 +199,7 @@ export class SegmentBuffer {
   async write(cell: BufferedCell, scope: SegmentScope, path: string): Promise<WrittenSegment> {
     if (cell.rows === 0 || cell.minStartNs === null || cell.maxStartNs === null) throw new Error('a segment needs at least one row');
     cell.close();
-    await this.connection.run(
+    await this.engine.run(
       `COPY (SELECT ${quote(scope.tenantId)}::UUID AS tenant_id, ${quote(scope.appId)}::UUID AS app_id,
                     ${quote(scope.environmentId)}::UUID AS environment_id, *
                FROM ${cell.table})
@@ -193,13 +214,14 @@ export class SegmentBuffer {
    * DuckDB instance still open can abort the process.
    */
   close(): void {
+    for (const cell of [...this.openCells]) cell.close();
     this.engine.close();
   }
 
   /** Frees a cell without writing it. */
   async drop(cell: BufferedCell): Promise<void> {
     cell.close();
-    await this.connection.run(`DROP TABLE IF EXISTS ${cell.table}`);
+    await this.engine.run(`DROP TABLE IF EXISTS ${cell.table}`);
   }
 }
 
