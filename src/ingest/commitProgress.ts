@@ -58,8 +58,8 @@ export class CommitProgress {
   }
 
   /**
-   * A worker ended and another replayed its log (or the replay failed and the next start will):
-   * the generations it left wake their waiters, and their bytes leave the backlog.
+   * A worker ended and another replayed its log: the generations it left wake their waiters, and
+   * their bytes leave the backlog.
    */
   releaseWorker(workerId: string): void {
     const prefix = `${workerId}:`;

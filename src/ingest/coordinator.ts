@@ -91,6 +91,9 @@ export interface CoordinatorOptions {
 
 export const RETRY_AFTER_SECONDS = 1;
 const COMMIT_RETRY_MS = 1000;
+/** The first wait before an ended worker's log is replayed again; it doubles up to the most. */
+const REPLAY_RETRY_MS = 500;
+const REPLAY_RETRY_MAX_MS = 30_000;
 /** How far back `start` remembers committed spans. */
 const RECENT_MS = 10 * 60_000;
 
@@ -476,16 +479,28 @@ export class IngestCoordinator {
     // The pool's size, not one more than the lanes left: the replacement may greet before this
     // worker's port closes, and then the lanes are already whole.
     const replaced = this.whenWorkers(this.options.workers);
-    void Promise.all([settling, replaced]).then(() => {
-      this.commits = this.commits.then(async () => {
-        try {
-          await this.recover(lane.workerId);
-        } catch (err) {
-          this.log.error({ err }, 'could not replay the ingest log of an ended worker; it will be replayed at the next start');
-        }
-        this.progress.releaseWorker(lane.workerId);
-        this.times.forgetWorker(lane.workerId);
-      });
+    void Promise.all([settling, replaced]).then(() => this.replayEnded(lane.workerId, 1));
+  }
+
+  /**
+   * Replays an ended worker's log files after the commits before. A replay that fails leaves its
+   * files, and is tried again a while later rather than at the next start: until then the spans
+   * acknowledged are durable but not readable, and their bytes stay in the backlog (back-pressure
+   * binds, as it should, if it never succeeds). At shutdown the next start replays them.
+   */
+  private replayEnded(workerId: string, attempt: number): void {
+    this.commits = this.commits.then(async () => {
+      if (this.closing) return;
+      try {
+        await this.recover(workerId);
+      } catch (err) {
+        const retryInMs = Math.min(REPLAY_RETRY_MAX_MS, REPLAY_RETRY_MS * 2 ** (attempt - 1));
+        this.log.error({ err, attempt, retry_in_ms: retryInMs }, 'could not replay the ingest log of an ended worker; retrying');
+        setTimeout(() => this.replayEnded(workerId, attempt + 1), retryInMs).unref();
+        return;
+      }
+      this.progress.releaseWorker(workerId);
+      this.times.forgetWorker(workerId);
     });
   }
 }

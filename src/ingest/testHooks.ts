@@ -11,7 +11,9 @@
  *   takes its n-th log record, before writing it, as an uncaught error in a worker would: the
  *   coordinator must replay that worker's log;
  * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute worker's first n generation writes, as
- *   a full disk or a DuckDB error would: the worker must write them again from their log files.
+ *   a full disk or a DuckDB error would: the worker must write them again from their log files;
+ * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute worker's first n log replays (of an ended
+ *   worker's files): the coordinator must try them again.
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
@@ -35,6 +37,8 @@ export const WORKER_START_DELAY_MS = faults ? Number(process.env.TRACELAKE_WORKE
 export const WORKER_EXIT_AT_RECORD = faults ? Number(process.env.TRACELAKE_WORKER_EXIT_AT_RECORD ?? 0) : 0;
 
 export const SEGMENT_WRITE_FAILURES = faults ? Number(process.env.TRACELAKE_SEGMENT_WRITE_FAILURES ?? 0) : 0;
+
+export const REPLAY_FAILURES = faults ? Number(process.env.TRACELAKE_REPLAY_FAILURES ?? 0) : 0;
 
 export function crashPoint(point: CrashPoint): void {
   if (armed === point) process.kill(process.pid, 'SIGKILL');

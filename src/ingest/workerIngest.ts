@@ -24,7 +24,7 @@ import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint, SEGMENT_WRITE_FAILURES } from './testHooks.js';
+import { crashPoint, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
 import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
@@ -177,6 +177,8 @@ export class WorkerIngest {
   private timer: NodeJS.Timeout | null = null;
   /** Generation writes still to fail (a test hook, testHooks.ts). */
   private injectedFailures = SEGMENT_WRITE_FAILURES;
+  /** Log replays still to fail (a test hook, testHooks.ts). */
+  private injectedReplayFailures = REPLAY_FAILURES;
 
   constructor(
     private readonly logDir: string,
@@ -267,6 +269,10 @@ export class WorkerIngest {
    * test under load).
    */
   replayFile(path: string, name: string): Promise<ReplayedLog> {
+    if (this.injectedReplayFailures > 0) {
+      this.injectedReplayFailures--;
+      return Promise.reject(new Error('injected log replay failure (TRACELAKE_REPLAY_FAILURES)'));
+    }
     const run = this.flushing.then(() => this.replay(path, name, 0));
     this.flushing = run.then(
       () => undefined,

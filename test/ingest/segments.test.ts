@@ -121,6 +121,25 @@ t.test('a compute worker that ends mid-generation: its log is replayed, no ackno
   t.ok(await until(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
 });
 
+t.test('a replay of an ended worker that fails is tried again, not left to the next start', async (t) => {
+  // As above, and the replacement worker's first two replays fail (as the CI run of 38480b5 saw
+  // one fail): the acknowledged spans must still become readable, once, without a restart.
+  const server = await serverFor(t, {
+    args: ['--flush-interval-ms', '60000', '--metrics-listen', 'api'],
+    env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_WORKER_EXIT_AT_RECORD: '3', TRACELAKE_REPLAY_FAILURES: '2' },
+  });
+  const root = rootCredentials(server);
+  const traces = Array.from({ length: 3 }, () => hex(16));
+  for (const traceId of traces) t.equal((await post(server, root, traceId)).status, 200, 'acknowledged');
+  const retry = await server.waitForLog((l) => l.msg === 'could not replay the ingest log of an ended worker; retrying' && l.attempt === 2);
+  t.equal(retry.retry_in_ms, 1000, 'the wait doubles');
+  for (const traceId of traces) t.ok(await until(async () => (await spanCount(server, root, traceId)) === 3), `trace ${traceId.slice(0, 8)}: whole`);
+  const all = await call(server, 'GET', '/v1/spans?limit=1', { auth: root });
+  t.equal(all.body.pagination.total, 3 * traces.length, 'none stored twice');
+  const backlog = () => opsMetric(server, 'tracelake_ingest_backlog_bytes');
+  t.ok(await until(async () => (await backlog()) === 0), `the backlog empties (${await backlog()} bytes)`);
+});
+
 t.test('a generation whose segments could not be written is written again from its log, and reported as itself', async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api'], env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_SEGMENT_WRITE_FAILURES: '1' } });
   const root = rootCredentials(server);
