@@ -29,9 +29,9 @@ const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '000000
 const read: ReadScope = { ...scope };
 
 /**
- * A store in a temporary directory, and `commit`: writes spans as one generation (one segment) and
- * commits it, as a compute worker and the store would; `startOffsetMs` moves the spans in time,
- * `environmentId` puts them in another environment of the app.
+ * A store in a temporary directory, `write`: writes spans as one generation (one segment) and
+ * reports it, as a compute worker would, and `commit`: writes and commits it, as the store would;
+ * `startOffsetMs` moves the spans in time, `environmentId` puts them in another environment of the app.
  */
 async function openStore(t: Test) {
   const dataDir = tempDir();
@@ -45,7 +45,7 @@ async function openStore(t: Test) {
   });
   await migrate(db);
   let seq = 0;
-  const commit = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
+  const write = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
     const place = { ...scope, environmentId };
     const request = exportRequest(specs);
     for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
@@ -73,10 +73,14 @@ async function openStore(t: Test) {
       bodyBytes: 1,
       skippedRecords: 0,
     };
+    return report;
+  };
+  const commit = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
+    const report = await write(specs, startOffsetMs, environmentId);
     await commitGenerations(db, segments, [report]);
     return report;
   };
-  return { db, segments, src: { db, segments }, commit };
+  return { db, segments, src: { db, segments }, write, commit };
 }
 
 t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
@@ -133,6 +137,34 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.same(session.data.map((x) => x.id), [traceId]);
   t.equal((await traceWithSpans(src, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another environment sees nothing');
   t.equal((await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another app sees nothing');
+});
+
+t.test('a group commit stores each generation of the group once, as commits one by one would', async (t) => {
+  const { db, segments, src, write, commit } = await openStore(t);
+  const [a, b, c] = [hex(16), hex(16), hex(16)];
+  const before = await commit([{ traceId: a, name: 'before' }]);
+  // Three generations and one committed already (a retry after a lost answer), in one group; two in
+  // another environment; all of one tenant and one resource.
+  const first = await write([{ traceId: b, name: 'b1' }, { traceId: b, name: 'b2' }], 1000);
+  const second = await write([{ traceId: b, name: 'b3' }], 2000, '00000000-0000-4000-8000-000000000004');
+  const third = await write([{ traceId: c, name: 'c1' }], 3000);
+  await commitGenerations(db, segments, [first, before, second, third]);
+
+  const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${sql}`))[0]!.n;
+  t.equal(await count('segments'), 4, 'a manifest row a segment, none twice');
+  t.equal(await count('committed_logs'), 4, 'every log named once');
+  t.equal(await count('resources'), 1, 'one resource, named by every generation');
+  const [usage] = await db.query<{ spans: number; bytes: number }>('SELECT spans::INTEGER AS spans, bytes::INTEGER AS bytes FROM tenant_usage');
+  t.same(usage, { spans: 5, bytes: 4 }, "the tenant's usage: each generation counted once");
+  const seqs = await db.query<{ log: string; seq: number }>(
+    `SELECT DISTINCT CASE WHEN trace_id = '${a}' THEN 'before' WHEN environment_id = '00000000-0000-4000-8000-000000000004' THEN 'second' WHEN trace_id = '${b}' THEN 'first' ELSE 'third' END AS log, seq::INTEGER AS seq
+       FROM trace_parts ORDER BY seq`,
+  );
+  t.same(seqs.map((r) => r.log), ['before', 'first', 'second', 'third'], 'a sequence number a generation, rising in the order of the group');
+  t.equal(new Set(seqs.map((r) => r.seq)).size, 4);
+  t.same((await traceSpans(src, read, b)).map((s) => s.name), ['b1', 'b2'], "b's spans in its first environment");
+  t.same((await traceSpans(src, { ...read, environmentId: null }, b)).map((s) => s.name), ['b3'], 'and, unpinned, the one that started last: the second');
+  t.same((await traceSpans(src, read, c)).map((s) => s.name), ['c1']);
 });
 
 t.test('a trace is found by its 64-bit key, without an index on its id', async (t) => {
