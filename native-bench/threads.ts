@@ -77,8 +77,14 @@ const spans = acked * SPANS;
 console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
 if (RATE > 0) {
-  const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '+Inf');
-  const means = ['open', 'write', 'queue', 'commit'].map((name) => `${name} ${((1000 * (stages.get(name)?.sum ?? NaN)) / (stages.get(name)?.count ?? NaN)).toFixed(1)} ms`);
+  const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
+  const means = ['open', 'write', 'queue', 'commit'].map((name) => {
+    const h = stages.get(name);
+    return h ? `${name} ${((1000 * h.sum) / h.count).toFixed(1)} ms (${((100 * (h.count - h.upTo)) / h.count).toFixed(0)}% over 250)` : `${name} —`;
+  });
   console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; a generation's way to readable, means: ${means.join(', ')}`);
+  // The store thread's tasks, queueing on it included: what a commit waits behind.
+  const tasks = [...(await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.25'))].sort((a, b) => b[1].sum - a[1].sum).slice(0, 6);
+  console.log(`store thread tasks (count, mean, over 250 ms): ${tasks.map(([task, h]) => `${task} ${h.count} × ${((1000 * h.sum) / h.count).toFixed(1)} ms, ${h.count - h.upTo}`).join('; ')}`);
 }
 await server.stop('SIGTERM');
