@@ -20,34 +20,61 @@ export const INGEST_LEVEL = 0;
 
 /**
  * Commits flushed generations in one transaction (group commit: under load several wait, and a
- * transaction's fixed cost — its WAL sync above all — is paid once): their segments, their trace
- * summary parts, the resources their spans name, their blobs, the tenants' usage, and the names of
- * the log files they came from (so a file is never replayed again, even if deleting it fails).
- * A statement per kind of row for the whole group, not per generation: each statement costs the
- * store thread 1–3.5 ms however few its rows (native-bench/README, "A generation's commit").
+ * transaction's fixed cost — its WAL sync above all — is paid once): the names of the log files
+ * they came from (so a file is never replayed again, even if deleting it fails), their segments,
+ * their trace summary parts, the resources their spans name, their blobs and the tenants' usage.
+ * A statement per kind of row for the whole group, not per generation, and none that can be
+ * spared: under load each costs the store thread 2–8 ms however few its rows (native-bench/README,
+ * "A generation's commit").
  */
 export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
+  let fresh: GenerationReport[] = [];
   await db.transaction(async (tx) => {
-    // Committed already: a retry after an answer that was lost.
-    const done = new Set(await committedLogs(tx, reports.map((r) => r.log)));
-    const fresh = reports.filter((r) => !done.has(r.log));
-    if (fresh.length > 0) await commitFresh(tx, fresh);
+    // Naming the logs finds the fresh generations (a name there already is a retry after an answer
+    // that was lost) and numbers their parts (the merge folds by it), in one statement.
+    const logs = rowsOf(reports.map((r) => [r.log]));
+    const named = await tx.query<{ name: string; seq: string }>(
+      `INSERT INTO committed_logs (name) VALUES ${logs.sql} ON CONFLICT DO NOTHING RETURNING name, nextval('trace_part_seq')::VARCHAR AS seq`,
+      logs.params,
+    );
+    const names = new Set(named.map((r) => r.name));
+    fresh = reports.filter((r) => names.delete(r.log));
+    // Numbers rising in the order the generations were reported.
+    const seqs = named.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : 1));
+    if (fresh.length > 0) await commitFresh(tx, fresh, seqs, knownResources(db));
   });
+  const known = knownResources(db);
+  if (known.size > KNOWN_RESOURCES) known.clear();
+  for (const r of fresh.flatMap((g) => g.resources)) known.add(resourceKey(r));
   forgetSegments(db, reports.flatMap((r) => r.segments));
   for (const report of reports) noteParts(db, report.parts);
 }
 
-async function commitFresh(tx: Transaction, reports: readonly GenerationReport[]): Promise<void> {
+/**
+ * Resources a commit of this store has stored, by key: most generations name only these, and need
+ * no insert. Resources are never deleted, so a key here stays true; past the bound it starts again.
+ */
+const resourcesKnown = new WeakMap<Database, Set<string>>();
+const KNOWN_RESOURCES = 100_000;
+
+function knownResources(db: Database): Set<string> {
+  let known = resourcesKnown.get(db);
+  if (!known) resourcesKnown.set(db, (known = new Set()));
+  return known;
+}
+
+function resourceKey(r: GenerationReport['resources'][number]): string {
+  return `${r.tenantId}/${r.appId}/${r.id}`;
+}
+
+async function commitFresh(tx: Transaction, reports: readonly GenerationReport[], seqs: readonly bigint[], known: ReadonlySet<string>): Promise<void> {
   const segments = reports.flatMap((r) => r.segments.map((s) => ({ ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION })));
   if (segments.length > 0) {
     const insert = segmentRows(segments);
     await tx.exec(insert.sql, insert.params);
   }
-  // Parts were computed by the workers; one sequence number a generation (the merge folds by it),
-  // rising in the order the generations were reported.
-  const seqs = (await tx.query<{ seq: string }>(`SELECT nextval('trace_part_seq')::VARCHAR AS seq FROM range($1)`, [reports.length])).map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : 1));
   await tx.append('trace_parts', PART_KINDS, reports.flatMap((r, i) => r.parts.map((p) => [...p, seqs[i]!])));
-  const resources = reports.flatMap((r) => r.resources);
+  const resources = reports.flatMap((r) => r.resources).filter((r) => !known.has(resourceKey(r)));
   if (resources.length > 0) {
     const v = rowsOf(resources.map((r) => [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion]));
     await tx.exec(`INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ${v.sql} ON CONFLICT DO NOTHING`, v.params);
@@ -70,8 +97,6 @@ async function commitFresh(tx: Transaction, reports: readonly GenerationReport[]
       v.params,
     );
   }
-  const logs = rowsOf(reports.map((r) => [r.log]));
-  await tx.exec(`INSERT INTO committed_logs (name) VALUES ${logs.sql}`, logs.params);
 }
 
 export interface NewSegment {

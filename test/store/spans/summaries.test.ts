@@ -31,7 +31,8 @@ const read: ReadScope = { ...scope };
 /**
  * A store in a temporary directory, `write`: writes spans as one generation (one segment) and
  * reports it, as a compute worker would, and `commit`: writes and commits it, as the store would;
- * `startOffsetMs` moves the spans in time, `environmentId` puts them in another environment of the app.
+ * `startOffsetMs` moves the spans in time, `environmentId` puts them in another environment of the app,
+ * `serviceName` names their resource.
  */
 async function openStore(t: Test) {
   const dataDir = tempDir();
@@ -45,9 +46,9 @@ async function openStore(t: Test) {
   });
   await migrate(db);
   let seq = 0;
-  const write = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
+  const write = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId, serviceName?: string): Promise<GenerationReport> => {
     const place = { ...scope, environmentId };
-    const request = exportRequest(specs);
+    const request = exportRequest(specs, serviceName);
     for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
       s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
       s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + BigInt(startOffsetMs) * 1_000_000n);
@@ -165,6 +166,12 @@ t.test('a group commit stores each generation of the group once, as commits one 
   t.same((await traceSpans(src, read, b)).map((s) => s.name), ['b1', 'b2'], "b's spans in its first environment");
   t.same((await traceSpans(src, { ...read, environmentId: null }, b)).map((s) => s.name), ['b3'], 'and, unpinned, the one that started last: the second');
   t.same((await traceSpans(src, read, c)).map((s) => s.name), ['c1']);
+
+  // The resource is known now: a generation naming it and a new one stores the new one.
+  await commitGenerations(db, segments, [await write([{ traceId: hex(16) }], 4000), await write([{ traceId: hex(16) }], 5000, scope.environmentId, 'another-service')]);
+  const services = await db.query<{ resource: string }>('SELECT resource FROM resources ORDER BY resource');
+  t.equal(services.length, 2, 'a new resource beside a known one is stored');
+  t.match(services.map((r) => r.resource).join(' '), /another-service/);
 });
 
 t.test('a trace is found by its 64-bit key, without an index on its id', async (t) => {
