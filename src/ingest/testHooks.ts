@@ -12,8 +12,8 @@
  *   coordinator must replay that worker's log;
  * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute worker's first n generation writes, as
  *   a full disk or a DuckDB error would: the worker must write them again from their log files;
- * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute worker's first n log replays (of an ended
- *   worker's files): the coordinator must try them again.
+ * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute worker's first n log replays (those at start too;
+ *   the test replays an ended worker's files): the coordinator must try them again.
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
