@@ -28,6 +28,7 @@ export const INGEST_LEVEL = 0;
  * "A generation's commit").
  */
 export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
+  if (reports.length === 0) return;
   let fresh: GenerationReport[] = [];
   await db.transaction(async (tx) => {
     // Naming the logs finds the fresh generations (a name there already is a retry after an answer

@@ -150,6 +150,7 @@ t.test('a group commit stores each generation of the group once, as commits one 
   const second = await write([{ traceId: b, name: 'b3' }], 2000, '00000000-0000-4000-8000-000000000004');
   const third = await write([{ traceId: c, name: 'c1' }], 3000);
   await commitGenerations(db, segments, [first, before, second, third]);
+  await commitGenerations(db, segments, []);
 
   const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${sql}`))[0]!.n;
   t.equal(await count('segments'), 4, 'a manifest row a segment, none twice');
