@@ -154,7 +154,7 @@ export class IngestCoordinator {
   }
 
   /** Spans by what became of them, since the start (the operations metrics read them). */
-  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0 };
+  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0, replayFailures: 0 };
 
   /** Bytes accepted but not yet in committed segments (with requests in flight). */
   get backlogBytes(): number {
@@ -494,6 +494,7 @@ export class IngestCoordinator {
       try {
         await this.recover(workerId);
       } catch (err) {
+        this.counts.replayFailures++;
         const retryInMs = Math.min(REPLAY_RETRY_MAX_MS, REPLAY_RETRY_MS * 2 ** (attempt - 1));
         this.log.error({ err, attempt, retry_in_ms: retryInMs }, 'could not replay the ingest log of an ended worker; retrying');
         setTimeout(() => this.replayEnded(workerId, attempt + 1), retryInMs).unref();

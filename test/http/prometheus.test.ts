@@ -92,6 +92,7 @@ t.test('--metrics-listen on a port of its own', async (t) => {
   t.ok(value(families, 'tracelake_segment_rows', { level: '0' }) >= 7);
   t.ok(value(families, 'tracelake_database_bytes', { file: 'database' }) > 0, 'the database file size');
   t.equal(value(families, 'tracelake_compacted_segments_total'), 0, 'compaction is off in this test');
+  t.equal(value(families, 'tracelake_ingest_replay_failures_total'), 0, 'no worker ended, no replay failed');
   t.ok(value(families, 'process_resident_memory_bytes') > 10 * 1024 * 1024, 'process memory');
   t.ok(families.has('nodejs_heap_size_used_bytes'));
   for (const f of families.values()) t.ok(f.help.length > 0, `${f.name} has help`);

@@ -133,6 +133,7 @@ t.test('a replay of an ended worker that fails is tried again, not left to the n
   for (const traceId of traces) t.equal((await post(server, root, traceId)).status, 200, 'acknowledged');
   const retry = await server.waitForLog((l) => l.msg === 'could not replay the ingest log of an ended worker; retrying' && l.attempt === 2);
   t.equal(retry.retry_in_ms, 1000, 'the wait doubles');
+  t.equal(await opsMetric(server, 'tracelake_ingest_replay_failures_total'), 2, 'the failures are counted');
   for (const traceId of traces) t.ok(await until(async () => (await spanCount(server, root, traceId)) === 3), `trace ${traceId.slice(0, 8)}: whole`);
   const all = await call(server, 'GET', '/v1/spans?limit=1', { auth: root });
   t.equal(all.body.pagination.total, 3 * traces.length, 'none stored twice');
