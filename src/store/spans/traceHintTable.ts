@@ -10,6 +10,7 @@
  * it, reads the spans again in the summary's range. Answers never depend on it, and the table's
  * size is its slot count whatever the store holds.
  */
+import type { PartRow } from '../../ingest/summaryParts.js';
 
 /** A hint's range: spans of the trace start in [fromNs, toNs] if the hint is current. */
 export interface HintedRange {
@@ -102,6 +103,11 @@ export class TraceHints {
   /** Records a trace's range in nanoseconds (a summary part's or a summary's). */
   note(tenantId: string, appId: string, traceId: string, startNs: bigint, endNs: bigint): void {
     this.noteSeconds(tenantId, appId, traceId, secondsDown(startNs), secondsUp(endNs));
+  }
+
+  /** Records the ranges of summary parts (a committed generation's). */
+  noteParts(parts: readonly PartRow[]): void {
+    for (const [tenantId, appId, , traceId, startNs, endNs] of parts) this.note(tenantId, appId, traceId, startNs, endNs);
   }
 
   /** The hinted range of a trace, or null when the table holds none for it. */

@@ -37,9 +37,7 @@ export function hintsFilled(db: Database): Promise<void> {
 
 /** Notes the ranges of committed summary parts. */
 export function noteParts(db: Database, parts: readonly PartRow[]): void {
-  const table = traceHints(db);
-  if (!table) return;
-  for (const p of parts) table.note(p[0], p[1], p[3], p[4], p[5]);
+  traceHints(db)?.noteParts(parts);
 }
 
 /**

@@ -225,7 +225,7 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   await commit([{ traceId: hex(16), name: 'another trace' }], -30_000);
   const noted = (reports: GenerationReport[]) => {
     const hints = new TraceHints(64);
-    for (const p of reports.flatMap((r) => r.parts)) hints.note(p[0], p[1], p[3], p[4], p[5]);
+    hints.noteParts(reports.flatMap((r) => r.parts));
     return hints;
   };
   // Made afresh for every read: a read corrects the stale hint it finds.
@@ -283,7 +283,7 @@ t.test('the store\'s trace hints: filled from merged rows and parts, kept up by 
   await hintsFilled(db);
   const noted = (reports: GenerationReport[]) => {
     const expected = new TraceHints(64);
-    for (const p of reports.flatMap((r) => r.parts)) expected.note(p[0], p[1], p[3], p[4], p[5]);
+    expected.noteParts(reports.flatMap((r) => r.parts));
     return expected;
   };
   t.same(hints.rangeOf(scope.tenantId, scope.appId, merged), noted(mergedReports).rangeOf(scope.tenantId, scope.appId, merged), 'a merged row: the range of all its parts');

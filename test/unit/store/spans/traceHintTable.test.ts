@@ -4,6 +4,7 @@
  * see each other's hints.
  */
 import t from 'tap';
+import type { PartRow } from '../../../../src/ingest/summaryParts.js';
 import { TraceHints } from '../../../../src/store/spans/traceHintTable.js';
 
 const S = 1_000_000_000n;
@@ -70,4 +71,14 @@ t.test('apps past the seeds cache are hashed again, alike', async (t) => {
   hints.noteSeconds(tenant, app, 'a', 7, 8);
   for (let i = 0; i < 4100; i++) hints.noteSeconds(tenant, `app-${i}`, 'x', 1, 2);
   t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 7n * S, toNs: 8n * S }, 'the first app finds its hint after the cache started over');
+});
+
+t.test("a summary part notes its trace's range in its app", async (t) => {
+  const hints = new TraceHints(1024);
+  const part = (traceId: string, appId: string, startNs: bigint, endNs: bigint) =>
+    [tenant, appId, 'environment-1', traceId, startNs, endNs, 0, 0n, 'root', null, null, 0, 0, 1, 0, 1, [], null, null, null, null] as PartRow;
+  hints.noteParts([part('a', app, 2n * S, 3n * S), part('a', app, 1n * S, 2n * S), part('b', other, 7n * S, 9n * S)]);
+  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 1n * S, toNs: 3n * S }, "both parts of a's, by its tenant, app and trace id");
+  t.same(hints.rangeOf(tenant, other, 'b'), { fromNs: 7n * S, toNs: 9n * S });
+  t.equal(hints.rangeOf(tenant, app, 'b'), null, 'not in the other app');
 });
