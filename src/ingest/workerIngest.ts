@@ -266,7 +266,8 @@ export class WorkerIngest {
    * A log file left by a crash or by a worker that ended, replayed (see `replay`) after the
    * flushes asked for so far and before the next ones: flushes and replays write through the one
    * segment buffer, and a replay run beside a flush failed both writes (2026-11-26, the worker-death
-   * test under load).
+   * test under load) — most likely the buffer's shared connection, since fixed (segmentBuffer.ts);
+   * one write at a time also keeps the buffer's memory to one generation's.
    */
   replayFile(path: string, name: string): Promise<ReplayedLog> {
     if (this.injectedReplayFailures > 0) {
