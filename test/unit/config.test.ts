@@ -61,6 +61,9 @@ t.test('the README documents every option', async (t) => {
 
 t.test('the value parsers', async (t) => {
   t.equal(loadConfig({}, ['--rate-limit', '2.5']).rateLimit, 2.5, 'a rate may be fractional');
+  t.equal(loadConfig({}, []).traceHints, 2 ** 21, 'trace hints: 2^21 slots by default');
+  t.equal(loadConfig({ TRACELAKE_TRACE_HINTS: '0' }, []).traceHints, 0, '0 turns them off');
+  t.throws(() => loadConfig({}, ['--trace-hints', String(2 ** 28 + 1)]), /TRACELAKE_TRACE_HINTS \/ --trace-hints/, 'past 2^28 slots (3 GiB) refused');
   t.equal(loadConfig({}, ['--rate-limit=0']).rateLimit, 0);
   t.throws(() => loadConfig({}, ['--rate-limit=']), /TRACELAKE_RATE_LIMIT \/ --rate-limit: expected a number ≥ 0, got ""/, 'an empty flag value is not 0');
   t.throws(() => loadConfig({}, ['--rate-limit', ' ']), /expected a number ≥ 0/);
