@@ -1,7 +1,7 @@
 /**
  * native-bench/search: latency of reads through the gateway against the same SQL run directly on
  * DuckDB over the same files, in the same run: the latest page of traces, one trace by id with its
- * spans, and typical searches, over `--spans` spans (default 1M: traces of 8 spans, 4 s apart,
+ * spans, a trace id that does not exist, and typical searches, over `--spans` spans (default 1M: traces of 8 spans, 4 s apart,
  * going back in time from now).
  *
  *   npm run build && node dist/native-bench/search.js [--spans 1000000] [--runs 15]
@@ -50,11 +50,15 @@ interface Read {
   name: string;
   path: (i: number) => string;
   raw: (src: { db: Database; segments: LocalSegmentStore }, i: number) => Promise<unknown>;
+  /** The answer's status (200 unless named). */
+  status?: number;
 }
 
 const traces = Math.floor(SPANS / 8);
 /** A different trace each run, spread over the whole store. */
 const traceOf = (i: number) => syntheticTraceId(spreadTrace(i, traces));
+/** An id no synthetic trace has (those are numbers' MD5s). */
+const missingTraceOf = (i: number) => syntheticTraceId(-1 - i);
 const day = `start_date=${new Date(now - DAY).toISOString()}&end_date=${new Date(now + 60_000).toISOString()}`;
 
 function search(name: string, resource: 'traces' | 'spans', filter: string, window = ''): Read {
@@ -76,6 +80,13 @@ const reads: Read[] = [
     name: 'one trace by id, with spans',
     path: (i) => `/v1/traces/${traceOf(i)}`,
     raw: (src, i) => traceWithSpans(src, { ...scope, environmentId: null }, traceOf(i)),
+  },
+  {
+    // A client polling for a trace that has not arrived yet reads this again and again.
+    name: 'a trace id that does not exist',
+    path: (i) => `/v1/traces/${missingTraceOf(i)}`,
+    raw: (src, i) => traceWithSpans(src, { ...scope, environmentId: null }, missingTraceOf(i)),
+    status: 404,
   },
   search('latest page of traces (7 d)', 'traces', ''),
   search('traces, 3 predicates', 'traces', 'status = ERROR and cost > 0.001 and model = gpt-4o'),
@@ -113,7 +124,7 @@ for (const r of reads) {
       let t0 = performance.now();
       const res = await fetch(`${server.url}${r.path(i)}`, { headers });
       await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${r.name}: ${res.status}`);
+      if (res.status !== (r.status ?? 200)) throw new Error(`${r.name}: ${res.status}`);
       if (pass === 1) g.push(performance.now() - t0);
       t0 = performance.now();
       await r.raw(src, i);

@@ -15,7 +15,7 @@ import { restoredAttributes } from './attributeColumns.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
-import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql } from './traceParts.js';
+import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql, unmergedPartsByIdSql } from './traceParts.js';
 import type { TraceHints } from './traceHintTable.js';
 
 export interface ReadScope {
@@ -155,23 +155,31 @@ const LATEST_FIRST = 'ORDER BY start_ns DESC, environment_id LIMIT 1';
 /**
  * The summary of one trace in scope, with its time range; null when there is none. Its merged row
  * alone when it has no unmerged parts (the common case: a trace read after its spans arrived),
- * else the merge of its row and parts.
+ * else the merge of its row and parts. The first statement also tells whether the trace has parts,
+ * so a trace that does not exist costs one statement, not two (a client polling for a trace that
+ * has not arrived yet takes that path again and again).
  */
 async function findTrace(db: Database, scope: ReadScope, traceId: string): Promise<FoundTrace | null> {
   const s = scopeSql(scope);
-  const n = s.params.length + 1;
-  const read = (mergedOnly: boolean) =>
-    db.query<RawSummary & { start_text: string; end_text: string }>(
-      // Times as text (JSON-safe) under names of their own: ORDER BY start_ns must sort the number.
-      `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
-         FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { value: `$${n}` }, mergedOnly })})
-        ${LATEST_FIRST}`,
-      [...s.params, traceId],
-    );
-  const row = (await read(true))[0] ?? (await read(false))[0];
+  const where = (a: string) => scopeSql(scope, a).sql;
+  const byId = { value: `$${s.params.length + 1}` };
+  // Times as text (JSON-safe) under names of their own: ORDER BY start_ns must sort the number.
+  const summary = (mergedOnly: boolean) =>
+    `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
+       FROM (${traceSummariesSql(where, { byId, mergedOnly })})
+      ${LATEST_FIRST}`;
+  type Row = RawSummary & { start_text: string; end_text: string };
+  // One row whatever is found: whether the trace has unmerged parts, and when it has none, its
+  // merged row's columns (all null without one; with parts the merged row is not its summary).
+  const [first] = await db.query<Omit<Row, 'id'> & { id: string | null; has_parts: boolean }>(
+    `SELECT p.has_parts, m.* FROM (SELECT EXISTS (${unmergedPartsByIdSql(where, byId)}) AS has_parts) p LEFT JOIN (${summary(true)}) m ON NOT p.has_parts`,
+    [...s.params, traceId],
+  );
+  const { has_parts, ...merged } = first!;
+  const row = merged.id !== null ? (merged as Row) : has_parts ? (await db.query<Row>(summary(false), [...s.params, traceId]))[0] : undefined;
   if (!row) return null;
-  const { start_text, end_text, ...summary } = row;
-  return { summary: toSummary(summary), startNs: BigInt(start_text), endNs: BigInt(end_text), environmentId: summary.environment_id };
+  const { start_text, end_text, ...found } = row;
+  return { summary: toSummary(found), startNs: BigInt(start_text), endNs: BigInt(end_text), environmentId: found.environment_id };
 }
 
 /**
