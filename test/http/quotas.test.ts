@@ -40,7 +40,19 @@ t.test('entitlements: apps and keys', async (t) => {
   t.equal((await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'replacement', role: 'SDK' } })).status, 201);
 });
 
+/**
+ * Waits until the next UTC month has begun when it begins within `ms`: spans are counted by
+ * month, and a test that straddled the first of a month would see its count start again.
+ */
+async function clearOfMonthStart(ms: number): Promise<void> {
+  const now = Date.now();
+  const date = new Date(now);
+  const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  if (next - now < ms) await new Promise((resolve) => setTimeout(resolve, next - now + 1000));
+}
+
 t.test('monthly span quota: 429 with Retry-After, and nothing of the request stored', async (t) => {
+  await clearOfMonthStart(120_000);
   const server = await serverFor(t, { args: ['--plans-file', plansFile({ monthly_spans: 5 })] });
   const root = rootCredentials(server);
   const first = await ingest(server, root, 3);
