@@ -14,7 +14,6 @@
  */
 import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
-import { compactionCut } from './compactionGroup.js';
 import type { FileEngine } from './fileEngine.js';
 import { forgetSegments, insertSegment, quote, spansFrom } from './manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
@@ -83,11 +82,10 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
 }
 
 /**
- * The oldest due group: small (level 0) live segments of one app and day, taken in order of their
- * start times up to the target size, cut where the compacted file overlaps the files left least
- * (compactionGroup.ts). Due when it has `minFiles` files, enough rows, or an old enough file — then
- * even alone: a day's last small file (the one left when the others filled a compacted file, or
- * the only one of a quiet app) is rewritten sorted, or it would stay small and unsorted for good (a
+ * The oldest due group: small (level 0) live segments of one app and day, oldest first, up to the
+ * target size. Due when it has `minFiles` files, enough rows, or an old enough file — then even
+ * alone: a day's last small file (the one left when the others filled a compacted file, or the
+ * only one of a quiet app) is rewritten sorted, or it would stay small and unsorted for good (a
  * 10M-span load ended with one such file, and nothing compacted it).
  */
 async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candidate[]> {
@@ -106,14 +104,17 @@ async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candid
             date::VARCHAR AS date, path, rows::DOUBLE AS rows, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns,
             format_version
        FROM segments WHERE replaced_at IS NULL AND level = 0 AND tenant_id = $1 AND app_id = $2 AND date = $3::DATE
-      ORDER BY min_start_ns, id`,
+      ORDER BY created_at, id`,
     [g.tenant_id, g.app_id, g.date],
   );
-  const cut = compactionCut(
-    files.map((f) => ({ rows: f.rows, minStartNs: BigInt(f.min_start_ns), maxStartNs: BigInt(f.max_start_ns) })),
-    policy.targetRows,
-  );
-  return files.slice(0, cut);
+  const picked: Candidate[] = [];
+  let rows = 0;
+  for (const f of files) {
+    if (picked.length >= 2 && rows + f.rows > policy.targetRows) break;
+    picked.push(f);
+    rows += f.rows;
+  }
+  return picked;
 }
 
 /**
