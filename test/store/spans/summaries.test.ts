@@ -5,20 +5,22 @@
  * once; a trace read answers the same whatever its trace hint says, and the store's hints are filled
  * from what it holds and kept up by its commits.
  */
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { mapExportRequest } from '../../../src/core/otlp/map.js';
 import { toRows } from '../../../src/ingest/rows.js';
 import { SummaryParts } from '../../../src/ingest/summaryParts.js';
 import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
-import { Database, storeDirs } from '../../../src/store/db.js';
+import { DATABASE_FILE, Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { commitGenerations, segmentsFor } from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
-import { mergeParts } from '../../../src/store/spans/summaryMerge.js';
+import { mergeParts, reclaimSummaryBlocks } from '../../../src/store/spans/summaryMerge.js';
 import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from '../../../src/store/spans/traceHintTable.js';
 import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/spans/traceHints.js';
 import { lookupResources } from '../../../src/store/scores/resources.js';
@@ -81,7 +83,7 @@ async function openStore(t: Test) {
     await commitGenerations(db, segments, [report]);
     return report;
   };
-  return { db, segments, src: { db, segments }, write, commit };
+  return { db, dataDir, segments, src: { db, segments }, write, commit };
 }
 
 t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
@@ -294,3 +296,49 @@ t.test('the store\'s trace hints: filled from merged rows and parts, kept up by 
   t.same(hints.rangeOf(scope.tenantId, scope.appId, fresh), noted([freshReport]).rangeOf(scope.tenantId, scope.appId, fresh), 'a committed generation notes its traces at once');
   t.ok(hints.rangeOf(scope.tenantId, scope.appId, fresh));
 });
+
+t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
+  const { db, dataDir } = await openStore(t);
+  // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them.
+  await db.exec(
+    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
+     SELECT $1, $2, $3, md5(i::VARCHAR), i * 1000000000, i * 1000000000 + 5, 0, 1, 'trace ' || i, i / 1000, i, 1 + i % 7, 0, 1, []
+       FROM range(150000) r(i)`,
+    [scope.tenantId, scope.appId, scope.environmentId],
+  );
+  await mergeParts(db);
+  await db.checkpoint();
+  const file = join(dataDir, DATABASE_FILE);
+  const blocks = async () => (await db.query<{ total: number; free: number }>('SELECT total_blocks::INTEGER AS total, free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()'))[0]!;
+  const rows = async () => db.query<{ n: number; digest: string }>('SELECT count(*)::INTEGER AS n, md5(string_agg(trace_id || start_ns || end_ns || best_name || cost || tokens || span_count || trace_key, \',\' ORDER BY trace_id)) AS digest FROM traces');
+  t.equal(await reclaimSummaryBlocks(db), null, 'no holes yet: nothing to do');
+
+  // A merge's kind of churn: the whole table written again; the new copy ends the file, the old one leaves holes.
+  await db.transaction(async (tx) => {
+    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>('SELECT (max(rowid) + 1)::VARCHAR AS next FROM traces');
+    await tx.exec('INSERT INTO traces SELECT * FROM traces');
+    await tx.exec(`DELETE FROM traces WHERE rowid < ${next}`);
+  });
+  await db.checkpoint();
+  const holed = await blocks();
+  const sizeHoled = statSync(file).size;
+  const before = await rows();
+  t.ok(holed.free >= 8, `the file has holes (${holed.free} of ${holed.total} blocks free)`);
+
+  const done = await reclaimSummaryBlocks(db);
+  t.ok(done, 'the summaries fit in the holes: rewritten');
+  t.equal(done!.blocksBefore, holed.total);
+  t.ok(done!.blocksAfter < done!.blocksBefore, `the file's tail is cut: ${done!.blocksBefore} → ${done!.blocksAfter} blocks`);
+  t.ok(statSync(file).size < sizeHoled, 'smaller on disk');
+  t.same(await rows(), before, 'the same summaries, once each');
+  t.equal(before[0]!.n, 150_000);
+  t.equal(await reclaimSummaryBlocks(db, done!.blocksAfter), null, 'the file as the last rewrite left it: not again');
+  t.equal(await reclaimSummaryBlocks(db), null, 'the holes left are too few for the table: not again either');
+  const found = await traceWithSpans({ db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) }, read, md5Hex('42'));
+  t.equal(found?.trace.name, 'trace 42', 'a summary reads as before');
+});
+
+/** The MD5 of `text` in hex (the trace ids of the test above). */
+function md5Hex(text: string): string {
+  return createHash('md5').update(text).digest('hex');
+}
