@@ -69,8 +69,8 @@ const background = {
   /** Segment files replaced by compaction since the start (operations metrics). */
   compactions: 0,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0, reclaim: 0 },
-  /** When a merge last folded parts: ingestion is quiet once that is long enough ago. */
-  lastParts: 0,
+  /** When a merge last folded parts (or the thread started): ingestion is quiet once that is long enough ago. */
+  lastParts: Date.now(),
   /** The file's blocks after the last rewrite of the summaries (none is tried again until they change). */
   reclaimedAt: undefined as number | undefined,
   start() {
@@ -140,7 +140,10 @@ const WAL_INTERVAL_MS = 1_000;
 /** How often parts are folded into merged summaries (reads merge the newer parts themselves). */
 const MERGE_INTERVAL_MS = 2_000;
 const PURGE_INTERVAL_MS = 10_000;
-/** The summaries' free blocks are looked at once no parts have come for this long… */
+/**
+ * Once no parts have come for this long, the WAL is checkpointed and the summaries' free blocks are
+ * looked at (see `reclaimSummaryBlocks`)…
+ */
 const RECLAIM_QUIET_MS = 10_000;
 /** …at most this often (see `reclaimSummaryBlocks`). */
 const RECLAIM_INTERVAL_MS = 10_000;

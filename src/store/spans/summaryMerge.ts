@@ -41,6 +41,9 @@ export interface Reclaimed {
  * Returns the file's blocks before and after, or null when nothing was done.
  */
 export async function reclaimSummaryBlocks(db: Database, unchangedSince?: number): Promise<Reclaimed | null> {
+  // The holes are made by checkpoints: what the WAL still holds is written first (at shutdown, the
+  // last merges' rewrite of the table is what leaves them).
+  await db.checkpointIfLarge(1);
   const before = await fileBlocks(db);
   if (before.total === unchangedSince) return null;
   const [table] = await db.query<{ blocks: number }>(
