@@ -68,11 +68,7 @@ const background = {
   verified: false,
   /** Segment files replaced by compaction since the start (operations metrics). */
   compactions: 0,
-  last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0, reclaim: 0 },
-  /** When a merge last folded parts (or the thread started): ingestion is quiet once that is long enough ago. */
-  lastParts: Date.now(),
-  /** The file's blocks after the last rewrite of the summaries (none is tried again until they change). */
-  reclaimedAt: undefined as number | undefined,
+  last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
   },
@@ -93,7 +89,7 @@ const background = {
       }
       if (now - this.last.merge >= MERGE_INTERVAL_MS) {
         this.last.merge = now;
-        if ((await mergeParts(d)) > 0) this.lastParts = now;
+        await mergeParts(d);
       }
       if (schedule.compactionIntervalMs > 0 && now - this.last.compaction >= schedule.compactionIntervalMs) {
         this.last.compaction = now;
@@ -108,10 +104,6 @@ const background = {
         const dropped = await applyRetention(d, schedule.retentionDays, now);
         if (dropped.segments > 0 || dropped.traces > 0) report('info', 'retention dropped spans past their apps\' retention', dropped);
         // The dropped files go with the next purge, after the grace period.
-      }
-      if (now - this.lastParts >= RECLAIM_QUIET_MS && now - this.last.reclaim >= RECLAIM_INTERVAL_MS) {
-        this.last.reclaim = now;
-        await reclaim(d, this.reclaimedAt).then((after) => (this.reclaimedAt = after ?? this.reclaimedAt));
       }
       if (now - this.last.purge >= PURGE_INTERVAL_MS) {
         this.last.purge = now;
@@ -140,13 +132,6 @@ const WAL_INTERVAL_MS = 1_000;
 /** How often parts are folded into merged summaries (reads merge the newer parts themselves). */
 const MERGE_INTERVAL_MS = 2_000;
 const PURGE_INTERVAL_MS = 10_000;
-/**
- * Once no parts have come for this long, the WAL is checkpointed and the summaries' free blocks are
- * looked at (see `reclaimSummaryBlocks`)…
- */
-const RECLAIM_QUIET_MS = 10_000;
-/** …at most this often (see `reclaimSummaryBlocks`). */
-const RECLAIM_INTERVAL_MS = 10_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 /** Retention runs at start and then hourly. */
 const RETENTION_INTERVAL_MS = 3_600_000;
@@ -219,8 +204,8 @@ const handlers: Handlers = {
     if (opened) {
       const d = await opened;
       await mergeParts(d).catch(() => undefined);
-      // Shutting down is quiet too: the file is left without the holes the summaries' rewrites made.
-      await reclaim(d, background.reclaimedAt).catch((e: unknown) => report('warn', 'could not give the summaries\' free blocks back at shutdown', e));
+      // The file is left without the holes the summaries' rewrites made (see reclaimSummaryBlocks).
+      await reclaim(d).catch((e: unknown) => report('warn', 'could not give the summaries\' free blocks back at shutdown', e));
       await d.checkpoint();
       d.close();
       opened = undefined;
@@ -229,16 +214,10 @@ const handlers: Handlers = {
   },
 };
 
-/**
- * Rewrites the summaries into the database file's holes when they fit (summaryMerge.ts), unless the
- * file is still as the last rewrite left it; returns the file's blocks after a rewrite.
- */
-async function reclaim(d: Database, unchangedSince: number | undefined): Promise<number | undefined> {
-  const done = await reclaimSummaryBlocks(d, unchangedSince);
-  if (!done) return undefined;
-  const mib = (blocks: number) => Math.round((blocks * done.blockSize) / 2 ** 20);
-  report('info', 'the summaries were rewritten into the database file\'s free blocks', { mib_before: mib(done.blocksBefore), mib_after: mib(done.blocksAfter) });
-  return done.blocksAfter;
+/** Rewrites the summaries into the database file's holes when they fit (summaryMerge.ts), and says so. */
+async function reclaim(d: Database): Promise<void> {
+  const done = await reclaimSummaryBlocks(d);
+  if (done) report('info', 'the summaries were rewritten into the database file\'s free blocks', { free_blocks_before: done.freeBefore, blocks: done.blocksBefore });
 }
 
 /** Sets aside the segments (created since `sinceMs`) whose footers cannot be read, and says so. */

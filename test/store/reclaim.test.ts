@@ -1,0 +1,70 @@
+/**
+ * A server gives back, when it shuts down, the database file's free blocks that the summaries'
+ * rewrites left (store/spans/summaryMerge.ts, `reclaimSummaryBlocks`; its rules are held in
+ * test/store/spans/summaries.test.ts). Through real servers on a store whose file has such holes.
+ */
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { DATABASE_FILE, Database } from '../../src/store/db.js';
+import { mergeParts } from '../../src/store/spans/summaryMerge.js';
+import { call, startServer, tempDir } from '../helpers/server.js';
+
+const TRACES = 150_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * A bootstrapped store whose file has holes: many summaries merged and checkpointed, then written
+ * again whole (a merge's kind of churn), so that their new copy ends the file and the old one left
+ * free blocks below it.
+ */
+async function holedStore() {
+  const dataDir = tempDir();
+  const boot = await startServer({ dataDir });
+  const scope = { tenantId: boot.bootstrap!.tenant_id as string, appId: boot.bootstrap!.app_id as string, environmentId: boot.bootstrap!.environment_id as string };
+  const auth = { key: boot.bootstrap!.api_key as string, appId: scope.appId };
+  await boot.stop('SIGTERM');
+  const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 60_000 });
+  await db.exec(
+    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
+     SELECT $1, $2, $3, md5(i::VARCHAR), $4 + i * 1000000000, $4 + i * 1000000000 + 5, 0, 1, 'trace ' || i, i / 1000, i, 1, 0, 1, []
+       FROM range(${TRACES}) r(i)`,
+    // A second apart, from two days ago (within any retention).
+    [scope.tenantId, scope.appId, scope.environmentId, BigInt(Date.now() - 2 * DAY_MS) * 1_000_000n],
+  );
+  await mergeParts(db);
+  await db.checkpoint();
+  await db.transaction(async (tx) => {
+    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>('SELECT (max(rowid) + 1)::VARCHAR AS next FROM traces');
+    await tx.exec('INSERT INTO traces SELECT * FROM traces');
+    await tx.exec(`DELETE FROM traces WHERE rowid < ${next}`);
+  });
+  await db.checkpoint();
+  const [{ free } = { free: 0 }] = await db.query<{ free: number }>('SELECT free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()');
+  db.close();
+  return { dataDir, auth, free, size: () => statSync(join(dataDir, DATABASE_FILE)).size };
+}
+
+/** The summaries the server answers: their count, and one of them by id. */
+async function summaries(server: Awaited<ReturnType<typeof startServer>>, auth: { key: string; appId: string }) {
+  const window = `start_date=${new Date(Date.now() - 3 * DAY_MS).toISOString()}&end_date=${new Date().toISOString()}`;
+  const list = await call(server, 'GET', `/v1/traces?limit=1&${window}`, { auth });
+  const one = await call(server, 'GET', '/v1/traces/f899139df5e1059396431415e770c6dd', { auth }); // md5('100')
+  return { total: list.body.pagination?.total, name: one.body.data?.name };
+}
+
+t.test('at shutdown, the file loses the holes and keeps every summary', async (t) => {
+  const store = await holedStore();
+  t.teardown(() => rmSync(store.dataDir, { recursive: true, force: true }));
+  t.ok(store.free >= 8, `the file has holes: ${store.free} free blocks`);
+  const before = store.size();
+  const server = await startServer({ dataDir: store.dataDir });
+  const answered = await summaries(server, store.auth);
+  t.same(answered, { total: TRACES, name: 'trace 100' });
+  await server.stop('SIGTERM');
+  t.ok(server.logs.some((l) => /rewritten into the database file's free blocks/.test(l.msg)), 'the rewrite is logged');
+  t.ok(store.size() < before, `smaller on disk: ${before} → ${store.size()} bytes`);
+  const again = await startServer({ dataDir: store.dataDir });
+  t.teardown(() => again.stop('SIGKILL'));
+  t.same(await summaries(again, store.auth), answered, 'the same summaries after');
+});
