@@ -182,9 +182,8 @@ export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: 
  * environment_id, environment, metadata`). Every trace summary the API answers comes from here.
  * With `byId`, the traces of `where` with those ids (see `tracePartsByIdSql`); with
  * `mergedOnly` too, the merged rows alone are read (see `mergedRowsByIdSql`: the caller checks
- * that no part waits). With `merged`, the
- * merged rows alone, whatever `where` selects: right only when no part waits in its scope (see
- * `settledScope`).
+ * that no part waits). With `merged`, the merged rows alone, whatever `where` selects: right only
+ * when no part waits in its scope (see `settledScope`).
  */
 export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
   const rows =
