@@ -1,8 +1,8 @@
 /**
  * native-bench/search: latency of reads through the gateway against the same SQL run directly on
  * DuckDB over the same files, in the same run: the latest page of traces, one trace by id with its
- * spans, a trace id that does not exist, and typical searches, over `--spans` spans (default 1M: traces of 8 spans, 4 s apart,
- * going back in time from now).
+ * spans, a trace id that does not exist, and typical searches, over `--spans` spans (default 1M:
+ * traces of 8 spans, 4 s apart, going back in time from now).
  *
  *   npm run build && node dist/native-bench/search.js [--spans 1000000] [--runs 15]
  *
