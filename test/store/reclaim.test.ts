@@ -7,16 +7,16 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { DATABASE_FILE, Database } from '../../src/store/db.js';
-import { mergeParts } from '../../src/store/spans/summaryMerge.js';
 import { call, startServer, tempDir } from '../helpers/server.js';
+import { mergedTraces } from '../helpers/summaries.js';
 
 const TRACES = 150_000;
 const DAY_MS = 86_400_000;
 
 /**
- * A bootstrapped store whose file has holes: many summaries merged and checkpointed, then written
- * again whole (a merge's kind of churn), so that their new copy ends the file and the old one left
- * free blocks below it.
+ * A bootstrapped store whose file has holes: many summaries merged and checkpointed, then merged
+ * again with a second span each, so that their new copy ends the file and the old one left free
+ * blocks below it.
  */
 async function holedStore() {
   const dataDir = tempDir();
@@ -25,21 +25,11 @@ async function holedStore() {
   const auth = { key: boot.bootstrap!.api_key as string, appId: scope.appId };
   await boot.stop('SIGTERM');
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 60_000 });
-  await db.exec(
-    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
-     SELECT $1, $2, $3, md5(i::VARCHAR), $4 + i * 1000000000, $4 + i * 1000000000 + 5, 0, 1, 'trace ' || i, i / 1000, i, 1, 0, 1, []
-       FROM range(${TRACES}) r(i)`,
-    // A second apart, from two days ago (within any retention).
-    [scope.tenantId, scope.appId, scope.environmentId, BigInt(Date.now() - 2 * DAY_MS) * 1_000_000n],
-  );
-  await mergeParts(db);
-  await db.checkpoint();
-  await db.transaction(async (tx) => {
-    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>('SELECT (max(rowid) + 1)::VARCHAR AS next FROM traces');
-    await tx.exec('INSERT INTO traces SELECT * FROM traces');
-    await tx.exec(`DELETE FROM traces WHERE rowid < ${next}`);
-  });
-  await db.checkpoint();
+  // A second apart, from two days ago (within any retention); then a second span for each, whose
+  // merge writes every summary again.
+  const firstNs = BigInt(Date.now() - 2 * DAY_MS) * 1_000_000n;
+  await mergedTraces(db, scope, TRACES, firstNs);
+  await mergedTraces(db, scope, TRACES, firstNs, 10n);
   const [{ free } = { free: 0 }] = await db.query<{ free: number }>('SELECT free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()');
   db.close();
   return { dataDir, auth, free, size: () => statSync(join(dataDir, DATABASE_FILE)).size };

@@ -26,6 +26,7 @@ import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/s
 import { lookupResources } from '../../../src/store/scores/resources.js';
 import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
+import { mergedTraces } from '../../helpers/summaries.js';
 
 const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
 const read: ReadScope = { ...scope };
@@ -300,26 +301,15 @@ t.test('the store\'s trace hints: filled from merged rows and parts, kept up by 
 t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
   const { db, dataDir } = await openStore(t);
   // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them.
-  await db.exec(
-    `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
-     SELECT $1, $2, $3, md5(i::VARCHAR), i * 1000000000, i * 1000000000 + 5, 0, 1, 'trace ' || i, i / 1000, i, 1 + i % 7, 0, 1, []
-       FROM range(150000) r(i)`,
-    [scope.tenantId, scope.appId, scope.environmentId],
-  );
-  await mergeParts(db);
-  await db.checkpoint();
+  await mergedTraces(db, scope, 150_000, 0n);
   const file = join(dataDir, DATABASE_FILE);
   const blocks = async () => (await db.query<{ total: number; free: number }>('SELECT total_blocks::INTEGER AS total, free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()'))[0]!;
   const rows = async () => db.query<{ n: number; digest: string }>('SELECT count(*)::INTEGER AS n, md5(string_agg(trace_id || start_ns || end_ns || best_name || cost || tokens || span_count || trace_key, \',\' ORDER BY trace_id)) AS digest FROM traces');
   t.equal(await reclaimSummaryBlocks(db), null, 'no holes yet: nothing to do');
 
-  // A merge's kind of churn: the whole table written again; the new copy ends the file, the old one leaves holes.
-  await db.transaction(async (tx) => {
-    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>('SELECT (max(rowid) + 1)::VARCHAR AS next FROM traces');
-    await tx.exec('INSERT INTO traces SELECT * FROM traces');
-    await tx.exec(`DELETE FROM traces WHERE rowid < ${next}`);
-  });
-  await db.checkpoint();
+  // A second span for every trace: the merge writes every summary again, the checkpoint puts the
+  // new copy at the file's end, and the old one leaves holes below it.
+  await mergedTraces(db, scope, 150_000, 0n, 10n);
   const holed = await blocks();
   const sizeHoled = statSync(file).size;
   const before = await rows();
