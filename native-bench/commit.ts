@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arg, textArg } from './args.js';
+import { arg, buildModule, textArg } from './args.js';
 
 const REPORTS = arg('reports', 240);
 const BASELINE = textArg('baseline', '');
@@ -18,7 +18,7 @@ const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '000000
 
 /** One build's store functions, loaded from its `dist` (this one's when `root` is empty). */
 async function load(root: string) {
-  const at = (path: string) => (root ? join(root, 'dist', path) : new URL(`../${path}`, import.meta.url).href);
+  const at = (path: string) => buildModule(root, path);
   return {
     db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
     migrate: ((await import(at('src/store/migrate.js'))) as typeof import('../src/store/migrate.js')).migrate,

@@ -17,7 +17,7 @@ import { segmentsFor } from '../src/store/spans/manifest.js';
 import { traceWithSpans } from '../src/store/spans/reads.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { hintsFilled, traceHints } from '../src/store/spans/traceHints.js';
-import { arg, textArg } from './args.js';
+import { arg, buildModule, textArg } from './args.js';
 
 const SPANS = arg('spans', 1_000_000);
 const BASELINE = textArg('baseline', '');
@@ -26,7 +26,7 @@ const SAMPLE_EVERY = 400;
 
 /** Loads the dataset through a server of the build at `root` ('' for this one) and keeps its store. */
 async function load(root: string): Promise<string> {
-  const at = (path: string) => (root ? join(root, 'dist', path) : new URL(`../${path}`, import.meta.url).href);
+  const at = (path: string) => buildModule(root, path);
   const { generateDataset, defaultEndMs } = (await import(at('native-bench/peers/dataset.js'))) as typeof import('./peers/dataset.js');
   const { TracelakePeer } = (await import(at('native-bench/peers/tracelake.js'))) as typeof import('./peers/tracelake.js');
   const peer = new TracelakePeer((line) => console.log(`  ${root ? 'baseline' : 'this build'}: ${line}`));

@@ -12,7 +12,7 @@
 import { copyFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../test/helpers/server.js';
-import { arg, textArg } from './args.js';
+import { arg, buildModule, textArg } from './args.js';
 import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
 
 const SPANS = arg('spans', 1_000_000);
@@ -23,7 +23,7 @@ const READ_SCOPE = { ...SCOPE, environmentId: null };
 
 /** One build's store functions, loaded from its `dist` (this one's when `root` is empty). */
 async function load(root: string) {
-  const at = (path: string) => (root ? join(root, 'dist', path) : new URL(`../${path}`, import.meta.url).href);
+  const at = (path: string) => buildModule(root, path);
   return {
     db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
     reads: (await import(at('src/store/spans/reads.js'))) as typeof import('../src/store/spans/reads.js'),
