@@ -48,7 +48,9 @@ export async function commitGenerations(db: Database, store: SegmentStore, repor
   if (known.size > KNOWN_RESOURCES) known.clear();
   for (const r of fresh.flatMap((g) => g.resources)) known.add(resourceKey(r));
   forgetSegments(db, reports.flatMap((r) => r.segments));
-  for (const report of reports) noteParts(db, report.parts);
+  // A retried generation's parts were noted when it was first committed (or, after a restart, by
+  // the fill from the summaries).
+  for (const report of fresh) noteParts(db, report.parts);
 }
 
 /**
