@@ -63,7 +63,8 @@ const ingest = await fetch(`${server.url}/v1/traces`, {
 if (ingest.status !== 200) throw new Error(`ingest answered ${ingest.status}`);
 await server.stop('SIGTERM');
 
-// 2. The scores, written with SQL in chunks, oldest first.
+// 2. The scores, written with SQL in chunks, oldest first, as the store writes them (a trace score
+//    keeps no resource_id of its own: storedResourceId in src/store/scores/scores.ts).
 const options = { dataDir: resolve(dataDir), threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 };
 let db = await Database.open(options);
 const fillStarted = performance.now();
@@ -75,7 +76,7 @@ for (let from = 0; from < SCORES; from += CHUNK) {
      SELECT gen_random_uuid(), $1::UUID, $2::UUID, $3::UUID,
             'metric_' || (i % 20), round(random() * 100, 3), 'NUMERIC', NULL, NULL,
             (['api', 'eval', 'annotation', 'sdk'])[(i % 4) + 1], NULL,
-            ($4::VARCHAR[])[(i % ${TRACES}) + 1], 'trace', ($4::VARCHAR[])[(i % ${TRACES}) + 1], NULL, NULL,
+            NULL, 'trace', ($4::VARCHAR[])[(i % ${TRACES}) + 1], NULL, NULL,
             make_timestamp(($5::BIGINT + (i * $6::DOUBLE)::BIGINT) * 1000), 'bench'
        FROM range($7::BIGINT, $8::BIGINT) t(i)`,
     [scope.tenantId, scope.appId, scope.environmentId, listValue(traceIds), now - 30 * DAY, (30 * DAY - 120_000) / SCORES, from, to],

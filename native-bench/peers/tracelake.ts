@@ -268,14 +268,17 @@ export class TracelakePeer implements PeerStore {
     return report.dependencies.find((d) => d.name === 'segments')!.detail;
   }
 
-  /** Loads the scores rendered to `file` (tab-separated, see `load`) with one statement. */
+  /**
+   * Loads the scores rendered to `file` (tab-separated, see `load`) with one statement, rows as the
+   * store writes them (a trace score keeps no resource_id of its own: `storedResourceId`).
+   */
   private async writeScores(file: string): Promise<void> {
     const db = await Database.open({ dataDir: this.server!.dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
     try {
       const [env] = await db.query<{ id: string }>('SELECT id::VARCHAR AS id FROM environments WHERE app_id = $1 AND is_default', [this.scope!.appId]);
       await db.exec(
         `INSERT INTO scores (id, tenant_id, app_id, environment_id, name, score, data_type, source, resource_id, resource_type, trace_id, created_at, created_by)
-         SELECT s.id::UUID, $1::UUID, $2::UUID, $3::UUID, s.name, s.value, 'NUMERIC', s.source, s.trace_id, 'trace', s.trace_id, make_timestamp(s.us), 'bench'
+         SELECT s.id::UUID, $1::UUID, $2::UUID, $3::UUID, s.name, s.value, 'NUMERIC', s.source, NULL, 'trace', s.trace_id, make_timestamp(s.us), 'bench'
            FROM read_csv(${quote(file)}, delim = '\t', header = false, quote = '', escape = '',
                          columns = {'id': 'VARCHAR', 'trace_id': 'VARCHAR', 'name': 'VARCHAR', 'value': 'DOUBLE', 'source': 'VARCHAR', 'us': 'BIGINT'}) s`,
         [this.scope!.tenantId, this.scope!.appId, env!.id],

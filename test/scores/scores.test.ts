@@ -127,6 +127,8 @@ t.test('scores', async (t) => {
     t.same(idsOf(await list(`session_id=${w.sessionId}`)), [ids.session, ids.inSession].sort());
     t.same(idsOf(await list(`trace_id=${w.traceId}`)), [ids.trace, ids.span, ids.inSession, ids.unfaulted].sort(), 'the trace and its spans');
     t.same(idsOf(await list(`resource_id=${w.childSpanId.toUpperCase()}`)), [ids.span]);
+    t.same(idsOf(await list(`resource_id=${w.traceId}`)), [ids.trace, ids.unfaulted].sort(), 'the scores of the trace itself, not of its spans');
+    t.same(idsOf(await list(`resource_id=${w.sessionId}`)), [ids.session], 'the score of the session, not of a span in it');
     t.same(idsOf(await list('name=quality')), [ids.trace, ids.inSession, ids.lone].sort());
     t.same(idsOf(await list('source=EVAL')), [ids.session, ids.lone].sort());
     t.same(idsOf(await list('name=quality&source=eval')), [ids.lone]);

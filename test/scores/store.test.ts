@@ -1,6 +1,6 @@
 /**
- * The scores store against a real DuckDB: the appended column order matches the table, and the
- * insert is all or nothing.
+ * The scores store against a real DuckDB: the appended column order matches the table, the
+ * insert is all or nothing, and a trace score keeps its trace id once.
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
@@ -50,6 +50,9 @@ t.test('scores at rest', async (t) => {
   const stored = await listScores(db, page);
   t.equal(stored.total, 2);
   t.same(stored.kind === 'json' && stored.data, ok.scores, 'what the insert answers is what is read back');
+  t.same(ok.scores.map((s) => s.resource_id), [traceId, traceId], 'a trace score names its trace');
+  t.same(await db.query('SELECT resource_id, trace_id FROM scores'), [{ resource_id: null, trace_id: traceId }, { resource_id: null, trace_id: traceId }], 'and keeps it once, as its trace_id');
+  t.same(await getScore(db, scope, ok.scores[1]!.id), ok.scores[1], 'read by id with its resource');
 
   // Scoping: another tenant (even with the same app id) and another pinned environment see nothing;
   // an unpinned caller of the app sees everything.

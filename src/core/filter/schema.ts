@@ -62,6 +62,13 @@ const metadata = (prefix: string, sql: string, description: string, level?: Leve
   description: `${description}, compared as text; ${KEY_RULE}`,
 });
 
+/**
+ * The resource a score row `s` names. Only a span score stores its resource id: a trace score's is
+ * its `trace_id` and a session score's its `session_id`, so the column would repeat them (rows
+ * stored by earlier builds do, and read the same).
+ */
+export const SCORE_RESOURCE_ID_SQL = 'coalesce(s.resource_id, s.trace_id, s.session_id)';
+
 /** A span row's prompt version (see PROMPT_VERSION_KEYS), read from its kept attributes. */
 export const PROMPT_VERSION_SQL = `TRY_CAST(coalesce(${PROMPT_VERSION_KEYS.map((k) => `json_extract_string(x.attributes, '$."${k}"')`).join(', ')}) AS INTEGER)`;
 
@@ -112,7 +119,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'score', type: 'number', sql: 's.score', description: 'Score value' },
     { name: 'source', type: 'string', sql: 's.source', description: 'Where the score came from (api, annotation, eval, sdk)' },
     { name: 'user_id', type: 'string', sql: 's.user_id', description: 'User who gave the score' },
-    { name: 'resource_id', type: 'string', sql: 's.resource_id', description: 'Id of the scored trace or span' },
+    { name: 'resource_id', type: 'string', sql: SCORE_RESOURCE_ID_SQL, description: 'Id of the scored trace or span' },
     { name: 'label', type: 'string', sql: 's.label', description: 'Categorical label' },
     { name: 'created_at', type: 'datetime', sql: 's.created_at', time: 'timestamp', description: 'Creation time (ISO 8601)' },
   ],

@@ -10,7 +10,7 @@ import { acceptsTrials } from '../../core/evals/runState.js';
 import { TRIAL_SCORES, trialResource, type PreparedTrial, type TrialRejection } from '../../core/evals/trials.js';
 import { ApiError } from '../../core/errors.js';
 import type { AppendValue, Database } from '../db.js';
-import { SCORE_COLUMNS } from '../scores/scores.js';
+import { SCORE_COLUMNS, storedResourceId } from '../scores/scores.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { storeBlobs } from '../spans/blobs.js';
 import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
@@ -103,7 +103,7 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
 function scoreRows(t: PreparedTrial, base: { tenant_id: string; app_id: string; environment_id: string }, now: string, createdBy: string): AppendValue[][] {
   const resource = trialResource(t);
   const common = {
-    ...base, label: null, reason: null, source: 'eval', user_id: null, resource_id: resource.resourceId, resource_type: resource.resourceType,
+    ...base, label: null, reason: null, source: 'eval', user_id: null, resource_id: storedResourceId(resource.resourceType, resource.resourceId), resource_type: resource.resourceType,
     trace_id: resource.traceId, session_id: resource.sessionId, config_id: null, created_at: now, created_by: createdBy,
   };
   const scores: [string, string, number, 'BOOLEAN' | 'NUMERIC'][] = [

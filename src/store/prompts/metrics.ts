@@ -7,7 +7,7 @@
  * with version null.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import { PROMPT_VERSION_SQL } from '../../core/filter/schema.js';
+import { PROMPT_VERSION_SQL, SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { scopeSql, type ReadScope, type SpanSource } from '../spans/reads.js';
 
@@ -51,7 +51,7 @@ export async function promptMetrics(src: SpanSource, scope: ReadScope, name: str
        SELECT x.span_id, x.trace_id, x.start_ns, x.end_ns, x.input_tokens, x.output_tokens, x.tokens, x.cost, ${VERSION_SQL} AS version
          FROM ${spansFrom(files)} x
         WHERE ${x.sql} AND x.prompt_name = $${n + 1} AND x.start_ns >= $${n + 2} AND x.start_ns < $${n + 3}),
-     s AS (SELECT s.name, s.score, s.resource_type, s.resource_id FROM scores s WHERE ${s.sql}),
+     s AS (SELECT s.name, s.score, s.resource_type, ${SCORE_RESOURCE_ID_SQL} AS resource_id FROM scores s WHERE ${s.sql}),
      span_scores AS (
        SELECT x.version, s.name, count(*)::INTEGER AS count, avg(s.score)::DOUBLE AS avg_score
          FROM x JOIN s ON s.resource_type = 'span' AND s.resource_id = x.span_id GROUP BY ALL),

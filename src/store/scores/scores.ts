@@ -13,6 +13,7 @@ import type { DataType, ResourceType, Source } from '../../core/scores/model.js'
 import { resolveResource } from '../../core/scores/resource.js';
 import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../../core/scores/selection.js';
 import type { AppendValue, Database } from '../db.js';
+import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { CompiledFilter } from '../spans/search.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
@@ -47,6 +48,15 @@ export const SCORE_COLUMNS = [
 
 const KINDS: ColumnKind[] = SCORE_COLUMNS.map(([, kind]) => kind);
 
+/**
+ * The `resource_id` a score row keeps: a span score's span id; none for a trace or session score,
+ * whose resource is its `trace_id` or `session_id` (read back by SCORE_RESOURCE_ID_SQL). A copy of
+ * a 32-character trace id in every trace score was 18 bytes a score on disk.
+ */
+export function storedResourceId(type: ResourceType, resourceId: string | null): string | null {
+  return type === 'span' ? resourceId : null;
+}
+
 /** A score as the API shows it (spec: Score, plus what a score is attached to and how it was judged). */
 export interface ScoreView {
   id: string;
@@ -70,7 +80,7 @@ export const SCORE_CSV_COLUMNS: readonly (keyof ScoreView)[] = [
   'id', 'name', 'score', 'data_type', 'label', 'reason', 'source', 'user_id', 'resource_id', 'resource_type', 'trace_id', 'session_id', 'config_id', 'environment_id', 'created_at',
 ];
 
-const VIEW_FIELDS = `s.id, s.name, s.score, s.data_type, s.label, s.reason, s.source, s.user_id, s.resource_id, s.resource_type,
+const VIEW_FIELDS = `s.id, s.name, s.score, s.data_type, s.label, s.reason, s.source, s.user_id, ${SCORE_RESOURCE_ID_SQL} AS resource_id, s.resource_type,
   s.trace_id, s.session_id, s.config_id, s.environment_id, ${iso('s.created_at')} AS created_at`;
 
 export interface InsertScores {
@@ -135,7 +145,7 @@ export async function insertScores(db: Database, segments: SegmentStore, input: 
     scores.push(view);
     rows.push([
       view.id, scope.tenantId, scope.appId, view.environment_id, view.name, view.score, view.data_type, view.label, view.reason, view.source,
-      view.user_id, view.resource_id, view.resource_type, view.trace_id, view.session_id, view.config_id, timestampText(now), input.createdBy,
+      view.user_id, storedResourceId(view.resource_type, view.resource_id), view.resource_type, view.trace_id, view.session_id, view.config_id, timestampText(now), input.createdBy,
     ]);
   }
   if (rows.length === 0) return { outcomes, scores, insertFailed: null };

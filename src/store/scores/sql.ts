@@ -3,7 +3,8 @@
  * No runtime import of DuckDB: the HTTP layer numbers filter parameters with this module too.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { ScoreSelection } from '../../core/scores/selection.js';
+import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
+import type { EqualityColumn, ScoreSelection } from '../../core/scores/selection.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
 import { TS_PARAM } from '../sql.js';
 
@@ -22,10 +23,14 @@ export function whereOf(scope: ReadScope, selection: ScoreSelection, params: Duc
   }
   for (const { column, value } of selection.equals) {
     params.push(value);
-    // `column` is one of core/scores/selection's fixed set, never caller text.
-    conditions.push(`s.${column} = $${params.length}`);
+    conditions.push(`${columnSql(column)} = $${params.length}`);
   }
   return conditions.join(' AND ');
+}
+
+/** `column` is one of core/scores/selection's fixed set, never caller text. */
+function columnSql(column: EqualityColumn): string {
+  return column === 'resource_id' ? SCORE_RESOURCE_ID_SQL : `s.${column}`;
 }
 
 /** The first placeholder a user filter may use after a selection's own (core/filter's `firstParam`). */

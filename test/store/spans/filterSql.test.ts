@@ -6,6 +6,7 @@
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import t from 'tap';
 import { compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../../src/core/filter/index.js';
+import { storedResourceId } from '../../../src/store/scores/scores.js';
 import { SPAN_COLUMNS, SQL_TYPE } from '../../../src/store/spans/columns.js';
 import { cases } from '../../core/filter/casesData.js';
 
@@ -53,12 +54,32 @@ const SPANS: Span[] = [
   }),
 ];
 
-const SCORES = [
-  { id: 'c1', name: 'accuracy', score: 0.9, source: 'api', user_id: 'u1', resource_id: 't1', label: null, created_at: '2026-01-10 10:00:00' },
-  { id: 'c2', name: 'accuracy', score: 0.4, source: 'eval', user_id: null, resource_id: 't2', label: 'bad', created_at: '2026-01-12 09:00:00' },
-  { id: 'c3', name: 'helpfulness', score: 1, source: 'annotation', user_id: 'u2', resource_id: 's2c', label: 'good', created_at: '2026-02-01 00:00:00' },
-  { id: 'c4', name: 'O\'Brien \\ "x"', score: 0, source: 'sdk', user_id: 'u1', resource_id: 't3', label: '50%_off', created_at: '2026-01-15 00:00:00.5' },
-];
+interface ScoreRow {
+  id: string;
+  name: string;
+  score: number;
+  source: string;
+  user_id: string | null;
+  resource_type: 'trace' | 'span' | 'session';
+  resource_id: string;
+  trace_id: string | null;
+  session_id: string | null;
+  label: string | null;
+  created_at: string;
+}
+
+/** A score of a session, for the resource_id test alone (the shared cases expect the four above). */
+const SESSION_SCORE: ScoreRow = {
+  id: 'c5', name: 'accuracy', score: 0.7, source: 'api', user_id: null, resource_type: 'session', resource_id: 'sess-1', trace_id: null, session_id: 'sess-1', label: null, created_at: '2026-01-16 00:00:00',
+};
+
+/** Scores as the API shows them; stored as the store stores them (`storedResourceId`). */
+const SCORES: readonly ScoreRow[] = [
+  { id: 'c1', name: 'accuracy', score: 0.9, source: 'api', user_id: 'u1', resource_type: 'trace', resource_id: 't1', trace_id: 't1', session_id: null, label: null, created_at: '2026-01-10 10:00:00' },
+  { id: 'c2', name: 'accuracy', score: 0.4, source: 'eval', user_id: null, resource_type: 'trace', resource_id: 't2', trace_id: 't2', session_id: 'sess-1', label: 'bad', created_at: '2026-01-12 09:00:00' },
+  { id: 'c3', name: 'helpfulness', score: 1, source: 'annotation', user_id: 'u2', resource_type: 'span', resource_id: 's2c', trace_id: 't2', session_id: null, label: 'good', created_at: '2026-02-01 00:00:00' },
+  { id: 'c4', name: 'O\'Brien \\ "x"', score: 0, source: 'sdk', user_id: 'u1', resource_type: 'trace', resource_id: 't3', trace_id: 't3', session_id: null, label: '50%_off', created_at: '2026-01-15 00:00:00.5' },
+] as const;
 
 /** The trace-summary relation of the compiler contract, computed from the fixture spans. */
 const TRACE_SUMMARY = `
@@ -89,10 +110,16 @@ async function fixtures(conn: DuckDBConnection): Promise<void> {
   await conn.run('CREATE TABLE environments (id UUID, name VARCHAR)');
   await conn.run('INSERT INTO environments VALUES ($1, $2), ($3, $4), ($5, $6)', [PROD_A, 'production', STAGING_A, 'staging', PROD_B, 'production']);
   await conn.run(TRACE_SUMMARY);
-  await conn.run('CREATE TABLE scores (id VARCHAR, name VARCHAR, score DOUBLE, source VARCHAR, user_id VARCHAR, resource_id VARCHAR, label VARCHAR, created_at TIMESTAMP)');
-  for (const s of SCORES) {
-    await conn.run('INSERT INTO scores VALUES ($1, $2, $3, $4, $5, $6, $7, $8::TIMESTAMP)', [s.id, s.name, s.score, s.source, s.user_id, s.resource_id, s.label, s.created_at]);
-  }
+  await conn.run(
+    'CREATE TABLE scores (id VARCHAR, name VARCHAR, score DOUBLE, source VARCHAR, user_id VARCHAR, resource_id VARCHAR, resource_type VARCHAR, trace_id VARCHAR, session_id VARCHAR, label VARCHAR, created_at TIMESTAMP)',
+  );
+  for (const s of SCORES) await insertScore(conn, s);
+}
+
+async function insertScore(conn: DuckDBConnection, s: ScoreRow): Promise<void> {
+  await conn.run('INSERT INTO scores VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::TIMESTAMP)', [
+    s.id, s.name, s.score, s.source, s.user_id, storedResourceId(s.resource_type, s.resource_id), s.resource_type, s.trace_id, s.session_id, s.label, s.created_at,
+  ]);
 }
 
 /** Ids matched by `filter`; `$1` is taken by the query itself so the filter's numbering starts at 2. */
@@ -138,6 +165,25 @@ t.test('every valid case runs against DuckDB', async (t) => {
 
   const [count] = (await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM spans')).getRowObjectsJS();
   t.same(count, { n: SPANS.length }, 'injection values stayed data: the spans table is intact');
+});
+
+t.test("a score's resource_id matches the trace, span or session it names, though only a span's is stored", async (t) => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  t.teardown(() => {
+    conn.closeSync();
+    instance.closeSync();
+  });
+  await fixtures(conn);
+  await insertScore(conn, SESSION_SCORE);
+  const all = [...SCORES, SESSION_SCORE];
+  const stored = (await conn.runAndReadAll('SELECT id, resource_id FROM scores ORDER BY id')).getRowObjectsJS();
+  t.same(stored.filter((r) => r.resource_id !== null), [{ id: 'c3', resource_id: 's2c' }], 'only the span score keeps a resource_id');
+  for (const s of all) {
+    const ids = await run(conn, parseFilter(`resource_id = "${s.resource_id}"`, 'scores'), 'scores');
+    t.same(ids, all.filter((o) => o.resource_id === s.resource_id).map((o) => o.id), `resource_id = ${s.resource_id} (${s.resource_type})`);
+  }
+  t.same(await run(conn, parseFilter('resource_id = "sess-1"', 'scores'), 'scores'), ['c5'], "a trace score of a session does not match the session's id");
 });
 
 t.test('hostile values match literally and never reach the SQL text', async (t) => {
