@@ -13,6 +13,12 @@ import { join } from 'node:path';
 import { arg, buildModule, textArg } from './args.js';
 
 const REPORTS = arg('reports', 240);
+/** Commits left out of each median: the first ones warm DuckDB up. */
+const WARM_UP = 5;
+const GROUPS = [1, 4];
+// Each group size needs a commit of its own after the warm-up ones.
+const fewest = Math.max(...GROUPS) * (WARM_UP + 1);
+if (REPORTS < fewest) throw new Error(`--reports ${REPORTS}: at least ${fewest} are needed (${WARM_UP} warm-up commits and one timed, in groups of up to ${Math.max(...GROUPS)})`);
 const BASELINE = textArg('baseline', '');
 const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
 
@@ -74,8 +80,7 @@ async function run(build: Awaited<ReturnType<typeof load>>, all: Awaited<ReturnT
       await build.commit(db, segments, all.slice(i, i + group) as never);
       times.push(performance.now() - started);
     }
-    // The first commits warm DuckDB up.
-    const kept = times.slice(5).sort((a, b) => a - b);
+    const kept = times.slice(WARM_UP).sort((a, b) => a - b);
     return kept[kept.length >> 1]!;
   } finally {
     db.close();
@@ -87,7 +92,7 @@ const all = await reports(REPORTS);
 const builds: [string, Awaited<ReturnType<typeof load>>][] = [['this build', await load('')]];
 if (BASELINE) builds.unshift(['baseline', await load(BASELINE)]);
 console.log(`${REPORTS} reports of ${all[0]!.parts.length} trace parts, ${all[0]!.resources.length} resource`);
-for (const group of [1, 4]) {
+for (const group of GROUPS) {
   const medians = new Map<string, number[]>();
   for (let round = 0; round < 2; round++) for (const [name, build] of builds) medians.set(name, [...(medians.get(name) ?? []), await run(build, all, group)]);
   const line = [...medians].map(([name, ms]) => `${name} ${ms.map((m) => m.toFixed(1)).join(', ')} ms`).join('; ');
