@@ -287,8 +287,8 @@ function rootOf<T extends { parent_id: string | null }>(spans: readonly T[]): T 
 
 /**
  * One span with its input and output in full (out-of-line fields fetched from the blob table).
- * With a trace id the span is found through the trace; without one every segment of the scope is
- * searched (the slow path of `GET /v1/spans/{id}`, which names no trace).
+ * With a trace id the span is found through the trace; without one the segments of the scope are
+ * searched newest first (`GET /v1/spans/{id}`, which names no trace; see `detailRows`).
  */
 export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
   let r: RawDetail | undefined;
@@ -327,11 +327,16 @@ type RawDetail = RawSpan & PlacedRow & {
 };
 
 /**
- * The rows of span `spanId` in scope, earliest first: of trace `traceId` starting in [fromNs, toNs]
- * (one a trace and environment; `readTrace` keeps the trace's), or the earliest of the scope.
+ * The rows of span `spanId` in scope: of trace `traceId` starting in [fromNs, toNs], earliest
+ * first (one a trace and environment; `readTrace` keeps the trace's), or without a trace the
+ * latest of the scope. That search lists the files newest first and asks for the latest start:
+ * once DuckDB finds the span in a file, its top-N bound on the start rules out every older file by
+ * its row groups' statistics, so a recent span — the one usually opened — costs a file or two,
+ * and only an old or missing one the whole scope (`native-bench/spanById`).
  */
 async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, within: { traceId: string; fromNs: bigint; toNs: bigint } | null): Promise<RawDetail[]> {
-  const files = await segmentsFor(src.db, src.segments, scope, within?.fromNs ?? null, within ? within.toNs + 1n : null);
+  const inWindow = await segmentsFor(src.db, src.segments, scope, within?.fromNs ?? null, within ? within.toNs + 1n : null);
+  const files = within ? inWindow : [...inWindow].reverse();
   const s = scopeSql(scope, 'x');
   const params: DuckDBValue[] = [...s.params, spanId];
   let where = `${s.sql} AND x.span_id = $${params.length}`;
@@ -342,7 +347,7 @@ async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, wit
   return src.db.query<RawDetail>(
     `SELECT ${DETAIL_FIELDS}, x.start_ns::VARCHAR AS start_text FROM ${spansFrom(files)} x
        LEFT JOIN resources r ON r.tenant_id = x.tenant_id AND r.app_id = x.app_id AND r.resource_id = x.resource_id
-      WHERE ${where} ORDER BY x.start_ns${within ? '' : ' LIMIT 1'}`,
+      WHERE ${where} ORDER BY x.start_ns${within ? '' : ' DESC LIMIT 1'}`,
     params,
   );
 }

@@ -3,7 +3,7 @@
  * the worker-side buffer and committed by the store; trace summaries merged from parts give the same
  * answer whether read from parts, from merged rows, or from a mix; a committed generation commits
  * once; a trace read answers the same whatever its trace hint says, and the store's hints are filled
- * from what it holds and kept up by its commits.
+ * from what it holds and kept up by its commits; a span opened by id alone is the latest of that id.
  */
 import { createHash } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
@@ -296,6 +296,27 @@ t.test('the store\'s trace hints: filled from merged rows and parts, kept up by 
   const freshReport = await commit([{ traceId: fresh, name: 'f' }]);
   t.same(hints.rangeOf(scope.tenantId, scope.appId, fresh), noted([freshReport]).rangeOf(scope.tenantId, scope.appId, fresh), 'a committed generation notes its traces at once');
   t.ok(hints.rangeOf(scope.tenantId, scope.appId, fresh));
+});
+
+t.test('a span by id without its trace: found in the newest file or an old one; of an id stored twice, the latest', async (t) => {
+  const { src, commit } = await openStore(t);
+  const DAY = 86_400_000;
+  const [oldTrace, midTrace, newTrace, otherEnvTrace] = [hex(16), hex(16), hex(16), hex(16)];
+  const [oldSpan, midSpan, newSpan, twice, elsewhere] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
+  // One file a generation: three days apart, the oldest committed last (the manifest's order is by start).
+  await commit([{ traceId: newTrace, spanId: newSpan, name: 'new' }, { traceId: newTrace, spanId: twice, parentSpanId: newSpan, name: 'twice, later' }], 0);
+  await commit([{ traceId: midTrace, spanId: midSpan, name: 'mid' }], -3 * DAY);
+  await commit([{ traceId: oldTrace, spanId: oldSpan, name: 'old' }, { traceId: oldTrace, spanId: twice, parentSpanId: oldSpan, name: 'twice, earlier' }], -6 * DAY);
+  await commit([{ traceId: otherEnvTrace, spanId: elsewhere, name: 'staging' }], -1 * DAY, '00000000-0000-4000-8000-000000000004');
+  t.equal((await segmentsFor(src.db, src.segments, { ...read, environmentId: null }, null, null)).length, 4, 'four files');
+
+  for (const [spanId, name, traceId] of [[newSpan, 'new', newTrace], [midSpan, 'mid', midTrace], [oldSpan, 'old', oldTrace]] as const) {
+    t.match(await spanDetail(src, read, spanId), { id: spanId, name, trace_id: traceId }, `the ${name} one`);
+  }
+  t.match(await spanDetail(src, read, twice), { id: twice, name: 'twice, later', trace_id: newTrace }, 'an id in two traces: the one that started last');
+  t.equal(await spanDetail(src, read, elsewhere), null, "another environment's span, pinned");
+  t.match(await spanDetail(src, { ...read, environmentId: null }, elsewhere), { id: elsewhere, name: 'staging' }, 'unpinned');
+  t.equal(await spanDetail(src, read, hex(8)), null, 'an id that no file holds');
 });
 
 t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
