@@ -143,6 +143,27 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.equal((await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another app sees nothing');
 });
 
+t.test("a merged row keeps its best candidate's start only when it is not the trace's start", async (t) => {
+  const { db, src, commit } = await openStore(t);
+  const traceId = hex(16);
+  const [a, b] = [hex(8), hex(8)];
+  const stored = async () => (await db.query<{ best_s: string | null; start_ns: string }>('SELECT best_s::VARCHAR AS best_s, start_ns::VARCHAR AS start_ns FROM traces WHERE trace_id = $1', [traceId]))[0]!;
+  const name = async () => (await traceWithSpans(src, read, traceId))!.trace.name;
+  const rootA = (await commit([{ traceId, spanId: a, name: 'root a' }], 0)).segments[0]!.minStartNs;
+  await mergeParts(db);
+  t.equal((await stored()).best_s, null, 'the root started with the trace: its start is not stored again');
+  await commit([{ traceId, parentSpanId: a, name: 'early child' }], -2000);
+  await mergeParts(db);
+  const afterChild = await stored();
+  t.ok(BigInt(afterChild.start_ns) < rootA, 'a child started earlier: the trace starts with it');
+  t.equal(afterChild.best_s, String(rootA), 'and the root keeps its own start');
+  t.equal(await name(), 'root a');
+  await commit([{ traceId, spanId: b, name: 'root b' }], -1000);
+  await mergeParts(db);
+  t.equal(await name(), 'root b', 'a second root that started before the first, after the child, names the trace');
+  t.not((await stored()).best_s, null, "and its start is kept, not the child's");
+});
+
 t.test('a group commit stores each generation of the group once, as commits one by one would', async (t) => {
   const { db, segments, src, write, commit } = await openStore(t);
   const [a, b, c] = [hex(16), hex(16), hex(16)];
