@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
+import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { ItemOutcome } from '../../core/scores/batch.js';
 import { finalizeScore } from '../../core/scores/config.js';
 import type { PreparedScore } from '../../core/scores/item.js';
@@ -13,7 +14,6 @@ import type { DataType, ResourceType, Source } from '../../core/scores/model.js'
 import { resolveResource } from '../../core/scores/resource.js';
 import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../../core/scores/selection.js';
 import type { AppendValue, Database } from '../db.js';
-import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { CompiledFilter } from '../spans/search.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
