@@ -9,11 +9,9 @@
  *
  *   npm run build && node dist/native-bench/traceById.js [--spans 1000000] [--reads 300] [--baseline /path/to/built/checkout]
  */
-import { copyFileSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../test/helpers/server.js';
 import { arg, buildModule, textArg } from './args.js';
-import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
+import { alternate, printMedians, syntheticStores } from './readAB.js';
+import { spreadTrace, syntheticTraceId } from './synthetic.js';
 
 const SPANS = arg('spans', 1_000_000);
 const READS = arg('reads', 300);
@@ -33,63 +31,21 @@ async function load(root: string) {
 }
 
 /** A build's store opened on `dataDir`, with its hints filled, and its trace read. */
-async function open(build: Awaited<ReturnType<typeof load>>, dataDir: string) {
+async function open(root: string, dataDir: string) {
+  const build = await load(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: new build.segments.LocalSegmentStore(build.db.storeDirs(dataDir).segments), hints: build.hints.traceHints(db) };
   await build.hints.hintsFilled(db);
   return { db, read: (traceId: string) => build.reads.traceWithSpans(src as never, READ_SCOPE, traceId) };
 }
 
-const { Database, DATABASE_FILE, storeDirs } = await import('../src/store/db.js');
-const { migrate } = await import('../src/store/migrate.js');
-const dataDir = tempDir('tracelake-trace-by-id-');
-{
-  const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
-  await migrate(db);
-  await loadSynthetic(db, dataDir, SCOPE, SPANS, Date.now());
-  await db.checkpoint();
-  db.close();
-}
-const stores: [string, Awaited<ReturnType<typeof open>>][] = [['this build', await open(await load(''), dataDir)]];
-let copyDir = '';
-if (BASELINE) {
-  // A copy of the database (each DuckDB holds its file's lock) over the very same segment files.
-  copyDir = tempDir('tracelake-trace-by-id-baseline-');
-  copyFileSync(join(dataDir, DATABASE_FILE), join(copyDir, DATABASE_FILE));
-  symlinkSync(storeDirs(dataDir).segments, storeDirs(copyDir).segments);
-  stores.unshift(['baseline', await open(await load(BASELINE), copyDir)]);
-}
-
+const { stores, close } = await syntheticStores(SCOPE, SPANS, BASELINE, open);
 const traces = Math.floor(SPANS / 8);
 const cases = {
   'a trace (8 spans)': (i: number) => ({ id: syntheticTraceId(spreadTrace(i, traces)), found: true }),
   // Numbers' MD5s are the synthetic ids; no number makes these.
   'an id that does not exist': (i: number) => ({ id: syntheticTraceId(-1 - i), found: false }),
 };
-const times = new Map<string, number[]>();
-// A warm-up pass (files opened, statements prepared), then the timed one; builds take turns first.
-for (let pass = 0; pass < 2; pass++) {
-  for (let i = 0; i < READS; i++) {
-    for (const [name, make] of Object.entries(cases)) {
-      const { id, found } = make(i);
-      for (const [build, store] of i % 2 ? [...stores].reverse() : stores) {
-        const started = performance.now();
-        const answer = await store.read(id);
-        const ms = performance.now() - started;
-        if ((answer !== null) !== found) throw new Error(`${build}: ${name} ${id} answered ${answer === null ? 'nothing' : 'a trace'}`);
-        if (pass === 1) times.set(`${name}|${build}`, [...(times.get(`${name}|${build}`) ?? []), ms]);
-      }
-    }
-  }
-}
-for (const [, store] of stores) store.db.close();
-rmSync(dataDir, { recursive: true, force: true });
-if (copyDir) rmSync(copyDir, { recursive: true, force: true });
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-console.log(`trace by id over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`);
-for (const name of Object.keys(cases)) {
-  const line = stores.map(([build]) => `${build} ${median(times.get(`${name}|${build}`)!).toFixed(2)}`).join(', ');
-  const ratio = BASELINE ? `; ratio ${(median(times.get(`${name}|this build`)!) / median(times.get(`${name}|baseline`)!)).toFixed(2)}×` : '';
-  console.log(`  ${name.padEnd(26)} ${line}${ratio}`);
-}
+const times = await alternate(stores, cases, READS);
+close();
+printMedians(`trace by id over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`, stores, cases, times);

@@ -4,7 +4,7 @@
  * SQL fails here instead of passing a string comparison; `expect` lists check the rows matched.
  */
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../../src/core/filter/index.js';
 import { storedResourceId } from '../../../src/store/scores/scores.js';
 import { SPAN_COLUMNS, SQL_TYPE } from '../../../src/store/spans/columns.js';
@@ -122,6 +122,18 @@ async function insertScore(conn: DuckDBConnection, s: ScoreRow): Promise<void> {
   ]);
 }
 
+/** A connection to an in-memory DuckDB holding the fixtures, closed with the test. */
+async function withFixtures(t: Test): Promise<DuckDBConnection> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  t.teardown(() => {
+    conn.closeSync();
+    instance.closeSync();
+  });
+  await fixtures(conn);
+  return conn;
+}
+
 /** Ids matched by `filter`; `$1` is taken by the query itself so the filter's numbering starts at 2. */
 async function run(conn: DuckDBConnection, filter: Filter, resource: Resource): Promise<string[]> {
   const { sql, params } = compileFilter(filter, resource, 2);
@@ -135,13 +147,7 @@ async function run(conn: DuckDBConnection, filter: Filter, resource: Resource): 
 }
 
 t.test('every valid case runs against DuckDB', async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  t.teardown(() => {
-    conn.closeSync();
-    instance.closeSync();
-  });
-  await fixtures(conn);
+  const conn = await withFixtures(t);
   t.same(await run(conn, [], 'traces'), ['t1', 't1@B', 't2', 't3'], 'the trace summary holds the fixture traces');
 
   let checked = 0;
@@ -168,13 +174,7 @@ t.test('every valid case runs against DuckDB', async (t) => {
 });
 
 t.test("a score's resource_id matches the trace, span or session it names, though only a span's is stored", async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  t.teardown(() => {
-    conn.closeSync();
-    instance.closeSync();
-  });
-  await fixtures(conn);
+  const conn = await withFixtures(t);
   await insertScore(conn, SESSION_SCORE);
   const all = [...SCORES, SESSION_SCORE];
   const stored = (await conn.runAndReadAll('SELECT id, resource_id FROM scores ORDER BY id')).getRowObjectsJS();
@@ -187,13 +187,7 @@ t.test("a score's resource_id matches the trace, span or session it names, thoug
 });
 
 t.test('hostile values match literally and never reach the SQL text', async (t) => {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  t.teardown(() => {
-    conn.closeSync();
-    instance.closeSync();
-  });
-  await fixtures(conn);
+  const conn = await withFixtures(t);
   const hostile = [INJECTION, `batch${INJECTION}`, "' OR '1'='1", '"; DELETE FROM scores; --', '\\', "\\'", '%', '_', '$1', '$."x"', ')) OR TRUE --'];
   for (const v of hostile) {
     for (const [resource, field] of [['spans', 'name'], ['traces', 'name'], ['traces', 'model'], ['spans', 'metadata.sql'], ['scores', 'label']] as const) {
