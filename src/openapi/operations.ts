@@ -216,6 +216,8 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
   'GET /v1/spans/:spanId': {
     tag: 'Spans',
     summary: 'One span, opened',
+    description:
+      'Named without its trace, the span is searched for in the scope\'s segments newest first: a recent span answers soonest, an old or unknown id reads every segment. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
     params: 'SpanParams',
     answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
   },
