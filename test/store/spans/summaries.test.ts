@@ -152,13 +152,14 @@ t.test("a merged row keeps its best candidate's start only when it is not the tr
   const rootA = (await commit([{ traceId, spanId: a, name: 'root a' }], 0)).segments[0]!.minStartNs;
   await mergeParts(db);
   t.equal((await stored()).best_s, null, 'the root started with the trace: its start is not stored again');
-  await commit([{ traceId, parentSpanId: a, name: 'early child' }], -2000);
+  // Offsets of a minute and half a minute: far more than the time between the commits.
+  await commit([{ traceId, parentSpanId: a, name: 'early child' }], -60_000);
   await mergeParts(db);
   const afterChild = await stored();
   t.ok(BigInt(afterChild.start_ns) < rootA, 'a child started earlier: the trace starts with it');
   t.equal(afterChild.best_s, String(rootA), 'and the root keeps its own start');
   t.equal(await name(), 'root a');
-  await commit([{ traceId, spanId: b, name: 'root b' }], -1000);
+  await commit([{ traceId, spanId: b, name: 'root b' }], -30_000);
   await mergeParts(db);
   t.equal(await name(), 'root b', 'a second root that started before the first, after the child, names the trace');
   t.not((await stored()).best_s, null, "and its start is kept, not the child's");
