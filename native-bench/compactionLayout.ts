@@ -4,9 +4,9 @@
  * build as the peers bench does (8 clients, OTLP/protobuf, then waits for compaction), keeps the
  * store, and reports its live files, how many compacted files each trace's time range touches, and
  * the median of a trace by id read in process (`traceWithSpans`, trace hints on) over a sample of
- * the traces. With `--baseline <checkout>` that build's server loads the same dataset into a
- * store of its own, and both stores are read by this build's code, alternating, so the difference
- * is the files' layout alone.
+ * the traces (`readAB.ts`: a warm-up pass, then a timed one). With `--baseline <checkout>` that
+ * build's server loads the same dataset into a store of its own, and both stores are read by this
+ * build's code, alternating, so the difference is the files' layout alone.
  *
  *   npm run build && node dist/native-bench/compactionLayout.js [--spans 1000000] [--baseline /path/to/built/checkout]
  */
@@ -18,6 +18,7 @@ import { traceWithSpans } from '../src/store/spans/reads.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { hintsFilled, traceHints } from '../src/store/spans/traceHints.js';
 import { arg, buildModule, textArg } from './args.js';
+import { alternate, printMedians } from './readAB.js';
 
 const SPANS = arg('spans', 1_000_000);
 const BASELINE = textArg('baseline', '');
@@ -56,27 +57,14 @@ async function open(name: string, dataDir: string) {
   return { db, dataDir, sample: traces.filter((_, i) => i % SAMPLE_EVERY === 0).map((t) => t.trace_id), read: (id: string) => traceWithSpans(src, readScope, id) };
 }
 
-const stores = [await open('this build', await load(''))];
-if (BASELINE) stores.unshift(await open('baseline', await load(BASELINE)));
-const names = BASELINE ? ['baseline', 'this build'] : ['this build'];
-const times: number[][] = stores.map(() => []);
-// A warm-up round, then two timed ones; the stores take turns read by read.
-for (let round = 0; round < 3; round++) {
-  for (let i = 0; i < stores[0]!.sample.length; i++) {
-    const order = i % 2 ? [...stores.keys()].reverse() : [...stores.keys()];
-    for (const s of order) {
-      const store = stores[s]!;
-      const id = store.sample[i % store.sample.length]!;
-      const started = performance.now();
-      if (!(await store.read(id))) throw new Error(`${names[s]}: trace ${id} not found`);
-      if (round > 0) times[s]!.push(performance.now() - started);
-    }
-  }
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const medians = times.map(median);
-console.log(`trace by id, this build's read over each store (median of ${times[0]!.length}): ${names.map((n, i) => `${n} ${medians[i]!.toFixed(2)} ms`).join(', ')}${BASELINE ? `; ratio ${(medians[1]! / medians[0]!).toFixed(2)}×` : ''}`);
-for (const store of stores) {
+const stores: [string, Awaited<ReturnType<typeof open>>][] = [['this build', await open('this build', await load(''))]];
+if (BASELINE) stores.unshift(['baseline', await open('baseline', await load(BASELINE))]);
+// The same dataset in both stores: the same traces, read by this build's code alternating.
+const sample = stores[0]![1].sample;
+const cases = { 'a trace by id': (i: number) => ({ id: sample[i]!, found: true }) };
+const times = await alternate(stores, cases, sample.length);
+printMedians(`trace by id, this build's read over each store (median of ${sample.length})`, stores, cases, times);
+for (const [, store] of stores) {
   store.db.close();
   rmSync(store.dataDir, { recursive: true, force: true });
 }

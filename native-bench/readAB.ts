@@ -1,7 +1,8 @@
 /**
  * The harness of the in-process read benches (`traceById`, `spanById`): a synthetic store, read by
  * this build's store functions and, with `--baseline`, by another build's over a copy of it, read by
- * read alternating, then medians and ratios (the reference is the baseline).
+ * read alternating, then medians and ratios (the reference is the baseline). `compactionLayout`
+ * alternates and prints with it too, over stores of its own.
  */
 import { copyFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
