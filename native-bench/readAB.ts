@@ -9,7 +9,19 @@ import { join } from 'node:path';
 import { DATABASE_FILE, Database, storeDirs } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { tempDir } from '../test/helpers/server.js';
+import { buildModule } from './args.js';
 import { loadSynthetic, type SyntheticScope } from './synthetic.js';
+
+/** One build's store modules the read benches call, loaded from its `dist` (this one's when `root` is empty). */
+export async function storeModules(root: string) {
+  const at = (path: string) => buildModule(root, path);
+  return {
+    db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
+    reads: (await import(at('src/store/spans/reads.js'))) as typeof import('../src/store/spans/reads.js'),
+    hints: (await import(at('src/store/spans/traceHints.js'))) as typeof import('../src/store/spans/traceHints.js'),
+    segments: (await import(at('src/store/spans/segmentStore.js'))) as typeof import('../src/store/spans/segmentStore.js'),
+  };
+}
 
 /** A store opened by one build: what it reads an id with, and its database to close. */
 export interface OpenStore {

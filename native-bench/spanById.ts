@@ -8,8 +8,8 @@
  *
  *   npm run build && node dist/native-bench/spanById.js [--spans 10000000] [--reads 40] [--baseline /path/to/built/checkout]
  */
-import { arg, buildModule, textArg } from './args.js';
-import { alternate, printMedians, syntheticStores } from './readAB.js';
+import { arg, textArg } from './args.js';
+import { alternate, printMedians, storeModules, syntheticStores } from './readAB.js';
 import { syntheticSpanId } from './synthetic.js';
 
 const SPANS = arg('spans', 10_000_000);
@@ -20,19 +20,9 @@ const READ_SCOPE = { ...SCOPE, environmentId: null };
 /** Synthetic traces start 4 s apart and hold 8 spans: an hour is 7,200 spans. */
 const SPANS_AN_HOUR = 7_200;
 
-/** One build's store functions, loaded from its `dist` (this one's when `root` is empty). */
-async function load(root: string) {
-  const at = (path: string) => buildModule(root, path);
-  return {
-    db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
-    reads: (await import(at('src/store/spans/reads.js'))) as typeof import('../src/store/spans/reads.js'),
-    segments: (await import(at('src/store/spans/segmentStore.js'))) as typeof import('../src/store/spans/segmentStore.js'),
-  };
-}
-
 /** A build's store opened on `dataDir`, and its read of a span by id alone. */
 async function open(root: string, dataDir: string) {
-  const build = await load(root);
+  const build = await storeModules(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: new build.segments.LocalSegmentStore(build.db.storeDirs(dataDir).segments) };
   return {

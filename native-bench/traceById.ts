@@ -9,8 +9,8 @@
  *
  *   npm run build && node dist/native-bench/traceById.js [--spans 1000000] [--reads 300] [--baseline /path/to/built/checkout]
  */
-import { arg, buildModule, textArg } from './args.js';
-import { alternate, printMedians, syntheticStores } from './readAB.js';
+import { arg, textArg } from './args.js';
+import { alternate, printMedians, storeModules, syntheticStores } from './readAB.js';
 import { spreadTrace, syntheticTraceId } from './synthetic.js';
 
 const SPANS = arg('spans', 1_000_000);
@@ -19,20 +19,9 @@ const BASELINE = textArg('baseline', '');
 const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
 const READ_SCOPE = { ...SCOPE, environmentId: null };
 
-/** One build's store functions, loaded from its `dist` (this one's when `root` is empty). */
-async function load(root: string) {
-  const at = (path: string) => buildModule(root, path);
-  return {
-    db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
-    reads: (await import(at('src/store/spans/reads.js'))) as typeof import('../src/store/spans/reads.js'),
-    hints: (await import(at('src/store/spans/traceHints.js'))) as typeof import('../src/store/spans/traceHints.js'),
-    segments: (await import(at('src/store/spans/segmentStore.js'))) as typeof import('../src/store/spans/segmentStore.js'),
-  };
-}
-
 /** A build's store opened on `dataDir`, with its hints filled, and its trace read. */
 async function open(root: string, dataDir: string) {
-  const build = await load(root);
+  const build = await storeModules(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: new build.segments.LocalSegmentStore(build.db.storeDirs(dataDir).segments), hints: build.hints.traceHints(db) };
   await build.hints.hintsFilled(db);
