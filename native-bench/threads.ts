@@ -6,10 +6,11 @@
  * readable (`tracelake_generation_seconds`): a steady load's readability, from a fresh server.
  * The main thread is marked; the other threads have only the kernel's ids.
  *
- *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--rate N] [--cpu-prof DIR] [--main path/to/dist/src/main.js]
+ *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--rate N] [--cpu-prof DIR] [--main path/to/dist/src/main.js] [--node-flags "--flag ..."]
  *
  * `--main` runs another build's server (A/B against an older checkout, one run after the other).
  * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
+ * `--node-flags` starts the server's node with these flags (V8's GC settings, A/B run after run).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
@@ -22,6 +23,7 @@ const SECONDS = arg('seconds', 20);
 const PROFILES = textArg('cpu-prof', '');
 const RATE = arg('rate', 0);
 const MAIN = textArg('main', new URL('../src/main.js', import.meta.url).pathname);
+const NODE_FLAGS = textArg('node-flags', '').split(' ').filter(Boolean);
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
 
 /** CPU seconds (user + system) of each thread of `pid`, by thread id. */
@@ -44,7 +46,7 @@ const server = await startServer({
   env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
   args: ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--metrics-listen', 'api', ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
   main: MAIN,
-  ...(PROFILES ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${PROFILES}`, MAIN] } : {}),
+  ...(PROFILES || NODE_FLAGS.length ? { command: [process.execPath, ...NODE_FLAGS, ...(PROFILES ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`] : []), MAIN] } : {}),
 });
 const appId = server.logs.find((l) => l.msg === 'bootstrap')!.app_id as string;
 const bodies = new Bodies(8);
