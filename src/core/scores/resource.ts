@@ -24,7 +24,7 @@ export interface ResourceRef {
 export interface ResolvedResource {
   resourceType: ResourceType;
   /** The trace or span id, or for a session score the session id. */
-  resourceId: string | null;
+  resourceId: string;
   /** The scored trace, or the trace of the scored span; null for a session. */
   traceId: string | null;
   sessionId: string | null;
@@ -56,7 +56,7 @@ export function resolveResource(ref: ResourceRef, lookup: ResourceLookup, pinned
     const session = lookup.sessions.get(ref.sessionId!);
     if (!session) return notFound('session_id', `no session "${ref.sessionId}" in this app`);
     // A session score's resource is the session: its id is the score's resource_id.
-    return ok({ resourceType: 'session', resourceId: ref.sessionId, traceId: null, sessionId: ref.sessionId, environmentId: pinnedEnvironmentId ?? session.environmentId });
+    return ok({ resourceType: 'session', resourceId: ref.sessionId!, traceId: null, sessionId: ref.sessionId, environmentId: pinnedEnvironmentId ?? session.environmentId });
   }
   const traceId = ref.resourceKind === 'span' ? lookup.spans.get(ref.resourceId)?.traceId : ref.resourceId;
   const trace = traceId === undefined ? undefined : lookup.traces.get(traceId);

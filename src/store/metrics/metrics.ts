@@ -19,6 +19,8 @@ import { TS_PARAM } from '../sql.js';
  * `Record` over a union: typia names a bare one after its members, in an order that varies by build.
  */
 export interface MetricsRow {
+  /** The bucket's start (ISO 8601). */
+  bucket: string;
   [column: string]: string | number | null;
 }
 

@@ -67,7 +67,9 @@ export interface ScoreView {
   reason: string | null;
   source: Source;
   user_id: string | null;
-  resource_id: string | null;
+  // Stored for span scores only; reads give it back with SCORE_RESOURCE_ID_SQL.
+  /** The id of what was scored: the trace's, the span's or the session's. */
+  resource_id: string;
   resource_type: ResourceType;
   trace_id: string | null;
   session_id: string | null;

@@ -1,0 +1,117 @@
+/**
+ * The web UI's types of the API's answers (src/web/apiTypes.ts) against the server's. The UI is
+ * type-checked on its own (it sees no server module), so its types are a copy; this test keeps the
+ * copy honest twice over:
+ * - at compile time: each answer type of the contract (src/contract/responses.ts) must be
+ *   assignable to the type the UI reads it as — a field the UI expects that the server's type
+ *   lacks, or types differently, fails the build;
+ * - at run time: the answers of a real server, seeded through the OpenTelemetry SDK and the API,
+ *   are validated against the UI's types (typia), field by field.
+ */
+import t, { type Test } from 'tap';
+import typia, { type IValidation } from 'typia';
+import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import type * as Answers from '../../src/contract/responses.js';
+import type * as Ui from '../../src/web/apiTypes.js';
+import { createRun, report } from '../evals/helpers.js';
+import { tracerProvider } from '../helpers/otel.js';
+import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+
+/** Compiles only when an answer of type `A` can stand where the UI expects `U`. */
+type Fits<A extends U, U> = [A, U];
+
+/** Every answer the UI reads, with the type it reads it as (src/web/pages, src/web/components). */
+export type UiReadsAnswers = [
+  Fits<Answers.TraceSearchPage, Ui.Page<Ui.TraceSummary>>,
+  Fits<Answers.TracePage, Ui.Page<Ui.TraceSummary>>,
+  Fits<Answers.TraceDetailAnswer['data']['spans'][number], Ui.Span>,
+  Fits<NonNullable<Answers.TraceDetailAnswer['data']['graph']>, Ui.Graph>,
+  Fits<Answers.SpanPage, Ui.Page<Ui.Span>>,
+  Fits<Answers.SpanDetailAnswer['data'], Ui.SpanDetail>,
+  Fits<Answers.ScorePage, Ui.Page<Ui.Score>>,
+  Fits<Answers.CommentPage, Ui.Page<Ui.Comment>>,
+  Fits<Answers.SessionPage, Ui.Page<Ui.Session>>,
+  Fits<Answers.PromptPage, Ui.Page<Ui.PromptSummary>>,
+  Fits<Answers.PromptVersionAnswer['data'], Ui.PromptVersion>,
+  Fits<Answers.PromptMetricsAnswer['data'], Ui.PromptVersionMetrics[]>,
+  Fits<Answers.ExperimentPage, Ui.Page<Ui.ExperimentSummary>>,
+  Fits<Answers.ExperimentAnswer['data']['runs'][number], Ui.ExperimentRun>,
+  Fits<Answers.BaselineAnswer['data'], Ui.BaselineComparison>,
+  Fits<Answers.FilterSchemaAnswer['data'], Ui.FilterSchema>,
+  Fits<Answers.CapabilitiesAnswer['data'], Ui.Capabilities>,
+  Fits<Answers.MetricsAnswer, Ui.MetricsAnswer>,
+];
+
+async function read(server: TestServer, root: Credentials, path: string): Promise<unknown> {
+  const r = await call(server, 'GET', path, { auth: root });
+  if (r.status !== 200) throw new Error(`GET ${path} answered ${r.status}: ${r.text}`);
+  return r.body;
+}
+
+/** Passes when `check` accepts `answer`; else fails naming the fields the UI would misread. */
+function fits(t: Test, what: string, check: IValidation<unknown>) {
+  t.ok(check.success, `${what} is what the UI expects`, check.success ? {} : { errors: check.errors.slice(0, 5) });
+}
+
+t.test("a real server's answers have the fields and types the UI reads", async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+
+  // A trace of two spans in a session, a generation naming a prompt version; a score and a comment.
+  const created = await call(server, 'POST', '/v1/prompts', { auth: root, body: { name: 'answer', prompt: [{ role: 'user', content: '{{question}}' }], labels: ['production'] } });
+  t.equal(created.status, 201, created.text);
+  const { provider, tracer } = tracerProvider(server, root, 'proto', 'support-bot');
+  const at = Date.now() - 60_000;
+  const rootSpan = tracer.startSpan('support-turn', { startTime: at, attributes: { 'session.id': 'session-1', 'user.id': 'user-1', 'tracelake.metadata.team': 'blue' } });
+  const generation = tracer.startSpan(
+    'chat gpt-4o',
+    {
+      startTime: at + 10,
+      attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 30, 'tracelake.prompt.name': 'answer', 'tracelake.prompt.version': 1 },
+    },
+    trace.setSpan(context.active(), rootSpan),
+  );
+  generation.setStatus({ code: SpanStatusCode.OK });
+  generation.end(at + 500);
+  rootSpan.end(at + 600);
+  await provider.forceFlush();
+  await provider.shutdown();
+  const traceId = rootSpan.spanContext().traceId;
+  const spanId = generation.spanContext().spanId;
+  t.equal((await call(server, 'POST', '/v1/scores', { auth: root, body: { name: 'accuracy', resource_id: traceId, score: 0.5, reason: 'half right' } })).status, 201);
+  t.equal((await call(server, 'POST', '/v1/comments', { auth: root, body: { resource_type: 'trace', resource_id: traceId, content: 'Escalated.' } })).status, 201);
+  const run = await createRun(server, root, { experiment: 'checkout-agent', suite: 'swe-mini' });
+  t.equal((await report(server, run.worker, run.id, { costUsd: 0.1 })).status, 200);
+
+  const since = new Date(at - 3_600_000).toISOString();
+  const traces = (await read(server, root, `/v1/traces?start_date=${since}`)) as { data: unknown[] };
+  t.equal(traces.data.length, 1, 'the trace is listed');
+  fits(t, 'GET /v1/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(traces));
+  fits(t, 'GET /v1/sessions/{id}/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(await read(server, root, '/v1/sessions/session-1/traces')));
+  const detail = (await read(server, root, `/v1/traces/${traceId}?fields=graph`)) as { data: { spans: unknown[]; graph: unknown } };
+  t.equal(detail.data.spans.length, 2, 'the trace has its two spans');
+  fits(t, 'GET /v1/traces/{id} spans', typia.validate<Ui.Span[]>(detail.data.spans));
+  fits(t, 'GET /v1/traces/{id}?fields=graph graph', typia.validate<Ui.Graph>(detail.data.graph));
+  fits(t, 'GET /v1/spans', typia.validate<Ui.Page<Ui.Span>>(await read(server, root, `/v1/spans?start_date=${since}`)));
+  fits(t, 'GET /v1/traces/{id}/spans/{id}', typia.validate<{ data: Ui.SpanDetail }>(await read(server, root, `/v1/traces/${traceId}/spans/${spanId}`)));
+  const scores = (await read(server, root, `/v1/scores?trace_id=${traceId}`)) as { data: unknown[] };
+  t.equal(scores.data.length, 1, 'the score is listed');
+  fits(t, 'GET /v1/scores', typia.validate<Ui.Page<Ui.Score>>(scores));
+  fits(t, 'GET /v1/comments', typia.validate<Ui.Page<Ui.Comment>>(await read(server, root, `/v1/comments?resource_type=trace&resource_id=${traceId}`)));
+  const sessions = (await read(server, root, `/v1/sessions?start_date=${since}`)) as { data: unknown[] };
+  t.equal(sessions.data.length, 1, 'the session is listed');
+  fits(t, 'GET /v1/sessions', typia.validate<Ui.Page<Ui.Session>>(sessions));
+  fits(t, 'GET /v1/prompts', typia.validate<Ui.Page<Ui.PromptSummary>>(await read(server, root, '/v1/prompts')));
+  fits(t, 'GET /v1/prompts/{name}?version=', typia.validate<{ data: Ui.PromptVersion }>(await read(server, root, '/v1/prompts/answer?version=1')));
+  const usage = (await read(server, root, `/v1/prompts/answer/metrics?start_date=${since}`)) as { data: unknown[] };
+  t.equal(usage.data.length, 1, 'the version used has its figures');
+  fits(t, 'GET /v1/prompts/{name}/metrics', typia.validate<{ data: Ui.PromptVersionMetrics[] }>(usage));
+  fits(t, 'GET /v1/experiments', typia.validate<Ui.Page<Ui.ExperimentSummary>>(await read(server, root, '/v1/experiments')));
+  fits(t, 'GET /v1/experiments/{id}', typia.validate<{ data: Ui.Experiment & { runs: Ui.ExperimentRun[] } }>(await read(server, root, `/v1/experiments/${run.experimentId}`)));
+  fits(t, 'GET /v1/experiments/baseline', typia.validate<{ data: Ui.BaselineComparison }>(await read(server, root, `/v1/experiments/baseline?run_id=${run.id}`)));
+  fits(t, 'GET /v1/filter-schema', typia.validate<{ data: Ui.FilterSchema }>(await read(server, root, '/v1/filter-schema')));
+  fits(t, 'GET /v1/capabilities', typia.validate<{ data: Ui.Capabilities }>(await read(server, root, '/v1/capabilities')));
+  const metrics = (await read(server, root, `/v1/metrics?view=spans&from=${since}&measures=count,cost&group_by=model`)) as { data: unknown[] };
+  t.ok(metrics.data.length > 0, 'the metrics have rows');
+  fits(t, 'GET /v1/metrics', typia.validate<Ui.MetricsAnswer>(metrics));
+});
