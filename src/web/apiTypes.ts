@@ -254,3 +254,57 @@ export interface MetricsAnswer {
   data: MetricsRow[];
   meta: { view: string; bucket: string; from: string; to: string; buckets: number; measures: string[]; group_by: string[] };
 }
+
+/** A turn as `GET /v1/workers/runs/{id}` answers it (store/workers/views.ts). */
+export interface WorkerTurn {
+  run_id: string;
+  turn_index: number;
+  prompt: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  attempt: number;
+  lost_leases: number;
+  worker: string | null;
+  cancel_requested: boolean;
+  reason: string | null;
+  exit_code: number | null;
+  error: string | null;
+  commit_sha: string | null;
+  cost_usd: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  tool_calls: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface WorkerRun {
+  id: string;
+  kind: 'oneshot' | 'session';
+  status: string;
+  environment_id: string;
+  title: string | null;
+  profile: string;
+  repository: string;
+  base_branch: string;
+  base_commit: string | null;
+  work_branch: string;
+  head_commit: string | null;
+  trace_id: string;
+  open: boolean;
+  turn_count: number;
+  cost_usd: number;
+  latest_turn: WorkerTurn;
+  created_at: string;
+  closed_at: string | null;
+  turns?: WorkerTurn[];
+}
+
+/** `GET /v1/scores/aggregations`: a score name's figures. */
+export interface Aggregation {
+  name: string;
+  count: number;
+  avg_score: number;
+  min_score: number;
+  max_score: number;
+}

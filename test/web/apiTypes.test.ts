@@ -6,7 +6,9 @@
  *   assignable to the type the UI reads it as — a field the UI expects that the server's type
  *   lacks, or types differently, fails the build;
  * - at run time: the answers of a real server, seeded through the OpenTelemetry SDK and the API,
- *   are validated against the UI's types (typia), field by field.
+ *   are validated against the UI's types (typia), field by field. (Worker runs are held at compile
+ *   time only: a run needs a repository and an agent, which test/web/workers.test.ts sets up to
+ *   drive their pages.)
  */
 import t, { type Test } from 'tap';
 import typia, { type IValidation } from 'typia';
@@ -40,6 +42,9 @@ export type UiReadsAnswers = [
   Fits<Answers.FilterSchemaAnswer['data'], Ui.FilterSchema>,
   Fits<Answers.CapabilitiesAnswer['data'], Ui.Capabilities>,
   Fits<Answers.MetricsAnswer, Ui.MetricsAnswer>,
+  Fits<Answers.ScoreAggregationsAnswer, { data: Ui.Aggregation[] }>,
+  Fits<Answers.WorkerRunPage, Ui.Page<Ui.WorkerRun>>,
+  Fits<Answers.WorkerRunAnswer['data'], Ui.WorkerRun>,
 ];
 
 async function read(server: TestServer, root: Credentials, path: string): Promise<unknown> {
@@ -97,6 +102,7 @@ t.test("a real server's answers have the fields and types the UI reads", async (
   const scores = (await read(server, root, `/v1/scores?trace_id=${traceId}`)) as { data: unknown[] };
   t.equal(scores.data.length, 1, 'the score is listed');
   fits(t, 'GET /v1/scores', typia.validate<Ui.Page<Ui.Score>>(scores));
+  fits(t, 'GET /v1/scores/aggregations', typia.validate<{ data: Ui.Aggregation[] }>(await read(server, root, `/v1/scores/aggregations?start_date=${since}`)));
   fits(t, 'GET /v1/comments', typia.validate<Ui.Page<Ui.Comment>>(await read(server, root, `/v1/comments?resource_type=trace&resource_id=${traceId}`)));
   const sessions = (await read(server, root, `/v1/sessions?start_date=${since}`)) as { data: unknown[] };
   t.equal(sessions.data.length, 1, 'the session is listed');

@@ -1,19 +1,11 @@
 /** Scores: the latest scores, and per name their count, average, minimum and maximum. */
-import { get, query, type Page, type Score } from '../api.js';
+import { get, query, type Aggregation, type Page, type Score } from '../api.js';
 import { Pager, Table, WindowSelect, type Column } from '../components/table.js';
 import { int, time, windowFrom } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { navigate, type Location } from '../router.js';
 
 const LIMIT = 50;
-
-interface Aggregation {
-  name: string;
-  count: number;
-  avg_score: number;
-  min_score: number;
-  max_score: number;
-}
 
 const COLUMNS: Column<Score>[] = [
   { key: 'created', title: 'Created', render: (s) => time(s.created_at) },

@@ -8,10 +8,10 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { loadCredentials } from '../api.js';
+import { loadCredentials, type WorkerRun, type WorkerTurn } from '../api.js';
 import { int, time, usd } from '../format.js';
 import { href, type Location } from '../router.js';
-import { runTitle, WorkerStatus, type WorkerRun, type WorkerTurn } from './workerRuns.js';
+import { runTitle, WorkerStatus } from './workerRuns.js';
 
 interface ThreadEvent {
   cursor: number;

@@ -2,58 +2,13 @@
  * Worker runs and sessions, latest first: status, kind, profile, branch, turns and cost; a row
  * opens the run's live thread. Filters by kind and status are in the deep link.
  */
-import { get, query, type Page } from '../api.js';
+import { get, query, type Page, type WorkerRun, type WorkerTurn } from '../api.js';
 import { Pager, Table, type Column } from '../components/table.js';
 import { int, short, time, usd } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { navigate, type Location } from '../router.js';
 
 const LIMIT = 50;
-
-/** A turn as `GET /v1/workers/runs/{id}` answers it (store/workers/views.ts). */
-export interface WorkerTurn {
-  run_id: string;
-  turn_index: number;
-  prompt: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  attempt: number;
-  lost_leases: number;
-  worker: string | null;
-  cancel_requested: boolean;
-  reason: string | null;
-  exit_code: number | null;
-  error: string | null;
-  commit_sha: string | null;
-  cost_usd: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  tool_calls: number | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface WorkerRun {
-  id: string;
-  kind: 'oneshot' | 'session';
-  status: string;
-  environment_id: string;
-  title: string | null;
-  profile: string;
-  repository: string;
-  base_branch: string;
-  base_commit: string | null;
-  work_branch: string;
-  head_commit: string | null;
-  trace_id: string;
-  open: boolean;
-  turn_count: number;
-  cost_usd: number;
-  latest_turn: WorkerTurn;
-  created_at: string;
-  closed_at: string | null;
-  turns?: WorkerTurn[];
-}
 
 export function WorkerStatus({ status }: { status: string }) {
   return <span class={`status run-${status}`}>{status}</span>;
