@@ -1,51 +1,18 @@
 /**
- * The web UI's types of the API's answers (src/web/apiTypes.ts) against the server's. The UI is
- * type-checked on its own (it sees no server module), so its types are a copy; this test keeps the
- * copy honest twice over:
- * - at compile time: each answer type of the contract (src/contract/responses.ts) must be
- *   assignable to the type the UI reads it as — a field the UI expects that the server's type
- *   lacks, or types differently, fails the build;
- * - at run time: the answers of a real server, seeded through the OpenTelemetry SDK and the API,
- *   are validated against the UI's types (typia), field by field. (Worker runs are held at compile
- *   time only: a run needs a repository and an agent, which test/web/workers.test.ts sets up to
- *   drive their pages.)
+ * The answers the web UI reads, from a real server seeded through the OpenTelemetry SDK and the
+ * API, validated field by field (typia) against the types the UI reads them as
+ * (src/web/apiTypes.ts: the server's own answer types). The UI's build checks its code against
+ * those types; this checks that the server's answers are what the types say — a type looser or
+ * stricter than the answers (a field typed as never null that is null, or missing) fails here.
+ * (Worker runs are left to test/web/workers.test.ts: a run needs a repository and an agent.)
  */
 import t, { type Test } from 'tap';
 import typia, { type IValidation } from 'typia';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
-import type * as Answers from '../../src/contract/responses.js';
 import type * as Ui from '../../src/web/apiTypes.js';
 import { createRun, report } from '../evals/helpers.js';
 import { tracerProvider } from '../helpers/otel.js';
 import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
-
-/** Compiles only when an answer of type `A` can stand where the UI expects `U`. */
-type Fits<A extends U, U> = [A, U];
-
-/** Every answer the UI reads, with the type it reads it as (src/web/pages, src/web/components). */
-export type UiReadsAnswers = [
-  Fits<Answers.TraceSearchPage, Ui.Page<Ui.TraceSummary>>,
-  Fits<Answers.TracePage, Ui.Page<Ui.TraceSummary>>,
-  Fits<Answers.TraceDetailAnswer['data']['spans'][number], Ui.Span>,
-  Fits<NonNullable<Answers.TraceDetailAnswer['data']['graph']>, Ui.Graph>,
-  Fits<Answers.SpanPage, Ui.Page<Ui.Span>>,
-  Fits<Answers.SpanDetailAnswer['data'], Ui.SpanDetail>,
-  Fits<Answers.ScorePage, Ui.Page<Ui.Score>>,
-  Fits<Answers.CommentPage, Ui.Page<Ui.Comment>>,
-  Fits<Answers.SessionPage, Ui.Page<Ui.Session>>,
-  Fits<Answers.PromptPage, Ui.Page<Ui.PromptSummary>>,
-  Fits<Answers.PromptVersionAnswer['data'], Ui.PromptVersion>,
-  Fits<Answers.PromptMetricsAnswer['data'], Ui.PromptVersionMetrics[]>,
-  Fits<Answers.ExperimentPage, Ui.Page<Ui.ExperimentSummary>>,
-  Fits<Answers.ExperimentAnswer['data']['runs'][number], Ui.ExperimentRun>,
-  Fits<Answers.BaselineAnswer['data'], Ui.BaselineComparison>,
-  Fits<Answers.FilterSchemaAnswer['data'], Ui.FilterSchema>,
-  Fits<Answers.CapabilitiesAnswer['data'], Ui.Capabilities>,
-  Fits<Answers.MetricsAnswer, Ui.MetricsAnswer>,
-  Fits<Answers.ScoreAggregationsAnswer, { data: Ui.Aggregation[] }>,
-  Fits<Answers.WorkerRunPage, Ui.Page<Ui.WorkerRun>>,
-  Fits<Answers.WorkerRunAnswer['data'], Ui.WorkerRun>,
-];
 
 async function read(server: TestServer, root: Credentials, path: string): Promise<unknown> {
   const r = await call(server, 'GET', path, { auth: root });
@@ -95,8 +62,8 @@ t.test("a real server's answers have the fields and types the UI reads", async (
   fits(t, 'GET /v1/sessions/{id}/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(await read(server, root, '/v1/sessions/session-1/traces')));
   const detail = (await read(server, root, `/v1/traces/${traceId}?fields=graph`)) as { data: { spans: unknown[]; graph: unknown } };
   t.equal(detail.data.spans.length, 2, 'the trace has its two spans');
-  fits(t, 'GET /v1/traces/{id} spans', typia.validate<Ui.Span[]>(detail.data.spans));
-  fits(t, 'GET /v1/traces/{id}?fields=graph graph', typia.validate<Ui.Graph>(detail.data.graph));
+  t.ok(detail.data.graph, 'the graph was asked for and given');
+  fits(t, 'GET /v1/traces/{id}?fields=graph', typia.validate<{ data: Ui.TraceDetail }>(detail));
   fits(t, 'GET /v1/spans', typia.validate<Ui.Page<Ui.Span>>(await read(server, root, `/v1/spans?start_date=${since}`)));
   fits(t, 'GET /v1/traces/{id}/spans/{id}', typia.validate<{ data: Ui.SpanDetail }>(await read(server, root, `/v1/traces/${traceId}/spans/${spanId}`)));
   const scores = (await read(server, root, `/v1/scores?trace_id=${traceId}`)) as { data: unknown[] };
@@ -113,7 +80,7 @@ t.test("a real server's answers have the fields and types the UI reads", async (
   t.equal(usage.data.length, 1, 'the version used has its figures');
   fits(t, 'GET /v1/prompts/{name}/metrics', typia.validate<{ data: Ui.PromptVersionMetrics[] }>(usage));
   fits(t, 'GET /v1/experiments', typia.validate<Ui.Page<Ui.ExperimentSummary>>(await read(server, root, '/v1/experiments')));
-  fits(t, 'GET /v1/experiments/{id}', typia.validate<{ data: Ui.Experiment & { runs: Ui.ExperimentRun[] } }>(await read(server, root, `/v1/experiments/${run.experimentId}`)));
+  fits(t, 'GET /v1/experiments/{id}', typia.validate<{ data: Ui.ExperimentDetail }>(await read(server, root, `/v1/experiments/${run.experimentId}`)));
   fits(t, 'GET /v1/experiments/baseline', typia.validate<{ data: Ui.BaselineComparison }>(await read(server, root, `/v1/experiments/baseline?run_id=${run.id}`)));
   fits(t, 'GET /v1/filter-schema', typia.validate<{ data: Ui.FilterSchema }>(await read(server, root, '/v1/filter-schema')));
   fits(t, 'GET /v1/capabilities', typia.validate<{ data: Ui.Capabilities }>(await read(server, root, '/v1/capabilities')));

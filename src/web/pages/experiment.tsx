@@ -4,15 +4,13 @@
  * the succeeded run before it).
  */
 import { useMemo } from 'preact/hooks';
-import { get, type Experiment, type ExperimentRun } from '../api.js';
+import { get, type ExperimentDetail, type ExperimentRun } from '../api.js';
 import { Chart, type Series } from '../components/chart.js';
 import { Table, type Column } from '../components/table.js';
 import { int, ms, pct, time, usd } from '../format.js';
 import { useLoadOf } from '../hooks.js';
 import { href, navigate, type Location } from '../router.js';
 import { RunStatus } from './experiments.js';
-
-type ExperimentWithRuns = Experiment & { runs: ExperimentRun[] };
 
 export function runLabel(run: Pick<ExperimentRun, 'id' | 'git_branch' | 'git_commit'>): string {
   const where = [run.git_branch, run.git_commit?.slice(0, 7)].filter(Boolean).join(' @ ');
@@ -51,7 +49,7 @@ function overTime(runs: ExperimentRun[]) {
 
 export function ExperimentPage({ params }: { loc: Location; params: Record<string, string> }) {
   const id = params.experimentId!;
-  const x = useLoadOf(id, () => get<{ data: ExperimentWithRuns }>(`/v1/experiments/${encodeURIComponent(id)}`).then((r) => r.data));
+  const x = useLoadOf(id, () => get<{ data: ExperimentDetail }>(`/v1/experiments/${encodeURIComponent(id)}`).then((r) => r.data));
   const charts = useMemo(() => (x.data ? overTime(x.data.runs) : null), [x.data]);
   if (x.error) return <div class="page"><p class="error" role="alert">{x.error.status === 404 ? `No experiment ${id} here.` : x.error.message}</p></div>;
   if (!x.data || !charts) return <div class="page"><p class="loading">Loading…</p></div>;

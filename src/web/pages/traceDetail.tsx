@@ -5,14 +5,12 @@
  * view when its spans carry `graph.node.*`. `?span=` makes the opened span part of the deep link.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { get, query, type Comment, type Graph, type Page, type Score, type Span, type SpanDetail, type TraceSummary } from '../api.js';
+import { get, query, type Comment, type Graph, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
 import { GraphView } from '../components/graph.js';
 import { Content, Json } from '../components/messages.js';
 import { int, ms, time, usd } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { href, navigate, type Location } from '../router.js';
-
-type Trace = TraceSummary & { metadata: Record<string, unknown>; spans: Span[]; graph?: Graph };
 
 interface Row {
   span: Span;
@@ -43,7 +41,7 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
   const id = params.traceId!;
   const opened = loc.query.get('span');
   const tab = loc.query.get('tab') ?? 'timeline';
-  const trace = useLoad(() => get<{ data: Trace }>(`/v1/traces/${id}?fields=graph`).then((r) => r.data), [id]);
+  const trace = useLoad(() => get<{ data: TraceDetail }>(`/v1/traces/${id}?fields=graph`).then((r) => r.data), [id]);
   const scores = useLoad(() => get<Page<Score>>(`/v1/scores${query({ trace_id: id, limit: 100 })}`), [id]);
   const comments = useLoad(() => get<Page<Comment>>(`/v1/comments${query({ resource_type: 'trace', resource_id: id })}`), [id]);
   const [folded, setFolded] = useState<Set<string>>(new Set());
