@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import typia, { type IValidation } from 'typia';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import type * as Ui from '../../src/web/apiTypes.js';
-import { createRun, report } from '../evals/helpers.js';
+import { createRun, report, sendTrials, trial } from '../evals/helpers.js';
 import { tracerProvider } from '../helpers/otel.js';
 import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
@@ -52,36 +52,65 @@ t.test("a real server's answers have the fields and types the UI reads", async (
   const spanId = generation.spanContext().spanId;
   t.equal((await call(server, 'POST', '/v1/scores', { auth: root, body: { name: 'accuracy', resource_id: traceId, score: 0.5, reason: 'half right' } })).status, 201);
   t.equal((await call(server, 'POST', '/v1/comments', { auth: root, body: { resource_type: 'trace', resource_id: traceId, content: 'Escalated.' } })).status, 201);
-  const run = await createRun(server, root, { experiment: 'checkout-agent', suite: 'swe-mini' });
-  t.equal((await report(server, run.worker, run.id, { costUsd: 0.1 })).status, 200);
+  // Two runs of an experiment with a trial each, so that the second compares with the first.
+  const runs = [];
+  for (const resolved of [false, true]) {
+    const r = await createRun(server, root, { experiment: 'checkout-agent', suite: 'swe-mini' });
+    for (const step of [
+      () => report(server, r.worker, r.id, {}),
+      () => sendTrials(server, r.worker, r.id, [trial('t1', { resolved, costUsd: 0.1, durationMs: 1000 })]),
+      () => report(server, r.worker, r.id, { card: { resolved: resolved ? 1 : 0, tasks: 1 }, costUsd: 0.1 }),
+    ]) {
+      const answer = await step();
+      t.equal(answer.status, 200, answer.text);
+    }
+    runs.push(r);
+  }
+  const run = runs[1]!;
 
   const since = new Date(at - 3_600_000).toISOString();
   const traces = (await read(server, root, `/v1/traces?start_date=${since}`)) as { data: unknown[] };
   t.equal(traces.data.length, 1, 'the trace is listed');
   fits(t, 'GET /v1/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(traces));
-  fits(t, 'GET /v1/sessions/{id}/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(await read(server, root, '/v1/sessions/session-1/traces')));
+  const sessionTraces = (await read(server, root, '/v1/sessions/session-1/traces')) as { data: unknown[] };
+  t.equal(sessionTraces.data.length, 1, "the session's trace is listed");
+  fits(t, 'GET /v1/sessions/{id}/traces', typia.validate<Ui.Page<Ui.TraceSummary>>(sessionTraces));
   const detail = (await read(server, root, `/v1/traces/${traceId}?fields=graph`)) as { data: { spans: unknown[]; graph: unknown } };
   t.equal(detail.data.spans.length, 2, 'the trace has its two spans');
   t.ok(detail.data.graph, 'the graph was asked for and given');
   fits(t, 'GET /v1/traces/{id}?fields=graph', typia.validate<{ data: Ui.TraceDetail }>(detail));
-  fits(t, 'GET /v1/spans', typia.validate<Ui.Page<Ui.Span>>(await read(server, root, `/v1/spans?start_date=${since}`)));
+  const spans = (await read(server, root, `/v1/spans?start_date=${since}`)) as { data: unknown[] };
+  t.equal(spans.data.length, 2, 'both spans are listed');
+  fits(t, 'GET /v1/spans', typia.validate<Ui.Page<Ui.Span>>(spans));
   fits(t, 'GET /v1/traces/{id}/spans/{id}', typia.validate<{ data: Ui.SpanDetail }>(await read(server, root, `/v1/traces/${traceId}/spans/${spanId}`)));
   const scores = (await read(server, root, `/v1/scores?trace_id=${traceId}`)) as { data: unknown[] };
   t.equal(scores.data.length, 1, 'the score is listed');
   fits(t, 'GET /v1/scores', typia.validate<Ui.Page<Ui.Score>>(scores));
-  fits(t, 'GET /v1/scores/aggregations', typia.validate<{ data: Ui.Aggregation[] }>(await read(server, root, `/v1/scores/aggregations?start_date=${since}`)));
-  fits(t, 'GET /v1/comments', typia.validate<Ui.Page<Ui.Comment>>(await read(server, root, `/v1/comments?resource_type=trace&resource_id=${traceId}`)));
+  const aggregations = (await read(server, root, `/v1/scores/aggregations?start_date=${since}`)) as { data: { name: string; count: number }[] };
+  t.match(aggregations.data.find((a) => a.name === 'accuracy'), { count: 1 }, 'the score name is aggregated (beside the trials\' own scores)');
+  fits(t, 'GET /v1/scores/aggregations', typia.validate<{ data: Ui.Aggregation[] }>(aggregations));
+  const comments = (await read(server, root, `/v1/comments?resource_type=trace&resource_id=${traceId}`)) as { data: unknown[] };
+  t.equal(comments.data.length, 1, 'the comment is listed');
+  fits(t, 'GET /v1/comments', typia.validate<Ui.Page<Ui.Comment>>(comments));
   const sessions = (await read(server, root, `/v1/sessions?start_date=${since}`)) as { data: unknown[] };
   t.equal(sessions.data.length, 1, 'the session is listed');
   fits(t, 'GET /v1/sessions', typia.validate<Ui.Page<Ui.Session>>(sessions));
-  fits(t, 'GET /v1/prompts', typia.validate<Ui.Page<Ui.PromptSummary>>(await read(server, root, '/v1/prompts')));
+  const prompts = (await read(server, root, '/v1/prompts')) as { data: unknown[] };
+  t.equal(prompts.data.length, 1, 'the prompt is listed');
+  fits(t, 'GET /v1/prompts', typia.validate<Ui.Page<Ui.PromptSummary>>(prompts));
   fits(t, 'GET /v1/prompts/{name}?version=', typia.validate<{ data: Ui.PromptVersion }>(await read(server, root, '/v1/prompts/answer?version=1')));
   const usage = (await read(server, root, `/v1/prompts/answer/metrics?start_date=${since}`)) as { data: unknown[] };
   t.equal(usage.data.length, 1, 'the version used has its figures');
   fits(t, 'GET /v1/prompts/{name}/metrics', typia.validate<{ data: Ui.PromptVersionMetrics[] }>(usage));
-  fits(t, 'GET /v1/experiments', typia.validate<Ui.Page<Ui.ExperimentSummary>>(await read(server, root, '/v1/experiments')));
-  fits(t, 'GET /v1/experiments/{id}', typia.validate<{ data: Ui.ExperimentDetail }>(await read(server, root, `/v1/experiments/${run.experimentId}`)));
-  fits(t, 'GET /v1/experiments/baseline', typia.validate<{ data: Ui.BaselineComparison }>(await read(server, root, `/v1/experiments/baseline?run_id=${run.id}`)));
+  const experiments = (await read(server, root, '/v1/experiments')) as { data: unknown[] };
+  t.equal(experiments.data.length, 1, 'the experiment is listed');
+  fits(t, 'GET /v1/experiments', typia.validate<Ui.Page<Ui.ExperimentSummary>>(experiments));
+  const experiment = (await read(server, root, `/v1/experiments/${run.experimentId}`)) as { data: { runs: unknown[] } };
+  t.equal(experiment.data.runs.length, 2, 'the experiment has its runs');
+  fits(t, 'GET /v1/experiments/{id}', typia.validate<{ data: Ui.ExperimentDetail }>(experiment));
+  const baseline = (await read(server, root, `/v1/experiments/baseline?run_id=${run.id}`)) as { data: { comparison: unknown } };
+  t.ok(baseline.data.comparison, 'the second run is compared with the first');
+  fits(t, 'GET /v1/experiments/baseline', typia.validate<{ data: Ui.BaselineComparison }>(baseline));
   fits(t, 'GET /v1/filter-schema', typia.validate<{ data: Ui.FilterSchema }>(await read(server, root, '/v1/filter-schema')));
   fits(t, 'GET /v1/capabilities', typia.validate<{ data: Ui.Capabilities }>(await read(server, root, '/v1/capabilities')));
   const metrics = (await read(server, root, `/v1/metrics?view=spans&from=${since}&measures=count,cost&group_by=model`)) as { data: unknown[] };

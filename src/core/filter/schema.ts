@@ -119,7 +119,7 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
     { name: 'score', type: 'number', sql: 's.score', description: 'Score value' },
     { name: 'source', type: 'string', sql: 's.source', description: 'Where the score came from (api, annotation, eval, sdk)' },
     { name: 'user_id', type: 'string', sql: 's.user_id', description: 'User who gave the score' },
-    { name: 'resource_id', type: 'string', sql: SCORE_RESOURCE_ID_SQL, description: 'Id of the scored trace or span' },
+    { name: 'resource_id', type: 'string', sql: SCORE_RESOURCE_ID_SQL, description: 'Id of the scored trace, span or session' },
     { name: 'label', type: 'string', sql: 's.label', description: 'Categorical label' },
     { name: 'created_at', type: 'datetime', sql: 's.created_at', time: 'timestamp', description: 'Creation time (ISO 8601)' },
   ],

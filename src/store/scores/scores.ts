@@ -53,7 +53,7 @@ const KINDS: ColumnKind[] = SCORE_COLUMNS.map(([, kind]) => kind);
  * whose resource is its `trace_id` or `session_id` (read back by SCORE_RESOURCE_ID_SQL). A copy of
  * a 32-character trace id in every trace score was 18 bytes a score on disk.
  */
-export function storedResourceId(type: ResourceType, resourceId: string | null): string | null {
+export function storedResourceId(type: ResourceType, resourceId: string): string | null {
   return type === 'span' ? resourceId : null;
 }
 
