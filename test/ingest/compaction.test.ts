@@ -1,7 +1,7 @@
 /**
  * Integration: compaction merges the small segments ingestion writes into large sorted files, and
- * every answer is the same before and after; a kill -9 during a compaction loses and duplicates
- * nothing; replaced files are deleted once no query can still be reading them.
+ * every answer is the same before and after (a span by id alone too, which compacted files' span
+ * id filters serve); a kill -9 during a compaction loses and duplicates nothing; replaced files are deleted once no query can still be reading them.
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,8 +46,16 @@ const READS = [
 ];
 
 async function answers(server: TestServer, auth: Credentials, traces: string[]): Promise<unknown[]> {
-  const out: unknown[] = [];
+  const out: { path: string; status: number; body: { data?: { spans?: { id: string }[] } } }[] = [];
   for (const path of [...READS, ...traces.map((id) => `/v1/traces/${id}`)]) {
+    const r = await call(server, 'GET', path, { auth });
+    out.push({ path, status: r.status, body: r.body });
+  }
+  // Every span opened by id alone (the read that compacted files' span id filters serve), and an id
+  // that no file holds.
+  const spanIds = out.flatMap((a) => (a.path.startsWith('/v1/traces/') ? (a.body.data?.spans ?? []).map((s) => s.id) : []));
+  if (spanIds.length < traces.length * 2) throw new Error(`the traces hold ${spanIds.length} spans`);
+  for (const path of [...spanIds, 'ffffffffffffffff'].map((id) => `/v1/spans/${id}`)) {
     const r = await call(server, 'GET', path, { auth });
     out.push({ path, status: r.status, body: r.body });
   }

@@ -12,12 +12,14 @@
  * manifest names, so answers are the same before and after (summaries do not point at files: a
  * trace finds its spans through its time range).
  */
+import type { DuckDBBitValue } from '@duckdb/node-api';
 import { crashPoint } from '../../ingest/testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
 import { forgetSegments, insertSegment, quote, spansFrom } from './manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
+import { spanIdFilterSql } from './spanIdFilter.js';
 
 export interface CompactionPolicy {
   /** Rows a compacted file aims for. */
@@ -57,6 +59,8 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
     `COPY (SELECT * FROM ${spansFrom(group.map((s) => ({ path: store.readPath(s.path), formatVersion: s.format_version })))} ORDER BY start_ns, trace_id, span_id)
        TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
   );
+  // Off this thread, like the COPY: DuckDB reads the new file's span ids back (spanIdFilter.ts).
+  const spanFilter = await engine.value(spanIdFilterSql(`read_parquet(${quote(temp)}, hive_partitioning = false)`, rows));
   const environments = new Set(group.map((s) => s.environment_id));
   const key = await store.publish(temp, { tenantId: first.tenant_id, appId: first.app_id, date: first.date, name: `compacted-${first.id}-${group.length}` });
   crashPoint('after-compaction-publish');
@@ -73,6 +77,7 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
       maxStartNs: BigInt(group.reduce((m, s) => (BigInt(s.max_start_ns) > BigInt(m) ? s.max_start_ns : m), first.max_start_ns)),
       level: COMPACTED_LEVEL,
       formatVersion: SEGMENT_FORMAT_VERSION,
+      spanFilter: spanFilter as DuckDBBitValue | null,
     });
     await tx.exec(`UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE id IN (${group.map((s) => Number(s.id)).join(', ')}) AND replaced_at IS NULL`);
   });

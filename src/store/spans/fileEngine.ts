@@ -4,7 +4,7 @@
  * write their segments with one; the store thread compacts with one, so a compaction uses a core
  * at most and leaves the other to ingestion and queries (the store's own DuckDB has all threads).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 
 export class FileEngine {
   private constructor(
@@ -29,6 +29,12 @@ export class FileEngine {
 
   async run(sql: string): Promise<void> {
     await this.connection.run(sql);
+  }
+
+  /** The first value of the first row of `sql`'s answer (null when it has none), as DuckDB gives it. */
+  async value(sql: string): Promise<DuckDBValue> {
+    const result = await this.connection.runAndReadAll(sql);
+    return result.getRows()[0]?.[0] ?? null;
   }
 
   /** Another connection to the same database (its settings are the instance's). */

@@ -3,12 +3,13 @@
  * a time window into the files a query reads (never a glob: a file is visible exactly when its
  * manifest row is committed, and a half-written or replaced file is never read).
  */
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBBitValue, type DuckDBValue } from '@duckdb/node-api';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
 import { SPAN_COLUMNS } from './columns.js';
+import { mayHoldSpan, spanIdProbe } from './spanIdFilter.js';
 import type { ReadScope } from './reads.js';
 import { READABLE_FORMAT_VERSIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -113,12 +114,20 @@ export interface NewSegment {
   maxStartNs: bigint;
   level: number;
   formatVersion: number;
+  /** The file's span id filter (spanIdFilter.ts); compacted files have one, ingested files none. */
+  spanFilter?: DuckDBBitValue | null;
 }
 
 /** Manifest rows of new segments, as `rowsOf` takes them. */
 function segmentRows(segments: readonly (NewSegment & { key: string })[]): { sql: string; params: DuckDBValue[] } {
-  const v = rowsOf(segments.map((s) => [s.tenantId, s.appId, s.environmentId, s.date, s.key, s.level, s.formatVersion, s.rows, s.bytes, s.minStartNs, s.maxStartNs]), { 3: '::DATE' });
-  return { sql: `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns) VALUES ${v.sql}`, params: v.params };
+  const v = rowsOf(
+    segments.map((s) => [s.tenantId, s.appId, s.environmentId, s.date, s.key, s.level, s.formatVersion, s.rows, s.bytes, s.minStartNs, s.maxStartNs, s.spanFilter ?? null]),
+    { 3: '::DATE', 11: '::BIT' },
+  );
+  return {
+    sql: `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns, span_filter) VALUES ${v.sql}`,
+    params: v.params,
+  };
 }
 
 export async function insertSegment(tx: Transaction, key: string, s: NewSegment): Promise<number> {
@@ -208,15 +217,58 @@ export function forgetSegments(db: Database, apps?: Iterable<{ tenantId: string;
  * query's own environment condition then picks its rows.
  */
 export async function segmentsFor(db: Database, store: SegmentStore, scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): Promise<SegmentFile[]> {
+  return inScope(await appSegments(db, scope.tenantId, scope.appId), scope, fromNs, toNs).map((s) => ({ path: store.readPath(s.path), formatVersion: s.formatVersion }));
+}
+
+function inScope(all: readonly CachedSegment[], scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): CachedSegment[] {
+  return all.filter(
+    (s) =>
+      (scope.environmentId === null || s.environmentId === null || s.environmentId === scope.environmentId) &&
+      (fromNs === null || s.maxStartNs >= fromNs) &&
+      (toNs === null || s.minStartNs < toNs),
+  );
+}
+
+/**
+ * The live segments of a scope that may hold span `spanId`, in start order (as `segmentsFor`): every
+ * file but those whose span id filter rules the id out (spanIdFilter.ts).
+ */
+export async function segmentsMayHold(db: Database, store: SegmentStore, scope: ReadScope, spanId: string): Promise<SegmentFile[]> {
   const all = await appSegments(db, scope.tenantId, scope.appId);
-  const out: SegmentFile[] = [];
-  for (const s of all) {
-    if (scope.environmentId !== null && s.environmentId !== null && s.environmentId !== scope.environmentId) continue;
-    if (fromNs !== null && s.maxStartNs < fromNs) continue;
-    if (toNs !== null && s.minStartNs >= toNs) continue;
-    out.push({ path: store.readPath(s.path), formatVersion: s.formatVersion });
-  }
-  return out;
+  const filters = await spanIdFilters(db, `${scope.tenantId}/${scope.appId}`, all.map((s) => s.path));
+  const probe = spanIdProbe(spanId);
+  return inScope(all, scope, null, null)
+    .filter((s) => {
+      const filter = filters.get(s.path);
+      return !filter || mayHoldSpan(filter, probe);
+    })
+    .map((s) => ({ path: store.readPath(s.path), formatVersion: s.formatVersion }));
+}
+
+/**
+ * The span id filters of each app's segment files by path (null: the file has none), kept by the
+ * thread that owns the database. A file's filter never changes, so it is read once: the first
+ * lookup after a compaction reads the new file's, and paths no longer live are dropped then.
+ * Loaded on an app's first lookup, not with its segment lists (read again after every commit): at
+ * 10M spans they are ~10 MB.
+ */
+const filterCache = new WeakMap<Database, Map<string, Map<string, Uint8Array | null>>>();
+
+async function spanIdFilters(db: Database, app: string, paths: readonly string[]): Promise<ReadonlyMap<string, Uint8Array | null>> {
+  let apps = filterCache.get(db);
+  if (!apps) filterCache.set(db, (apps = new Map()));
+  let cached = apps.get(app);
+  if (!cached) apps.set(app, (cached = new Map()));
+  const missing = paths.filter((p) => !cached.has(p));
+  if (missing.length === 0) return cached;
+  const read = new Map<string, Uint8Array | null>(missing.map((p) => [p, null]));
+  await db.streamColumns('SELECT path, span_filter FROM segments WHERE path IN (SELECT unnest($1::VARCHAR[]))', [listValue(missing)], (columns, rows) => {
+    for (let i = 0; i < rows; i++) read.set(columns[0]![i] as string, (columns[1]![i] as Uint8Array | null) ?? null);
+  });
+  const live = new Set(paths);
+  for (const path of cached.keys()) if (!live.has(path)) cached.delete(path);
+  for (const [path, filter] of read) cached.set(path, filter);
+  return cached;
 }
 
 /** The format's columns, in order. */

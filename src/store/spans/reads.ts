@@ -13,7 +13,7 @@ import type { Database } from '../db.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { restoredAttributes } from './attributeColumns.js';
 import { PREVIEW_SQL } from './columns.js';
-import { segmentsFor, spansFrom } from './manifest.js';
+import { segmentsFor, segmentsMayHold, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql, unmergedPartsByIdSql } from './traceParts.js';
 import type { TraceHints } from './traceHintTable.js';
@@ -329,14 +329,17 @@ type RawDetail = RawSpan & PlacedRow & {
 /**
  * The rows of span `spanId` in scope: of trace `traceId` starting in [fromNs, toNs], earliest
  * first (one a trace and environment; `readTrace` keeps the trace's), or without a trace the
- * latest of the scope. That search lists the files newest first and asks for the latest start:
- * once DuckDB finds the span in a file, its top-N bound on the start rules out every older file by
- * its row groups' statistics, so a recent span — the one usually opened — costs a file or two,
- * and only an old or missing one the whole scope (`native-bench/spanById`).
+ * latest of the scope. That search reads only the files whose span id filter does not rule the id
+ * out (compacted files have one, spanIdFilter.ts), listed newest first, and asks for the latest
+ * start: once DuckDB finds the span in a file, its top-N bound on the start rules out every older
+ * file by its row groups' statistics, so a recent span — the one usually opened — costs a file or
+ * two, and an old or missing one the small files of the last minute and the compacted files its
+ * filters let through (`native-bench/spanById`).
  */
 async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, within: { traceId: string; fromNs: bigint; toNs: bigint } | null): Promise<RawDetail[]> {
-  const inWindow = await segmentsFor(src.db, src.segments, scope, within?.fromNs ?? null, within ? within.toNs + 1n : null);
-  const files = within ? inWindow : [...inWindow].reverse();
+  const files = within
+    ? await segmentsFor(src.db, src.segments, scope, within.fromNs, within.toNs + 1n)
+    : (await segmentsMayHold(src.db, src.segments, scope, spanId)).reverse();
   const s = scopeSql(scope, 'x');
   const params: DuckDBValue[] = [...s.params, spanId];
   let where = `${s.sql} AND x.span_id = $${params.length}`;

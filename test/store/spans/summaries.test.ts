@@ -3,7 +3,8 @@
  * the worker-side buffer and committed by the store; trace summaries merged from parts give the same
  * answer whether read from parts, from merged rows, or from a mix; a committed generation commits
  * once; a trace read answers the same whatever its trace hint says, and the store's hints are filled
- * from what it holds and kept up by its commits; a span opened by id alone is the latest of that id.
+ * from what it holds and kept up by its commits; a span opened by id alone is the latest of that id,
+ * read from the files whose span id filters do not rule it out.
  */
 import { createHash } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
@@ -15,7 +16,9 @@ import { SummaryParts } from '../../../src/ingest/summaryParts.js';
 import type { GenerationReport } from '../../../src/ingest/workerIngest.js';
 import { DATABASE_FILE, Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
-import { commitGenerations, segmentsFor } from '../../../src/store/spans/manifest.js';
+import { compactOnce } from '../../../src/store/spans/compaction.js';
+import { FileEngine } from '../../../src/store/spans/fileEngine.js';
+import { commitGenerations, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
@@ -339,6 +342,44 @@ t.test('a span by id without its trace: found in the newest file or an old one; 
   t.equal(await spanDetail(src, read, elsewhere), null, "another environment's span, pinned");
   t.match(await spanDetail(src, { ...read, environmentId: null }, elsewhere), { id: elsewhere, name: 'staging' }, 'unpinned');
   t.equal(await spanDetail(src, read, hex(8)), null, 'an id that no file holds');
+});
+
+t.test('a span by id without its trace reads only the compacted files its filter does not rule out; filters are built by compaction and by the migration', async (t) => {
+  const { db, src, commit, segments } = await openStore(t);
+  const DAY = 86_400_000;
+  const all: ReadScope = { ...read, environmentId: null };
+  // Fixed ids: which files a filter lets through is then the same every run.
+  const spans = { new: 'b7ad6b7169203331', mid: '00f067aa0ba902b7', old: '53995c3f42cd8ad8', staging: '5fb397be34d26b51' };
+  await commit([{ traceId: hex(16), spanId: spans.new, name: 'new' }, { traceId: hex(16), spanId: 'e457b5a2e4d86bd1', name: 'new too' }], 0);
+  await commit([{ traceId: hex(16), spanId: spans.mid, name: 'mid' }], -3 * DAY);
+  await commit([{ traceId: hex(16), spanId: spans.old, name: 'old' }], -6 * DAY);
+  await commit([{ traceId: hex(16), spanId: spans.staging, name: 'staging' }], -1 * DAY, '00000000-0000-4000-8000-000000000004');
+  const missing = '0123456789abcdef';
+  t.equal((await segmentsMayHold(db, segments, all, missing)).length, 4, 'ingested files have no filter: every one is read');
+
+  // Each file is a day of its own: compacted alone, into a file with a filter.
+  const engine = await FileEngine.open(segments.root, '256MiB');
+  t.teardown(() => engine.close());
+  const policy = { targetRows: 1000, minFiles: 2, maxAgeMs: 0 };
+  while ((await compactOnce(db, engine, segments, policy)) > 0);
+  const live = () => db.query<{ path: string; level: number; filter: string | null }>('SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path');
+  const compacted = await live();
+  t.same(compacted.map((s) => [s.level, s.filter?.length]), Array(4).fill([1, 64]), 'four compacted files, each with a filter of 64 bits');
+
+  for (const [name, spanId] of Object.entries(spans)) {
+    const files = await segmentsMayHold(db, segments, all, spanId);
+    t.equal(files.length, 1, `the ${name} span: one file to read`);
+    t.match(await spanDetail(src, all, spanId), { id: spanId, name }, `and it is found there`);
+  }
+  t.equal((await segmentsMayHold(db, segments, read, spans.staging)).length, 0, "another environment's span, pinned: no file");
+  t.equal((await segmentsMayHold(db, segments, all, missing)).length, 0, 'an id no file holds: no file');
+  t.equal(await spanDetail(src, all, missing), null);
+
+  // A store whose compacted files predate filters: the migration builds the same ones.
+  await db.exec('ALTER TABLE segments DROP COLUMN span_filter');
+  await db.exec('DELETE FROM schema_migrations WHERE version = 206');
+  t.same(await migrate(db), [206], 'the migration runs');
+  t.same(await live(), compacted, "the migration's filters are the ones compaction built");
 });
 
 t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
