@@ -4,7 +4,7 @@
  * nearly every other.
  */
 import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
 import { mayHoldSpan, spanIdFilterBits, spanIdFilterSql, spanIdProbe } from '../../../../src/store/spans/spanIdFilter.js';
 
@@ -30,6 +30,18 @@ t.test('every id a filter was built from is a maybe; other ids are noes but for 
   if (!filter) throw new Error('no filter built');
   t.equal((filter.length - 1) * 8 - filter[0]!, spanIdFilterBits(ids.length), 'the filter has the bits its size says');
   t.equal(ids.filter((id) => !mayHoldSpan(filter, spanIdProbe(id))).length, 0, 'no id it holds is ruled out');
+  // The filter as docs/segments.md defines it, built here from the digests: the very same bits.
+  const m = spanIdFilterBits(ids.length);
+  const expected = new Uint8Array(1 + m / 8);
+  for (const id of ids) {
+    const h = createHash('md5').update(id, 'utf8').digest().readBigUInt64LE(0);
+    const [a, b] = [Number(h % 2n ** 32n), Number(h / 2n ** 32n)];
+    for (let i = 0; i < 5; i++) {
+      const bit = (a + i * b) % m;
+      expected[1 + (bit >> 3)]! |= 0x80 >> (bit & 7);
+    }
+  }
+  t.same([...filter], [...expected], 'its bits are the documented ones, no more');
   const others = Array.from({ length: 20_000 }, () => randomBytes(8).toString('hex'));
   const maybes = others.filter((id) => mayHoldSpan(filter, spanIdProbe(id))).length / others.length;
   t.ok(maybes > 0.005 && maybes < 0.04, `ids it does not hold answer maybe at ~2% (${(maybes * 100).toFixed(2)}%)`);
