@@ -9,10 +9,10 @@ import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
 import { SPAN_COLUMNS } from './columns.js';
-import { mayHoldSpan, spanIdProbe } from './spanIdFilter.js';
 import type { ReadScope } from './reads.js';
 import { READABLE_FORMAT_VERSIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
+import { mayHoldSpan, spanIdProbe } from './spanIdFilter.js';
 import { PART_KINDS } from './traceParts.js';
 import { noteParts } from './traceHints.js';
 
