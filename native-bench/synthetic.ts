@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { storeDirs, type Database } from '../src/store/db.js';
-import { INGEST_LEVEL, quote } from '../src/store/spans/manifest.js';
+import { INGEST_LEVEL } from '../src/store/spans/manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../src/store/spans/segmentFormat.js';
 import { LocalSegmentStore, segmentKey } from '../src/store/spans/segmentStore.js';
 import { spanIdFilterSql } from '../src/store/spans/spanIdFilter.js';
@@ -75,7 +75,7 @@ export async function loadSynthetic(db: Database, dataDir: string, scope: Synthe
       await tx.exec(
         `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns, span_filter)
          SELECT $1, $2, $3, $4::DATE, $5, $6, $7, count(*), $8, min(start_ns), max(start_ns),
-                (${spanIdFilterSql(`read_parquet(${quote(store.readPath(key))})`, to - from)}) FROM read_parquet($9)`,
+                (${spanIdFilterSql('read_parquet($9)', to - from)}) FROM read_parquet($9)`,
         [scope.tenantId, scope.appId, scope.environmentId, day, key, INGEST_LEVEL + 1, SEGMENT_FORMAT_VERSION, store.size(key), store.readPath(key)],
       );
       await tx.exec(insertPartsSql('read_parquet($1)'), [store.readPath(key)]);

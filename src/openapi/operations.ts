@@ -217,7 +217,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     tag: 'Spans',
     summary: 'One span, opened',
     description:
-      'Named without its trace, the span is searched for in the scope\'s segments newest first: a recent span answers soonest, an old or unknown id reads every segment. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
+      'Named without its trace, the span is searched for in the scope\'s segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
     params: 'SpanParams',
     answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
   },
