@@ -14,7 +14,8 @@
  *
  * Files written by ingestion have no filter (NULL): they live about a minute, until compaction takes
  * them, and are small; they are read whole, as is any file whose filter is missing. (Building one per
- * ingest file would cost the compute workers ~0.3 µs of CPU a span, measured, on the ingest path.)
+ * ingest file would cost the compute workers ~0.6 µs of CPU a span on the ingest path: 0.58 s for 1M
+ * ids in an in-memory table on one DuckDB thread.)
  */
 import { createHash } from 'node:crypto';
 
