@@ -271,6 +271,11 @@ async function spanIdFilters(db: Database, app: string, paths: readonly string[]
   return cached;
 }
 
+/** The paths whose span id filters the cache holds for an app, sorted (what the cache keeps, for its tests). */
+export function cachedSpanIdFilterPaths(db: Database, tenantId: string, appId: string): string[] {
+  return [...(filterCache.get(db)?.get(`${tenantId}/${appId}`)?.keys() ?? [])].sort();
+}
+
 /** The format's columns, in order. */
 const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name).join(', ');
 

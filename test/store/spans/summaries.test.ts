@@ -18,7 +18,7 @@ import { DATABASE_FILE, Database, storeDirs } from '../../../src/store/db.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { compactOnce } from '../../../src/store/spans/compaction.js';
 import { FileEngine } from '../../../src/store/spans/fileEngine.js';
-import { commitGenerations, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
+import { cachedSpanIdFilterPaths, commitGenerations, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere, type ReadScope } from '../../../src/store/spans/reads.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
@@ -356,6 +356,8 @@ t.test('a span by id without its trace reads only the compacted files its filter
   await commit([{ traceId: hex(16), spanId: spans.staging, name: 'staging' }], -1 * DAY, '00000000-0000-4000-8000-000000000004');
   const missing = '0123456789abcdef';
   t.equal((await segmentsMayHold(db, segments, all, missing)).length, 4, 'ingested files have no filter: every one is read');
+  const ingested = (await db.query<{ path: string }>('SELECT path FROM segments ORDER BY path')).map((r) => r.path);
+  t.same(cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId), ingested, 'the cache holds what the lookup read: the four files, without filters');
 
   // Each file is a day of its own: compacted alone, into a file with a filter.
   const engine = await FileEngine.open(segments.root, '256MiB');
@@ -373,6 +375,9 @@ t.test('a span by id without its trace reads only the compacted files its filter
   }
   t.equal((await segmentsMayHold(db, segments, read, spans.staging)).length, 0, "another environment's span, pinned: no file");
   t.equal((await segmentsMayHold(db, segments, all, missing)).length, 0, 'an id no file holds: no file');
+  const cached = cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId);
+  t.same(cached, compacted.map((s) => s.path), 'the cache now holds the compacted files alone');
+  t.notOk(cached.some((p) => ingested.includes(p)), 'the replaced files were dropped from it');
   t.equal(await spanDetail(src, all, missing), null);
 
   // A store whose compacted files predate filters: the migration builds the same ones.
