@@ -2,7 +2,8 @@
  * Runs an agent command for one turn: the prompt on its stdin, the workspace as its working
  * directory, stdout and stderr split into lines as they come. The agent gets a process group of its
  * own, so stopping it (timeout, output cap, cancel, a worker stopping) stops what it started too:
- * SIGTERM to the group, SIGKILL after a grace.
+ * SIGTERM to the group, SIGKILL after a grace. A guard stops the group the same way if the worker
+ * dies without doing it (`guardGroup`).
  */
 import { spawn } from 'node:child_process';
 import { LineSplitter } from '../core/workers/output.js';
@@ -47,6 +48,7 @@ export function runAgent(spec: AgentSpec): AgentRun {
   const started = performance.now();
   const [program, ...args] = spec.argv;
   const child = spawn(program!, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const guard = child.pid === undefined ? null : guardGroup(child.pid);
   let stoppedFor: StopReason | null = null;
   let spawnError: string | null = null;
   let outputBytes = 0;
@@ -104,6 +106,7 @@ export function runAgent(spec: AgentSpec): AgentRun {
       if (killTimer) clearTimeout(killTimer);
       // Whatever the agent started is stopped with it.
       signalGroup('SIGKILL');
+      guard?.dismiss();
       resolve({ code, signal, stoppedFor, spawnError, outputBytes, ms: performance.now() - started });
     };
     child.on('error', (e) => {
@@ -120,4 +123,33 @@ export function runAgent(spec: AgentSpec): AgentRun {
     });
   });
   return { pid: child.pid, stop, exited };
+}
+
+/**
+ * Stops process group `pgid` (SIGTERM, SIGKILL after the grace) if this process dies first — killed
+ * with SIGKILL, or crashed — so an agent never runs on unsupervised, spending tokens on work the
+ * next attempt discards. A `sh` waits on a pipe only this process holds open; the kernel closes it
+ * when this process ends, however it ends, and the wait returns. Dismissed (killed) once the agent
+ * has ended, before its group id can be reused. Without a `sh` the agent runs unguarded, as it
+ * did before the guard.
+ */
+function guardGroup(pgid: number): { dismiss(): void } {
+  // dash takes `kill -TERM -<pgid>` (not `kill -s TERM` nor `--` before a group); bash takes both.
+  const script = 'read -r _; kill -TERM "-$1" 2>/dev/null; sleep "$2"; kill -KILL "-$1" 2>/dev/null';
+  const guard = spawn('sh', ['-c', script, 'tracelake-agent-guard', String(pgid), String(KILL_GRACE_MS / 1000)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    // Its own group: a Ctrl-C meant for the worker does not end the guard first.
+    detached: true,
+  });
+  guard.on('error', () => undefined);
+  guard.stdin?.on('error', () => undefined);
+  // The worker's event loop does not wait on its guards.
+  guard.unref();
+  (guard.stdin as unknown as { unref(): void } | null)?.unref();
+  return {
+    dismiss() {
+      guard.kill('SIGKILL');
+      guard.stdin?.destroy();
+    },
+  };
 }

@@ -8,12 +8,13 @@
  *                  a resumed turn first says how many earlier prompts its conversation holds
  *                  (kept in $TRACELAKE_AGENT_STATE, as a real agent keeps its own)
  *   FAIL           exits with 3 after writing its file
- *   HOLD <path>    prints `holding`, then waits until <path> exists (or its worker is gone)
+ *   HOLD <path>    starts a child that sleeps, writes its own and the child's pids to <path>.pids,
+ *                  prints `holding`, then waits until <path> exists
  *   FLOOD          prints 1 MiB of lines
  *   TICK <n>       prints `tick <i>` n times, 150 ms apart, before the usual work
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Credentials, TestServer } from './server.js';
@@ -21,6 +22,7 @@ import type { Credentials, TestServer } from './server.js';
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
 const FAKE_AGENT = `
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 const chunks = [];
@@ -39,15 +41,16 @@ if (tick) for (let i = 1; i <= Number(tick[1]); i++) { console.log('tick ' + i);
 if (prompt.includes('FLOOD')) { const line = 'x'.repeat(1023); for (let i = 0; i < 1024; i++) console.log(line); }
 const hold = /HOLD (\\S+)/.exec(prompt);
 if (hold) {
+  // A child of its own, as real agents start shells and tools: stopping the agent must stop it too.
+  const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  writeFileSync(hold[1] + '.pids', process.pid + ' ' + sleeper.pid);
   console.log('holding');
-  const parent = process.ppid;
   await new Promise((resolve) => {
     const t = setInterval(() => {
-      // A worker killed with SIGKILL leaves its agent behind: this one goes with it.
-      if (existsSync(hold[1]) || process.ppid !== parent) { clearInterval(t); resolve(); }
+      if (existsSync(hold[1])) { clearInterval(t); resolve(); }
     }, 50);
   });
-  if (process.ppid !== parent) process.exit(9);
+  sleeper.kill();
 }
 console.log('working on turn ' + turn);
 console.error('a line on stderr');
@@ -76,6 +79,23 @@ export function fakeAgentProfiles(dir: string): string {
     }),
   );
   return profiles;
+}
+
+/** Whether process `pid` runs (a zombie, ended but not yet reaped, does not). Linux: reads /proc. */
+export function running(pid: number): boolean {
+  try {
+    // The state follows the command's closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The pids a fake agent holding on `gate` wrote: its own and its child's. */
+export function heldPids(gate: string): [agent: number, child: number] {
+  const [agent, child] = readFileSync(`${gate}.pids`, 'utf8').split(' ').map(Number);
+  return [agent!, child!];
 }
 
 export interface LogLine {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
-import { fakeAgentProfiles, startWorker, type TestWorker } from '../helpers/workers.js';
+import { until } from '../helpers/until.js';
+import { fakeAgentProfiles, running, startWorker, type TestWorker } from '../helpers/workers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -32,10 +33,9 @@ const res = await fetch(env.TRACELAKE_URL + '/v1/evals/trials', {
 });
 console.error('trials answered ' + res.status);
 if (config.mode === 'hold') {
+  writeFileSync(config.gate + '.pid', String(process.pid));
   console.log('holding');
-  const parent = process.ppid;
-  await new Promise((resolve) => { const t = setInterval(() => { if (existsSync(config.gate) || process.ppid !== parent) { clearInterval(t); resolve(); } }, 50); });
-  if (process.ppid !== parent) process.exit(9);
+  await new Promise((resolve) => { const t = setInterval(() => { if (existsSync(config.gate)) { clearInterval(t); resolve(); } }, 50); });
 }
 if (config.mode === 'fail') { console.error('the suite broke'); process.exit(3); }
 console.log(JSON.stringify({ resolved_rate: 0.5, tasks: 2, costUsd: 0.5 }));
@@ -148,14 +148,19 @@ t.test('one claim per run: a run claimed with its own key is not handed out; a r
   await call(server, 'POST', `/v1/evals/runs/${own.id}/status`, { auth: { key: own.api_key.plaintext_key, appId: root.appId }, body: { error: 'done with it' } });
 });
 
-t.test('a worker killed mid-run: the lease expires and the run fails with lease_expired', async (t) => {
-  const run = await createEvalRun({ mode: 'hold', gate: fresh('never') });
+t.test('a worker killed mid-run: its command is stopped, the lease expires and the run fails with lease_expired', async (t) => {
+  const gate = fresh('never');
+  const run = await createEvalRun({ mode: 'hold', gate });
   const w = worker('evals-killed');
   await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === run.id);
   t.equal((await readRun(run.id)).status, 'running');
   await untilTrials(run.id, 2);
+  t.ok(await until(() => existsSync(`${gate}.pid`) && readFileSync(`${gate}.pid`, 'utf8') !== ''), 'the command holds');
+  const command = Number(readFileSync(`${gate}.pid`, 'utf8'));
+  t.ok(running(command));
   w.child.kill('SIGKILL');
   await w.exited;
+  t.ok(await until(() => !running(command), 10_000), "the killed worker's guard stopped the eval command");
   const failed = await untilStatus(run.id, ['failed', 'succeeded']);
   t.match(failed, { status: 'failed', error: 'lease_expired' });
   t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'the trials reported before are kept');

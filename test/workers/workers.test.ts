@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { git, workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
-import { fakeAgentProfiles, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
+import { until } from '../helpers/until.js';
+import { fakeAgentProfiles, heldPids, running, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -246,8 +247,11 @@ t.test('a worker killed mid-turn: the lease expires, the turn is retried once, n
   t.teardown(() => watch.close());
   const a = worker('killed-a');
   await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
+  const [agent, child] = heldPids(gate);
+  t.ok(running(agent) && running(child), 'the agent and the child it started run');
   a.child.kill('SIGKILL');
   await a.exited;
+  t.ok(await until(() => !running(agent) && !running(child), 10_000), "the killed worker's guard stopped its agent and the agent's child");
   // Another worker takes the turn once the lease has expired.
   const b = worker('takes-over-b');
   t.teardown(() => void b.child.kill('SIGKILL'));
@@ -288,8 +292,10 @@ t.test('SIGTERM hands the running turn back; another worker finishes it', async 
   t.teardown(() => watch.close());
   const a = worker('stops', ['--grace-seconds', '0']);
   await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
+  const pids = heldPids(gate);
   a.child.kill('SIGTERM');
   t.equal(await a.exited, 0, 'the worker stops cleanly');
+  t.ok(await until(() => !pids.some(running), 10_000), 'it stopped the agent and its child');
   t.ok(a.logs.some((l) => l.msg === 'turn handed back'));
   const back = await watch.untilRun((r) => r.latest_turn.status === 'queued' && r.latest_turn.attempt === 1);
   t.match(back.latest_turn, { attempt: 1, lost_leases: 0 }, 'handed back, not lost');
