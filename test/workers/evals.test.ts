@@ -16,8 +16,9 @@ import { fakeAgentProfiles, running, startWorker, type TestWorker } from '../hel
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
- * The fake eval command. Config: `mode` (`ok`, `fail`, `hold`), `gate` (hold: waits until this file
- * exists, or its worker is gone), `out` (a file it writes its environment to, for the test to read).
+ * The fake eval command. Config: `mode` (`ok`, `fail`, `hold`), `gate` (hold: writes its pid to
+ * `<gate>.pid`, then waits until this file exists), `out` (a file it writes its environment to, for
+ * the test to read).
  */
 const FAKE_EVAL = `
 import { existsSync, writeFileSync } from 'node:fs';
