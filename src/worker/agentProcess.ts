@@ -6,6 +6,7 @@
  * dies without doing it (`guardGroup`).
  */
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { LineSplitter } from '../core/workers/output.js';
 
 export type StopReason = 'timeout' | 'output_limit' | 'cancelled' | 'handback' | 'lease_lost';
@@ -145,7 +146,7 @@ function guardGroup(pgid: number): { dismiss(): void } {
   guard.stdin?.on('error', () => undefined);
   // The worker's event loop does not wait on its guards.
   guard.unref();
-  (guard.stdin as unknown as { unref(): void } | null)?.unref();
+  (guard.stdin as Socket | null)?.unref();
   return {
     dismiss() {
       guard.kill('SIGKILL');

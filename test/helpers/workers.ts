@@ -8,8 +8,8 @@
  *                  a resumed turn first says how many earlier prompts its conversation holds
  *                  (kept in $TRACELAKE_AGENT_STATE, as a real agent keeps its own)
  *   FAIL           exits with 3 after writing its file
- *   HOLD <path>    starts a child that sleeps, writes its own and the child's pids to <path>.pids,
- *                  prints `holding`, then waits until <path> exists
+ *   HOLD <path>    starts a child that sleeps (its pid in $TRACELAKE_AGENT_STATE/child-pid, beside
+ *                  the agent's own), prints `holding`, then waits until <path> exists
  *   FLOOD          prints 1 MiB of lines
  *   TICK <n>       prints `tick <i>` n times, 150 ms apart, before the usual work
  */
@@ -43,7 +43,7 @@ const hold = /HOLD (\\S+)/.exec(prompt);
 if (hold) {
   // A child of its own, as real agents start shells and tools: stopping the agent must stop it too.
   const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-  writeFileSync(hold[1] + '.pids', process.pid + ' ' + sleeper.pid);
+  writeFileSync(join(state, 'child-pid'), String(sleeper.pid));
   console.log('holding');
   await new Promise((resolve) => {
     const t = setInterval(() => {
@@ -81,21 +81,27 @@ export function fakeAgentProfiles(dir: string): string {
   return profiles;
 }
 
-/** Whether process `pid` runs (a zombie, ended but not yet reaped, does not). Linux: reads /proc. */
+/**
+ * Whether process `pid` runs. A zombie (ended, not yet reaped) does not: an orphan's new parent
+ * may be slow to reap it, or never do. Linux: reads /proc.
+ */
 export function running(pid: number): boolean {
   try {
-    // The state follows the command's closing parenthesis.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    // The state follows the command's closing parenthesis and a space.
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
   } catch {
     return false;
   }
 }
 
-/** The pids a fake agent holding on `gate` wrote: its own and its child's. */
-export function heldPids(gate: string): [agent: number, child: number] {
-  const [agent, child] = readFileSync(`${gate}.pids`, 'utf8').split(' ').map(Number);
-  return [agent!, child!];
+/**
+ * The pids the fake agent of run `runId` wrote in its state directory under a worker's `workDir`:
+ * its own, and (once it holds) its child's.
+ */
+export function agentPids(workDir: string, runId: string): { agent: number; child: number } {
+  const state = join(workDir, 'runs', runId, 'agent');
+  return { agent: Number(readFileSync(join(state, 'pid'), 'utf8')), child: Number(readFileSync(join(state, 'child-pid'), 'utf8')) };
 }
 
 export interface LogLine {

@@ -4,13 +4,13 @@
  * events, and fails, hangs or floods when told to. Every wait is on the run's live stream or a
  * worker's log line.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { git, workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
-import { fakeAgentProfiles, heldPids, running, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
+import { agentPids, fakeAgentProfiles, running, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -215,7 +215,7 @@ t.test('cancel: a running turn is stopped, its agent ended', async (t) => {
   const watch = await watchRun(server, root, run.id);
   t.teardown(() => watch.close());
   await watch.untilEvent((e) => e.text === 'holding');
-  const pid = Number(readFileSync(join(dir, 'work-cancel', 'runs', run.id, 'agent', 'pid'), 'utf8'));
+  const pid = agentPids(join(dir, 'work-cancel'), run.id).agent;
   const asked = await call(server, 'POST', `/v1/workers/runs/${run.id}/cancel`, { auth: root });
   t.match(asked.body.data.latest_turn, { status: 'running', cancel_requested: true });
   const done = await watch.untilRun(ended);
@@ -247,7 +247,7 @@ t.test('a worker killed mid-turn: the lease expires, the turn is retried once, n
   t.teardown(() => watch.close());
   const a = worker('killed-a');
   await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
-  const [agent, child] = heldPids(gate);
+  const { agent, child } = agentPids(join(dir, 'work-killed-a'), run.id);
   t.ok(running(agent) && running(child), 'the agent and the child it started run');
   a.child.kill('SIGKILL');
   await a.exited;
@@ -292,10 +292,10 @@ t.test('SIGTERM hands the running turn back; another worker finishes it', async 
   t.teardown(() => watch.close());
   const a = worker('stops', ['--grace-seconds', '0']);
   await watch.untilEvent((e) => e.text === 'holding' && e.attempt === 1);
-  const pids = heldPids(gate);
+  const { agent, child } = agentPids(join(dir, 'work-stops'), run.id);
   a.child.kill('SIGTERM');
   t.equal(await a.exited, 0, 'the worker stops cleanly');
-  t.ok(await until(() => !pids.some(running), 10_000), 'it stopped the agent and its child');
+  t.ok(await until(() => !running(agent) && !running(child), 10_000), 'it stopped the agent and its child');
   t.ok(a.logs.some((l) => l.msg === 'turn handed back'));
   const back = await watch.untilRun((r) => r.latest_turn.status === 'queued' && r.latest_turn.attempt === 1);
   t.match(back.latest_turn, { attempt: 1, lost_leases: 0 }, 'handed back, not lost');
