@@ -1,0 +1,106 @@
+/**
+ * native-bench/workers/endTurn: what ending a long turn costs everyone else. A worker's `complete`
+ * traces the run before it answers (the run's agent events become a coding-agent session trace);
+ * whatever part of that runs on the HTTP thread holds every other request behind it. Each round a
+ * fresh run gets `--events` agent events (in batches of 1,000, as a worker posts them) and is
+ * completed while a probe sends `GET /health` one after another; the figures are the `complete`
+ * itself and the probe's longest wait during it, against the probe's median wait while idle (the
+ * reference, in the same run). With `--baseline <checkout>` that build's server is measured too,
+ * round by round alternating with this build's, and the ratios are printed.
+ *
+ *   npm run build && node dist/native-bench/workers/endTurn.js [--events 15000] [--rounds 5] [--baseline /path/to/built/checkout]
+ */
+import { join } from 'node:path';
+import { workingRepo } from '../../test/helpers/git.js';
+import { startServer, tempDir, type TestServer } from '../../test/helpers/server.js';
+import { arg, buildModule, textArg } from '../args.js';
+
+const EVENTS = arg('events', 15_000);
+const ROUNDS = arg('rounds', 5);
+const BASELINE = textArg('baseline', '');
+const BATCH = 1000;
+const KEY = 'sk_service_' + 'Workers'.repeat(6);
+
+interface Build {
+  name: string;
+  server: TestServer;
+  api: (path: string, body?: unknown) => Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Per round: the complete, the probe's longest wait during it, its median wait idle (ms). */
+  complete: number[];
+  stall: number[];
+  idle: number[];
+}
+
+async function start(name: string, root: string): Promise<Build> {
+  const dir = tempDir('tracelake-endturn-bench-');
+  workingRepo(join(dir, 'git', 'acme', 'shop'), { 'README.md': '# Shop\n' });
+  const main = root ? new URL(buildModule(root, 'src/main.js'), 'file://').pathname : undefined;
+  const server = await startServer({ dataDir: join(dir, 'data'), env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--git-root', join(dir, 'git'), '--workers', '2'], ...(main ? { main } : {}) });
+  const appId = server.bootstrap!.app_id as string;
+  const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': appId, 'content-type': 'application/json' };
+  const api = async (path: string, body?: unknown) => {
+    const r = await fetch(server.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    if (r.status >= 300) throw new Error(`${name} ${path} answered ${r.status}: ${await r.text()}`);
+    return ((await r.json()) as { data: Record<string, any> }).data; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  await api(`/v1/apps/${appId}/git/connect`, { provider: 'local', repository: 'acme/shop' });
+  return { name, server, api, complete: [], stall: [], idle: [] };
+}
+
+/** `GET /health` one after another until `stop` resolves; the wait of each, in ms. */
+async function probe(url: string, stop: Promise<unknown>): Promise<number[]> {
+  let done = false;
+  void stop.finally(() => (done = true));
+  const waits: number[] = [];
+  while (!done) {
+    const t0 = performance.now();
+    await (await fetch(url + '/health')).arrayBuffer();
+    waits.push(performance.now() - t0);
+  }
+  return waits;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** A run with EVENTS agent events in its one turn, completed under the probe. */
+async function round(b: Build, r: number): Promise<void> {
+  const run = await b.api('/v1/workers/runs', { task_prompt: `bench round ${r}`, profile: 'bench' });
+  const claim = await b.api('/v1/workers/claim', { worker: 'bench', profiles: ['bench'] });
+  if (claim.run?.id !== run.id) throw new Error(`${b.name}: claimed ${String(claim.run?.id)}, not ${String(run.id)}`);
+  const at = new Date().toISOString();
+  for (let first = 0; first < EVENTS; first += BATCH) {
+    const events = Array.from({ length: Math.min(BATCH, EVENTS - first) }, (_, i) => {
+      const seq = first + i;
+      return { seq, at, kind: 'agent', event: { type: 'assistant_message', model: 'gpt-4o', content: [{ type: 'text', text: `${'x'.repeat(100)} ${seq}` }], usage: { inputTokens: 1200, outputTokens: 300 } } };
+    });
+    await b.api(`/v1/workers/leases/${claim.lease_id as string}/events`, { events });
+  }
+  const idle = await probe(b.server.url, new Promise((resolve) => setTimeout(resolve, 300)));
+  const t0 = performance.now();
+  const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
+  const waits = await probe(b.server.url, completed.then(() => (b.complete.push(performance.now() - t0), undefined)));
+  const turn = await completed;
+  if (turn.status !== 'succeeded') throw new Error(`${b.name}: the turn ended ${String(turn.status)}`);
+  b.stall.push(Math.max(...waits));
+  b.idle.push(median(idle));
+}
+
+const builds: Build[] = [await start('this build', '')];
+if (BASELINE) builds.unshift(await start('baseline', BASELINE));
+try {
+  // A warm-up round, then the timed ones; the builds take turns at going first.
+  for (const b of builds) await round(b, -1);
+  for (const b of builds) b.complete.length = b.stall.length = b.idle.length = 0;
+  for (let r = 0; r < ROUNDS; r++) for (const b of r % 2 ? [...builds].reverse() : builds) await round(b, r);
+} finally {
+  await Promise.all(builds.map((b) => b.server.stop()));
+}
+const fmt = (v: number) => v.toFixed(1);
+console.log(`a turn of ${EVENTS.toLocaleString('en-US')} agent events completed, ${ROUNDS} rounds (median ms)`);
+for (const b of builds) {
+  console.log(`  ${b.name}: complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (idle ${median(b.idle).toFixed(2)}: ${fmt(median(b.stall) / median(b.idle))}×)`);
+}
+if (BASELINE) {
+  const [base, ours] = builds as [Build, Build];
+  console.log(`  ratio to the baseline: complete ${(median(ours.complete) / median(base.complete)).toFixed(2)}×, longest wait ${(median(ours.stall) / median(base.stall)).toFixed(2)}×`);
+}
