@@ -184,7 +184,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const workers = new WorkerService(store, compute, ingest, plans, pricing, log, { leaseMs: config.workerLeaseSeconds * 1000, maxAttempts: config.workerMaxAttempts, maxSpansPerTrace: config.maxSpansPerTrace }, (hash) => auth.forget(hash));
+  const workers = new WorkerService(store, compute, ingest, plans, log, { leaseMs: config.workerLeaseSeconds * 1000, maxAttempts: config.workerMaxAttempts, maxSpansPerTrace: config.maxSpansPerTrace }, (hash) => auth.forget(hash));
   const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops, workers }, log, http.uws);
   workers.start();
   let metrics: MetricsListener | null = null;

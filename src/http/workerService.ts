@@ -7,10 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { sessionTraceId } from '../core/agents/ids.js';
-import { compilePriceTable, costOf, type PriceTable } from '../core/cost/pricing.js';
-import type { CostFn } from '../core/otlp/fields.js';
 import { planOf, type PlanTable } from '../core/plans.js';
-import { sessionOfRun, turnFigures } from '../core/workers/thread.js';
 import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
@@ -35,7 +32,6 @@ export class WorkerService {
   /** tenant → worker name → when it was last heard from. */
   private readonly heard = new Map<string, Map<string, number>>();
   private readonly tracing = new KeyedLock();
-  private readonly costFn: CostFn;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
@@ -43,18 +39,11 @@ export class WorkerService {
     private readonly compute: ComputeClient,
     private readonly ingest: IngestCoordinator,
     private readonly plans: PlanTable,
-    pricing: PriceTable,
     private readonly log: Logger,
     readonly settings: WorkerSettings,
     /** Drops a revoked key from the auth cache (an eval run ended by the sweep revokes its keys). */
     private readonly forgetKey: (keyHash: string) => void = () => undefined,
-  ) {
-    const prices = compilePriceTable(pricing);
-    this.costFn = (model, usage) => {
-      const p = prices.find(model);
-      return p ? costOf(p, usage) : undefined;
-    };
-  }
+  ) {}
 
   /** Starts the lease sweep: every half lease (at most every second), expired leases are settled. */
   start(): void {
@@ -174,14 +163,13 @@ export class WorkerService {
   private async traceNow(runId: string): Promise<void> {
     const inputs = await this.store.run('workerTraceInputs', { runId });
     if (!inputs) return;
-    const session = sessionOfRun(inputs.run, inputs.turns, inputs.events);
-    if (session.events.length > 0) {
-      const plan = planOf(this.plans, inputs.plan);
-      const body = new TextEncoder().encode(JSON.stringify({ schemaVersion: 1, sessions: [session] }));
-      const prepared = await this.compute.run('prepareAgents', { body, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes } });
+    const plan = planOf(this.plans, inputs.plan);
+    // Built in a compute worker: a long run's events would hold this thread up (see TraceInputs).
+    const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes } });
+    if (prepared) {
       for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
       if (prepared.sessions.length > 0) {
-        const traceIds = [WorkerService.traceIdOf(inputs.scope, runId, inputs.run.agent)];
+        const traceIds = prepared.sessions.map((s) => sessionTraceId({ tenantId: inputs.scope.tenantId, appId: inputs.scope.appId, agent: s.agent, sessionId: s.id }));
         const known = await this.store.run('agentsKnown', { scope: inputs.scope, traceIds, blobShas: prepared.blobShas });
         const outcome = await this.ingest.ingest(
           {
@@ -199,9 +187,6 @@ export class WorkerService {
         if (outcome.refused) this.log.warn({ run_id: runId, code: outcome.refused.code }, 'the trace of a worker run was refused by the plan\'s quota');
       }
     }
-    const figures = inputs.turns
-      .filter((t) => t.finishedAt !== null && !t.figured)
-      .map((t) => ({ turnIndex: t.index, ...turnFigures(inputs.events.filter((e) => e.turnIndex === t.index && e.attempt === t.attempt), this.costFn) }));
     if (figures.length > 0) await this.store.run('recordWorkerFigures', { tenantId: inputs.scope.tenantId, runId, figures });
   }
 }

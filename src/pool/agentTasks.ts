@@ -1,6 +1,7 @@
 /** Tasks of coding-agent sync (part of StoreTasks and ComputeTasks). */
 import type { TierCeiling } from '../core/agents/tier.js';
 import type { PreparedAgents } from '../ingest/agentsBatch.js';
+import type { PreparedRunTrace } from '../ingest/runTrace.js';
 import type { KnownOfSessions } from '../store/agents/known.js';
 import type { ReadScope } from '../store/spans/reads.js';
 
@@ -12,4 +13,6 @@ export interface AgentStoreTasks {
 export interface AgentComputeTasks {
   /** A sync request's body → the batch to store (checked, clamped, scrubbed), and what was rejected. */
   prepareAgents: { in: { body: Uint8Array; ceiling: TierCeiling }; out: PreparedAgents };
+  /** A worker run's text from the store (`workerTraceInputs`) → its session as a batch to store, and its ended turns' figures. */
+  prepareRunTrace: { in: { text: string; ceiling: TierCeiling }; out: PreparedRunTrace };
 }

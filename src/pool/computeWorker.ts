@@ -9,6 +9,7 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
 import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
+import { prepareRunTrace } from '../ingest/runTrace.js';
 import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
@@ -57,6 +58,7 @@ const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => P
   scan: async (input) => scan(input, priceOf),
   replayLog: ({ path, name }) => ingest.replayFile(path, name),
   prepareAgents: ({ body, ceiling }) => prepareAgentBatch(body, ceiling),
+  prepareRunTrace: ({ text, ceiling }) => prepareRunTrace(text, ceiling, priceOf),
 };
 
 export default (message: { task: keyof ComputeTasks; input: unknown }) => dispatchTask<ComputeTasks>(handlers, message);

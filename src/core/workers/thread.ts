@@ -148,3 +148,28 @@ export function turnFigures(events: readonly StoredEvent[], costOf?: CostFn): Tu
   }
   return figures;
 }
+
+/** A turn as the store hands it over for tracing: whether its figures are recorded already. */
+export type FiguredTurn = TracedTurn & { figured: boolean };
+
+/** What tracing a run makes: its session (null while nothing of it is traced) and the figures of ended turns that have none yet. */
+export interface RunTrace {
+  session: AgentSession | null;
+  figures: (TurnFigures & { turnIndex: number })[];
+}
+
+/** A run's session and the figures of its ended, not yet figured turns (each from its last attempt's events). */
+export function runTrace(run: TracedRun, turns: readonly FiguredTurn[], events: readonly StoredEvent[], costOf?: CostFn): RunTrace {
+  const session = sessionOfRun(run, turns, events);
+  const byAttempt = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const key = `${e.turnIndex}.${e.attempt}`;
+    let list = byAttempt.get(key);
+    if (!list) byAttempt.set(key, (list = []));
+    list.push(e);
+  }
+  const figures = turns
+    .filter((t) => t.finishedAt !== null && !t.figured)
+    .map((t) => ({ turnIndex: t.index, ...turnFigures(byAttempt.get(`${t.index}.${t.attempt}`) ?? [], costOf) }));
+  return { session: session.events.length > 0 ? session : null, figures };
+}

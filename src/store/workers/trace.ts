@@ -2,7 +2,7 @@
  * What tracing a run needs from the store (core/workers/thread.ts builds the session from it), and
  * the figures of its turns once traced.
  */
-import type { StoredEvent, TracedRun, TracedTurn, TurnFigures } from '../../core/workers/thread.js';
+import type { FiguredTurn, StoredEvent, TracedRun, TurnFigures } from '../../core/workers/thread.js';
 import type { Database } from '../db.js';
 import { iso } from '../sql.js';
 import { tenantLockKey, workerLock } from './runs.js';
@@ -11,10 +11,19 @@ export interface TraceInputs {
   scope: { tenantId: string; appId: string; environmentId: string };
   /** The tenant's plan (its agents tier applies to the trace). */
   plan: string;
+  /**
+   * The run, its turns and their events as one JSON text (`RunTraceText`), for a compute worker to
+   * parse: as objects, a long run's events would be rebuilt on the HTTP thread on their way through
+   * it, holding every other request up (~75 ms for 15,000 events; native-bench/workers/endTurn).
+   */
+  text: string;
+}
+
+/** `TraceInputs.text`: the agent events and steps of every turn's last attempt, each event as the JSON text it is stored as. */
+export interface RunTraceText {
   run: TracedRun;
-  turns: (TracedTurn & { figured: boolean })[];
-  /** Agent events and steps of every turn's last attempt. */
-  events: StoredEvent[];
+  turns: FiguredTurn[];
+  events: (Omit<StoredEvent, 'event'> & { event: string | null })[];
 }
 
 export async function traceInputs(db: Database, runId: string): Promise<TraceInputs | null> {
@@ -28,39 +37,33 @@ export async function traceInputs(db: Database, runId: string): Promise<TraceInp
     [runId],
   );
   if (!run) return null;
-  const turns = await db.query<TracedTurn & { figured: boolean }>(
+  const turns = await db.query<FiguredTurn>(
     `SELECT turn_index AS "index", prompt, ${iso('created_at')} AS "createdAt", status, attempt, ${iso('finished_at')} AS "finishedAt", reason, error,
             commit_sha AS "commitSha", cost_usd IS NOT NULL AS figured
        FROM worker_turns WHERE run_id = $1 ORDER BY turn_index`,
     [runId],
   );
-  const events = (
-    await db.query<Omit<StoredEvent, 'event'> & { event: string | null }>(
-      `SELECT e.turn_index AS "turnIndex", e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event
-         FROM worker_events e JOIN worker_turns t ON t.run_id = e.run_id AND t.turn_index = e.turn_index AND t.attempt = e.attempt
-        WHERE e.run_id = $1 AND e.kind IN ('agent', 'step') ORDER BY e.turn_index, e.seq`,
-      [runId],
-    )
-  ).map((e): StoredEvent => ({ ...e, event: e.event === null ? null : (JSON.parse(e.event) as Record<string, unknown>) }));
+  const events = await db.query<RunTraceText['events'][number]>(
+    `SELECT e.turn_index AS "turnIndex", e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event
+       FROM worker_events e JOIN worker_turns t ON t.run_id = e.run_id AND t.turn_index = e.turn_index AND t.attempt = e.attempt
+      WHERE e.run_id = $1 AND e.kind IN ('agent', 'step') ORDER BY e.turn_index, e.seq`,
+    [runId],
+  );
   // A one-shot run ends with its turn; a session when it is closed.
   const oneshotEnd = run.kind === 'oneshot' ? (turns[0]?.finishedAt ?? null) : null;
-  return {
-    scope: { tenantId: run.tenant_id, appId: run.app_id, environmentId: run.environment_id },
-    plan: run.plan,
-    run: {
-      id: runId,
-      agent: run.profile,
-      title: run.title,
-      createdAt: run.created_at,
-      endedAt: run.closed_at ?? oneshotEnd,
-      repository: run.repository,
-      workBranch: run.work_branch,
-      headCommit: run.head_commit,
-      createdBy: run.created_by,
-    },
-    turns,
-    events,
+  const traced: TracedRun = {
+    id: runId,
+    agent: run.profile,
+    title: run.title,
+    createdAt: run.created_at,
+    endedAt: run.closed_at ?? oneshotEnd,
+    repository: run.repository,
+    workBranch: run.work_branch,
+    headCommit: run.head_commit,
+    createdBy: run.created_by,
   };
+  const text = JSON.stringify({ run: traced, turns, events } satisfies RunTraceText);
+  return { scope: { tenantId: run.tenant_id, appId: run.app_id, environmentId: run.environment_id }, plan: run.plan, text };
 }
 
 /** Records the figures of ended turns that have none yet; answers the turn indexes it set. */

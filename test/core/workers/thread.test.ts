@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sessionOfRun, turnFigures, type StoredEvent, type TracedRun, type TracedTurn } from '../../../src/core/workers/thread.js';
+import { runTrace, sessionOfRun, turnFigures, type StoredEvent, type TracedRun, type TracedTurn } from '../../../src/core/workers/thread.js';
 
 const RUN: TracedRun = {
   id: 'run-1',
@@ -103,4 +103,33 @@ t.test('figures of an attempt', async (t) => {
   const priced = turnFigures(events, (model, usage) => (model === 'gpt-4o' ? (usage.inputTokens ?? 0) / 1000 : undefined));
   t.same(priced, { costUsd: 0.155, inputTokens: 156, outputTokens: 12, toolCalls: 2 }, 'the price table\'s cost over the whole prompt');
   t.same(turnFigures([]), { costUsd: 0, inputTokens: 0, outputTokens: 0, toolCalls: 0 });
+});
+
+t.test('a run traced: its session, and figures of ended turns without any, from their last attempts', async (t) => {
+  const turns = [
+    { ...turn(0), figured: true },
+    { ...turn(1, { attempt: 2 }), figured: false },
+    { ...turn(2, { status: 'running', finishedAt: null }), figured: false },
+    { ...turn(3), figured: false },
+  ];
+  const usage = (inputTokens: number) => ({ type: 'assistant_message', model: 'gpt-4o', content: [], usage: { inputTokens, outputTokens: 1 } });
+  const events: StoredEvent[] = [
+    ev(0, 0, { event: usage(1) }),
+    ev(1, 0, { attempt: 1, event: usage(1000) }),
+    ev(1, 0, { attempt: 2, event: usage(20) }),
+    ev(1, 1, { attempt: 2, event: { type: 'tool_call', callId: 'c', name: 'Read' } }),
+    ev(2, 0, { event: usage(300) }),
+  ];
+  const traced = runTrace(RUN, turns, events, (model, u) => (model === 'gpt-4o' ? (u.inputTokens ?? 0) / 100 : undefined));
+  t.same(
+    traced.figures,
+    [
+      { turnIndex: 1, costUsd: 0.2, inputTokens: 20, outputTokens: 1, toolCalls: 1 },
+      { turnIndex: 3, costUsd: 0, inputTokens: 0, outputTokens: 0, toolCalls: 0 },
+    ],
+    'turn 0 has figures, turn 2 runs; turn 1 from its second attempt; turn 3 had no events',
+  );
+  t.same(traced.session, sessionOfRun(RUN, turns, events), 'the session is the run\'s');
+  const none = runTrace(RUN, [{ ...turn(0, { status: 'running', finishedAt: null }), figured: false }], [ev(0, 0, { event: usage(5) })]);
+  t.same(none, { session: null, figures: [] }, 'nothing ended: nothing to trace or figure');
 });
