@@ -40,7 +40,12 @@ export interface AgentSpec {
   /** Longest line kept; a longer one is cut into pieces. */
   maxLineChars: number;
   onLine(stream: 'stdout' | 'stderr', line: string): void;
+  /** The guard could not be started (no `sh`): the agent runs, but nothing stops it if the worker dies. */
+  onUnguarded?(reason: string): void;
 }
+
+/** What a worker logs when an agent's guard could not be started (`AgentSpec.onUnguarded`). */
+export const UNGUARDED = 'the agent runs without its guard (is sh installed?): if this worker dies, nothing stops the agent';
 
 /** How long a stopped agent has between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 3000;
@@ -49,7 +54,7 @@ export function runAgent(spec: AgentSpec): AgentRun {
   const started = performance.now();
   const [program, ...args] = spec.argv;
   const child = spawn(program!, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  const guard = child.pid === undefined ? null : guardGroup(child.pid);
+  const guard = child.pid === undefined ? null : guardGroup(child.pid, (reason) => spec.onUnguarded?.(reason));
   let stoppedFor: StopReason | null = null;
   let spawnError: string | null = null;
   let outputBytes = 0;
@@ -132,9 +137,9 @@ export function runAgent(spec: AgentSpec): AgentRun {
  * next attempt discards. A `sh` waits on a pipe only this process holds open; the kernel closes it
  * when this process ends, however it ends, and the wait returns. Dismissed (killed) once the agent
  * has ended, before its group id can be reused. Without a `sh` the agent runs unguarded, as it
- * did before the guard.
+ * did before the guard, and `unguarded` is told why.
  */
-function guardGroup(pgid: number): { dismiss(): void } {
+function guardGroup(pgid: number, unguarded: (reason: string) => void): { dismiss(): void } {
   // dash takes `kill -TERM -<pgid>` (not `kill -s TERM` nor `--` before a group); bash takes both.
   const script = 'read -r _; kill -TERM "-$1" 2>/dev/null; sleep "$2"; kill -KILL "-$1" 2>/dev/null';
   const guard = spawn('sh', ['-c', script, 'tracelake-agent-guard', String(pgid), String(KILL_GRACE_MS / 1000)], {
@@ -142,7 +147,7 @@ function guardGroup(pgid: number): { dismiss(): void } {
     // Its own group: a Ctrl-C meant for the worker does not end the guard first.
     detached: true,
   });
-  guard.on('error', () => undefined);
+  guard.on('error', (e) => unguarded(e.message));
   guard.stdin?.on('error', () => undefined);
   // The worker's event loop does not wait on its guards.
   guard.unref();

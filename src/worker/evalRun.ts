@@ -14,7 +14,7 @@ import type { CompleteBody } from '../contract/workers.js';
 import { evalEnd, evalEnvironment } from '../core/workers/evalRun.js';
 import type { LocalGitProvider } from '../git/local.js';
 import type { EvalClaim } from '../store/workers/evalLeases.js';
-import { runAgent, type AgentRun, type StopReason } from './agentProcess.js';
+import { runAgent, UNGUARDED, type AgentRun, type StopReason } from './agentProcess.js';
 import { LeaseLost, type GatewayClient } from './client.js';
 import { EventStream, type TurnLog, type TurnOutcome } from './turn.js';
 
@@ -113,6 +113,7 @@ async function runEval(claim: EvalClaim, ctx: EvalContext, events: EventStream, 
         if (stream === 'stdout' && line.trim() !== '') lastLine = line;
         events.push({ kind: stream, text: line });
       },
+      onUnguarded: (reason) => ctx.log.warn({ eval_run_id: run.id, reason }, UNGUARDED),
     });
     started(command);
     const exit = await command.exited;

@@ -9,7 +9,7 @@ import type { CompleteBody, WorkerEventInput } from '../contract/workers.js';
 import { OutputParser } from '../core/workers/output.js';
 import type { AgentProfile } from '../core/workers/profiles.js';
 import type { TurnClaim } from '../store/workers/leases.js';
-import { runAgent, type AgentExit, type AgentRun, type StopReason } from './agentProcess.js';
+import { runAgent, UNGUARDED, type AgentExit, type AgentRun, type StopReason } from './agentProcess.js';
 import { LeaseLost, type GatewayClient } from './client.js';
 import type { Workspaces } from './workspace.js';
 
@@ -111,6 +111,7 @@ async function runTurn(claim: TurnClaim, ctx: TurnContext, events: EventStream, 
         else events.push({ kind: 'agent', event: parsed.event });
       }
     },
+    onUnguarded: (reason) => ctx.log.warn({ run_id: run.id, turn_index: turn.index, reason }, UNGUARDED),
   });
   started(agent);
   const exit = await agent.exited;

@@ -124,11 +124,11 @@ process.on('exit', () => {
   for (const w of workers) w.kill('SIGKILL');
 });
 
-export function startWorker(server: TestServer, key: Credentials, o: { name: string; gitRoot: string; profiles: string; workDir: string; args?: string[] }): TestWorker {
+export function startWorker(server: TestServer, key: Credentials, o: { name: string; gitRoot: string; profiles: string; workDir: string; args?: string[]; env?: Record<string, string> }): TestWorker {
   const child = spawn(
     process.execPath,
     [CLI, 'worker', '--url', server.url, '--key', key.key, '--app', key.appId, '--git-root', o.gitRoot, '--profiles', o.profiles, '--work-dir', o.workDir, '--name', o.name, '--poll-seconds', '5', ...(o.args ?? [])],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '', ...o.env } },
   );
   workers.add(child);
   const logs: LogLine[] = [];

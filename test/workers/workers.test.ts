@@ -10,6 +10,7 @@ import t from 'tap';
 import { git, workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { UNGUARDED } from '../../src/worker/agentProcess.js';
 import { agentPids, fakeAgentProfiles, running, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -93,6 +94,7 @@ t.test('a one-shot run end to end: workspace, agent, events, checkpoint, trace',
   t.equal(git(repo, 'rev-parse', `${turn.commit_sha}^`), baseCommit);
   t.equal(git(repo, 'show', `${turn.commit_sha}:notes/turn-0.md`), 'Write a note about the cart\nwith details');
   t.equal(git(repo, 'rev-parse', 'main'), baseCommit, 'the base branch is untouched');
+  t.notOk(w.logs.some((l) => l.msg === UNGUARDED), 'the agent ran guarded');
 
   // The thread: the worker's steps, the agent's lines and structured events, in order.
   const kinds = new Set(watch.events.map((e: any) => e.kind));
@@ -195,6 +197,19 @@ t.test('402 entitlement_required past the plan\'s runs in flight', async (t) => 
   for (const run of last) await call(server, 'POST', `/v1/workers/runs/${run.id}/cancel`, { auth: root });
   const again = await call(server, 'POST', `/v1/workers/runs/${queued[0].id}/cancel`, { auth: root });
   t.equal(again.status, 409, 'nothing left to cancel');
+});
+
+t.test('a worker without a sh runs its agents unguarded, and says so', async (t) => {
+  // Node and the fake agent are started by absolute path; the guard is the one thing the worker
+  // starts through PATH.
+  const w = startWorker(server, workerKey, { name: 'no-sh', gitRoot, profiles, workDir: join(dir, 'work-no-sh'), env: { PATH: join(dir, 'no-programs') } });
+  t.teardown(() => void w.child.kill('SIGKILL'));
+  const run = await launch('runs', { task_prompt: 'Write a note without a guard' });
+  const watch = await watchRun(server, root, run.id);
+  t.teardown(() => watch.close());
+  const done = await watch.untilRun(ended);
+  t.match(done.latest_turn, { status: 'succeeded', worker: 'no-sh' });
+  t.match(await w.waitForLog((l) => l.msg === UNGUARDED), { run_id: run.id, turn_index: 0, reason: /ENOENT/ });
 });
 
 t.test('a failing agent fails the turn, and its work is still checkpointed', async (t) => {
