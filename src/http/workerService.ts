@@ -169,7 +169,7 @@ export class WorkerService {
     if (prepared) {
       for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
       if (prepared.sessions.length > 0) {
-        const traceIds = prepared.sessions.map((s) => sessionTraceId({ tenantId: inputs.scope.tenantId, appId: inputs.scope.appId, agent: s.agent, sessionId: s.id }));
+        const traceIds = prepared.sessions.map((s) => WorkerService.traceIdOf(inputs.scope, s.id, s.agent));
         const known = await this.store.run('agentsKnown', { scope: inputs.scope, traceIds, blobShas: prepared.blobShas });
         const outcome = await this.ingest.ingest(
           {
