@@ -50,7 +50,8 @@ async function start(name: string, root: string): Promise<Build> {
 /** `GET /health` one after another until `stop` resolves; the wait of each, in ms. */
 async function probe(url: string, stop: Promise<unknown>): Promise<number[]> {
   let done = false;
-  void stop.finally(() => (done = true));
+  const end = () => (done = true);
+  stop.then(end, end);
   const waits: number[] = [];
   while (!done) {
     const t0 = performance.now();
