@@ -1,7 +1,8 @@
 /**
  * Integration: compaction merges the small segments ingestion writes into large sorted files, and
  * every answer is the same before and after (a span by id alone too, which compacted files' span
- * id filters serve); a kill -9 during a compaction loses and duplicates nothing; replaced files are deleted once no query can still be reading them.
+ * id filters serve); a kill -9 during a compaction loses and duplicates nothing; replaced files are
+ * deleted once no query can still be reading them.
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';

@@ -63,8 +63,28 @@ export interface TracedTurn {
 
 const TITLE_MAX = 1024;
 
+/** A run's events by turn and attempt (`attemptKey`), in the order given. */
+type EventsByAttempt = ReadonlyMap<string, readonly StoredEvent[]>;
+
+const attemptKey = (turnIndex: number, attempt: number) => `${turnIndex}.${attempt}`;
+
+function byAttempt(events: readonly StoredEvent[]): EventsByAttempt {
+  const out = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const key = attemptKey(e.turnIndex, e.attempt);
+    const list = out.get(key);
+    if (list) list.push(e);
+    else out.set(key, [e]);
+  }
+  return out;
+}
+
 /** Ended turns only: a running turn's events are not final, and spans never change once stored. */
 export function sessionOfRun(run: TracedRun, turns: readonly TracedTurn[], events: readonly StoredEvent[]): AgentSession {
+  return sessionOf(run, turns, byAttempt(events));
+}
+
+function sessionOf(run: TracedRun, turns: readonly TracedTurn[], attempts: EventsByAttempt): AgentSession {
   const out: AgentEvent[] = [];
   const ended = [...turns].filter((t) => t.finishedAt !== null).sort((a, b) => a.index - b.index);
   for (const turn of ended) {
@@ -73,7 +93,7 @@ export function sessionOfRun(run: TracedRun, turns: readonly TracedTurn[], event
       const earlier = turn.attempt - 1;
       out.push(system(`t${turn.index}.attempts`, turn.createdAt, 'worker', `${earlier} earlier attempt${earlier > 1 ? 's' : ''} of this turn ended without a report (a lease expired, or a stopping worker handed it back); only the last one is traced`));
     }
-    const own = events.filter((e) => e.turnIndex === turn.index && e.attempt === turn.attempt).sort((a, b) => a.seq - b.seq);
+    const own = [...(attempts.get(attemptKey(turn.index, turn.attempt)) ?? [])].sort((a, b) => a.seq - b.seq);
     out.push(...turnEvents(turn.index, own));
     out.push(system(`t${turn.index}.end`, turn.finishedAt!, turn.status === 'succeeded' ? 'worker' : 'error', endText(turn)));
   }
@@ -160,16 +180,10 @@ export interface RunTrace {
 
 /** A run's session and the figures of its ended, not yet figured turns (each from its last attempt's events). */
 export function runTrace(run: TracedRun, turns: readonly FiguredTurn[], events: readonly StoredEvent[], costOf?: CostFn): RunTrace {
-  const session = sessionOfRun(run, turns, events);
-  const byAttempt = new Map<string, StoredEvent[]>();
-  for (const e of events) {
-    const key = `${e.turnIndex}.${e.attempt}`;
-    let list = byAttempt.get(key);
-    if (!list) byAttempt.set(key, (list = []));
-    list.push(e);
-  }
+  const attempts = byAttempt(events);
+  const session = sessionOf(run, turns, attempts);
   const figures = turns
     .filter((t) => t.finishedAt !== null && !t.figured)
-    .map((t) => ({ turnIndex: t.index, ...turnFigures(byAttempt.get(`${t.index}.${t.attempt}`) ?? [], costOf) }));
+    .map((t) => ({ turnIndex: t.index, ...turnFigures(attempts.get(attemptKey(t.index, t.attempt)) ?? [], costOf) }));
   return { session: session.events.length > 0 ? session : null, figures };
 }

@@ -129,7 +129,11 @@ t.test('a run traced: its session, and figures of ended turns without any, from 
     ],
     'turn 0 has figures, turn 2 runs; turn 1 from its second attempt; turn 3 had no events',
   );
-  t.same(traced.session, sessionOfRun(RUN, turns, events), 'the session is the run\'s');
+  t.same(
+    traced.session!.events.map((e) => e.id),
+    ['t0.prompt', 't0.a1.0', 't0.end', 't1.prompt', 't1.attempts', 't1.a2.0', 't1.a2.1', 't1.end', 't3.prompt', 't3.end'],
+    'the session: ended turns, each with its last attempt\'s events',
+  );
   const none = runTrace(RUN, [{ ...turn(0, { status: 'running', finishedAt: null }), figured: false }], [ev(0, 0, { event: usage(5) })]);
   t.same(none, { session: null, figures: [] }, 'nothing ended: nothing to trace or figure');
 });
