@@ -2,16 +2,17 @@
  * native-bench/traceColumns: where a trace's spans read spends its time in DuckDB's Parquet reader,
  * by columns read and by row group size. One synthetic day (172,800 spans, traces of 8) is written
  * again with row groups of 2,048 to 16,384 rows (the shipped size, `ROW_GROUP_ROWS`, is the
- * reference), with and without dictionaries; then `--reads` traces are read from each, by the
- * trace's id and range as `spansStartingIn` (src/store/spans/reads.ts) reads them: nothing but a
- * count, one column, and the 30 columns the trace view reads. Medians; the files take turns.
+ * reference; the shipped COPY options otherwise), with and without dictionaries; then `--reads`
+ * traces are read from each, by the trace's id and range as `spansStartingIn`
+ * (src/store/spans/reads.ts) reads them: nothing but a count, one column, and the 30 columns the
+ * trace view reads. Medians; the files take turns.
  *
  *   npm run build && node dist/native-bench/traceColumns.js [--reads 300]
  */
 import { statSync } from 'node:fs';
 import { Database, storeDirs } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
-import { ROW_GROUP_ROWS } from '../src/store/spans/segmentFormat.js';
+import { ROW_GROUP_ROWS, SEGMENT_COPY_OPTIONS } from '../src/store/spans/segmentFormat.js';
 import { tempDir } from '../test/helpers/server.js';
 import { arg } from './args.js';
 import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
@@ -36,7 +37,7 @@ for (const rows of [2_048, 4_096, 8_192, 16_384]) {
     const path = `${dir}/rows-${rows}-${dictionaries}.parquet`;
     await db.exec(
       `COPY (SELECT * FROM read_parquet('${dir}/${day!.path}') ORDER BY start_ns, trace_id, span_id)
-         TO '${path}' (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${rows}${dictionaries ? '' : ', DICTIONARY_SIZE_LIMIT 1'})`,
+         TO '${path}' (${SEGMENT_COPY_OPTIONS.replace(`ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`, `ROW_GROUP_SIZE ${rows}`)}${dictionaries ? '' : ', DICTIONARY_SIZE_LIMIT 1'})`,
     );
     files[name] = path;
   }
