@@ -1,12 +1,13 @@
 /**
- * native-bench/workers/endTurn: what ending a long turn costs everyone else. A worker's `complete`
- * traces the run before it answers (the run's agent events become a coding-agent session trace);
- * whatever part of that runs on the HTTP thread holds every other request behind it. Each round a
- * fresh run gets `--events` agent events (in batches of 1,000, as a worker posts them) and is
- * completed while a probe sends `GET /health` one after another; the figures are the `complete`
- * itself and the probe's longest wait during it, against the probe's median wait while idle (the
- * reference, in the same run). With `--baseline <checkout>` that build's server is measured too,
- * round by round alternating with this build's, and the ratios are printed.
+ * native-bench/workers/endTurn: what a long turn costs everyone else. A worker posts its agent
+ * events in batches, each checked against the session contract before it is stored, and its
+ * `complete` traces the run before it answers (the run's agent events become a coding-agent session
+ * trace); whatever part of either runs on the HTTP thread holds every other request behind it. Each
+ * round a fresh run gets `--events` agent events (in batches of 1,000, the contract's maximum) and
+ * is completed, while a probe sends `GET /health` one after another; the figures are the posts and
+ * the `complete` themselves and the probe's longest wait during each, against the probe's median
+ * wait while idle (the reference, in the same run). With `--baseline <checkout>` that build's server
+ * is measured too, round by round alternating with this build's, and the ratios are printed.
  *
  *   npm run build && node dist/native-bench/workers/endTurn.js [--events 15000] [--rounds 5] [--baseline /path/to/built/checkout]
  */
@@ -25,7 +26,9 @@ interface Build {
   name: string;
   server: TestServer;
   api: (path: string, body?: unknown) => Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** Per round: the complete, the probe's longest wait during it, its median wait idle (ms). */
+  /** Per round: the posts and the complete, the probe's longest wait during each, its median wait idle (ms). */
+  posts: number[];
+  postStall: number[];
   complete: number[];
   stall: number[];
   idle: number[];
@@ -44,7 +47,7 @@ async function start(name: string, root: string): Promise<Build> {
     return ((await r.json()) as { data: Record<string, any> }).data; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   await api(`/v1/apps/${appId}/git/connect`, { provider: 'local', repository: 'acme/shop' });
-  return { name, server, api, complete: [], stall: [], idle: [] };
+  return { name, server, api, posts: [], postStall: [], complete: [], stall: [], idle: [] };
 }
 
 /** `GET /health` one after another until `stop` resolves; the wait of each, in ms. */
@@ -69,13 +72,19 @@ async function round(b: Build, r: number): Promise<void> {
   const claim = await b.api('/v1/workers/claim', { worker: 'bench', profiles: ['bench'] });
   if (claim.run?.id !== run.id) throw new Error(`${b.name}: claimed ${String(claim.run?.id)}, not ${String(run.id)}`);
   const at = new Date().toISOString();
-  for (let first = 0; first < EVENTS; first += BATCH) {
-    const events = Array.from({ length: Math.min(BATCH, EVENTS - first) }, (_, i) => {
-      const seq = first + i;
+  const batches = Array.from({ length: Math.ceil(EVENTS / BATCH) }, (_, k) =>
+    Array.from({ length: Math.min(BATCH, EVENTS - k * BATCH) }, (_, i) => {
+      const seq = k * BATCH + i;
       return { seq, at, kind: 'agent', event: { type: 'assistant_message', model: 'gpt-4o', content: [{ type: 'text', text: `${'x'.repeat(100)} ${seq}` }], usage: { inputTokens: 1200, outputTokens: 300 } } };
-    });
-    await b.api(`/v1/workers/leases/${claim.lease_id as string}/events`, { events });
-  }
+    }),
+  );
+  const p0 = performance.now();
+  const posted = (async () => {
+    for (const events of batches) await b.api(`/v1/workers/leases/${claim.lease_id as string}/events`, { events });
+    b.posts.push(performance.now() - p0);
+  })();
+  b.postStall.push(Math.max(...(await probe(b.server.url, posted))));
+  await posted;
   const idle = await probe(b.server.url, new Promise((resolve) => setTimeout(resolve, 300)));
   const t0 = performance.now();
   const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
@@ -91,7 +100,7 @@ if (BASELINE) builds.unshift(await start('baseline', BASELINE));
 try {
   // A warm-up round, then the timed ones; the builds take turns at going first.
   for (const b of builds) await round(b, -1);
-  for (const b of builds) b.complete.length = b.stall.length = b.idle.length = 0;
+  for (const b of builds) b.posts.length = b.postStall.length = b.complete.length = b.stall.length = b.idle.length = 0;
   for (let r = 0; r < ROUNDS; r++) for (const b of r % 2 ? [...builds].reverse() : builds) await round(b, r);
 } finally {
   await Promise.all(builds.map((b) => b.server.stop()));
@@ -99,9 +108,13 @@ try {
 const fmt = (v: number) => v.toFixed(1);
 console.log(`a turn of ${EVENTS.toLocaleString('en-US')} agent events completed, ${ROUNDS} rounds (median ms)`);
 for (const b of builds) {
-  console.log(`  ${b.name}: complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (idle ${median(b.idle).toFixed(2)}: ${fmt(median(b.stall) / median(b.idle))}×)`);
+  const idle = median(b.idle);
+  console.log(`  ${b.name}: /health idle ${idle.toFixed(2)}`);
+  console.log(`    the posts (${EVENTS / BATCH} of ${BATCH}) ${fmt(median(b.posts))}; /health's longest wait during them ${fmt(median(b.postStall))} (${fmt(median(b.postStall) / idle)}×)`);
+  console.log(`    complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (${fmt(median(b.stall) / idle)}×)`);
 }
 if (BASELINE) {
   const [base, ours] = builds as [Build, Build];
-  console.log(`  ratio to the baseline: complete ${(median(ours.complete) / median(base.complete)).toFixed(2)}×, longest wait ${(median(ours.stall) / median(base.stall)).toFixed(2)}×`);
+  const ratio = (k: 'posts' | 'postStall' | 'complete' | 'stall') => `${(median(ours[k]) / median(base[k])).toFixed(2)}×`;
+  console.log(`  ratio to the baseline: the posts ${ratio('posts')}, longest wait during them ${ratio('postStall')}; complete ${ratio('complete')}, longest wait during it ${ratio('stall')}`);
 }

@@ -4,7 +4,7 @@
  */
 import type { IValidation } from 'typia';
 import { ApiError, validationError } from '../core/errors.js';
-import type { AnyRoute, RouteInput } from './route.js';
+import type { AnyRoute, RouteInput, Validator } from './route.js';
 
 export function validateInput(
   route: AnyRoute,
@@ -18,7 +18,7 @@ export function validateInput(
   return {
     params: v.params ? checked('path', v.params(params)) : params,
     query: v.query ? checked('query', v.query(new URLSearchParams(query))) : noQuery(query),
-    body: mode === 'raw' ? raw : v.body ? checked('body', v.body(parseJson(raw, headers))) : undefined,
+    body: mode === 'raw' ? raw : v.body ? checkedBody(raw, headers['content-type'], v.body) : undefined,
     headers,
   };
 }
@@ -30,9 +30,16 @@ function noQuery(query: string): Record<string, never> {
   throw validationError('query', Object.fromEntries(names.map((n) => [n, 'unknown parameter (this endpoint takes none)'])));
 }
 
-function parseJson(raw: Buffer | null, headers: Record<string, string>): unknown {
+/**
+ * A JSON body parsed and checked as the router checks one (its media type, UTF-8, JSON, well-formed
+ * text, then `validator`), for routes that take theirs raw and check it off the HTTP thread.
+ */
+export function checkedBody<B>(raw: Uint8Array | null, contentType: string | undefined, validator: Validator<B>): B {
+  return checked('body', validator(parseJson(raw, contentType)));
+}
+
+function parseJson(raw: Uint8Array | null, type: string | undefined): unknown {
   if (!raw || raw.length === 0) return undefined;
-  const type = headers['content-type'];
   if (type && !/json/i.test(type)) {
     throw new ApiError('unsupported_media_type', `Expected application/json, got ${type}`);
   }

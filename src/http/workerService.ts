@@ -73,6 +73,11 @@ export class WorkerService {
     };
   }
 
+  /** Whether anyone watches the run (news worth building for it). */
+  watched(runId: string): boolean {
+    return this.watchers.has(runId);
+  }
+
   tell(runId: string, news: RunNews): void {
     for (const fn of this.watchers.get(runId) ?? []) fn(news);
   }

@@ -2,6 +2,7 @@
 import type { TierCeiling } from '../core/agents/tier.js';
 import type { PreparedAgents } from '../ingest/agentsBatch.js';
 import type { PreparedRunTrace } from '../ingest/runTrace.js';
+import type { PreparedWorkerEvents } from '../ingest/workerEvents.js';
 import type { KnownOfSessions } from '../store/agents/known.js';
 import type { ReadScope } from '../store/spans/reads.js';
 
@@ -15,4 +16,6 @@ export interface AgentComputeTasks {
   prepareAgents: { in: { body: Uint8Array; ceiling: TierCeiling }; out: PreparedAgents };
   /** A worker run's text from the store (`workerTraceInputs`) → its session as a batch to store, and its ended turns' figures. */
   prepareRunTrace: { in: { text: string; ceiling: TierCeiling }; out: PreparedRunTrace };
+  /** A worker's `POST …/leases/{id}/events` body → its events checked, as the store inserts them. */
+  prepareWorkerEvents: { in: { body: Uint8Array | null; contentType: string | undefined }; out: PreparedWorkerEvents };
 }

@@ -10,6 +10,7 @@ import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing
 import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
 import { prepareRunTrace } from '../ingest/runTrace.js';
+import { prepareWorkerEvents } from '../ingest/workerEvents.js';
 import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/db.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
@@ -59,6 +60,7 @@ const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => P
   replayLog: ({ path, name }) => ingest.replayFile(path, name),
   prepareAgents: ({ body, ceiling }) => prepareAgentBatch(body, ceiling),
   prepareRunTrace: ({ text, ceiling }) => prepareRunTrace(text, ceiling, priceOf),
+  prepareWorkerEvents: async ({ body, contentType }) => prepareWorkerEvents(body, contentType),
 };
 
 export default (message: { task: keyof ComputeTasks; input: unknown }) => dispatchTask<ComputeTasks>(handlers, message);

@@ -4,7 +4,7 @@ import type { TurnFigures } from '../core/workers/thread.js';
 import type { ReadScope } from '../store/spans/reads.js';
 import type { RunView } from '../store/evals/runs.js';
 import type { EvalClaimInput, EvalEndReport, EvalLease } from '../store/workers/evalLeases.js';
-import type { ClaimInput, Heartbeat, NewEvent, TurnClaim, TurnEndReport, WorkerEventView } from '../store/workers/leases.js';
+import type { ClaimInput, Heartbeat, TurnClaim, TurnEndReport, WorkerEventRow, WorkerEventView } from '../store/workers/leases.js';
 import type { NewTurn, NewWorkerRun, RunChange } from '../store/workers/runs.js';
 import type { TraceInputs } from '../store/workers/trace.js';
 import type { WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
@@ -25,7 +25,8 @@ export interface WorkerTasks {
   releaseWorkerEval: { in: { scope: ReadScope; runId: string; leaseId: string }; out: { run: RunView; revokedKeyHashes: string[] } };
   expireWorkerEvalLeases: { in: Record<string, never>; out: { tenantId: string; runId: string; revokedKeyHashes: string[] }[] };
   heartbeatWorkerTurn: { in: { scope: ReadScope; leaseId: string; leaseMs: number }; out: Heartbeat };
-  appendWorkerEvents: { in: { scope: ReadScope; leaseId: string; events: NewEvent[] }; out: { run_id: string; stored: WorkerEventView[]; cancel: boolean } };
+  /** `batch`: the events as ingest/workerEvents.ts prepares them (one JSON text). */
+  appendWorkerEvents: { in: { scope: ReadScope; leaseId: string; batch: string }; out: { run_id: string; stored: WorkerEventRow[]; cancel: boolean } };
   completeWorkerTurn: { in: { scope: ReadScope; leaseId: string; end: TurnEndReport }; out: WorkerTurnView };
   releaseWorkerTurn: { in: { scope: ReadScope; leaseId: string }; out: WorkerTurnView };
   expireWorkerLeases: { in: { maxAttempts: number }; out: { tenantId: string; turn: WorkerTurnView }[] };

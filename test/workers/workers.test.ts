@@ -73,6 +73,38 @@ t.test('capabilities report workers; a Worker key claims and does nothing else',
   t.ok(bad.body.error.details.task_prompt, 'the empty task_prompt is named');
 });
 
+t.test('a batch of events that is not a WorkerEventsBody is refused whole, and nothing of it is stored', async (t) => {
+  const run = await launch('runs', { task_prompt: 'events by hand', profile: 'by-hand' });
+  const claim = await call(server, 'POST', '/v1/workers/claim', { auth: workerKey, body: { worker: 'hand', profiles: ['by-hand'] } });
+  t.equal(claim.body.data?.run?.id, run.id, 'claimed by hand');
+  const lease: string = claim.body.data.lease_id;
+  const post = (options: Parameters<typeof call>[3]) => call(server, 'POST', `/v1/workers/leases/${lease}/events`, { auth: workerKey, ...options });
+  const at = new Date().toISOString();
+  const notJson = await post({ rawBody: '{"events":[', headers: { 'content-type': 'application/json' } });
+  t.same([notJson.status, notJson.body?.error?.code], [400, 'invalid_request_body']);
+  t.match(notJson.body.error.details.body, /not valid JSON/);
+  const notText = await post({ rawBody: JSON.stringify({ events: [{ seq: 0, at, kind: 'stdout', text: 'x' }] }), headers: { 'content-type': 'text/plain' } });
+  t.same([notText.status, notText.body?.error?.code], [415, 'unsupported_media_type']);
+  // One bad event refuses the batch: the good one beside it is not stored either.
+  const oneBad = await post({ body: { events: [{ seq: 0, at, kind: 'stdout', text: 'kept?' }, { seq: -1, at, kind: 'stdout', text: 'x' }] } });
+  t.same([oneBad.status, oneBad.body?.error?.code, Object.keys(oneBad.body?.error?.details ?? {})], [400, 'invalid_request_body', ['events[1].seq']]);
+  const elsewhere = await call(server, 'POST', `/v1/workers/leases/${'0'.repeat(32)}/events`, { auth: workerKey, body: { events: [{ seq: 0, at, kind: 'stdout', text: 'x' }] } });
+  t.same([elsewhere.status, elsewhere.body?.error?.code], [404, 'not_found'], 'a lease that does not exist');
+  const events = async () => (await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root })).body.data;
+  t.same(await events(), [], 'nothing refused was stored');
+
+  const batch = { events: [{ seq: 0, at, kind: 'stdout', text: 'hello' }, { seq: 1, at, kind: 'agent', event: { type: 'system', kind: 'info', text: 'start', mood: 'eager' } }, { seq: 2, at, kind: 'agent', event: { type: 'telepathy' } }] };
+  const stored = await post({ body: batch });
+  t.same([stored.status, stored.body.data], [200, { stored: 3, cancel: false }]);
+  t.same((await post({ body: batch })).body.data, { stored: 0, cancel: false }, 'a retried batch stores nothing again');
+  const read = await events();
+  t.same(read.map((e: any) => [e.seq, e.kind]), [[0, 'stdout'], [1, 'agent'], [2, 'stdout']], 'an agent event the contract refuses is kept as a line');
+  t.same(read[1].event, { type: 'system', kind: 'info', text: 'start', id: 'e1', parentId: null, timestamp: at }, 'an agent event stamped, its unknown field dropped');
+  t.equal(read[2].text, '{"type":"telepathy"}');
+  const done = await call(server, 'POST', `/v1/workers/leases/${lease}/complete`, { auth: workerKey, body: { status: 'failed', reason: 'exit', exit_code: 1 } });
+  t.equal(done.status, 200, 'the turn ends');
+});
+
 t.test('a one-shot run end to end: workspace, agent, events, checkpoint, trace', async (t) => {
   const w = worker('one');
   t.teardown(() => void w.child.kill('SIGKILL'));

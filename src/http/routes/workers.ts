@@ -8,14 +8,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
 import {
-  pruneAgentEvent,
   validateClaimBody,
   validateCompleteBody,
   validateWorkerEnvironmentParams,
   validateLaunchBody,
   validateLeaseParams,
   validateTurnBody,
-  validateWorkerEventsBody,
   validateWorkerEventsQuery,
   validateWorkerRunListQuery,
   validateWorkerRunParams,
@@ -26,21 +24,18 @@ import {
   type LaunchBody,
   type LeaseParams,
   type TurnBody,
-  type WorkerEventInput,
-  type WorkerEventsBody,
   type WorkerEventsQuery,
   type WorkerRunListQuery,
   type WorkerRunParams,
   type WorkerStreamQuery,
 } from '../../contract/workers.js';
 import type { LaunchedRun, TurnDispatched } from '../../contract/responses.js';
-import type { AgentEvent } from '../../core/agents/session.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { checkEvalEnd } from '../../core/workers/evalRun.js';
 import { planOf } from '../../core/plans.js';
 import type { RunKind } from '../../core/workers/turns.js';
 import type { EvalClaim, EvalLease } from '../../store/workers/evalLeases.js';
-import type { NewEvent } from '../../store/workers/leases.js';
+import { eventView } from '../../store/workers/leases.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { data, json, stream, type StreamSink } from '../reply.js';
 import { route, type Context } from '../route.js';
@@ -114,22 +109,6 @@ async function launch(kind: RunKind, body: LaunchBody, headers: Readonly<Record<
 /** The scope a worker claims in and reports on: what its credentials read. */
 function workerScope(p: Principal) {
   return readScopeOf(p);
-}
-
-/**
- * Worker events as stored: agent events checked against the session contract (unknown fields
- * dropped; one that still does not fit is kept as a line of text, so nothing the agent said is lost).
- */
-function storedEvents(events: WorkerEventInput[]): NewEvent[] {
-  return events.map((e) => {
-    const atMs = Date.parse(e.at);
-    if (e.kind !== 'agent') return { seq: e.seq, atMs, kind: e.kind, text: e.text ?? '', level: e.kind === 'step' ? (e.level ?? 'info') : null, event: null };
-    const raw = e.event ?? {};
-    const stamped = { ...raw, id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : `e${e.seq}`, parentId: raw.parentId ?? null, timestamp: typeof raw.timestamp === 'string' ? raw.timestamp : e.at };
-    const checked = pruneAgentEvent(stamped as unknown as AgentEvent);
-    if (checked.success) return { seq: e.seq, atMs, kind: 'agent', text: null, level: null, event: JSON.stringify(checked.data) };
-    return { seq: e.seq, atMs, kind: 'stdout', text: JSON.stringify(raw).slice(0, 65536), level: null, event: null };
-  });
 }
 
 /** One server-sent event. */
@@ -383,14 +362,18 @@ export const workerRoutes = (secret: Buffer) => [
       return data(beat);
     },
   }),
-  route<LeaseParams, Record<string, never>, WorkerEventsBody>({
+  route<LeaseParams, Record<string, never>, Buffer>({
     method: 'POST',
     path: '/v1/workers/leases/:leaseId/events',
     permission: 'worker',
-    validate: { params: validateLeaseParams, body: validateWorkerEventsBody },
-    async handler({ params, body }, ctx) {
-      const out = await ctx.services.store.run('appendWorkerEvents', { scope: workerScope(ctx.principal), leaseId: params.leaseId, events: storedEvents(body.events) });
-      if (out.stored.length > 0) ctx.services.workers.tell(out.run_id, { type: 'events', events: out.stored });
+    // A `WorkerEventsBody`, checked on a compute worker (ingest/workerEvents.ts): up to 1,000 agent
+    // events against the session contract are too much work for the HTTP thread.
+    body: 'raw',
+    validate: { params: validateLeaseParams },
+    async handler({ params, body, headers }, ctx) {
+      const { batch } = await ctx.services.compute.run('prepareWorkerEvents', { body, contentType: headers['content-type'] });
+      const out = await ctx.services.store.run('appendWorkerEvents', { scope: workerScope(ctx.principal), leaseId: params.leaseId, batch });
+      if (out.stored.length > 0 && ctx.services.workers.watched(out.run_id)) ctx.services.workers.tell(out.run_id, { type: 'events', events: out.stored.map(eventView) });
       return data({ stored: out.stored.length, cancel: out.cancel });
     },
   }),

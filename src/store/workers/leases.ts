@@ -202,17 +202,6 @@ export async function heartbeat(db: Database, scope: ReadScope, leaseId: string,
   );
 }
 
-/** One event as a worker reports it (checked by the route: agent events hold a session event). */
-export interface NewEvent {
-  seq: number;
-  atMs: number;
-  kind: EventKind;
-  text: string | null;
-  level: 'info' | 'error' | null;
-  /** JSON text of an agent event. */
-  event: string | null;
-}
-
 /** A stored event as readers get it. */
 export interface WorkerEventView {
   cursor: number;
@@ -228,20 +217,22 @@ export interface WorkerEventView {
 
 const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event`;
 
-type EventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
-const eventOf = (r: EventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });
+/** A stored event with its agent event still JSON text (`eventView` parses it). */
+export type WorkerEventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
+export const eventView = (r: WorkerEventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });
 
 /**
- * Stores a batch of the lease's events; a seq stored already (a retried request) is skipped. Answers
- * the events stored now, and whether the turn was asked to stop.
+ * Stores a batch of the lease's events (`batch`: the JSON text of `StoredEventRow`s that
+ * ingest/workerEvents.ts prepares; one text, not a list per column, since a bound list takes its
+ * element type from its first item, so a column whose first value is null would bind as a list of
+ * nulls); a seq stored already (a retried request) is skipped. Answers the events stored now, their
+ * agent events as text (parsed only for a run someone watches), and whether the turn was asked to
+ * stop.
  */
-export async function appendEvents(db: Database, scope: ReadScope, leaseId: string, events: NewEvent[]): Promise<{ run_id: string; stored: WorkerEventView[]; cancel: boolean }> {
+export async function appendEvents(db: Database, scope: ReadScope, leaseId: string, batch: string): Promise<{ run_id: string; stored: WorkerEventRow[]; cancel: boolean }> {
   return db.transaction(async (tx) => {
     const held = await heldForEvents(tx, scope, leaseId);
-    // One JSON text, not a list per column: a bound list takes its element type from its first
-    // item, so a column whose first value is null would bind as a list of nulls.
-    const batch = JSON.stringify(events.map((e) => ({ seq: e.seq, at_ms: Math.round(e.atMs), kind: e.kind, text: e.text, level: e.level, event: e.event })));
-    const rows = await tx.query<EventRow>(
+    const rows = await tx.query<WorkerEventRow>(
       `INSERT INTO worker_events (run_id, turn_index, attempt, seq, tenant_id, app_id, environment_id, seen_at, kind, text, level, event)
        SELECT $1::UUID, $2, $3, u.seq, $4::UUID, $5::UUID, $6::UUID, make_timestamp(u.at_ms * 1000), u.kind, u.text, u.level, u.event
          FROM (SELECT unnest(from_json($7::VARCHAR, '[{"seq":"INTEGER","at_ms":"BIGINT","kind":"VARCHAR","text":"VARCHAR","level":"VARCHAR","event":"VARCHAR"}]'), recursive := true)) u
@@ -249,7 +240,7 @@ export async function appendEvents(db: Database, scope: ReadScope, leaseId: stri
        RETURNING cursor::DOUBLE AS cursor, turn_index, attempt, seq, ${iso('seen_at')} AS "at", kind, text, level, event`,
       [held.run_id, held.turn_index, held.attempt, held.tenant_id, held.app_id, held.environment_id, batch],
     );
-    return { run_id: held.run_id, stored: rows.map(eventOf).sort((a, b) => a.cursor - b.cursor), cancel: held.cancel_requested };
+    return { run_id: held.run_id, stored: rows.sort((a, b) => a.cursor - b.cursor), cancel: held.cancel_requested };
   });
 }
 
@@ -348,6 +339,6 @@ export async function readEvents(db: Database, scope: ReadScope, runId: string, 
   if (!run?.n) return null;
   const p: DuckDBValue[] = [runId, q.after];
   const turn = q.turn === undefined ? '' : ` AND e.turn_index = $${p.push(q.turn)}`;
-  const rows = await db.query<EventRow>(`SELECT ${EVENT_FIELDS} FROM worker_events e WHERE e.run_id = $1 AND e.cursor > $2${turn} ORDER BY e.cursor LIMIT $${p.push(q.limit)}`, p);
-  return rows.map(eventOf);
+  const rows = await db.query<WorkerEventRow>(`SELECT ${EVENT_FIELDS} FROM worker_events e WHERE e.run_id = $1 AND e.cursor > $2${turn} ORDER BY e.cursor LIMIT $${p.push(q.limit)}`, p);
+  return rows.map(eventView);
 }

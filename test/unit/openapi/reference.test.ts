@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { AnyRoute } from '../../../src/http/route.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody } from '../../../src/contract/agents.js';
+import { validateWorkerEventsBody } from '../../../src/contract/workers.js';
 import { allRoutes, documentedRoutes } from '../../../src/http/routeTable.js';
 import { UNBUILT } from '../../../src/http/unbuilt.js';
 import { noteKey, openApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
@@ -115,7 +116,8 @@ t.test('every route has a note, and every note a route', async (t) => {
 /**
  * Routes that read their body raw and check it elsewhere, whose note still types it as JSON: the
  * checks that stand in for a body validator. `POST /v1/agents/sync` (ingest/agentsBatch.ts): the
- * envelope whole, then each session and each blob on its own.
+ * envelope whole, then each session and each blob on its own. A worker's events
+ * (ingest/workerEvents.ts): the body whole.
  */
 type BodyCheck = (body: unknown) => { success: boolean; errors?: unknown };
 const RAW_JSON_BODIES: Record<string, BodyCheck> = {
@@ -126,6 +128,7 @@ const RAW_JSON_BODIES: Record<string, BodyCheck> = {
     const failed = [...sessions.map((s) => validateAgentSession(s)), ...blobs.map((b) => validateAgentBlob(b))].find((r) => !r.success);
     return failed ?? { success: true };
   },
+  'POST /v1/workers/leases/:leaseId/events': (body) => validateWorkerEventsBody(body),
 };
 
 t.test("the notes agree with the routes' own validators", async (t) => {
