@@ -6,7 +6,9 @@
  * round a fresh run gets `--events` agent events (in batches of 1,000, the contract's maximum) and
  * is completed, while a probe sends `GET /health` one after another; the figures are the posts and
  * the `complete` themselves and the probe's longest wait during each, against the probe's median
- * wait while idle (the reference, in the same run). With `--baseline <checkout>` that build's server
+ * wait while idle (the reference, in the same run), and for the posts the probe's waiting beyond
+ * that median, summed over them, a post: how long a post keeps the HTTP thread (or, on 2 cores,
+ * the CPU) from other requests. With `--baseline <checkout>` that build's server
  * is measured too, round by round alternating with this build's, and the ratios are printed.
  *
  *   npm run build && node dist/native-bench/workers/endTurn.js [--events 15000] [--rounds 5] [--baseline /path/to/built/checkout]
@@ -29,6 +31,8 @@ interface Build {
   /** Per round: the posts and the complete, the probe's longest wait during each, its median wait idle (ms). */
   posts: number[];
   postStall: number[];
+  /** The probe's waiting beyond its idle median during the posts, summed, a post. */
+  postHeld: number[];
   complete: number[];
   stall: number[];
   idle: number[];
@@ -47,7 +51,7 @@ async function start(name: string, root: string): Promise<Build> {
     return ((await r.json()) as { data: Record<string, any> }).data; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   await api(`/v1/apps/${appId}/git/connect`, { provider: 'local', repository: 'acme/shop' });
-  return { name, server, api, posts: [], postStall: [], complete: [], stall: [], idle: [] };
+  return { name, server, api, posts: [], postStall: [], postHeld: [], complete: [], stall: [], idle: [] };
 }
 
 /** `GET /health` one after another until `stop` resolves; the wait of each, in ms. */
@@ -78,21 +82,23 @@ async function round(b: Build, r: number): Promise<void> {
       return { seq, at, kind: 'agent', event: { type: 'assistant_message', model: 'gpt-4o', content: [{ type: 'text', text: `${'x'.repeat(100)} ${seq}` }], usage: { inputTokens: 1200, outputTokens: 300 } } };
     }),
   );
+  const idle = median(await probe(b.server.url, new Promise((resolve) => setTimeout(resolve, 300))));
   const p0 = performance.now();
   const posted = (async () => {
     for (const events of batches) await b.api(`/v1/workers/leases/${claim.lease_id as string}/events`, { events });
     b.posts.push(performance.now() - p0);
   })();
-  b.postStall.push(Math.max(...(await probe(b.server.url, posted))));
+  const during = await probe(b.server.url, posted);
   await posted;
-  const idle = await probe(b.server.url, new Promise((resolve) => setTimeout(resolve, 300)));
+  b.postStall.push(Math.max(...during));
+  b.postHeld.push(during.reduce((sum, w) => sum + Math.max(0, w - idle), 0) / batches.length);
   const t0 = performance.now();
   const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
   const waits = await probe(b.server.url, completed.then(() => (b.complete.push(performance.now() - t0), undefined)));
   const turn = await completed;
   if (turn.status !== 'succeeded') throw new Error(`${b.name}: the turn ended ${String(turn.status)}`);
   b.stall.push(Math.max(...waits));
-  b.idle.push(median(idle));
+  b.idle.push(idle);
 }
 
 const builds: Build[] = [await start('this build', '')];
@@ -100,7 +106,7 @@ if (BASELINE) builds.unshift(await start('baseline', BASELINE));
 try {
   // A warm-up round, then the timed ones; the builds take turns at going first.
   for (const b of builds) await round(b, -1);
-  for (const b of builds) b.posts.length = b.postStall.length = b.complete.length = b.stall.length = b.idle.length = 0;
+  for (const b of builds) b.posts.length = b.postStall.length = b.postHeld.length = b.complete.length = b.stall.length = b.idle.length = 0;
   for (let r = 0; r < ROUNDS; r++) for (const b of r % 2 ? [...builds].reverse() : builds) await round(b, r);
 } finally {
   await Promise.all(builds.map((b) => b.server.stop()));
@@ -110,11 +116,11 @@ console.log(`a turn of ${EVENTS.toLocaleString('en-US')} agent events completed,
 for (const b of builds) {
   const idle = median(b.idle);
   console.log(`  ${b.name}: /health idle ${idle.toFixed(2)}`);
-  console.log(`    the posts (${EVENTS / BATCH} of ${BATCH}) ${fmt(median(b.posts))}; /health's longest wait during them ${fmt(median(b.postStall))} (${fmt(median(b.postStall) / idle)}×)`);
+  console.log(`    the posts (${EVENTS / BATCH} of ${BATCH}) ${fmt(median(b.posts))}; /health's longest wait during them ${fmt(median(b.postStall))} (${fmt(median(b.postStall) / idle)}×), its waiting beyond idle ${fmt(median(b.postHeld))} a post`);
   console.log(`    complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (${fmt(median(b.stall) / idle)}×)`);
 }
 if (BASELINE) {
   const [base, ours] = builds as [Build, Build];
-  const ratio = (k: 'posts' | 'postStall' | 'complete' | 'stall') => `${(median(ours[k]) / median(base[k])).toFixed(2)}×`;
-  console.log(`  ratio to the baseline: the posts ${ratio('posts')}, longest wait during them ${ratio('postStall')}; complete ${ratio('complete')}, longest wait during it ${ratio('stall')}`);
+  const ratio = (k: 'posts' | 'postStall' | 'postHeld' | 'complete' | 'stall') => `${(median(ours[k]) / median(base[k])).toFixed(2)}×`;
+  console.log(`  ratio to the baseline: the posts ${ratio('posts')}, longest wait during them ${ratio('postStall')}, waiting beyond idle ${ratio('postHeld')}; complete ${ratio('complete')}, longest wait during it ${ratio('stall')}`);
 }
