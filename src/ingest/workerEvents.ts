@@ -9,6 +9,7 @@
  */
 import { pruneAgentEvent, validateWorkerEventsBody, type WorkerEventInput } from '../contract/workers.js';
 import type { AgentEvent } from '../core/agents/session.js';
+import { cutText } from '../core/text.js';
 import { checkedBody } from '../http/validate.js';
 
 /** What the store reads of each event (`appendEvents`: one JSON text, not a list per column). */
@@ -41,5 +42,5 @@ function storedRow(e: WorkerEventInput): StoredEventRow {
   const stamped = { ...raw, id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : `e${e.seq}`, parentId: raw.parentId ?? null, timestamp: typeof raw.timestamp === 'string' ? raw.timestamp : e.at };
   const checked = pruneAgentEvent(stamped as unknown as AgentEvent);
   if (checked.success) return { seq: e.seq, at_ms: atMs, kind: 'agent', text: null, level: null, event: JSON.stringify(checked.data) };
-  return { seq: e.seq, at_ms: atMs, kind: 'stdout', text: JSON.stringify(raw).slice(0, 65536), level: null, event: null };
+  return { seq: e.seq, at_ms: atMs, kind: 'stdout', text: cutText(JSON.stringify(raw), 65536), level: null, event: null };
 }

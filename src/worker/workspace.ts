@@ -9,6 +9,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LocalGitProvider } from '../git/local.js';
+import { cutText } from '../core/text.js';
 import type { TurnClaim } from '../store/workers/leases.js';
 
 export interface Prepared {
@@ -48,7 +49,7 @@ export class Workspaces {
 
   /** Commits what the turn changed and pushes it to the run's work branch; null when nothing changed. */
   async checkpoint(claim: TurnClaim, dir: string): Promise<string | null> {
-    const first = claim.turn.prompt.split('\n')[0]!.slice(0, 72);
+    const first = cutText(claim.turn.prompt.split('\n')[0]!, 72);
     const message = `Tracelake run ${claim.run.id}, turn ${claim.turn.index}: ${first}\n\nRun: ${claim.run.id}\nTurn: ${claim.turn.index}\nAttempt: ${claim.turn.attempt}\n`;
     const { commit } = await this.git.commitAndPush(dir, { branch: claim.run.work_branch, message, author: CHECKPOINT_AUTHOR });
     return commit;

@@ -93,14 +93,24 @@ t.test('a batch of events that is not a WorkerEventsBody is refused whole, and n
   const events = async () => (await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root })).body.data;
   t.same(await events(), [], 'nothing refused was stored');
 
-  const batch = { events: [{ seq: 0, at, kind: 'stdout', text: 'hello' }, { seq: 1, at, kind: 'agent', event: { type: 'system', kind: 'info', text: 'start', mood: 'eager' } }, { seq: 2, at, kind: 'agent', event: { type: 'telepathy' } }] };
+  // A refused agent event is kept as its JSON, cut at 64 KiB: here the cut falls inside an emoji.
+  const straddling = { type: 'telepathy', note: `${'x'.repeat(65535 - '{"type":"telepathy","note":"'.length)}😀 tail` };
+  const batch = {
+    events: [
+      { seq: 0, at, kind: 'stdout', text: 'hello' },
+      { seq: 1, at, kind: 'agent', event: { type: 'system', kind: 'info', text: 'start', mood: 'eager' } },
+      { seq: 2, at, kind: 'agent', event: { type: 'telepathy' } },
+      { seq: 3, at, kind: 'agent', event: straddling },
+    ],
+  };
   const stored = await post({ body: batch });
-  t.same([stored.status, stored.body.data], [200, { stored: 3, cancel: false }]);
+  t.same([stored.status, stored.body.data], [200, { stored: 4, cancel: false }]);
   t.same((await post({ body: batch })).body.data, { stored: 0, cancel: false }, 'a retried batch stores nothing again');
   const read = await events();
-  t.same(read.map((e: any) => [e.seq, e.kind]), [[0, 'stdout'], [1, 'agent'], [2, 'stdout']], 'an agent event the contract refuses is kept as a line');
+  t.same(read.map((e: any) => [e.seq, e.kind]), [[0, 'stdout'], [1, 'agent'], [2, 'stdout'], [3, 'stdout']], 'an agent event the contract refuses is kept as a line');
   t.same(read[1].event, { type: 'system', kind: 'info', text: 'start', id: 'e1', parentId: null, timestamp: at }, 'an agent event stamped, its unknown field dropped');
   t.equal(read[2].text, '{"type":"telepathy"}');
+  t.equal(read[3].text, JSON.stringify(straddling).slice(0, 65535), 'cut before the emoji, not inside it');
   const done = await call(server, 'POST', `/v1/workers/leases/${lease}/complete`, { auth: workerKey, body: { status: 'failed', reason: 'exit', exit_code: 1 } });
   t.equal(done.status, 200, 'the turn ends');
 });

@@ -16,6 +16,7 @@
  */
 import type { JsonValue, SpanRecord, SpanStatus } from '../span.js';
 import type { CostFn } from '../otlp/fields.js';
+import { cutText } from '../text.js';
 import { sessionSpanId, sessionTraceId, type SessionKey } from './ids.js';
 import type { AgentEvent, AgentSession, ContentPart, ToolCallEvent, ToolResultEvent } from './session.js';
 
@@ -292,7 +293,7 @@ function maxNs(a: bigint, b: bigint): bigint {
 function firstLine(text: string | null): string | null {
   if (text === null) return null;
   const line = text.split('\n', 1)[0]!;
-  return line.length > 500 ? line.slice(0, 500) : line;
+  return cutText(line, 500);
 }
 
 /** The entries whose value is not null. */

@@ -11,6 +11,7 @@
  * A parser keeps what it needs across lines (Claude repeats a response's usage on each of its lines:
  * it is counted once, on the first).
  */
+import { cutIndex } from '../text.js';
 
 export const OUTPUT_FORMATS = ['text', 'events', 'claude-stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -129,7 +130,8 @@ function agent(event: Json): ParsedLine {
 /**
  * Splits a byte stream into lines: `push` takes a chunk and answers the complete lines in it
  * (without their `\n` or `\r\n`); `end` answers what is left. A line longer than `maxLine`
- * characters is cut there (the rest is the next line), so one runaway line cannot hold memory.
+ * characters is cut there, or a unit before when that would split a surrogate pair (the rest is the
+ * next line), so one runaway line cannot hold memory.
  */
 export class LineSplitter {
   private pending = '';
@@ -146,8 +148,10 @@ export class LineSplitter {
         lines.push(this.pending.slice(0, nl).replace(/\r$/, ''));
         this.pending = this.pending.slice(nl + 1);
       } else if (this.pending.length > this.maxLine) {
-        lines.push(this.pending.slice(0, this.maxLine));
-        this.pending = this.pending.slice(this.maxLine);
+        // Never half a character (core/text.ts); a limit too small to hold a pair takes it whole.
+        const cut = cutIndex(this.pending, this.maxLine) || 2;
+        lines.push(this.pending.slice(0, cut));
+        this.pending = this.pending.slice(cut);
       } else {
         return lines;
       }

@@ -13,6 +13,7 @@ import type { CostFn } from '../otlp/fields.js';
 import type { AgentEvent, AgentSession } from '../agents/session.js';
 import { usageByModel } from '../agents/usage.js';
 import { roundUsd } from '../cost/money.js';
+import { cutText } from '../text.js';
 import type { TurnStatus } from './turns.js';
 
 export const EVENT_KINDS = ['stdout', 'stderr', 'agent', 'step'] as const;
@@ -103,7 +104,7 @@ function sessionOf(run: TracedRun, turns: readonly TracedTurn[], attempts: Event
     agent: { name: run.agent, version: null },
     startedAt: run.createdAt,
     endedAt: run.endedAt,
-    title: (run.title ?? first.split('\n')[0]!).slice(0, TITLE_MAX) || null,
+    title: cutText(run.title ?? first.split('\n')[0]!, TITLE_MAX) || null,
     cwd: null,
     git: { repository: run.repository, branch: run.workBranch, commit: run.headCommit },
     userId: run.createdBy,

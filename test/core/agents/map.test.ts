@@ -144,6 +144,14 @@ t.test('generations', async (t) => {
   t.match(byId(mapSession(first, scope), first, 'generation', 'a'), { startNs: ns(0), input: null, output: null }, 'the first message runs from the session start');
 });
 
+t.test('an error line is cut before half a character', async (t) => {
+  const s = session([
+    { id: 'c', timestamp: at(1), type: 'tool_call', callId: 'call-x', name: 'Bash', input: 'x' },
+    { id: 'r', timestamp: at(2), type: 'tool_result', callId: 'call-x', content: [text(`${'y'.repeat(499)}😀 more`)], isError: true },
+  ]);
+  t.equal(byId(mapSession(s, scope), s, 'tool', 'call-x')!.statusMessage, 'y'.repeat(499));
+});
+
 t.test('tool calls hold their results', async (t) => {
   const s = session(EVENTS);
   const spans = mapSession(s, scope);

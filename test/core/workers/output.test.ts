@@ -96,6 +96,9 @@ t.test('lines from chunks', async (t) => {
   t.same(s.push(euro.subarray(1)), [], 'a character split between chunks waits for its rest');
   t.same(s.end(), ['€']);
   t.same(s.end(), [], 'nothing left');
+  const smile = '😀'; // two UTF-16 units
+  t.same(new LineSplitter(8).push(enc(`1234567${smile}89\n`)), ['1234567', `${smile}89`], 'a cut never splits a character: it moves before it');
+  t.same(new LineSplitter(1).push(enc(`${smile}a\n`)), [smile, 'a'], 'a cap too small for a pair takes it whole');
   const d = new LineSplitter();
   t.same(d.push(enc('x\r')), []);
   t.same(d.end(), ['x'], 'the last line without its newline');

@@ -85,6 +85,7 @@ t.test('titles', async (t) => {
   t.equal(sessionOfRun(RUN, [], []).title, null, 'no turn, no title');
   t.equal(sessionOfRun(RUN, [turn(0, { prompt: '\nsecond line' })], []).title, null, 'an empty first line is no title');
   t.equal(sessionOfRun(RUN, [turn(0, { prompt: 'x'.repeat(2000) })], []).title!.length, 1024);
+  t.equal(sessionOfRun(RUN, [turn(0, { prompt: `${'x'.repeat(1023)}😀` })], []).title, 'x'.repeat(1023), 'not half an emoji');
   const one = sessionOfRun(RUN, [turn(0, { attempt: 2 })], []);
   t.match(one.events.find((e) => e.id === 't0.attempts'), { text: /^1 earlier attempt of this turn/ });
   t.match(sessionOfRun(RUN, [turn(0, { reason: null, status: 'cancelled' })], []).events.at(-1), { kind: 'error', text: 'turn 0 cancelled' });

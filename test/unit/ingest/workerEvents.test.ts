@@ -56,6 +56,11 @@ t.test('an agent event the contract refuses is kept as an output line, cut at 64
   t.strictSame(rows[1], { seq: 1, at_ms: AT_MS, kind: 'stdout', text: '{}', level: null, event: null }, 'an agent line without an event');
   t.equal(rows[2]!.kind, 'stdout');
   t.equal(rows[2]!.text, JSON.stringify(long).slice(0, 65536), 'cut at 64 KiB');
+  // The cut falls inside an emoji: it moves before it (half a character is text DuckDB cannot read back).
+  const straddling = { type: 'telepathy', note: `${'x'.repeat(65535 - '{"type":"telepathy","note":"'.length)}😀 tail` };
+  const [cut] = rowsOf({ events: [{ seq: 3, at: AT, kind: 'agent', event: straddling }] });
+  t.equal(cut!.text, JSON.stringify(straddling).slice(0, 65535), 'one unit short of 64 KiB');
+  t.ok(cut!.text!.isWellFormed());
 });
 
 t.test('a body that is not a WorkerEventsBody is the router\'s 400', async (t) => {

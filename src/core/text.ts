@@ -1,0 +1,26 @@
+/**
+ * Cutting text to a length without cutting a character in two. Lengths are JavaScript's (UTF-16
+ * code units); a cut between the two halves of a surrogate pair (an emoji, say) would leave half a
+ * character, text that is not well-formed: the API refuses it (docs/decisions.md, "Text is
+ * well-formed Unicode") and DuckDB's JSON reader cannot read it back. Such a cut moves one unit
+ * earlier instead.
+ */
+
+/** Where to cut `text` to at most `max` units: `max`, or one less when that splits a pair; its length when it is shorter. */
+export function cutIndex(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  return max > 0 && isHighSurrogate(text.charCodeAt(max - 1)) && isLowSurrogate(text.charCodeAt(max)) ? max - 1 : max;
+}
+
+/** `text` cut to at most `max` units (see `cutIndex`). */
+export function cutText(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, cutIndex(text, max));
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
