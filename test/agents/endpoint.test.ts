@@ -127,6 +127,25 @@ t.test('secrets in text blobs are scrubbed and the sessions follow the new hash'
   t.notMatch(tool.output_preview, /ghp_|eyJhbGci/);
 });
 
+t.test('half a character in a transcript is mended, the same in every field', async (t) => {
+  const server = await serverFor(t);
+  const auth = rootCredentials(server);
+  // JSON.stringify writes a lone surrogate as an escape, as an agent's own JSONL would hold it.
+  const cut = session('cut-1', PNG, [
+    { id: 'u2', timestamp: '2025-11-20T09:00:06.000Z', type: 'user_message', content: [{ type: 'text', text: 'why \udc00 this' }] },
+    { id: 'a2', timestamp: '2025-11-20T09:00:07.000Z', type: 'assistant_message', model: 'm', content: [{ type: 'text', text: 'done \ud83d' }] },
+  ]);
+  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([{ ...cut, title: 'A \udc00 title' }], [blob(PNG)]) });
+  t.same([answer.status, answer.body.data.accepted], [200, ['cut-1']], answer.text);
+  const spans = await spansOf(server, auth, 'cut-1');
+  t.ok(spans.some((s) => s.name === 'A \ufffd title'), 'the title, U+FFFD for the half');
+  const last = spans.find((s) => s.output_preview?.startsWith('done'));
+  t.equal(last?.output_preview, 'done \ufffd', 'a message text');
+  // The answer's input is the conversation as JSON: the half was left there as an escape before.
+  t.match(last?.input_preview, 'why \ufffd this', 'the JSON a generation holds');
+  t.notMatch(last?.input_preview, /\\u[dD][89a-fA-F]/, 'no escaped half in it');
+});
+
 t.test('each plan\'s tier ceiling, and who may sync', async (t) => {
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
-/** src/core/text.ts: cuts that never leave half a character. */
+/** src/core/text.ts: cuts that never leave half a character; parsed JSON made well-formed. */
 import t from 'tap';
-import { cutIndex, cutText } from '../../src/core/text.js';
+import { cutIndex, cutText, wellFormedJson } from '../../src/core/text.js';
 
 t.test('a cut inside a surrogate pair moves before it', async (t) => {
   const smile = '😀'; // two UTF-16 units
@@ -20,4 +20,12 @@ t.test('other cuts are plain', async (t) => {
   t.equal(cutIndex('abc', 0), 0);
   t.equal(cutText('\ud83dx', 1), '\ud83d', 'a lone half already in the text is not this function\'s to judge');
   t.equal(cutText('x\ude00y', 1), 'x', 'a low half after an ordinary unit');
+});
+
+t.test('parsed JSON made well-formed', async (t) => {
+  const parsed = JSON.parse('{"a":"x\\ud800y","b\\udc00":[1,null,true,"\\ud83d\\ude00","\\ud83d"],"c":{"d":"ok"}}') as unknown;
+  t.strictSame(wellFormedJson(parsed), { a: 'x\ufffdy', 'b\ufffd': [1, null, true, '😀', '\ufffd'], c: { d: 'ok' } }, 'strings and keys, at any depth; whole pairs kept');
+  t.equal(wellFormedJson('plain'), 'plain');
+  t.equal(wellFormedJson(7), 7);
+  t.equal(wellFormedJson(null), null);
 });
