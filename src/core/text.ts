@@ -1,11 +1,10 @@
 /**
- * Text that is well-formed Unicode. Cutting text to a length without cutting a character in two. Lengths are JavaScript's (UTF-16
- * code units); a cut between the two halves of a surrogate pair (an emoji, say) would leave half a
- * character, text that is not well-formed: the API refuses it (docs/decisions.md, "Text is
- * well-formed Unicode") and DuckDB's JSON reader cannot read it back. Such a cut moves one unit
- * earlier instead.
+ * Text that is well-formed Unicode. Lengths are JavaScript's (UTF-16 code units); a cut between
+ * the two halves of a surrogate pair (an emoji, say) would leave half a character, text that is
+ * not well-formed: the API refuses it (docs/decisions.md, "Text is well-formed Unicode") and
+ * DuckDB's JSON reader cannot read it back. So a cut moves one unit earlier instead, and JSON that
+ * Tracelake reads from an agent, which no one can mend at the source, is mended here.
  */
-
 /** Where to cut `text` to at most `max` units: `max`, or one less when that splits a pair; its length when it is shorter. */
 export function cutIndex(text: string, max: number): number {
   if (text.length <= max) return text.length;
@@ -26,14 +25,23 @@ function isLowSurrogate(unit: number): boolean {
 }
 
 /**
- * Parsed JSON with every string and key made well-formed: half a surrogate pair (an escape such as
- * `"\ud800"` without its other half) becomes U+FFFD. For text the sender cannot mend (an agent's own
- * transcript), where refusing it would lose the rest.
+ * `JSON.parse`, with every string and key made well-formed: half a surrogate pair (an escape such
+ * as `"\ud800"` without its other half) becomes U+FFFD. For JSON written by an agent (a transcript,
+ * a line of its output): refusing it would lose the rest, and no one can mend it at the source.
+ * Only text that holds a surrogate escape at all is walked.
  */
-export function wellFormedJson(value: unknown): unknown {
+export function parseMendedJson(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  return ESCAPED_SURROGATE.test(text) ? wellFormed(value) : value;
+}
+
+/** A `\uD800`–`\uDFFF` escape: the only way JSON text (itself a well-formed string) can spell half a pair. */
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+
+function wellFormed(value: unknown): unknown {
   if (typeof value === 'string') return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormedJson);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormedJson(v)]));
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormed(v)]));
   return value;
 }
 

@@ -14,7 +14,7 @@ import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, 
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { ApiError, validationError } from '../core/errors.js';
-import { wellFormedJson } from '../core/text.js';
+import { parseMendedJson } from '../core/text.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
 
@@ -139,19 +139,14 @@ function parseBody(raw: Uint8Array): unknown {
     throw validationError('body', { body: 'not valid UTF-8' });
   }
   if (text.trim() === '') throw validationError('body', { body: 'is empty' });
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Half a character in a transcript (an agent that cut its own text inside an emoji) is mended,
+    // not refused: the sender cannot fix its agent's files (docs/decisions.md, "Coding-agent sessions").
+    return parseMendedJson(text);
   } catch (e) {
     throw validationError('body', { body: `not valid JSON: ${(e as Error).message}` });
   }
-  // Half a character in a transcript (an agent that cut its own text inside an emoji) is mended,
-  // not refused: the sender cannot fix its agent's files (docs/decisions.md, "Agents").
-  return ESCAPED_SURROGATE.test(text) ? wellFormedJson(value) : value;
 }
-
-/** A `\uD800`–`\uDFFF` escape: the only way JSON text that decoded as UTF-8 can spell half a pair. */
-const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 
 function checked<T>(v: IValidation<T>): T {
   if (v.success) return v.data;

@@ -1,6 +1,6 @@
-/** src/core/text.ts: cuts that never leave half a character; parsed JSON made well-formed. */
+/** src/core/text.ts: cuts that never leave half a character; JSON parsed and mended. */
 import t from 'tap';
-import { cutIndex, cutText, wellFormedJson } from '../../src/core/text.js';
+import { cutIndex, cutText, parseMendedJson } from '../../src/core/text.js';
 
 t.test('a cut inside a surrogate pair moves before it', async (t) => {
   const smile = '😀'; // two UTF-16 units
@@ -22,10 +22,14 @@ t.test('other cuts are plain', async (t) => {
   t.equal(cutText('x\ude00y', 1), 'x', 'a low half after an ordinary unit');
 });
 
-t.test('parsed JSON made well-formed', async (t) => {
-  const parsed = JSON.parse('{"a":"x\\ud800y","b\\udc00":[1,null,true,"\\ud83d\\ude00","\\ud83d"],"c":{"d":"ok"}}') as unknown;
-  t.strictSame(wellFormedJson(parsed), { a: 'x\ufffdy', 'b\ufffd': [1, null, true, '😀', '\ufffd'], c: { d: 'ok' } }, 'strings and keys, at any depth; whole pairs kept');
-  t.equal(wellFormedJson('plain'), 'plain');
-  t.equal(wellFormedJson(7), 7);
-  t.equal(wellFormedJson(null), null);
+t.test('JSON parsed and mended', async (t) => {
+  t.strictSame(
+    parseMendedJson('{"a":"x\\ud800y","b\\udc00":[1,null,true,"\\ud83d\\ude00","\\ud83d"],"c":{"d":"ok"}}'),
+    { a: 'x\ufffdy', 'b\ufffd': [1, null, true, '😀', '\ufffd'], c: { d: 'ok' } },
+    'strings and keys, at any depth; whole pairs kept',
+  );
+  t.strictSame(parseMendedJson('{"a":"\\ud83d\\ude00","n":7}'), { a: '😀', n: 7 }, 'a whole pair as escapes');
+  t.strictSame(parseMendedJson('["plain",2]'), ['plain', 2], 'no escape, nothing walked');
+  t.equal(parseMendedJson('"\\udfff"'), '\ufffd');
+  t.throws(() => parseMendedJson('{'), SyntaxError, 'what is not JSON throws as JSON.parse does');
 });

@@ -11,7 +11,7 @@
  * A parser keeps what it needs across lines (Claude repeats a response's usage on each of its lines:
  * it is counted once, on the first).
  */
-import { cutIndex } from '../text.js';
+import { cutIndex, parseMendedJson } from '../text.js';
 
 export const OUTPUT_FORMATS = ['text', 'events', 'claude-stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -31,7 +31,9 @@ function parseObject(line: string): Json | undefined {
   const trimmed = line.trim();
   if (!trimmed.startsWith('{')) return undefined;
   try {
-    return object(JSON.parse(trimmed));
+    // An agent's JSON with half a character (its own text cut inside an emoji) is mended: a batch
+    // holding it would be refused whole (core/text.ts).
+    return object(parseMendedJson(trimmed));
   } catch {
     return undefined;
   }

@@ -16,6 +16,7 @@ t.test('events: a JSON object whose type is an event type is that event', async 
   t.same(p.line('[1]'), [{ kind: 'text', text: '[1]' }]);
   t.same(p.line('{"a":[1]} trailing'), [{ kind: 'text', text: '{"a":[1]} trailing' }]);
   t.same(p.line('plain words'), [{ kind: 'text', text: 'plain words' }]);
+  t.same(p.line('{"type":"system","kind":"info","text":"cut \\ud83d"}'), [{ kind: 'agent', event: { type: 'system', kind: 'info', text: 'cut \ufffd' } }], 'half a character in the agent\'s JSON is mended');
 });
 
 t.test('claude stream-json: messages become events, usage once per response', async (t) => {
