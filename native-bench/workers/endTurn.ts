@@ -8,8 +8,8 @@
  * the `complete` themselves and the probe's longest wait during each, against the probe's median
  * wait while idle (the reference, in the same run), and for the posts the probe's waiting beyond
  * that median, summed over them, a post: how long a post keeps the HTTP thread (or, on 2 cores,
- * the CPU) from other requests. With `--baseline <checkout>` that build's server
- * is measured too, round by round alternating with this build's, and the ratios are printed.
+ * the CPU) from other requests. With `--baseline <checkout>` that build's server is measured too,
+ * round by round alternating with this build's, and the ratios are printed.
  *
  *   npm run build && node dist/native-bench/workers/endTurn.js [--events 15000] [--rounds 5] [--baseline /path/to/built/checkout]
  */

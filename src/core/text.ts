@@ -5,6 +5,7 @@
  * DuckDB's JSON reader cannot read it back. So a cut moves one unit earlier instead, and JSON that
  * Tracelake reads from an agent, which no one can mend at the source, is mended here.
  */
+
 /** Where to cut `text` to at most `max` units: `max`, or one less when that splits a pair; its length when it is shorter. */
 export function cutIndex(text: string, max: number): number {
   if (text.length <= max) return text.length;

@@ -35,7 +35,12 @@ export interface PreparedAgents {
 }
 
 export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): Promise<PreparedAgents> {
-  const envelope = checked(validateAgentSyncBody(parseBody(raw)));
+  return prepareAgentEnvelope(parseBody(raw), ceiling);
+}
+
+/** `prepareAgentBatch` of a body already parsed (a worker run's session, built in the same thread: runTrace.ts). */
+export async function prepareAgentEnvelope(body: unknown, ceiling: TierCeiling): Promise<PreparedAgents> {
+  const envelope = checked(validateAgentSyncBody(body));
   if (envelope.schemaVersion !== 1) throw validationError('body', { schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}` });
   const rejected: SyncRejection[] = [];
   const findings: Findings = {};

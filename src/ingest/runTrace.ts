@@ -8,7 +8,7 @@ import type { TierCeiling } from '../core/agents/tier.js';
 import type { CostFn } from '../core/otlp/fields.js';
 import { runTrace, type RunTrace } from '../core/workers/thread.js';
 import type { RunTraceText } from '../store/workers/trace.js';
-import { prepareAgentBatch, type PreparedAgents } from './agentsBatch.js';
+import { prepareAgentEnvelope, type PreparedAgents } from './agentsBatch.js';
 
 export interface PreparedRunTrace {
   /** The session as an agents batch; null while no turn of the run has ended. */
@@ -20,6 +20,6 @@ export async function prepareRunTrace(text: string, ceiling: TierCeiling, costOf
   const { run, turns, events } = JSON.parse(text) as RunTraceText;
   const stored = events.map((e) => ({ ...e, event: e.event === null ? null : (JSON.parse(e.event) as Record<string, unknown>) }));
   const { session, figures } = runTrace(run, turns, stored, costOf);
-  const prepared = session ? await prepareAgentBatch(new TextEncoder().encode(JSON.stringify({ schemaVersion: 1, sessions: [session] })), ceiling) : null;
+  const prepared = session ? await prepareAgentEnvelope({ schemaVersion: 1, sessions: [session] }, ceiling) : null;
   return { prepared, figures };
 }
