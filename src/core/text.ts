@@ -17,6 +17,21 @@ export function cutText(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, cutIndex(text, max));
 }
 
+/**
+ * The first `chars` characters of `text`, counted as SQL's `left()` counts them (code points: a
+ * pair is one character). A span's preview is cut here when its text goes to a blob and when a
+ * worker takes the trace summary's, and by `left()` when a read derives it from an inline text: the
+ * two must give the same answer. A lone half counts as one character, as it will be U+FFFD in DuckDB.
+ */
+export function leadingChars(text: string, chars: number): string {
+  if (text.length <= chars) return text; // no more characters than units
+  let end = 0;
+  for (let n = 0; n < chars && end < text.length; n++) {
+    end += isHighSurrogate(text.charCodeAt(end)) && isLowSurrogate(text.charCodeAt(end + 1)) ? 2 : 1;
+  }
+  return text.slice(0, end);
+}
+
 function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mediaTypeOf, rewriteJsonObjects } from '../core/media.js';
 import type { JsonValue, SpanRecord } from '../core/span.js';
+import { leadingChars } from '../core/text.js';
 import type { Scope } from '../store/admin/meta.js';
 import { storedAttributes } from '../store/spans/attributeColumns.js';
 import { COLUMN_INDEX, PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
@@ -104,7 +105,7 @@ function outOfLine(text: string | null, limit: number, keep: (b: BlobRecord) => 
   const stored = extractMedia(text, keep);
   const bytes = Buffer.byteLength(stored, 'utf8');
   if (bytes <= limit) return { preview: null, inline: stored, ref: null };
-  const preview = stored.length > PREVIEW_CHARS ? stored.slice(0, PREVIEW_CHARS) : stored;
+  const preview = leadingChars(stored, PREVIEW_CHARS);
   const data = Buffer.from(stored, 'utf8');
   const blob = { sha256: sha256(data), mediaType: looksLikeJson(stored) ? 'application/json' : 'text/plain; charset=utf-8', data };
   keep(blob);

@@ -4,6 +4,7 @@
  * store thread only appends them when the generation is committed. The rules are those of the
  * SQL `partsOfSpans`, which a test holds this to.
  */
+import { leadingChars } from '../core/text.js';
 import { COLUMN_INDEX as C, PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
 
 /** One part, in the column order of `PART_COLUMNS` (traceParts.ts). */
@@ -107,5 +108,5 @@ function preview(row: SpanRow, which: 'input' | 'output'): string | null {
   const stored = row[which === 'input' ? C.input_preview : C.output_preview] as string | null;
   if (stored !== null) return stored;
   const text = row[which === 'input' ? C.input : C.output] as string | null;
-  return text === null ? null : text.slice(0, PREVIEW_CHARS);
+  return text === null ? null : leadingChars(text, PREVIEW_CHARS);
 }

@@ -1,6 +1,6 @@
-/** src/core/text.ts: cuts that never leave half a character; JSON parsed and mended. */
+/** src/core/text.ts: cuts that never leave half a character; the first characters as SQL counts them; JSON parsed and mended. */
 import t from 'tap';
-import { cutIndex, cutText, parseMendedJson } from '../../src/core/text.js';
+import { cutIndex, cutText, leadingChars, parseMendedJson } from '../../src/core/text.js';
 
 t.test('a cut inside a surrogate pair moves before it', async (t) => {
   const smile = '😀'; // two UTF-16 units
@@ -20,6 +20,21 @@ t.test('other cuts are plain', async (t) => {
   t.equal(cutIndex('abc', 0), 0);
   t.equal(cutText('\ud83dx', 1), '\ud83d', 'a lone half already in the text is not this function\'s to judge');
   t.equal(cutText('x\ude00y', 1), 'x', 'a low half after an ordinary unit');
+});
+
+t.test('the first characters, a pair counting as one', async (t) => {
+  const smile = '😀';
+  t.equal(leadingChars(`a${smile}b${smile}c`, 3), `a${smile}b`, 'three characters, five units');
+  t.equal(leadingChars(`a${smile}b`, 2), `a${smile}`, 'the pair kept whole at the end');
+  t.equal(leadingChars(`${smile}${smile}`, 1), smile);
+  t.equal(leadingChars('abcdef', 4), 'abcd', 'no pair: as many units');
+  t.equal(leadingChars(`ab${smile}`, 5), `ab${smile}`, 'fewer characters than asked: as is');
+  t.equal(leadingChars(`a${smile}${smile}`, 3), `a${smile}${smile}`, 'as many characters as asked, more units: as is');
+  t.equal(leadingChars('', 3), '');
+  t.equal(leadingChars(`x${smile}`, 0), '');
+  t.equal(leadingChars('\ud83dx\ude00yz', 3), '\ud83dx\ude00', 'a lone half is a character of its own');
+  t.equal(leadingChars(`${smile}\ud83d`, 2), `${smile}\ud83d`, 'a high half at the very end: one character');
+  t.equal(leadingChars(`${'x'.repeat(498)}${smile}${'y'.repeat(9)}`, 500), `${'x'.repeat(498)}${smile}y`, 'as a 500-character preview');
 });
 
 t.test('JSON parsed and mended', async (t) => {

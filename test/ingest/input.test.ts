@@ -121,6 +121,22 @@ t.test('OTLP input', async (t) => {
     stored[traceId] = 1;
   });
 
+  t.test("previews are 500 characters, an emoji one of them: the trace's (taken while ingesting) = its root span's (derived when read)", async (t) => {
+    const traceId = hex(16);
+    const spanId = hex(8);
+    const inline = `${'😀'.repeat(300)}${'z'.repeat(300)}`; // inline text: its preview is derived by SQL's left()
+    const outOfLine = `${'y'.repeat(499)}😀${'y'.repeat(9000)}`; // a blob: its preview is stored, cut in JS
+    const request = exportRequest([{ traceId, spanId, attributes: { 'input.value': inline, 'output.value': outOfLine } }]);
+    t.equal((await post(server, sdk, JSON.stringify(request), JSON_TYPE)).status, 200);
+    const span = (await call(server, 'GET', `/v1/traces/${traceId}/spans/${spanId}`, { auth: root })).body.data;
+    const trace = (await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root })).body.data;
+    t.equal(span.input_preview, `${'😀'.repeat(300)}${'z'.repeat(200)}`);
+    t.equal(trace.input_preview, span.input_preview, "the trace's input preview is its root's");
+    t.equal(span.output_preview, `${'y'.repeat(499)}😀`, 'a stored preview keeps the emoji whole');
+    t.equal(trace.output_preview, span.output_preview);
+    stored[traceId] = 1;
+  });
+
   t.test('bad input: each refused with its status, before anything is stored', async (t) => {
     const marker = hex(16);
     const valid = exportRequest([{ traceId: marker }]);

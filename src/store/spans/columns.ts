@@ -94,7 +94,7 @@ export const BUFFER_SQL_TYPE: Record<ColumnKind, string> = {
 
 export const COLUMN_INDEX: Record<SpanColumn, number> = Object.fromEntries(SPAN_COLUMNS.map(([name], i) => [name, i])) as Record<SpanColumn, number>;
 
-/** Characters of a preview. */
+/** Characters (code points, as SQL's `left()` counts them; JS cuts with core/text.ts `leadingChars`) of a preview. */
 export const PREVIEW_CHARS = 500;
 
 /** The previews of a span row `a` as SQL: stored for out-of-line texts, else derived from the text. */

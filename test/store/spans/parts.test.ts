@@ -19,7 +19,10 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   const b = hex(16);
   const c = hex(16);
   const rootA = hex(8);
+  const d = hex(16);
   const long = 'x'.repeat(9000);
+  const emojiInline = `${'😀'.repeat(300)}${'z'.repeat(300)}`; // 600 characters, 900 units, inline
+  const emojiLong = `${'y'.repeat(499)}😀${'y'.repeat(9000)}`; // out of line, the pair straddling unit 500
   const request = exportRequest([
     { traceId: a, parentSpanId: rootA, name: 'child', attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 3, 'tracelake.tags': 'x', 'session.id': 's-2', 'tracelake.cost': 0.1, 'tracelake.metadata.tier': 'silver' } },
     { traceId: a, spanId: rootA, name: 'root', attributes: { 'session.id': 's-1', 'input.value': 'hello', 'output.value': long, 'tracelake.cost': 0.2, 'user.id': 'u', 'tracelake.tags': 'y', 'tracelake.metadata.tier': 'gold' } },
@@ -27,6 +30,8 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
     { traceId: b, name: 'orphan-b', attributes: { 'user.id': 'u-2' } },
     { traceId: b, parentSpanId: hex(8), name: 'orphan-b2', attributes: { 'tracelake.metadata.tier': 'child' } },
     { traceId: c, name: 'only', attributes: { 'input.value': long } },
+    // Previews count characters as SQL's left() does: a pair (an emoji) is one.
+    { traceId: d, name: 'emoji', attributes: { 'input.value': emojiInline, 'output.value': emojiLong } },
   ]);
   const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans as { status: { code: number }; events?: unknown[] }[];
   spans[2]!.status = { code: 2 };
@@ -73,6 +78,9 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   t.equal(partA.best_name, 'root', 'the root names the trace');
   t.equal(partA.best_output_preview, 'x'.repeat(500), 'an out-of-line output has a stored preview');
   t.equal(partA.best_input_preview, 'hello', 'an inline input is its own preview');
+  const partD = expected.find((p) => p.trace_id === d)!;
+  t.equal(partD.best_input_preview, `${'😀'.repeat(300)}${'z'.repeat(200)}`, 'an inline preview: 500 characters, as left() derives it');
+  t.equal(partD.best_output_preview, `${'y'.repeat(499)}😀`, 'a stored preview: 500 characters, the pair whole');
   t.equal(partA.session_id, 's-1', 'several sessions: the smallest id');
   t.equal(partA.has_error, '1');
   t.same(partA.tags, ['x', 'y']);
