@@ -38,17 +38,25 @@ export function checkedBody<B>(raw: Uint8Array | null, contentType: string | und
   return checked('body', validator(parseJson(raw, contentType)));
 }
 
-function parseJson(raw: Uint8Array | null, type: string | undefined): unknown {
+/**
+ * A JSON body's text: a media type that is not JSON is 415, bytes that are not UTF-8 are 400; no
+ * body is `undefined`. What the router does before parsing, for routes that parse their own.
+ */
+export function jsonBodyText(raw: Uint8Array | null, type: string | undefined): string | undefined {
   if (!raw || raw.length === 0) return undefined;
   if (type && !/json/i.test(type)) {
     throw new ApiError('unsupported_media_type', `Expected application/json, got ${type}`);
   }
-  let text: string;
   try {
-    text = UTF8.decode(raw);
+    return UTF8.decode(raw);
   } catch {
     throw validationError('body', { body: 'not valid UTF-8' });
   }
+}
+
+function parseJson(raw: Uint8Array | null, type: string | undefined): unknown {
+  const text = jsonBodyText(raw, type);
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -88,7 +96,8 @@ function illFormed(v: unknown, path: string): string | null {
 /** Messages already in words (contract/strictQuery.ts), as opposed to typia's type expressions. */
 const WORDS = /^(must|unknown|given|is empty|each)[ :]/;
 
-function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T {
+/** `result`'s data, or a 400 naming each bad field of `part` (a filter's: `invalid_filter`). */
+export function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<T>): T {
   if (result.success) return result.data;
   const details: Record<string, string> = {};
   for (const error of result.errors) {

@@ -13,8 +13,9 @@ import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
 import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
-import { ApiError, validationError } from '../core/errors.js';
+import { validationError } from '../core/errors.js';
 import { parseMendedJson } from '../core/text.js';
+import { checked, jsonBodyText } from '../http/validate.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
 
@@ -34,13 +35,13 @@ export interface PreparedAgents {
   findings: Findings;
 }
 
-export async function prepareAgentBatch(raw: Uint8Array, ceiling: TierCeiling): Promise<PreparedAgents> {
-  return prepareAgentEnvelope(parseBody(raw), ceiling);
+export async function prepareAgentBatch(raw: Uint8Array, contentType: string | undefined, ceiling: TierCeiling): Promise<PreparedAgents> {
+  return prepareAgentEnvelope(parseBody(raw, contentType), ceiling);
 }
 
 /** `prepareAgentBatch` of a body already parsed (a worker run's session, built in the same thread: runTrace.ts). */
 export async function prepareAgentEnvelope(body: unknown, ceiling: TierCeiling): Promise<PreparedAgents> {
-  const envelope = checked(validateAgentSyncBody(body));
+  const envelope = checked('body', validateAgentSyncBody(body));
   if (envelope.schemaVersion !== 1) throw validationError('body', { schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}` });
   const rejected: SyncRejection[] = [];
   const findings: Findings = {};
@@ -136,13 +137,8 @@ export function decodeAgentBatch(body: Uint8Array): AgentBatch {
   return { sessions: parsed.sessions, blobs: parsed.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data, 'base64') })) };
 }
 
-function parseBody(raw: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    throw validationError('body', { body: 'not valid UTF-8' });
-  }
+function parseBody(raw: Uint8Array, contentType: string | undefined): unknown {
+  const text = jsonBodyText(raw, contentType) ?? '';
   if (text.trim() === '') throw validationError('body', { body: 'is empty' });
   try {
     // Half a character in a transcript (an agent that cut its own text inside an emoji) is mended,
@@ -151,13 +147,6 @@ function parseBody(raw: Uint8Array): unknown {
   } catch (e) {
     throw validationError('body', { body: `not valid JSON: ${(e as Error).message}` });
   }
-}
-
-function checked<T>(v: IValidation<T>): T {
-  if (v.success) return v.data;
-  const details: Record<string, string> = {};
-  for (const e of v.errors) details[e.path.replace(/^\$input\.?/, '') || 'body'] ??= e.expected === 'undefined' ? 'unknown property' : `expected ${e.expected}`;
-  throw new ApiError('invalid_request_body', undefined, { details });
 }
 
 /** The first few validation errors in words: `events[3].timestamp: expected string & Format<"date-time">`. */

@@ -13,7 +13,7 @@ export interface AgentStoreTasks {
 
 export interface AgentComputeTasks {
   /** A sync request's body → the batch to store (checked, clamped, scrubbed), and what was rejected. */
-  prepareAgents: { in: { body: Uint8Array; ceiling: TierCeiling }; out: PreparedAgents };
+  prepareAgents: { in: { body: Uint8Array; contentType: string | undefined; ceiling: TierCeiling }; out: PreparedAgents };
   /** A worker run's text from the store (`workerTraceInputs`) → its session as a batch to store, and its ended turns' figures. */
   prepareRunTrace: { in: { text: string; ceiling: TierCeiling }; out: PreparedRunTrace };
   /** A worker's `POST …/leases/{id}/events` body → its events checked, as the store inserts them. */

@@ -107,6 +107,34 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   for (const key of ['prepareMs', 'knownMs', 'ackMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
 });
 
+t.test('the body is checked as the router checks one: media type, UTF-8, and not empty', async (t) => {
+  const server = await serverFor(t);
+  const auth = rootCredentials(server);
+  const text = JSON.stringify(syncBody([session('plain-1')], [blob(PNG)]));
+  const traces = async () => {
+    const r = await call(server, 'GET', '/v1/sessions/plain-1/traces', { auth });
+    return r.status === 404 ? 0 : (r.body.data as unknown[]).length; // an unknown session is 404
+  };
+
+  const plain = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: text, headers: { 'content-type': 'text/plain' } });
+  t.equal(plain.status, 415);
+  t.match(plain.body.error, { code: 'unsupported_media_type', message: /Expected application\/json, got text\/plain/ });
+  t.equal(await traces(), 0, 'a refused body stores nothing');
+  const notUtf8 = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: Buffer.from([0x7b, 0xff, 0x7d]), headers: { 'content-type': 'application/json' } });
+  t.equal(notUtf8.status, 400);
+  t.same(notUtf8.body.error.details, { body: 'not valid UTF-8' });
+  for (const empty of ['', '  \n']) {
+    const answer = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: empty, headers: { 'content-type': 'application/json' } });
+    t.equal(answer.status, 400, `${JSON.stringify(empty)}: 400`);
+    t.same(answer.body.error.details, { body: 'is empty' });
+  }
+
+  const json = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: text, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  t.equal(json.status, 200, 'the same bytes as JSON are taken');
+  t.same(json.body.data.accepted, ['plain-1']);
+  t.equal(await traces(), 1);
+});
+
 t.test('secrets in text blobs are scrubbed and the sessions follow the new hash', async (t) => {
   const server = await serverFor(t);
   const auth = rootCredentials(server);

@@ -20,12 +20,12 @@ export const agentRoutes = [
     permission: 'trace.write',
     body: 'raw',
     maxBodyBytes: (config) => config.maxAgentsBodyBytes,
-    async handler({ body }, ctx) {
+    async handler({ body, headers }, ctx) {
       const scope = writeScope(ctx);
       const plan = planOf(ctx.services.plans, ctx.principal.plan);
       const ceiling: TierCeiling = { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes };
       const started = performance.now();
-      const prepared = await ctx.services.compute.run('prepareAgents', { body, ceiling });
+      const prepared = await ctx.services.compute.run('prepareAgents', { body, contentType: headers['content-type'], ceiling });
       const preparedAt = performance.now();
       const result: AgentSyncResult = { accepted: prepared.sessions.map((s) => s.id), rejected: prepared.rejected, blobsStored: 0, spanRows: 0, tenantTier: ceiling.tier };
       if (prepared.sessions.length === 0) return json({ data: result });
