@@ -23,16 +23,15 @@ export interface StoredEventRow {
   event: string | null;
 }
 
-/** The events of a body, as one JSON text of `StoredEventRow`s, and how many. */
+/** The events of a body, as one JSON text of `StoredEventRow`s. */
 export interface PreparedWorkerEvents {
   batch: string;
-  count: number;
 }
 
 /** Throws the router's 400 (ApiError) for a body that is not a `WorkerEventsBody`. */
 export function prepareWorkerEvents(raw: Uint8Array | null, contentType: string | undefined): PreparedWorkerEvents {
   const { events } = checkedBody(raw, contentType, validateWorkerEventsBody);
-  return { batch: JSON.stringify(events.map(storedRow)), count: events.length };
+  return { batch: JSON.stringify(events.map(storedRow)) };
 }
 
 function storedRow(e: WorkerEventInput): StoredEventRow {
