@@ -14,7 +14,7 @@ import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, 
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { validationError } from '../core/errors.js';
-import { parseMendedJson } from '../core/text.js';
+import { cutText, parseMendedJson } from '../core/text.js';
 import { checked, jsonBodyText } from '../http/validate.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
@@ -155,8 +155,8 @@ function reasonOf(v: IValidation.IFailure): string {
   return v.errors.length > 3 ? `${shown.join('; ')}; and ${v.errors.length - 3} more` : shown.join('; ');
 }
 
-/** The item's id as sent, when it has one that is text. */
+/** The item's id as sent (its first 256 units, never half a character), when it has one that is text. */
 function idOf(item: unknown, key: string): string {
   const v = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
-  return typeof v === 'string' ? v.slice(0, 256) : '';
+  return typeof v === 'string' ? cutText(v, 256) : '';
 }

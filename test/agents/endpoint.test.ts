@@ -88,6 +88,9 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
     [`${wrongSize.sha256}@2`]: /^blob: bytes is 3 but data decodes to 10 bytes/,
   });
   t.equal(data.rejected.length, 8);
+  const longId = `${'x'.repeat(255)}😀tail`;
+  const cut = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([{ ...session(longId), events: undefined }]) });
+  t.same(cut.body.data.rejected.map((r: { id: string }) => r.id), ['x'.repeat(255)], "a rejected item's id is echoed cut at 256 units, never inside a character");
 
   const image = await fetch(`${server.url}/v1/agents/blob/${sha(PNG)}`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId } });
   t.equal(image.status, 200);
