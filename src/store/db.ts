@@ -5,7 +5,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { ColumnKind } from './spans/columns.js';
 import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
 
@@ -55,6 +55,24 @@ const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
  * (db.test.ts runs every table function the store uses three times over).
  */
 const STATEMENTS_PER_CONNECTION = 32;
+
+/** 2^63: integral numbers from here on (and below its negative) do not fit a BIGINT. */
+const INT64_BOUND = 2 ** 63;
+
+/**
+ * The types `params` are bound with (undefined: DuckDB's client chooses). The client binds an
+ * integral JS number outside the 32-bit range as a BIGINT and throws for one outside 64 bits; every
+ * double from 2^53 up is integral, so a filter's `cost > 1e300` failed as a 500. Such a number is
+ * bound as the DOUBLE it is; every other value as before.
+ */
+function bindTypes(params: readonly DuckDBValue[]): DuckDBType[] | undefined {
+  if (!params.some(beyondInt64)) return undefined;
+  return params.map((v) => (beyondInt64(v) ? DOUBLE : undefined)) as DuckDBType[];
+}
+
+function beyondInt64(v: DuckDBValue): boolean {
+  return typeof v === 'number' && (v >= INT64_BOUND || v < -INT64_BOUND);
+}
 const NOT_REPEATABLE = /\bparquet_(metadata|schema|file_metadata|kv_metadata|bloom_probe)\s*\(/i;
 
 export class Database {
@@ -116,7 +134,7 @@ export class Database {
   async streamColumns(sql: string, params: DuckDBValue[], onChunk: (columns: unknown[][], rows: number) => void): Promise<number> {
     return this.withConnection((c) =>
       this.timed(c, async () => {
-        const result = await c.stream(sql, params);
+        const result = await c.stream(sql, params, bindTypes(params));
         let rows = 0;
         for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
           onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount);
@@ -128,7 +146,7 @@ export class Database {
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
-    await this.withConnection((c) => this.timed(c, () => c.run(sql, params)));
+    await this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params))));
   }
 
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
@@ -153,7 +171,7 @@ export class Database {
       try {
         const result = await work({
           query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
-          exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params))),
+          exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
           append: async (table, kinds, rows) => {
             const appender = await c.createAppender(table);
             try {
@@ -220,11 +238,11 @@ export class Database {
   }
 
   private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[], keep: boolean): Promise<T[]> {
-    if (!keep || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params))).getRowObjectsJson() as T[];
+    if (!keep || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params, bindTypes(params)))).getRowObjectsJson() as T[];
     const reader = await this.timed(c, async () => {
       const statement = await this.prepared(c, sql);
       try {
-        statement.bind(params);
+        statement.bind(params, bindTypes(params));
         return await statement.runAndReadAll();
       } catch (e) {
         // Whatever went wrong, the next call prepares the statement afresh.

@@ -93,6 +93,11 @@ t.test('filters and search', async (t) => {
     t.same(await list(`start > "${new Date(Date.now() - 2.5 * HOUR).toISOString()}"`), ids(A, B));
     t.same(await list('tags contains x'), ids(A));
     t.same(await list('latency_ms >= 0'), ids(A, B, C, D));
+    // Numbers past the 64-bit integer range compare like any other number (they were a 500).
+    t.same(await list('cost < 1e300'), ids(A, B, C, D));
+    t.same(await list('cost > 1e300'), ids());
+    t.same(await list('latency_ms < 99999999999999999999'), ids(A, B, C, D));
+    t.same(await list('latency_ms > -99999999999999999999 and latency_ms > 99999999999999999999'), ids());
   });
 
   t.test('span-level fields match a trace when any span matches', async (t) => {
@@ -197,6 +202,9 @@ t.test('filters and search', async (t) => {
     const long = await call(server, 'GET', `/v1/traces?filter=${'x'.repeat(8193)}`, { auth: root });
     t.equal(long.status, 400);
     t.equal(long.body.error.code, 'invalid_filter', 'a filter string over its length cap');
+    const huge = await search({ filters: [{ field: 'cost', operator: 'lt', value: 1e300 }, { field: 'latency_ms', operator: 'between', value: [-1e20, 1e20] }] });
+    t.equal(huge.status, 200, huge.text);
+    t.same(huge.body.data.map((x: { id: string }) => x.id).sort(), ids(A, B, C, D), 'JSON numbers past 64 bits');
     const semantic = await search({ filters: [{ field: 'tokens', operator: 'contains', value: 'x' }] });
     t.equal(semantic.body.error.code, 'invalid_filter');
   });
@@ -214,6 +222,12 @@ t.test('filters and search', async (t) => {
     t.equal((await spans(`trace_id=${B}`)).data.length, 3);
     t.equal((await spans('name=search')).pagination.total, 2);
     t.equal((await spans('min_duration_ms=400')).data.every((s: { duration_ms: number }) => s.duration_ms >= 400), true);
+    t.equal((await spans('max_duration_ms=99999999999999999999')).pagination.total, (await spans('')).pagination.total, 'a bound past 64 bits');
+    t.equal((await spans('min_duration_ms=99999999999999999999')).pagination.total, 0);
+    t.equal((await spans(`filter=${encodeURIComponent('duration_ms < 1e300')}`)).pagination.total, (await spans('')).pagination.total);
+    const priced = (await spans(`filter=${encodeURIComponent('cost >= 0')}`)).pagination.total;
+    t.ok(priced > 0);
+    t.equal((await spans(`filter=${encodeURIComponent('cost < 1e300')}`)).pagination.total, priced);
     t.equal((await spans(`filter=${encodeURIComponent('metadata.step = pay')}`)).data[0].metadata.step, 'pay');
     t.equal((await call(server, 'GET', '/v1/spans?limit=501', { auth: root })).status, 400, 'over the span limit is refused');
     const s = await call(server, 'POST', '/v1/spans/search', { auth: root, body: { filters: [{ field: 'duration_ms', operator: 'gte', value: 0 }, { field: 'span_kind', operator: 'equals', value: 'llm' }] } });

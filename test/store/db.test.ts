@@ -118,3 +118,25 @@ t.test('kept prepared statements answer from the current data, and every table f
   await db.checkpoint();
   t.same(await read(), [{ n: 3, top: 'c' }], 'still answering after the drop and a checkpoint');
 });
+
+t.test('a number past the 64-bit range is bound as the double it is, on every path', async (t) => {
+  const { db } = await open(t);
+  await db.exec('CREATE TABLE n (v DOUBLE)');
+  // DuckDB's client binds an integral number outside 32 bits as a BIGINT; 1e20 and 2^63 are integral.
+  for (const big of [1e20, 2 ** 63, -1e300]) {
+    t.same(await db.query('SELECT $1 AS v, typeof($1) AS type, $1 > 0 AS positive', [big]), [{ v: big, type: 'DOUBLE', positive: big > 0 }], `query ${big}`);
+  }
+  t.same(
+    await db.query('SELECT typeof($1) AS small, typeof($2) AS large', [-(2 ** 63), 2 ** 62]),
+    [{ small: 'BIGINT', large: 'BIGINT' }],
+    'the ends of the 64-bit range stay BIGINT',
+  );
+  await db.exec('INSERT INTO n VALUES ($1)', [1e20]);
+  await db.transaction(async (tx) => {
+    await tx.exec('INSERT INTO n VALUES ($1)', [1e21]);
+    t.same(await tx.query('SELECT count(*)::INTEGER AS c FROM n WHERE v >= $1', [1e20]), [{ c: 2 }], 'in a transaction');
+  });
+  const seen: unknown[] = [];
+  await db.streamColumns('SELECT v FROM n WHERE v < $1 ORDER BY v', [9.9e307], (columns) => seen.push(...columns[0]!));
+  t.same(seen, [1e20, 1e21], 'streamed');
+});

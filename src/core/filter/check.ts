@@ -79,7 +79,9 @@ function typed(def: FieldDef, field: string, v: unknown, where: string): Scalar 
     case 'integer': {
       const n = typeof value === 'number' ? value : NUMBER.test(value) ? Number(value) : NaN;
       if (!Number.isFinite(n)) filterError(where, `${field} takes a number, got ${JSON.stringify(value)}`);
-      if (def.type === 'integer' && !Number.isSafeInteger(n)) filterError(where, `${field} takes an integer, got ${JSON.stringify(value)}`);
+      if (def.type === 'integer' && !Number.isInteger(n)) filterError(where, `${field} takes an integer, got ${JSON.stringify(value)}`);
+      // Past 2^53 a number no longer names one integer (2^53 + 1 reads as 2^53).
+      if (def.type === 'integer' && !Number.isSafeInteger(n)) filterError(where, `${field} takes an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(value)}`);
       return n === 0 ? 0 : n; // no -0: it prints as 0
     }
     case 'enum': {
