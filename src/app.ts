@@ -192,8 +192,8 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     const coordinator = ingest;
     ops.attach({
       queues: () => [
-        { pool: 'store', depth: store.queueSize, rejections: store.rejections },
-        { pool: 'compute', depth: compute.queueSize, rejections: compute.rejections },
+        { pool: 'store', depth: store.queueSize, rejections: store.rejections, abandoned: store.abandoned },
+        { pool: 'compute', depth: compute.queueSize, rejections: compute.rejections, abandoned: compute.abandoned },
       ],
       ingest: () => ({ backlogBytes: coordinator.backlogBytes, ...coordinator.counts }),
       store: () => store.run('storeStats', {}),

@@ -10,7 +10,7 @@ import type { GenerationStage } from '../ingest/generationTimes.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
-  queues(): { pool: 'store' | 'compute'; depth: number; rejections: number }[];
+  queues(): { pool: 'store' | 'compute'; depth: number; rejections: number; abandoned: number }[];
   ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number; replayFailures: number };
   /** From the store thread (one cheap task per scrape). */
   store(): Promise<StoreStats>;
@@ -124,6 +124,7 @@ export class OpsMetrics {
     reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [[{}, s.ingest.backlogBytes]]);
     reading('tracelake_queue_depth', 'Tasks waiting for a worker thread, by pool.', ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.depth]));
     mirrored('tracelake_queue_rejections_total', "Tasks refused because a worker pool's queue was full (answered 503 overloaded).", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.rejections]));
+    mirrored('tracelake_queue_abandoned_total', "Tasks dropped from a worker pool's queue unrun because their client went away.", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.abandoned]));
     reading('tracelake_segments', 'Live segment files, by level (0 written by ingestion, 1 compacted).', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.files]));
     reading('tracelake_segment_rows', 'Span rows in live segments, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.rows]));
     reading('tracelake_segment_bytes', 'Bytes of live segment files, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.bytes]));

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Requirement } from '../core/permissions.js';
 import type { Principal } from './principal.js';
 import type { Reply } from './reply.js';
-import type { Services } from './services.js';
+import type { RequestServices } from './services.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -28,7 +28,7 @@ export interface RouteInput<P, Q, B> {
 export interface Context {
   principal: Principal;
   config: Config;
-  services: Services;
+  services: RequestServices;
   requestId: string;
   /** Calls `fn` if the client goes away before the answer is sent (a long poll stops waiting then). */
   onAbort(fn: () => void): void;

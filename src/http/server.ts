@@ -209,7 +209,11 @@ export class HttpServer {
       const raw = body ? await body : null;
       if (ex.aborted) return;
       const input = validateInput(route, params, query, headers, raw);
-      const ctx: Context = { principal, config: this.config, services: this.services, requestId: ex.requestId, onAbort: (fn) => void (ex.onAbort ??= []).push(fn) };
+      const onAbort = (fn: () => void) => void (ex.onAbort ??= []).push(fn);
+      const abandoned = new AbortController();
+      onAbort(() => abandoned.abort());
+      const services = { ...this.services, store: this.services.store.forRequest(abandoned.signal), compute: this.services.compute.forRequest(abandoned.signal) };
+      const ctx: Context = { principal, config: this.config, services, requestId: ex.requestId, onAbort };
       const reply = await route.handler(input, ctx);
       this.send(ex, reply);
     } catch (e) {

@@ -6,6 +6,8 @@ import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { RateLimiter } from '../core/rateLimit.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
+import type { TaskRunner } from '../pool/taskPool.js';
+import type { ComputeTasks, StoreTasks } from '../pool/tasks.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
 import type { PromptCache } from './promptCache.js';
@@ -38,3 +40,9 @@ export interface Services {
   /** Worker runs: live threads, claims waiting for work, the lease sweep, tracing. */
   workers: WorkerService;
 }
+
+/**
+ * The services as one request's handler sees them: the pools carry the request's abort signal, so
+ * a task still waiting for a worker when the client goes away is dropped (pool/taskPool.ts).
+ */
+export type RequestServices = Omit<Services, 'store' | 'compute'> & { store: TaskRunner<StoreTasks>; compute: TaskRunner<ComputeTasks> };

@@ -5,8 +5,11 @@ import type { StoreBackground, StoreTasks, StoreWorkerData } from './tasks.js';
 /** The main thread's handle on the store thread (the one owner of DuckDB; see store/db.ts). */
 export type StoreClient = TaskPool<StoreTasks>;
 
+/** Store tasks the store thread runs at once (each on a DuckDB connection of its own); more wait. */
+export const STORE_TASKS_AT_ONCE = 64;
+
 export function createStoreClient(database: DatabaseOptions, background: StoreBackground, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
   const workerData: StoreWorkerData = { database, background };
   // One thread owns the database; it runs many async tasks at once, each on its own connection.
-  return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: 64, maxQueue, ...(onMessage ? { onMessage } : {}) });
+  return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: STORE_TASKS_AT_ONCE, maxQueue, ...(onMessage ? { onMessage } : {}) });
 }

@@ -41,6 +41,8 @@ let opened: Promise<Database> | undefined;
 let compactor: Promise<FileEngine> | undefined;
 /** Set by `close`: a task arriving after it must not open the database again (the thread is about to end). */
 let closed = false;
+/** `faultSleep` tasks started (fault injection only). */
+let faultSleeps = 0;
 
 function db(): Promise<Database> {
   if (closed) return Promise.reject(new ApiError('unavailable', 'The store is closed: the server is shutting down'));
@@ -189,6 +191,11 @@ const handlers: Handlers = {
   ...workerHandlers(db),
   ...promptHandlers(db, segments),
   ...metricsHandlers(src, db, database.dataDir, () => background.compactions),
+  async faultSleep({ ms }) {
+    faultSleeps++;
+    await new Promise((r) => setTimeout(r, ms));
+    return { sleeps: faultSleeps };
+  },
   async checkpoint() {
     await (await db()).checkpoint();
     return null;

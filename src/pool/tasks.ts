@@ -77,6 +77,8 @@ export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTas
   searchSpans: { in: { query: SearchQuery; filter: CompiledFilter }; out: SearchAnswer<Record<string, unknown>> };
   exportSpans: { in: { query: SearchQuery; filter: CompiledFilter; format: ExportFormat; limit: number | null }; out: ExportFile };
   checkpoint: { in: Record<string, never>; out: null };
+  /** Fault injection only (`GET /v1/_faults/store-sleep`): holds a slot of the store thread for `ms`, and counts. */
+  faultSleep: { in: { ms: number }; out: { sleeps: number } };
   close: { in: Record<string, never>; out: null };
 }
 

@@ -79,6 +79,7 @@ t.test('--metrics-listen on a port of its own', async (t) => {
   t.equal(families.get('tracelake_queue_depth')!.metrics.length, 2, 'a queue depth for each pool');
   t.equal(value(families, 'tracelake_queue_depth', { pool: 'store' }), 0);
   t.equal(value(families, 'tracelake_queue_rejections_total', { pool: 'compute' }), 0);
+  t.equal(value(families, 'tracelake_queue_abandoned_total', { pool: 'store' }), 0, 'no task dropped unrun while every client waited');
   t.equal(families.get('tracelake_store_task_duration_seconds')?.type, 'HISTOGRAM');
   t.ok(histogramSeries(text, 'tracelake_store_task_duration_seconds', 'task="searchTraces",outcome="ok"').count >= 4, 'store task latency, by task');
   // Every export is timed in each phase of its way to the answer.

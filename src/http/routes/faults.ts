@@ -1,8 +1,9 @@
 /**
  * Fault injection for the test suite (`TRACELAKE_FAULT_INJECTION=on` only): a handler that throws, one
  * that rejects later, and one that stalls, so tests can prove the 500 shape, that the process keeps
- * serving, and that shutdown drains in-flight requests; and a checkpoint on demand, so the fault
- * tests can run one on a full disk.
+ * serving, and that shutdown drains in-flight requests; a checkpoint on demand, so the fault
+ * tests can run one on a full disk; and a store task that holds its slot for a while, with the
+ * store pool's queue and running tasks read on the main thread, so tests can fill the store's queue and see it drain.
  */
 import typia, { type tags } from 'typia';
 import { json } from '../reply.js';
@@ -39,6 +40,19 @@ export const faultRoutes = [
       await new Promise((r) => setTimeout(r, query.ms));
       return json({ slept_ms: query.ms });
     },
+  }),
+  route<Record<string, string>, SlowQuery>({
+    method: 'GET',
+    path: '/v1/_faults/store-sleep',
+    permission: 'none',
+    validate: { query: typia.http.createValidateQuery<SlowQuery>() },
+    handler: async ({ query }, ctx) => json(await ctx.services.store.run('faultSleep', { ms: query.ms })),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/_faults/store-queue',
+    permission: 'none',
+    handler: (_input, ctx) => json({ queued: ctx.services.store.queueSize, active: ctx.services.store.active }),
   }),
   route({
     method: 'POST',

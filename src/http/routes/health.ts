@@ -5,7 +5,7 @@
  * answers 503 too when the ingestion checks (at most a few seconds old) fail or the store died.
  */
 import type { HealthReport, Liveness } from '../../contract/responses.js';
-import type { StoreClient } from '../../pool/storeClient.js';
+import type { TaskRunner } from '../../pool/taskPool.js';
 import type { DependencyCheck, StoreTasks } from '../../pool/tasks.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
@@ -52,7 +52,7 @@ export const healthRoutes = [
 export const INGESTION_CHECKS: Checks = ['duckdb', 'data_dir', 'disk'];
 
 /** Runs `checks` in the store thread, plus the worker pool's own state; never throws. */
-export async function runChecks(store: StoreClient, checks: Checks, fatal: string | null): Promise<DependencyCheck[]> {
+export async function runChecks(store: TaskRunner<StoreTasks>, checks: Checks, fatal: string | null): Promise<DependencyCheck[]> {
   if (fatal) return [{ name: 'duckdb', status: 'unhealthy', latencyMs: 0, error: fatal }];
   const started = performance.now();
   try {
