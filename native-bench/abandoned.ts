@@ -14,6 +14,7 @@ import { rmSync } from 'node:fs';
 import { exportRequest, hex } from '../test/helpers/otlp.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { arg, buildModule, textArg } from './args.js';
+import { percentile } from './loadClient.js';
 
 const ROUNDS = arg('rounds', 60);
 const CLIENTS = arg('clients', 40);
@@ -82,7 +83,7 @@ const builds = [{ name: 'this build', root: '', runs: [] as Figures[] }];
 if (BASELINE) builds.unshift({ name: 'baseline', root: BASELINE, runs: [] });
 for (let run = 0; run < RUNS; run++) for (const b of run % 2 ? [...builds].reverse() : builds) b.runs.push(await storm(b.root));
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
 const of = (b: (typeof builds)[number], k: keyof Figures) => median(b.runs.map((r) => r[k]));
 console.log(`${ROUNDS} rounds of ${CLIENTS} reads, each abandoned after 0–${PATIENCE_MS} ms, ${RUNS} runs (medians)`);
 for (const b of builds) {

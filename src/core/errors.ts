@@ -88,6 +88,14 @@ export function isErrorData(v: unknown): v is ErrorData {
   return typeof v === 'object' && v !== null && typeof (v as ErrorData).code === 'string' && (v as ErrorData).code in ERRORS;
 }
 
+/** Seconds a client is asked to wait before retrying an overloaded server. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** 503 `overloaded` with Retry-After: too much in flight now (requests, bytes, tasks, ingest backlog). */
+export function overloaded(message?: string): ApiError {
+  return new ApiError('overloaded', message, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
 /** Seconds a client is asked to wait before retrying after a storage failure. */
 export const STORAGE_RETRY_AFTER_SECONDS = 10;
 

@@ -8,8 +8,7 @@ import { open, rm } from 'node:fs/promises';
 import type * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ApiError, isStorageFailure, storageUnavailable, validationError } from '../core/errors.js';
-import { RETRY_AFTER_SECONDS } from '../pool/taskPool.js';
+import { ApiError, isStorageFailure, overloaded, RETRY_AFTER_SECONDS, storageUnavailable, validationError } from '../core/errors.js';
 import { RequestBudget } from './requestBudget.js';
 import { authorize } from './auth.js';
 import { authenticateOperator } from './operatorAuth.js';
@@ -159,7 +158,7 @@ export class HttpServer {
       return this.answerPreflight(ex, preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']));
     }
     if (!(ex.admitted = this.budget.enter(ex.write))) {
-      return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight`)));
+      return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight; retry later`)));
     }
     const refusal = refusalFor(this.config.mode, ex.path);
     if (refusal) return this.send(ex, errorReply(new ApiError(refusal)));
@@ -245,7 +244,7 @@ export class HttpServer {
       };
       if (declared > cap) refuse(tooLarge(cap));
       else if (declared > 0 && this.budget.reserve(declared)) ex.reserved = declared;
-      else if (declared > 0) refuse(overloaded('Too many request bytes in flight'));
+      else if (declared > 0) refuse(overloaded('Too many request bytes in flight; retry later'));
       const chunks: Buffer[] = [];
       let size = 0;
       ex.res.onData((chunk, isLast) => {
@@ -259,7 +258,7 @@ export class HttpServer {
         }
         size += chunk.byteLength;
         if (size > cap) refuse(tooLarge(cap));
-        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved)) refuse(overloaded('Too many request bytes in flight'));
+        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved)) refuse(overloaded('Too many request bytes in flight; retry later'));
         else {
           ex.reserved = Math.max(ex.reserved, size);
           // The chunk is only valid during this callback: copy it.
@@ -451,10 +450,6 @@ function ownBuffer(chunks: Buffer[], size: number): Buffer {
 
 /** Bytes read from a streamed file at a time. */
 const STREAM_CHUNK = 256 * 1024;
-
-function overloaded(message: string): ApiError {
-  return new ApiError('overloaded', `${message}; retry later`, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
-}
 
 function tooLarge(cap: number): ApiError {
   return new ApiError('payload_too_large', `Request body exceeds ${cap} bytes`, { limit: cap });

@@ -24,7 +24,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { ApiError } from '../core/errors.js';
+import { ApiError, overloaded } from '../core/errors.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { rowKeys, type RowKeys } from '../core/otlp/map.js';
 import type { Plan, QuotaRefusal } from '../core/plans.js';
@@ -89,7 +89,6 @@ export interface CoordinatorOptions {
   workers: number;
 }
 
-export const RETRY_AFTER_SECONDS = 1;
 const COMMIT_RETRY_MS = 1000;
 /** The first wait before an ended worker's log is replayed again; it doubles up to the most. */
 const REPLAY_RETRY_MS = 500;
@@ -504,10 +503,6 @@ export class IngestCoordinator {
       this.times.forgetWorker(workerId);
     });
   }
-}
-
-function overloaded(message: string): ApiError {
-  return new ApiError('overloaded', message, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
 /**

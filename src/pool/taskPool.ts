@@ -10,10 +10,8 @@
  * a signal. Tasks that run finish.
  */
 import { Piscina } from 'piscina';
-import { ApiError, fromErrorData, toErrorData } from '../core/errors.js';
+import { ApiError, fromErrorData, overloaded, toErrorData } from '../core/errors.js';
 import type { TaskResult, TaskTable } from './tasks.js';
-
-export const RETRY_AFTER_SECONDS = 1;
 
 export interface PoolOptions {
   worker: URL;
@@ -120,8 +118,7 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
    * request is abandoned before any of its tasks started.
    */
   private turn(request: RequestTasks | null): Promise<void> {
-    const signal = request?.signal;
-    if (signal?.aborted && !request!.started) {
+    if (request?.signal.aborted && !request.started) {
       this.abandoned++;
       return Promise.reject(abandoned());
     }
@@ -132,7 +129,7 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     return new Promise((resolve, reject) => {
       const leave = () => {
         const at = this.waiting.indexOf(entry);
-        if (at < 0 || request!.started) return;
+        if (at < 0 || request?.started) return;
         this.waiting.splice(at, 1);
         this.abandoned++;
         reject(abandoned());
@@ -142,12 +139,12 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
           // At once, not when this task's await resumes: an abort in between must not drop
           // another task of the request once this one is on its way.
           if (request) request.started = true;
-          signal?.removeEventListener('abort', leave);
+          request?.signal.removeEventListener('abort', leave);
           resolve();
         },
       };
       this.waiting.push(entry);
-      signal?.addEventListener('abort', leave, { once: true });
+      request?.signal.addEventListener('abort', leave, { once: true });
     });
   }
 
@@ -181,10 +178,6 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
   async destroy(): Promise<void> {
     await this.pool.destroy();
   }
-}
-
-function overloaded(): ApiError {
-  return new ApiError('overloaded', undefined, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
 function abandoned(): ApiError {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
+import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, overloaded, RETRY_AFTER_SECONDS, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
 
 t.test('the error table', async (t) => {
   const codes = Object.keys(ERRORS) as ErrorCode[];
@@ -69,4 +69,14 @@ t.test('storage refusals are told from other failures by their message, and answ
   t.equal(e.code, 'storage_unavailable');
   t.same(e.headers, { 'Retry-After': String(e.fields.retry_after_seconds) });
   t.ok(Number(e.fields.retry_after_seconds) > 0);
+});
+
+t.test('overloaded: 503 with Retry-After, its own message or the standard one', async (t) => {
+  const e = overloaded('Too many request bytes in flight; retry later');
+  t.equal(e.status, 503);
+  t.equal(e.code, 'overloaded');
+  t.equal(e.message, 'Too many request bytes in flight; retry later');
+  t.same(e.fields, { retry_after_seconds: RETRY_AFTER_SECONDS });
+  t.same(e.headers, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+  t.equal(overloaded().message, ERRORS.overloaded.message);
 });
