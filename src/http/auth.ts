@@ -7,7 +7,7 @@ import { ApiError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
-import { isTenantAdmin } from '../core/admin/rules.js';
+import { ENVIRONMENT_NAME, isTenantAdmin } from '../core/admin/rules.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { KeyRecord, Scope } from '../store/admin/meta.js';
 import type { Principal } from './principal.js';
@@ -50,16 +50,24 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
 
 /**
  * The environment a request names: by name in X-Service-Environment, or a pull request number in
- * X-Service-Pull-Request (`pr-<n>`); undefined when it names none.
+ * X-Service-Pull-Request (`pr-<n>`); undefined when it names none. A value no environment could
+ * have is the header's fault, not the key's: 400 naming the header (a 403 said the key was wrong,
+ * and echoed whatever the header held).
  */
 function namedEnvironment(headers: Readonly<Record<string, string>>): string | undefined {
   const pr = headers['x-service-pull-request']?.trim();
   if (pr !== undefined) {
-    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw new ApiError('forbidden', 'X-Service-Pull-Request must be a pull request number');
+    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw badHeader('x-service-pull-request', 'must be a pull request number (1 to 9999999999)');
     return `pr-${pr}`;
   }
   const named = headers['x-service-environment']?.trim();
-  return named ? named : undefined;
+  if (!named) return undefined;
+  if (!ENVIRONMENT_NAME.test(named)) throw badHeader('x-service-environment', 'must be an environment name (lowercase letters, digits and "-", at most 63)');
+  return named;
+}
+
+function badHeader(name: string, problem: string): ApiError {
+  return new ApiError('invalid_request_headers', undefined, { details: { [name]: problem } });
 }
 
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */

@@ -295,10 +295,20 @@ t.test('kind-scoped keys name their environment per request', async (t) => {
   await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': 'staging' }), false, 0), { code: 'forbidden', message: 'No environment "staging" in this app' });
   await t.rejects(auth.authenticate(headers(KEY), false, 0), { code: 'forbidden', message: /scoped to environment kinds \(development, preview\): name the environment/ });
   await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': '  ' }), false, 0), { code: 'forbidden', message: /name the environment/ });
-  for (const bad of ['0', '012', '12a', '-1', '12345678901']) {
-    await t.rejects(auth.authenticate(headers(KEY, { 'x-service-pull-request': bad }), false, 0), { code: 'forbidden', message: /must be a pull request number/ }, bad);
+  for (const bad of ['0', '012', '12a', '-1', '12345678901', '']) {
+    await t.rejects(auth.authenticate(headers(KEY, { 'x-service-pull-request': bad }), false, 0), {
+      code: 'invalid_request_headers',
+      fields: { details: { 'x-service-pull-request': 'must be a pull request number (1 to 9999999999)' } },
+    }, `pull request ${JSON.stringify(bad)}`);
   }
-  t.equal(selects().length, 4, 'refused headers never reach the store');
+  for (const bad of ['Dev', 'dev env', '-dev', 'é', 'x'.repeat(64), 'x'.repeat(5000)]) {
+    const refused = await auth.authenticate(headers(KEY, { 'x-service-environment': bad }), false, 0).then(() => null, (e: unknown) => e as ApiError);
+    t.equal(refused?.code, 'invalid_request_headers', `environment ${JSON.stringify(bad.slice(0, 20))}: the header is wrong, not the key`);
+    t.same(refused?.fields, { details: { 'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)' } });
+    t.notMatch(refused?.message ?? '', bad, 'the value is not echoed');
+  }
+  await t.rejects(auth.authenticate(headers(KEY, { 'x-service-environment': 'd'.repeat(63) }), false, 0), { code: 'forbidden', message: /^No environment "d{63}"/ }, 'a name of 63 passes the header check');
+  t.equal(selects().length, 5, 'refused headers never reach the store');
 });
 
 t.test('a key allowing no kinds (or only development) refuses every environment, and never creates a preview', async (t) => {
