@@ -113,6 +113,10 @@ t.test('tenants, plans, apps, environments, keys and session tokens on the runni
   const scopedAuth: Credentials = { key: scoped.plaintext_key, appId: acme.app_id };
   t.equal((await call(server, 'GET', '/v1/traces', { auth: scopedAuth, headers: { 'x-service-pull-request': '7' } })).status, 200, 'kind-scoped: a preview environment named per request');
   t.equal((await call(server, 'GET', '/v1/traces', { auth: scopedAuth, headers: { 'x-service-environment': 'production' } })).status, 403, 'not another kind');
+  const badPr = await call(server, 'GET', '/v1/traces', { auth: scopedAuth, headers: { 'x-service-pull-request': '0' } });
+  t.same([badPr.status, badPr.body.error], [400, { code: 'invalid_request_headers', message: 'Invalid request headers', details: { 'x-service-pull-request': 'must be a pull request number (1 to 9999999999)' } }], 'a malformed pull request number is the header\'s fault');
+  const longName = await call(server, 'POST', '/v1/traces', { body: exportRequest([{ traceId: hex(16), name: 'lost' }]), headers: { authorization: ci.plaintext_key, 'x-service-app-id': web.id, 'x-service-environment': 'E'.repeat(5000) } });
+  t.same([longName.status, longName.body.error.details], [400, { 'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)' }], 'a pinned key too, without the value echoed');
   t.same((await ok(t, op(server, 'GET', `/v1/operator/apps/${acme.app_id}/keys`))).map((k: { name: string }) => k.name).sort(), ['admin', 'previews']);
 
   // A revocation applies to the next request, although the key was just used (and cached).
