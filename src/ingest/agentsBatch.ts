@@ -12,6 +12,7 @@ import type { IValidation } from 'typia';
 import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
 import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
+import { STORABLE_TIMES, unstorableTime } from '../core/agents/map.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { validationError } from '../core/errors.js';
 import { cutText, parseMendedJson } from '../core/text.js';
@@ -90,6 +91,8 @@ export async function prepareAgentEnvelope(body: unknown, ceiling: TierCeiling):
  * arguments the scrubber can walk whole (MAX_INPUT_DEPTH).
  */
 function structureProblem(s: AgentSession): string | null {
+  const time = unstorableTime(s);
+  if (time) return `${time.where}: ${time.value} is outside the times a span can have (${STORABLE_TIMES})`;
   const ids = new Set<string>();
   const subagents = new Set<string>();
   for (const [i, e] of s.events.entries()) {

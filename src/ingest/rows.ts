@@ -7,6 +7,7 @@
  * and the text keeps `{mimeType, sha256, bytes}` in their place.
  */
 import { createHash } from 'node:crypto';
+import { storableCost } from '../core/cost/money.js';
 import { mediaTypeOf, rewriteJsonObjects } from '../core/media.js';
 import type { JsonValue, SpanRecord } from '../core/span.js';
 import { leadingChars } from '../core/text.js';
@@ -55,7 +56,7 @@ export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit =
       scope.tenantId, scope.appId, scope.environmentId,
       s.traceId, s.spanId, s.parentId, s.name, s.type, s.spanKind, s.status, s.statusMessage,
       s.startNs, s.endNs, s.model, s.promptName, s.serviceName,
-      int(s.inputTokens), int(s.outputTokens), int(s.cachedInputTokens), int(s.tokens), s.cost,
+      int(s.inputTokens), int(s.outputTokens), int(s.cachedInputTokens), int(s.tokens), storableCost(s.cost),
       input.preview, output.preview, input.inline, output.inline, input.ref, output.ref,
       s.sessionId, s.userId, s.runId, s.tags,
       json(s.metadata), json(s.graph), null, resourceOf(s).id, null,

@@ -16,6 +16,7 @@
  */
 import type { JsonValue, SpanRecord, SpanStatus } from '../span.js';
 import type { CostFn } from '../otlp/fields.js';
+import { MAX_INT64 } from '../otlp/int64.js';
 import { cutText } from '../text.js';
 import { sessionSpanId, sessionTraceId, type SessionKey } from './ids.js';
 import type { AgentEvent, AgentSession, ContentPart, ToolCallEvent, ToolResultEvent } from './session.js';
@@ -284,6 +285,27 @@ function generationOutput(text: string | null, calls: { id: string; name: string
 /** Unix nanoseconds of an ISO 8601 date-time (validated by the contract). */
 export function nsOf(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;
+}
+
+/** The last millisecond a span can start or end at: span times are signed 64-bit nanoseconds. */
+const LAST_MS = Number(MAX_INT64 / 1_000_000n);
+export const STORABLE_TIMES = 'after 1970-01-01T00:00:00Z and up to 2262-04-11T23:47:16.854Z';
+
+/**
+ * The first time of a session that no span could hold (a date-time the contract accepts, like
+ * 9999-12-31, is past what 64-bit nanoseconds reach; the epoch and before is what OTLP calls a
+ * missing time), or null. Such a session is refused before it is acknowledged: stored, its rows
+ * would fail every commit of the segments they are in.
+ */
+export function unstorableTime(session: AgentSession): { where: string; value: string } | null {
+  const fits = (iso: string) => {
+    const ms = Date.parse(iso);
+    return ms > 0 && ms <= LAST_MS;
+  };
+  if (!fits(session.startedAt)) return { where: 'startedAt', value: session.startedAt };
+  if (session.endedAt != null && !fits(session.endedAt)) return { where: 'endedAt', value: session.endedAt };
+  for (const [i, e] of session.events.entries()) if (!fits(e.timestamp)) return { where: `events[${i}].timestamp`, value: e.timestamp };
+  return null;
 }
 
 function maxNs(a: bigint, b: bigint): bigint {

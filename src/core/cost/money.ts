@@ -18,3 +18,17 @@ export function roundUsd(usd: number): number {
   if (!Number.isFinite(usd) || Math.abs(usd) >= LARGEST_SCALED) return usd;
   return Math.round(usd * SCALE) / SCALE;
 }
+
+/**
+ * The largest cost a span keeps. Trace and session sums are DECIMAL(38, 12), 26 digits before the
+ * point, and a span's cost goes into them as it is: one span sent with a cost of 1e300 failed the
+ * commit of its generation again and again, and every span acknowledged after it waited behind it.
+ * A billion dollars is past any model call; a cost above it is a mistake, stored as no cost (the
+ * span's attributes keep what was sent).
+ */
+export const MAX_SPAN_COST_USD = 1e9;
+
+/** `usd` when a span can keep it as its cost, else null. */
+export function storableCost(usd: number | null): number | null {
+  return usd !== null && usd >= 0 && usd <= MAX_SPAN_COST_USD ? usd : null;
+}

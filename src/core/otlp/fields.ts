@@ -1,4 +1,4 @@
-import { roundUsd } from '../cost/money.js';
+import { roundUsd, storableCost } from '../cost/money.js';
 import type { SpanRecord } from '../span.js';
 import type { DropCounter, JsonMap } from './attributes.js';
 import {
@@ -139,10 +139,13 @@ function callFields(attrs: JsonMap, costOf: CostFn | undefined): CallFields {
   };
 }
 
-/** A cost the SDK computed itself, often with float noise (0.032780000000000004): rounded as ours are. */
+/**
+ * A cost the SDK computed itself, often with float noise (0.032780000000000004): rounded as ours are.
+ * One past what a span keeps is no cost given: the price table's, if any, stands instead.
+ */
 function givenCost(attrs: JsonMap): number | null {
   const cost = firstCost(attrs, COST_KEYS);
-  return cost === null ? null : roundUsd(cost);
+  return storableCost(cost === null ? null : roundUsd(cost));
 }
 
 function tokenUsage(input: number | null, output: number | null, cached: number | null): TokenUsage | undefined {

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { sessionSpanId, sessionTraceId } from '../../../src/core/agents/ids.js';
-import { mapSession, nsOf, renderContent } from '../../../src/core/agents/map.js';
+import { mapSession, nsOf, renderContent, unstorableTime } from '../../../src/core/agents/map.js';
 import type { AgentEvent, AgentSession } from '../../../src/core/agents/session.js';
 import type { CostFn } from '../../../src/core/otlp/fields.js';
 import type { SpanRecord } from '../../../src/core/span.js';
@@ -245,4 +245,16 @@ t.test('content as span text', async (t) => {
   t.equal(renderContent([text('a'), textBlob, png]), JSON.stringify([{ type: 'text', text: 'a' }, { type: 'blob', mediaType: 'text/plain', sha256: 'b'.repeat(64), bytes: 4, name: 'log.txt' }, { type: 'blob', mediaType: 'image/png', sha256: 'a'.repeat(64), bytes: 12 }]), 'media references otherwise');
   t.equal(renderContent([png], new Map([['b'.repeat(64), 'x']])), JSON.stringify([{ type: 'blob', mediaType: 'image/png', sha256: 'a'.repeat(64), bytes: 12 }]));
   t.equal(nsOf('2025-11-20T09:00:01.250Z'), 1763629201250000000n);
+});
+
+t.test('times no span can hold are found (64-bit nanoseconds end in 2262; the epoch is a missing time)', async (t) => {
+  t.equal(unstorableTime(session(EVENTS, { endedAt: at(20) })), null, 'a session of today');
+  t.equal(unstorableTime(session([], { startedAt: '2262-04-11T23:47:16.854Z' })), null, 'the last millisecond that fits');
+  t.equal(unstorableTime(session([], { startedAt: '1970-01-01T00:00:00.001Z' })), null, 'the first');
+  t.same(unstorableTime(session([], { startedAt: '2262-04-11T23:47:16.855Z' })), { where: 'startedAt', value: '2262-04-11T23:47:16.855Z' });
+  t.same(unstorableTime(session([], { startedAt: '1970-01-01T00:00:00Z' })), { where: 'startedAt', value: '1970-01-01T00:00:00Z' });
+  t.same(unstorableTime(session([], { startedAt: '1969-12-31T23:59:59Z' })), { where: 'startedAt', value: '1969-12-31T23:59:59Z' });
+  t.same(unstorableTime(session([], { endedAt: '9999-12-31T23:59:59.999Z' })), { where: 'endedAt', value: '9999-12-31T23:59:59.999Z' });
+  const late = [...EVENTS.slice(0, 3), { ...EVENTS[3]!, timestamp: '9999-12-31T23:59:59.999Z' }];
+  t.same(unstorableTime(session(late)), { where: 'events[3].timestamp', value: '9999-12-31T23:59:59.999Z' });
 });

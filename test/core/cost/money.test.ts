@@ -1,6 +1,6 @@
 /** src/core/cost/money.ts: USD figures as the API answers them. */
 import t from 'tap';
-import { roundUsd, USD_DECIMALS } from '../../../src/core/cost/money.js';
+import { MAX_SPAN_COST_USD, roundUsd, storableCost, USD_DECIMALS } from '../../../src/core/cost/money.js';
 
 t.test('roundUsd: ten places, printed in their shortest decimal form', async (t) => {
   t.equal(USD_DECIMALS, 10);
@@ -14,4 +14,13 @@ t.test('roundUsd: ten places, printed in their shortest decimal form', async (t)
   t.equal(roundUsd(1e9 + 0.1), 1e9 + 0.1, 'a figure too large to scale exactly is kept as given');
   t.equal(roundUsd(Infinity), Infinity);
   t.ok(Number.isNaN(roundUsd(NaN)));
+});
+
+t.test('storableCost: what a span keeps as its cost (its sums are DECIMAL(38, 12))', async (t) => {
+  t.equal(MAX_SPAN_COST_USD, 1e9);
+  t.equal(storableCost(0.03278), 0.03278);
+  t.equal(storableCost(0), 0);
+  t.equal(storableCost(1e9), 1e9, 'a billion dollars is kept');
+  for (const bad of [1e9 + 1, 1e25, 1e300, Infinity, NaN, -0.01]) t.equal(storableCost(bad), null, String(bad));
+  t.equal(storableCost(null), null);
 });

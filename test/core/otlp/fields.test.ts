@@ -378,3 +378,13 @@ t.test("a cost the SDK sent is rounded like ours: ten places, no float noise", a
   t.equal(String(f.cost), '0.03278');
   t.equal(calls.length, 0, 'a given cost is not priced again');
 });
+
+t.test('a given cost past what a span keeps is no cost given: the price table decides', async (t) => {
+  const { costOf } = prices(0.00042);
+  const usage = { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 10 };
+  t.equal(spanFields(flat({ ...usage, 'tracelake.cost': 1e300 }), { dropped: 0 }, costOf).cost, 0.00042, 'priced instead');
+  t.equal(spanFields(flat({ 'tracelake.cost': '1e30' }), { dropped: 0 }, costOf).cost, null, 'nothing to price: no cost');
+  t.equal(spanFields(flat({ 'tracelake.cost': 1e9 }), { dropped: 0 }, costOf).cost, 1e9, 'a billion is kept');
+  const f = spanFields(flat({ 'gen_ai.usage.cost': 1e300 }), { dropped: 0 }, costOf);
+  t.equal(Number(f.attributes['gen_ai.usage.cost']), 1e300, 'the attribute keeps what was sent');
+});

@@ -152,3 +152,8 @@ t.test('sha256', async (t) => {
   t.equal(sha256(new Uint8Array(0)), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   t.equal(sha256(Buffer.from('abc')), hash('abc'));
 });
+
+t.test('a cost no span keeps is stored as none, whichever mapper made it (a trace sum of it failed every commit)', async (t) => {
+  const rows = toRows(scope, [span({ spanId: 'a'.repeat(16), cost: 1e300 }), span({ spanId: 'b'.repeat(16), cost: 2e9 }), span({ spanId: 'c'.repeat(16), cost: 0.5 })]).rows;
+  t.same(rows.map((r) => r[C.cost]), [null, null, 0.5]);
+});
