@@ -306,3 +306,22 @@ t.test('searches are cloud-only; lists and the schema are local too', async (t) 
   t.equal((await call(server, 'GET', '/v1/spans')).status, 200);
   t.equal((await call(server, 'GET', '/v1/filter-schema')).status, 200);
 });
+
+t.test('a bad filter beside a bad environment or window is answered once, without an unhandled rejection', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const bad = [{ field: 'no_such_field', operator: 'equals', value: 1 }];
+  for (const path of ['/v1/traces/search', '/v1/spans/search']) {
+    for (const extra of [{ environment: 'nowhere' }, { start_date: '2026-01-01T00:00:00Z', end_date: '2025-01-01T00:00:00Z' }]) {
+      const r = await call(server, 'POST', path, { auth: root, body: { filters: bad, ...extra } });
+      t.equal(r.body.error.code, 'invalid_filter', `${path} ${Object.keys(extra)[0]}: the filter's error`);
+    }
+  }
+  const listed = await call(server, 'GET', `/v1/spans?environment=nowhere&filter=${encodeURIComponent('no_such_field = 1')}`, { auth: root });
+  t.equal(listed.body.error.code, 'invalid_filter');
+  // A refused export is logged after the store has answered the lookups above (its key is looked
+  // up there too): by then an orphaned lookup's rejection would have been logged.
+  await call(server, 'POST', '/v1/traces', { headers: { authorization: 'sk_service_' + 'x'.repeat(40), 'x-service-app-id': root.appId }, body: {} });
+  await server.waitForLog((l) => l.msg === 'ingestion refused');
+  t.same(server.logs.filter((l) => l.msg === 'unhandled rejection'), [], 'no unhandled rejection was logged');
+});

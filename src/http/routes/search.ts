@@ -79,8 +79,13 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
   return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
 }
 
-async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', search: Promise<SearchQuery>, filter: Filter) {
-  const [q] = await Promise.all([search, checkEnvironmentNames(ctx, filter)]);
+/**
+ * Runs a list or search. `search` is called here, after the filter was parsed: a promise made
+ * before it, when the filter then failed to parse, was left to reject with nobody listening (an
+ * "unhandled rejection" in the log for every such request, and an environment lookup for nothing).
+ */
+async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', filter: Filter, search: () => Promise<SearchQuery>) {
+  const [q] = await Promise.all([search(), checkEnvironmentNames(ctx, filter)]);
   const compiled = compileFilter(filter, task === 'searchTraces' ? 'traces' : 'spans', firstFilterParam(q.scope));
   const result = await ctx.services.store.run(task, { query: q, filter: compiled });
   if (result.kind === 'csv') {
@@ -109,14 +114,14 @@ export const searchRoutes = [
     path: '/v1/traces',
     permission: 'trace.read',
     validate: { query: validateTraceListQuery },
-    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', query(ctx, q, 'query'), q.filter === undefined ? [] : parseFilter(q.filter, 'traces')),
+    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', q.filter === undefined ? [] : parseFilter(q.filter, 'traces'), () => query(ctx, q, 'query')),
   }),
   route<Record<string, string>, Record<string, never>, TraceSearchBody>({
     method: 'POST',
     path: '/v1/traces/search',
     permission: 'trace.read',
     validate: { body: validateTraceSearchBody },
-    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', query(ctx, body ?? {}, 'body'), validateJsonFilters(body?.filters ?? [], 'traces')),
+    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', validateJsonFilters(body?.filters ?? [], 'traces'), () => query(ctx, body ?? {}, 'body')),
   }),
   route<Record<string, string>, SpanListQuery>({
     method: 'GET',
@@ -125,7 +130,7 @@ export const searchRoutes = [
     validate: { query: validateSpanListQuery },
     handler: ({ query: q }, ctx) => {
       const filter = [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))];
-      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', query(ctx, q, 'query'), filter);
+      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', filter, () => query(ctx, q, 'query'));
     },
   }),
   route<Record<string, string>, Record<string, never>, SpanSearchBody>({
@@ -133,7 +138,7 @@ export const searchRoutes = [
     path: '/v1/spans/search',
     permission: 'span.read',
     validate: { body: validateSpanSearchBody },
-    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', query(ctx, body ?? {}, 'body'), validateJsonFilters(body?.filters ?? [], 'spans')),
+    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', validateJsonFilters(body?.filters ?? [], 'spans'), () => query(ctx, body ?? {}, 'body')),
   }),
   route({
     method: 'GET',
