@@ -1,5 +1,6 @@
 /** Wire types of the git endpoints (spec: Apps and git) and of the handshake's page. */
 import typia, { type tags } from 'typia';
+import type { Count } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
 export interface GitAppParams {
@@ -15,7 +16,7 @@ export interface GitConnectBody {
   provider: 'local' | 'github';
   token?: string & tags.MinLength<1> & tags.MaxLength<1024>;
   app?: {
-    app_id: number & tags.Type<'uint32'> & tags.Minimum<1>;
+    app_id: Count & tags.Minimum<1>;
     /** PEM, as GitHub hands it out. */
     private_key: string & tags.MinLength<1> & tags.MaxLength<16384>;
     /** The App's URL name: github.com/apps/<slug>. */

@@ -6,7 +6,7 @@
 import typia, { type tags } from 'typia';
 import type { EnvironmentKind } from '../core/admin/rules.js';
 import type { Permission } from '../core/permissions.js';
-import type { Uuid } from './ids.js';
+import type { Count, Uuid } from './ids.js';
 
 export interface OperatorTenantParams {
   tenant: Uuid;
@@ -63,7 +63,7 @@ export interface OperatorCreateTokenBody {
   app_id: Uuid;
   subject: string & tags.MaxLength<254>;
   /** Default 3600; 60 to 7 days. */
-  ttl_seconds?: number & tags.Type<'uint32'>;
+  ttl_seconds?: Count;
 }
 
 export const validateOperatorTenantParams = typia.createValidateEquals<OperatorTenantParams>();

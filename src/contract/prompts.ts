@@ -1,7 +1,7 @@
 /** Wire types of prompts and templates. Rules beyond shape (names, labels, templates) are core/prompts'. */
 import typia, { type tags } from 'typia';
 import type { JsonValue } from '../core/span.js';
-import type { DateTime } from './ids.js';
+import type { Count, DateTime } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
 /** A prompt's name (core/prompts/names.ts says which characters). */
@@ -12,7 +12,7 @@ export interface PromptListQuery {
   name?: PromptName;
   label?: Label;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<100>;
-  offset?: number & tags.Type<'uint32'>;
+  offset?: Count;
 }
 
 export interface PromptParams {
@@ -33,7 +33,7 @@ export interface PromptLabelParams {
 /** Which version: `label` (default `production`) or `version`, not both. */
 export interface PromptFetchQuery {
   label?: Label;
-  version?: number & tags.Type<'uint32'> & tags.Minimum<1>;
+  version?: Count & tags.Minimum<1>;
 }
 
 export interface ChatMessageBody {
@@ -58,7 +58,7 @@ export interface SetLabelsBody {
 export interface RenderBody {
   variables: Record<string, JsonValue>;
   label?: Label;
-  version?: number & tags.Type<'uint32'> & tags.Minimum<1>;
+  version?: Count & tags.Minimum<1>;
 }
 
 export interface PromptMetricsQuery {

@@ -281,7 +281,7 @@ export interface OperatorServer {
   /** Absolute, links resolved: the CLI compares it with its own data dir. */
   data_dir: string;
   version: string;
-  pid: number & tags.Type<'uint32'>;
+  pid: Count;
   started_at: string & tags.Format<'date-time'>;
 }
 export interface OperatorServerAnswer {

@@ -5,6 +5,7 @@
 import type { EnvironmentName } from './admin.js';
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
+import type { Count } from './ids.js';
 
 export type FilterValue = (string & tags.MaxLength<500>) | number;
 
@@ -26,7 +27,7 @@ interface SearchBody {
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-  offset?: number & tags.Type<'uint32'>;
+  offset?: Count;
   sort_order?: 'asc' | 'desc';
 }
 
@@ -45,7 +46,7 @@ export interface TraceListQuery {
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-  offset?: number & tags.Type<'uint32'>;
+  offset?: Count;
   sort_by?: TraceSearchBody['sort_by'];
   sort_order?: 'asc' | 'desc';
   format?: 'json' | 'csv';
@@ -58,7 +59,7 @@ export interface SpanListQuery {
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<500>;
-  offset?: number & tags.Type<'uint32'>;
+  offset?: Count;
   type?: 'SPAN' | 'GENERATION' | 'EVENT';
   status?: 'UNSET' | 'OK' | 'ERROR';
   min_duration_ms?: number & tags.Minimum<0>;

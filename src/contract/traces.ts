@@ -1,6 +1,7 @@
 /** Wire types of the trace, span, session and run read endpoints. */
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
+import type { Count } from './ids.js';
 
 type TraceId = string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
 type SpanId = string & tags.Pattern<'^[0-9a-fA-F]{16}$'>;
@@ -29,7 +30,7 @@ export interface TraceQuery {
 
 export interface PageQuery {
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-  offset?: number & tags.Type<'uint32'>;
+  offset?: Count;
 }
 
 export interface SessionListQuery extends PageQuery {

@@ -5,7 +5,7 @@
  */
 import typia, { type tags } from 'typia';
 import type { AgentEvent } from '../core/agents/session.js';
-import type { Limit, Offset, Uuid } from './ids.js';
+import type { Count, Limit, Offset, Uuid } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
 /** A task for a coding agent: the spec's `task_prompt` (min length 1), at most 1 MiB. */
@@ -52,7 +52,7 @@ export interface WorkerRunListQuery {
 export interface WorkerEventsQuery {
   /** The cursor of the last event seen; events after it are answered (default 0: from the start). */
   after?: number & tags.Type<'uint64'>;
-  turn?: number & tags.Type<'uint32'>;
+  turn?: Count;
   limit?: Limit;
 }
 
@@ -78,8 +78,9 @@ export interface LeaseParams {
 
 /** One thing a worker saw: a line of output, an agent event, or a step of its own. */
 export interface WorkerEventInput {
-  /** Numbers the attempt's events from 0; a seq stored already (a retried batch) is skipped. */
-  seq: number & tags.Type<'uint32'>;
+  /** Numbers the attempt's events from 0 (at most 2147483647); a seq stored already (a retried batch) is skipped. */
+  // The column is a 32-bit INTEGER: a seq past 2^31 - 1 read as NULL and failed as a 500.
+  seq: number & tags.Type<'uint32'> & tags.Maximum<2147483647>;
   /** When the worker saw it (ISO 8601). */
   at: string & tags.Format<'date-time'>;
   kind: 'stdout' | 'stderr' | 'agent' | 'step';
@@ -97,7 +98,8 @@ export interface WorkerEventsBody {
 export interface CompleteBody {
   status: 'succeeded' | 'failed' | 'cancelled';
   reason: 'exit' | 'timeout' | 'output_limit' | 'cancelled' | 'workspace' | 'spawn' | 'checkpoint';
-  exit_code?: (number & tags.Type<'int32'>) | null;
+  // typia's schema leaves int32's bounds out; written out, the reference says what the validator does.
+  exit_code?: (number & tags.Type<'int32'> & tags.Minimum<-2147483648> & tags.Maximum<2147483647>) | null;
   error?: (string & tags.MaxLength<10000>) | null;
   /** The checkpoint pushed to the run's work branch; null when the turn changed nothing. */
   commit_sha?: (string & tags.Pattern<'^[0-9a-f]{40}$'>) | null;

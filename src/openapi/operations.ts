@@ -370,6 +370,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         created: { data: { id: SCORE_ID, resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.', author_user_id: null, environment_id: ENV_ID, created_at: CREATED } },
       }),
     ],
+    errors: [{ status: 404, when: '`not_found`: no such trace, span or session in the app.' }],
   },
   'GET /v1/comments': { tag: 'Comments', summary: 'The comments on a resource', query: 'CommentListQuery', answers: [answer(200, 'CommentPage', 'A page of comments.')] },
   'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
@@ -400,7 +401,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         },
       }),
     ],
-    errors: [{ status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' }],
+    errors: [
+      { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
+      { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
+    ],
   },
   'GET /v1/api-keys': { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')] },
   'DELETE /v1/api-keys/:id': {
@@ -446,7 +450,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'Create an environment',
     body: json('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
     answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
-    errors: [{ status: 409, when: '`conflict`: the app has an environment of that name.' }],
+    errors: [
+      { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' },
+      { status: 409, when: '`conflict`: the app has an environment of that name.' },
+    ],
   },
   'GET /v1/environments': { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')] },
   'PATCH /v1/environments/:id': {
