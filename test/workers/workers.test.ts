@@ -88,6 +88,9 @@ t.test('a batch of events that is not a WorkerEventsBody is refused whole, and n
   // One bad event refuses the batch: the good one beside it is not stored either.
   const oneBad = await post({ body: { events: [{ seq: 0, at, kind: 'stdout', text: 'kept?' }, { seq: -1, at, kind: 'stdout', text: 'x' }] } });
   t.same([oneBad.status, oneBad.body?.error?.code, Object.keys(oneBad.body?.error?.details ?? {})], [400, 'invalid_request_body', ['events[1].seq']]);
+  // The column is a 32-bit INTEGER: a seq past it was stored as NULL and failed as a 500.
+  const pastInt32 = await post({ body: { events: [{ seq: 2147483648, at, kind: 'stdout', text: 'x' }] } });
+  t.same([pastInt32.status, Object.keys(pastInt32.body?.error?.details ?? {})], [400, ['events[0].seq']], 'a seq past 2^31 - 1 is refused');
   const elsewhere = await call(server, 'POST', `/v1/workers/leases/${'0'.repeat(32)}/events`, { auth: workerKey, body: { events: [{ seq: 0, at, kind: 'stdout', text: 'x' }] } });
   t.same([elsewhere.status, elsewhere.body?.error?.code], [404, 'not_found'], 'a lease that does not exist');
   const events = async () => (await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root })).body.data;
@@ -111,6 +114,8 @@ t.test('a batch of events that is not a WorkerEventsBody is refused whole, and n
   t.same(read[1].event, { type: 'system', kind: 'info', text: 'start', id: 'e1', parentId: null, timestamp: at }, 'an agent event stamped, its unknown field dropped');
   t.equal(read[2].text, '{"type":"telepathy"}');
   t.equal(read[3].text, JSON.stringify(straddling).slice(0, 65535), 'cut before the emoji, not inside it');
+  const last = await post({ body: { events: [{ seq: 2147483647, at, kind: 'stdout', text: 'the last seq' }] } });
+  t.same([last.status, last.body.data], [200, { stored: 1, cancel: false }], 'the largest seq is stored');
   const done = await call(server, 'POST', `/v1/workers/leases/${lease}/complete`, { auth: workerKey, body: { status: 'failed', reason: 'exit', exit_code: 1 } });
   t.equal(done.status, 200, 'the turn ends');
 });
