@@ -8,7 +8,7 @@
  *
  * Seeds are fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
@@ -33,6 +33,7 @@ const BODIES_PER_ROUTE = 30;
 
 t.test('bodies the reference calls valid, on every route that takes one', async (t) => {
   const gitRoot = tempDir('tracelake-git-root-');
+  t.teardown(() => rmSync(gitRoot, { recursive: true, force: true }));
   const repo = join(gitRoot, 'acme', 'prompts');
   workingRepo(repo, { 'prompts/greeting.md': '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n' });
   git(repo, 'branch', 'staging');
