@@ -19,7 +19,7 @@ t.test('query strings', async (t) => {
     ['limit=%2010', 'limit', /must be an integer/],
     ['limit=0', 'limit', /must be an integer from 1 to 1000/],
     ['limt=5', 'limt', /unknown parameter.*limit/],
-    ['offset=-1', 'offset', /must be an integer, at least 0/],
+    ['offset=-1', 'offset', /must be an integer from 0 to 4294967295/],
   ] as const) {
     const r = await call(server, 'GET', `/v1/traces?${query}`, { auth: root });
     t.equal(r.status, 400, query);

@@ -141,7 +141,8 @@ t.test('through real typia validators (contract/traces.ts)', async (t) => {
   t.same(outcome(validatePageQuery(q(''))), 'ok');
   t.same(outcome(validatePageQuery(q('limit=0'))), { '$input.limit': 'must be an integer from 1 to 1000' });
   t.same(outcome(validatePageQuery(q('limit=1001'))), { '$input.limit': 'must be an integer from 1 to 1000' });
-  t.same(outcome(validatePageQuery(q('offset=-1'))), { '$input.offset': 'must be an integer, at least 0' });
+  t.same(outcome(validatePageQuery(q('offset=-1'))), { '$input.offset': 'must be an integer from 0 to 4294967295' });
+  t.same(outcome(validatePageQuery(q('offset=4294967296'))), { '$input.offset': 'must be an integer from 0 to 4294967295' }, 'the bound the reference states');
   t.same(outcome(validatePageQuery(q('limit=1e3'))), { '$input.limit': 'must be an integer from 1 to 1000' }, 'refused before typia, which would read 1000');
   t.same(outcome(validatePageQuery(q('limit=10&limit=20'))), { '$input.limit': 'given more than once' });
   t.same(outcome(validatePageQuery(q('limit='))), { '$input.limit': 'is empty: must be an integer from 1 to 1000' });
