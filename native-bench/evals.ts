@@ -23,6 +23,7 @@ import { Database } from '../src/store/db.js';
 import { compareRuns, experimentRuns, listExperiments } from '../src/store/evals/experiments.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { arg } from './args.js';
+import { seededRandom } from '../test/helpers/random.js';
 
 const RUNS = arg('runs', 100);
 const TRIALS = arg('trials', 1000);
@@ -36,16 +37,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
-}
-
-/** mulberry32: the same trials on every run of the benchmark. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const dataDir = tempDir('tracelake-evals-bench-');
@@ -65,7 +56,7 @@ const fillStarted = performance.now();
 const batchMs: number[] = [];
 const runIds: string[] = [];
 let experimentId = '';
-const rand = random(42);
+const rand = seededRandom(42);
 for (let r = 0; r < RUNS; r++) {
   const run = await post('/v1/evals/runs', admin, { experiment: 'bench', suite: 'bench-suite', config: { model: `model-${r}` } }, 201);
   experimentId = run.experiment_id;

@@ -1,8 +1,8 @@
 /**
  * Random values valid against the JSON schemas of docs/openapi.json (the subset typia emits: $ref,
- * oneOf, const, enum, objects, arrays and tuples, strings with lengths, formats and simple
+ * oneOf, const, objects, arrays and tuples, strings with lengths, formats and simple
  * patterns, numbers with bounds), for sweeping the API with bodies its reference calls valid.
- * Seeded, so a failure names the seed that reproduces it. Lengths count UTF-16 units, as the
+ * Seeded by the caller (ids in `uuid` format aside), and every failure prints the body it sent. Lengths count UTF-16 units, as the
  * validators do.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,18 +14,6 @@ export interface SampleContext {
   random: () => number;
   /** Real values worth trying for a property of this name (used when the schema allows them). */
   hints?: (property: string) => readonly unknown[];
-}
-
-/** A small, fast PRNG (mulberry32): the same seed gives the same bodies. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Text a sender may well send: ASCII, quotes and escapes, accents, CJK, emoji, controls. */
@@ -40,14 +28,13 @@ export function sample(schema: Schema, c: SampleContext, depth = 0, property?: s
   const hinted = hint(schema, c, property);
   if (hinted.length > 0 && c.random() < 0.6) return pick(hinted, c);
   if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return pick(schema.enum, c);
-  const branches = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
+  const branches = schema.oneOf as Schema[] | undefined;
   if (branches) {
     // Deep down, prefer a branch that ends the nesting.
     const flat = depth > DEEP ? branches.filter((b) => !isNested(b, c)) : [];
     return sample(pick(flat.length > 0 ? flat : branches, c), c, depth + 1, property);
   }
-  const type = Array.isArray(schema.type) ? pick(schema.type as string[], c) : (schema.type as string | undefined);
+  const type = schema.type as string | undefined;
   switch (type) {
     case 'object':
       return object(schema, c, depth);
@@ -152,10 +139,8 @@ function string(schema: Schema, c: SampleContext): string {
 }
 
 function number(schema: Schema, c: SampleContext, integral: boolean): number {
-  let lo = (schema.minimum as number | undefined) ?? -Infinity;
-  let hi = (schema.maximum as number | undefined) ?? Infinity;
-  if (typeof schema.exclusiveMinimum === 'number') lo = integral ? schema.exclusiveMinimum + 1 : schema.exclusiveMinimum + Math.max(1e-9, Math.abs(schema.exclusiveMinimum) * 1e-12);
-  if (typeof schema.exclusiveMaximum === 'number') hi = integral ? schema.exclusiveMaximum - 1 : schema.exclusiveMaximum - Math.max(1e-9, Math.abs(schema.exclusiveMaximum) * 1e-12);
+  const lo = (schema.minimum as number | undefined) ?? -Infinity;
+  const hi = (schema.maximum as number | undefined) ?? Infinity;
   const edges = [lo, hi, ...NUMBERS].filter((n) => Number.isFinite(n) && n >= lo && n <= hi && (!integral || Number.isSafeInteger(n)));
   if (edges.length > 0 && c.random() < 0.7) return pick(edges, c);
   const from = Number.isFinite(lo) ? lo : -1000;
@@ -176,7 +161,7 @@ export function fromPattern(pattern: string, c: SampleContext, max = Infinity): 
     const chars = classChars(m[1]!);
     const least = m[4] ? 0 : m[2] ? Number(m[2]) : 1;
     const most = m[4] ? 12 : m[3] ? Number(m[3]) : least;
-    const room = Math.max(least, Math.min(most, max - out.length - 0));
+    const room = Math.max(least, Math.min(most, max - out.length));
     const n = c.random() < 0.2 ? room : between(least, Math.min(room, least + 12), c);
     for (let i = 0; i < n; i++) out += pick(chars, c);
   }

@@ -17,7 +17,8 @@ import { noteKey, openApiPath } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 import { git, workingRepo } from '../helpers/git.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { sample, seeded, type Schema } from '../helpers/schemaSample.js';
+import { seededRandom } from '../helpers/random.js';
+import { sample, type Schema } from '../helpers/schemaSample.js';
 import { call, rootCredentials, serverFor, tempDir, type Answer } from '../helpers/server.js';
 
 interface Operation {
@@ -105,7 +106,7 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
   t.ok(routes.length >= 35, `${routes.length} routes take a documented JSON body`);
   const answered = new Map<string, Map<number, number>>();
   for (const seed of SEEDS) {
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     for (const route of routes) {
       const key = noteKey(route.method, route.path);
       const type = OPERATIONS[key]!.body!.type!;

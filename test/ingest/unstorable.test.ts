@@ -55,7 +55,7 @@ t.test('a coding-agent session with a time no span can hold is refused with its 
   const synced = await call(server, 'POST', '/v1/agents/sync', { auth: root, body: { schemaVersion: 1, sessions: [session(late, '9999-12-31T23:59:59.999Z'), session(fine, '2026-11-28T09:05:00Z')] } });
   t.equal(synced.status, 200, synced.text);
   t.same(synced.body.data.accepted, [fine]);
-  t.same(synced.body.data.rejected, [{ index: 0, id: late, reason: 'endedAt: 9999-12-31T23:59:59.999Z is outside the times a span can have (after 1970-01-01T00:00:00Z and up to 2262-04-11T23:47:16.854Z)' }]);
+  t.same(synced.body.data.rejected, [{ index: 0, id: late, reason: 'endedAt: 9999-12-31T23:59:59.999Z is outside the times a span can have (after 1970-01-01T00:00:00.000Z and up to 2262-04-11T23:47:16.854Z)' }]);
   const early = await call(server, 'POST', '/v1/agents/sync', { auth: root, body: { schemaVersion: 1, sessions: [{ ...session(randomUUID(), '2026-11-28T09:05:00Z'), startedAt: '1969-07-20T20:17:40Z' }] } });
   t.match(early.body.data.rejected, [{ index: 0, reason: /^startedAt: 1969-07-20T20:17:40Z is outside/ }], 'before the epoch too');
 

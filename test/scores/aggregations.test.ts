@@ -6,6 +6,7 @@ import t from 'tap';
 import { hex, exportRequest } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor } from '../helpers/server.js';
 import { ingest, world } from './setup.js';
+import { seededRandom } from '../helpers/random.js';
 
 interface Sent {
   id: string;
@@ -14,16 +15,6 @@ interface Sent {
   source: string;
   label: string | null;
   data_type: string;
-}
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The aggregation computed here, independently of the server: per name, sorted by name. */
@@ -38,7 +29,7 @@ function expected(scores: readonly Sent[]) {
 
 t.test('aggregations and search (cloud)', async (t) => {
   const w = await world(t);
-  const next = random(20261121);
+  const next = seededRandom(20261121);
   const NAMES = ['relevance', 'fluency', 'toxicity'];
   const SOURCES = ['api', 'eval', 'annotation', 'sdk'];
   const items = Array.from({ length: 400 }, (_, i) => {

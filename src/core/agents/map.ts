@@ -289,7 +289,7 @@ export function nsOf(iso: string): bigint {
 
 /** The last millisecond a span can start or end at: span times are signed 64-bit nanoseconds. */
 const LAST_MS = Number(MAX_INT64 / 1_000_000n);
-export const STORABLE_TIMES = 'after 1970-01-01T00:00:00Z and up to 2262-04-11T23:47:16.854Z';
+export const STORABLE_TIMES = `after ${new Date(0).toISOString()} and up to ${new Date(LAST_MS).toISOString()}`;
 
 /**
  * The first time of a session that no span could hold (a date-time the contract accepts, like
