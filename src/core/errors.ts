@@ -61,12 +61,19 @@ export class ApiError extends Error {
 
 /** A 400 whose `details` maps each failing field to its message (spec: Errors, validation). */
 export function validationError(
-  part: 'body' | 'query' | 'path',
+  part: 'body' | 'query' | 'path' | 'headers',
   details: Record<string, string>,
 ): ApiError {
-  const code = part === 'body' ? 'invalid_request_body' : part === 'query' ? 'invalid_query_parameters' : 'invalid_path_parameters';
+  const code = VALIDATION_CODES[part];
   return new ApiError(code, ERRORS[code].message, { details });
 }
+
+const VALIDATION_CODES = {
+  body: 'invalid_request_body',
+  query: 'invalid_query_parameters',
+  path: 'invalid_path_parameters',
+  headers: 'invalid_request_headers',
+} as const satisfies Record<string, ErrorCode>;
 
 /** Errors cross the worker boundary as plain data and are rebuilt on the other side. */
 export interface ErrorData {

@@ -3,7 +3,7 @@
  * Principal, or throws 401 `unauthorized`; checking the route's permission (403) is `authorize`.
  * Key records are cached in memory; revocation through the API drops the entry at once.
  */
-import { ApiError } from '../core/errors.js';
+import { ApiError, validationError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
@@ -57,17 +57,13 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
 function namedEnvironment(headers: Readonly<Record<string, string>>): string | undefined {
   const pr = headers['x-service-pull-request']?.trim();
   if (pr !== undefined) {
-    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw badHeader('x-service-pull-request', 'must be a pull request number (1 to 9999999999)');
+    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw validationError('headers', { 'x-service-pull-request': 'must be a pull request number (1 to 9999999999)' });
     return `pr-${pr}`;
   }
   const named = headers['x-service-environment']?.trim();
   if (!named) return undefined;
-  if (!ENVIRONMENT_NAME.test(named)) throw badHeader('x-service-environment', 'must be an environment name (lowercase letters, digits and "-", at most 63)');
+  if (!ENVIRONMENT_NAME.test(named)) throw validationError('headers', { 'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)' });
   return named;
-}
-
-function badHeader(name: string, problem: string): ApiError {
-  return new ApiError('invalid_request_headers', undefined, { details: { [name]: problem } });
 }
 
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */

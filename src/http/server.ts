@@ -150,7 +150,7 @@ export class HttpServer {
     }
     if (lengthInDoubt) {
       ex.close = true;
-      return this.send(ex, errorReply(new ApiError('invalid_request_headers', undefined, { details: { 'content-length': 'given more than once with different values' } })));
+      return this.send(ex, errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })));
     }
     const unreadable = unreadableHeader(headers);
     if (unreadable) return this.send(ex, errorReply(unreadable));
@@ -480,7 +480,7 @@ function readHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; l
 function unreadableHeader(headers: Record<string, string>): ApiError | null {
   for (const [name, value] of Object.entries(headers)) {
     if (UNREADABLE.test(value)) {
-      return new ApiError('invalid_request_headers', undefined, { details: { [name]: 'contains a control character or a byte that is not UTF-8 text' } });
+      return validationError('headers', { [name]: 'contains a control character or a byte that is not UTF-8 text' });
     }
   }
   return null;

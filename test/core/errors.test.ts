@@ -36,6 +36,7 @@ t.test('validation errors name the part and carry details', async (t) => {
     ['body', 'invalid_request_body', 'Invalid request body'],
     ['query', 'invalid_query_parameters', 'Invalid query parameters'],
     ['path', 'invalid_path_parameters', 'Invalid path parameters'],
+    ['headers', 'invalid_request_headers', 'Invalid request headers'],
   ] as const) {
     const e = validationError(part, { limit: 'expected integer' });
     t.equal(e.code, code);

@@ -7,7 +7,7 @@
  * `partialSuccess` in the request's own encoding.
  */
 import type { OtlpExportAnswer } from '../../contract/responses.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, validationError } from '../../core/errors.js';
 import { planOf, quotaError, type Plan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
 import { encodeExportResponse, type PartialSuccess } from '../../ingest/otlpProto.js';
@@ -59,7 +59,7 @@ function waitsForVisibility(header: string | undefined): boolean {
   const value = (header ?? '').trim().toLowerCase();
   if (value === '') return false;
   if (value === 'visible') return true;
-  throw new ApiError('invalid_request_headers', undefined, { details: { 'x-tracelake-wait': 'must be "visible"' } });
+  throw validationError('headers', { 'x-tracelake-wait': 'must be "visible"' });
 }
 
 /** Where the spans of this request land: the key's pinned environment. */
