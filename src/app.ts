@@ -31,6 +31,7 @@ import { AckPriority } from './ingest/ackPriority.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
 import { DATABASE_FILE, ingestLogDir } from './store/db.js';
+import { QUARANTINE_DIR } from './store/walGuard.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -167,6 +168,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   });
   ingest = new IngestCoordinator(store, compute, {
     logDir,
+    quarantineDir: join(dataDir, QUARANTINE_DIR, 'ingest-log'),
     maxSpansPerTrace: config.maxSpansPerTrace,
     dedupeSpans: config.dedupeSpans,
     maxBacklogBytes: config.ingestBacklogBytes,

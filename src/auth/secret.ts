@@ -57,11 +57,13 @@ export function readSecret(path: string): Buffer | null {
 }
 
 /** Writes `data` to `path` so that `path` is either absent/old or whole: temp, fsync, rename, fsync dir. */
-export function writeFileAtomic(path: string, data: string, mode = 0o600): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   const temp = `${path}.tmp-${process.pid}`;
   const fd = openSync(temp, 'w', mode);
   try {
-    writeSync(fd, data);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    // On a regular file a short write means the disk (or the file-size limit) is full.
+    if (writeSync(fd, bytes) !== bytes.length) throw new Error(`short write to ${temp}: No space left on device, or the file size limit`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -11,7 +11,7 @@ import type { GenerationStage } from '../ingest/generationTimes.js';
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
   queues(): { pool: 'store' | 'compute'; depth: number; rejections: number; abandoned: number }[];
-  ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number; replayFailures: number };
+  ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number; replayFailures: number; setAside: number };
   /** From the store thread (one cheap task per scrape). */
   store(): Promise<StoreStats>;
   /** The background-priority sweep (src/ingest/ackPriority.ts). */
@@ -121,6 +121,7 @@ export class OpsMetrics {
     ]);
     mirrored('tracelake_spans_duplicate_total', 'Re-sent spans dropped by ingestion (already stored).', [], (s) => [[{}, s.ingest.duplicates]]);
     mirrored('tracelake_ingest_replay_failures_total', "Replays of an ended compute worker's ingest log that failed (each is tried again; until one succeeds its spans are durable, not readable).", [], (s) => [[{}, s.ingest.replayFailures]]);
+    mirrored('tracelake_ingest_requests_set_aside_total', 'Acknowledged requests whose spans the store refused, set aside in quarantine/ingest-log (unreadable until an operator restores them).', [], (s) => [[{}, s.ingest.setAside]]);
     reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [[{}, s.ingest.backlogBytes]]);
     reading('tracelake_queue_depth', 'Tasks waiting for a worker thread, by pool.', ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.depth]));
     mirrored('tracelake_queue_rejections_total', "Tasks refused because a worker pool's queue was full (answered 503 overloaded).", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.rejections]));

@@ -4,14 +4,17 @@
  * ingest backlog that back-pressure bounds). A worker's generations commit in order, so one number
  * per worker says which are: the highest committed — except a generation whose segments failed and
  * is tried again after later ones: so a commit wakes the waiters and drops the bytes of its own
- * generation only, never of earlier ones (they may still be on their way).
+ * generation only, never of earlier ones (they may still be on their way). A generation the store
+ * refused and whose records were committed one by one (logTriage.ts) is committed but for the
+ * records set aside: their requests are told their spans are not visible.
  */
 import type { GenerationId } from './workerIngest.js';
 
 export class CommitProgress {
   /** Highest generation committed, per worker. */
   private readonly committed = new Map<string, number>();
-  private readonly waiters = new Map<string, (() => void)[]>();
+  /** Told, when the generation commits, which of its records were set aside. */
+  private readonly waiters = new Map<string, ((setAside: ReadonlySet<number>) => void)[]>();
   /** Request bytes of generations not yet committed, by generation. */
   private readonly pending = new Map<string, number>();
 
@@ -33,25 +36,31 @@ export class CommitProgress {
     this.pending.set(key, (this.pending.get(key) ?? 0) + bytes);
   }
 
-  /** The generation is committed: its bytes leave the backlog and its waiters wake. */
-  markCommitted(g: GenerationId): void {
+  /**
+   * The generation is committed (but for the records `setAside`, by their place in its log file):
+   * its bytes leave the backlog and its waiters wake.
+   */
+  markCommitted(g: GenerationId, setAside: ReadonlySet<number> = NONE): void {
     this.committed.set(g.workerId, Math.max(this.committed.get(g.workerId) ?? 0, g.seq));
     const key = keyOf(g);
     this.pending.delete(key);
-    for (const wake of this.waiters.get(key) ?? []) wake();
+    for (const wake of this.waiters.get(key) ?? []) wake(setAside);
     this.waiters.delete(key);
   }
 
-  /** Resolves true once the generation is committed, or false after `timeoutMs` (never with null). */
-  whenCommitted(g: GenerationId, timeoutMs: number | null): Promise<boolean> {
+  /**
+   * Resolves true once the generation is committed with the request's record (`record`, its place
+   * in the log file), false if that record was set aside or after `timeoutMs` (never with null).
+   */
+  whenCommitted(g: GenerationId, timeoutMs: number | null, record = -1): Promise<boolean> {
     if (this.isCommitted(g)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = timeoutMs === null ? null : setTimeout(() => resolve(false), timeoutMs);
       const key = keyOf(g);
       const list = this.waiters.get(key) ?? [];
-      list.push(() => {
+      list.push((setAside) => {
         if (timer) clearTimeout(timer);
-        resolve(true);
+        resolve(!setAside.has(record));
       });
       this.waiters.set(key, list);
     });
@@ -65,12 +74,14 @@ export class CommitProgress {
     const prefix = `${workerId}:`;
     for (const [key, wakes] of this.waiters) {
       if (!key.startsWith(prefix)) continue;
-      for (const wake of wakes) wake();
+      for (const wake of wakes) wake(NONE);
       this.waiters.delete(key);
     }
     for (const key of this.pending.keys()) if (key.startsWith(prefix)) this.pending.delete(key);
   }
 }
+
+const NONE: ReadonlySet<number> = new Set();
 
 export function keyOf(g: GenerationId): string {
   return `${g.workerId}:${g.seq}`;

@@ -18,7 +18,7 @@
  * Nothing here is CPU-heavy: a walk over the body's bytes, a map lookup per span and a few
  * messages per request. Its parts: lanes.ts (a worker's generations and their cuts),
  * quotaLedger.ts, commitProgress.ts (what is committed, who waits, the backlog's bytes),
- * generationTimes.ts (for the metrics), logReplay.ts.
+ * generationTimes.ts (for the metrics), logReplay.ts, logTriage.ts (a generation the store refuses).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +41,8 @@ import { estimateRowBytes } from './rowBytes.js';
 import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
 import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
+import { triageLog, type TriageDeps } from './logTriage.js';
+import { isStoreRefusal } from '../store/refusals.js';
 import type { GenerationId, GenerationReport, PrepareInput } from './workerIngest.js';
 import { CommitProgress } from './commitProgress.js';
 import { GenerationTimes } from './generationTimes.js';
@@ -75,6 +77,8 @@ export interface IngestOutcome {
 
 export interface CoordinatorOptions {
   logDir: string;
+  /** Where records the store refuses are set aside (logTriage.ts). */
+  quarantineDir: string;
   maxSpansPerTrace: number;
   /** Span ids the admission index remembers. */
   dedupeSpans: number;
@@ -153,7 +157,7 @@ export class IngestCoordinator {
   }
 
   /** Spans by what became of them, since the start (the operations metrics read them). */
-  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0, replayFailures: 0 };
+  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0, replayFailures: 0, setAside: 0 };
 
   /** Bytes accepted but not yet in committed segments (with requests in flight). */
   get backlogBytes(): number {
@@ -176,7 +180,7 @@ export class IngestCoordinator {
     if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes) throw overloaded('Too much ingested data is waiting to be written; retry shortly');
     if (input.plan) await this.quotas.load(input.scope.tenantId);
     this.inFlightBytes += requestBytes;
-    let record: { gen: GenerationId; kept: number } | null;
+    let record: { gen: LoggedRecord; kept: number } | null;
     let outcome: IngestOutcome;
     try {
       const checking = performance.now();
@@ -199,7 +203,7 @@ export class IngestCoordinator {
     const g = record.gen;
     this.progress.addPending(g, requestBytes);
     const waitStarted = performance.now();
-    outcome.visible = waitVisible ? await this.progress.whenCommitted(g, this.options.visibleTimeoutMs) : this.progress.isCommitted(g);
+    outcome.visible = waitVisible ? await this.progress.whenCommitted(g, this.options.visibleTimeoutMs, g.record) : this.progress.isCommitted(g);
     outcome.visibleWaitMs = performance.now() - waitStarted;
     return outcome;
   }
@@ -268,7 +272,7 @@ export class IngestCoordinator {
    * Appends the record to a worker's open generation and waits for it to be durable; then hands it
    * to the worker. Admission's ticket is settled either way, and quota given back on failure.
    */
-  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean): Promise<GenerationId> {
+  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean): Promise<LoggedRecord> {
     const lane = this.pickLane();
     if (!lane) {
       this.fail(a.ticket);
@@ -287,12 +291,13 @@ export class IngestCoordinator {
       bytes: a.bytes,
     };
     gen.begin();
+    let record: number;
     try {
       if (!gen.log) {
         gen.firstAt = performance.now();
         gen.log = new IngestLogFile(join(this.options.logDir, gen.name), this.options.sync);
       }
-      await gen.log.append(header, body);
+      record = await gen.log.append(header, body);
       crashPoint('after-log-sync');
     } catch (e) {
       gen.end();
@@ -308,7 +313,7 @@ export class IngestCoordinator {
     lane.send({ t: 'record', seq: gen.seq, header, body: own }, [own.buffer as ArrayBuffer]);
     gen.end();
     lane.appended(gen, waitVisible);
-    return { workerId: lane.workerId, seq: gen.seq };
+    return { workerId: lane.workerId, seq: gen.seq, record };
   }
 
   /** A request that will not be answered 2xx: its admission and its quota are taken back. */
@@ -363,9 +368,15 @@ export class IngestCoordinator {
    * Replays the log files a previous run left (before the server listens), or those of one worker
    * that ended (logReplay.ts).
    */
-  recover(workerId?: string): Promise<Replayed> {
+  async recover(workerId?: string): Promise<Replayed> {
+    const replayed = await replayLogs(this.triageDeps(), this.options.logDir, workerId);
+    this.counts.setAside += replayed.setAside;
+    return replayed;
+  }
+
+  private triageDeps(): TriageDeps {
     const remember = (scope: Scope, traceIds: string[], spanIds: string[]) => this.admission.remember(scopeKey(scope), traceIds, spanIds);
-    return replayLogs({ store: this.store, compute: this.compute, log: this.log, remember }, this.options.logDir, workerId);
+    return { store: this.store, compute: this.compute, log: this.log, remember, quarantineDir: this.options.quarantineDir };
   }
 
   /**
@@ -436,27 +447,68 @@ export class IngestCoordinator {
   /** Reports waiting for the commit before them to end: the next commit takes them all. */
   private waitingReports: GenerationReport[] = [];
 
-  /** Commits the generations waiting, retrying until the store takes them; then their log files can go. */
+  /**
+   * Commits the generations waiting; then their log files can go. A commit that fails is tried
+   * again until the store takes it (a full disk, say, passes), unless the store refuses a value in
+   * the data (store/refusals.ts), which it would do at every try, holding back every commit after
+   * it: then each generation is committed alone, and the one refused is triaged (logTriage.ts).
+   */
   private async commitWaiting(): Promise<void> {
     const reports = this.waitingReports;
     this.waitingReports = [];
     const committing = performance.now();
+    const refusal = await this.commitRetrying(reports);
+    if (!refusal) return this.committed(reports, committing);
+    for (const report of reports) {
+      const alone = reports.length === 1 ? refusal : await this.commitRetrying([report]);
+      if (alone) await this.triage(report, alone);
+      else this.committed([report], committing);
+    }
+  }
+
+  /** Commits, retrying until the store takes the generations; null then, else the store's refusal of their data. */
+  private async commitRetrying(reports: GenerationReport[]): Promise<Error | null> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.store.run('commitGenerations', { reports });
         crashPoint('after-generation-commit');
-        break;
+        return null;
       } catch (err) {
+        if (isStoreRefusal(err)) return err as Error;
         this.log.warn({ err, logs: reports.map((r) => r.log), attempt }, 'could not commit flushed generations; retrying');
         await new Promise((r) => setTimeout(r, COMMIT_RETRY_MS));
       }
     }
+  }
+
+  private committed(reports: GenerationReport[], committing: number): void {
     const committed = performance.now();
     for (const report of reports) {
       // If it stays (a failure, or the process ends first), the next start deletes it: its name is committed.
       this.removeLog(report.log, 'could not delete a committed ingest log file; the next start will');
       this.progress.markCommitted(report);
       this.times.committed(report, committing, committed);
+    }
+  }
+
+  /**
+   * A generation the store refused: its records committed one by one, those refused set aside
+   * (logTriage.ts, which deletes the log file). Tried again while the store or a worker fails.
+   */
+  private async triage(report: GenerationReport, refusal: Error): Promise<void> {
+    this.log.error({ err: refusal, log: report.log }, 'the store refused a generation for a value in its data; committing its requests one by one to set aside those it refuses');
+    const committing = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const triaged = await triageLog(this.triageDeps(), this.options.logDir, report.log);
+        this.counts.setAside += triaged.setAside.length;
+        this.progress.markCommitted(report, new Set(triaged.setAside));
+        this.times.committed(report, committing, performance.now());
+        return;
+      } catch (err) {
+        this.log.warn({ err, log: report.log, attempt }, 'could not triage a refused generation; retrying');
+        await new Promise((r) => setTimeout(r, COMMIT_RETRY_MS));
+      }
     }
   }
 
@@ -504,6 +556,9 @@ export class IngestCoordinator {
     });
   }
 }
+
+/** A request's record: its generation, and its place in the generation's log file. */
+type LoggedRecord = GenerationId & { record: number };
 
 /**
  * A buffer that may be moved to another thread: the body itself when it owns its memory, else a

@@ -16,6 +16,9 @@ export class IngestLogFile {
   private written = 0;
   /** Bytes an fdatasync has covered. */
   private synced = 0;
+  /** Records written, and those an fdatasync has covered. */
+  private records = 0;
+  private syncedRecords = 0;
   private syncing = false;
   private waiters: { upTo: number; resolve: () => void; reject: (e: Error) => void }[] = [];
   private closed = false;
@@ -30,8 +33,11 @@ export class IngestLogFile {
     this.fd = openSync(path, 'wx', 0o600);
   }
 
-  /** Appends a record and resolves when it is durable. */
-  append(header: LogHeader, body: Uint8Array): Promise<void> {
+  /**
+   * Appends a record and resolves when it is durable, with its place in the file (0 for the first
+   * record): the record a triage of the file finds refused (logTriage.ts) is known by it.
+   */
+  append(header: LogHeader, body: Uint8Array): Promise<number> {
     if (this.closed) return Promise.reject(new Error('ingest log file is closed'));
     const buffers = encodeRecord(header, body);
     const size = buffers.reduce((n, b) => n + b.length, 0);
@@ -45,8 +51,9 @@ export class IngestLogFile {
     }
     this.written += size;
     const upTo = this.written;
+    const index = this.records++;
     return new Promise((resolve, reject) => {
-      this.waiters.push({ upTo, resolve, reject });
+      this.waiters.push({ upTo, resolve: () => resolve(index), reject });
       this.sync();
     });
   }
@@ -67,6 +74,7 @@ export class IngestLogFile {
     if (this.syncing || this.waiters.length === 0) return;
     this.syncing = true;
     const target = this.written;
+    const targetRecords = this.records;
     const epoch = this.epoch;
     const settled = (err: Error | null) => {
       this.syncing = false;
@@ -74,6 +82,7 @@ export class IngestLogFile {
       if (epoch !== this.epoch) return this.sync();
       if (err) return this.fail(err);
       this.synced = target;
+      this.syncedRecords = targetRecords;
       const done = this.waiters.filter((w) => w.upTo <= target);
       this.waiters = this.waiters.filter((w) => w.upTo > target);
       for (const w of done) w.resolve();
@@ -97,6 +106,7 @@ export class IngestLogFile {
       // The file may be gone with its disk; replay stops at the first bad record anyway.
     }
     this.written = this.synced;
+    this.records = this.syncedRecords;
     for (const w of this.waiters.splice(0)) w.reject(err);
   }
 }

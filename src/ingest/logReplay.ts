@@ -3,40 +3,44 @@
  * for a compute worker that ended. Files a committed generation names are deleted; the others are
  * decoded again by a compute worker, with the admission decisions their records carry, written as
  * segments and committed. The replayed spans join the admission index, so a client's retry of a
- * request whose answer was lost is recognised as a replay.
+ * request whose answer was lost is recognised as a replay. A file whose generation the store refuses
+ * for a value in its data is triaged (logTriage.ts): its records committed one by one, those refused
+ * set aside — so one bad record never stops a start.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import type { Scope } from '../store/admin/meta.js';
-import type { ComputeClient } from '../pool/computeClient.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import { isStoreRefusal } from '../store/refusals.js';
+import { triageLog, type TriageDeps } from './logTriage.js';
 
 export interface Replayed {
   files: number;
   spans: number;
   discardedBytes: number;
+  /** Records the store refused, set aside in the quarantine. */
+  setAside: number;
 }
 
 /** Replays the log files in `logDir` (of one worker, when `workerId` is given). */
-export async function replayLogs(
-  deps: { store: StoreClient; compute: ComputeClient; log: Logger; remember: (scope: Scope, traceIds: string[], spanIds: string[]) => void },
-  logDir: string,
-  workerId?: string,
-): Promise<Replayed> {
+export async function replayLogs(deps: TriageDeps, logDir: string, workerId?: string): Promise<Replayed> {
   const names = logFiles(logDir).filter((n) => workerId === undefined || n.startsWith(`${workerId}-`));
-  if (names.length === 0) return { files: 0, spans: 0, discardedBytes: 0 };
+  if (names.length === 0) return { files: 0, spans: 0, discardedBytes: 0, setAside: 0 };
   const done = new Set(await deps.store.run('committedLogs', { names }));
   let spans = 0;
   let discardedBytes = 0;
+  let setAside = 0;
   for (const name of names) {
     const path = join(logDir, name);
     if (!done.has(name)) {
-      const replayed = await deps.compute.run('replayLog', { path, name });
+      const replayed = await replayFile(deps, path, name);
+      if (!replayed) {
+        const triaged = await triageLog(deps, logDir, name);
+        spans += triaged.spans;
+        setAside += triaged.setAside.length;
+        continue;
+      }
       discardedBytes += replayed.discardedBytes;
       if (replayed.discardedBytes > 0) deps.log.warn({ file: name, discarded_bytes: replayed.discardedBytes }, 'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed');
       if (replayed.skippedRecords > 0) deps.log.error({ file: name, records: replayed.skippedRecords }, 'ingest log records that could not be decoded were skipped');
-      if (replayed.report) await deps.store.run('commitGenerations', { reports: [replayed.report] });
       for (const k of replayed.keys) {
         deps.remember(k.scope, k.traceIds, k.spanIds);
         spans += k.spanIds.length;
@@ -44,7 +48,20 @@ export async function replayLogs(
     }
     rmSync(path, { force: true });
   }
-  return { files: names.length, spans, discardedBytes };
+  return { files: names.length, spans, discardedBytes, setAside };
+}
+
+/** A log file replayed and committed; null when the store (or a worker's DuckDB) refused a value in it. */
+async function replayFile(deps: TriageDeps, path: string, name: string) {
+  try {
+    const replayed = await deps.compute.run('replayLog', { path, name });
+    if (replayed.report) await deps.store.run('commitGenerations', { reports: [replayed.report] });
+    return replayed;
+  } catch (err) {
+    if (!isStoreRefusal(err)) throw err;
+    deps.log.error({ err, file: name }, 'the store refused a replayed generation for a value in its data; committing its requests one by one to set aside those it refuses');
+    return null;
+  }
 }
 
 /** Log files in the directory, oldest generation first within each worker. */

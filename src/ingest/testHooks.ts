@@ -13,7 +13,11 @@
  * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute worker's first n generation writes, as
  *   a full disk or a DuckDB error would: the worker must write them again from their log files;
  * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute worker's first n log replays (those at start too;
- *   the test replays an ended worker's files): the coordinator must try them again.
+ *   the test replays an ended worker's files): the coordinator must try them again;
+ * - `TRACELAKE_REFUSED_SPAN_NAME=<name>` gives each span of that name a cost of 1e300 after mapping
+ *   (past the bound rows.ts keeps), which the store refuses when its generation commits — as it
+ *   would a value no guard knows yet: the coordinator must set that span's request aside, and
+ *   commit the rest (logTriage.ts).
  */
 export type CrashPoint =
   /** A request's log record is durable; the answer is not sent yet. */
@@ -22,6 +26,8 @@ export type CrashPoint =
   | 'after-segment-publish'
   /** A generation is committed; its log file is not deleted yet. */
   | 'after-generation-commit'
+  /** A refused generation's first record is committed on its own; the others are not yet. */
+  | 'after-triage-commit'
   /** A compacted file is published; the manifest swap is not committed. */
   | 'after-compaction-publish'
   /** A compaction's manifest swap is committed; the replaced files still exist. */
@@ -39,6 +45,8 @@ export const WORKER_EXIT_AT_RECORD = faults ? Number(process.env.TRACELAKE_WORKE
 export const SEGMENT_WRITE_FAILURES = faults ? Number(process.env.TRACELAKE_SEGMENT_WRITE_FAILURES ?? 0) : 0;
 
 export const REPLAY_FAILURES = faults ? Number(process.env.TRACELAKE_REPLAY_FAILURES ?? 0) : 0;
+
+export const REFUSED_SPAN_NAME = faults ? (process.env.TRACELAKE_REFUSED_SPAN_NAME ?? '') : '';
 
 export function crashPoint(point: CrashPoint): void {
   if (armed === point) process.kill(process.pid, 'SIGKILL');

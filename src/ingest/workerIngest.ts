@@ -24,7 +24,7 @@ import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
+import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
 import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
@@ -161,6 +161,8 @@ class Generation {
 const START = COLUMN_INDEX.start_ns;
 const TRACE = COLUMN_INDEX.trace_id;
 const SPAN = COLUMN_INDEX.span_id;
+const NAME = COLUMN_INDEX.name;
+const COST = COLUMN_INDEX.cost;
 /** How often generations whose segments could not be written are tried again. */
 const RETRY_MS = 250;
 
@@ -267,14 +269,15 @@ export class WorkerIngest {
    * flushes asked for so far and before the next ones: flushes and replays write through the one
    * segment buffer, and a replay run beside a flush failed both writes (2026-11-26, the worker-death
    * test under load) — most likely the buffer's shared connection, since fixed (segmentBuffer.ts);
-   * one write at a time also keeps the buffer's memory to one generation's.
+   * one write at a time also keeps the buffer's memory to one generation's. With `record`, only that
+   * record of the file (its place, from 0) is replayed, and reported under `name` (logTriage.ts).
    */
-  replayFile(path: string, name: string): Promise<ReplayedLog> {
+  replayFile(path: string, name: string, record?: number): Promise<ReplayedLog> {
     if (this.injectedReplayFailures > 0) {
       this.injectedReplayFailures--;
       return Promise.reject(new Error('injected log replay failure (TRACELAKE_REPLAY_FAILURES)'));
     }
-    const run = this.flushing.then(() => this.replay(path, name, 0));
+    const run = this.flushing.then(() => this.replay(path, name, 0, record));
     this.flushing = run.then(
       () => undefined,
       () => undefined,
@@ -288,11 +291,11 @@ export class WorkerIngest {
    * generation the file was written for (0 for another worker's file), so that the coordinator
    * marks that generation committed.
    */
-  private async replay(path: string, name: string, seq: number): Promise<ReplayedLog> {
+  private async replay(path: string, name: string, seq: number, record?: number): Promise<ReplayedLog> {
     const { records, discardedBytes } = decodeLog(readFileSync(path));
     const gen = new Generation(seq, this.buffer);
     const keys: SpanKeys[] = [];
-    for (const { header, body } of records) {
+    for (const { header, body } of record === undefined ? records : records.slice(record, record + 1)) {
       let prepared: PreparedRecord;
       try {
         prepared = prepareRecord(header, body, this.costOf);
@@ -396,6 +399,7 @@ function prepareRecord(header: LogHeader, body: Uint8Array, costOf: MapOptions['
   );
   const dropped = new Set(header.drop);
   const kept = dropped.size === 0 ? rows : rows.filter((_, i) => !dropped.has(i));
+  if (REFUSED_SPAN_NAME) for (const row of kept) if (row[NAME] === REFUSED_SPAN_NAME) row[COST] = 1e300;
   // Records before the estimate was logged: what the rows themselves weigh.
   const bytes = header.bytes ?? kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
   return { scope, rows: kept, blobs, resources, bytes };

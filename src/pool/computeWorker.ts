@@ -57,7 +57,7 @@ parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: th
 
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
   scan: async (input) => scan(input, priceOf),
-  replayLog: ({ path, name }) => ingest.replayFile(path, name),
+  replayLog: ({ path, name, record }) => ingest.replayFile(path, name, record),
   prepareAgents: ({ body, contentType, ceiling }) => prepareAgentBatch(body, contentType, ceiling),
   prepareRunTrace: ({ text, ceiling }) => prepareRunTrace(text, ceiling, priceOf),
   prepareWorkerEvents: async ({ body, contentType }) => prepareWorkerEvents(body, contentType),

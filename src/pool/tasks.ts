@@ -103,7 +103,7 @@ export interface ComputeTasks extends AgentComputeTasks {
   /** The row keys of an OTLP/JSON body or a coding-agent batch, for admission (the main thread reads protobuf itself). */
   scan: { in: ScanInput; out: ScanOutcome };
   /** Re-reads a log file a crash left and writes its rows as segments (not yet committed). */
-  replayLog: { in: { path: string; name: string }; out: ReplayedLog };
+  replayLog: { in: { path: string; name: string; record?: number }; out: ReplayedLog };
 }
 
 export interface ComputeWorkerData {

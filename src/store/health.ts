@@ -64,11 +64,14 @@ export async function checkHealth(
       return row ?? {};
     },
     // Files set aside after damage (a WAL that could not be replayed whole, and the segments its
-    // lost manifest rows named): unhealthy until an operator has looked and emptied the directory.
+    // lost manifest rows named; a segment that could not be read) and acknowledged requests the
+    // store refused (ingest-log/): unhealthy until an operator has looked and emptied the directory.
     quarantine: async () => {
       const files = quarantined(dataDir);
       if (files.length > 0) {
-        throw new Error(`${files.length} file(s) in ${join(dataDir, QUARANTINE_DIR)} after damage was found at start (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`);
+        throw new Error(
+          `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`,
+        );
       }
       return { files: 0 };
     },

@@ -108,11 +108,15 @@ function headHash(walPath: string, bytes: number): string {
   }
 }
 
-/** What the quarantine holds (for `/v1/health/files`). */
+/**
+ * What the quarantine holds (for `/v1/health/files`): its files, and those of its directories
+ * (`segments/`, `ingest-log/`) by their path in it.
+ */
 export function quarantined(dataDir: string): { name: string; bytes: number }[] {
   const dir = join(dataDir, QUARANTINE_DIR);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? readdirSync(join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name]))
     .sort()
     .map((name) => ({ name, bytes: statSync(join(dir, name)).size }));
 }

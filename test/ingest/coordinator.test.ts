@@ -1,14 +1,15 @@
 /**
  * The ingest coordinator with its store and compute pool stood in for (integration tests drive the
- * real ones): what becomes of the log files of an ended worker, and of a committed generation's
- * log file that cannot be deleted.
+ * real ones): what becomes of the log files of an ended worker, of a committed generation's log
+ * file that cannot be deleted, and of a generation the store refuses in a group of commits.
  */
 import { MessageChannel } from 'node:worker_threads';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import t from 'tap';
 import { IngestCoordinator } from '../../src/ingest/coordinator.js';
+import { decodeLog, encodeRecord, type LogHeader } from '../../src/ingest/logFormat.js';
 import type { GenerationReport } from '../../src/ingest/workerIngest.js';
 import type { ComputeClient } from '../../src/pool/computeClient.js';
 import type { StoreClient } from '../../src/pool/storeClient.js';
@@ -35,6 +36,7 @@ function coordinator(
   } as unknown as ComputeClient;
   return new IngestCoordinator(store, compute, {
     logDir,
+    quarantineDir: join(logDir, 'quarantine'),
     maxSpansPerTrace: 1000,
     dedupeSpans: 1000,
     maxBacklogBytes: 1 << 20,
@@ -101,3 +103,63 @@ t.test('a committed log file that cannot be deleted is logged, and later commits
   t.match(warnings, [{ msg: /could not delete a committed ingest log file/, log: 'w1-00000001.log' }], 'the failed deletion is logged');
   t.notOk(existsSync(join(logDir, 'w1-00000002.log')), 'the next file is deleted');
 });
+
+t.test('a generation the store refuses is committed record by record, beside the generations it was grouped with', async (t) => {
+  const logDir = tempDir();
+  const quarantineDir = join(logDir, 'quarantine');
+  // Generation 2's log: three requests, the second of which the store refuses.
+  const header = (n: number): LogHeader => ({ tenantId: `tenant-${n}`, appId: 'a', environmentId: 'e', encoding: 'protobuf', contentEncoding: null, maxSpansPerTrace: 10, drop: [], receivedAtMs: 0 });
+  const bodies = [0, 1, 2].map((n) => new Uint8Array([n, n, n]));
+  writeFileSync(join(logDir, 'w1-00000002.log'), Buffer.concat(bodies.flatMap((b, n) => encodeRecord(header(n), b))));
+  for (const seq of [1, 3, 4]) writeFileSync(join(logDir, `w1-0000000${seq}.log`), '');
+  const refused = new Set(['w1-00000002.log', 'w1-00000002.record-000001']);
+  const committed: string[][] = [];
+  const tried: string[][] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const store = {
+    run: async (task: string, input: { reports: GenerationReport[] }) => {
+      if (task === 'committedLogs') return [];
+      const logs = input.reports.map((r) => r.log);
+      tried.push(logs);
+      // The first commit is held, so that the next three reports wait as one group.
+      if (logs[0] === 'w1-00000001.log') await held;
+      // The words of DuckDB's appender (test/unit/store/refusals.test.ts holds them to DuckDB's own).
+      if (logs.some((l) => refused.has(l))) throw new Error('Could not cast value 1e+300 to DECIMAL(38,12)');
+      committed.push(logs);
+      return null;
+    },
+  } as unknown as StoreClient;
+  const compute = {
+    run: async (_task: string, input: { name: string; record?: number }) => ({ discardedBytes: 0, skippedRecords: 0, keys: [], report: { ...report(2), log: input.name } }),
+  } as unknown as ComputeClient;
+  const lines: { level: number; msg: string; record?: number; tenant_id?: string }[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const c = new IngestCoordinator(store, compute, { logDir, quarantineDir, maxSpansPerTrace: 10, dedupeSpans: 100, maxBacklogBytes: 1 << 20, visibleTimeoutMs: 1000, flush: { maxRows: 100, maxBodyBytes: 1 << 20, maxAgeMs: 1000 }, sync: async () => {}, workers: 1 }, log);
+  const { port1, port2 } = new MessageChannel();
+  port2.on('message', (m: { t: string; id: number }) => m.t === 'close' && port2.postMessage({ t: 'closed', id: m.id }));
+  c.attach('w1', port1);
+  // A listener after the coordinator's: once it has seen the four reports, so has the coordinator.
+  let delivered = 0;
+  port1.on('message', () => delivered++);
+  for (const seq of [1, 2, 3, 4]) port2.postMessage({ t: 'generation', report: report(seq) });
+  t.ok(await until(() => delivered === 4 && tried.length === 1), 'the first commit starts, and is held while the others arrive');
+  release();
+  t.ok(await until(() => committed.length === 5), 'every generation and every record but the refused one is committed');
+  await c.drain();
+  port2.close();
+  t.same(tried.slice(0, 3), [['w1-00000001.log'], ['w1-00000002.log', 'w1-00000003.log', 'w1-00000004.log'], ['w1-00000002.log']], 'the group refused, each of its generations alone');
+  t.same(committed, [['w1-00000001.log'], ['w1-00000002.record-000000'], ['w1-00000002.record-000002'], ['w1-00000003.log'], ['w1-00000004.log']], 'the records of the refused one, then the others');
+  t.equal(c.counts.setAside, 1);
+  t.notOk(existsSync(join(logDir, 'w1-00000002.log')), 'the triaged log file is deleted');
+  const aside = decodeLog(readFileSync(join(quarantineDir, 'w1-00000002.log')));
+  t.same(aside.records.map((r) => [r.header.tenantId, [...r.body]]), [['tenant-1', [1, 1, 1]]], 'the quarantine keeps the refused record as it was logged');
+  t.match(lines, [
+    { level: 50, msg: /^the store refused a generation for a value in its data/ },
+    { level: 50, msg: /^the store refused the spans of an acknowledged request/, record: 1, tenant_id: 'tenant-1' },
+  ]);
+});
+
+function report(seq: number): GenerationReport {
+  return { workerId: 'w1', seq, log: `w1-0000000${seq}.log`, segments: [], parts: [], resources: [], blobs: [], usage: [], bodyBytes: 0, skippedRecords: 0 };
+}

@@ -1,0 +1,60 @@
+/**
+ * The refusal test reads DuckDB's own errors: each is made here by a real in-memory database, so a
+ * DuckDB that words them otherwise fails this test, not a commit in production.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import t from 'tap';
+import { isStoreRefusal } from '../../../src/store/refusals.js';
+
+async function errorOf(c: DuckDBConnection, work: (c: DuckDBConnection) => Promise<unknown>): Promise<unknown> {
+  try {
+    await work(c);
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an error');
+}
+
+async function append(c: DuckDBConnection, row: (a: Awaited<ReturnType<DuckDBConnection['createAppender']>>) => void): Promise<void> {
+  const a = await c.createAppender('t');
+  try {
+    row(a);
+    a.endRow();
+    a.flushSync();
+  } finally {
+    a.closeSync();
+  }
+}
+
+t.test('values DuckDB refuses are refusals; failures of the machine and of the SQL are not', async (t) => {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  t.teardown(() => c.closeSync());
+  await c.run('CREATE TABLE t (d DECIMAL(38, 12), i INTEGER PRIMARY KEY, b BIGINT)');
+  const refusals: Record<string, (c: DuckDBConnection) => Promise<unknown>> = {
+    'a cast in SQL': (c) => c.run('INSERT INTO t VALUES (1e300::DOUBLE, 1, 1)'),
+    'a 128-bit integer into 64 bits': (c) => c.run('INSERT INTO t VALUES (1, 2, 99999999999999999999999::HUGEINT)'),
+    'a primary key twice': (c) => c.run('INSERT INTO t VALUES (1, 3, 1), (1, 3, 1)'),
+    'a date that is none': (c) => c.run(`SELECT 'x'::DATE`),
+    'an out-of-range number': (c) => c.run('SELECT 9223372036854775807::BIGINT + 1'),
+    'an invalid input': (c) => c.run(`SELECT json_extract('{', '$.a')`),
+    'the appender casting a double into a decimal': (c) => append(c, (a) => (a.appendDouble(1e300), a.appendInteger(4), a.appendBigInt(1n))),
+    'the appender casting a double into an integer': (c) => append(c, (a) => (a.appendDouble(1), a.appendDouble(1e20), a.appendBigInt(1n))),
+    'the binding of a bigint past 64 bits': (c) => append(c, (a) => (a.appendDouble(1), a.appendInteger(5), a.appendBigInt(2n ** 70n))),
+  };
+  for (const [what, work] of Object.entries(refusals)) {
+    const e = await errorOf(c, work);
+    t.ok(isStoreRefusal(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const failures: Record<string, (c: DuckDBConnection) => Promise<unknown>> = {
+    'a file that is not there': (c) => c.run(`SELECT * FROM read_parquet('/nonexistent/tracelake.parquet')`),
+    'a syntax error': (c) => c.run('SELEC 1'),
+    'an unknown column': (c) => c.run('SELECT nosuch FROM t'),
+  };
+  for (const [what, work] of Object.entries(failures)) {
+    const e = await errorOf(c, work);
+    t.notOk(isStoreRefusal(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  t.notOk(isStoreRefusal(new Error('ENOSPC: no space left on device, write')), 'a full disk');
+  t.notOk(isStoreRefusal('Conversion Error: not an Error'), 'a value that is not an Error');
+});
