@@ -6,11 +6,14 @@
  * request whose value no guard knew costs its own spans (until an operator restores them,
  * docs/reliability.md), not the readability of every span acknowledged after it.
  *
- * Each record is committed under a name of its own (`recordLogName`), so a triage cut short by a
- * crash and run again at the next start commits no record twice; the quarantine file is written
- * whole (temp, fsync, rename) before the log file goes, and written again the same if the crash
- * came between.
+ * Each record is committed under a name of its own, from its file's name and its bytes
+ * (`recordLogName`), so a triage cut short by a crash and run again at the next start commits no
+ * record twice, and a quarantine file restored while its cause is not yet fixed (it holds the
+ * refused records only, in other places) is triaged as freshly: none of its records was
+ * committed. The quarantine file is written whole (temp, fsync, rename) before the log file goes,
+ * and written again the same if the crash came between.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -19,7 +22,7 @@ import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import { decodeLog, encodeRecord } from './logFormat.js';
+import { decodeLog, encodeRecord, type LogRecord } from './logFormat.js';
 import { crashPoint } from './testHooks.js';
 
 export interface TriageDeps {
@@ -49,7 +52,7 @@ export interface Triaged {
 export async function triageLog(deps: TriageDeps, logDir: string, name: string): Promise<Triaged> {
   const path = join(logDir, name);
   const { records } = decodeLog(readFileSync(path));
-  const names = records.map((_, i) => recordLogName(name, i));
+  const names = records.map((r) => recordLogName(name, r));
   const done = new Set(await deps.store.run('committedLogs', { names }));
   const setAside: number[] = [];
   let spans = 0;
@@ -83,7 +86,11 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
   return { records: records.length, setAside, spans, quarantined };
 }
 
-/** The name record `i` of log file `name` is committed under (never a file's: no `.log` ends it). */
-export function recordLogName(name: string, i: number): string {
-  return `${name.replace(/\.log$/, '')}.record-${String(i).padStart(6, '0')}`;
+/**
+ * The name a record of log file `name` is committed under: the file's name and a hash of the
+ * record's header and body (never a file's name: no `.log` ends it).
+ */
+export function recordLogName(name: string, record: LogRecord): string {
+  const hash = createHash('sha256').update(JSON.stringify(record.header)).update(record.body).digest('hex');
+  return `${name.replace(/\.log$/, '')}.record-${hash.slice(0, 24)}`;
 }

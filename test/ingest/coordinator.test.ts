@@ -10,6 +10,7 @@ import pino, { type Logger } from 'pino';
 import t from 'tap';
 import { IngestCoordinator } from '../../src/ingest/coordinator.js';
 import { decodeLog, encodeRecord, type LogHeader } from '../../src/ingest/logFormat.js';
+import { recordLogName } from '../../src/ingest/logTriage.js';
 import type { GenerationReport } from '../../src/ingest/workerIngest.js';
 import type { ComputeClient } from '../../src/pool/computeClient.js';
 import type { StoreClient } from '../../src/pool/storeClient.js';
@@ -112,7 +113,8 @@ t.test('a generation the store refuses is committed record by record, beside the
   const bodies = [0, 1, 2].map((n) => new Uint8Array([n, n, n]));
   writeFileSync(join(logDir, 'w1-00000002.log'), Buffer.concat(bodies.flatMap((b, n) => encodeRecord(header(n), b))));
   for (const seq of [1, 3, 4]) writeFileSync(join(logDir, `w1-0000000${seq}.log`), '');
-  const refused = new Set(['w1-00000002.log', 'w1-00000002.record-000001']);
+  const recordName = (n: number) => recordLogName('w1-00000002.log', { header: header(n), body: bodies[n]! });
+  const refused = new Set(['w1-00000002.log', recordName(1)]);
   const committed: string[][] = [];
   const tried: string[][] = [];
   let release!: () => void;
@@ -149,7 +151,9 @@ t.test('a generation the store refuses is committed record by record, beside the
   await c.drain();
   port2.close();
   t.same(tried.slice(0, 3), [['w1-00000001.log'], ['w1-00000002.log', 'w1-00000003.log', 'w1-00000004.log'], ['w1-00000002.log']], 'the group refused, each of its generations alone');
-  t.same(committed, [['w1-00000001.log'], ['w1-00000002.record-000000'], ['w1-00000002.record-000002'], ['w1-00000003.log'], ['w1-00000004.log']], 'the records of the refused one, then the others');
+  t.same(committed, [['w1-00000001.log'], [recordName(0)], [recordName(2)], ['w1-00000003.log'], ['w1-00000004.log']], 'the records of the refused one, then the others');
+  t.match(recordName(0), /^w1-00000002\.record-[0-9a-f]{24}$/, 'a record is committed under its file\'s name and its hash');
+  t.not(recordName(0), recordName(2));
   t.equal(c.counts.setAside, 1);
   t.notOk(existsSync(join(logDir, 'w1-00000002.log')), 'the triaged log file is deleted');
   const aside = decodeLog(readFileSync(join(quarantineDir, 'w1-00000002.log')));
