@@ -39,7 +39,7 @@ export interface GitSetupQuery {
 export interface GitHubCallbackQuery {
   state: string & tags.MinLength<1> & tags.MaxLength<128>;
   installation_id: number & tags.Type<'uint64'> & tags.Minimum<1>;
-  setup_action?: string & tags.MaxLength<32>;
+  setup_action?: string & tags.MinLength<1> & tags.MaxLength<32>;
 }
 
 export const validateGitAppParams = typia.createValidateEquals<GitAppParams>();

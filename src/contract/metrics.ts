@@ -21,7 +21,7 @@ export interface MetricsQuery {
   /** Groups kept, the largest (by rows in the window) first; default 10. */
   group_limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<100>;
   /** The string filter of the view's list (traces, spans, or the scores' fields). */
-  filter?: string & tags.MaxLength<8192>;
+  filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
   /** Narrows admin credentials to one environment of the app, by name. */
   environment?: string & tags.MinLength<1> & tags.MaxLength<64>;
 }

@@ -47,8 +47,10 @@ export interface ScoreListQuery {
   trace_id?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
   resource_id?: Id;
   name?: Name;
-  source?: string & tags.MaxLength<32>;
-  data_type?: string & tags.MaxLength<32>;
+  /** api, annotation, eval or sdk (any case). */
+  source?: string & tags.MinLength<1> & tags.MaxLength<32>;
+  /** NUMERIC, BOOLEAN or CATEGORICAL (any case). */
+  data_type?: string & tags.MinLength<1> & tags.MaxLength<32>;
   user_id?: Id;
   start_date?: DateTime;
   end_date?: DateTime;
@@ -71,10 +73,12 @@ export interface ScoreAggregationQuery {
   start_date?: DateTime;
   end_date?: DateTime;
   name?: Name;
-  source?: string & tags.MaxLength<32>;
-  data_type?: string & tags.MaxLength<32>;
+  /** api, annotation, eval or sdk (any case). */
+  source?: string & tags.MinLength<1> & tags.MaxLength<32>;
+  /** NUMERIC, BOOLEAN or CATEGORICAL (any case). */
+  data_type?: string & tags.MinLength<1> & tags.MaxLength<32>;
   /** The string filter expression over the score fields (spec: String filter expression). */
-  filter?: string & tags.MaxLength<8192>;
+  filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
 }
 
 export interface CategoryBody {

@@ -40,7 +40,7 @@ export interface SpanSearchBody extends SearchBody {
 }
 
 export interface TraceListQuery {
-  filter?: string & tags.MaxLength<8192>;
+  filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
   /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;
@@ -53,7 +53,7 @@ export interface TraceListQuery {
 }
 
 export interface SpanListQuery {
-  filter?: string & tags.MaxLength<8192>;
+  filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
   /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
   start_date?: string & tags.Format<'date-time'>;

@@ -3,7 +3,7 @@ import typia, { type tags } from 'typia';
 import { strictQuery } from './strictQuery.js';
 
 export interface AssetQuery {
-  v?: string & tags.MaxLength<64>;
+  v?: string & tags.MinLength<1> & tags.MaxLength<64>;
 }
 
 export const validateAssetQuery = strictQuery(typia.http.createValidateQuery<AssetQuery>(), typia.json.schemas<[AssetQuery], '3.1'>());

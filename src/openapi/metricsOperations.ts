@@ -41,7 +41,7 @@ export const METRICS_OPERATIONS: Readonly<Record<string, OperationNote>> = {
     errors: [
       {
         status: 400,
-        when: '`invalid_query_parameters` with `details`: a measure or dimension the view does not offer (naming the views that do), more than two dimensions, more than 2500 buckets, or an environment the app lacks; `invalid_filter`; `invalid_time_window`.',
+        when: '`invalid_query_parameters` with `details`: `measures` or `group_by` naming a measure or dimension the view does not offer (naming the views that do), more than two dimensions, a `bucket` giving more than 2500 buckets, or an `environment` the app lacks; `invalid_filter`; `invalid_time_window`.',
       },
       { status: 403, when: '`forbidden`: the key lacks `metrics.read`, or names an environment other than its own.' },
     ],

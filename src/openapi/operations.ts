@@ -39,6 +39,11 @@ const SYSTEM = 'Health and system';
 const REFERENCE = 'Reference';
 const WEB_UI = 'Web UI';
 
+/** Why a list of traces or spans refuses its query beyond its schema. */
+const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
+/** Why a list or aggregation of scores refuses its kinds. */
+const SCORE_KINDS = '`invalid_query_parameters`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL, or `source` not api, annotation, eval or sdk (any case)';
+
 export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
   'GET /health': {
     tag: SYSTEM,
@@ -158,6 +163,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
     query: 'TraceListQuery',
     answers: [{ ...answer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+    errors: [{ status: 400, when: LIST_REFUSALS }],
   },
   'POST /v1/traces/search': {
     tag: 'Traces',
@@ -237,6 +243,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         headers: PAGE_HEADERS,
       },
     ],
+    errors: [{ status: 400, when: LIST_REFUSALS }],
   },
   'POST /v1/spans/search': {
     tag: 'Spans',
@@ -320,6 +327,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'List scores',
     query: 'ScoreListQuery',
     answers: [{ ...answer(200, 'ScorePage', 'A page of scores, latest first.'), media: CSV, headers: PAGE_HEADERS }],
+    errors: [{ status: 400, when: `${SCORE_KINDS}; \`invalid_time_window\`.` }],
   },
   'GET /v1/scores/names': {
     tag: 'Scores',
@@ -331,6 +339,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'Scores aggregated by name',
     query: 'ScoreAggregationQuery',
     answers: [answer(200, 'ScoreAggregationsAnswer', 'One row per score name.', { byName: { data: [{ name: 'helpfulness', count: 120, avg_score: 0.82, min_score: 0, max_score: 1 }] } })],
+    errors: [{ status: 400, when: `${SCORE_KINDS}; \`invalid_filter\`; \`invalid_time_window\`.` }],
   },
   'POST /v1/scores/search': {
     tag: 'Scores',
@@ -372,7 +381,13 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     ],
     errors: [{ status: 404, when: '`not_found`: no such trace, span or session in the app.' }],
   },
-  'GET /v1/comments': { tag: 'Comments', summary: 'The comments on a resource', query: 'CommentListQuery', answers: [answer(200, 'CommentPage', 'A page of comments.')] },
+  'GET /v1/comments': {
+    tag: 'Comments',
+    summary: 'The comments on a resource',
+    query: 'CommentListQuery',
+    answers: [answer(200, 'CommentPage', 'A page of comments.')],
+    errors: [{ status: 400, when: '`invalid_query_parameters`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16).' }],
+  },
   'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
   'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
   'POST /v1/api-keys': {
@@ -406,7 +421,14 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
     ],
   },
-  'GET /v1/api-keys': { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')] },
+  'GET /v1/api-keys': {
+    tag: 'API keys',
+    summary: 'List API keys',
+    description: 'Metadata only; never the key.',
+    query: 'KeyAppQuery',
+    answers: [answer(200, 'KeyListAnswer', 'The keys.')],
+    errors: [{ status: 404, when: '`not_found`: `app_id` names no app of the tenant.' }],
+  },
   'DELETE /v1/api-keys/:id': {
     tag: 'API keys',
     summary: 'Revoke an API key',
@@ -455,7 +477,13 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       { status: 409, when: '`conflict`: the app has an environment of that name.' },
     ],
   },
-  'GET /v1/environments': { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')] },
+  'GET /v1/environments': {
+    tag: 'Environments',
+    summary: 'List environments',
+    query: 'EnvironmentListQuery',
+    answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')],
+    errors: [{ status: 404, when: '`not_found`: `app_id` names no app of the tenant.' }],
+  },
   'PATCH /v1/environments/:id': {
     tag: 'Environments',
     summary: 'Rename an environment or change its kind',

@@ -221,7 +221,7 @@ export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
       NOT_MODIFIED,
     ],
     errors: [
-      { status: 400, when: '`invalid_query_parameters`: a path outside `prompts/` (or with `..`), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.' },
+      { status: 400, when: '`invalid_query_parameters`: a `path` that is not a plain relative path of a file inside `prompts/` (a leading `/`, a `.`, `..` or empty part, a backslash or a control character), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.' },
       { status: 404, when: '`not_found`: no such ref, or no such file at it.' },
       { status: 409, when: NOT_CONNECTED },
       { status: 413, when: '`payload_too_large`: the file is over the size a template may have.' },
