@@ -39,6 +39,8 @@ const SYSTEM = 'Health and system';
 const REFERENCE = 'Reference';
 const WEB_UI = 'Web UI';
 
+/** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
+const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
 /** Why a list of traces or spans refuses its query beyond its schema. */
 const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 /** Why a list or aggregation of scores refuses its kinds. */
@@ -421,14 +423,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
     ],
   },
-  'GET /v1/api-keys': {
-    tag: 'API keys',
-    summary: 'List API keys',
-    description: 'Metadata only; never the key.',
-    query: 'KeyAppQuery',
-    answers: [answer(200, 'KeyListAnswer', 'The keys.')],
-    errors: [{ status: 404, when: '`not_found`: `app_id` names no app of the tenant.' }],
-  },
+  'GET /v1/api-keys': { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')], errors: [NO_SUCH_APP] },
   'DELETE /v1/api-keys/:id': {
     tag: 'API keys',
     summary: 'Revoke an API key',
@@ -473,17 +468,11 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     body: json('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
     answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
     errors: [
-      { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' },
+      NO_SUCH_APP,
       { status: 409, when: '`conflict`: the app has an environment of that name.' },
     ],
   },
-  'GET /v1/environments': {
-    tag: 'Environments',
-    summary: 'List environments',
-    query: 'EnvironmentListQuery',
-    answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')],
-    errors: [{ status: 404, when: '`not_found`: `app_id` names no app of the tenant.' }],
-  },
+  'GET /v1/environments': { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')], errors: [NO_SUCH_APP] },
   'PATCH /v1/environments/:id': {
     tag: 'Environments',
     summary: 'Rename an environment or change its kind',
