@@ -12,11 +12,10 @@
 import t from 'tap';
 import { documentedRoutes } from '../../src/http/routeTable.js';
 import { noteKey } from '../../src/openapi/document.js';
-import { OPERATIONS } from '../../src/openapi/operations.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, documented, DOC, populatedServer, SWEEP_SEEDS } from '../helpers/sweep.js';
+import { answerProblems, documented, DOC, populatedServer, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
 
 const QUERIES_PER_ROUTE = 30;
 /** An event stream stays open while its run lives: not a request that answers. */
@@ -59,13 +58,7 @@ t.test('query strings the reference calls valid, on every route that takes them'
         answered.set(key, statuses);
         const where = `seed ${seed} query ${i} ${route.method} ${target.slice(0, 400)} → ${a.status} ${a.text.slice(0, 300)}`;
         found.push(...answerProblems(route.method, route.path, a, where, ['csv', 'parquet', 'arrow'].includes(query.get('format') ?? '') || route.path.startsWith('/ui/') ? 'other' : 'json'));
-        if (a.body?.error?.code === 'invalid_query_parameters') {
-          // A refusal of parameters the schema calls valid: each must be one whose rule the route's
-          // documented 400s state in words (a window's end before its start, a name that must exist).
-          const stated = (OPERATIONS[key]?.errors ?? []).filter((e) => e.status === 400).map((e) => e.when).join(' ');
-          const unstated = Object.keys(a.body.error.details ?? {}).filter((field) => !stated.includes(`\`${field}\``));
-          if (unstated.length > 0) found.push(`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`);
-        }
+        found.push(...unstatedRefusal(key, a, 'invalid_query_parameters', where));
       }
       t.same(found, [], `${key}: ${QUERIES_PER_ROUTE} query strings of seed ${seed}`);
     }
