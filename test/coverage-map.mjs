@@ -13,10 +13,11 @@
 // - Every other test (test/http, test/ingest, test/store, ...) maps to nothing.
 //
 // Not under the gate, on purpose:
-// - the I/O layers: app, main, cli, auth/secret, log, http/server, http/uws, ingest/coordinator,
-//   ingestLog, logSync (and its thread), logReplay, lanes and workerIngest, openapi/write (the build step that writes docs/openapi.json),
+// - the I/O layers: app, main, cli, auth/secret, durableFile, log, http/server, http/uws, ingest/coordinator,
+//   ingestLog, logSync (and its thread), logReplay, logTriage, lanes and workerIngest, openapi/write (the build step that writes docs/openapi.json),
 //   src/store and src/pool (the few store modules without I/O of their own are SQL text
-//   and column lists that mean something only to DuckDB; test/store holds them to it);
+//   and column lists that mean something only to DuckDB; test/store holds them to it; store/refusals,
+//   which reads DuckDB's error messages, has its unit test and is under the gate);
 // - the route handlers (http/routes/*, http/routeTable): they work through the store and compute
 //   services, and integration tests drive them;
 // - the contract modules other than strictQuery (contract/*.ts): their code is typia's generated

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { syncDir, writeFileAtomic } from '../durableFile.js';
 
 /**
  * The store's secret: 32 random bytes kept as 64 hex digits in `<dataDir>/secret` (mode 0600). It
@@ -54,31 +55,6 @@ export function readSecret(path: string): Buffer | null {
     );
   }
   return Buffer.from(text.slice(0, 64), 'hex');
-}
-
-/** Writes `data` to `path` so that `path` is either absent/old or whole: temp, fsync, rename, fsync dir. */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
-  const temp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(temp, 'w', mode);
-  try {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    // On a regular file a short write means the disk (or the file-size limit) is full.
-    if (writeSync(fd, bytes) !== bytes.length) throw new Error(`short write to ${temp}: No space left on device, or the file size limit`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-  syncDir(dirname(path));
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export interface SecretCandidate {

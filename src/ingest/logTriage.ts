@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { writeFileAtomic } from '../auth/secret.js';
+import { writeFileAtomic } from '../durableFile.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
