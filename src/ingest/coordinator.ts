@@ -417,7 +417,7 @@ export class IngestCoordinator {
         lane.closes.delete(m.id);
         return;
       case 'log':
-        this.log[m.level]({ worker: workerId, err: m.err }, m.msg);
+        this.log[m.level]({ worker: workerId, err: m.err, ...m.fields }, m.msg);
     }
   }
 

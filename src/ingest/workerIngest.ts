@@ -163,8 +163,22 @@ const TRACE = COLUMN_INDEX.trace_id;
 const SPAN = COLUMN_INDEX.span_id;
 const NAME = COLUMN_INDEX.name;
 const COST = COLUMN_INDEX.cost;
-/** How often generations whose segments could not be written are tried again. */
+/**
+ * How soon generations whose segments could not be written are tried again: 250 ms after the first
+ * failure, doubling to 5 s while they keep failing (a full disk stays full for a while, and each try
+ * is a warning in the log).
+ */
 const RETRY_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
+/** What went wrong in a worker's ingest, for the main thread's log. */
+export interface IngestProblem {
+  msg: string;
+  /** For a failed write: how many tries in a row have failed, when the next is, and how many generations wait for it. */
+  attempt?: number;
+  retryInMs?: number;
+  generations?: number;
+}
 
 /** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
 export type ReplayedLog = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: SpanKeys[] };
@@ -176,7 +190,10 @@ export class WorkerIngest {
   private flushing: Promise<void> = Promise.resolve();
   /** Generations whose segments could not be written yet (e.g. a full disk); retried. */
   private failed: Generation[] = [];
+  /** Writes that failed in a row (none since the last that succeeded). */
+  private failures = 0;
   private timer: NodeJS.Timeout | null = null;
+  private running = false;
   /** Generation writes still to fail (a test hook, testHooks.ts). */
   private injectedFailures = SEGMENT_WRITE_FAILURES;
   /** Log replays still to fail (a test hook, testHooks.ts). */
@@ -188,19 +205,18 @@ export class WorkerIngest {
     private readonly buffer: SegmentBuffer,
     private readonly sink: GenerationSink,
     private readonly costOf: MapOptions['costOf'],
-    private readonly onError: (e: unknown) => void = () => undefined,
+    private readonly onError: (e: unknown, problem: IngestProblem) => void = () => undefined,
   ) {}
 
-  /** Tries failed generations again every little while. */
+  /** From now on, generations whose write failed are tried again (see RETRY_MS). */
   start(): void {
-    this.timer ??= setInterval(() => {
-      if (this.failed.length > 0) void this.retry();
-    }, RETRY_MS);
-    this.timer.unref();
+    this.running = true;
+    if (this.failed.length > 0) this.retryIn(this.retryDelay());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
@@ -224,6 +240,7 @@ export class WorkerIngest {
     }
     g.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes)
       .catch((e: unknown) => {
+        if (g.broken === undefined) this.onError(e, { msg: "a record's rows could not be buffered; its generation will be written from its log" });
         g.broken ??= e;
       })
       .finally(() => g.done());
@@ -252,16 +269,39 @@ export class WorkerIngest {
 
   private chain(work: Generation[]): Promise<void> {
     this.flushing = this.flushing.then(async () => {
+      let error: unknown = undefined;
       for (const g of work) {
         try {
           await this.write(g);
         } catch (e) {
           this.failed.push(g);
-          this.onError(e);
+          error ??= e;
         }
       }
+      if (error === undefined) {
+        if (this.failed.length === 0) this.failures = 0;
+        return;
+      }
+      this.failures++;
+      const retryInMs = this.retryDelay();
+      this.onError(error, { msg: 'segment write failed; retrying', attempt: this.failures, retryInMs, generations: this.failed.length });
+      this.retryIn(retryInMs);
     });
     return this.flushing;
+  }
+
+  private retryDelay(): number {
+    return Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** Math.max(0, this.failures - 1));
+  }
+
+  /** One timer at a time: a generation failing while a retry waits joins that retry. */
+  private retryIn(ms: number): void {
+    if (!this.running || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.retry();
+    }, ms);
+    this.timer.unref();
   }
 
   /**
@@ -303,34 +343,38 @@ export class WorkerIngest {
         // The main thread checked the body before logging it; a record that still fails must not
         // hold the rest of the file back at every start.
         gen.skippedRecords++;
-        this.onError(e);
+        this.onError(e, { msg: 'a logged record could not be decoded and mapped; skipped' });
         continue;
       }
       gen.bodyBytes += body.byteLength;
       await gen.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes);
       keys.push({ scope: prepared.scope, traceIds: prepared.rows.map((r) => r[TRACE] as string), spanIds: prepared.rows.map((r) => r[SPAN] as string) });
     }
-    const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
-    return { report, discardedBytes, skippedRecords: gen.skippedRecords, keys };
+    try {
+      const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
+      return { report, discardedBytes, skippedRecords: gen.skippedRecords, keys };
+    } catch (e) {
+      await this.dropCells(gen); // the file is read again at the next try
+      throw e;
+    }
   }
 
   private async write(gen: Generation): Promise<void> {
     await gen.settled();
     const name = logName(this.workerId, gen.seq);
-    if (gen.broken !== undefined) {
-      await this.dropCells(gen);
-      this.onError(gen.broken);
-      // Its own sequence number: a report of 0 here left the coordinator waiting for this one.
-      const { report } = await this.replay(join(this.logDir, name), name, gen.seq);
-      this.sink.generationReady(report ?? (await this.segmentsOf(new Generation(gen.seq, this.buffer), name)));
-      return;
-    }
     try {
       if (this.injectedFailures > 0) {
         this.injectedFailures--;
         throw new Error('injected segment write failure (TRACELAKE_SEGMENT_WRITE_FAILURES)');
       }
-      this.sink.generationReady(await this.segmentsOf(gen, name));
+      if (gen.broken === undefined) {
+        this.sink.generationReady(await this.segmentsOf(gen, name));
+        return;
+      }
+      await this.dropCells(gen);
+      // Its own sequence number: a report of 0 here left the coordinator waiting for this one.
+      const { report } = await this.replay(join(this.logDir, name), name, gen.seq);
+      this.sink.generationReady(report ?? (await this.segmentsOf(new Generation(gen.seq, this.buffer), name)));
     } catch (e) {
       // Some cells may be written and freed already: a retry starts again from the log file.
       gen.broken = e;

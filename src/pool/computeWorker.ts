@@ -32,8 +32,8 @@ const sink: GenerationSink = { generationReady: (report: GenerationReport) => se
 const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 if (WORKER_START_DELAY_MS > 0) await new Promise((r) => setTimeout(r, WORKER_START_DELAY_MS));
 const buffer = await SegmentBuffer.open(segments.root);
-const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err) =>
-  send({ t: 'log', level: 'warn', msg: 'segment write failed; retrying', err: String((err as Error)?.stack ?? err) }),
+const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err, { msg, attempt, retryInMs, generations }) =>
+  send({ t: 'log', level: 'warn', msg, err: String((err as Error)?.stack ?? err), fields: { attempt, retry_in_ms: retryInMs, generations } }),
 );
 
 let records = 0;

@@ -8,7 +8,7 @@ import type { GenerationReport } from '../ingest/workerIngest.js';
 export type WorkerMessage =
   | { t: 'generation'; report: GenerationReport }
   | { t: 'closed'; id: number }
-  | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string };
+  | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string; fields?: Record<string, number | undefined> };
 
 export type CoordinatorMessage =
   /** A durable log record of generation `seq` (the body moved, not copied). */

@@ -142,15 +142,30 @@ t.test('a replay of an ended worker that fails is tried again, not left to the n
 });
 
 t.test('a generation whose segments could not be written is written again from its log, and reported as itself', async (t) => {
-  const server = await serverFor(t, { args: ['--metrics-listen', 'api'], env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_SEGMENT_WRITE_FAILURES: '1' } });
+  // One compute worker, whose first three writes fail: the waits between tries double.
+  const server = await serverFor(t, { args: ['--metrics-listen', 'api', '--workers', '1'], env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_SEGMENT_WRITE_FAILURES: '3' } });
   const root = rootCredentials(server);
   const traceId = hex(16);
   const r = await post(server, root, traceId, { 'x-tracelake-wait': 'visible' });
   t.equal(r.status, 200);
   t.equal(r.headers.get('x-tracelake-visible'), 'true', 'the waiting request is told its spans are readable (not left to its timeout)');
-  t.ok(server.logs.some((l) => l.msg === 'segment write failed; retrying'), 'the first write failed');
+  const failures = server.logs.filter((l) => l.msg === 'segment write failed; retrying');
+  t.same(
+    failures.map((l) => [l.attempt, l.retry_in_ms, l.generations]),
+    [
+      [1, 250, 1],
+      [2, 500, 1],
+      [3, 1000, 1],
+    ],
+    'each failed try is logged once, and the wait before the next doubles',
+  );
   t.equal(await spanCount(server, root, traceId), 3, 'the spans are readable, once');
   t.equal(await opsMetric(server, 'tracelake_ingest_backlog_bytes'), 0, 'and the backlog is empty');
+
+  const next = hex(16);
+  const rest = await post(server, root, next, { 'x-tracelake-wait': 'visible' });
+  t.equal(rest.headers.get('x-tracelake-visible'), 'true', 'a write after them succeeds at once');
+  t.equal(server.logs.filter((l) => l.msg === 'segment write failed; retrying').length, 3, 'and logs nothing');
 });
 
 t.test('a re-sent request whose spans reached a segment before a crash is recognised after it', async (t) => {
