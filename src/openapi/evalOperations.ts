@@ -172,7 +172,7 @@ export const EVAL_OPERATIONS: Readonly<Record<string, OperationNote>> = {
     }),
     answers: [answer(200, 'EvalRunAnswer', 'The run after the report (a claim answers its `config`, what a worker needs to start).', { completed: { data: FINISHED_RUN } })],
     errors: [
-      { status: 400, when: '`invalid_request_body`: a card and an error in one report, or a blank error.' },
+      { status: 400, when: '`invalid_request_body`: a `card` and an `error` in one report, or a blank `error`.' },
       { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
       { status: 409, when: '`conflict`, with the run\'s `status`: the run has ended (any report), is already claimed (a second claim), or is not claimed yet (complete, fail).' },
     ],

@@ -45,6 +45,14 @@ const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of 
 const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 /** Why a list or aggregation of scores refuses its kinds. */
 const SCORE_KINDS = '`invalid_query_parameters`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL, or `source` not api, annotation, eval or sdk (any case)';
+/** Why a score is refused beyond its schema: the one of `POST /v1/scores`, or an item of a batch. */
+const SCORE_RULES =
+  '`resource_id` is missing, or neither a trace id (32 hex characters) nor a span id (16) nor the `session_id` scored; `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL (any case), or `dataType` disagrees with it, or the score config of the name has another type; `source` is not api, annotation, eval or sdk; the `score` or `label` does not fit the type or the score config (a score missing, outside the config\'s range or not its category\'s value, a BOOLEAN score other than 0 or 1, a `label` not one of the categories)';
+/** Why a score config is refused beyond its schema (on create and update). */
+const SCORE_CONFIG_RULES =
+  '`invalid_request_body`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL (any case); `min_value` or `max_value` on a config that is not NUMERIC, or `max_value` below `min_value`; `categories` empty on a CATEGORICAL config, on one of another type, or with a label twice.';
+/** A search body's refusals beyond its schema. */
+const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
   'GET /health': {
@@ -183,6 +191,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       },
     }),
     answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+    errors: [{ status: 400, when: SEARCH_REFUSALS }],
   },
   'GET /v1/traces/:traceId': {
     tag: 'Traces',
@@ -252,6 +261,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     summary: 'Search spans with JSON filters',
     body: json('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
     answers: [answer(200, 'SpanPage', 'A page of spans.')],
+    errors: [{ status: 400, when: SEARCH_REFUSALS }],
   },
   'GET /v1/filter-schema': {
     tag: 'Traces',
@@ -293,6 +303,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     description: 'Scores a trace or span (`resource_id`), or a session (`session_id` alone). Scores are append-only.',
     body: json('ScoreBody', { numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' } }),
     answers: [answer(201, 'ScoreAnswer', 'The score.', { created: { data: SCORE_EXAMPLE } })],
+    errors: [{ status: 400, when: `\`invalid_request_body\`: ${SCORE_RULES}.` }],
   },
   'POST /v1/scores/batch': {
     tag: 'Scores',
@@ -322,7 +333,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       answer(400, 'ScoreBatchFailure', 'Every item was refused, or the envelope is malformed.'),
       answer(500, 'ScoreBatchFailure', 'The insert failed: no score of the batch was stored.'),
     ],
-    errors: [{ status: 413, when: 'More than 1000 items, or a body over the limit.' }],
+    errors: [
+      { status: 400, when: `\`invalid_request_body\` when every item is refused, with \`details\` keyed by the item's index, each \`field: why\`: ${SCORE_RULES}.` },
+      { status: 413, when: 'More than 1000 items, or a body over the limit.' },
+    ],
   },
   'GET /v1/scores': {
     tag: 'Scores',
@@ -362,7 +376,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       numeric: { name: 'helpfulness', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
     }),
     answers: [answer(201, 'ScoreConfigAnswer', 'The config.')],
-    errors: [{ status: 409, when: '`conflict`: a config of that name exists.' }],
+    errors: [
+      { status: 400, when: SCORE_CONFIG_RULES },
+      { status: 409, when: '`conflict`: a config of that name exists.' },
+    ],
   },
   'PATCH /v1/score-configs/:name': {
     tag: 'Score configs',
@@ -371,6 +388,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     params: 'ScoreConfigParams',
     body: json('ScoreConfigPatchBody', { range: { max_value: 10 } }),
     answers: [answer(200, 'ScoreConfigAnswer', 'The config.')],
+    errors: [{ status: 400, when: SCORE_CONFIG_RULES }],
   },
   'POST /v1/comments': {
     tag: 'Comments',
@@ -381,7 +399,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         created: { data: { id: SCORE_ID, resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.', author_user_id: null, environment_id: ENV_ID, created_at: CREATED } },
       }),
     ],
-    errors: [{ status: 404, when: '`not_found`: no such trace, span or session in the app.' }],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16), or `content` is blank.' },
+      { status: 404, when: '`not_found`: no such trace, span or session in the app.' },
+    ],
   },
   'GET /v1/comments': {
     tag: 'Comments',
@@ -419,6 +440,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       }),
     ],
     errors: [
+      { status: 400, when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.' },
       { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
       { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
     ],
@@ -452,6 +474,7 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     params: 'AppParams',
     body: json('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
     answers: [answer(200, 'AppAnswer', 'The app.')],
+    errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
   },
   'DELETE /v1/apps/:appId': {
     tag: 'Apps',
@@ -479,7 +502,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
     params: 'EnvironmentParams',
     body: json('UpdateEnvironmentBody', { rename: { name: 'qa' } }),
     answers: [answer(200, 'EnvironmentAnswer', 'The environment.')],
-    errors: [{ status: 409, when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.' }],
+    errors: [
+      { status: 400, when: '`invalid_request_body` (`details.body`): neither `name` nor `kind` is given.' },
+      { status: 409, when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.' },
+    ],
   },
   'DELETE /v1/environments/:id': {
     tag: 'Environments',
@@ -492,7 +518,10 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
         deleted: { data: { id: ENV_ID, deleted_at: CREATED, cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false } } },
       }),
     ],
-    errors: [{ status: 409, when: '`conflict`: the app\'s default environment (a confirmation that is not the name is 400).' }],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: `confirmation_name` is not the environment\'s name.' },
+      { status: 409, when: '`conflict`: the app\'s default environment.' },
+    ],
   },
   ...AGENT_OPERATIONS,
   ...EVAL_OPERATIONS,

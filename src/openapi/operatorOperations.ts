@@ -29,6 +29,14 @@ const REFUSED_BODY = {
   when: '`invalid_request_body` with `details` keyed by field: a field of the wrong shape, or a value the CLI would refuse (`details.body` when two fields conflict).',
 };
 
+/** REFUSED_BODY with the values this command's CLI refuses, field by field. */
+function refusedBody(rules: string): { status: number; when: string } {
+  return { status: 400, when: `${REFUSED_BODY.when} ${rules}` };
+}
+
+/** The CLI's rule for names and display names (cliArgs.ts, `label`). */
+const LABEL_RULE = '1 to 128 characters, no control characters, not blank';
+
 const TENANT_ID = APP_EXAMPLE.tenant_id;
 const KEY_ID = '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
 
@@ -77,7 +85,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
       }),
     ],
     errors: [
-      { ...REFUSED_BODY, when: `${REFUSED_BODY.when} A plan must be one of the server's plans (\`details.plan\`).` },
+      refusedBody(`\`name\`: ${LABEL_RULE}; \`plan\`: one of the server's plans.`),
       { status: 409, when: '`conflict`: a tenant of that name exists.' },
     ],
   }),
@@ -93,7 +101,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
     body: json('OperatorSetPlanBody', { team: { plan: 'team' } }),
     answers: [answer(status('tenant set-plan'), 'TenantAnswer', 'The tenant.', { team: { data: TENANT_EXAMPLE } })],
     errors: [
-      { ...REFUSED_BODY, when: `${REFUSED_BODY.when} The plan must be one of the server's plans (\`details.plan\`).` },
+      refusedBody("`plan`: one of the server's plans."),
       { status: 404, when: 'Or no tenant has that id.' },
     ],
   }),
@@ -107,7 +115,13 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
         web: { data: { ...APP_EXAMPLE, name: 'web', display_name: 'Web shop', created_by: 'operator', updated_by: 'operator' } },
       }),
     ],
-    errors: [REFUSED_BODY, { status: 404, when: 'Or no tenant has that id.' }, { status: 409, when: '`duplicate_app_name`: the tenant has an app of that name.' }],
+    errors: [
+      refusedBody(
+        `\`name\`: lowercase letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit; \`display_name\`: ${LABEL_RULE}; \`entry_point\`: a path of at most 512 characters, no control characters; \`runtime\`: letters, digits, ".", "_" and "-", at most 32.`,
+      ),
+      { status: 404, when: 'Or no tenant has that id.' },
+      { status: 409, when: '`duplicate_app_name`: the tenant has an app of that name.' },
+    ],
   }),
   'app list': operator({
     summary: 'List the apps of a tenant',
@@ -120,7 +134,11 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
     params: 'OperatorAppParams',
     body: json('OperatorCreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
     answers: [answer(status('environment create'), 'EnvironmentAnswer', 'The environment.', { staging: { data: ENVIRONMENT_EXAMPLE } })],
-    errors: [REFUSED_BODY, { status: 404, when: 'Or no app has that id.' }, { status: 409, when: '`conflict`: the app has an environment of that name.' }],
+    errors: [
+      refusedBody('`name`: an environment name (lowercase letters, digits and "-", at most 63, starting with a letter or digit).'),
+      { status: 404, when: 'Or no app has that id.' },
+      { status: 409, when: '`conflict`: the app has an environment of that name.' },
+    ],
   }),
   'environment list': operator({
     summary: 'List the environments of an app',
@@ -144,7 +162,12 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
         pinned: { data: { ...KEY_EXAMPLE, plaintext_key: 'sk_service_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v' } },
       }),
     ],
-    errors: [REFUSED_BODY, { status: 404, when: 'Or no app has that id, or the app has no environment of that name.' }],
+    errors: [
+      refusedBody(
+        `\`name\`: ${LABEL_RULE}; \`role\`: sdk, read-only, full-access or worker; \`environment\`: an environment name; \`expires_at\`: a date-time with a zone, in the future; \`details.body\`: not exactly one of \`role\` and \`permissions\`, or of \`environment\` and \`kinds\`.`,
+      ),
+      { status: 404, when: 'Or no app has that id, or the app has no environment of that name.' },
+    ],
   }),
   'key list': operator({
     summary: 'List the API keys of an app',
@@ -180,7 +203,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
         },
       }),
     ],
-    errors: [REFUSED_BODY, { status: 404, when: 'Or no app has that id, or the app is not the tenant\'s.' }],
+    errors: [refusedBody('`subject`: an e-mail address.'), { status: 404, when: 'Or no app has that id, or the app is not the tenant\'s.' }],
   }),
 };
 

@@ -5,6 +5,7 @@
  * (HTML, a form, a redirect) so the reference covers every route a server answers.
  */
 import type { Catalog } from '../contract/catalog.js';
+import { LABEL_RULE, NAME_RULE } from '../core/prompts/names.js';
 import type { OperationNote } from './document.js';
 import { CREATED } from './examples.js';
 import { answer, json } from './note.js';
@@ -19,6 +20,8 @@ const PAGE_HEADERS = {
   'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
   'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
 };
+/** Why `labels` are refused, on a new version and on a move. */
+const LABELS_REFUSED = `\`labels\` with a label that is not ${LABEL_RULE}, \`latest\` (the server's), or a label given twice`;
 const NOT_CONNECTED = '`git_connection_missing`: the app has no git connection, or its handshake has not finished (no repository picked).';
 const CACHE_HEADERS = { ETag: 'A hash of the body; send it back in `If-None-Match`.', 'Cache-Control': '`no-cache`: revalidate with `If-None-Match`.' };
 const IF_NONE_MATCH = { 'If-None-Match': 'The `ETag` of an earlier answer: 304 while the answer is the same.' };
@@ -112,7 +115,7 @@ export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
       }),
     ],
     errors: [
-      { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
+      { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, `branch` without `repository`, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
       { status: 403, when: TENANT_ADMIN },
       { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
       { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
@@ -254,7 +257,10 @@ export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
     }),
     answers: [answer(201, 'PromptVersionAnswer', 'The version.', { chat: { data: CHAT_VERSION } })],
     errors: [
-      { status: 400, when: '`invalid_request_body` with `details`: a name, label or template that breaks the rules (an unknown `{{helper}}`, unbalanced blocks, `latest` as a label).' },
+      {
+        status: 400,
+        when: `\`invalid_request_body\` with \`details\`: a \`name\` that is not ${NAME_RULE}; ${LABELS_REFUSED}; a \`prompt\` not of the \`type\` (a text prompt is a string, a chat prompt a list of messages), or a template that breaks the rules (an unknown \`{{helper}}\`, unbalanced blocks).`,
+      },
       { status: 409, when: '`conflict`: the prompt\'s versions are of the other type.' },
     ],
   },
@@ -294,7 +300,7 @@ export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
     body: json('SetLabelsBody', { promote: { labels: ['production'] } }),
     answers: [answer(200, 'PromptVersionAnswer', 'The version with its labels.', { promoted: { data: VERSION_EXAMPLE } })],
     errors: [
-      { status: 400, when: '`invalid_request_body`: a label that breaks the rules, or `latest`.' },
+      { status: 400, when: `\`invalid_request_body\`: ${LABELS_REFUSED}.` },
       { status: 404, when: '`not_found`: no such prompt or version.' },
     ],
   },

@@ -57,13 +57,18 @@ export function answerProblems(method: string, template: string, a: Answer, wher
 
 /**
  * A refusal (`code`) of a request the schema calls valid names only fields whose rule a documented
- * 400 of the route states in words, each in backticks (`resource_id`): the reference says what
- * its schema cannot (a name that must exist, one of two fields, a window). A problem otherwise.
+ * 400 of the route states in words, each in backticks (`resource_id`, or `details.body` for a
+ * conflict between fields): the reference says what its schema cannot (a name that must exist, one
+ * of two fields, a window). The items of a batch are keyed by index, each reason naming its field
+ * first (`0: "source: must be …"`). A problem otherwise.
  */
 export function unstatedRefusal(key: string, a: Answer, code: string, where: string): string[] {
   if (a.body?.error?.code !== code) return [];
   const stated = (OPERATIONS[key]?.errors ?? []).filter((e) => e.status === 400).map((e) => e.when).join(' ');
-  const unstated = Object.keys(a.body.error.details ?? {}).filter((field) => !stated.includes(`\`${field.replace(/[[.].*$/, '')}\``));
+  const fields = Object.entries((a.body.error.details ?? {}) as Record<string, unknown>).map(([field, why]) =>
+    /^\d+$/.test(field) && typeof why === 'string' ? (/^(\w+):/.exec(why)?.[1] ?? field) : field.replace(/[[.].*$/, ''),
+  );
+  const unstated = fields.filter((field) => !stated.includes(`\`${field}\``) && !stated.includes(`\`details.${field}\``));
   return unstated.length > 0 ? [`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`] : [];
 }
 

@@ -4,7 +4,10 @@
  * of a populated server mixed in so that the sweep reaches past "not found". Each body is first
  * checked against the type's own validator (the reference and the validators agree); each answer
  * must be a status the reference lists for the route — never a 5xx other than 501 and 503 — and a
- * valid value of the type it names for that status. The malformed side is malformed.test.ts.
+ * valid value of the type it names for that status; a refusal of the body (`invalid_request_body`)
+ * must name only fields whose rule a documented 400 of the route states in words (a score against
+ * its config, a label's form, a typed confirmation, one of two fields). The malformed side is
+ * malformed.test.ts.
  *
  * Seeds are fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
  */
@@ -16,7 +19,7 @@ import { OPERATIONS } from '../../src/openapi/operations.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, DOC, populatedServer, SWEEP_SEEDS } from '../helpers/sweep.js';
+import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
 
 const BODIES_PER_ROUTE = 30;
 
@@ -46,8 +49,9 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
         const statuses = answered.get(key) ?? new Map<number, number>();
         statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
         answered.set(key, statuses);
-        const where = `seed ${seed} body ${i} ${JSON.stringify(body).slice(0, 400)} → ${a.status} ${a.text.slice(0, 300)}`;
+        const where = `${key} seed ${seed} body ${i} ${JSON.stringify(body).slice(0, 400)} → ${a.status} ${a.text.slice(0, 300)}`;
         found.push(...answerProblems(route.method, route.path, a, where));
+        found.push(...unstatedRefusal(key, a, 'invalid_request_body', where));
       }
       t.same(found, [], `${key}: ${BODIES_PER_ROUTE} bodies of seed ${seed}`);
     }
