@@ -203,7 +203,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
         },
       }),
     ],
-    errors: [refusedBody('`subject`: an e-mail address.'), { status: 404, when: 'Or no app has that id, or the app is not the tenant\'s.' }],
+    errors: [refusedBody('`subject`: an e-mail address; `ttl_seconds`: 60 to 604,800 (7 days).'), { status: 404, when: 'Or no app has that id, or the app is not the tenant\'s.' }],
   }),
 };
 

@@ -152,6 +152,8 @@ export async function populatedServer(t: Test): Promise<Populated> {
     role: ['SDK', 'sdk', 'Read-Only', 'user', 'assistant'],
     label: ['production', 'staging', 'latest'],
     labels: ['production'],
+    plan: ['free', 'team'],
+    subject: ['ops@example.com'],
   };
   const nameOf = (template: string) => (template.startsWith('/v1/score-configs') ? 'tone' : 'greeting');
   return { server, root, operator, pathValues, nameOf, real };
