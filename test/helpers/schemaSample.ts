@@ -39,7 +39,7 @@ export function sample(schema: Schema, c: SampleContext, depth = 0, property?: s
     case 'object':
       return object(schema, c, depth);
     case 'array':
-      return array(schema, c, depth);
+      return array(schema, c, depth, property);
     case 'string':
       return string(schema, c);
     case 'integer':
@@ -97,7 +97,8 @@ function object(schema: Schema, c: SampleContext, depth: number): Record<string,
   return out;
 }
 
-function array(schema: Schema, c: SampleContext, depth: number): unknown[] {
+/** Items take the array's hints (`labels: ['production']` hints each label). */
+function array(schema: Schema, c: SampleContext, depth: number, property: string | undefined): unknown[] {
   if (Array.isArray(schema.prefixItems)) return (schema.prefixItems as Schema[]).map((s) => sample(s, c, depth + 1));
   const min = (schema.minItems as number | undefined) ?? 0;
   const max = (schema.maxItems as number | undefined) ?? min + 4;
@@ -106,7 +107,7 @@ function array(schema: Schema, c: SampleContext, depth: number): unknown[] {
   const out: unknown[] = [];
   const seen = new Set<string>();
   for (let tries = 0; out.length < length && tries < length * 8 + 8; tries++) {
-    const v = sample(items, c, depth + 1);
+    const v = sample(items, c, depth + 1, property);
     if (schema.uniqueItems) {
       const key = JSON.stringify(v);
       if (seen.has(key)) continue;
