@@ -49,7 +49,11 @@ const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
  * planning and 0.7 of optimising for a trace summary by id, whether the values are bound with the
  * parameters' own types or not; none for a statement without parameters). A summary read by id
  * over 1M spans took 4.6–5.7 ms from this cache against 5.3–7.2 prepared each time. Answers follow
- * the data (db.test.ts). Statements using the `parquet_metadata` family of table
+ * the data (db.test.ts). A statement without parameters is never kept: DuckDB plans it once, with the
+ * tables' statistics of that moment, and runs that plan again as the data changes — a count under a
+ * filter the old statistics ruled out stays 0, and strings its sort compressed to the old widths come
+ * back garbled, or crash the process (SIGSEGV in a string copy: the operator API's tenant list, found
+ * by the body sweep on 2026-11-28). Statements using the `parquet_metadata` family of table
  * functions are prepared each time: DuckDB 1.5's hands its file list over on the first run, and a
  * second run of the same statement fails an internal assertion that invalidates the database
  * (db.test.ts runs every table function the store uses three times over).
@@ -238,7 +242,7 @@ export class Database {
   }
 
   private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[], keep: boolean): Promise<T[]> {
-    if (!keep || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params, bindTypes(params)))).getRowObjectsJson() as T[];
+    if (!keep || params.length === 0 || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params, bindTypes(params)))).getRowObjectsJson() as T[];
     const reader = await this.timed(c, async () => {
       const statement = await this.prepared(c, sql);
       try {

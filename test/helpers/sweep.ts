@@ -68,7 +68,9 @@ export function unstatedRefusal(key: string, a: Answer, code: string, where: str
   const fields = Object.entries((a.body.error.details ?? {}) as Record<string, unknown>).map(([field, why]) =>
     /^\d+$/.test(field) && typeof why === 'string' ? (/^(\w+):/.exec(why)?.[1] ?? field) : field.replace(/[[.].*$/, ''),
   );
-  const unstated = fields.filter((field) => !stated.includes(`\`${field}\``) && !stated.includes(`\`details.${field}\``));
+  // `variables.<name>` states the rule of every `variables.x`; `details.body` a conflict between fields.
+  const named = (field: string) => [`\`${field}\``, `\`${field}.`, `\`${field}[`, `\`details.${field}\``].some((form) => stated.includes(form));
+  const unstated = fields.filter((field) => !named(field));
   return unstated.length > 0 ? [`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`] : [];
 }
 

@@ -6,8 +6,10 @@
  * must be a status the reference lists for the route — never a 5xx other than 501 and 503 — and a
  * valid value of the type it names for that status; a refusal of the body (`invalid_request_body`)
  * must name only fields whose rule a documented 400 of the route states in words (a score against
- * its config, a label's form, a typed confirmation, one of two fields). The malformed side is
- * malformed.test.ts.
+ * its config, a label's form, a typed confirmation, one of two fields); and after a refusal the
+ * listings the route can change read as before it (no half-applied update). Those reads, after
+ * every answer, found cached statements answering from stale statistics (store/db.ts). The
+ * malformed side is malformed.test.ts.
  *
  * Seeds are fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
  */
@@ -23,8 +25,36 @@ import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, unstatedRefusal } fr
 
 const BODIES_PER_ROUTE = 30;
 
+/**
+ * What a route can change, by its path's start: read after each answer, so that a refusal is seen
+ * to change nothing (a refused request changes no stored data: no half-applied update).
+ */
+const WATCHED: [prefix: string, listings: string[]][] = [
+  ['/v1/scores', ['/v1/scores?limit=1000']],
+  ['/v1/score-configs', ['/v1/score-configs']],
+  ['/v1/comments', ['/v1/comments?resource_type=trace&resource_id=:traceId']],
+  ['/v1/api-keys', ['/v1/api-keys']],
+  ['/v1/apps', ['/v1/apps', '/v1/environments']],
+  ['/v1/environments', ['/v1/environments', '/v1/api-keys']],
+  ['/v1/prompts', ['/v1/prompts']],
+  ['/v1/evals', ['/v1/evals/runs']],
+  ['/v1/experiments', ['/v1/experiments']],
+  ['/v1/operator', ['/v1/operator/tenants', '/v1/operator/tenants/:tenant/apps', '/v1/operator/apps/:app/environments', '/v1/operator/apps/:app/keys']],
+];
+
 t.test('bodies the reference calls valid, on every route that takes one', async (t) => {
   const { server, root, operator, pathValues, nameOf, real } = await populatedServer(t);
+  const traceId = real.trace_id![0] as string;
+  /** The listings a route can change, as read now (when a key was last used is a hint, not data). */
+  const watched = async (template: string): Promise<Record<string, unknown>> => {
+    const read: Record<string, unknown> = {};
+    for (const listing of WATCHED.find(([prefix]) => template.startsWith(prefix))?.[1] ?? []) {
+      const path = listing.replace(/:([A-Za-z]+)/g, (_, name: string) => (name === 'traceId' ? traceId : pathValues[name]!));
+      const a = path.startsWith('/v1/operator/') ? await call(server, 'GET', path, { headers: operator }) : await call(server, 'GET', path, { auth: root });
+      read[path] = a.status === 200 ? JSON.parse(a.text.replace(/"last_used_at":("[^"]*"|null)/g, '"last_used_at":null')) : a.status;
+    }
+    return read;
+  };
 
   const routes = documentedRoutes().filter((r) => OPERATIONS[noteKey(r.method, r.path)]?.body?.type);
   t.ok(routes.length >= 35, `${routes.length} routes take a documented JSON body`);
@@ -36,6 +66,7 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
       const type = OPERATIONS[key]!.body!.type!;
       const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(name === 'name' ? nameOf(route.path) : (pathValues[name] ?? 'unknown')));
       const found: string[] = [];
+      let stored = await watched(route.path);
       for (let i = 0; i < BODIES_PER_ROUTE; i++) {
         const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
         // A claim's long poll would only wait (up to 30 s a body) when no work is queued.
@@ -52,6 +83,10 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
         const where = `${key} seed ${seed} body ${i} ${JSON.stringify(body).slice(0, 400)} → ${a.status} ${a.text.slice(0, 300)}`;
         found.push(...answerProblems(route.method, route.path, a, where));
         found.push(...unstatedRefusal(key, a, 'invalid_request_body', where));
+        const now = await watched(route.path);
+        const changed = Object.keys(now).filter((listing) => JSON.stringify(now[listing]) !== JSON.stringify(stored[listing]));
+        if (a.status >= 400 && changed.length > 0) found.push(`a refusal changed what is stored (${changed.map((l) => `${l}: ${JSON.stringify(stored[l]).slice(0, 300)} → ${JSON.stringify(now[l]).slice(0, 300)}`).join('; ')}): ${where}`);
+        stored = now;
       }
       t.same(found, [], `${key}: ${BODIES_PER_ROUTE} bodies of seed ${seed}`);
     }
