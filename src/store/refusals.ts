@@ -13,3 +13,15 @@ const REFUSAL = /^(?:(?:Conversion|Out of Range|Invalid Input|Constraint|Mismatc
 export function isStoreRefusal(e: unknown): boolean {
   return e instanceof Error && REFUSAL.test(e.message);
 }
+
+/**
+ * A unique key or index meeting a row it already holds: at the insert (`Duplicate key …`) or, when
+ * two transactions inserted the same key, at the second one's commit (`Failed to commit: PRIMARY KEY
+ * or UNIQUE constraint violation`). A check before an insert cannot see a concurrent transaction's
+ * row; this is the refusal that then tells a create it lost the race (a 409, not a 500).
+ */
+const UNIQUE_VIOLATION = /Duplicate key .* violates (?:unique|primary key) constraint|PRIMARY KEY or UNIQUE constraint violation/;
+
+export function isUniqueViolation(e: unknown): boolean {
+  return e instanceof Error && UNIQUE_VIOLATION.test(e.message);
+}

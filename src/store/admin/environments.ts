@@ -14,6 +14,7 @@ import {
 } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import type { Database, Transaction } from '../db.js';
+import { isUniqueViolation } from '../refusals.js';
 import { iso } from '../sql.js';
 
 /** The tenant and the app of the tenant that an administration call works on. */
@@ -67,7 +68,7 @@ function duplicate(name: string): ApiError {
  */
 function uniqueAsConflict(name: string): (e: unknown) => never {
   return (e) => {
-    if (e instanceof Error && /Duplicate key|unique constraint/i.test(e.message)) throw duplicate(name);
+    if (isUniqueViolation(e)) throw duplicate(name);
     throw e;
   };
 }

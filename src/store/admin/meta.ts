@@ -8,6 +8,8 @@ import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rul
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';
 import type { Database, Transaction } from '../db.js';
+import { checkedCreations } from './checkedCreations.js';
+import { isUniqueViolation } from '../refusals.js';
 import { iso, TS_PARAM } from '../sql.js';
 
 export interface Scope {
@@ -176,11 +178,14 @@ export async function findEnvironmentByName(
 
 export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
   const id = randomUUID();
-  await db.transaction(async (tx) => {
-    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
-    checkEntitlement('max_keys', n, k.maxKeys ?? null);
-    await insertKeyRow(tx, id, k);
-  });
+  // One at a time per tenant: two creations at once would both count the keys before either.
+  await checkedCreations.run(`keys of ${k.tenantId}`, () =>
+    db.transaction(async (tx) => {
+      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
+      checkEntitlement('max_keys', n, k.maxKeys ?? null);
+      await insertKeyRow(tx, id, k);
+    }),
+  );
   const [view] = await listKeys(db, k.tenantId, k.appId, id);
   return view!;
 }
@@ -288,23 +293,35 @@ export interface NewApp {
  */
 export async function createApp(db: Database, a: NewApp): Promise<AppView | null> {
   const id = randomUUID();
-  const created = await db.transaction(async (tx) => {
-    const [dup] = await tx.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND name = $2', [a.tenantId, a.name]);
-    if (dup) return false;
-    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM apps WHERE tenant_id = $1', [a.tenantId]);
-    checkEntitlement('max_apps', n, a.maxApps ?? null);
-    await tx.exec(
-      `INSERT INTO apps (id, tenant_id, name, display_name, entry_point, runtime, created_by, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-      [id, a.tenantId, a.name, a.displayName, a.entryPoint, a.runtime, a.createdBy],
-    );
-    await tx.exec(
-      `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, 'production', 'production', true)`,
-      [randomUUID(), a.tenantId, id],
-    );
-    return true;
-  });
+  // One at a time per tenant, for the plan's app limit (see checkedCreations.ts).
+  const created = await checkedCreations.run(`apps of ${a.tenantId}`, () => insertApp(db, id, a));
   return created ? (await listApps(db, a.tenantId, id))[0]! : null;
+}
+
+/** The app and its default environment; false when the tenant has an app of that name. */
+async function insertApp(db: Database, id: string, a: NewApp): Promise<boolean> {
+  try {
+    return await db.transaction(async (tx) => {
+      const [dup] = await tx.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND name = $2', [a.tenantId, a.name]);
+      if (dup) return false;
+      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM apps WHERE tenant_id = $1', [a.tenantId]);
+      checkEntitlement('max_apps', n, a.maxApps ?? null);
+      await tx.exec(
+        `INSERT INTO apps (id, tenant_id, name, display_name, entry_point, runtime, created_by, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+        [id, a.tenantId, a.name, a.displayName, a.entryPoint, a.runtime, a.createdBy],
+      );
+      await tx.exec(
+        `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, 'production', 'production', true)`,
+        [randomUUID(), a.tenantId, id],
+      );
+      return true;
+    });
+  } catch (e) {
+    // Should a check ever miss a row, the unique (tenant, name) has the last word: a 409, not a 500.
+    if (isUniqueViolation(e)) return false;
+    throw e;
+  }
 }
 
 export async function listApps(db: Database, tenantId: string, id?: string): Promise<AppView[]> {

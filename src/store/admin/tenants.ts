@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../core/errors.js';
 import type { Database } from '../db.js';
+import { checkedCreations } from './checkedCreations.js';
 import { iso } from '../sql.js';
 
 export interface NewTenant {
@@ -25,9 +26,16 @@ export interface TenantView {
 
 /**
  * Creates a tenant, its `default` app and the app's default environment; tenant names are unique.
- * `plan` null keeps the column's default (`self_hosted`, as bootstrap does).
+ * `plan` null keeps the column's default (`self_hosted`, as bootstrap does). No index holds names
+ * unique (stores made before would have to be rid of duplicates first), so the check before the
+ * insert is what does, and two creations at once could both pass it (eight of eight created one name
+ * before 2026-11-28): creations run one at a time, each check seeing the insert before it.
  */
-export async function createTenant(db: Database, name: string, plan: string | null, createdBy: string): Promise<NewTenant> {
+export function createTenant(db: Database, name: string, plan: string | null, createdBy: string): Promise<NewTenant> {
+  return checkedCreations.run('tenant names', () => insertTenant(db, name, plan, createdBy));
+}
+
+async function insertTenant(db: Database, name: string, plan: string | null, createdBy: string): Promise<NewTenant> {
   return db.transaction(async (tx) => {
     const [taken] = await tx.query('SELECT 1 FROM tenants WHERE name = $1', [name]);
     if (taken) throw new ApiError('conflict', `A tenant named "${name}" already exists`);

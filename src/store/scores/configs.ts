@@ -8,6 +8,7 @@ import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatc
 import type { DataType } from '../../core/scores/model.js';
 import type { Database } from '../db.js';
 import type { Page } from '../spans/reads.js';
+import { isUniqueViolation } from '../refusals.js';
 import { iso, TS_PARAM } from '../sql.js';
 
 export interface AppScope {
@@ -68,7 +69,7 @@ export async function createConfig(db: Database, scope: AppScope, name: string, 
     })
     // Two creations of one name at once: the second meets the primary key.
     .catch((e: unknown) => {
-      if (e instanceof Error && /constraint|conflict/i.test(e.message)) return false;
+      if (isUniqueViolation(e)) return false;
       throw e;
     });
   return created ? getConfig(db, scope, name) : null;

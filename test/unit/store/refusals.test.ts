@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import t from 'tap';
-import { isStoreRefusal } from '../../../src/store/refusals.js';
+import { isStoreRefusal, isUniqueViolation } from '../../../src/store/refusals.js';
 
 async function errorOf(c: DuckDBConnection, work: (c: DuckDBConnection) => Promise<unknown>): Promise<unknown> {
   try {
@@ -57,4 +57,31 @@ t.test('values DuckDB refuses are refusals; failures of the machine and of the S
   }
   t.notOk(isStoreRefusal(new Error('ENOSPC: no space left on device, write')), 'a full disk');
   t.notOk(isStoreRefusal('Conversion Error: not an Error'), 'a value that is not an Error');
+});
+
+t.test('a unique key met at the insert or at the commit is a unique violation; other refusals are not', async (t) => {
+  const db = await DuckDBInstance.create(':memory:');
+  const [a, b] = [await db.connect(), await db.connect()];
+  t.teardown(() => (a.closeSync(), b.closeSync()));
+  await a.run('CREATE TABLE u (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, UNIQUE (name))');
+  await a.run(`INSERT INTO u VALUES (1, 'acme')`);
+  const atInsert = {
+    'a primary key': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (1, 'other')`)),
+    'a unique column': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (2, 'acme')`)),
+  };
+  for (const [what, e] of Object.entries(atInsert)) t.ok(isUniqueViolation(e), `${what}, at the insert: ${(e as Error).message.split('\n')[0]}`);
+  // Two transactions insert one name; neither sees the other's row until the second commits.
+  await a.run('BEGIN');
+  await b.run('BEGIN');
+  await a.run(`INSERT INTO u VALUES (3, 'raced')`);
+  await b.run(`INSERT INTO u VALUES (4, 'raced')`);
+  await a.run('COMMIT');
+  const atCommit = await errorOf(b, (c) => c.run('COMMIT'));
+  t.ok(isUniqueViolation(atCommit), `at the second commit: ${(atCommit as Error).message.split('\n')[0]}`);
+  const others = {
+    'a NOT NULL column': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (5, NULL)`)),
+    'a cast': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES ('x', 'y')`)),
+  };
+  for (const [what, e] of Object.entries(others)) t.notOk(isUniqueViolation(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
+  t.notOk(isUniqueViolation('Duplicate key "x" violates unique constraint'), 'a value that is not an Error');
 });

@@ -1,0 +1,65 @@
+/**
+ * Integration: creations sent at once. A check before a write (a name that must be free, a count
+ * under the plan's limit) cannot see a concurrent transaction's row, so each creation that checks
+ * runs one at a time, or meets a unique index that answers the same 409 (store/admin/checkedCreations.ts,
+ * store/refusals.ts). Before 2026-11-28: eight tenants of one name, seven 500s for one app name, and
+ * twelve keys stored under a limit of five.
+ */
+import t from 'tap';
+import { hex } from '../helpers/otlp.js';
+import { call, rootCredentials, serverFor, type Answer } from '../helpers/server.js';
+
+const AT_ONCE = 8;
+
+/** The statuses of the answers, as `status code` strings, counted. */
+function tally(answers: Answer[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of answers) {
+    const key = `${a.status}${a.body?.error?.code ? ` ${a.body.error.code}` : ''}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
+}
+
+t.test('one name created at once by many: one is created, the others are told it exists', async (t) => {
+  const token = `op-${hex(24)}`;
+  const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: token } });
+  const root = rootCredentials(server);
+  const operator = { authorization: `Bearer ${token}` };
+  const many = (send: () => Promise<Answer>) => Promise.all(Array.from({ length: AT_ONCE }, send));
+
+  const tenants = await many(() => call(server, 'POST', '/v1/operator/tenants', { headers: operator, body: { name: 'acme-corp' } }));
+  t.same(tally(tenants), { 201: 1, '409 conflict': AT_ONCE - 1 }, 'a tenant');
+  const listed = await call(server, 'GET', '/v1/operator/tenants', { headers: operator });
+  t.equal((listed.body.data as { name: string }[]).filter((x) => x.name === 'acme-corp').length, 1, 'listed once');
+
+  const apps = await many(() => call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'checkout' } }));
+  t.same(tally(apps), { 201: 1, '409 duplicate_app_name': AT_ONCE - 1 }, 'an app');
+  const environments = await many(() => call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'qa', kind: 'preview' } }));
+  t.same(tally(environments), { 201: 1, '409 conflict': AT_ONCE - 1 }, 'an environment');
+  const configs = await many(() => call(server, 'POST', '/v1/score-configs', { auth: root, body: { name: 'tone', data_type: 'NUMERIC' } }));
+  t.same(tally(configs), { 201: 1, '409 conflict': AT_ONCE - 1 }, 'a score config');
+  t.notOk(server.logs.some((l) => l.msg === 'request failed'), 'no request failed');
+});
+
+t.test("keys and apps created at once stop at the plan's limits", async (t) => {
+  const token = `op-${hex(24)}`;
+  const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: token } });
+  const operator = { authorization: `Bearer ${token}` };
+  // The free plan of data/plans.json: 5 keys, 1 app (its default).
+  const tenant = (await call(server, 'POST', '/v1/operator/tenants', { headers: operator, body: { name: 'small', plan: 'free' } })).body.data;
+  const session = await call(server, 'POST', '/v1/operator/tokens', { headers: operator, body: { tenant_id: tenant.tenant_id, app_id: tenant.app_id, subject: 'ops@small.test' } });
+  const admin = { authorization: `Bearer ${session.body.data.token}`, 'x-service-app-id': tenant.app_id };
+
+  const keys = await Promise.all(Array.from({ length: 12 }, (_, i) => call(server, 'POST', '/v1/api-keys', { headers: admin, body: { name: `key-${i}`, role: 'SDK' } })));
+  t.same(tally(keys), { 201: 5, '402 entitlement_required': 7 }, 'twelve keys at once under a limit of five');
+  const listed = await call(server, 'GET', '/v1/api-keys', { headers: admin });
+  t.equal((listed.body.data as unknown[]).length, 5, 'five stored');
+
+  // The team plan: 10 apps, the tenant has its default one.
+  t.equal((await call(server, 'PATCH', `/v1/operator/tenants/${tenant.tenant_id}`, { headers: operator, body: { plan: 'team' } })).status, 200);
+  const apps = await Promise.all(Array.from({ length: 14 }, (_, i) => call(server, 'POST', '/v1/apps', { headers: admin, body: { name: `app-${i}` } })));
+  t.same(tally(apps), { 201: 9, '402 entitlement_required': 5 }, 'fourteen apps at once, nine places left');
+  const all = await call(server, 'GET', '/v1/apps', { headers: admin });
+  t.equal((all.body.data as unknown[]).length, 10, 'ten stored');
+});
