@@ -13,7 +13,7 @@ import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { WorkerEventView } from '../store/workers/leases.js';
 import type { WorkerRunDetail } from '../store/workers/views.js';
-import { KeyedLock } from '../store/evals/lock.js';
+import { KeyedLock } from '../core/keyedLock.js';
 import { quotaPlan } from './routes/ingest.js';
 
 /** What a run's watchers are told: new events, or the run after a change (its turns included). */

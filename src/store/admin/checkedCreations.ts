@@ -1,7 +1,10 @@
 /**
- * The store's creations that check, then write (a tenant name that must be free, a count under a
- * plan's limit), run one at a time per what their check reads: see core/oneAtATime.ts.
+ * The store's creations that check, then write — a tenant name that must be free, a count under a
+ * plan's limit — one at a time per what their check reads. The store thread runs many tasks at once,
+ * each transaction on its own connection, and DuckDB's snapshot isolation lets two of them pass the
+ * same check and both insert: twelve keys created at once under a limit of five were all stored
+ * (2026-11-28).
  */
-import { OneAtATime } from '../../core/oneAtATime.js';
+import { KeyedLock } from '../../core/keyedLock.js';
 
-export const checkedCreations = new OneAtATime();
+export const checkedCreations = new KeyedLock();

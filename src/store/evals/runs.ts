@@ -11,7 +11,7 @@ import type { Database, Transaction } from '../db.js';
 import { insertKeyRow, listKeys, type KeyView, type Scope } from '../admin/meta.js';
 import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
 import { iso } from '../sql.js';
-import { KeyedLock } from './lock.js';
+import { KeyedLock } from '../../core/keyedLock.js';
 
 /** An eval run as the API shows it. */
 export interface RunView {

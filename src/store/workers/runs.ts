@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../core/errors.js';
 import { assertTakesTurn, checkWorkerEntitlement, isInFlight, workBranchOf, type RunKind, type TurnStatus } from '../../core/workers/turns.js';
 import type { Database, Transaction } from '../db.js';
-import { KeyedLock } from '../evals/lock.js';
+import { KeyedLock } from '../../core/keyedLock.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
 import { readRun, readTurns, type WorkerRunDetail, type WorkerTurnView } from './views.js';
 
