@@ -6,6 +6,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';
 import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
 
@@ -37,6 +38,26 @@ export const DATABASE_FILE = 'tracelake.duckdb';
  */
 export function isFatalError(e: unknown): boolean {
   return e instanceof Error && /FATAL Error|database has been invalidated/i.test(e.message);
+}
+
+/** Tries of a statement or transaction that meets another transaction's write to the same row. */
+const CONFLICT_TRIES = 8;
+
+/**
+ * Runs `once` again, a few milliseconds later, while it fails on a write-write conflict: another
+ * transaction changed or deleted a row this one changes, and DuckDB aborted this one. Run again, it
+ * reads the winner's committed state — a second revocation keeps the first time, a second delete
+ * finds nothing (404). Before 2026-11-28 each such loser was a 500 (test/http/races.test.ts).
+ */
+async function retryingConflicts<T>(once: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (e) {
+      if (attempt >= CONFLICT_TRIES || !isWriteConflict(e)) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 2 ** attempt));
+    }
+  }
 }
 
 /** The WAL size at which the store checkpoints (DuckDB's own default threshold). */
@@ -126,9 +147,12 @@ export class Database {
     return db;
   }
 
-  /** Runs `sql` with bound `params` and returns the rows as plain objects (JSON-safe values). */
+  /**
+   * Runs `sql` with bound `params` and returns the rows as plain objects (JSON-safe values). A
+   * statement is its own transaction: one that loses a write conflict runs again.
+   */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-    return this.withConnection((c) => this.read<T>(c, sql, params, true));
+    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)));
   }
 
   /**
@@ -150,7 +174,7 @@ export class Database {
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
-    await this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params))));
+    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))));
   }
 
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
@@ -158,8 +182,16 @@ export class Database {
   private checkpointing: Promise<void> | null = null;
   private whenNoTransactions: (() => void)[] = [];
 
-  /** Runs `work` inside one transaction on one connection; any throw rolls it back. */
-  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` inside one transaction on one connection; any throw rolls it back. With
+   * `retryConflicts`, a transaction that loses a write conflict runs again from the start: for work
+   * that reads what it changes and does nothing outside the transaction.
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>, options: { retryConflicts?: boolean } = {}): Promise<T> {
+    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work)) : this.transactionOnce(work);
+  }
+
+  private async transactionOnce<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     while (this.checkpointing) await this.checkpointing;
     this.transactions++;
     try {

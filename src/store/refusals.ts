@@ -25,3 +25,13 @@ const UNIQUE_VIOLATION = /Duplicate key .* violates (?:unique|primary key) const
 export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Error && UNIQUE_VIOLATION.test(e.message);
 }
+
+/**
+ * Two transactions changing or deleting one row: DuckDB aborts the later (`Conflict on tuple
+ * deletion!`, `Conflict on update!`). Run again, it reads the winner's committed state.
+ */
+const WRITE_CONFLICT = /Conflict on (?:tuple deletion|update)!/;
+
+export function isWriteConflict(e: unknown): boolean {
+  return e instanceof Error && WRITE_CONFLICT.test(e.message);
+}

@@ -2,8 +2,10 @@
  * Integration: creations sent at once. A check before a write (a name that must be free, a count
  * under the plan's limit) cannot see a concurrent transaction's row, so each creation that checks
  * runs one at a time, or meets a unique index that answers the same 409 (store/admin/checkedCreations.ts,
- * store/refusals.ts). Before 2026-11-28: eight tenants of one name, seven 500s for one app name, and
- * twelve keys stored under a limit of five.
+ * store/refusals.ts); and a change or deletion that loses a write conflict to another runs again,
+ * reading what the winner left (store/db.ts). Before 2026-11-28: eight tenants of one name, seven
+ * 500s for one app name, twelve keys stored under a limit of five, and a 500 for each loser of a
+ * delete, a revocation or a config patch sent at once (and the patch lost).
  */
 import t from 'tap';
 import { hex } from '../helpers/otlp.js';
@@ -39,6 +41,35 @@ t.test('one name created at once by many: one is created, the others are told it
   t.same(tally(environments), { 201: 1, '409 conflict': AT_ONCE - 1 }, 'an environment');
   const configs = await many(() => call(server, 'POST', '/v1/score-configs', { auth: root, body: { name: 'tone', data_type: 'NUMERIC' } }));
   t.same(tally(configs), { 201: 1, '409 conflict': AT_ONCE - 1 }, 'a score config');
+  t.notOk(server.logs.some((l) => l.msg === 'request failed'), 'no request failed');
+});
+
+t.test('one thing changed or deleted at once by many: the first wins, the others see what it left', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const many = (n: number, send: (i: number) => Promise<Answer>) => Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+
+  const env = (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'qa', kind: 'preview' } })).body.data;
+  const deletions = await many(4, () => call(server, 'DELETE', `/v1/environments/${env.id}`, { auth: root, body: { confirmation_name: 'qa' } }));
+  t.same(tally(deletions), { 200: 1, '404 not_found': 3 }, 'an environment deleted four times at once');
+
+  const app = (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'gone' } })).body.data;
+  const appDeletions = await many(4, () => call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root, body: { confirmation_name: 'gone' } }));
+  t.same(tally(appDeletions), { 200: 1, '404 not_found': 3 }, 'an app deleted four times at once');
+
+  const key = (await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'k', role: 'SDK' } })).body.data;
+  const revocations = await many(4, () => call(server, 'DELETE', `/v1/api-keys/${key.id}`, { auth: root }));
+  t.same(tally(revocations), { 200: 4 }, 'a key revoked four times at once');
+  t.equal(new Set(revocations.map((a) => a.body.data.revoked_at)).size, 1, 'at one time: the first');
+
+  await call(server, 'POST', '/v1/score-configs', { auth: root, body: { name: 'range', data_type: 'NUMERIC', min_value: 0, max_value: 10 } });
+  const patches = await many(2, (i) => call(server, 'PATCH', '/v1/score-configs/range', { auth: root, body: i === 0 ? { min_value: 2 } : { description: 'both kept' } }));
+  t.same(tally(patches), { 200: 2 }, 'a config patched twice at once');
+  const config = (await call(server, 'GET', '/v1/score-configs/range', { auth: root })).body.data;
+  t.same([config.min_value, config.max_value, config.description], [2, 10, 'both kept'], 'neither patch lost');
+
+  const renames = await many(2, (i) => call(server, 'PATCH', `/v1/apps/${root.appId}`, { auth: root, body: i === 0 ? { display_name: 'Shop' } : { retention_days: 30 } }));
+  t.same(tally(renames), { 200: 2 }, 'an app updated twice at once');
   t.notOk(server.logs.some((l) => l.msg === 'request failed'), 'no request failed');
 });
 

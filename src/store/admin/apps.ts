@@ -8,6 +8,9 @@ import { requireApp, type AppRef } from './environments.js';
 import type { Database } from '../db.js';
 import { listApps, type AppView } from './meta.js';
 
+/** Changes and deletions read what they change: one that loses a write conflict runs again (db.ts). */
+const RERUN = { retryConflicts: true };
+
 export type AppDeletion = Deletion<AppCascade>;
 
 /** Sets the given fields, `updated_at` and `updated_by`; 404 when the app is not in the tenant. */
@@ -32,7 +35,7 @@ export async function updateApp(db: Database, ref: AppRef, patch: AppPatch, by: 
         [ref.appId, ref.tenantId, retention[1]],
       );
     }
-  });
+  }, RERUN);
   return (await listApps(db, ref.tenantId, ref.appId))[0]!;
 }
 
@@ -55,5 +58,5 @@ export async function deleteApp(
     await tx.exec('DELETE FROM app_settings WHERE tenant_id = $1 AND app_id = $2', params);
     await tx.exec('DELETE FROM apps WHERE tenant_id = $1 AND id = $2', params);
     return { deletion: appDeletion(ref.appId, deletedAt, envs.length, keys.length), keyHashes: keys.map((k) => k.key_hash) };
-  });
+  }, RERUN);
 }

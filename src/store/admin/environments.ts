@@ -58,6 +58,9 @@ async function assertNameFree(q: Reader, ref: AppRef, name: string): Promise<voi
   if (taken) throw duplicate(name);
 }
 
+/** Changes and deletions read what they change: one that loses a write conflict runs again (db.ts). */
+const RERUN = { retryConflicts: true };
+
 function duplicate(name: string): ApiError {
   return new ApiError('conflict', `The app already has an environment named "${name}"`);
 }
@@ -109,7 +112,7 @@ export async function updateEnvironment(db: Database, ref: AppRef, id: string, p
           WHERE tenant_id = $1 AND app_id = $2 AND id = $3`,
         [ref.tenantId, ref.appId, id, changes.name ?? null, changes.kind ?? null],
       );
-    })
+    }, RERUN)
     .catch(uniqueAsConflict(patch.name ?? ''));
   return requireEnvironment(db, ref, id);
 }
@@ -134,5 +137,5 @@ export async function deleteEnvironment(
     );
     await tx.exec('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [ref.tenantId, ref.appId, id]);
     return { deletion: environmentDeletion(id, deletedAt, keys.length), keyHashes: keys.map((k) => k.key_hash) };
-  });
+  }, RERUN);
 }

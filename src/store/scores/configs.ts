@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
 import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatch, type ConfigRules, type ScoreConfigRule } from '../../core/scores/config.js';
 import type { DataType } from '../../core/scores/model.js';
-import type { Database } from '../db.js';
+import type { Database, Transaction } from '../db.js';
 import type { Page } from '../spans/reads.js';
 import { isUniqueViolation } from '../refusals.js';
 import { iso, TS_PARAM } from '../sql.js';
@@ -49,7 +49,7 @@ export async function listConfigs(db: Database, scope: AppScope, limit: number, 
   return { data: rows.map(toView), total: count?.n ?? 0 };
 }
 
-export async function getConfig(db: Database, scope: AppScope, name: string): Promise<ScoreConfigView | null> {
+export async function getConfig(db: Pick<Transaction, 'query'>, scope: AppScope, name: string): Promise<ScoreConfigView | null> {
   const [row] = await db.query<RawView>(`${VIEW} AND name = $3`, [scope.tenantId, scope.appId, name]);
   return row ? toView(row) : null;
 }
@@ -75,24 +75,35 @@ export async function createConfig(db: Database, scope: AppScope, name: string, 
   return created ? getConfig(db, scope, name) : null;
 }
 
-/** Applies `patch` to the config `name`, checking the result whole; null when there is no such config. */
+/**
+ * Applies `patch` to the config `name`, checking the result whole; null when there is no such config.
+ * Read and written in one transaction, run again should another change the config meanwhile: two
+ * patches at once both apply, each checked against the other's result (before 2026-11-28 the later
+ * wrote back what it had read, losing the first, or lost the race with a 500).
+ */
 export async function updateConfig(db: Database, scope: AppScope, name: string, patch: ConfigPatch, by: string): Promise<ScoreConfigView | null> {
-  const current = await getConfig(db, scope, name);
-  if (!current) return null;
-  const stored: ConfigRules = {
-    dataType: current.data_type,
-    minValue: current.min_value,
-    maxValue: current.max_value,
-    categories: current.categories,
-    description: current.description,
-  };
-  const rules = checkConfigDefinition(mergeConfigPatch(stored, patch));
-  await db.exec(
-    `UPDATE score_configs SET min_value = $4, max_value = $5, categories = $6, description = $7, updated_at = ${TS_PARAM(8)}, updated_by = $9
-      WHERE tenant_id = $1 AND app_id = $2 AND name = $3`,
-    [scope.tenantId, scope.appId, name, rules.minValue, rules.maxValue, categoriesText(rules), rules.description, Date.now(), by],
+  const updated = await db.transaction(
+    async (tx) => {
+      const current = await getConfig(tx, scope, name);
+      if (!current) return false;
+      const stored: ConfigRules = {
+        dataType: current.data_type,
+        minValue: current.min_value,
+        maxValue: current.max_value,
+        categories: current.categories,
+        description: current.description,
+      };
+      const rules = checkConfigDefinition(mergeConfigPatch(stored, patch));
+      await tx.exec(
+        `UPDATE score_configs SET min_value = $4, max_value = $5, categories = $6, description = $7, updated_at = ${TS_PARAM(8)}, updated_by = $9
+          WHERE tenant_id = $1 AND app_id = $2 AND name = $3`,
+        [scope.tenantId, scope.appId, name, rules.minValue, rules.maxValue, categoriesText(rules), rules.description, Date.now(), by],
+      );
+      return true;
+    },
+    { retryConflicts: true },
   );
-  return getConfig(db, scope, name);
+  return updated ? getConfig(db, scope, name) : null;
 }
 
 /** The configs of the given score names, by name. */

@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import t from 'tap';
-import { isStoreRefusal, isUniqueViolation } from '../../../src/store/refusals.js';
+import { isStoreRefusal, isUniqueViolation, isWriteConflict } from '../../../src/store/refusals.js';
 
 async function errorOf(c: DuckDBConnection, work: (c: DuckDBConnection) => Promise<unknown>): Promise<unknown> {
   try {
@@ -84,4 +84,34 @@ t.test('a unique key met at the insert or at the commit is a unique violation; o
   };
   for (const [what, e] of Object.entries(others)) t.notOk(isUniqueViolation(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
   t.notOk(isUniqueViolation('Duplicate key "x" violates unique constraint'), 'a value that is not an Error');
+});
+
+t.test('two transactions changing or deleting one row: the later meets a write conflict', async (t) => {
+  const db = await DuckDBInstance.create(':memory:');
+  const [a, b] = [await db.connect(), await db.connect()];
+  t.teardown(() => (a.closeSync(), b.closeSync()));
+  await a.run('CREATE TABLE w (id INTEGER PRIMARY KEY, v INTEGER)');
+  await a.run('INSERT INTO w VALUES (1, 0), (2, 0)');
+  const race = async (first: string, second: string) => {
+    await a.run('BEGIN');
+    await b.run('BEGIN');
+    await a.run(first);
+    const e = await errorOf(b, async (c) => {
+      await c.run(second);
+      await c.run('COMMIT');
+    });
+    await b.run('ROLLBACK').catch(() => undefined);
+    await a.run('COMMIT');
+    return e;
+  };
+  const conflicts = {
+    'two deletes': await race('DELETE FROM w WHERE id = 1', 'DELETE FROM w WHERE id = 1'),
+    'two updates': await race('UPDATE w SET v = 1 WHERE id = 2', 'UPDATE w SET v = 2 WHERE id = 2'),
+  };
+  for (const [what, e] of Object.entries(conflicts)) {
+    t.ok(isWriteConflict(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
+    t.notOk(isStoreRefusal(e), `${what}: not a refusal of the data (it passes when run again)`);
+  }
+  t.notOk(isWriteConflict(await errorOf(a, (c) => c.run('INSERT INTO w VALUES (2, 0)'))), 'a unique violation is not one');
+  t.notOk(isWriteConflict('Conflict on update!'), 'a value that is not an Error');
 });
