@@ -12,6 +12,7 @@ import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import git from 'isomorphic-git';
 import { ApiError } from '../core/errors.js';
+import { KeyedLock } from '../core/keyedLock.js';
 import { parseRepositoryName } from '../core/git/names.js';
 import { MAX_FILE_BYTES, MAX_LISTED_FILES, type Author, type FileAtCommit, type GitReader, type GitWorkspace, type RepositoryInfo, type TreeFile } from './provider.js';
 
@@ -23,7 +24,8 @@ const ORIGIN = 'origin';
 export class LocalGitProvider implements GitReader, GitWorkspace {
   /** isomorphic-git's object cache (parsed pack indexes), shared by every read. */
   private readonly cache: object = {};
-  private readonly pushing = new Map<string, Promise<unknown>>();
+  /** Pushes to one branch of one repository, one at a time (a fast-forward check, then the ref). */
+  private readonly pushing = new KeyedLock();
 
   constructor(private readonly root: string) {}
 
@@ -138,7 +140,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     }
     if (!changed) return { commit: null };
     const commit = await git.commit({ fs, dir, message: input.message, author: { ...input.author, timestamp: Math.floor(Date.now() / 1000) }, cache: this.cache });
-    await this.serially(`${source}\0${input.branch}`, () => this.push(gitdir, source, commit, input.branch));
+    await this.pushing.run(`${source}\0${input.branch}`, () => this.push(gitdir, source, commit, input.branch));
     return { commit };
   }
 
@@ -177,16 +179,6 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
       throw new ApiError('conflict', `Branch ${branch} has moved on: the push is not a fast-forward`);
     }
     await git.writeRef({ fs, gitdir: source, ref: `refs/heads/${branch}`, value: commit, force: true });
-  }
-
-  private serially<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const run = (this.pushing.get(key) ?? Promise.resolve()).then(work, work);
-    const tail = run.catch(() => undefined);
-    this.pushing.set(key, tail);
-    void tail.then(() => {
-      if (this.pushing.get(key) === tail) this.pushing.delete(key);
-    });
-    return run;
   }
 
   private async defaultBranch(gitdir: string): Promise<string> {

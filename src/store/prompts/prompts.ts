@@ -5,6 +5,7 @@
  */
 import { listValue } from '@duckdb/node-api';
 import { ApiError } from '../../core/errors.js';
+import { KeyedLock } from '../../core/keyedLock.js';
 import type { JsonValue } from '../../core/span.js';
 import { LATEST } from '../../core/prompts/names.js';
 import type { ChatMessage, PromptContent, PromptType } from '../../core/prompts/document.js';
@@ -61,18 +62,11 @@ export interface NewVersion {
 /** Which version of a prompt: by label (`latest` too) or by number. */
 export type Selector = { label: string } | { version: number };
 
-const tails = new Map<string, Promise<unknown>>();
+const promptWrites = new KeyedLock();
 
 /** Runs the writes of one app one after another (the store thread runs many tasks at once). */
 export function serially<T>(app: AppRef, work: () => Promise<T>): Promise<T> {
-  const key = `${app.tenantId}/${app.appId}`;
-  const run = (tails.get(key) ?? Promise.resolve()).then(work, work);
-  const tail = run.catch(() => undefined);
-  tails.set(key, tail);
-  void tail.then(() => {
-    if (tails.get(key) === tail) tails.delete(key);
-  });
-  return run;
+  return promptWrites.run(`${app.tenantId}/${app.appId}`, work);
 }
 
 type Row = Omit<PromptVersionView, 'prompt' | 'config' | 'labels'> & { prompt: string; config: string };
