@@ -59,10 +59,16 @@ t.test('values DuckDB refuses are refusals; failures of the machine and of the S
   t.notOk(isStoreRefusal('Conversion Error: not an Error'), 'a value that is not an Error');
 });
 
-t.test('a unique key met at the insert or at the commit is a unique violation; other refusals are not', async (t) => {
+/** Two connections to one in-memory database, for two transactions at once. */
+async function twoConnections(t: { teardown(fn: () => void): void }): Promise<[DuckDBConnection, DuckDBConnection]> {
   const db = await DuckDBInstance.create(':memory:');
-  const [a, b] = [await db.connect(), await db.connect()];
-  t.teardown(() => (a.closeSync(), b.closeSync()));
+  const pair: [DuckDBConnection, DuckDBConnection] = [await db.connect(), await db.connect()];
+  t.teardown(() => pair.forEach((c) => c.closeSync()));
+  return pair;
+}
+
+t.test('a unique key met at the insert or at the commit is a unique violation; other refusals are not', async (t) => {
+  const [a, b] = await twoConnections(t);
   await a.run('CREATE TABLE u (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, UNIQUE (name))');
   await a.run(`INSERT INTO u VALUES (1, 'acme')`);
   const atInsert = {
@@ -87,9 +93,7 @@ t.test('a unique key met at the insert or at the commit is a unique violation; o
 });
 
 t.test('two transactions changing or deleting one row: the later meets a write conflict', async (t) => {
-  const db = await DuckDBInstance.create(':memory:');
-  const [a, b] = [await db.connect(), await db.connect()];
-  t.teardown(() => (a.closeSync(), b.closeSync()));
+  const [a, b] = await twoConnections(t);
   await a.run('CREATE TABLE w (id INTEGER PRIMARY KEY, v INTEGER)');
   await a.run('INSERT INTO w VALUES (1, 0), (2, 0)');
   const race = async (first: string, second: string) => {
