@@ -339,6 +339,12 @@ export class Database {
   }
 }
 
+/** Rows read inside or outside a transaction. */
+export type Reader = Pick<Transaction, 'query'>;
+
+/** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict. */
+export const RERUN_ON_CONFLICT = { retryConflicts: true } as const;
+
 export interface Transaction {
   query<R = Row>(sql: string, params?: DuckDBValue[]): Promise<R[]>;
   exec(sql: string, params?: DuckDBValue[]): Promise<void>;

@@ -74,6 +74,15 @@ export function unstatedRefusal(key: string, a: Answer, code: string, where: str
   return unstated.length > 0 ? [`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`] : [];
 }
 
+/**
+ * A listing's answer as stored data, to compare before and after a request: its JSON, with when each
+ * key was last used blanked (a hint the store writes at most once a minute, not data); the status
+ * when it is not 200.
+ */
+export function storedListing(a: Answer): unknown {
+  return a.status === 200 ? JSON.parse(a.text.replace(/"last_used_at":("[^"]*"|null)/g, '"last_used_at":null')) : a.status;
+}
+
 export interface Populated {
   server: TestServer;
   root: Credentials;

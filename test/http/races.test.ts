@@ -1,5 +1,5 @@
 /**
- * Integration: creations sent at once. A check before a write (a name that must be free, a count
+ * Integration: creations, changes and deletions sent at once. A check before a write (a name that must be free, a count
  * under the plan's limit) cannot see a concurrent transaction's row, so each creation that checks
  * runs one at a time, or meets a unique index that answers the same 409 (store/admin/checkedCreations.ts,
  * store/refusals.ts); and a change or deletion that loses a write conflict to another runs again,

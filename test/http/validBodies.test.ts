@@ -21,7 +21,7 @@ import { OPERATIONS } from '../../src/openapi/operations.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
+import { answerProblems, DOC, populatedServer, storedListing, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
 
 const BODIES_PER_ROUTE = 30;
 
@@ -45,13 +45,13 @@ const WATCHED: [prefix: string, listings: string[]][] = [
 t.test('bodies the reference calls valid, on every route that takes one', async (t) => {
   const { server, root, operator, pathValues, nameOf, real } = await populatedServer(t);
   const traceId = real.trace_id![0] as string;
-  /** The listings a route can change, as read now (when a key was last used is a hint, not data). */
+  /** The listings a route can change, as read now. */
   const watched = async (template: string): Promise<Record<string, unknown>> => {
     const read: Record<string, unknown> = {};
     for (const listing of WATCHED.find(([prefix]) => template.startsWith(prefix))?.[1] ?? []) {
       const path = listing.replace(/:([A-Za-z]+)/g, (_, name: string) => (name === 'traceId' ? traceId : pathValues[name]!));
       const a = path.startsWith('/v1/operator/') ? await call(server, 'GET', path, { headers: operator }) : await call(server, 'GET', path, { auth: root });
-      read[path] = a.status === 200 ? JSON.parse(a.text.replace(/"last_used_at":("[^"]*"|null)/g, '"last_used_at":null')) : a.status;
+      read[path] = storedListing(a);
     }
     return read;
   };

@@ -5,11 +5,8 @@
 import { appChanges, appDeletion, assertAppDeletable, type AppCascade, type AppPatch, type Deletion } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import { requireApp, type AppRef } from './environments.js';
-import type { Database } from '../db.js';
+import { RERUN_ON_CONFLICT, type Database } from '../db.js';
 import { listApps, type AppView } from './meta.js';
-
-/** Changes and deletions read what they change: one that loses a write conflict runs again (db.ts). */
-const RERUN = { retryConflicts: true };
 
 export type AppDeletion = Deletion<AppCascade>;
 
@@ -35,7 +32,7 @@ export async function updateApp(db: Database, ref: AppRef, patch: AppPatch, by: 
         [ref.appId, ref.tenantId, retention[1]],
       );
     }
-  }, RERUN);
+  }, RERUN_ON_CONFLICT);
   return (await listApps(db, ref.tenantId, ref.appId))[0]!;
 }
 
@@ -58,5 +55,5 @@ export async function deleteApp(
     await tx.exec('DELETE FROM app_settings WHERE tenant_id = $1 AND app_id = $2', params);
     await tx.exec('DELETE FROM apps WHERE tenant_id = $1 AND id = $2', params);
     return { deletion: appDeletion(ref.appId, deletedAt, envs.length, keys.length), keyHashes: keys.map((k) => k.key_hash) };
-  }, RERUN);
+  }, RERUN_ON_CONFLICT);
 }

@@ -13,7 +13,7 @@ import {
   type EnvironmentPatch,
 } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
-import type { Database, Transaction } from '../db.js';
+import { RERUN_ON_CONFLICT, type Database, type Reader } from '../db.js';
 import { isUniqueViolation } from '../refusals.js';
 import { iso } from '../sql.js';
 
@@ -32,9 +32,6 @@ export interface EnvironmentView {
   created_at: string;
   updated_at: string;
 }
-
-/** Rows read inside or outside a transaction. */
-export type Reader = Pick<Transaction, 'query'>;
 
 const VIEW_SQL = `
   SELECT id, app_id, name, kind, is_default, ${iso('created_at')} AS created_at, ${iso('updated_at')} AS updated_at
@@ -57,9 +54,6 @@ async function assertNameFree(q: Reader, ref: AppRef, name: string): Promise<voi
   const [taken] = await q.query(`SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3`, [ref.tenantId, ref.appId, name]);
   if (taken) throw duplicate(name);
 }
-
-/** Changes and deletions read what they change: one that loses a write conflict runs again (db.ts). */
-const RERUN = { retryConflicts: true };
 
 function duplicate(name: string): ApiError {
   return new ApiError('conflict', `The app already has an environment named "${name}"`);
@@ -112,7 +106,7 @@ export async function updateEnvironment(db: Database, ref: AppRef, id: string, p
           WHERE tenant_id = $1 AND app_id = $2 AND id = $3`,
         [ref.tenantId, ref.appId, id, changes.name ?? null, changes.kind ?? null],
       );
-    }, RERUN)
+    }, RERUN_ON_CONFLICT)
     .catch(uniqueAsConflict(patch.name ?? ''));
   return requireEnvironment(db, ref, id);
 }
@@ -137,5 +131,5 @@ export async function deleteEnvironment(
     );
     await tx.exec('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [ref.tenantId, ref.appId, id]);
     return { deletion: environmentDeletion(id, deletedAt, keys.length), keyHashes: keys.map((k) => k.key_hash) };
-  }, RERUN);
+  }, RERUN_ON_CONFLICT);
 }

@@ -9,7 +9,7 @@ import { KeyedLock } from '../../core/keyedLock.js';
 import type { JsonValue } from '../../core/span.js';
 import { LATEST } from '../../core/prompts/names.js';
 import type { ChatMessage, PromptContent, PromptType } from '../../core/prompts/document.js';
-import type { Database, Transaction } from '../db.js';
+import type { Database, Reader, Transaction } from '../db.js';
 import type { Page } from '../spans/reads.js';
 import { iso, TS_PARAM } from '../sql.js';
 import type { AppRef } from '../git/connections.js';
@@ -84,7 +84,7 @@ function view(row: Row, labels: string[]): PromptVersionView {
 }
 
 /** The stored labels of `version`, then `latest` when it is the highest. */
-async function labelsOf(q: Pick<Transaction, 'query'>, app: AppRef, name: string, version: number): Promise<string[]> {
+async function labelsOf(q: Reader, app: AppRef, name: string, version: number): Promise<string[]> {
   const rows = await q.query<{ label: string; latest: boolean }>(
     `SELECT label, false AS latest FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND version = $4
      UNION ALL

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
 import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatch, type ConfigRules, type ScoreConfigRule } from '../../core/scores/config.js';
 import type { DataType } from '../../core/scores/model.js';
-import type { Database, Transaction } from '../db.js';
+import { RERUN_ON_CONFLICT, type Database, type Reader } from '../db.js';
 import type { Page } from '../spans/reads.js';
 import { isUniqueViolation } from '../refusals.js';
 import { iso, TS_PARAM } from '../sql.js';
@@ -49,7 +49,7 @@ export async function listConfigs(db: Database, scope: AppScope, limit: number, 
   return { data: rows.map(toView), total: count?.n ?? 0 };
 }
 
-export async function getConfig(db: Pick<Transaction, 'query'>, scope: AppScope, name: string): Promise<ScoreConfigView | null> {
+export async function getConfig(db: Reader, scope: AppScope, name: string): Promise<ScoreConfigView | null> {
   const [row] = await db.query<RawView>(`${VIEW} AND name = $3`, [scope.tenantId, scope.appId, name]);
   return row ? toView(row) : null;
 }
@@ -101,7 +101,7 @@ export async function updateConfig(db: Database, scope: AppScope, name: string, 
       );
       return true;
     },
-    { retryConflicts: true },
+    RERUN_ON_CONFLICT,
   );
   return updated ? getConfig(db, scope, name) : null;
 }

@@ -6,7 +6,7 @@
 import { listValue, type DuckDBBitValue, type DuckDBValue } from '@duckdb/node-api';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
-import type { Database, Transaction } from '../db.js';
+import type { Database, Reader, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
 import { SPAN_COLUMNS } from './columns.js';
 import type { ReadScope } from './reads.js';
@@ -151,7 +151,7 @@ function rowsOf(rows: readonly (readonly DuckDBValue[])[], casts: Record<number,
  * them through the key's index: `list_contains` scanned the table, a day of names (8.5 ms at 800k
  * rows against 0.9).
  */
-export async function committedLogs(db: Pick<Transaction, 'query'>, names: readonly string[]): Promise<string[]> {
+export async function committedLogs(db: Reader, names: readonly string[]): Promise<string[]> {
   if (names.length === 0) return [];
   const rows = await db.query<{ name: string }>('SELECT name FROM committed_logs WHERE name IN (SELECT unnest($1::VARCHAR[]))', [listValue([...names])]);
   return rows.map((r) => r.name);
