@@ -6,7 +6,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { isWriteConflict } from './refusals.js';
+import { isUniqueViolation, isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';
 import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
 
@@ -48,17 +48,27 @@ const CONFLICT_TRIES = 8;
  * transaction changed or deleted a row this one changes, and DuckDB aborted this one. Run again, it
  * reads the winner's committed state — a second revocation keeps the first time, a second delete
  * finds nothing (404). Before 2026-11-28 each such loser was a 500 (test/http/races.test.ts).
+ *
+ * With `keysMetAtOnce`, a unique key met is run again too. DuckDB checks a key against the rows
+ * its transaction can see, so an `INSERT … ON CONFLICT` beside another transaction inserting the
+ * same key fails as a plain duplicate (at the insert or at its commit) instead of doing what its
+ * clause says; and a check before an insert cannot see the other's row either. Run again, the
+ * clause or the check meets the winner's committed row (test/http/atOnce.test.ts: a baseline pinned
+ * twice at once, a worker's events posted twice at once, were 500s).
  */
-async function retryingConflicts<T>(once: () => Promise<T>): Promise<T> {
+async function retryingConflicts<T>(once: () => Promise<T>, keysMetAtOnce: boolean): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await once();
     } catch (e) {
-      if (attempt >= CONFLICT_TRIES || !isWriteConflict(e)) throw e;
+      if (attempt >= CONFLICT_TRIES || !(isWriteConflict(e) || (keysMetAtOnce && isUniqueViolation(e)))) throw e;
       await new Promise((resolve) => setTimeout(resolve, 2 ** attempt));
     }
   }
 }
+
+/** A statement that says what to do with a key it meets: run again when it met one at once. */
+const HANDLES_KEYS = /\bON\s+CONFLICT\b/i;
 
 /** The WAL size at which the store checkpoints (DuckDB's own default threshold). */
 const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
@@ -152,7 +162,7 @@ export class Database {
    * statement is its own transaction: one that loses a write conflict runs again.
    */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)));
+    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)), HANDLES_KEYS.test(sql));
   }
 
   /**
@@ -174,7 +184,7 @@ export class Database {
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
-    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))));
+    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))), HANDLES_KEYS.test(sql));
   }
 
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
@@ -184,11 +194,12 @@ export class Database {
 
   /**
    * Runs `work` inside one transaction on one connection; any throw rolls it back. With
-   * `retryConflicts`, a transaction that loses a write conflict runs again from the start: for work
-   * that reads what it changes and does nothing outside the transaction.
+   * `retryConflicts`, a transaction that loses a write conflict, or meets a key another transaction
+   * inserted at once, runs again from the start: for work that reads what it changes and does
+   * nothing outside the transaction (its checks and `ON CONFLICT` clauses then see the winner's row).
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: { retryConflicts?: boolean } = {}): Promise<T> {
-    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work)) : this.transactionOnce(work);
+    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work), true) : this.transactionOnce(work);
   }
 
   private async transactionOnce<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -342,7 +353,7 @@ export class Database {
 /** Rows read inside or outside a transaction. */
 export type Reader = Pick<Transaction, 'query'>;
 
-/** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict. */
+/** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict or a key met at once. */
 export const RERUN_ON_CONFLICT = { retryConflicts: true } as const;
 
 export interface Transaction {

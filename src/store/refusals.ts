@@ -20,7 +20,7 @@ export function isStoreRefusal(e: unknown): boolean {
  * or UNIQUE constraint violation`). A check before an insert cannot see a concurrent transaction's
  * row; this is the refusal that then tells a create it lost the race (a 409, not a 500).
  */
-const UNIQUE_VIOLATION = /Duplicate key .* violates (?:unique|primary key) constraint|PRIMARY KEY or UNIQUE constraint violation/;
+const UNIQUE_VIOLATION = /Duplicate key .* violates (?:unique|primary key) constraint|PRIMARY KEY or UNIQUE constraint violation/s;
 
 export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Error && UNIQUE_VIOLATION.test(e.message);

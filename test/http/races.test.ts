@@ -8,6 +8,7 @@
  * delete, a revocation or a config patch sent at once (and the patch lost).
  */
 import t from 'tap';
+import { claimedRun, sendTrials, type Run } from '../evals/helpers.js';
 import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor, type Answer } from '../helpers/server.js';
 
@@ -70,6 +71,25 @@ t.test('one thing changed or deleted at once by many: the first wins, the others
 
   const renames = await many(2, (i) => call(server, 'PATCH', `/v1/apps/${root.appId}`, { auth: root, body: i === 0 ? { display_name: 'Shop' } : { retention_days: 30 } }));
   t.same(tally(renames), { 200: 2 }, 'an app updated twice at once');
+  t.notOk(server.logs.some((l) => l.msg === 'request failed'), 'no request failed');
+});
+
+t.test('one artifact in the trials of runs reported at once: each run stores its trials', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const runs: Run[] = [];
+  for (let i = 0; i < 4; i++) runs.push(await claimedRun(server, root, { experiment: 'same-artifact', suite: `suite-${i}` }));
+  // Every run's trial has the same artifact: its blob is stored once for the app, by whichever run's
+  // transaction commits first; the others meet its key at their commit.
+  for (let round = 0; round < 3; round++) {
+    const trial = { taskId: `task-${round}`, attempt: 1, resolved: true, costUsd: 0.01, durationMs: 1000, artifact: { patch: `the same patch, round ${round}` } };
+    const reports = await Promise.all(runs.map((run) => sendTrials(server, run.worker, run.id, [trial])));
+    t.same(tally(reports), { 200: runs.length }, `round ${round}: every run's report stored`);
+  }
+  for (const run of runs) {
+    const trials = await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root });
+    t.equal((trials.body.data as unknown[]).length, 3, `run ${run.id}: its three trials`);
+  }
   t.notOk(server.logs.some((l) => l.msg === 'request failed'), 'no request failed');
 });
 

@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { Database } from '../../src/store/db.js';
+import { Database, RERUN_ON_CONFLICT } from '../../src/store/db.js';
 import { bootstrap, findKeyByHash, localScope } from '../../src/store/admin/meta.js';
 import { migrate } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
@@ -134,6 +134,47 @@ t.test('a statement without parameters answers from the current data, not from t
   await db.exec(`INSERT INTO tenants VALUES (10, '${long}', 3)`);
   t.same(await over(), [{ n: 1 }], 'a row the first statistics ruled out is counted');
   t.same(await names(), [{ name: 'acme' }, { name: 'greeting' }, { name: long }], 'a string wider than the first statistics comes back whole');
+});
+
+t.test('a key another transaction inserted at once: an ON CONFLICT statement and a transaction that asks run again, and see it', async (t) => {
+  const { db } = await open(t);
+  await db.exec('CREATE TABLE k (id INTEGER PRIMARY KEY, v INTEGER)');
+  // A transaction inserts key 1 and holds on while another statement inserts and commits it: at its
+  // commit, the first meets a key it could not see.
+  const holdingOn = async (options: { retryConflicts?: boolean }, key: number) => {
+    let runs = 0;
+    let gate: () => void = () => undefined;
+    const opened = new Promise<void>((inserted) => {
+      gate = inserted;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const done = db.transaction(async (tx) => {
+      runs++;
+      await tx.exec('INSERT INTO k VALUES ($1, 1) ON CONFLICT DO NOTHING', [key]);
+      gate();
+      await released;
+      return runs;
+    }, options);
+    await opened;
+    await db.exec('INSERT INTO k VALUES ($1, 2) ON CONFLICT DO NOTHING', [key]);
+    release();
+    return done;
+  };
+  t.equal(await holdingOn(RERUN_ON_CONFLICT, 1), 2, 'asked: run again once, and its clause met the row');
+  t.same(await db.query('SELECT v FROM k WHERE id = 1'), [{ v: 2 }], "the winner's row stays");
+  await t.rejects(holdingOn({}, 2), /PRIMARY KEY or UNIQUE constraint violation/, 'not asked: the loser fails');
+
+  // Upserts of one key at once, each its own statement: DuckDB runs them on threads of its own.
+  await db.exec('CREATE TABLE pins (id INTEGER PRIMARY KEY, run INTEGER)');
+  for (let round = 0; round < 20; round++) {
+    const answers = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => db.exec('INSERT INTO pins VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET run = excluded.run', [round, i])),
+    );
+    const failed = answers.filter((a) => a.status === 'rejected');
+    t.same(failed, [], `round ${round}: every upsert of one key at once is stored`);
+  }
+  t.same(await db.query('SELECT count(*)::INTEGER AS n FROM pins'), [{ n: 20 }], 'one row a key');
 });
 
 t.test('a number past the 64-bit range is bound as the double it is, on every path', async (t) => {

@@ -9,7 +9,7 @@ import { listValue } from '@duckdb/node-api';
 import { acceptsTrials } from '../../core/evals/runState.js';
 import { TRIAL_SCORES, trialResource, type PreparedTrial, type TrialRejection } from '../../core/evals/trials.js';
 import { ApiError } from '../../core/errors.js';
-import type { AppendValue, Database } from '../db.js';
+import { RERUN_ON_CONFLICT, type AppendValue, type Database } from '../db.js';
 import { SCORE_COLUMNS, storedResourceId } from '../scores/scores.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { storeBlobs } from '../spans/blobs.js';
@@ -95,7 +95,8 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
         blobsStored,
         scoreRows: fresh.length * 3,
       };
-    }),
+      // Runs again when another run's trials (or spans) stored one of its artifacts at once.
+    }, RERUN_ON_CONFLICT),
   );
 }
 

@@ -4,7 +4,7 @@
  * changes nothing; the token is cleared once the connection is made.
  */
 import type { ConnectionState, GitProviderName, Phase } from '../../core/git/connection.js';
-import type { Database } from '../db.js';
+import { RERUN_ON_CONFLICT, type Database } from '../db.js';
 import { TS_PARAM } from '../sql.js';
 
 export interface AppRef {
@@ -58,7 +58,8 @@ export async function startHandshake(db: Database, h: NewHandshake): Promise<Con
                CASE WHEN $9::BIGINT IS NULL THEN NULL ELSE ${TS_PARAM(9)} END, $10, NULL, ${TS_PARAM(11)}, $12, ${TS_PARAM(11)})`,
       [h.tenantId, h.appId, h.provider, h.phase, h.installationId, h.repository, h.branch, h.stateHash, h.stateExpiresAtMs, h.credentials, Date.now(), h.by],
     );
-  });
+    // Two handshakes at once: the one that commits last replaces the other, as one after the other.
+  }, RERUN_ON_CONFLICT);
   return (await getConnection(db, h))!;
 }
 

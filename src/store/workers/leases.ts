@@ -10,7 +10,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from '../../core/errors.js';
 import { afterLeaseExpiry, checkEnd, type EndReason, type RunKind, type TurnEnd } from '../../core/workers/turns.js';
 import type { EventKind } from '../../core/workers/thread.js';
-import type { Database, Transaction } from '../db.js';
+import { RERUN_ON_CONFLICT, type Database, type Transaction } from '../db.js';
 import { scopeSql, type ReadScope } from '../spans/reads.js';
 import { iso } from '../sql.js';
 import { claimEvalRun, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
@@ -241,7 +241,8 @@ export async function appendEvents(db: Database, scope: ReadScope, leaseId: stri
       [held.run_id, held.turn_index, held.attempt, held.tenant_id, held.app_id, held.environment_id, batch],
     );
     return { run_id: held.run_id, stored: rows.sort((a, b) => a.cursor - b.cursor), cancel: held.cancel_requested };
-  });
+    // Run again when a batch sent again while the first is stored (a worker's retry) met its seqs.
+  }, RERUN_ON_CONFLICT);
 }
 
 export interface TurnEndReport {

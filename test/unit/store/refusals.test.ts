@@ -71,10 +71,13 @@ t.test('a unique key met at the insert or at the commit is a unique violation; o
   const [a, b] = await twoConnections(t);
   await a.run('CREATE TABLE u (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, UNIQUE (name))');
   await a.run(`INSERT INTO u VALUES (1, 'acme')`);
-  const atInsert = {
+  const atInsert: Record<string, unknown> = {
     'a primary key': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (1, 'other')`)),
     'a unique column': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (2, 'acme')`)),
   };
+  // DuckDB quotes the key in its message: a name with a line break once hid the violation (a 500).
+  await a.run(`INSERT INTO u VALUES (6, 'two' || chr(10) || 'lines')`);
+  atInsert['a key with a line break'] = await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (7, 'two' || chr(10) || 'lines')`));
   for (const [what, e] of Object.entries(atInsert)) t.ok(isUniqueViolation(e), `${what}, at the insert: ${(e as Error).message.split('\n')[0]}`);
   // Two transactions insert one name; neither sees the other's row until the second commits.
   await a.run('BEGIN');
