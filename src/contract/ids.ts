@@ -5,10 +5,10 @@
  * builds). Those the core's wire shapes use too are the core's (core/scalars.ts), re-exported here.
  */
 import type { tags } from 'typia';
-import type { Count } from '../core/scalars.js';
 export type { Count, DateTime, Id } from '../core/scalars.js';
 
 export type Uuid = string & tags.Format<'uuid'>;
 export type Name = string & tags.MinLength<1> & tags.MaxLength<256>;
 export type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
-export type Offset = Count;
+/** Rows to skip before the page starts: an integer from 0 to 4294967295. */
+export type Offset = number & tags.Type<'uint32'> & tags.Maximum<4294967295>;
