@@ -40,8 +40,13 @@ export function isFatalError(e: unknown): boolean {
   return e instanceof Error && /FATAL Error|database has been invalidated/i.test(e.message);
 }
 
-/** Tries of a statement or transaction that meets another transaction's write to the same row. */
-const CONFLICT_TRIES = 8;
+/**
+ * Tries of a statement or transaction that meets another transaction's write to the same row: the
+ * waits between them add up to about a second, longer than the winner's transaction takes on a
+ * loaded machine (with 8 tries, a quarter of a second, a loser of four updates at once ran out of
+ * tries while the CI suite ran beside it: a 500).
+ */
+const CONFLICT_TRIES = 10;
 
 /**
  * Runs `once` again, a few milliseconds later, while it fails on a write-write conflict: another
@@ -62,7 +67,8 @@ async function retryingConflicts<T>(once: () => Promise<T>, keysMetAtOnce: boole
       return await once();
     } catch (e) {
       if (attempt >= CONFLICT_TRIES || !(isWriteConflict(e) || (keysMetAtOnce && isUniqueViolation(e)))) throw e;
-      await new Promise((resolve) => setTimeout(resolve, 2 ** attempt));
+      // Jittered, so that losers sent together do not come back together.
+      await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * (0.5 + Math.random())));
     }
   }
 }
