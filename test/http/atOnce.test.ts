@@ -10,8 +10,9 @@
  * (test/helpers/schemaSample.ts, real ids mixed in as in validBodies.test.ts); routes without a
  * body are sent four times alike. Seeds are fixed; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
+import type { AnyRoute as DocumentedRoute } from '../../src/http/route.js';
 import { documentedRoutes } from '../../src/http/routeTable.js';
 import { noteKey } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
@@ -22,6 +23,8 @@ import { call, type Answer } from '../helpers/server.js';
 import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, type Populated } from '../helpers/sweep.js';
 
 const GROUPS_PER_ROUTE = 8;
+const MIXED_GROUPS = 60;
+const MIXED_AT_ONCE = 8;
 
 /**
  * Routes left to the end of a seed, in this order: each can take away what the others need (the
@@ -55,63 +58,125 @@ const FRESH: Record<string, (p: Populated) => Promise<Record<string, string>>> =
   'POST /v1/workers/runs/:runId/close': async ({ server, root }) => ({ runId: await createdId(call(server, 'POST', '/v1/workers/runs', { auth: root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] })) }),
 };
 
+interface Sender {
+  key: string;
+  route: DocumentedRoute;
+  /** A body the reference calls valid (undefined for a route without one), or a problem. */
+  body: () => { body: unknown } | { problem: string };
+  /** Makes the route's target afresh when a request can use it up (`FRESH`). */
+  refresh: () => Promise<void>;
+  send: (body: unknown) => Promise<Answer>;
+}
+
+/** How the sweeps send requests to a route of the populated server. */
+function senderFor(populated: Populated, route: DocumentedRoute, random: () => number): Sender {
+  const { server, root, operator, pathValues, nameOf, real } = populated;
+  const key = noteKey(route.method, route.path);
+  const type = OPERATIONS[key]?.body?.type;
+  const pathWith = (values: Record<string, string>) =>
+    route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(name === 'name' ? nameOf(route.path) : (values[name] ?? pathValues[name] ?? String(real[name]?.[0] ?? 'unknown'))));
+  let path = pathWith({});
+  return {
+    key,
+    route,
+    body: () => {
+      if (!type) return { body: undefined };
+      const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
+      // A claim's long poll would only wait when no work is queued.
+      if (type === 'ClaimBody') body.wait_seconds = 0;
+      const valid = validateCatalogValues({ [type]: [body] } as CatalogValues).success;
+      return valid ? { body } : { problem: `not a valid ${type} by its own validator: ${JSON.stringify(body).slice(0, 300)}` };
+    },
+    refresh: async () => {
+      if (FRESH[key]) path = pathWith(await FRESH[key](populated));
+    },
+    send: (body) => {
+      if (key === 'POST /v1/traces') return call(server, 'POST', path, { headers: { authorization: root.key, 'x-service-app-id': root.appId }, body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]) });
+      return call(server, route.method, path, { body, ...(route.path.startsWith('/v1/operator/') ? { headers: operator } : { auth: root }) });
+    },
+  };
+}
+
+/** The routes that change something, those of `LAST` last. */
+function changingRoutes(): DocumentedRoute[] {
+  const order = (r: DocumentedRoute) => LAST.indexOf(noteKey(r.method, r.path));
+  return documentedRoutes()
+    .filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method))
+    .sort((a, b) => order(a) - order(b));
+}
+
+/** Connects the app's git repository again: a sweep deletes the connection, and worker runs need it. */
+async function connectGit(t: Test, { server, root }: Populated, when: string): Promise<void> {
+  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/prompts', branch: 'main' } });
+  t.equal(connected.status, 200, `${when}: the app's git connection`);
+}
+
+function noFailures(t: Test, server: Populated['server']): void {
+  const failed = server.logs.filter((l) => l.msg === 'request failed');
+  t.same(failed.slice(0, 5), [], 'no request failed in the server');
+}
+
 t.test('requests sent at once, on every route that changes something', async (t) => {
   const populated = await populatedServer(t);
-  const { server, root, operator, pathValues, nameOf, real } = populated;
-  const changing = documentedRoutes().filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method));
-  const order = (key: string) => LAST.indexOf(key);
-  const routes = [...changing].sort((a, b) => order(noteKey(a.method, a.path)) - order(noteKey(b.method, b.path)));
+  const routes = changingRoutes();
   t.ok(routes.length >= 45, `${routes.length} routes change something`);
   const statuses = new Map<string, Set<number>>();
 
   for (const seed of SWEEP_SEEDS) {
     const random = seededRandom(seed);
-    // The seed before ended with the git connection deleted; worker runs need it.
-    const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/prompts', branch: 'main' } });
-    t.equal(connected.status, 200, `seed ${seed}: the app's git connection`);
+    await connectGit(t, populated, `seed ${seed}`);
     for (const route of routes) {
-      const key = noteKey(route.method, route.path);
-      const type = OPERATIONS[key]?.body?.type;
-      const pathWith = (values: Record<string, string>) =>
-        route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(name === 'name' ? nameOf(route.path) : (values[name] ?? pathValues[name] ?? String(real[name]?.[0] ?? 'unknown'))));
-      let path = pathWith({});
-      const send = (body: unknown): Promise<Answer> => {
-        if (key === 'POST /v1/traces') return call(server, 'POST', path, { headers: { authorization: root.key, 'x-service-app-id': root.appId }, body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]) });
-        const options = { body, ...(route.path.startsWith('/v1/operator/') ? { headers: operator } : { auth: root }) };
-        return call(server, route.method, path, options);
-      };
-      const bodyOf = (): unknown => {
-        if (!type) return undefined;
-        const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
-        if (type === 'ClaimBody') body.wait_seconds = 0;
-        return body;
-      };
+      const sender = senderFor(populated, route, random);
       const found: string[] = [];
       for (let g = 0; g < GROUPS_PER_ROUTE; g++) {
-        const a = bodyOf();
-        const b = bodyOf();
-        const invalid = [a, b].filter((body) => type && !validateCatalogValues({ [type]: [body] } as CatalogValues).success);
-        if (invalid.length > 0) {
-          found.push(`seed ${seed} group ${g}: not a valid ${type} by its own validator: ${JSON.stringify(invalid[0]).slice(0, 300)}`);
+        const [a, b] = [sender.body(), sender.body()];
+        const problem = 'problem' in a ? a.problem : 'problem' in b ? b.problem : null;
+        if (problem !== null || !('body' in a) || !('body' in b)) {
+          found.push(`seed ${seed} group ${g}: ${problem}`);
           continue;
         }
-        if (FRESH[key]) path = pathWith(await FRESH[key](populated));
-        const answers = await Promise.all([a, a, b, b].map(send));
+        await sender.refresh();
+        const bodies = [a.body, a.body, b.body, b.body];
+        const answers = await Promise.all(bodies.map(sender.send));
         answers.forEach((answer, i) => {
-          const seen = statuses.get(key) ?? new Set<number>();
-          statuses.set(key, seen.add(answer.status));
-          const where = `${key} seed ${seed} group ${g} request ${i} ${JSON.stringify(i < 2 ? a : b)?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+          statuses.set(sender.key, (statuses.get(sender.key) ?? new Set<number>()).add(answer.status));
+          const where = `${sender.key} seed ${seed} group ${g} request ${i} ${JSON.stringify(bodies[i])?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
           found.push(...answerProblems(route.method, route.path, answer, where));
         });
       }
-      t.same(found, [], `${key}: ${GROUPS_PER_ROUTE} groups of four at once, seed ${seed}`);
+      t.same(found, [], `${sender.key}: ${GROUPS_PER_ROUTE} groups of four at once, seed ${seed}`);
     }
   }
-  t.notOk(
-    server.logs.some((l) => l.msg === 'request failed'),
-    'no request failed in the server',
-    { failed: server.logs.filter((l) => l.msg === 'request failed').slice(0, 5) },
-  );
+  noFailures(t, populated.server);
   t.comment(JSON.stringify(Object.fromEntries([...statuses].map(([k, s]) => [k, [...s].sort()]))));
-  t.equal((await call(server, 'GET', '/health')).status, 200, 'and the server still serves');
+  t.equal((await call(populated.server, 'GET', '/health')).status, 200, 'and the server still serves');
+});
+
+t.test('requests to different routes sent at once', async (t) => {
+  const populated = await populatedServer(t);
+  // The routes of `LAST` end what the others work on; here they come at random like the rest.
+  const routes = changingRoutes();
+  for (const seed of SWEEP_SEEDS) {
+    const random = seededRandom(seed);
+    await connectGit(t, populated, `seed ${seed}`);
+    const senders = routes.map((route) => senderFor(populated, route, random));
+    const found: string[] = [];
+    for (let g = 0; g < MIXED_GROUPS; g++) {
+      const picked = Array.from({ length: MIXED_AT_ONCE }, () => senders[Math.floor(random() * senders.length)]!);
+      const bodies = picked.map((sender) => sender.body());
+      // A worker run is made afresh for some routes; a group before may have deleted the git connection it needs.
+      if (picked.some((sender) => sender.key.startsWith('POST /v1/workers/runs/:runId'))) await connectGit(t, populated, `seed ${seed} group ${g}`);
+      for (const sender of new Set(picked)) await sender.refresh();
+      const answers = await Promise.all(picked.map((sender, i) => { const b = bodies[i]!; return 'body' in b ? sender.send(b.body) : Promise.resolve(null); }));
+      answers.forEach((answer, i) => {
+        const b = bodies[i]!;
+        if (answer === null || !('body' in b)) return void found.push(`seed ${seed} group ${g}: ${'problem' in b ? b.problem : ''}`);
+        const where = `${picked[i]!.key} seed ${seed} group ${g} (with ${picked.map((p) => p.key).join(', ')}) ${JSON.stringify(b.body)?.slice(0, 200)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+        found.push(...answerProblems(picked[i]!.route.method, picked[i]!.route.path, answer, where));
+      });
+    }
+    t.same(found, [], `${MIXED_GROUPS} groups of ${MIXED_AT_ONCE} requests to routes drawn at random, seed ${seed}`);
+  }
+  noFailures(t, populated.server);
+  t.equal((await call(populated.server, 'GET', '/health')).status, 200, 'and the server still serves');
 });
