@@ -54,19 +54,19 @@ const CONFLICT_TRIES = 10;
  * reads the winner's committed state — a second revocation keeps the first time, a second delete
  * finds nothing (404). Before 2026-11-28 each such loser was a 500 (test/http/races.test.ts).
  *
- * With `keysMetAtOnce`, a unique key met is run again too. DuckDB checks a key against the rows
+ * When `keysMetAtOnce` says so, a unique key met is run again too. DuckDB checks a key against the rows
  * its transaction can see, so an `INSERT … ON CONFLICT` beside another transaction inserting the
  * same key fails as a plain duplicate (at the insert or at its commit) instead of doing what its
  * clause says; and a check before an insert cannot see the other's row either. Run again, the
  * clause or the check meets the winner's committed row (test/http/atOnce.test.ts: a baseline pinned
  * twice at once, a worker's events posted twice at once, were 500s).
  */
-async function retryingConflicts<T>(once: () => Promise<T>, keysMetAtOnce: boolean): Promise<T> {
+async function retryingConflicts<T>(once: () => Promise<T>, keysMetAtOnce: () => boolean): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await once();
     } catch (e) {
-      if (attempt >= CONFLICT_TRIES || !(isWriteConflict(e) || (keysMetAtOnce && isUniqueViolation(e)))) throw e;
+      if (attempt >= CONFLICT_TRIES || !(isWriteConflict(e) || (isUniqueViolation(e) && keysMetAtOnce()))) throw e;
       // Jittered, so that losers sent together do not come back together.
       await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * (0.5 + Math.random())));
     }
@@ -168,7 +168,7 @@ export class Database {
    * statement is its own transaction: one that loses a write conflict runs again.
    */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)), HANDLES_KEYS.test(sql));
+    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)), () => HANDLES_KEYS.test(sql));
   }
 
   /**
@@ -190,7 +190,7 @@ export class Database {
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
-    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))), HANDLES_KEYS.test(sql));
+    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))), () => HANDLES_KEYS.test(sql));
   }
 
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
@@ -205,7 +205,7 @@ export class Database {
    * nothing outside the transaction (its checks and `ON CONFLICT` clauses then see the winner's row).
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: { retryConflicts?: boolean } = {}): Promise<T> {
-    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work), true) : this.transactionOnce(work);
+    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work), () => true) : this.transactionOnce(work);
   }
 
   private async transactionOnce<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
