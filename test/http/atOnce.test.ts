@@ -152,10 +152,15 @@ t.test('requests sent at once, on every route that changes something', async (t)
   t.equal((await call(populated.server, 'GET', '/health')).status, 200, 'and the server still serves');
 });
 
-t.test('requests to different routes sent at once', async (t) => {
+/** An event stream stays open while its run lives: not a request that answers. */
+const STREAMS = new Set(['GET /v1/workers/runs/:runId/stream']);
+
+t.test('requests to different routes sent at once, reads among them', async (t) => {
   const populated = await populatedServer(t);
-  // The routes of `LAST` end what the others work on; here they come at random like the rest.
-  const routes = changingRoutes();
+  // The routes of `LAST` end what the others work on; here they come at random like the rest, and
+  // reads (without a query string: validQueries.test.ts sweeps those) among the changes.
+  const reads = documentedRoutes().filter((r) => r.method === 'GET' && !STREAMS.has(noteKey(r.method, r.path)));
+  const routes = [...changingRoutes(), ...reads];
   for (const seed of SWEEP_SEEDS) {
     const random = seededRandom(seed);
     await connectGit(t, populated, `seed ${seed}`);
@@ -172,7 +177,8 @@ t.test('requests to different routes sent at once', async (t) => {
         const b = bodies[i]!;
         if (answer === null || !('body' in b)) return void found.push(`seed ${seed} group ${g}: ${'problem' in b ? b.problem : ''}`);
         const where = `${picked[i]!.key} seed ${seed} group ${g} (with ${picked.map((p) => p.key).join(', ')}) ${JSON.stringify(b.body)?.slice(0, 200)} → ${answer.status} ${answer.text.slice(0, 300)}`;
-        found.push(...answerProblems(picked[i]!.route.method, picked[i]!.route.path, answer, where));
+        const { method, path } = picked[i]!.route;
+        found.push(...answerProblems(method, path, answer, where, path.startsWith('/ui') || path === '/metrics' ? 'other' : 'json'));
       });
     }
     t.same(found, [], `${MIXED_GROUPS} groups of ${MIXED_AT_ONCE} requests to routes drawn at random, seed ${seed}`);
