@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { call, createKey, rootCredentials, serverFor, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -193,7 +194,7 @@ t.test('each plan\'s tier ceiling, and who may sync', async (t) => {
   t.teardown(() => rmSync(plansFile, { force: true }));
   const cli = (...args: string[]) =>
     new Promise<any>((resolve, reject) => // eslint-disable-line @typescript-eslint/no-explicit-any
-      execFile(process.execPath, [CLI, ...args, '--data-dir', dataDir], (e, out, err) => (e ? reject(new Error(err)) : resolve(JSON.parse(out)))),
+      execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (e, out, err) => (e ? reject(new Error(err)) : resolve(JSON.parse(out)))),
     );
   // Keys are made offline, before the server holds the store: an SDK key to sync, a Full Access one to read.
   const keys: Record<string, Credentials> = {};

@@ -11,6 +11,7 @@ import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { call, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const FIXTURES = new URL('../../../test/fixtures/agents/', import.meta.url).pathname;
@@ -30,7 +31,7 @@ interface Run {
 
 function run(file: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [file, ...args], { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(...unhooked(process.execPath, [file, ...args]), { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       let json: unknown;
       try {
         json = JSON.parse(stdout);
@@ -198,7 +199,7 @@ t.test('--watch follows a growing rollout', async (t) => {
   const auth = rootCredentials(server);
   const dir = home();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [CLI, 'agents', 'sync', '--watch', '--interval', '0.1', '--claude-dir', join(dir, '.claude'), '--codex-dir', join(dir, '.codex'), '--state', join(dir, 'state.json')], {
+  const child = spawn(...unhooked(process.execPath, [CLI, 'agents', 'sync', '--watch', '--interval', '0.1', '--claude-dir', join(dir, '.claude'), '--codex-dir', join(dir, '.codex'), '--state', join(dir, 'state.json')]), {
     env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,6 +11,7 @@ import t, { type Test } from 'tap';
 import { readSecret } from '../../src/auth/secret.js';
 import { deriveSessionKey, verifySessionToken } from '../../src/core/admin/jwt.js';
 import { call, startServer, tempDir, type Credentials } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
@@ -23,7 +24,7 @@ interface Run {
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile(...unhooked(process.execPath, [CLI, ...args]), { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       let json: unknown;
       try {
         json = JSON.parse(stdout);

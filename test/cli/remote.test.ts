@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { hex } from '../helpers/otlp.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const TOKEN = `op-${hex(24)}`;
@@ -25,7 +26,7 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
   // Only what the test sets: a TRACELAKE_* variable of the caller's environment must not steer the CLI.
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRACELAKE_')));
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...base, ...env } }, (error, stdout, stderr) => {
+    execFile(...unhooked(process.execPath, [CLI, ...args]), { env: { ...base, ...env } }, (error, stdout, stderr) => {
       let json: unknown;
       try {
         json = JSON.parse(stdout);

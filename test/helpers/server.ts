@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { unhooked } from './unhooked.js';
 
 const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
 const alive = new Set<ChildProcess>();
@@ -72,7 +73,8 @@ function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
     ...(options.testSettings === false ? [] : ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB']),
     ...(options.args ?? []),
   ];
-  const child = spawn(program!, [...programArgs, ...settings], {
+  const [command, args] = unhooked(program!, [...programArgs, ...settings]);
+  const child = spawn(command, args, {
     env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),

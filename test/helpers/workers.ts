@@ -18,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Credentials, TestServer } from './server.js';
+import { unhooked } from './unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
@@ -126,8 +127,7 @@ process.on('exit', () => {
 
 export function startWorker(server: TestServer, key: Credentials, o: { name: string; gitRoot: string; profiles: string; workDir: string; args?: string[]; env?: Record<string, string> }): TestWorker {
   const child = spawn(
-    process.execPath,
-    [CLI, 'worker', '--url', server.url, '--key', key.key, '--app', key.appId, '--git-root', o.gitRoot, '--profiles', o.profiles, '--work-dir', o.workDir, '--name', o.name, '--poll-seconds', '5', ...(o.args ?? [])],
+    ...unhooked(process.execPath, [CLI, 'worker', '--url', server.url, '--key', key.key, '--app', key.appId, '--git-root', o.gitRoot, '--profiles', o.profiles, '--work-dir', o.workDir, '--name', o.name, '--poll-seconds', '5', ...(o.args ?? [])]),
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '', ...o.env } },
   );
   workers.add(child);

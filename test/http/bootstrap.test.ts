@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { call, createKey, rootCredentials, startServer, tempDir } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 t.test('bootstrap once, restart keeps keys, nothing stored in plain text', async (t) => {
   const dataDir = tempDir();
@@ -82,7 +83,7 @@ t.test('--help prints every setting and starts nothing', async (t) => {
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const main = new URL('../../src/main.js', import.meta.url).pathname;
   const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-    execFile(process.execPath, [main, '--help', '--data-dir', dataDir], (err, out) => resolve({ stdout: out, code: err ? (err as { code?: number }).code ?? 1 : 0 }));
+    execFile(...unhooked(process.execPath, [main, '--help', '--data-dir', dataDir]), (err, out) => resolve({ stdout: out, code: err ? (err as { code?: number }).code ?? 1 : 0 }));
   });
   t.equal(code, 0);
   t.match(stdout, /TRACELAKE_PORT/);

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ t.test('a CLI session token acts as a tenant admin on its app', async (t) => {
   const root = rootCredentials(first);
   const tenant = first.bootstrap!.tenant_id as string;
   await first.stop('SIGTERM');
-  const { stdout } = await run(process.execPath, [CLI, 'token', 'create', '--data-dir', dataDir, '--tenant', tenant, '--app', root.appId, '--subject', 'ada@example.com']);
+  const { stdout } = await run(...unhooked(process.execPath, [CLI, 'token', 'create', '--data-dir', dataDir, '--tenant', tenant, '--app', root.appId, '--subject', 'ada@example.com']));
   const token = (JSON.parse(stdout) as { token: string }).token;
   t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
 

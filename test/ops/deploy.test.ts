@@ -14,6 +14,7 @@ import t from 'tap';
 import { OPTIONS } from '../../src/config.js';
 import { SHUTDOWN_GRACE_MS } from '../../src/serve.js';
 import { startServer, tempDir } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -61,7 +62,7 @@ const only = (stage: Instruction[], keyword: string) => {
 
 /** Runs a command to its end; resolves with its exit code. */
 function exitCode(command: string[], env: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => execFile(command[0]!, command.slice(1), { env: { ...process.env, ...env } }, (error) => resolve(error ? Number(error.code ?? 1) : 0)));
+  return new Promise((resolve) => execFile(...unhooked(command[0]!, command.slice(1)), { env: { ...process.env, ...env } }, (error) => resolve(error ? Number(error.code ?? 1) : 0)));
 }
 
 t.test('the Dockerfile: a multi-stage, non-root image with its data dir as a volume', async (t) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -61,7 +62,7 @@ async function expectCleanStop(t: Test, server: TestServer, signal: NodeJS.Signa
 
 function run(command: string, args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    execFile(...unhooked(command, args), { cwd }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
   });
 }
 

@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { workingRepo } from '../helpers/git.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, serverFor, tempDir, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
@@ -401,7 +402,7 @@ async function freshLease(w: World, what: string, body?: unknown): Promise<Targe
 
 function cli(dataDir: string, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args, '--data-dir', dataDir], (error, stdout, stderr) =>
+    execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (error, stdout, stderr) =>
       error ? reject(new Error(`tracelake ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout)),
     );
   });

@@ -9,12 +9,13 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+    execFile(...unhooked(process.execPath, [CLI, ...args]), (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
   });
 }
 

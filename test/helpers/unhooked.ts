@@ -1,0 +1,18 @@
+/**
+ * A command line for a process a test starts (a server, the CLI, a worker) that runs it without the
+ * test runner's hook. tap loads `@tapjs/processinfo` into the test process, and it puts
+ * `--import=…processinfo…` into the NODE_OPTIONS of every process spawned from there, whatever
+ * environment the spawn is given — so every server, and each of its threads, loaded the hook too:
+ * a server took 4.9 s of CPU to start instead of 2.6 (2026-11-29, 2 cores), and the suite starts
+ * hundreds. What the hook records there is never used: only the pure modules' unit tests count for
+ * coverage, and they start no process (test/coverage-map.mjs).
+ *
+ * So the command runs through env(1), which drops NODE_OPTIONS after the hook has put it back and
+ * gives the program the rest of it; env execs the program, so the pid is the program's.
+ */
+const RUNNER_HOOK = /"?--import=[^"\s]*@tapjs\/processinfo[^"\s]*"?/g;
+
+export function unhooked(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): [string, string[]] {
+  const options = (env.NODE_OPTIONS ?? '').replace(RUNNER_HOOK, '').trim();
+  return ['env', ['-u', 'NODE_OPTIONS', ...(options ? [`NODE_OPTIONS=${options}`] : []), command, ...args]];
+}
