@@ -19,6 +19,6 @@ t.test('a child runs without the runner hook and with its own arguments', async 
 
 t.test('other NODE_OPTIONS are kept', async (t) => {
   const [, args] = unhooked(process.execPath, ['-e', PROBE], { NODE_OPTIONS: `${process.env.NODE_OPTIONS} --max-old-space-size=512` });
-  const seen = JSON.parse(execFileSync('env', args, { encoding: 'utf8' }));
+  const seen = JSON.parse(execFileSync('/usr/bin/env', args, { encoding: 'utf8' }));
   t.equal(seen.options, '--max-old-space-size=512');
 });

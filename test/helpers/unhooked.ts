@@ -8,11 +8,12 @@
  * coverage, and they start no process (test/coverage-map.mjs).
  *
  * So the command runs through env(1), which drops NODE_OPTIONS after the hook has put it back and
- * gives the program the rest of it; env execs the program, so the pid is the program's.
+ * gives the program the rest of it; env execs the program, so the pid is the program's. env is
+ * named by its path: a test may give the child a PATH without /usr/bin (a worker without sh).
  */
 const RUNNER_HOOK = /"?--import=[^"\s]*@tapjs\/processinfo[^"\s]*"?/g;
 
 export function unhooked(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): [string, string[]] {
   const options = (env.NODE_OPTIONS ?? '').replace(RUNNER_HOOK, '').trim();
-  return ['env', ['-u', 'NODE_OPTIONS', ...(options ? [`NODE_OPTIONS=${options}`] : []), command, ...args]];
+  return ['/usr/bin/env', ['-u', 'NODE_OPTIONS', ...(options ? [`NODE_OPTIONS=${options}`] : []), command, ...args]];
 }
