@@ -33,6 +33,16 @@ export async function serve(argv: readonly string[]): Promise<void> {
   // action kills the process; caught, the write fails with EFBIG instead and the request gets 503.
   process.on('SIGXFSZ', () => undefined);
 
+  // The signals are caught from here, before the start: the server logs "listening" (what
+  // supervisors and tests wait for) inside the start, and a SIGTERM that came before the handlers
+  // were set killed the process unflushed (4 of 24 stops right after "listening", 2026-11-29). One
+  // that comes during the start stops the server once it has started.
+  let stopRequested: string | null = null;
+  let onSignal: (signal: string) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
   try {
     const running = await startTracelake(config, log, {
       // Exit code 75 (EX_TEMPFAIL): "try again", for supervisors that restart on failure only.
@@ -61,8 +71,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
         },
       );
     };
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    onSignal = shutdown;
+    if (stopRequested) shutdown(stopRequested);
   } catch (err) {
     // A refusal is an operator's matter: one line saying what to do, no stack.
     if (err instanceof StartRefusal) {
