@@ -99,12 +99,19 @@ export function runUntilExit(options: ServerOptions & { dataDir: string }): Prom
   );
 }
 
-/** Like runUntilExit, and with what the server wrote on stdout and stderr. */
-export function runToExit(options: ServerOptions & { dataDir: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Like runUntilExit, and with what the server wrote on stdout and stderr. With `signalAt`, the
+ * server is sent that signal when it logs that message (a stop in the middle of its start).
+ */
+export function runToExit(
+  options: ServerOptions & { dataDir: string; signalAt?: { msg: string; signal: NodeJS.Signals } },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnServer(options.dataDir, options);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const { signalAt } = options;
+  if (signalAt) createInterface({ input: child.stdout! }).on('line', (line) => line.includes(`"msg":${JSON.stringify(signalAt.msg)}`) && child.kill(signalAt.signal));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) =>
     child.on('close', (code) => {

@@ -1,10 +1,7 @@
 /** Integration: SIGTERM and SIGINT drain in-flight requests, checkpoint, and exit 0. */
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import t from 'tap';
-import { call, createKey, rootCredentials, startServer, tempDir } from '../helpers/server.js';
-import { unhooked } from '../helpers/unhooked.js';
+import { call, createKey, rootCredentials, runToExit, startServer, tempDir } from '../helpers/server.js';
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   t.test(`${signal} drains in-flight requests and exits 0`, async (t) => {
@@ -61,17 +58,8 @@ t.test('a SIGTERM during the start stops the server once it has started, cleanly
   // earlier line of the start, it always did.
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const main = new URL('../../src/main.js', import.meta.url).pathname;
-  const child = spawn(...unhooked(process.execPath, [main, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1']), { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => void child.kill('SIGKILL'));
-  child.stderr!.resume();
-  const messages: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    const msg = (JSON.parse(line) as { msg: string }).msg;
-    messages.push(msg);
-    if (msg === 'migrated') child.kill('SIGTERM');
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { code, stdout } = await runToExit({ dataDir, signalAt: { msg: 'migrated', signal: 'SIGTERM' } });
   t.equal(code, 0, 'exit code 0, not killed by the signal');
+  const messages = stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
   t.same(messages.filter((m) => ['migrated', 'listening', 'shutting down', 'stopped'].includes(m)), ['migrated', 'listening', 'shutting down', 'stopped']);
 });
