@@ -12,7 +12,8 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database, storeDirs } from '../src/store/db.js';
+import { Database } from '../src/store/db.js';
+import { storeDirs } from '../src/store/layout.js';
 import { segmentsFor } from '../src/store/spans/manifest.js';
 import { traceWithSpans } from '../src/store/spans/reads.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';

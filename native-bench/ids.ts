@@ -20,7 +20,8 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database, storeDirs } from '../src/store/db.js';
+import { Database } from '../src/store/db.js';
+import { storeDirs } from '../src/store/layout.js';
 import { SEGMENT_COPY_OPTIONS } from '../src/store/spans/segmentFormat.js';
 import { tempDir } from '../test/helpers/server.js';
 import { arg } from './args.js';

@@ -6,7 +6,8 @@
  */
 import { copyFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATABASE_FILE, Database, storeDirs } from '../src/store/db.js';
+import { Database } from '../src/store/db.js';
+import { DATABASE_FILE, storeDirs } from '../src/store/layout.js';
 import { migrate } from '../src/store/migrate.js';
 import { tempDir } from '../test/helpers/server.js';
 import { buildModule } from './args.js';

@@ -8,6 +8,7 @@
  *
  *   npm run build && node dist/native-bench/spanById.js [--spans 10000000] [--reads 40] [--baseline /path/to/built/checkout]
  */
+import { storeDirs } from '../src/store/layout.js';
 import { arg, textArg } from './args.js';
 import { alternate, printMedians, storeModules, syntheticStores } from './readAB.js';
 import { syntheticSpanId } from './synthetic.js';
@@ -24,7 +25,7 @@ const SPANS_AN_HOUR = 7_200;
 async function open(root: string, dataDir: string) {
   const build = await storeModules(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
-  const src = { db, segments: new build.segments.LocalSegmentStore(build.db.storeDirs(dataDir).segments) };
+  const src = { db, segments: new build.segments.LocalSegmentStore(storeDirs(dataDir).segments) };
   return {
     db,
     read: async (spanId: string) => {

@@ -11,7 +11,8 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { Database, storeDirs } from '../src/store/db.js';
+import { Database } from '../src/store/db.js';
+import { storeDirs } from '../src/store/layout.js';
 import { migrate } from '../src/store/migrate.js';
 import { FileEngine } from '../src/store/spans/fileEngine.js';
 import { quote, spansFrom } from '../src/store/spans/manifest.js';

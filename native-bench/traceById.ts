@@ -9,6 +9,7 @@
  *
  *   npm run build && node dist/native-bench/traceById.js [--spans 1000000] [--reads 300] [--baseline /path/to/built/checkout]
  */
+import { storeDirs } from '../src/store/layout.js';
 import { arg, textArg } from './args.js';
 import { alternate, printMedians, storeModules, syntheticStores } from './readAB.js';
 import { spreadTrace, syntheticTraceId } from './synthetic.js';
@@ -23,7 +24,7 @@ const READ_SCOPE = { ...SCOPE, environmentId: null };
 async function open(root: string, dataDir: string) {
   const build = await storeModules(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
-  const src = { db, segments: new build.segments.LocalSegmentStore(build.db.storeDirs(dataDir).segments), hints: build.hints.traceHints(db) };
+  const src = { db, segments: new build.segments.LocalSegmentStore(storeDirs(dataDir).segments), hints: build.hints.traceHints(db) };
   await build.hints.hintsFilled(db);
   return { db, read: (traceId: string) => build.reads.traceWithSpans(src as never, READ_SCOPE, traceId) };
 }

@@ -10,7 +10,8 @@
  *   npm run build && node dist/native-bench/traceColumns.js [--reads 300]
  */
 import { statSync } from 'node:fs';
-import { Database, storeDirs } from '../src/store/db.js';
+import { Database } from '../src/store/db.js';
+import { storeDirs } from '../src/store/layout.js';
 import { migrate } from '../src/store/migrate.js';
 import { ROW_GROUP_ROWS, SEGMENT_COPY_OPTIONS } from '../src/store/spans/segmentFormat.js';
 import { tempDir } from '../test/helpers/server.js';

@@ -31,7 +31,7 @@ import { LogSyncThread } from './ingest/logSync.js';
 import { AckPriority } from './ingest/ackPriority.js';
 import { createComputeClient } from './pool/computeClient.js';
 import { createStoreClient } from './pool/storeClient.js';
-import { DATABASE_FILE, ingestLogDir } from './store/db.js';
+import { DATABASE_FILE, ingestLogDir } from './store/layout.js';
 import { QUARANTINE_DIR } from './store/walGuard.js';
 
 const ROOT = new URL('../../', import.meta.url);

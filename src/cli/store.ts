@@ -8,7 +8,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { abandonSecret, confirmSecret, prepareSecret, readSecret, refusalFor, SECRET_FILE, secretCheck, StartRefusal } from '../auth/secret.js';
 import { verifySecret } from '../store/admin/identity.js';
-import { Database, DATABASE_FILE } from '../store/db.js';
+import { Database } from '../store/db.js';
+import { DATABASE_FILE } from '../store/layout.js';
 import { migrate } from '../store/migrate.js';
 import type { OperatorStore } from '../store/admin/operator.js';
 

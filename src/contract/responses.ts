@@ -44,8 +44,8 @@ import type { PromptVersionMetrics } from '../store/prompts/metrics.js';
 import type { PromptSummary, PromptVersionView } from '../store/prompts/prompts.js';
 import type { SyncReport } from '../store/prompts/sync.js';
 import type { EvalClaim } from '../store/workers/evalLeases.js';
-import type { Heartbeat, TurnClaim, WorkerEventView } from '../store/workers/leases.js';
-import type { WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
+import type { Heartbeat, TurnClaim } from '../store/workers/leases.js';
+import type { WorkerEventView, WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
 
 
 /** The spec's error body; `details` maps each failing field to its message (validation errors). */

@@ -5,8 +5,7 @@
  * Only the REST endpoints listed in docs/decisions.md ("Git") are used; tests run them against a
  * local fake (test/helpers/fakeGithub.ts).
  */
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { ApiError } from '../core/errors.js';
 import { parseRepositoryName, type RepositoryName } from '../core/git/names.js';
 import { MAX_FILE_BYTES, MAX_LISTED_FILES, type FileAtCommit, type GitReader, type RepositoryInfo, type TreeFile } from './provider.js';
@@ -16,8 +15,12 @@ export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId
 /** GitHub answers slower than a disk: a request is abandoned after this long. */
 const TIMEOUT_MS = 15_000;
 
+/** Octokit and its App authentication, loaded at the first GitHub request: ~95 ms of every start otherwise. */
+let octokitModules: Promise<[typeof import('@octokit/rest'), typeof import('@octokit/auth-app')]> | undefined;
+
 /** A client for `apiUrl` as `auth`. */
-function client(apiUrl: string, auth: GitHubAuth | { kind: 'app-only'; appId: number; privateKey: string }): Octokit {
+async function client(apiUrl: string, auth: GitHubAuth | { kind: 'app-only'; appId: number; privateKey: string }): Promise<Octokit> {
+  const [{ Octokit }, { createAppAuth }] = await (octokitModules ??= Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]));
   const request = { fetch: (url: string, init: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) }) };
   // Octokit logs failed requests to the console by default; they are answered (and logged) by us.
   const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -47,7 +50,8 @@ function repoOf(repository: string): RepositoryName {
  */
 export async function verifyInstallation(apiUrl: string, app: { appId: number; privateKey: string }, installationId: number): Promise<{ account: string | null }> {
   try {
-    const { data } = await client(apiUrl, { kind: 'app-only', appId: app.appId, privateKey: app.privateKey }).rest.apps.getInstallation({ installation_id: installationId });
+    const octokit = await client(apiUrl, { kind: 'app-only', appId: app.appId, privateKey: app.privateKey });
+    const { data } = await octokit.rest.apps.getInstallation({ installation_id: installationId });
     const account = data.account && 'login' in data.account ? data.account.login : null;
     return { account };
   } catch (e) {
@@ -56,21 +60,25 @@ export async function verifyInstallation(apiUrl: string, app: { appId: number; p
 }
 
 export class GitHubProvider implements GitReader {
-  private readonly octokit: Octokit;
+  /** Made at the first request (loading Octokit). */
+  private octokit: Promise<Octokit> | undefined;
 
   constructor(
-    apiUrl: string,
+    private readonly apiUrl: string,
     private readonly auth: GitHubAuth,
-  ) {
-    this.octokit = client(apiUrl, auth);
+  ) {}
+
+  private client(): Promise<Octokit> {
+    return (this.octokit ??= client(this.apiUrl, this.auth));
   }
 
   async listRepositories(): Promise<RepositoryInfo[]> {
     try {
+      const octokit = await this.client();
       const repos =
         this.auth.kind === 'app'
-          ? await this.octokit.paginate(this.octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 })
-          : await this.octokit.paginate(this.octokit.rest.repos.listForAuthenticatedUser, { per_page: 100 });
+          ? await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 })
+          : await octokit.paginate(octokit.rest.repos.listForAuthenticatedUser, { per_page: 100 });
       return repos.map((r) => ({ name: r.name, full_name: r.full_name, default_branch: r.default_branch ?? 'main' })).sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
     } catch (e) {
       return failure(e, 'repository list');
@@ -80,7 +88,8 @@ export class GitHubProvider implements GitReader {
   async listBranches(repository: string): Promise<string[]> {
     const { owner, name } = repoOf(repository);
     try {
-      const branches = await this.octokit.paginate(this.octokit.rest.repos.listBranches, { owner, repo: name, per_page: 100 });
+      const octokit = await this.client();
+      const branches = await octokit.paginate(octokit.rest.repos.listBranches, { owner, repo: name, per_page: 100 });
       return branches.map((b) => b.name).sort();
     } catch (e) {
       return failure(e, `repository ${repository}`);
@@ -90,7 +99,7 @@ export class GitHubProvider implements GitReader {
   async resolveRef(repository: string, ref: string): Promise<string | null> {
     const { owner, name } = repoOf(repository);
     try {
-      const { data } = await this.octokit.rest.repos.getCommit({ owner, repo: name, ref });
+      const { data } = await (await this.client()).rest.repos.getCommit({ owner, repo: name, ref });
       return data.sha;
     } catch (e) {
       // An unknown ref is 404 or 422 ("No commit found for SHA").
@@ -104,7 +113,7 @@ export class GitHubProvider implements GitReader {
     const { owner, name } = repoOf(repository);
     let data: unknown;
     try {
-      ({ data } = await this.octokit.rest.repos.getContent({ owner, repo: name, path, ref: commit }));
+      ({ data } = await (await this.client()).rest.repos.getContent({ owner, repo: name, path, ref: commit }));
     } catch (e) {
       if ((e as { status?: number }).status === 404) return null;
       return failure(e, `${path} of ${repository}`);
@@ -119,7 +128,7 @@ export class GitHubProvider implements GitReader {
   async listFiles(repository: string, commit: string, dir: string): Promise<TreeFile[]> {
     const { owner, name } = repoOf(repository);
     try {
-      const { data } = await this.octokit.rest.git.getTree({ owner, repo: name, tree_sha: commit, recursive: 'true' });
+      const { data } = await (await this.client()).rest.git.getTree({ owner, repo: name, tree_sha: commit, recursive: 'true' });
       const prefix = `${dir}/`;
       return data.tree
         .filter((e) => e.type === 'blob' && typeof e.path === 'string' && e.path.startsWith(prefix) && typeof e.sha === 'string')

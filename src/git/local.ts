@@ -10,11 +10,15 @@
 import * as fs from 'node:fs';
 import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import git from 'isomorphic-git';
+import type { default as IsomorphicGit } from 'isomorphic-git';
 import { ApiError } from '../core/errors.js';
 import { KeyedLock } from '../core/keyedLock.js';
 import { parseRepositoryName } from '../core/git/names.js';
 import { MAX_FILE_BYTES, MAX_LISTED_FILES, type Author, type FileAtCommit, type GitReader, type GitWorkspace, type RepositoryInfo, type TreeFile } from './provider.js';
+
+/** isomorphic-git, loaded at the first git read or write: ~75 ms of every start otherwise. */
+let loaded: Promise<typeof IsomorphicGit> | undefined;
+const isomorphicGit = () => (loaded ??= import('isomorphic-git').then((m) => m.default));
 
 /** Repositories listed at most (a root holding more is not a prompts setup). */
 const MAX_REPOSITORIES = 1000;
@@ -47,11 +51,13 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async listBranches(repository: string): Promise<string[]> {
+    const git = await isomorphicGit();
     const gitdir = await this.gitdir(repository);
     return (await git.listBranches({ fs, gitdir })).sort();
   }
 
   async resolveRef(repository: string, ref: string): Promise<string | null> {
+    const git = await isomorphicGit();
     const gitdir = await this.gitdir(repository);
     if (/^[0-9a-f]{40}$/.test(ref)) {
       try {
@@ -69,6 +75,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async readFile(repository: string, commit: string, path: string): Promise<FileAtCommit | null> {
+    const git = await isomorphicGit();
     const gitdir = await this.gitdir(repository);
     try {
       const { oid, blob } = await git.readBlob({ fs, gitdir, oid: commit, filepath: path, cache: this.cache });
@@ -83,6 +90,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async listFiles(repository: string, commit: string, dir: string): Promise<TreeFile[]> {
+    const git = await isomorphicGit();
     const gitdir = await this.gitdir(repository);
     const out: TreeFile[] = [];
     const walk = async (oid: string, prefix: string): Promise<void> => {
@@ -105,6 +113,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async checkout(repository: string, branch: string, dir: string): Promise<{ commit: string }> {
+    const git = await isomorphicGit();
     const source = await this.gitdir(repository);
     const commit = await this.resolveRef(repository, branch);
     if (!commit) throw new ApiError('not_found', `Repository ${repository} has no branch ${branch}`);
@@ -127,6 +136,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async commitAndPush(dir: string, input: { branch: string; message: string; author: Author }): Promise<{ commit: string | null }> {
+    const git = await isomorphicGit();
     const gitdir = join(dir, '.git');
     const repository = await git.getConfig({ fs, gitdir, path: 'tracelake.repository' });
     if (typeof repository !== 'string') throw new ApiError('conflict', `${dir} is not a working copy made by checkout`);
@@ -145,6 +155,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   async inspect(dir: string): Promise<{ commit: string; clean: boolean } | null> {
+    const git = await isomorphicGit();
     const gitdir = join(dir, '.git');
     try {
       const repository = await git.getConfig({ fs, gitdir, path: 'tracelake.repository' });
@@ -159,6 +170,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
 
   /** Hands the commits the source lacks (and their trees) to it, then moves its branch: fast-forward only. */
   private async push(gitdir: string, source: string, commit: string, branch: string): Promise<void> {
+    const git = await isomorphicGit();
     const copied = new Set<string>();
     const pending = [commit];
     while (pending.length > 0) {
@@ -182,6 +194,7 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   }
 
   private async defaultBranch(gitdir: string): Promise<string> {
+    const git = await isomorphicGit();
     try {
       return (await git.currentBranch({ fs, gitdir, test: false })) ?? 'main';
     } catch {
@@ -250,6 +263,7 @@ function isCode(e: unknown, code: string): boolean {
 }
 
 async function hasObject(gitdir: string, oid: string): Promise<boolean> {
+  const git = await isomorphicGit();
   try {
     await git.readObject({ fs, gitdir, oid, format: 'deflated' });
     return true;
@@ -260,6 +274,7 @@ async function hasObject(gitdir: string, oid: string): Promise<boolean> {
 }
 
 async function copyObject(from: string, to: string, oid: string, copied: Set<string>): Promise<void> {
+  const git = await isomorphicGit();
   if (copied.has(oid)) return;
   const o = await git.readObject({ fs, gitdir: from, oid, format: 'content' });
   if (o.format !== 'content') throw new Error(`unexpected object format ${o.format}`);
@@ -269,6 +284,7 @@ async function copyObject(from: string, to: string, oid: string, copied: Set<str
 
 /** Copies a tree and everything under it; with `skipPresentIn`, objects that repository has already are skipped. */
 async function copyTree(from: string, to: string, oid: string, copied: Set<string>, cache: object, skipPresentIn?: string): Promise<void> {
+  const git = await isomorphicGit();
   if (copied.has(oid) || (skipPresentIn && (await hasObject(skipPresentIn, oid)))) {
     copied.add(oid);
     return;

@@ -11,7 +11,7 @@ import { planOf, type PlanTable } from '../core/plans.js';
 import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { ComputeClient } from '../pool/computeClient.js';
 import type { StoreClient } from '../pool/storeClient.js';
-import type { WorkerEventView } from '../store/workers/leases.js';
+import type { WorkerEventView } from '../store/workers/views.js';
 import type { WorkerRunDetail } from '../store/workers/views.js';
 import { KeyedLock } from '../core/keyedLock.js';
 import { quotaPlan } from './routes/ingest.js';

@@ -7,7 +7,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CoordinatorMessage } from '../pool/ingestMessages.js';
 import type { IngestLogFile } from './ingestLog.js';
-import { logName } from './workerIngest.js';
+import { logName } from './logFormat.js';
 
 /** How many times its age a generation may stay open while its worker writes the one before. */
 const GROWTH = 3;

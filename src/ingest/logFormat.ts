@@ -7,6 +7,7 @@
  *
  * A crash can leave the last record half-written; reading stops at the first record whose length,
  * magic or checksum does not hold, and says how many bytes it left.
+ * Log files are named by worker and generation (`logName`).
  */
 import { crc32 } from 'node:zlib';
 
@@ -81,4 +82,9 @@ export function decodeLog(bytes: Uint8Array): DecodedLog {
     at = end;
   }
   return { records, discardedBytes: buf.length - at };
+}
+
+/** Log files are named by worker and generation, so a crashed worker's files are recognisable. */
+export function logName(workerId: string, seq: number): string {
+  return `${workerId}-${String(seq).padStart(8, '0')}.log`;
 }

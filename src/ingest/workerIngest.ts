@@ -29,7 +29,7 @@ import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
 import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
-import { decodeLog, type LogHeader } from './logFormat.js';
+import { decodeLog, logName, type LogHeader } from './logFormat.js';
 import { rowBytes } from './rowBytes.js';
 import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
 import { SummaryParts, type PartRow } from './summaryParts.js';
@@ -499,11 +499,6 @@ function prepareAgents(input: PrepareInput, costOf: MapOptions['costOf']): { row
   const all = new Map(batch.blobs.map((b) => [b.sha256, b]));
   for (const b of blobs) all.set(b.sha256, b);
   return { rows, blobs: [...all.values()], resources, rejected: 0, errors: [] };
-}
-
-/** Log files are named by worker and generation, so a crashed worker's files are recognisable. */
-export function logName(workerId: string, seq: number): string {
-  return `${workerId}-${String(seq).padStart(8, '0')}.log`;
 }
 
 /** UTC day of a time in nanoseconds. */

@@ -4,7 +4,7 @@ import type { PreparedAgents } from '../ingest/agentsBatch.js';
 import type { PreparedRunTrace } from '../ingest/runTrace.js';
 import type { PreparedWorkerEvents } from '../ingest/workerEvents.js';
 import type { KnownOfSessions } from '../store/agents/known.js';
-import type { ReadScope } from '../store/spans/reads.js';
+import type { ReadScope } from '../store/scope.js';
 
 export interface AgentStoreTasks {
   /** Span ids of these traces and the blobs of these hashes that the store already holds. */

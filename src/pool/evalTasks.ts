@@ -5,7 +5,8 @@ import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline, Run
 import type { NewRun, RunView, StatusChange } from '../store/evals/runs.js';
 import type { NewTrials, TrialResult, TrialView } from '../store/evals/trials.js';
 import type { PairAggregates } from '../core/evals/comparison.js';
-import type { Page, ReadScope } from '../store/spans/reads.js';
+import type { Page } from '../store/spans/reads.js';
+import type { ReadScope } from '../store/scope.js';
 
 export interface EvalTasks {
   createEvalRun: { in: NewRun; out: { run: RunView; key: KeyView } };

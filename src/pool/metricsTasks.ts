@@ -2,7 +2,7 @@
 import type { MetricsPlan } from '../core/metrics/plan.js';
 import type { StoreStats } from '../http/opsMetrics.js';
 import type { MetricsAnswer } from '../store/metrics/metrics.js';
-import type { ReadScope } from '../store/spans/reads.js';
+import type { ReadScope } from '../store/scope.js';
 import type { CompiledFilter } from '../store/spans/search.js';
 
 export interface MetricsTasks {

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Database, storeDirs } from '../store/db.js';
+import { Database } from '../store/db.js';
+import { storeDirs } from '../store/layout.js';
 import { QUARANTINE_DIR } from '../store/walGuard.js';
 import { checkHealth } from '../store/health.js';
 import * as meta from '../store/admin/meta.js';

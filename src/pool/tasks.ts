@@ -11,7 +11,8 @@ import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../stor
 import type { GenerationReport, ReplayedLog, ScanInput, ScanOutcome } from '../ingest/workerIngest.js';
 import type { CompactionPolicy } from '../store/spans/compaction.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
-import type { Page, ReadScope, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+import type { Page, SessionView, SpanDetail, SpanView, TraceSummary } from '../store/spans/reads.js';
+import type { ReadScope } from '../store/scope.js';
 import type { CompiledFilter, SearchAnswer, SearchQuery, TraceListItem } from '../store/spans/search.js';
 import type { ExportFile, ExportFormat } from '../store/spans/spanExport.js';
 import type { AdminTasks } from './adminTasks.js';

@@ -6,6 +6,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DATABASE_FILE, storeDirs } from './layout.js';
 import { isUniqueViolation, isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';
 import { checkWal, recordWatermark, type WalDamage } from './walGuard.js';
@@ -18,19 +19,6 @@ export interface DatabaseOptions {
 }
 
 export type Row = Record<string, unknown>;
-
-/** Directories DuckDB may read and write besides its own database file. */
-export function storeDirs(dataDir: string): { segments: string; blobs: string; tmp: string } {
-  return { segments: join(dataDir, 'segments'), blobs: join(dataDir, 'blobs'), tmp: join(dataDir, 'tmp') };
-}
-
-/** The ingest log: request bodies acknowledged but not yet in committed segments (compute workers only). */
-export function ingestLogDir(dataDir: string): string {
-  return join(dataDir, 'ingest-log');
-}
-
-/** The store's database file, in the data directory. */
-export const DATABASE_FILE = 'tracelake.duckdb';
 
 /**
  * DuckDB's fatal errors: after one (a failed checkpoint on a full disk, say) the instance is

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DependencyCheck } from '../pool/tasks.js';
-import { storeDirs, type Database } from './db.js';
+import { type Database } from './db.js';
+import { storeDirs } from './layout.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 
 /**

@@ -1,4 +1,5 @@
-import { storeDirs, type Database } from './db.js';
+import { type Database } from './db.js';
+import { storeDirs } from './layout.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 /**

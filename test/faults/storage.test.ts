@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { relative } from 'node:path';
 import t, { type Test } from 'tap';
-import { ingestLogDir } from '../../src/store/db.js';
+import { ingestLogDir } from '../../src/store/layout.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, startServer, type Credentials, type TestServer } from '../helpers/server.js';

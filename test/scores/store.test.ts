@@ -4,7 +4,8 @@
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { Database, storeDirs } from '../../src/store/db.js';
+import { Database } from '../../src/store/db.js';
+import { storeDirs } from '../../src/store/layout.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { migrate } from '../../src/store/migrate.js';
 import { planAggregation } from '../../src/core/scores/selection.js';

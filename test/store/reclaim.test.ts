@@ -6,7 +6,8 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { DATABASE_FILE, Database } from '../../src/store/db.js';
+import { Database } from '../../src/store/db.js';
+import { DATABASE_FILE } from '../../src/store/layout.js';
 import { call, startServer, tempDir } from '../helpers/server.js';
 import { mergedTraces } from '../helpers/summaries.js';
 

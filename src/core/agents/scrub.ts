@@ -10,20 +10,9 @@
  * The texts of many sessions are linted as one document (one engine run per request, not per session
  * or string); the separator cannot be part of any rule's match, so nothing is joined across texts.
  */
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { AgentEvent, AgentSession, ContentPart } from './session.js';
 
 const SEPARATOR = '\n\u0000\n';
-
-// secretlint's engine marks the start and end of each rule on one profiler per thread, which keeps
-// every mark it ever saw and, for each new one, searches all it kept (and Node's timeline keeps the
-// marks too). Scrubbing many sessions in one long-lived worker so grew quadratically: the 1,000-session
-// sync spent most of its time there, seconds per request and more with each (native-bench/agents-sync).
-// Nothing reads those measures; the marks are turned off.
-secretLintProfiler.mark = () => undefined;
 
 /** Our pattern rules: kind → regular expressions (secretlint's string form). */
 const PATTERNS: Record<string, string[]> = {
@@ -43,11 +32,36 @@ const PATTERNS: Record<string, string[]> = {
 /** Every value of a `.env` file, when the text is known to be one. */
 const DOTENV = { name: 'dotenv_value', filePathGlobs: ['**/.env', '**/.env.*', '.env', '.env.*'], patterns: ['/(?<=^[ \\t]*(?:export[ \\t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \\t]*=[ \\t]*)\\S.*$/gm'] };
 
-const RULES = [
-  { id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended },
-  ...Object.entries(PATTERNS).map(([kind, patterns]) => ({ id: `tracelake/${kind}`, rule: pattern, options: { patterns: [{ name: kind, patterns }] } })),
-  { id: 'tracelake/dotenv_value', rule: pattern, options: { patterns: [DOTENV] } },
-];
+/**
+ * secretlint's engine with our rules, loaded at the first scrub: its packages took ~80 ms of every
+ * compute thread's start, and most deployments never sync an agent session.
+ */
+let engine: ReturnType<typeof importEngine> | undefined;
+const loadEngine = () => (engine ??= importEngine());
+
+function importEngine() {
+  return Promise.all([
+    import('@secretlint/core'),
+    import('@secretlint/profiler'),
+    import('@secretlint/secretlint-rule-pattern'),
+    import('@secretlint/secretlint-rule-preset-recommend'),
+  ]).then(([core, profiler, { creator: pattern }, { creator: recommended }]) => {
+    // secretlint's engine marks the start and end of each rule on one profiler per thread, which
+    // keeps every mark it ever saw and, for each new one, searches all it kept (and Node's timeline
+    // keeps the marks too). Scrubbing many sessions in one long-lived worker so grew quadratically:
+    // the 1,000-session sync spent most of its time there, seconds per request and more with each
+    // (native-bench/agents-sync). Nothing reads those measures; the marks are turned off.
+    profiler.secretLintProfiler.mark = () => undefined;
+    return {
+      lintSource: core.lintSource,
+      rules: [
+        { id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended },
+        ...Object.entries(PATTERNS).map(([kind, patterns]) => ({ id: `tracelake/${kind}`, rule: pattern, options: { patterns: [{ name: kind, patterns }] } })),
+        { id: 'tracelake/dotenv_value', rule: pattern, options: { patterns: [DOTENV] } },
+      ],
+    };
+  });
+}
 
 /** Kinds of secretlint's own rules, by rule id suffix. */
 const KINDS: Record<string, string> = {
@@ -91,7 +105,8 @@ export type Findings = Record<string, number>;
 export async function scrubTexts(texts: readonly string[], filePath = 'session.txt', findings: Findings = {}): Promise<string[]> {
   if (texts.length === 0) return [];
   const content = texts.join(SEPARATOR);
-  const result = await lintSource({ source: { content, filePath, ext: '', contentType: 'text' }, options: { config: { rules: RULES } } });
+  const { lintSource, rules } = await loadEngine();
+  const result = await lintSource({ source: { content, filePath, ext: '', contentType: 'text' }, options: { config: { rules } } });
   // At one place the specific rule's name wins over the generic ones (an assignment, a .env value).
   const ranges = result.messages
     .map((m) => ({ start: m.range[0], end: m.range[1], kind: kindOf(m.ruleId) }))

@@ -42,7 +42,7 @@ import { planAggregation, planList, type ScoreSelection } from '../../core/score
 import { resolveWindow } from '../../core/window.js';
 import type { ScoreAnswer } from '../../store/scores/scores.js';
 import { firstScoreFilterParam } from '../../store/scores/sql.js';
-import type { ReadScope } from '../../store/spans/reads.js';
+import type { ReadScope } from '../../store/scope.js';
 import { bytes, data, json, type Reply } from '../reply.js';
 import { readScopeOf, actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';

@@ -16,7 +16,8 @@ import {
 import { ApiError } from '../../core/errors.js';
 import { compileFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
-import { firstFilterParam, type SearchQuery } from '../../store/spans/search.js';
+import { firstFilterParam } from '../../store/scope.js';
+import type { SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';

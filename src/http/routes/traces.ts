@@ -24,7 +24,7 @@ import type { TraceDetail } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
 import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
-import type { ReadScope } from '../../store/spans/reads.js';
+import type { ReadScope } from '../../store/scope.js';
 import { data, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';

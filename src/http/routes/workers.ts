@@ -35,7 +35,7 @@ import { checkEvalEnd } from '../../core/workers/evalRun.js';
 import { planOf } from '../../core/plans.js';
 import type { RunKind } from '../../core/workers/turns.js';
 import type { EvalClaim, EvalLease } from '../../store/workers/evalLeases.js';
-import { eventView } from '../../store/workers/leases.js';
+import { eventView } from '../../store/workers/views.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { data, json, stream, type StreamSink } from '../reply.js';
 import { route, type Context } from '../route.js';

@@ -6,7 +6,8 @@
  */
 import { listValue } from '@duckdb/node-api';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { scopeSql, type ReadScope, type SpanSource } from '../spans/reads.js';
+import { type SpanSource } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 
 export interface KnownOfSessions {

@@ -12,7 +12,8 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { OUTCOMES, type Outcome, type PairAggregates } from '../../core/evals/comparison.js';
 import type { RunStatus } from '../../core/evals/runState.js';
 import type { Database } from '../db.js';
-import { scopeSql, type Page, type ReadScope } from '../spans/reads.js';
+import { type Page } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 
 export interface Sql {

@@ -9,7 +9,8 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dimension, Measure, MetricsPlan, View } from '../../core/metrics/plan.js';
 import { bucketStartMs } from '../../core/metrics/plan.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { scopeSql, type ReadScope, type SpanSource } from '../spans/reads.js';
+import { type SpanSource } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import type { CompiledFilter } from '../spans/search.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 import { TS_PARAM } from '../sql.js';
@@ -28,11 +29,6 @@ export interface MetricsAnswer {
   rows: MetricsRow[];
   /** Groups in the window before the limit (1 without a grouping, 0 without rows). */
   groups: number;
-}
-
-/** Placeholders the statement uses before the user filter's: scope, window from, window to. */
-export function firstMetricsParam(scope: ReadScope): number {
-  return scopeSql(scope).params.length + 3;
 }
 
 interface ViewSql {
@@ -143,7 +139,7 @@ async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filt
 
 /**
  * The statement of a plan and its parameters (the user filter's are numbered after the scope and
- * window, see `firstMetricsParam`). Exported for the benchmark, which runs it on raw DuckDB.
+ * window, see `firstFilterParam` in store/scope.ts). Exported for the benchmark, which runs it on raw DuckDB.
  */
 export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: CompiledFilter): Promise<{ sql: string; params: DuckDBValue[] }> {
   const v = VIEW_SQL[plan.view];

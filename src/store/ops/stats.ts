@@ -6,7 +6,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreStats } from '../../http/opsMetrics.js';
-import { DATABASE_FILE, type Database } from '../db.js';
+import { type Database } from '../db.js';
+import { DATABASE_FILE } from '../layout.js';
 
 function sizeOf(path: string): number {
   try {

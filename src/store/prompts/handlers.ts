@@ -2,7 +2,7 @@ import type { PromptTasks } from '../../pool/promptTasks.js';
 import type { Database } from '../db.js';
 import * as git from '../git/connections.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
-import type { ReadScope } from '../spans/reads.js';
+import type { ReadScope } from '../scope.js';
 import { promptMetrics } from './metrics.js';
 import * as prompts from './prompts.js';
 import { syncPrompts } from './sync.js';

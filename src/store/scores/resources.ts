@@ -8,7 +8,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 

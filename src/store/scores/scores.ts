@@ -16,7 +16,7 @@ import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../../co
 import type { AppendValue, Database } from '../db.js';
 import type { CompiledFilter } from '../spans/search.js';
 import type { ColumnKind } from '../spans/columns.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { configRules } from './configs.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { lookupResources } from './resources.js';

@@ -5,7 +5,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { EqualityColumn, ScoreSelection } from '../../core/scores/selection.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { TS_PARAM } from '../sql.js';
 
 /** Scope, window and equalities as `WHERE` conditions over the alias `s`; parameters are pushed onto `params`. */

@@ -9,7 +9,7 @@ import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Reader, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
 import { SPAN_COLUMNS } from './columns.js';
-import type { ReadScope } from './reads.js';
+import type { ReadScope } from '../scope.js';
 import { READABLE_FORMAT_VERSIONS, SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import type { SegmentStore } from './segmentStore.js';
 import { mayHoldSpan, spanIdProbe } from './spanIdFilter.js';

@@ -10,6 +10,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { restoredAttributes } from './attributeColumns.js';
 import { PREVIEW_SQL } from './columns.js';
@@ -17,21 +18,6 @@ import { segmentsFor, segmentsMayHold, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql, unmergedPartsByIdSql } from './traceParts.js';
 import type { TraceHints } from './traceHintTable.js';
-
-export interface ReadScope {
-  tenantId: string;
-  appId: string;
-  /** Pinned keys see their environment only; null sees the whole app. */
-  environmentId: string | null;
-}
-
-/** `WHERE` conditions for a scope, with parameters numbered from `$1`. */
-export function scopeSql(scope: ReadScope, alias = ''): { sql: string; params: DuckDBValue[] } {
-  const p = alias ? `${alias}.` : '';
-  return scope.environmentId === null
-    ? { sql: `${p}tenant_id = $1 AND ${p}app_id = $2`, params: [scope.tenantId, scope.appId] }
-    : { sql: `${p}tenant_id = $1 AND ${p}app_id = $2 AND ${p}environment_id = $3`, params: [scope.tenantId, scope.appId, scope.environmentId] };
-}
 
 /**
  * Whether no summary part waits to be merged in `scope`: then the merged rows alone are the

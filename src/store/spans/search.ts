@@ -7,7 +7,8 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
-import { scopeSql, settledScope, type ReadScope, type SpanSource, type TraceSummary } from './reads.js';
+import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from './traceParts.js';
 
 /** A user filter compiled against its parameter numbering (see `firstParam`). */
@@ -25,11 +26,6 @@ export interface SearchQuery {
   sortBy: string;
   sortOrder: 'asc' | 'desc';
   format: 'json' | 'csv';
-}
-
-/** Placeholders the search uses before the user filter's: scope, window from, window to. */
-export function firstFilterParam(scope: ReadScope): number {
-  return scopeSql(scope).params.length + 3;
 }
 
 export const TRACE_SORTS: Record<string, string> = {

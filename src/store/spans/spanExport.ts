@@ -4,31 +4,18 @@
  * and deletes. Times are exact nanoseconds (`start_ns`, `end_ns`) and a millisecond timestamp
  * (`start_time`). Parquet is written by DuckDB itself; Arrow IPC (stream format) by `apache-arrow`,
  * one record batch per DuckDB chunk, so memory stays at a chunk whatever the size of the export.
+ * `apache-arrow` is loaded at the first Arrow export: it took ~150 ms of the store thread's start.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  Field,
-  Float64,
-  Int32,
-  List,
-  RecordBatch,
-  RecordBatchStreamWriter,
-  Schema,
-  Struct,
-  Int64,
-  TimestampMillisecond,
-  Utf8,
-  makeData,
-  vectorFromArray,
-  type DataType,
-} from 'apache-arrow';
+import type { DataType } from 'apache-arrow';
 import type { DuckDBValue } from '@duckdb/node-api';
-import { storeDirs } from '../db.js';
+import { storeDirs } from '../layout.js';
 import { PREVIEW_CHARS } from './columns.js';
 import { quote, segmentsFor, spansFrom } from './manifest.js';
-import { scopeSql, type SpanSource } from './reads.js';
+import { type SpanSource } from './reads.js';
+import { scopeSql } from '../scope.js';
 import { SPAN_SORTS, type CompiledFilter, type SearchQuery } from './search.js';
 
 export type ExportFormat = 'parquet' | 'arrow';
@@ -38,36 +25,39 @@ export interface ExportFile {
   rows: number;
 }
 
+/** Arrow types of the exported columns, by name (apache-arrow makes them once loaded). */
+type ArrowType = 'utf8' | 'int32' | 'int64' | 'float64' | 'timestamp_ms' | 'utf8_list';
+
 /** The exported columns: name, SQL over the span row `x`, Arrow type, and the SQL for Parquet when it differs. */
-const COLUMNS: readonly (readonly [string, string, DataType, string?])[] = [
-  ['id', 'x.span_id', new Utf8()],
-  ['trace_id', 'x.trace_id', new Utf8()],
-  ['parent_id', 'x.parent_id', new Utf8()],
-  ['name', 'x.name', new Utf8()],
-  ['type', 'x.type', new Utf8()],
-  ['span_kind', 'x.span_kind', new Utf8()],
-  ['status', 'x.status', new Utf8()],
-  ['status_message', 'x.status_message', new Utf8()],
-  ['start_ns', 'x.start_ns', new Int64()],
-  ['end_ns', 'x.end_ns', new Int64()],
-  ['start_time', '(x.start_ns // 1000000)::DOUBLE', new TimestampMillisecond('UTC'), 'make_timestamp(x.start_ns // 1000)'],
-  ['duration_ms', '((x.end_ns - x.start_ns) / 1e6)::DOUBLE', new Float64()],
-  ['model', 'x.model', new Utf8()],
-  ['prompt_name', 'x.prompt_name', new Utf8()],
-  ['service_name', 'x.service_name', new Utf8()],
-  ['input_tokens', 'x.input_tokens', new Int32()],
-  ['output_tokens', 'x.output_tokens', new Int32()],
-  ['cached_input_tokens', 'x.cached_input_tokens', new Int32()],
-  ['tokens', 'x.tokens', new Int32()],
-  ['cost', 'x.cost', new Float64()],
-  ['session_id', 'x.session_id', new Utf8()],
-  ['user_id', 'x.user_id', new Utf8()],
-  ['run_id', 'x.run_id', new Utf8()],
-  ['tags', 'coalesce(x.tags, [])', new List(new Field('item', new Utf8(), true))],
-  ['input_preview', `coalesce(x.input_preview, left(x.input, ${PREVIEW_CHARS}))`, new Utf8()],
-  ['output_preview', `coalesce(x.output_preview, left(x.output, ${PREVIEW_CHARS}))`, new Utf8()],
-  ['metadata', 'x.metadata', new Utf8()],
-  ['environment_id', 'x.environment_id::VARCHAR', new Utf8()],
+const COLUMNS: readonly (readonly [string, string, ArrowType, string?])[] = [
+  ['id', 'x.span_id', 'utf8'],
+  ['trace_id', 'x.trace_id', 'utf8'],
+  ['parent_id', 'x.parent_id', 'utf8'],
+  ['name', 'x.name', 'utf8'],
+  ['type', 'x.type', 'utf8'],
+  ['span_kind', 'x.span_kind', 'utf8'],
+  ['status', 'x.status', 'utf8'],
+  ['status_message', 'x.status_message', 'utf8'],
+  ['start_ns', 'x.start_ns', 'int64'],
+  ['end_ns', 'x.end_ns', 'int64'],
+  ['start_time', '(x.start_ns // 1000000)::DOUBLE', 'timestamp_ms', 'make_timestamp(x.start_ns // 1000)'],
+  ['duration_ms', '((x.end_ns - x.start_ns) / 1e6)::DOUBLE', 'float64'],
+  ['model', 'x.model', 'utf8'],
+  ['prompt_name', 'x.prompt_name', 'utf8'],
+  ['service_name', 'x.service_name', 'utf8'],
+  ['input_tokens', 'x.input_tokens', 'int32'],
+  ['output_tokens', 'x.output_tokens', 'int32'],
+  ['cached_input_tokens', 'x.cached_input_tokens', 'int32'],
+  ['tokens', 'x.tokens', 'int32'],
+  ['cost', 'x.cost', 'float64'],
+  ['session_id', 'x.session_id', 'utf8'],
+  ['user_id', 'x.user_id', 'utf8'],
+  ['run_id', 'x.run_id', 'utf8'],
+  ['tags', 'coalesce(x.tags, [])', 'utf8_list'],
+  ['input_preview', `coalesce(x.input_preview, left(x.input, ${PREVIEW_CHARS}))`, 'utf8'],
+  ['output_preview', `coalesce(x.output_preview, left(x.output, ${PREVIEW_CHARS}))`, 'utf8'],
+  ['metadata', 'x.metadata', 'utf8'],
+  ['environment_id', 'x.environment_id::VARCHAR', 'utf8'],
 ];
 
 export async function exportSpans(src: SpanSource, q: SearchQuery, filter: CompiledFilter, format: ExportFormat, limit: number | null): Promise<ExportFile> {
@@ -92,11 +82,33 @@ export async function exportSpans(src: SpanSource, q: SearchQuery, filter: Compi
   return { path, rows: await writeArrow(src, sql, params, path) };
 }
 
-const SCHEMA = new Schema(COLUMNS.map(([name, , type]) => new Field(name, type, true)));
+type Arrow = typeof import('apache-arrow');
+
+/** The export's Arrow types and schema, made once apache-arrow is loaded. */
+let arrowSchema: Promise<{ arrow: Arrow; types: DataType[]; schema: InstanceType<Arrow['Schema']> }> | undefined;
+
+function loadArrowSchema() {
+  arrowSchema ??= import('apache-arrow').then((arrow) => {
+    const make: Record<ArrowType, () => DataType> = {
+      utf8: () => new arrow.Utf8(),
+      int32: () => new arrow.Int32(),
+      int64: () => new arrow.Int64(),
+      float64: () => new arrow.Float64(),
+      timestamp_ms: () => new arrow.TimestampMillisecond('UTC'),
+      utf8_list: () => new arrow.List(new arrow.Field('item', new arrow.Utf8(), true)),
+    };
+    const types = COLUMNS.map(([, , type]) => make[type]());
+    return { arrow, types, schema: new arrow.Schema(COLUMNS.map(([name], i) => new arrow.Field(name, types[i]!, true))) };
+  });
+  return arrowSchema;
+}
 
 async function writeArrow(src: SpanSource, sql: string, params: DuckDBValue[], path: string): Promise<number> {
+  const { arrow, types, schema } = await loadArrowSchema();
+  const batch = (children: ReturnType<typeof arrow.makeData>[], length: number) =>
+    new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }));
   const out = createWriteStream(path);
-  const writer = RecordBatchStreamWriter.throughNode();
+  const writer = arrow.RecordBatchStreamWriter.throughNode();
   const finished = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
@@ -106,12 +118,11 @@ async function writeArrow(src: SpanSource, sql: string, params: DuckDBValue[], p
   let rows = 0;
   try {
     rows = await src.db.streamColumns(sql, params, (columns) => {
-      const children = COLUMNS.map(([, , type], i) => vectorFromArray(columns[i] as unknown[], type).data[0]!);
-      const struct = makeData({ type: new Struct(SCHEMA.fields), length: children[0]?.length ?? 0, nullCount: 0, children });
-      writer.write(new RecordBatch(SCHEMA, struct));
+      const children = types.map((type, i) => arrow.vectorFromArray(columns[i] as unknown[], type).data[0]!);
+      writer.write(batch(children, children[0]?.length ?? 0));
     });
     // An export with no rows is still a valid stream: the schema, then the end.
-    if (rows === 0) writer.write(new RecordBatch(SCHEMA, makeData({ type: new Struct(SCHEMA.fields), length: 0, nullCount: 0, children: COLUMNS.map(([, , type]) => vectorFromArray([], type).data[0]!) })));
+    if (rows === 0) writer.write(batch(types.map((type) => arrow.vectorFromArray([], type).data[0]!), 0));
   } finally {
     writer.end();
   }

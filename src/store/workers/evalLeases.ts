@@ -14,7 +14,7 @@ import { ApiError } from '../../core/errors.js';
 import { insertKeyRow } from '../admin/meta.js';
 import type { Database, Transaction } from '../db.js';
 import { applyReport, getRun, runLock, type RunView } from '../evals/runs.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 
 /** What the store answers for an eval run it leased (the route adds the key's plaintext and the repository). */

@@ -9,13 +9,12 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from '../../core/errors.js';
 import { afterLeaseExpiry, checkEnd, type EndReason, type RunKind, type TurnEnd } from '../../core/workers/turns.js';
-import type { EventKind } from '../../core/workers/thread.js';
 import { RERUN_ON_CONFLICT, type Database, type Transaction } from '../db.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 import { claimEvalRun, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
 import { tenantLockKey, workerLock } from './runs.js';
-import { readTurns, type WorkerTurnView } from './views.js';
+import { eventView, readTurns, type WorkerEventRow, type WorkerEventView, type WorkerTurnView } from './views.js';
 
 /** What a worker needs to run a turn. */
 export interface TurnClaim {
@@ -202,24 +201,8 @@ export async function heartbeat(db: Database, scope: ReadScope, leaseId: string,
   );
 }
 
-/** A stored event as readers get it. */
-export interface WorkerEventView {
-  cursor: number;
-  turn_index: number;
-  attempt: number;
-  seq: number;
-  at: string;
-  kind: EventKind;
-  text: string | null;
-  level: 'info' | 'error' | null;
-  event: Record<string, unknown> | null;
-}
-
 const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event`;
 
-/** A stored event with its agent event still JSON text (`eventView` parses it). */
-export type WorkerEventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
-export const eventView = (r: WorkerEventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });
 
 /**
  * Stores a batch of the lease's events (`batch`: the JSON text of `StoredEventRow`s that

@@ -10,7 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import { assertTakesTurn, checkWorkerEntitlement, isInFlight, workBranchOf, type RunKind, type TurnStatus } from '../../core/workers/turns.js';
 import type { Database, Transaction } from '../db.js';
 import { KeyedLock } from '../../core/keyedLock.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { readRun, readTurns, type WorkerRunDetail, type WorkerTurnView } from './views.js';
 
 /** One lock per tenant for every change to its worker runs and turns. */

@@ -4,9 +4,10 @@
  * `runStatus`; RUN_STATUS_SQL says the same in SQL, for the list's filter).
  */
 import type { DuckDBValue } from '@duckdb/node-api';
+import type { EventKind } from '../../core/workers/thread.js';
 import { runStatus, type EndReason, type RunKind, type RunStatus, type TurnStatus } from '../../core/workers/turns.js';
 import type { Database, Transaction } from '../db.js';
-import { scopeSql, type ReadScope } from '../spans/reads.js';
+import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 
 export interface WorkerTurnView {
@@ -161,3 +162,20 @@ export async function readTurns(db: Database | Transaction, runId: string, turnI
   const one = turnIndex === undefined ? '' : ` AND t.turn_index = $${params.push(turnIndex)}`;
   return db.query<WorkerTurnView>(`SELECT ${TURN_FIELDS} FROM worker_turns t WHERE t.run_id = $1${one} ORDER BY t.turn_index`, params);
 }
+
+/** A stored event as readers get it. */
+export interface WorkerEventView {
+  cursor: number;
+  turn_index: number;
+  attempt: number;
+  seq: number;
+  at: string;
+  kind: EventKind;
+  text: string | null;
+  level: 'info' | 'error' | null;
+  event: Record<string, unknown> | null;
+}
+
+/** A stored event with its agent event still JSON text (`eventView` parses it). */
+export type WorkerEventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
+export const eventView = (r: WorkerEventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });

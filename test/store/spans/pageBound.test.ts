@@ -6,9 +6,11 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { compileFilter, parseFilter } from '../../../src/core/filter/index.js';
-import { Database, storeDirs } from '../../../src/store/db.js';
+import { Database } from '../../../src/store/db.js';
+import { storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
-import { firstFilterParam, searchTraces, type SearchQuery } from '../../../src/store/spans/search.js';
+import { firstFilterParam } from '../../../src/store/scope.js';
+import { searchTraces, type SearchQuery } from '../../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { tempDir } from '../../helpers/server.js';
 

@@ -1,10 +1,11 @@
 /**
  * src/ingest/logFormat.ts: the CRC-framed records of the ingest log —
  * magic "TLR1" | u32 length of the rest | u32 CRC-32 of the rest | u32 header length | header | body.
+ * And the names of the log files.
  */
 import { crc32 } from 'node:zlib';
 import t from 'tap';
-import { decodeLog, encodeRecord, type LogHeader } from '../../../src/ingest/logFormat.js';
+import { decodeLog, encodeRecord, logName, type LogHeader } from '../../../src/ingest/logFormat.js';
 
 const header = (over: Partial<LogHeader> = {}): LogHeader => ({
   tenantId: '11111111-1111-4111-8111-111111111111',
@@ -121,4 +122,10 @@ t.test('a header taking all of the record: an empty body', async (t) => {
   t.equal(d.records.length, 1);
   t.equal(d.records[0]!.body.length, 0);
   t.same(d.records[0]!.header, header());
+});
+
+t.test('log files are named by worker and generation, in generation order', async (t) => {
+  t.equal(logName('w-1', 7), 'w-1-00000007.log');
+  const names = [10, 9, 100, 2].map((seq) => logName('w-1', seq));
+  t.same([...names].sort(), [2, 9, 10, 100].map((seq) => logName('w-1', seq)), 'names sort as their generations do');
 });
