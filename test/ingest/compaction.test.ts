@@ -13,7 +13,7 @@ import { restoredAttributesSql } from '../../src/store/spans/attributeColumns.js
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, copyOfStore, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
@@ -63,19 +63,29 @@ async function answers(server: TestServer, auth: Credentials, traces: string[]):
   return out;
 }
 
-/**
- * A stopped store that `fill` filled with compaction off: its data directory, credentials and trace
- * ids, every answer it gave, and its segment counts then.
- */
-async function filledStore(t: Test) {
-  const dataDir = tempDir();
-  const server = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
+type FilledStore = { dataDir: string; root: Credentials; traces: string[]; expected: unknown[]; counts: Awaited<ReturnType<typeof segmentCounts>> };
+
+/** The store every test compacts a copy of (filling one takes a start, 36 requests and their reads). */
+let original: Promise<FilledStore> | undefined;
+
+async function fillOnce(): Promise<FilledStore> {
+  const server = await startServer({ args: ['--compaction-interval-ms', '0'] });
   const root = rootCredentials(server);
   const traces = await fill(server, root);
   const counts = await segmentCounts(server);
   const expected = await answers(server, root, traces);
-  t.equal(await server.stop('SIGTERM'), 0);
-  return { dataDir, root, traces, expected, counts };
+  const code = await server.stop('SIGTERM');
+  if (code !== 0) throw new Error(`the filled store stopped with ${code}`);
+  return { dataDir: server.dataDir, root, traces, expected, counts };
+}
+
+/**
+ * A stopped store that `fill` filled with compaction off, a copy of its own: its data directory,
+ * credentials and trace ids, every answer it gave, and its segment counts then.
+ */
+async function filledStore(): Promise<FilledStore> {
+  const filled = await (original ??= fillOnce());
+  return { ...filled, dataDir: copyOfStore(filled.dataDir) };
 }
 
 async function segmentCounts(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; replaced_segments: number }> {
@@ -106,7 +116,7 @@ const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name);
 const COMPACTING = ['--compaction-interval-ms', '50', '--compaction-age-ms', '0', '--query-timeout-ms', '250'];
 
 t.test('answers are identical before and after compaction; replaced files are purged', async (t) => {
-  const { dataDir, root, traces, expected, counts: small } = await filledStore(t);
+  const { dataDir, root, traces, expected, counts: small } = await filledStore();
   t.equal(small.small_segments, 36, 'one small segment per request');
   const oldFiles = await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT path FROM segments')).getRowObjectsJson().map((r) => join(dataDir, 'segments', r.path as string)));
 
@@ -154,7 +164,7 @@ async function beforeAndAfterCompaction(t: Test, dataDir: string, check: (server
 }
 
 t.test('files that carry the Hive directories as columns (compacted before 2026-11-26) read and compact as before', async (t) => {
-  const { dataDir, root, traces, expected } = await filledStore(t);
+  const { dataDir, root, traces, expected } = await filledStore();
 
   // What compaction's `SELECT *` wrote: DuckDB reads the tenant=/app=/date= directories as columns.
   // Every other file, the first among them, so a read lists files with and without them.
@@ -180,7 +190,7 @@ async function spanDetails(server: TestServer, auth: Credentials, traces: string
 }
 
 t.test('files of segment format 1 (attributes whole, no attributes_in_columns) read and compact as before', async (t) => {
-  const { dataDir, root, traces, expected } = await filledStore(t);
+  const { dataDir, root, traces, expected } = await filledStore();
   const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
   const details = await spanDetails(before, root, traces);
   t.equal(await before.stop('SIGTERM'), 0);
@@ -206,7 +216,7 @@ t.test('files of segment format 1 (attributes whole, no attributes_in_columns) r
 
 for (const point of ['after-compaction-publish', 'after-compaction-commit'] as const) {
   t.test(`kill -9 ${point}: nothing lost, nothing read twice`, async (t) => {
-    const { dataDir, root, traces, expected } = await filledStore(t);
+    const { dataDir, root, traces, expected } = await filledStore();
 
     // Compaction starts with the store, so the process may die before it listens.
     const code = await runUntilExit({ dataDir, args: COMPACTING, env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_CRASH_AT: point } });

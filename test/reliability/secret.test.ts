@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { call, copyOfStore, startServer, tempDir, type TestServer } from '../helpers/server.js';
 import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
@@ -19,15 +19,29 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-/** A store that has run once (bootstrap key and all), stopped cleanly. */
-async function usedStore(t: Test): Promise<{ dataDir: string; key: string; appId: string }> {
-  const dataDir = tempDir();
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const server = await startServer({ dataDir });
-  const key = server.bootstrap!.api_key as string;
-  const appId = server.bootstrap!.app_id as string;
-  t.equal(await server.stop('SIGTERM'), 0);
-  return { dataDir, key, appId };
+interface UsedStore {
+  dataDir: string;
+  key: string;
+  appId: string;
+}
+
+/** The store every test damages a copy of: run once, stopped cleanly. */
+let original: Promise<UsedStore> | undefined;
+
+async function runOnce(): Promise<UsedStore> {
+  const server = await startServer();
+  const used = { dataDir: server.dataDir, key: server.bootstrap!.api_key as string, appId: server.bootstrap!.app_id as string };
+  const code = await server.stop('SIGTERM');
+  if (code !== 0) throw new Error(`the first start stopped with ${code}`);
+  return used;
+}
+
+/** A store that has run once (bootstrap key and all), stopped cleanly: a copy of one, its own. */
+async function usedStore(t: Test): Promise<UsedStore> {
+  const { dataDir, key, appId } = await (original ??= runOnce());
+  const copy = copyOfStore(dataDir);
+  t.teardown(() => rmSync(copy, { recursive: true, force: true }));
+  return { dataDir: copy, key, appId };
 }
 
 async function refused(t: Test, dataDir: string, pattern: RegExp, args: string[] = []): Promise<void> {
