@@ -143,11 +143,9 @@ interface FoundTrace extends TraceRange {
 function latestFirst<T extends { start_text: string; environment_id: string }>(rows: readonly T[]): T | undefined {
   let best: T | undefined;
   for (const row of rows) {
-    if (!best) best = row;
-    else {
-      const [a, b] = [BigInt(row.start_text), BigInt(best.start_text)];
-      if (a > b || (a === b && row.environment_id < best.environment_id)) best = row;
-    }
+    const later = best === undefined || BigInt(row.start_text) > BigInt(best.start_text);
+    const tie = best !== undefined && row.start_text === best.start_text && row.environment_id < best.environment_id;
+    if (later || tie) best = row;
   }
   return best;
 }
@@ -163,7 +161,7 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
   const s = scopeSql(scope);
   const where = (a: string) => scopeSql(scope, a).sql;
   const byId = { value: `$${s.params.length + 1}` };
-  // Times as text (JSON-safe) under names of their own: ORDER BY start_ns must sort the number.
+  // Times as text (JSON-safe) under names of their own: `latestFirst` compares them as numbers.
   const summary = (mergedOnly: boolean) =>
     `SELECT ${SUMMARY_COLUMNS}, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
        FROM (${traceSummariesSql(where, { byId, mergedOnly })})`;

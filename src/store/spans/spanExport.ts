@@ -14,7 +14,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { storeDirs } from '../layout.js';
 import { PREVIEW_CHARS } from './columns.js';
 import { quote, segmentsFor, spansFrom } from './manifest.js';
-import { type SpanSource } from './reads.js';
+import type { SpanSource } from './reads.js';
 import { scopeSql } from '../scope.js';
 import { SPAN_SORTS, type CompiledFilter, type SearchQuery } from './search.js';
 
