@@ -5,7 +5,8 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR, type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
 import { DATABASE_FILE, storeDirs } from './layout.js';
 import { isUniqueViolation, isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';

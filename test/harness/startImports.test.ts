@@ -11,21 +11,28 @@ import t from 'tap';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
-/** Every package that `entry`'s static imports reach, with the first chain of modules that reaches it. */
-function packagesOf(entry: string): Map<string, string[]> {
+interface Reached {
+  /** The first chain of modules that reaches the package. */
+  chain: string[];
+  /** How that chain's last module loads it: an ESM import, or `require()` of `createRequire`. */
+  how: 'import' | 'require';
+}
+
+/** Every package that `entry`'s static imports (and top-level `require()` calls) reach. */
+function packagesOf(entry: string): Map<string, Reached> {
   const seen = new Set<string>();
-  const packages = new Map<string, string[]>();
+  const packages = new Map<string, Reached>();
   const walk = (file: string, chain: string[]): void => {
     if (seen.has(file)) return;
     seen.add(file);
     const here = [...chain, file.slice(SRC.length + 1)];
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^import\s+'([^']+)'/gms)) {
-      const spec = (m[1] ?? m[2])!;
+    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^import\s+'([^']+)'|\brequire\('([^']+)'\)/gms)) {
+      const spec = (m[1] ?? m[2] ?? m[3])!;
       if (spec.startsWith('.')) walk(resolve(dirname(file), spec), here);
       else if (!spec.startsWith('node:')) {
         const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-        if (!packages.has(name)) packages.set(name, here);
+        if (!packages.has(name)) packages.set(name, { chain: here, how: m[3] ? 'require' : 'import' });
       }
     }
   };
@@ -49,5 +56,8 @@ for (const [thread, { entry, notAtStart }] of Object.entries(THREADS)) {
     // The walk reads the imports it should: each thread does load these at start.
     t.ok(packages.has(thread === 'main' ? 'pino' : '@duckdb/node-api'), `the walk finds ${entry}'s own packages`);
     for (const name of notAtStart) t.notOk(packages.get(name), `${name} is not imported at start`);
+    // DuckDB's API is CommonJS: an ESM import of it lexes its files for named exports, ~0.3 s of
+    // CPU a thread at every start; store/duckdb.ts requires it.
+    if (thread !== 'main') t.same(packages.get('@duckdb/node-api')?.how, 'require', 'DuckDB is loaded with require()', { chain: packages.get('@duckdb/node-api')?.chain });
   });
 }

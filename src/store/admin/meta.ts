@@ -3,7 +3,8 @@
  * Every function that reads tenant data takes the tenant and app it is scoped to.
  */
 import { randomUUID } from 'node:crypto';
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';

@@ -4,7 +4,7 @@
  * remembers recent spans) and which of the request's blobs exist (`blobsStored` counts new ones).
  * Scoped by tenant, app and the key's environment, like every read.
  */
-import { listValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { type SpanSource } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';

@@ -8,7 +8,8 @@
  * The SQL is exported as text and parameters so that native-bench/evals runs exactly this on a raw
  * DuckDB connection.
  */
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { OUTCOMES, type Outcome, type PairAggregates } from '../../core/evals/comparison.js';
 import type { RunStatus } from '../../core/evals/runState.js';
 import type { Database } from '../db.js';

@@ -5,7 +5,7 @@
  * already stored with the same content is accepted again and stores nothing (a retried batch); one
  * stored with other content is rejected.
  */
-import { listValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { acceptsTrials } from '../../core/evals/runState.js';
 import { TRIAL_SCORES, trialResource, type PreparedTrial, type TrialRejection } from '../../core/evals/trials.js';
 import { ApiError } from '../../core/errors.js';

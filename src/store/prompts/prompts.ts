@@ -3,7 +3,7 @@
  * at one version each and move; `latest` is not stored, it is the highest version. Writes of one app
  * run one at a time (`serially`), so numbering and label moves never race.
  */
-import { listValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { ApiError } from '../../core/errors.js';
 import { KeyedLock } from '../../core/keyedLock.js';
 import type { JsonValue } from '../../core/span.js';

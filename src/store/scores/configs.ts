@@ -3,7 +3,7 @@
  * check the merged definition whole before writing; existing scores are never re-judged.
  */
 import { randomUUID } from 'node:crypto';
-import { listValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { checkConfigDefinition, mergeConfigPatch, type Category, type ConfigPatch, type ConfigRules, type ScoreConfigRule } from '../../core/scores/config.js';
 import type { DataType } from '../../core/scores/model.js';
 import { RERUN_ON_CONFLICT, type Database, type Reader } from '../db.js';

@@ -4,7 +4,8 @@
  * come from the trace summaries; a span named by its id alone is searched in every segment of the
  * scope (a scan of two columns: ids carry no index).
  */
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';

@@ -3,7 +3,7 @@
  * (`blob_refs`), so a reader confined to an environment reads the blobs its environment names
  * (reads.ts, readBlob). Span ingestion and eval trial artifacts both store through here.
  */
-import { listValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import type { Transaction } from '../db.js';
 
 export interface NewBlob {

@@ -4,7 +4,8 @@
  * write their segments with one; the store thread compacts with one, so a compaction uses a core
  * at most and leaves the other to ingestion and queries (the store's own DuckDB has all threads).
  */
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance } from '../duckdb.js';
 
 export class FileEngine {
   private constructor(

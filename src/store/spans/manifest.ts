@@ -3,7 +3,8 @@
  * a time window into the files a query reads (never a glob: a file is visible exactly when its
  * manifest row is committed, and a half-written or replaced file is never read).
  */
-import { listValue, type DuckDBBitValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBBitValue, DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from '../../ingest/workerIngest.js';
 import type { Database, Reader, Transaction } from '../db.js';

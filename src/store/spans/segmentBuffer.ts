@@ -17,8 +17,8 @@
  * connection runs only the writes' `COPY` and `DROP`, whole statements that DuckDB takes one after
  * another (the test overlaps them too).
  */
-import bindings from '@duckdb/node-bindings';
-import { BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { bindings, BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR } from '../duckdb.js';
 import { BUFFER_SQL_TYPE, ENUM_VALUES, SPAN_COLUMNS, type ColumnKind, type SpanRow } from './columns.js';
 import { FileEngine } from './fileEngine.js';
 import { SEGMENT_COPY_OPTIONS } from './segmentFormat.js';

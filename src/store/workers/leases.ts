@@ -6,7 +6,8 @@
  * (`expireLeases`) has requeued its turn yet: every report on it is refused, so a worker cut off
  * from the gateway cannot report a turn another worker runs now.
  */
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '../duckdb.js';
 import { ApiError } from '../../core/errors.js';
 import { afterLeaseExpiry, checkEnd, type EndReason, type RunKind, type TurnEnd } from '../../core/workers/turns.js';
 import { RERUN_ON_CONFLICT, type Database, type Transaction } from '../db.js';
