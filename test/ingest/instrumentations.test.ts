@@ -91,16 +91,26 @@ interface Env {
   pricing: PriceTable;
 }
 
-/** A fresh server, keys, fake model and the price table the server serves. */
+/**
+ * One server for the file, with its keys and the price table it serves: each test reads back only
+ * the traces it made (by their ids), and a server's start costs ~2 s of CPU.
+ */
+let shared: Promise<Omit<Env, 'fake'>> | undefined;
+/** The file's root test: the shared server is stopped when it ends. */
+const file = t;
+
+/** The file's server and a fresh fake model for one test. */
 async function setup(t: Test): Promise<Env> {
-  const server = await serverFor(t);
-  const root = rootCredentials(server);
-  const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
-  const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
-  const fake = await fakeModelFor(t);
-  const pricing = await call(server, 'GET', '/v1/pricing');
-  t.equal(pricing.status, 200, pricing.status === 200 ? 'GET /v1/pricing' : pricing.text);
-  return { server, sdk, reader, fake, pricing: pricing.body.data as PriceTable };
+  shared ??= (async () => {
+    const server = await serverFor(file);
+    const root = rootCredentials(server);
+    const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
+    const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
+    const pricing = await call(server, 'GET', '/v1/pricing');
+    if (pricing.status !== 200) throw new Error(`GET /v1/pricing: ${pricing.status} ${pricing.text}`);
+    return { server, sdk, reader, pricing: pricing.body.data as PriceTable };
+  })();
+  return { ...(await shared), fake: await fakeModelFor(t) };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
