@@ -18,7 +18,7 @@ interface Reached {
   how: 'import' | 'require';
 }
 
-/** Every package that `entry`'s static imports (and top-level `require()` calls) reach. */
+/** Every package that `entry`'s static imports (and its modules' `require()` calls) reach. */
 function packagesOf(entry: string): Map<string, Reached> {
   const seen = new Set<string>();
   const packages = new Map<string, Reached>();
