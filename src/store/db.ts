@@ -5,8 +5,8 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBAppender, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { DOUBLE, DuckDBConnection, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
+import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
 import { DATABASE_FILE, storeDirs } from './layout.js';
 import { isUniqueViolation, isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';
