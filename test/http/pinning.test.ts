@@ -107,4 +107,32 @@ t.test('one trace id in two environments: a reader of both gets the one that sta
   const names = async (auth: Credentials) => (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth })).body.data.map((s: { name: string }) => s.name);
   t.same(await names(root), ['recent'], 'its spans: the trace that started last');
   t.same(await names(prod), ['old'], 'its spans, pinned');
+
+  // The very same start in both: the environment whose id comes first wins, for the trace and for
+  // its spans alike (store/spans/reads.ts, `latestFirst`), whichever was stored first.
+  const tiedId = hex(16);
+  // An hour ago: inside the trace list's default window.
+  const startNs = BigInt(Date.now() - 3_600_000) * 1_000_000n;
+  const ingestTied = async (auth: Credentials, name: string) => {
+    const request = exportRequest([{ traceId: tiedId, name }]);
+    const span = request.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    span.startTimeUnixNano = String(startNs);
+    span.endTimeUnixNano = String(startNs + 1_000_000n);
+    const r = await call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(request),
+      headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' },
+    });
+    t.equal(r.status, 200);
+  };
+  await ingestTied(staging, 'tied-staging');
+  await ingestTied(prod, 'tied-production');
+  const environments: { id: string; name: string }[] = (await call(server, 'GET', '/v1/environments', { auth: root })).body.data;
+  const first = [...environments].sort((a, b) => (a.id < b.id ? -1 : 1))[0]!.name;
+  const tied = await call(server, 'GET', `/v1/traces/${tiedId}`, { auth: root });
+  t.equal(tied.body.data.environment, first, 'equal starts: the environment whose id comes first');
+  t.same(tied.body.data.spans.map((s: { name: string }) => s.name), [`tied-${first}`], 'with its own spans only');
+  const tiedSpans = await call(server, 'GET', `/v1/traces/${tiedId}/spans`, { auth: root });
+  t.same(tiedSpans.body.data.map((s: { name: string }) => s.name), [`tied-${first}`], 'its spans alone by the same rule');
+  const listed: { id: string; environment: string }[] = (await call(server, 'GET', '/v1/traces', { auth: root })).body.data;
+  t.same(listed.filter((x) => x.id === tiedId).map((x) => x.environment).sort(), ['production', 'staging'], 'a list shows both');
 });
