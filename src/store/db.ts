@@ -142,7 +142,7 @@ export class Database {
       checkpoint_threshold: '1TB',
     });
     const db = new Database(instance, options, path, walDamage);
-    recordWatermark(path);
+    db.watermark = recordWatermark(path);
     const allowed = Object.values(dirs).map((d) => `'${d.replaceAll("'", "''")}/'`).join(', ');
     // Segment footers are read once, not by every query that opens the file.
     await db.exec('SET parquet_metadata_cache = true');
@@ -185,6 +185,8 @@ export class Database {
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
   private transactions = 0;
   private checkpointing: Promise<void> | null = null;
+  /** The WAL watermark this store recorded last (walGuard.ts), so an unchanged one is not written again. */
+  private watermark: string | null = null;
   private whenNoTransactions: (() => void)[] = [];
 
   /**
@@ -244,7 +246,7 @@ export class Database {
     const run = (async () => {
       while (this.transactions > 0) await new Promise<void>((wake) => this.whenNoTransactions.push(wake));
       await this.exec('CHECKPOINT');
-      recordWatermark(this.path);
+      this.recordWal();
     })();
     this.checkpointing = run.catch(() => undefined);
     try {
@@ -256,7 +258,7 @@ export class Database {
 
   /** Records the WAL's state for the guard (after commits; cheap: a stat and a 4 KiB read). */
   recordWal(): void {
-    recordWatermark(this.path);
+    this.watermark = recordWatermark(this.path, this.watermark);
   }
 
   /** Checkpoints when the WAL has grown past `bytes` (automatic checkpoints are off). */
@@ -276,7 +278,7 @@ export class Database {
     for (const c of this.idle.splice(0)) c.closeSync();
     // Closing checkpoints and removes the WAL.
     this.instance.closeSync();
-    recordWatermark(this.path);
+    this.recordWal();
   }
 
   private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[], keep: boolean): Promise<T[]> {
