@@ -1,9 +1,9 @@
-/** src/store/walGuard.ts: the WAL watermark, written when the WAL changed and not again when it did not. */
+/** src/store/walGuard.ts against the file system: the WAL watermark, written when the WAL changed and not again when it did not. */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { checkWal, recordWatermark } from '../../../src/store/walGuard.js';
+import { checkWal, recordWatermark } from '../../src/store/walGuard.js';
 
 t.test('an unchanged WAL is not recorded again; a changed one is', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tracelake-wal-guard-'));
