@@ -30,6 +30,8 @@ export interface WorkerTasks {
   completeWorkerTurn: { in: { scope: ReadScope; leaseId: string; end: TurnEndReport }; out: WorkerTurnView };
   releaseWorkerTurn: { in: { scope: ReadScope; leaseId: string }; out: WorkerTurnView };
   expireWorkerLeases: { in: { maxAttempts: number }; out: { tenantId: string; turn: WorkerTurnView }[] };
+  /** Milliseconds until the earliest held lease can expire; null when none is held. */
+  nextWorkerLeaseExpiry: { in: Record<string, never>; out: number | null };
   workerTraceInputs: { in: { runId: string }; out: TraceInputs | null };
   workerRunScope: { in: { runId: string }; out: { tenantId: string; appId: string } | null };
   recordWorkerFigures: { in: { tenantId: string; runId: string; figures: (TurnFigures & { turnIndex: number })[] }; out: number[] };

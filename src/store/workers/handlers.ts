@@ -26,6 +26,7 @@ export function workerHandlers(db: () => Promise<Database>): { [K in keyof Worke
     completeWorkerTurn: async ({ scope, leaseId, end }) => leases.completeTurn(await db(), scope, leaseId, end),
     releaseWorkerTurn: async ({ scope, leaseId }) => leases.releaseTurn(await db(), scope, leaseId),
     expireWorkerLeases: async ({ maxAttempts }) => leases.expireLeases(await db(), maxAttempts),
+    nextWorkerLeaseExpiry: async () => leases.msToNextLeaseExpiry(await db()),
     workerTraceInputs: async ({ runId }) => trace.traceInputs(await db(), runId),
     workerRunScope: async ({ runId }) => trace.runScope(await db(), runId),
     recordWorkerFigures: async ({ tenantId, runId, figures }) => trace.recordFigures(await db(), tenantId, runId, figures),

@@ -281,6 +281,23 @@ export async function releaseTurn(db: Database, scope: ReadScope, leaseId: strin
   });
 }
 
+/**
+ * Milliseconds until the earliest lease held now can expire — a turn's or an eval run's, as the
+ * sweeps read them (`expireLeases`, evalLeases.ts) — negative when one has; null when none is held.
+ * Measured against DuckDB's own clock, as the leases were set, so the time zone that
+ * `now()::TIMESTAMP` reads in does not matter.
+ */
+export async function msToNextLeaseExpiry(db: Database): Promise<number | null> {
+  const [row] = await db.query<{ ms: number | null }>(
+    `SELECT (epoch_ms(min(e)) - epoch_ms(now()::TIMESTAMP))::DOUBLE AS ms FROM (
+       SELECT min(lease_expires_at) AS e FROM worker_turns WHERE status = 'running'
+       UNION ALL
+       SELECT min(l.lease_expires_at) FROM worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id
+        WHERE l.lease_id IS NOT NULL AND r.status = 'running')`,
+  );
+  return row?.ms ?? null;
+}
+
 /** Turns whose lease expired, after the sweep: requeued, failed or cancelled (core/workers/turns.ts). */
 export async function expireLeases(db: Database, maxAttempts: number): Promise<{ tenantId: string; turn: WorkerTurnView }[]> {
   const expired = await db.query<{ tenant_id: string; run_id: string; turn_index: number; lease_id: string; lost_leases: number; cancel_requested: boolean }>(
