@@ -133,11 +133,13 @@ export class WorkerService {
    * Settles expired leases: each turn is queued again, failed or cancelled (core/workers/turns.ts).
    * Runs only once a lease can have expired: each sweep reads when the earliest held lease ends, and
    * a lease granted since cannot end before a whole lease from the sweep's start (every grant and
-   * heartbeat is for `leaseMs`), so the next sweep is due at the sooner of the two. An idle server
-   * swept every second, two statements each time, most of its idle CPU (native-bench/README,
+   * heartbeat is for `leaseMs`; a claim whose transaction began before the sweep ends that much
+   * sooner, milliseconds), so the next sweep is due at the sooner of the two. An idle server swept
+   * every second, two statements each time, most of its idle CPU (native-bench/README,
    * "Twenty-first session").
    */
-  async sweep(now = Date.now()): Promise<void> {
+  async sweep(): Promise<void> {
+    const now = Date.now();
     if (now < this.quietUntil) return;
     // Before the leases are read: what is granted from here on is bounded by this.
     const bound = now + this.settings.leaseMs;
