@@ -8,30 +8,15 @@
  *
  *   npm run build && node dist/native-bench/idle.js [--seconds 20] [--settle 15] [--rounds 3] [--baseline /path/to/built/checkout]
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../test/helpers/server.js';
 import { arg, textArg } from './args.js';
+import { threadTimes } from './procThreads.js';
 
 const SECONDS = arg('seconds', 20);
 const SETTLE = arg('settle', 15);
 const ROUNDS = arg('rounds', 3);
 const BASELINE = textArg('baseline', '');
-
-/** CPU milliseconds (user + system) of each thread of `pid`, by thread id. */
-function threadMs(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, ((Number(f[11]) + Number(f[12])) * 1000) / 100);
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-}
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 
@@ -41,12 +26,12 @@ async function idleWindow(main: string): Promise<{ total: number; main: number }
   try {
     const pid = server.child.pid!;
     await sleep(SETTLE);
-    const before = threadMs(pid);
+    const before = threadTimes(pid);
     await sleep(SECONDS);
-    const after = threadMs(pid);
-    let total = 0;
-    for (const [tid, ms] of after) total += ms - (before.get(tid) ?? 0);
-    return { total: total / SECONDS, main: ((after.get(String(pid)) ?? 0) - (before.get(String(pid)) ?? 0)) / SECONDS };
+    const after = threadTimes(pid);
+    /** Milliseconds of CPU a second of thread `tid` over the window. */
+    const rate = (tid: number) => ((after.get(tid)!.cpu - (before.get(tid)?.cpu ?? 0)) * 1000) / SECONDS;
+    return { total: [...after.keys()].reduce((n, tid) => n + rate(tid), 0), main: rate(pid) };
   } finally {
     await server.stop();
   }

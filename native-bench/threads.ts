@@ -12,12 +12,12 @@
  * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
  * `--node-flags` starts the server's node with these flags (V8's GC settings, A/B run after run).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
 import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
 import { histograms } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
+import { threadTimes } from './procThreads.js';
 
 const SECONDS = arg('seconds', 20);
 const PROFILES = textArg('cpu-prof', '');
@@ -25,22 +25,6 @@ const RATE = arg('rate', 0);
 const MAIN = textArg('main', new URL('../src/main.js', import.meta.url).pathname);
 const NODE_FLAGS = textArg('node-flags', '').split(' ').filter(Boolean);
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
-
-/** CPU seconds (user + system) of each thread of `pid`, by thread id. */
-function threadTimes(pid: number): Map<number, { name: string; cpu: number; sys: number }> {
-  const out = new Map<number, { name: string; cpu: number; sys: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-}
 
 const server = await startServer({
   env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
