@@ -189,11 +189,13 @@ export function releaseEval(db: Database, scope: ReadScope, runId: string, lease
 }
 
 /** Eval runs whose lease expired fail with `lease_expired` (the trials reported so far are kept). */
+/** The eval leases held now (`l`, with their run `r`): those a sweep expires, and whose ends it watches (leases.ts). */
+export const HELD_EVAL_LEASES = `worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id WHERE l.lease_id IS NOT NULL AND r.status = 'running'`;
+
 export async function expireEvalLeases(db: Database): Promise<{ tenantId: string; runId: string; revokedKeyHashes: string[] }[]> {
   const expired = await db.query<{ tenant_id: string; run_id: string; lease_id: string }>(
     `SELECT l.tenant_id::VARCHAR AS tenant_id, l.run_id::VARCHAR AS run_id, l.lease_id
-       FROM worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id
-      WHERE l.lease_id IS NOT NULL AND l.lease_expires_at <= now()::TIMESTAMP AND r.status = 'running'`,
+       FROM ${HELD_EVAL_LEASES} AND l.lease_expires_at <= now()::TIMESTAMP`,
   );
   const ended: { tenantId: string; runId: string; revokedKeyHashes: string[] }[] = [];
   for (const e of expired) {

@@ -13,7 +13,7 @@ import { afterLeaseExpiry, checkEnd, type EndReason, type RunKind, type TurnEnd 
 import { RERUN_ON_CONFLICT, type Database, type Transaction } from '../db.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
-import { claimEvalRun, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
+import { claimEvalRun, HELD_EVAL_LEASES, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
 import { tenantLockKey, workerLock } from './runs.js';
 import { eventView, readTurns, type WorkerEventRow, type WorkerEventView, type WorkerTurnView } from './views.js';
 
@@ -292,8 +292,7 @@ export async function msToNextLeaseExpiry(db: Database): Promise<number | null> 
     `SELECT (epoch_ms(min(e)) - epoch_ms(now()::TIMESTAMP))::DOUBLE AS ms FROM (
        SELECT min(lease_expires_at) AS e FROM worker_turns WHERE status = 'running'
        UNION ALL
-       SELECT min(l.lease_expires_at) FROM worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id
-        WHERE l.lease_id IS NOT NULL AND r.status = 'running')`,
+       SELECT min(l.lease_expires_at) FROM ${HELD_EVAL_LEASES})`,
   );
   return row?.ms ?? null;
 }
