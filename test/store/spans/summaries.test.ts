@@ -241,7 +241,7 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
 });
 
 t.test('a trace read answers the same whether its hint is current, missing, too wide or stale', async (t) => {
-  const { src, commit } = await openStore(t);
+  const { db, src, commit } = await openStore(t);
   const traceId = hex(16);
   const [root, otherRoot] = [hex(8), hex(8)];
   const staging = '00000000-0000-4000-8000-000000000004';
@@ -281,11 +281,15 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   t.equal(expectedLate?.name, 'late', 'a span opened through its trace');
   t.equal(await spanDetail(src, unpinned, lateId, traceId), null, 'unpinned, the trace is the one that started last, and the span is not one of its');
   t.equal((await spanDetail(src, unpinned, otherRoot, traceId))?.name, 'staging root');
-  for (const [name, hints] of Object.entries(hintsOf)) {
-    for (const [reader, scoped] of [['pinned', read], ['unpinned', unpinned]] as const) {
-      t.same(await traceWithSpans({ ...src, hints: hints() }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}`);
-      t.same(await traceSpans({ ...src, hints: hints() }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}`);
-      t.same(await spanDetail({ ...src, hints: hints() }, scoped, lateId, traceId), reader === 'pinned' ? expectedLate : null, `a span opened, ${reader}, hint ${name}`);
+  // With the parts waiting, then merged: a read with a hint takes another statement in each case.
+  for (const state of ['parts waiting', 'merged']) {
+    if (state === 'merged') t.ok((await mergeParts(db)) > 0, 'the parts are merged');
+    for (const [name, hints] of Object.entries(hintsOf)) {
+      for (const [reader, scoped] of [['pinned', read], ['unpinned', unpinned]] as const) {
+        t.same(await traceWithSpans({ ...src, hints: hints() }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}, ${state}`);
+        t.same(await traceSpans({ ...src, hints: hints() }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}, ${state}`);
+        t.same(await spanDetail({ ...src, hints: hints() }, scoped, lateId, traceId), reader === 'pinned' ? expectedLate : null, `a span opened, ${reader}, hint ${name}, ${state}`);
+      }
     }
   }
   const stale = hintsOf.stale!();
