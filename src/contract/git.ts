@@ -14,7 +14,8 @@ export interface GitAppParams {
  */
 export interface GitConnectBody {
   provider: 'local' | 'github';
-  token?: string & tags.MinLength<1> & tags.MaxLength<1024>;
+  /** A GitHub token is printable ASCII: what else it held could not go into the Authorization header. */
+  token?: string & tags.MinLength<1> & tags.MaxLength<1024> & tags.Pattern<'^[!-~]+$'>;
   app?: {
     app_id: Count & tags.Minimum<1>;
     /** PEM, as GitHub hands it out. */

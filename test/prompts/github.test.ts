@@ -52,6 +52,15 @@ t.test('github provider against a fake GitHub', async (t) => {
     t.equal(refused.status, 400);
     t.same(refused.body.error.details, { token: 'GitHub refused this token' });
     t.equal((await connect({ provider: 'github' })).status, 400, 'a token or an App');
+    // Such a token cannot go into a header: it was a 503 "GitHub could not be reached" (found by the at-once sweep).
+    const before = fake.requests.length;
+    for (const token of ['ghp_é', 'ghp_ x', 'ghp_\u0000']) {
+      const unsendable = await connect({ provider: 'github', token });
+      t.equal(unsendable.status, 400, `${JSON.stringify(token)}: ${unsendable.text}`);
+      t.ok(unsendable.body.error.details?.token, 'the answer names the token');
+    }
+    t.equal(fake.requests.length, before, 'GitHub was not asked');
+    t.same((await get(gitPath)).body.data.connected, false, 'and nothing was connected');
     const r = await connect({ provider: 'github', token: TOKEN });
     t.equal(r.status, 200, r.text);
     answers.push(r.text);
