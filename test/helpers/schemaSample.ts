@@ -152,16 +152,16 @@ function number(schema: Schema, c: SampleContext, integral: boolean): number {
 
 /**
  * A string matching `pattern`, of the simple form the contract uses: `^`, then character classes
- * (`[a-z0-9._-]`) each with an optional `{m}`, `{m,n}` or `*`, then `$`. At most `max` long.
+ * (`[a-z0-9._-]`) each with an optional `{m}`, `{m,n}`, `*` or `+`, then `$`. At most `max` long.
  */
 export function fromPattern(pattern: string, c: SampleContext, max = Infinity): string {
-  const parts = /^\^((?:\[(?:\\.|[^\]])+\](?:\{\d+(?:,\d+)?\}|\*)?)+)\$$/.exec(pattern);
+  const parts = /^\^((?:\[(?:\\.|[^\]])+\](?:\{\d+(?:,\d+)?\}|\*|\+)?)+)\$$/.exec(pattern);
   if (!parts) throw new Error(`pattern ${pattern} is not of the sampled form: teach schemaSample.ts`);
   let out = '';
-  for (const m of parts[1]!.matchAll(/\[((?:\\.|[^\]])+)\](?:\{(\d+)(?:,(\d+))?\}|(\*))?/g)) {
+  for (const m of parts[1]!.matchAll(/\[((?:\\.|[^\]])+)\](?:\{(\d+)(?:,(\d+))?\}|(\*)|(\+))?/g)) {
     const chars = classChars(m[1]!);
     const least = m[4] ? 0 : m[2] ? Number(m[2]) : 1;
-    const most = m[4] ? 12 : m[3] ? Number(m[3]) : least;
+    const most = m[4] || m[5] ? 12 : m[3] ? Number(m[3]) : least;
     const room = Math.max(least, Math.min(most, max - out.length));
     const n = c.random() < 0.2 ? room : between(least, Math.min(room, least + 12), c);
     for (let i = 0; i < n; i++) out += pick(chars, c);
