@@ -18,9 +18,17 @@ export interface OpsSources {
   priority(): { sweeps: number; lowered: number };
 }
 
-export interface StoreStats {
-  segments: { level: number; files: number; rows: number; bytes: number }[];
+/** What the store thread's background has done since the start. */
+export interface BackgroundCounts {
+  /** Small segment files replaced by compaction. */
   compactions: number;
+  /** Merges of trace summary parts run, and the parts they folded. */
+  summaryMerges: number;
+  summaryPartsMerged: number;
+}
+
+export interface StoreStats extends BackgroundCounts {
+  segments: { level: number; files: number; rows: number; bytes: number }[];
   databaseBytes: number;
   walBytes: number;
   blobBytes: number;
@@ -130,6 +138,8 @@ export class OpsMetrics {
     reading('tracelake_segment_rows', 'Span rows in live segments, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.rows]));
     reading('tracelake_segment_bytes', 'Bytes of live segment files, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.bytes]));
     mirrored('tracelake_compacted_segments_total', 'Small segment files merged into large sorted ones by compaction.', [], (s) => [[{}, s.store.compactions]]);
+    mirrored('tracelake_summary_merges_total', 'Background merges of trace summary parts into one row per trace (run only after parts were committed).', [], (s) => [[{}, s.store.summaryMerges]]);
+    mirrored('tracelake_summary_parts_merged_total', 'Trace summary parts folded into merged rows by the background merges.', [], (s) => [[{}, s.store.summaryPartsMerged]]);
     reading('tracelake_database_bytes', 'Size of the DuckDB database, by file (database, wal).', ['file'], (s) => [
       [{ file: 'database' }, s.store.databaseBytes],
       [{ file: 'wal' }, s.store.walBytes],

@@ -71,6 +71,15 @@ const background = {
   verified: false,
   /** Segment files replaced by compaction since the start (operations metrics). */
   compactions: 0,
+  /** Merges of summary parts run since the start, and the parts they folded (operations metrics). */
+  merges: 0,
+  partsMerged: 0,
+  /**
+   * Whether parts may wait to be merged: so at the start (migrations and the log's replay write
+   * them) and after every commit of generations — after the start the one writer of parts
+   * (test/store/partsWriters.test.ts holds it). An idle store then runs no merge transaction.
+   */
+  partsWaiting: true,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
@@ -90,9 +99,15 @@ const background = {
         this.last.wal = now;
         if (!(await d.checkpointIfLarge())) d.recordWal();
       }
-      if (now - this.last.merge >= MERGE_INTERVAL_MS) {
+      if (this.partsWaiting && now - this.last.merge >= MERGE_INTERVAL_MS) {
         this.last.merge = now;
-        await mergeParts(d);
+        // Cleared before the merge: a commit that ends while it runs sets it again.
+        this.partsWaiting = false;
+        this.merges++;
+        this.partsMerged += await mergeParts(d).catch((e: unknown) => {
+          this.partsWaiting = true;
+          throw e;
+        });
       }
       if (schedule.compactionIntervalMs > 0 && now - this.last.compaction >= schedule.compactionIntervalMs) {
         this.last.compaction = now;
@@ -169,7 +184,11 @@ const handlers: Handlers = {
   listApps: async ({ tenantId, id }) => meta.listApps(await db(), tenantId, id),
   readBlob: async ({ sha256, ...scope }) => reads.readBlob(await db(), scope, sha256),
   health: async ({ checks }) => checkHealth(db, database.dataDir, checks),
-  commitGenerations: async ({ reports }) => (await manifest.commitGenerations(await db(), segments, reports), null),
+  commitGenerations: async ({ reports }) => {
+    await manifest.commitGenerations(await db(), segments, reports);
+    background.partsWaiting = true;
+    return null;
+  },
   committedLogs: async ({ names }) => manifest.committedLogs(await db(), names),
   recentSpanKeys: async ({ sinceMs, limit }) => {
     // The start reads these files: the ones it cannot read are set aside first.
@@ -191,7 +210,7 @@ const handlers: Handlers = {
   ...evalHandlers(db),
   ...workerHandlers(db),
   ...promptHandlers(db, segments),
-  ...metricsHandlers(src, db, database.dataDir, () => background.compactions),
+  ...metricsHandlers(src, db, database.dataDir, () => ({ compactions: background.compactions, summaryMerges: background.merges, summaryPartsMerged: background.partsMerged })),
   async faultSleep({ ms }) {
     faultSleeps++;
     await new Promise((r) => setTimeout(r, ms));

@@ -8,7 +8,9 @@ import t from 'tap';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { tracerProvider } from '../helpers/otel.js';
+import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, createKey, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 async function scrape(url: string): Promise<{ status: number; type: string | null; families: Map<string, PromFamily>; text: string }> {
   const res = await fetch(url);
@@ -120,6 +122,24 @@ t.test('off by default', async (t) => {
   const r = await call(server, 'GET', '/metrics');
   t.equal(r.status, 404);
   t.equal(r.body.error.code, 'not_found');
+});
+
+t.test('summary parts are merged once committed, and an idle store runs no merge', async (t) => {
+  const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
+  const root = rootCredentials(server);
+  const metric = (name: string) => opsMetric(server, name);
+  const send = () =>
+    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' } });
+  t.equal((await send()).status, 200);
+  t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 1), 'the committed part is merged');
+  const merges = await metric('tracelake_summary_merges_total');
+  // The priority sweep runs once a second: three of them outlast a merge's interval (2 s).
+  const sweeps = await metric('tracelake_priority_sweeps_total');
+  t.ok(await until(async () => (await metric('tracelake_priority_sweeps_total')) >= sweeps + 3), 'three seconds pass');
+  t.equal(await metric('tracelake_summary_merges_total'), merges, 'no merge while nothing was committed');
+  t.equal((await send()).status, 200);
+  t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 2), 'a new commit: its part merged');
+  t.ok((await metric('tracelake_summary_merges_total')) > merges);
 });
 
 t.test('the way to readable: each generation by stage, each request from its answer', async (t) => {

@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoreStats } from '../../http/opsMetrics.js';
+import type { BackgroundCounts, StoreStats } from '../../http/opsMetrics.js';
 import { type Database } from '../db.js';
 import { DATABASE_FILE } from '../layout.js';
 
@@ -17,7 +17,7 @@ function sizeOf(path: string): number {
   }
 }
 
-export async function storeStats(db: Database, dataDir: string, compactions: number): Promise<StoreStats> {
+export async function storeStats(db: Database, dataDir: string, background: BackgroundCounts): Promise<StoreStats> {
   const [segments, blobs] = await Promise.all([
     db.query<{ level: number; files: number; rows: number; bytes: number }>(
       `SELECT level::INTEGER AS level, count(*)::DOUBLE AS files, coalesce(sum(rows), 0)::DOUBLE AS rows, coalesce(sum(bytes), 0)::DOUBLE AS bytes
@@ -26,5 +26,5 @@ export async function storeStats(db: Database, dataDir: string, compactions: num
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
-  return { segments, compactions, databaseBytes: sizeOf(file), walBytes: sizeOf(`${file}.wal`), blobBytes: blobs[0]?.bytes ?? 0 };
+  return { segments, ...background, databaseBytes: sizeOf(file), walBytes: sizeOf(`${file}.wal`), blobBytes: blobs[0]?.bytes ?? 0 };
 }
