@@ -103,7 +103,8 @@ export async function populatedServer(t: Test): Promise<Populated> {
   const repo = join(gitRoot, 'acme', 'prompts');
   workingRepo(repo, { 'prompts/greeting.md': '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n' });
   git(repo, 'branch', 'staging');
-  const server = await serverFor(t, { args: ['--git-root', gitRoot], env: { TRACELAKE_OPERATOR_TOKEN: operatorToken } });
+  // The set-up's lease is what the lease routes are sent to: it outlives a sweep (30 s by default did not).
+  const server = await serverFor(t, { args: ['--git-root', gitRoot, '--worker-lease-seconds', '3600'], env: { TRACELAKE_OPERATOR_TOKEN: operatorToken } });
   const root = rootCredentials(server);
   const operator = { authorization: `Bearer ${operatorToken}` };
   const ok = async (a: Promise<Answer>, what: string) => {

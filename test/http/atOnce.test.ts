@@ -50,6 +50,36 @@ async function stagingSession({ server, root }: Populated): Promise<string> {
 }
 
 /**
+ * The staging session's environment with no turn running or queued, so that a turn sent there can
+ * be taken: its session opened when there is none, then queued turns claimed and completed until
+ * its own is (a claim takes the oldest queued turn of any run).
+ */
+async function idleStagingEnvironment(p: Populated): Promise<Record<string, string>> {
+  const { server, root, real } = p;
+  const runId = await stagingSession(p);
+  for (let i = 0; i < 8; i++) {
+    const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: real.profile, wait_seconds: 0 } });
+    const lease = claim.body?.data;
+    if (typeof lease?.lease_id !== 'string') break;
+    const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, { auth: root, body: OPERATIONS['POST /v1/workers/leases/:leaseId/complete']!.body!.examples!['succeeded'] });
+    if (done.status !== 200) throw new Error(`set-up failed: ${done.status} ${done.text.slice(0, 300)}`);
+    if (lease.run_id === runId) break;
+  }
+  const run = await call(server, 'GET', `/v1/workers/runs/${runId}`, { auth: root });
+  if (typeof run.body?.data?.environment_id !== 'string') throw new Error(`set-up failed: ${run.status} ${run.text.slice(0, 300)}`);
+  return { envId: run.body.data.environment_id as string };
+}
+
+/** A lease of its own: a one-shot run made, then a turn claimed (that one or another queued). */
+async function freshLease({ server, root, real }: Populated): Promise<Record<string, string>> {
+  await createdId(call(server, 'POST', '/v1/workers/runs', { auth: root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] }));
+  const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: real.profile, wait_seconds: 0 } });
+  const leaseId = claim.body?.data?.lease_id;
+  if (typeof leaseId !== 'string') throw new Error(`set-up failed: ${claim.status} ${claim.text.slice(0, 300)}`);
+  return { leaseId };
+}
+
+/**
  * Routes whose target the first group uses up (a deletion, a run's end): each group gets a new
  * one, made before it is sent, so that every group has one request that can succeed.
  */
@@ -68,7 +98,15 @@ const FRESH: Record<string, (p: Populated) => Promise<Record<string, string>>> =
   // A session is what closes (a one-shot run is cancelled): one of staging's, where the set-up's
   // session (production's, which the turn routes use) is not.
   'POST /v1/workers/runs/:runId/close': async (p) => ({ runId: await stagingSession(p) }),
+  // The set-up's session has a turn running (its lease is the heartbeat's and events' target).
+  'POST /v1/workers/environments/:envId/turns': idleStagingEnvironment,
+  // The set-up's lease ends with the first of these to succeed.
+  'POST /v1/workers/leases/:leaseId/complete': freshLease,
+  'POST /v1/workers/leases/:leaseId/release': freshLease,
 };
+
+/** The routes whose fresh target is a worker run, which needs the app's git connection. */
+const FRESH_RUNS = new Set(['POST /v1/workers/environments/:envId/turns', 'POST /v1/workers/runs/:runId/cancel', 'POST /v1/workers/runs/:runId/close', 'POST /v1/workers/leases/:leaseId/complete', 'POST /v1/workers/leases/:leaseId/release']);
 
 /** What an example needs beyond the ids `withRealIds` puts in: the operator's app is one of the operator's tenant. */
 const EXAMPLE_VALUES: Record<string, (p: Populated) => Record<string, unknown>> = {
@@ -194,6 +232,8 @@ t.test('requests sent at once, on every route that changes something', async (t)
   }
   noFailures(t, populated.server);
   t.comment(JSON.stringify(Object.fromEntries([...statuses].map(([k, s]) => [k, [...s].sort()]))));
+  // What the fresh targets are for: a group's requests race for something one of them can have.
+  for (const key of Object.keys(FRESH)) t.ok([...(statuses.get(key) ?? [])].some((s) => s >= 200 && s < 300), `${key}: a fresh target taken by one request at least`);
   t.equal((await call(populated.server, 'GET', '/health')).status, 200, 'and the server still serves');
 });
 
@@ -214,8 +254,8 @@ t.test('requests to different routes sent at once, reads among them', async (t) 
     for (let g = 0; g < MIXED_GROUPS; g++) {
       const picked = Array.from({ length: MIXED_AT_ONCE }, () => senders[Math.floor(random() * senders.length)]!);
       const bodies = picked.map((sender) => sender.body());
-      // A worker run is made afresh for some routes; a group before may have deleted the git connection it needs.
-      if (picked.some((sender) => sender.key.startsWith('POST /v1/workers/runs/:runId'))) await connectGit(t, populated, `seed ${seed} group ${g}`);
+      // A worker run is made afresh for some routes (FRESH_RUNS); a group before may have deleted the git connection it needs.
+      if (picked.some((sender) => FRESH_RUNS.has(sender.key))) await connectGit(t, populated, `seed ${seed} group ${g}`);
       for (const sender of new Set(picked)) await sender.refresh();
       const answers = await Promise.all(picked.map((sender, i) => { const b = bodies[i]!; return 'body' in b ? sender.send(b.body) : Promise.resolve(null); }));
       answers.forEach((answer, i) => {
