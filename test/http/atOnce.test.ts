@@ -7,8 +7,10 @@
  * settle (store/db.ts), never the client's 500.
  *
  * A group is four requests: two copies of one body the reference calls valid and two of another
- * (test/helpers/schemaSample.ts, real ids mixed in as in validBodies.test.ts); routes without a
- * body are sent four times alike. Seeds are fixed; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
+ * (test/helpers/schemaSample.ts, real ids mixed in as in validBodies.test.ts; a route's first group
+ * sends its documented examples instead, which succeed where sampled bodies seldom do); routes
+ * without a body are sent four times alike. Seeds are fixed; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps
+ * others.
  */
 import t, { type Test } from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
@@ -156,7 +158,10 @@ function senderFor(populated: Populated, route: DocumentedRoute, random: () => n
   return {
     key,
     route,
-    examples: Object.values(OPERATIONS[key]?.body?.examples ?? {}).map((e) => ({ ...(withRealIds(e, real) as object), ...EXAMPLE_VALUES[key]?.(populated) })),
+    examples: Object.values(OPERATIONS[key]?.body?.examples ?? {}).map((e) => {
+      const withIds = withRealIds(e, real);
+      return EXAMPLE_VALUES[key] ? { ...(withIds as object), ...EXAMPLE_VALUES[key](populated) } : withIds;
+    }),
     body: () => {
       if (!type) return { body: undefined };
       const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
