@@ -41,9 +41,12 @@ async function createdId(answer: Promise<Answer>): Promise<string> {
   return a.body.data.id as string;
 }
 
+/** The profile of the staging sessions' turns: no other run has it, so a claim of it takes theirs. */
+const STAGING_PROFILE = 'codex';
+
 /** The run id of the staging environment's open session, opened when there is none. */
 async function stagingSession({ server, root }: Populated): Promise<string> {
-  const body = { ...(OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] as object), environment: 'staging' };
+  const body = { ...(OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] as object), environment: 'staging', profile: STAGING_PROFILE };
   const made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
   // An environment has one session open at most: the conflict names it.
   const runId = made.status === 409 ? made.body?.error?.run_id : made.body?.data?.id;
@@ -53,19 +56,18 @@ async function stagingSession({ server, root }: Populated): Promise<string> {
 
 /**
  * The staging session's environment with no turn running or queued, so that a turn sent there can
- * be taken: its session opened when there is none, then queued turns claimed and completed until
- * its own is (a claim takes the oldest queued turn of any run).
+ * be taken: its session opened when there is none, then its queued turns (of its profile alone)
+ * claimed and completed.
  */
 async function idleStagingEnvironment(p: Populated): Promise<Record<string, string>> {
-  const { server, root, real } = p;
+  const { server, root } = p;
   const runId = await stagingSession(p);
   for (let i = 0; i < 8; i++) {
-    const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: real.profile, wait_seconds: 0 } });
+    const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: [STAGING_PROFILE], wait_seconds: 0 } });
     const lease = claim.body?.data;
     if (typeof lease?.lease_id !== 'string') break;
     const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, { auth: root, body: OPERATIONS['POST /v1/workers/leases/:leaseId/complete']!.body!.examples!['succeeded'] });
     if (done.status !== 200) throw new Error(`set-up failed: ${done.status} ${done.text.slice(0, 300)}`);
-    if (lease.run_id === runId) break;
   }
   const run = await call(server, 'GET', `/v1/workers/runs/${runId}`, { auth: root });
   if (typeof run.body?.data?.environment_id !== 'string') throw new Error(`set-up failed: ${run.status} ${run.text.slice(0, 300)}`);
@@ -83,9 +85,11 @@ async function freshLease({ server, root, real }: Populated): Promise<Record<str
 
 /**
  * Routes whose target the first group uses up (a deletion, a run's end): each group gets a new
- * one, made before it is sent, so that every group has one request that can succeed.
+ * one, made before it is sent, so that every group has one request that can succeed (a turn: the
+ * first group of a route's sweep only, `group` 0, each making a session idle with a claim and a
+ * complete, to keep the sweep's time).
  */
-const FRESH: Record<string, (p: Populated) => Promise<Record<string, string>>> = {
+const FRESH: Record<string, (p: Populated, group: number) => Promise<Record<string, string>>> = {
   'DELETE /v1/scores/:scoreId': async ({ server, root, real }) => ({
     scoreId: await createdId(call(server, 'POST', '/v1/scores', { auth: root, body: { name: 'at-once', resource_id: real.trace_id![0], score: 0.5 } })),
   }),
@@ -101,7 +105,7 @@ const FRESH: Record<string, (p: Populated) => Promise<Record<string, string>>> =
   // session (production's, which the turn routes use) is not.
   'POST /v1/workers/runs/:runId/close': async (p) => ({ runId: await stagingSession(p) }),
   // The set-up's session has a turn running (its lease is the heartbeat's and events' target).
-  'POST /v1/workers/environments/:envId/turns': idleStagingEnvironment,
+  'POST /v1/workers/environments/:envId/turns': async (p, group) => (group === 0 ? idleStagingEnvironment(p) : {}),
   // The set-up's lease ends with the first of these to succeed.
   'POST /v1/workers/leases/:leaseId/complete': freshLease,
   'POST /v1/workers/leases/:leaseId/release': freshLease,
@@ -110,9 +114,13 @@ const FRESH: Record<string, (p: Populated) => Promise<Record<string, string>>> =
 /** The routes whose fresh target is a worker run, which needs the app's git connection. */
 const FRESH_RUNS = new Set(['POST /v1/workers/environments/:envId/turns', 'POST /v1/workers/runs/:runId/cancel', 'POST /v1/workers/runs/:runId/close', 'POST /v1/workers/leases/:leaseId/complete', 'POST /v1/workers/leases/:leaseId/release']);
 
-/** What an example needs beyond the ids `withRealIds` puts in: the operator's app is one of the operator's tenant. */
+/**
+ * What an example needs beyond the ids `withRealIds` puts in: the operator's app is one of the
+ * operator's tenant; a claim does not wait (the documented one long-polls 20 s when nothing is queued).
+ */
 const EXAMPLE_VALUES: Record<string, (p: Populated) => Record<string, unknown>> = {
   'POST /v1/operator/tokens': ({ pathValues }) => ({ tenant_id: pathValues.tenant, app_id: pathValues.app }),
+  'POST /v1/workers/claim': () => ({ wait_seconds: 0 }),
 };
 
 /** Properties whose documented values are ids of the reference's own examples. */
@@ -143,7 +151,7 @@ interface Sender {
   /** A body the reference calls valid (undefined for a route without one), or a problem. */
   body: () => { body: unknown } | { problem: string };
   /** Makes the route's target afresh when a request can use it up (`FRESH`). */
-  refresh: () => Promise<void>;
+  refresh: (group: number) => Promise<void>;
   send: (body: unknown) => Promise<Answer>;
 }
 
@@ -170,8 +178,8 @@ function senderFor(populated: Populated, route: DocumentedRoute, random: () => n
       const valid = validateCatalogValues({ [type]: [body] } as CatalogValues).success;
       return valid ? { body } : { problem: `not a valid ${type} by its own validator: ${JSON.stringify(body).slice(0, 300)}` };
     },
-    refresh: async () => {
-      if (FRESH[key]) path = pathWith(await FRESH[key](populated));
+    refresh: async (group) => {
+      if (FRESH[key]) path = pathWith(await FRESH[key](populated, group));
     },
     send: (body) => {
       if (key === 'POST /v1/traces') return call(server, 'POST', path, { headers: { authorization: root.key, 'x-service-app-id': root.appId }, body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]) });
@@ -221,7 +229,7 @@ t.test('requests sent at once, on every route that changes something', async (t)
           found.push(`seed ${seed} group ${g}: ${problem}`);
           continue;
         }
-        await sender.refresh();
+        await sender.refresh(g);
         const bodies = [a.body, a.body, b.body, b.body];
         const answers = await Promise.all(bodies.map(sender.send));
         answers.forEach((answer, i) => {
@@ -261,7 +269,7 @@ t.test('requests to different routes sent at once, reads among them', async (t) 
       const bodies = picked.map((sender) => sender.body());
       // A worker run is made afresh for some routes (FRESH_RUNS); a group before may have deleted the git connection it needs.
       if (picked.some((sender) => FRESH_RUNS.has(sender.key))) await connectGit(t, populated, `seed ${seed} group ${g}`);
-      for (const sender of new Set(picked)) await sender.refresh();
+      for (const sender of new Set(picked)) await sender.refresh(0);
       const answers = await Promise.all(picked.map((sender, i) => { const b = bodies[i]!; return 'body' in b ? sender.send(b.body) : Promise.resolve(null); }));
       answers.forEach((answer, i) => {
         const b = bodies[i]!;
