@@ -54,6 +54,11 @@ async function stagingSession({ server, root }: Populated): Promise<string> {
   return runId;
 }
 
+/** A claim of the oldest queued turn of `profiles`, without waiting (no lease in the answer when none is queued). */
+function claimTurn({ server, root }: Populated, profiles: unknown[]): Promise<Answer> {
+  return call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles, wait_seconds: 0 } });
+}
+
 /**
  * The staging session's environment with no turn running or queued, so that a turn sent there can
  * be taken: its session opened when there is none, then its queued turns (of its profile alone)
@@ -63,8 +68,7 @@ async function idleStagingEnvironment(p: Populated): Promise<Record<string, stri
   const { server, root } = p;
   const runId = await stagingSession(p);
   for (let i = 0; i < 8; i++) {
-    const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: [STAGING_PROFILE], wait_seconds: 0 } });
-    const lease = claim.body?.data;
+    const lease = (await claimTurn(p, [STAGING_PROFILE])).body?.data;
     if (typeof lease?.lease_id !== 'string') break;
     const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, { auth: root, body: OPERATIONS['POST /v1/workers/leases/:leaseId/complete']!.body!.examples!['succeeded'] });
     if (done.status !== 200) throw new Error(`set-up failed: ${done.status} ${done.text.slice(0, 300)}`);
@@ -75,9 +79,9 @@ async function idleStagingEnvironment(p: Populated): Promise<Record<string, stri
 }
 
 /** A lease of its own: a one-shot run made, then a turn claimed (that one or another queued). */
-async function freshLease({ server, root, real }: Populated): Promise<Record<string, string>> {
-  await createdId(call(server, 'POST', '/v1/workers/runs', { auth: root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] }));
-  const claim = await call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: real.profile, wait_seconds: 0 } });
+async function freshLease(p: Populated): Promise<Record<string, string>> {
+  await createdId(call(p.server, 'POST', '/v1/workers/runs', { auth: p.root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] }));
+  const claim = await claimTurn(p, p.real.profile!);
   const leaseId = claim.body?.data?.lease_id;
   if (typeof leaseId !== 'string') throw new Error(`set-up failed: ${claim.status} ${claim.text.slice(0, 300)}`);
   return { leaseId };

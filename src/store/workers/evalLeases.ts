@@ -188,10 +188,10 @@ export function releaseEval(db: Database, scope: ReadScope, runId: string, lease
   return endEval(db, scope, runId, leaseId, { kind: 'fail', card: null, error: WORKER_STOPPED, costUsd: null });
 }
 
-/** Eval runs whose lease expired fail with `lease_expired` (the trials reported so far are kept). */
 /** The eval leases held now (`l`, with their run `r`): those a sweep expires, and whose ends it watches (leases.ts). */
 export const HELD_EVAL_LEASES = `worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id WHERE l.lease_id IS NOT NULL AND r.status = 'running'`;
 
+/** Eval runs whose lease expired fail with `lease_expired` (the trials reported so far are kept). */
 export async function expireEvalLeases(db: Database): Promise<{ tenantId: string; runId: string; revokedKeyHashes: string[] }[]> {
   const expired = await db.query<{ tenant_id: string; run_id: string; lease_id: string }>(
     `SELECT l.tenant_id::VARCHAR AS tenant_id, l.run_id::VARCHAR AS run_id, l.lease_id
