@@ -7,8 +7,7 @@
  * without a report (the gateway fails it); a stopping worker releases it (the gateway fails it:
  * `worker stopped`). Eval runs are not cancelled through the worker routes.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CompleteBody } from '../contract/workers.js';
 import { evalEnd, evalEnvironment } from '../core/workers/evalRun.js';
@@ -69,17 +68,21 @@ export function startEvalRun(claim: EvalClaim, ctx: EvalContext): RunningEval {
   return { claim, handBack: () => stop('handback'), done };
 }
 
-/** The run's directory: a checkout when the run names a ref and the app has a local repository, else empty. */
+/**
+ * The run's directory, `<work dir>/evals/<run id>`: a checkout when the run names a ref and the app
+ * has a local repository, else empty. It is removed after the run; a worker killed mid-run leaves it
+ * in its own work directory (as it leaves its turns' workspaces), not in the machine's temp dir.
+ */
 async function prepare(claim: EvalClaim, ctx: EvalContext): Promise<{ dir: string; how: string }> {
   const run = claim.eval_run;
   const ref = run.git_commit ?? run.git_branch;
+  const dir = join(ctx.workDir, 'evals', run.id);
+  await rm(dir, { recursive: true, force: true });
   if (run.repository !== null && ref !== null) {
-    const dir = join(ctx.workDir, 'evals', run.id);
-    await rm(dir, { recursive: true, force: true });
     const { commit } = await ctx.git.checkout(run.repository, ref, dir);
     return { dir, how: `checked out ${run.repository} ${ref} at ${commit.slice(0, 12)}` };
   }
-  const dir = await mkdtemp(join(tmpdir(), 'tracelake-eval-'));
+  await mkdir(dir, { recursive: true });
   return { dir, how: `an empty directory (${ref === null ? 'the run names no commit or branch' : 'the app has no local git connection'})` };
 }
 

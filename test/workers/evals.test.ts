@@ -24,7 +24,7 @@ const FAKE_EVAL = `
 import { existsSync, writeFileSync } from 'node:fs';
 const env = process.env;
 const config = JSON.parse(env.TRACELAKE_EVAL_CONFIG);
-if (config.out) writeFileSync(config.out, JSON.stringify({ key: env.TRACELAKE_API_KEY, run: env.TRACELAKE_EVAL_RUN_ID, suite: env.TRACELAKE_EVAL_SUITE, version: env.TRACELAKE_EVAL_SUITE_VERSION, app: env.TRACELAKE_APP_ID, readme: existsSync('README.md') }));
+if (config.out) writeFileSync(config.out, JSON.stringify({ key: env.TRACELAKE_API_KEY, run: env.TRACELAKE_EVAL_RUN_ID, suite: env.TRACELAKE_EVAL_SUITE, version: env.TRACELAKE_EVAL_SUITE_VERSION, app: env.TRACELAKE_APP_ID, readme: existsSync('README.md'), cwd: process.cwd() }));
 console.log('evaluating ' + env.TRACELAKE_EVAL_SUITE + ' for run ' + env.TRACELAKE_EVAL_RUN_ID);
 const trials = ['t1', 't2'].map((taskId, i) => ({ taskId, resolved: i === 0, costUsd: 0.25, durationMs: 1000, artifact: { taskId } }));
 const res = await fetch(env.TRACELAKE_URL + '/v1/evals/trials', {
@@ -103,6 +103,8 @@ t.test('an eval run is claimed by a worker, reports its trials, and succeeds wit
   const seen = JSON.parse(readFileSync(out, 'utf8'));
   t.match(seen, { run: run.id, suite: 'fake-suite', version: '1.0', app: root.appId, readme: true }, 'the command ran in a checkout of the run\'s commit, told of its run');
   t.not(seen.key, run.api_key.plaintext_key, 'with a key minted at the claim, not the creation key');
+  t.equal(seen.cwd, join(dir, 'work-evals-ok', 'evals', run.id), "the checkout is in the worker's work directory");
+  t.ok(await until(() => !existsSync(seen.cwd)), 'and removed after the run (just after its report)');
   const again = await call(server, 'POST', '/v1/evals/trials', { auth: { key: seen.key, appId: root.appId }, body: { evalRunId: run.id, schemaVersion: 1, trials: [{ taskId: 't3', resolved: true, costUsd: 0, durationMs: 1, artifact: {} }] } });
   t.equal(again.status, 401, 'the minted key is revoked with the run');
   t.match(again.body.error, { code: 'unauthorized', message: /revoked/ });
@@ -120,10 +122,14 @@ t.test('an eval run is claimed by a worker, reports its trials, and succeeds wit
 });
 
 t.test('a failing eval command fails the run with the reason', async (t) => {
-  const run = await createEvalRun({ mode: 'fail' });
+  const out = fresh('env');
+  const run = await createEvalRun({ mode: 'fail', out });
   const w = worker('evals-fail');
   t.teardown(() => void w.child.kill('SIGKILL'));
   await w.waitForLog(ended(run.id));
+  const { cwd } = JSON.parse(readFileSync(out, 'utf8'));
+  t.equal(cwd, join(dir, 'work-evals-fail', 'evals', run.id), "a run without a checkout gets an empty directory in the worker's work directory too (not the machine's temp dir, where a killed worker would leave it)");
+  t.ok(await until(() => !existsSync(cwd)), 'removed after the run');
   const done = await readRun(run.id);
   t.match(done, { status: 'failed', error: 'The eval command exited with 3', card: null });
   t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'the trials it reported before failing are kept');
