@@ -41,6 +41,25 @@ t.test('the map', async (t) => {
   for (const f of ['dist/test/http/auth.test.js', 'dist/test/ingest/protoDecode.test.js', 'dist/test/coverage-map.test.js', 'dist/test/reliability/wal.test.js']) {
     t.equal(inRoot(f), null, `${f} is not counted`);
   }
+  // A directory's group file covers what its tests cover, together, and nothing more.
+  for (const dir of ['dist/test/unit/http', 'dist/test/core/scores', 'dist/test/core']) {
+    const members = readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.test.js'));
+    const union = [...new Set(members.flatMap((f) => [inRoot(`${dir}/${f}`) ?? []].flat()))].sort();
+    t.ok(union.length > 0, `${dir}: its tests cover modules`);
+    t.same(inRoot(`${dir}/all.tests.js`), union, `${dir}/all.tests.js covers the union of its ${members.length} tests' modules`);
+  }
+  t.ok((inRoot('dist/test/unit/http/all.tests.js') as string[]).includes('dist/src/http/router.js'));
+  t.notOk((inRoot('dist/test/unit/http/all.tests.js') as string[]).includes('dist/src/http/server.js'), 'not the I/O modules beside them');
+  t.equal(inRoot('dist/test/http/all.tests.js'), null, 'a group outside the unit tests is not counted');
+});
+
+t.test('every directory of unit tests has its group file, which is what the suite runs', async (t) => {
+  const config = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).tap as { include: string[]; exclude: string[] };
+  t.ok(config.include.includes('dist/test/**/all.tests.js'), 'the suite runs the group files');
+  t.ok(config.exclude.includes('dist/test/core/**/*.test.js') && config.exclude.includes('dist/test/unit/**/*.test.js'), 'and not their tests a second time');
+  const dirs = new Set([...files(join(ROOT, 'test/core'), '.test.ts'), ...UNIT_TESTS].map((f) => f.slice(0, f.lastIndexOf('/'))));
+  t.ok(dirs.size > 10, `${dirs.size} directories`);
+  for (const dir of dirs) t.ok(existsSync(join(ROOT, dir, 'all.tests.ts')), `${dir}/all.tests.ts (else its tests would never run in npm test)`);
 });
 
 t.test('every unit test is named after a module', async (t) => {
