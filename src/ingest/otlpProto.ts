@@ -89,22 +89,12 @@ export function decodeExportRequest(bytes: Uint8Array): ExportTraceServiceReques
   return Request.toObject(message, { longs: String, defaults: false }) as ExportTraceServiceRequest;
 }
 
-export interface PartialSuccess {
-  rejectedSpans: number;
-  errorMessage: string;
-}
-
-/** The OTLP answer: empty on full success, `partialSuccess` when spans were refused. */
-export function encodeExportResponse(partial: PartialSuccess | null): Uint8Array {
-  const body = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
-  return Response.encode(Response.fromObject(body)).finish();
-}
-
 /** Test and bench helper: encodes a request in the OTLP/JSON shape as protobuf. */
 export function encodeExportRequest(request: object): Uint8Array {
   return Request.encode(Request.fromObject(request)).finish();
 }
 
+/** Test helper: reads an OTLP answer (the server's is encoded by exportResponse.ts). */
 export function decodeExportResponse(bytes: Uint8Array): { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } } {
   return Response.toObject(Response.decode(bytes), { longs: String, defaults: false });
 }

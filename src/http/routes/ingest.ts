@@ -10,7 +10,7 @@ import type { OtlpExportAnswer } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { planOf, quotaError, type Plan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
-import { encodeExportResponse, type PartialSuccess } from '../../ingest/otlpProto.js';
+import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportResponse.js';
 import { keyPrefixOf } from '../refusalLog.js';
 import { bytes, json } from '../reply.js';
 import { route, type Context } from '../route.js';
