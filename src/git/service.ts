@@ -6,7 +6,7 @@
 import { ApiError } from '../core/errors.js';
 import { openCredentials } from '../core/git/credentials.js';
 import { selection, type ConnectionState } from '../core/git/connection.js';
-import { parsePromptFile } from '../core/prompts/document.js';
+import type { parsePromptFile as ParsePromptFile } from '../core/prompts/document.js';
 import { PROMPTS_DIR, promptNameOfPath } from '../core/prompts/names.js';
 import type { StoreClient } from '../pool/storeClient.js';
 import type { AppRef, ConnectionRow } from '../store/git/connections.js';
@@ -108,12 +108,15 @@ export class GitService {
       return name ? [{ ...f, name }] : [];
     });
     const prompts: RepositoryPrompt[] = [];
+    // Loaded at first use: yaml and handlebars are ~100 modules and ~0.1 s of CPU that the HTTP
+    // thread's start need not pay (docs/decisions.md).
+    const { parsePromptFile } = await import('../core/prompts/document.js');
     for (let i = 0; i < files.length; i += READS_IN_FLIGHT) {
       const batch = files.slice(i, i + READS_IN_FLIGHT);
       const read = await Promise.all(batch.map((f) => reader.readFile(repository, commit, f.path)));
       batch.forEach((f, j) => {
         const file = read[j];
-        prompts.push({ name: f.name, path: f.path, blobSha: f.blobSha, document: file ? documentOf(file.content) : { error: 'the file vanished while it was read' } });
+        prompts.push({ name: f.name, path: f.path, blobSha: f.blobSha, document: file ? documentOf(parsePromptFile, file.content) : { error: 'the file vanished while it was read' } });
       });
     }
     return this.store.run('syncPrompts', { app: { tenantId: app.tenantId, appId: app.appId }, commitSha: commit, prompts, by });
@@ -144,7 +147,7 @@ export class GitService {
   }
 }
 
-function documentOf(content: Uint8Array): RepositoryPrompt['document'] {
+function documentOf(parsePromptFile: typeof ParsePromptFile, content: Uint8Array): RepositoryPrompt['document'] {
   let text: string;
   try {
     text = UTF8.decode(content);

@@ -26,7 +26,7 @@ import {
 } from '../../contract/prompts.js';
 import type { LabelRemoval, PromptMetricsAnswer, RenderedPrompt } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
-import { promptContent, renderPrompt, type ChatMessage } from '../../core/prompts/document.js';
+import type { ChatMessage } from '../../core/prompts/document.js';
 import { isPromptName, labelsProblem, LATEST, NAME_RULE, PRODUCTION } from '../../core/prompts/names.js';
 import type { JsonValue } from '../../core/span.js';
 import { resolveWindow } from '../../core/window.js';
@@ -83,7 +83,14 @@ async function discoverQuietly(ctx: Context): Promise<void> {
   }
 }
 
-function contentOf(body: CreatePromptBody) {
+/**
+ * The prompt modules are loaded at first use: yaml and handlebars are ~100 modules and ~0.1 s of CPU
+ * that the HTTP thread's start need not pay (docs/decisions.md).
+ */
+const promptDocument = () => import('../../core/prompts/document.js');
+
+async function contentOf(body: CreatePromptBody) {
+  const { promptContent } = await promptDocument();
   const type = body.type ?? (typeof body.prompt === 'string' ? 'text' : 'chat');
   const content = promptContent(type, body.prompt as string | ChatMessage[], (body.config ?? {}) as Record<string, JsonValue>);
   if (!content.ok) throw validationError('body', { prompt: content.error });
@@ -116,7 +123,7 @@ export const promptRoutes = [
       if (problem) throw validationError('body', { labels: problem });
       const version = await ctx.services.store.run('createPromptVersion', {
         app: appOf(ctx),
-        version: { name: body.name, content: contentOf(body), labels, commitMessage: body.commit_message ?? null, source: 'api', sourcePath: null, commitSha: null, blobSha: null, by: actorOf(ctx.principal) },
+        version: { name: body.name, content: await contentOf(body), labels, commitMessage: body.commit_message ?? null, source: 'api', sourcePath: null, commitSha: null, blobSha: null, by: actorOf(ctx.principal) },
       });
       changed(ctx);
       return data(version, 201);
@@ -180,7 +187,7 @@ export const promptRoutes = [
     async handler({ params, body }, ctx) {
       const answer = await fetchVersion(ctx, params.name, selectorOf(body, 'body'));
       const view = (JSON.parse(answer.body) as { data: PromptVersionView }).data;
-      const rendered = renderPrompt(view.prompt, body.variables);
+      const rendered = (await promptDocument()).renderPrompt(view.prompt, body.variables);
       if (!rendered.ok) {
         if ('missing' in rendered) throw validationError('body', Object.fromEntries(rendered.missing.map((v) => [`variables.${v}`, 'is required by the template'])));
         throw validationError('body', { variables: rendered.error });
