@@ -1,10 +1,13 @@
 /**
  * The processes tests start run without the test runner's hook (test/helpers/unhooked.ts): tap's
- * processinfo, loaded into every server and each of its threads, nearly doubled a start's CPU.
+ * processinfo, loaded into every server and each of its threads, nearly doubled a start's CPU. And
+ * they die with the test process, however it ends.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import t from 'tap';
 import { unhooked } from '../helpers/unhooked.js';
+import { until } from '../helpers/until.js';
 
 const PROBE = 'process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null, argv: process.argv.slice(1) }))';
 
@@ -18,7 +21,38 @@ t.test('a child runs without the runner hook and with its own arguments', async 
 });
 
 t.test('other NODE_OPTIONS are kept', async (t) => {
-  const [, args] = unhooked(process.execPath, ['-e', PROBE], { NODE_OPTIONS: `${process.env.NODE_OPTIONS} --max-old-space-size=512` });
-  const seen = JSON.parse(execFileSync('/usr/bin/env', args, { encoding: 'utf8' }));
+  const seen = JSON.parse(execFileSync(...unhooked(process.execPath, ['-e', PROBE], { NODE_OPTIONS: `${process.env.NODE_OPTIONS} --max-old-space-size=512` }), { encoding: 'utf8' }));
   t.equal(seen.options, '--max-old-space-size=512');
+});
+
+/** Whether process `pid` exists (a zombie counts as ended: the kernel has killed it). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(execFileSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }));
+  } catch {
+    return false;
+  }
+}
+
+t.test('a child dies with the process that started it, even one killed without its exit handlers', async (t) => {
+  // A stand-in for a test process: it starts a child that would run for good, says its pid, waits.
+  const helper = new URL('../helpers/unhooked.js', import.meta.url).href;
+  const parentScript = `
+    const { spawn } = await import('node:child_process');
+    const { unhooked } = await import(${JSON.stringify(helper)});
+    const child = spawn(...unhooked(process.execPath, ['-e', 'setInterval(() => {}, 1000)']), { stdio: 'ignore' });
+    console.log(child.pid);
+    setInterval(() => {}, 1000);`;
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await createInterface({ input: parent.stdout! })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
+  const child = Number(line);
+  t.ok(child > 0 && alive(child), `the child runs (pid ${line})`);
+  parent.kill('SIGKILL');
+  t.ok(await until(() => !alive(child), 10_000), 'and is gone once its parent is killed');
+  if (alive(child)) process.kill(child, 'SIGKILL');
 });
