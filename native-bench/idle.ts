@@ -8,8 +8,8 @@
  *
  *   npm run build && node dist/native-bench/idle.js [--seconds 20] [--settle 15] [--rounds 3] [--baseline /path/to/built/checkout]
  */
-import { join } from 'node:path';
 import { startServer } from '../test/helpers/server.js';
+import { alternating, median, serverBuilds } from './alternating.js';
 import { arg, textArg } from './args.js';
 import { threadTimes } from './procThreads.js';
 
@@ -37,21 +37,15 @@ async function idleWindow(main: string): Promise<{ total: number; main: number }
   }
 }
 
-const builds: [string, string][] = [['this build', new URL('../src/main.js', import.meta.url).pathname]];
-if (BASELINE) builds.unshift(['baseline', join(BASELINE, 'dist', 'src', 'main.js')]);
-const seen = new Map<string, { total: number[]; main: number[] }>(builds.map(([name]) => [name, { total: [], main: [] }]));
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, main] of round % 2 ? [...builds].reverse() : builds) {
-    const w = await idleWindow(main);
-    seen.get(name)!.total.push(w.total);
-    seen.get(name)!.main.push(w.main);
-    console.log(`  round ${round + 1} ${name}: ${w.total.toFixed(1)} ms/s, main thread ${w.main.toFixed(1)}`);
-  }
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const builds = serverBuilds(BASELINE);
+const seen = await alternating(builds, ROUNDS, async (main, name, round) => {
+  const w = await idleWindow(main);
+  console.log(`  round ${round + 1} ${name}: ${w.total.toFixed(1)} ms/s, main thread ${w.main.toFixed(1)}`);
+  return w;
+});
 console.log(`an idle server's CPU, ${SECONDS} s after ${SETTLE} s, medians of ${ROUNDS} (ms of CPU a second)`);
+const medianOf = (name: string, k: 'total' | 'main') => median(seen.get(name)!.map((w) => w[k]));
 for (const [name] of builds) {
-  const s = seen.get(name)!;
-  const ratio = (k: 'total' | 'main') => (BASELINE && name === 'this build' ? ` (${(median(s[k]) / median(seen.get('baseline')![k])).toFixed(2)}×)` : '');
-  console.log(`  ${name.padEnd(10)} all threads ${median(s.total).toFixed(1)}${ratio('total')}, main thread ${median(s.main).toFixed(1)}${ratio('main')}`);
+  const ratio = (k: 'total' | 'main') => (BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '');
+  console.log(`  ${name.padEnd(10)} all threads ${medianOf(name, 'total').toFixed(1)}${ratio('total')}, main thread ${medianOf(name, 'main').toFixed(1)}${ratio('main')}`);
 }

@@ -8,8 +8,8 @@
  *   npm run build && node dist/native-bench/start.js [--rounds 10] [--baseline /path/to/built/checkout]
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startServer } from '../test/helpers/server.js';
+import { alternating, median, serverBuilds } from './alternating.js';
 import { arg, textArg } from './args.js';
 
 const ROUNDS = arg('rounds', 10);
@@ -31,20 +31,11 @@ async function oneStart(main: string): Promise<{ readyMs: number; cpuMs: number 
   return { readyMs, cpuMs };
 }
 
-const builds: [string, string][] = [['this build', new URL('../src/main.js', import.meta.url).pathname]];
-if (BASELINE) builds.unshift(['baseline', join(BASELINE, 'dist', 'src', 'main.js')]);
-const seen = new Map<string, { readyMs: number[]; cpuMs: number[] }>(builds.map(([name]) => [name, { readyMs: [], cpuMs: [] }]));
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, main] of round % 2 ? [...builds].reverse() : builds) {
-    const s = await oneStart(main);
-    seen.get(name)!.readyMs.push(s.readyMs);
-    seen.get(name)!.cpuMs.push(s.cpuMs);
-  }
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const builds = serverBuilds(BASELINE);
+const seen = await alternating(builds, ROUNDS, (main) => oneStart(main));
 console.log(`a server's start on a fresh data directory, medians of ${ROUNDS}`);
+const medianOf = (name: string, k: 'readyMs' | 'cpuMs') => median(seen.get(name)!.map((s) => s[k]));
 for (const [name] of builds) {
-  const s = seen.get(name)!;
-  const ratio = (k: 'readyMs' | 'cpuMs') => (BASELINE && name === 'this build' ? ` (${(median(s[k]) / median(seen.get('baseline')![k])).toFixed(2)}×)` : '');
-  console.log(`  ${name.padEnd(10)} listening after ${median(s.readyMs).toFixed(0)} ms${ratio('readyMs')}, ${median(s.cpuMs).toFixed(0)} ms of CPU by then${ratio('cpuMs')}`);
+  const ratio = (k: 'readyMs' | 'cpuMs') => (BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '');
+  console.log(`  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`);
 }
