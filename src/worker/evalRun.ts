@@ -23,7 +23,7 @@ const MAX_LINE_CHARS = 16 * 1024;
 export interface EvalContext {
   gateway: GatewayClient;
   git: LocalGitProvider;
-  /** The worker's work directory: checkouts go to `<workDir>/evals/<run id>`. */
+  /** The worker's work directory: each run's directory is `<workDir>/evals/<run id>`. */
   workDir: string;
   command: string[];
   timeoutSeconds: number;
