@@ -4,6 +4,7 @@
  * they die with the test process, however it ends.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { unhooked } from '../helpers/unhooked.js';
@@ -33,7 +34,7 @@ function alive(pid: number): boolean {
     return false;
   }
   try {
-    return !/^State:\s+Z/m.test(execFileSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }));
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {
     return false;
   }
