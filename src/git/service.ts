@@ -6,9 +6,9 @@
 import { ApiError } from '../core/errors.js';
 import { openCredentials } from '../core/git/credentials.js';
 import { selection, type ConnectionState } from '../core/git/connection.js';
-import type { parsePromptFile as ParsePromptFile } from '../core/prompts/document.js';
 import { PROMPTS_DIR, promptNameOfPath } from '../core/prompts/names.js';
 import type { StoreClient } from '../pool/storeClient.js';
+import { promptModules } from '../promptModules.js';
 import type { AppRef, ConnectionRow } from '../store/git/connections.js';
 import type { RepositoryPrompt, SyncReport } from '../store/prompts/sync.js';
 import { GitHubProvider, type GitHubAuth } from './github.js';
@@ -108,16 +108,13 @@ export class GitService {
       return name ? [{ ...f, name }] : [];
     });
     const prompts: RepositoryPrompt[] = [];
-    // Loaded at first use: yaml and handlebars are ~100 modules and ~0.1 s of CPU that the HTTP
-    // thread's start need not pay (docs/decisions.md).
-    const { parsePromptFile } = await import('../core/prompts/document.js');
     for (let i = 0; i < files.length; i += READS_IN_FLIGHT) {
       const batch = files.slice(i, i + READS_IN_FLIGHT);
       const read = await Promise.all(batch.map((f) => reader.readFile(repository, commit, f.path)));
-      batch.forEach((f, j) => {
+      for (const [j, f] of batch.entries()) {
         const file = read[j];
-        prompts.push({ name: f.name, path: f.path, blobSha: f.blobSha, document: file ? documentOf(parsePromptFile, file.content) : { error: 'the file vanished while it was read' } });
-      });
+        prompts.push({ name: f.name, path: f.path, blobSha: f.blobSha, document: file ? await documentOf(file.content) : { error: 'the file vanished while it was read' } });
+      }
     }
     return this.store.run('syncPrompts', { app: { tenantId: app.tenantId, appId: app.appId }, commitSha: commit, prompts, by });
   }
@@ -147,13 +144,13 @@ export class GitService {
   }
 }
 
-function documentOf(parsePromptFile: typeof ParsePromptFile, content: Uint8Array): RepositoryPrompt['document'] {
+async function documentOf(content: Uint8Array): Promise<RepositoryPrompt['document']> {
   let text: string;
   try {
     text = UTF8.decode(content);
   } catch {
     return { error: 'the file is not UTF-8 text' };
   }
-  const parsed = parsePromptFile(text);
+  const parsed = (await promptModules()).parsePromptFile(text);
   return parsed.ok ? parsed.value : { error: parsed.error };
 }

@@ -30,6 +30,7 @@ import type { ChatMessage } from '../../core/prompts/document.js';
 import { isPromptName, labelsProblem, LATEST, NAME_RULE, PRODUCTION } from '../../core/prompts/names.js';
 import type { JsonValue } from '../../core/span.js';
 import { resolveWindow } from '../../core/window.js';
+import { promptModules } from '../../promptModules.js';
 import type { PromptVersionView, Selector } from '../../store/prompts/prompts.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { actorOf, readScopeOf } from '../principal.js';
@@ -83,14 +84,8 @@ async function discoverQuietly(ctx: Context): Promise<void> {
   }
 }
 
-/**
- * The prompt modules are loaded at first use: yaml and handlebars are ~100 modules and ~0.1 s of CPU
- * that the HTTP thread's start need not pay (docs/decisions.md).
- */
-const promptDocument = () => import('../../core/prompts/document.js');
-
 async function contentOf(body: CreatePromptBody) {
-  const { promptContent } = await promptDocument();
+  const { promptContent } = await promptModules();
   const type = body.type ?? (typeof body.prompt === 'string' ? 'text' : 'chat');
   const content = promptContent(type, body.prompt as string | ChatMessage[], (body.config ?? {}) as Record<string, JsonValue>);
   if (!content.ok) throw validationError('body', { prompt: content.error });
@@ -187,7 +182,7 @@ export const promptRoutes = [
     async handler({ params, body }, ctx) {
       const answer = await fetchVersion(ctx, params.name, selectorOf(body, 'body'));
       const view = (JSON.parse(answer.body) as { data: PromptVersionView }).data;
-      const rendered = (await promptDocument()).renderPrompt(view.prompt, body.variables);
+      const rendered = (await promptModules()).renderPrompt(view.prompt, body.variables);
       if (!rendered.ok) {
         if ('missing' in rendered) throw validationError('body', Object.fromEntries(rendered.missing.map((v) => [`variables.${v}`, 'is required by the template'])));
         throw validationError('body', { variables: rendered.error });

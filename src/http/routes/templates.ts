@@ -8,19 +8,16 @@ import type { TemplateAnswer, TemplateFile } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { isRef } from '../../core/git/names.js';
 import { checkTemplatePath, PROMPT_EXTENSION, promptNameOfPath } from '../../core/prompts/names.js';
+import { promptModules } from '../../promptModules.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { bytes } from '../reply.js';
 import { route } from '../route.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * What a template file declares; `error` says why it cannot be used as a template (it is served all
- * the same). The prompt modules are loaded at first use: yaml and handlebars are ~100 modules and
- * ~0.1 s of CPU that the HTTP thread's start need not pay (docs/decisions.md).
- */
+/** What a template file declares; `error` says why it cannot be used as a template (it is served all the same). */
 async function declarations(path: string, text: string): Promise<Omit<TemplateFile, 'path' | 'repository' | 'ref' | 'commit_sha' | 'sha' | 'content'>> {
-  const [{ parsePromptFile }, { checkTemplate }] = await Promise.all([import('../../core/prompts/document.js'), import('../../core/prompts/template.js')]);
+  const { parsePromptFile, checkTemplate } = await promptModules();
   if (path.endsWith(PROMPT_EXTENSION)) {
     const doc = parsePromptFile(text);
     if (doc.ok) return { prompt_name: promptNameOfPath(path), type: doc.value.type, variables: doc.value.variables, config: doc.value.config, labels: doc.value.labels, error: null };
