@@ -1,15 +1,23 @@
-/** Per-thread CPU of a process from /proc, for the benches that look at a server by thread (`threads`, `idle`). */
+/** CPU of a process from /proc: by thread (`threads`, `idle`), or the whole process (`start`). */
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** A /proc `stat` line's name and CPU seconds (user + system, and system alone). */
+function parseStat(stat: string): { name: string; cpu: number; sys: number } {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 };
+}
+
+/** CPU seconds (user + system) of process `pid`, all its threads, ended ones included. */
+export function processCpu(pid: number): number {
+  return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpu;
+}
 
 /** CPU seconds (user + system) of each thread of `pid`, by thread id, with the thread's name. */
 export function threadTimes(pid: number): Map<number, { name: string; cpu: number; sys: number }> {
   const out = new Map<number, { name: string; cpu: number; sys: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
+      out.set(Number(tid), parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
     } catch {
       // The thread ended meanwhile.
     }

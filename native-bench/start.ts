@@ -7,20 +7,13 @@
  *
  *   npm run build && node dist/native-bench/start.js [--rounds 10] [--baseline /path/to/built/checkout]
  */
-import { readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { alternating, median, serverBuilds } from './alternating.js';
 import { arg, textArg } from './args.js';
+import { processCpu } from './procThreads.js';
 
 const ROUNDS = arg('rounds', 10);
 const BASELINE = textArg('baseline', '');
-
-/** CPU seconds (user + system) of process `pid`, all its threads, ended ones included. */
-function processCpu(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
 
 async function oneStart(main: string): Promise<{ readyMs: number; cpuMs: number }> {
   const t0 = performance.now();

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The test files (compiled) of the group file's directory, in name order. */
-export function testsBeside(groupFile: string): string[] {
+function testsBeside(groupFile: string): string[] {
   const dir = dirname(groupFile);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.test.js'))
