@@ -51,6 +51,7 @@ t.test('the map', async (t) => {
   t.ok((inRoot('dist/test/unit/http/all.tests.js') as string[]).includes('dist/src/http/router.js'));
   t.notOk((inRoot('dist/test/unit/http/all.tests.js') as string[]).includes('dist/src/http/server.js'), 'not the I/O modules beside them');
   t.equal(inRoot('dist/test/http/all.tests.js'), null, 'a group outside the unit tests is not counted');
+  t.equal(inRoot('dist/test/http/short.tests.js'), null, 'nor a group of short integration tests');
 });
 
 t.test('every directory of unit tests has its group file, which is what the suite runs', async (t) => {
