@@ -5,7 +5,7 @@
  * request then carries spans of its own, as a real fleet of exporters sends, and none is taken for
  * a replay.
  */
-import { decodeExportRequest } from '../src/ingest/otlpProto.js';
+import { decodeExportRequest } from '../test/helpers/otlpProto.js';
 import { encodedBatch } from './workload.js';
 
 export const SPANS = 512;

@@ -34,7 +34,7 @@ async function load(root: string) {
 
 /** Reports of generations, made once with this build's mapping and used for every build. */
 async function reports(count: number) {
-  const { decodeExportRequest } = await import('../src/ingest/otlpProto.js');
+  const { decodeExportRequest } = await import('../test/helpers/otlpProto.js');
   const { mapExportRequest } = await import('../src/core/otlp/map.js');
   const { toRows } = await import('../src/ingest/rows.js');
   const { SummaryParts } = await import('../src/ingest/summaryParts.js');

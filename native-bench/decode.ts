@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { mapExportRequest } from '../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest } from '../src/core/otlp/wire.js';
-import { decodeExportRequest } from '../src/ingest/otlpProto.js';
+import { decodeExportRequest } from '../test/helpers/otlpProto.js';
 import { decodeTraceRequest } from '../src/ingest/protoDecode.js';
 import { encodedBatch } from './workload.js';
 import { arg } from './args.js';

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mapExportRequest } from '../src/core/otlp/map.js';
-import { decodeExportRequest, encodeExportRequest } from '../src/ingest/otlpProto.js';
+import { decodeExportRequest, encodeExportRequest } from '../test/helpers/otlpProto.js';
 import { decodeTraceRequest } from '../src/ingest/protoDecode.js';
 import { exportBatch } from './workload.js';
 

@@ -3,7 +3,7 @@
  * with GenAI attributes, prompts and completions, tool calls, a retrieval), about 800 bytes each as
  * protobuf. Deterministic for a given seed.
  */
-import { encodeExportRequest } from '../src/ingest/otlpProto.js';
+import { encodeExportRequest } from '../test/helpers/otlpProto.js';
 
 const MODELS = ['gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gemini-1.5-flash'];
 const QUESTIONS = [

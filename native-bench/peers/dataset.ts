@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { compilePriceTable, costOf, parsePriceTable } from '../../src/core/cost/pricing.js';
 import type { SpanRecord } from '../../src/core/span.js';
 import { mapExportRequest } from '../../src/core/otlp/map.js';
-import { decodeExportRequest, encodeExportRequest } from '../../src/ingest/otlpProto.js';
+import { decodeExportRequest, encodeExportRequest } from '../../test/helpers/otlpProto.js';
 import { exportBatch } from '../workload.js';
 
 export const MINUTE_MS = 60_000;

@@ -1,6 +1,6 @@
 /**
  * A hand-written decoder for the OTLP trace export request (`ExportTraceServiceRequest`, the schema and
- * field numbers of `otlpProto.ts`), straight into the OTLP/JSON-shaped objects of `core/otlp/wire.ts`.
+ * field numbers of `test/helpers/otlpProto.ts`), straight into the OTLP/JSON-shaped objects of `core/otlp/wire.ts`.
  *
  * It reproduces what `decodeExportRequest` (protobufjs 8: `decode` then `toObject` with
  * `{ longs: String, defaults: false }`) hands the mapper, field for field:

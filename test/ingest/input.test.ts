@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
-import { decodeExportResponse, encodeExportRequest } from '../../src/ingest/otlpProto.js';
+import { decodeExportResponse, encodeExportRequest } from '../helpers/otlpProto.js';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 

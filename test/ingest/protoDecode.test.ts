@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { mapExportRequest, rowKeys } from '../../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest } from '../../src/core/otlp/wire.js';
-import { decodeExportRequest, encodeExportRequest } from '../../src/ingest/otlpProto.js';
+import { decodeExportRequest, encodeExportRequest } from '../helpers/otlpProto.js';
 import { checkTraceRequest } from '../../src/ingest/protoCheck.js';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../src/ingest/protoDecode.js';
 import { int64ToDecimal, uint64ToDecimal } from '../../src/ingest/protoReader.js';
@@ -98,7 +98,7 @@ function agreeButGroups(bytes: Uint8Array): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The schema (as in otlpProto.ts), for the wire generator and the field-coverage check.
+// The schema (as in test/helpers/otlpProto.ts), for the wire generator and the field-coverage check.
 
 type Scalar = 'uint32' | 'int32' | 'int64' | 'bool' | 'fixed32' | 'fixed64' | 'double' | 'string' | 'bytes';
 type MessageName = OtlpMessage;

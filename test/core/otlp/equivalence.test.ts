@@ -7,7 +7,7 @@ import t from 'tap';
 import { exportBatch } from '../../../native-bench/workload.js';
 import { mapExportRequest, type CostFn } from '../../../src/core/otlp/map.js';
 import type { JsonValue, SpanRecord } from '../../../src/core/span.js';
-import { decodeExportRequest, encodeExportRequest } from '../../../src/ingest/otlpProto.js';
+import { decodeExportRequest, encodeExportRequest } from '../../helpers/otlpProto.js';
 
 const SEEDS = [1, 2, 3, 7, 42, 1234];
 const SPANS_PER_BATCH = 512;

@@ -2,7 +2,7 @@
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { checkProtobufRequest, decodeRequest, decompress as decompressSync, decompressAsync, encodingOf } from '../../../src/ingest/decode.js';
-import { encodeExportRequest } from '../../../src/ingest/otlpProto.js';
+import { encodeExportRequest } from '../../helpers/otlpProto.js';
 
 const REQUEST = { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'op', traceId: new Uint8Array(16).fill(1), spanId: new Uint8Array(8).fill(2) }] }] }] };
 

@@ -1,10 +1,10 @@
 /**
  * src/ingest/exportResponse.ts: the OTLP answer encoded by hand, read back by protobufjs with the
- * OTLP schema (otlpProto.ts) and checked byte by byte where the protobuf encoding is fixed.
+ * OTLP schema (test/helpers/otlpProto.ts) and checked byte by byte where the protobuf encoding is fixed.
  */
 import t from 'tap';
 import { encodeExportResponse } from '../../../src/ingest/exportResponse.js';
-import { decodeExportResponse } from '../../../src/ingest/otlpProto.js';
+import { decodeExportResponse } from '../../helpers/otlpProto.js';
 
 t.test('full success is the empty message', async (t) => {
   t.equal(encodeExportResponse(null).length, 0);

@@ -3,9 +3,13 @@
  * trace service), described for protobufjs, which decodes it. Field numbers are the wire contract;
  * names are the OTLP/JSON (lowerCamelCase) names, so a decoded message has the shape of
  * `core/otlp/wire.ts`.
+ *
+ * The reference codec of the tests and benchmarks: the server decodes with its own reader
+ * (src/ingest/protoDecode.ts, held to this one by test/ingest/protoDecode.test.ts) and encodes its
+ * one answer by hand (src/ingest/exportResponse.ts), so protobufjs is a dev dependency.
  */
 import protobuf from 'protobufjs';
-import type { ExportTraceServiceRequest } from '../core/otlp/wire.js';
+import type { ExportTraceServiceRequest } from '../../src/core/otlp/wire.js';
 
 const f = (id: number, type: string, rule?: 'repeated') => (rule ? { id, type, rule } : { id, type });
 

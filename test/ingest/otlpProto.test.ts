@@ -1,10 +1,10 @@
 /**
- * src/ingest/otlpProto.ts: the OTLP trace schema for protobufjs — the reference decoder the
+ * test/helpers/otlpProto.ts: the OTLP trace schema for protobufjs — the reference decoder the
  * hand-written one is held to (test/ingest/protoDecode.test.ts), and the reader of the OTLP answer
  * (exportResponse.ts encodes it).
  */
 import t from 'tap';
-import { decodeExportRequest, decodeExportResponse, encodeExportRequest } from '../../../src/ingest/otlpProto.js';
+import { decodeExportRequest, decodeExportResponse, encodeExportRequest } from '../helpers/otlpProto.js';
 
 t.test('requests round trip through the schema, field numbers as OTLP has them', async (t) => {
   const traceId = new Uint8Array(16).fill(0xab);
