@@ -59,6 +59,23 @@ t.test('migrations are idempotent and recorded', async (t) => {
   t.same(await db.query('SELECT count(*)::INTEGER AS n FROM schema_migrations WHERE version = 999'), [{ n: 0 }]);
 });
 
+t.test('a new store takes its migrations in one transaction, an older one takes them one by one', async (t) => {
+  const fresh = (await open(t)).db;
+  const broken = { version: 999, name: 'broken', sql: ['CREATE TABLE half (x INTEGER)', 'THIS IS NOT SQL'] };
+  await t.rejects(migrate(fresh, [...MIGRATIONS, broken]));
+  t.same(await fresh.query('SELECT count(*)::INTEGER AS n FROM schema_migrations'), [{ n: 0 }], 'a new store whose last migration fails keeps none of them');
+  t.same(await fresh.query(`SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name IN ('apps', 'segments', 'half')`), [{ n: 0 }], 'nor their tables');
+  t.same(await migrate(fresh), MIGRATIONS.map((m) => m.version), 'and takes them all at the next start');
+
+  const older = (await open(t)).db;
+  await migrate(older, MIGRATIONS.slice(0, 1));
+  const good = { version: 998, name: 'good', sql: ['CREATE TABLE kept (x INTEGER)'] };
+  await t.rejects(migrate(older, [...MIGRATIONS, good, broken]));
+  const recorded = (await older.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version);
+  t.same(recorded, [...MIGRATIONS.map((m) => m.version), 998], 'a store with migrations keeps each that committed before one failed');
+  t.same(await older.query(`SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'kept'`), [{ n: 1 }]);
+});
+
 t.test('bootstrap happens once', async (t) => {
   const { db } = await open(t);
   await migrate(db);
