@@ -34,7 +34,7 @@ export const SHORT_TESTS: Readonly<Record<string, readonly string[]>> = {
 const TESTS_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** The directory of a group file, relative to the tests' root, with `/` separators. */
-export function groupDirectory(groupUrl: string): string {
+function groupDirectory(groupUrl: string): string {
   return relative(TESTS_ROOT, dirname(fileURLToPath(groupUrl))).replace(/\\/g, '/');
 }
 
