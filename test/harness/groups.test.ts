@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { SHORT_TESTS } from '../helpers/shortTests.js';
+import { groupMembers } from '../helpers/testsHere.js';
 import { unhooked } from '../helpers/unhooked.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -31,14 +32,6 @@ function tapList(): string[] {
   return execFileSync(command, args, { cwd: ROOT, env, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
 }
 
-/** The files each group runs: a unit directory's every test, or the short tests named for it. */
-function groupMembers(group: string): string[] {
-  const dir = group.slice(0, group.lastIndexOf('/'));
-  if (group.endsWith('/all.tests.js')) return readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.test.js')).map((f) => `${dir}/${f}`);
-  const names = SHORT_TESTS[relative('dist/test', dir)] ?? [];
-  return names.map((name) => `${dir}/${name}.test.js`);
-}
-
 t.test('every test file runs once: alone, or in one group', async (t) => {
   const files = testFiles();
   const listed = tapList();
@@ -47,7 +40,12 @@ t.test('every test file runs once: alone, or in one group', async (t) => {
   t.ok(groups.some((f) => f.endsWith('/short.tests.js')) && groups.some((f) => f.endsWith('/all.tests.js')), 'both kinds of group run');
   const runs = new Map<string, string[]>();
   for (const f of listed) if (!f.endsWith('.tests.js')) runs.set(f, [...(runs.get(f) ?? []), 'alone']);
-  for (const g of groups) for (const f of groupMembers(g)) runs.set(f, [...(runs.get(f) ?? []), g]);
+  for (const g of groups) {
+    for (const member of groupMembers(join(ROOT, g))) {
+      const f = relative(ROOT, member).replace(/\\/g, '/');
+      runs.set(f, [...(runs.get(f) ?? []), g]);
+    }
+  }
   const tests = files.filter((f) => !f.endsWith('.tests.js'));
   t.ok(tests.length > 200, `${tests.length} test files`);
   t.same(tests.filter((f) => !runs.has(f)), [], 'none is never run');

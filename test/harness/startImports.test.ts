@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { packageOf, specifiersIn, type Loading } from '../helpers/moduleImports.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -15,7 +16,7 @@ interface Reached {
   /** The first chain of modules that reaches the package. */
   chain: string[];
   /** How that chain's last module loads it: an ESM import, or `require()` of `createRequire`. */
-  how: 'import' | 'require';
+  how: Exclude<Loading, 'dynamic'>;
 }
 
 /** Every package that `entry`'s static imports (and its modules' `require()` calls) reach. */
@@ -26,13 +27,13 @@ function packagesOf(entry: string): Map<string, Reached> {
     if (seen.has(file)) return;
     seen.add(file);
     const here = [...chain, file.slice(SRC.length + 1)];
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^import\s+'([^']+)'|\brequire\('([^']+)'\)/gms)) {
-      const spec = (m[1] ?? m[2] ?? m[3])!;
+    for (const { spec, how } of specifiersIn(readFileSync(file, 'utf8'))) {
+      // What loads at first use is not the start's.
+      if (how === 'dynamic') continue;
       if (spec.startsWith('.')) walk(resolve(dirname(file), spec), here);
-      else if (!spec.startsWith('node:')) {
-        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-        if (!packages.has(name)) packages.set(name, { chain: here, how: m[3] ? 'require' : 'import' });
+      else {
+        const name = packageOf(spec);
+        if (name && !packages.has(name)) packages.set(name, { chain: here, how });
       }
     }
   };

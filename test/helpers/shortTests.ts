@@ -13,10 +13,6 @@
  * reliability/http-edges.test.ts sets the root's `jobs`, the harness tests look at their own
  * process, coverage-map.test.ts changes directory. Files run in the order listed.
  */
-import { dirname, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { runTestsHere } from './testsHere.js';
-
 export const SHORT_TESTS: Readonly<Record<string, readonly string[]>> = {
   admin: ['apps', 'environments', 'permissions'],
   evals: ['experiments', 'retention', 'runs', 'trials'],
@@ -29,18 +25,3 @@ export const SHORT_TESTS: Readonly<Record<string, readonly string[]>> = {
   store: ['db', 'partsWriters', 'walGuard'],
   'store/spans': ['filterSql', 'format', 'formatVersions', 'pageBound', 'parts', 'segmentBuffer', 'upgrade'],
 };
-
-/** The compiled tests' root (dist/test): this module is in its helpers directory. */
-const TESTS_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-
-/** The directory of a group file, relative to the tests' root, with `/` separators. */
-function groupDirectory(groupUrl: string): string {
-  return relative(TESTS_ROOT, dirname(fileURLToPath(groupUrl))).replace(/\\/g, '/');
-}
-
-/** Runs the short tests of the group file's directory (`import.meta.url` of its `short.tests.js`). */
-export async function runShortTests(groupUrl: string): Promise<void> {
-  const names = SHORT_TESTS[groupDirectory(groupUrl)];
-  if (!names) throw new Error(`no short tests are listed for ${groupDirectory(groupUrl)} (test/helpers/shortTests.ts)`);
-  await runTestsHere(groupUrl, names);
-}

@@ -5,48 +5,48 @@
  * weight every deployment installs (protobufjs was one until the twenty-fourth session).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { UWS_BUILDS } from '../../src/http/uwsBuilds.js';
+import { packageOf, specifiersIn } from '../helpers/moduleImports.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVER = join(ROOT, 'dist/src');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
-/** Module specifiers of static imports and re-exports (at a line's start), `import()` and `require()` of a literal. */
-const SPECIFIERS = [/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g];
-
-/** The package a bare specifier names (`@scope/name/sub` → `@scope/name`); null for relative paths and Node's own modules. */
-function packageOf(specifier: string): string | null {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:')) return null;
-  const parts = specifier.split('/');
-  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-  return builtinModules.includes(name) ? null : name;
-}
-
 /** Each package the compiled server loads, with a file that loads it. */
 function packagesLoaded(): Map<string, string> {
   const loaded = new Map<string, string>();
   for (const file of readdirSync(SERVER, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
-    const text = readFileSync(join(SERVER, file), 'utf8');
-    for (const re of SPECIFIERS) {
-      for (const m of text.matchAll(re)) {
-        const name = packageOf(m[1]!);
-        if (name && !loaded.has(name)) loaded.set(name, `dist/src/${file}`);
-      }
+    for (const { spec } of specifiersIn(readFileSync(join(SERVER, file), 'utf8'))) {
+      const name = packageOf(spec);
+      if (name && !loaded.has(name)) loaded.set(name, `dist/src/${file}`);
     }
   }
   return loaded;
 }
 
-t.test('the specifiers the scan reads', async (t) => {
-  t.equal(packageOf('@duckdb/node-api'), '@duckdb/node-api');
-  t.equal(packageOf('yaml/util'), 'yaml');
-  t.equal(packageOf('node:fs'), null);
-  t.equal(packageOf('fs/promises'), null);
-  t.equal(packageOf('./reads.js'), null);
+t.test('the specifiers the scan reads, and the packages they name', async (t) => {
+  const text = [
+    "import { a } from '@duckdb/node-api';",
+    'export { b } from "yaml/util";',
+    "import './side.js';",
+    'const fs = require("node:fs");',
+    "const late = await import('prom-client');",
+    "  const s = 'not an import from \\'x\\'';",
+  ].join('\n');
+  t.same(
+    specifiersIn(text).map(({ spec, how }) => [spec, how, packageOf(spec)]),
+    [
+      ['@duckdb/node-api', 'import', '@duckdb/node-api'],
+      ['yaml/util', 'import', 'yaml'],
+      ['./side.js', 'import', null],
+      ['node:fs', 'require', null],
+      ['prom-client', 'dynamic', 'prom-client'],
+    ],
+  );
+  t.equal(packageOf('fs/promises'), null, "Node's own modules without the prefix");
 });
 
 t.test('the server loads production dependencies only, and every one of them', async (t) => {

@@ -1,4 +1,4 @@
 // This directory's short integration tests, in one process: see test/helpers/shortTests.ts.
-import { runShortTests } from '../helpers/shortTests.js';
+import { runTestsHere } from '../helpers/testsHere.js';
 
-await runShortTests(import.meta.url);
+await runTestsHere(import.meta.url);
