@@ -36,6 +36,8 @@ const SECONDS = arg('seconds', 20);
 const WARMUP_SECONDS = arg('warmup', 8);
 const BASELINE = textArg('baseline', '');
 const KEY = 'sk_service_' + 'Bench'.repeat(8);
+/** How long the server is left idle before its idle RSS is read. */
+const IDLE_MS = 15_000;
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 
 async function ceiling(bodies: Uint8Array[], seconds: number): Promise<number> {
@@ -266,12 +268,15 @@ console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.
 // names plus the DuckDB file (summaries, manifest) — files compaction replaced are deleted after
 // their grace period and are not counted.
 while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+const caughtUp = rssMiB(server.child.pid!);
+// Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/serve.ts).
+await new Promise((r) => setTimeout(r, IDLE_MS));
 const idle = rssMiB(server.child.pid!);
 const total = await totalSpans(server, appId);
 const detail = await segmentDetail(server);
 await server.stop('SIGTERM');
 const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
-console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS idle ${idle.toFixed(0)} MiB`);
+console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS ${caughtUp.toFixed(0)} MiB once compaction caught up, ${idle.toFixed(0)} MiB ${IDLE_MS / 1000} s later`);
 rmSync(server.dataDir, { recursive: true, force: true });
 
 async function segmentDetail(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {

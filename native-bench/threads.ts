@@ -12,12 +12,13 @@
  * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
  * `--node-flags` starts the server's node with these flags (V8's GC settings, A/B run after run).
  */
+import { readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
 import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
 import { histograms } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
-import { threadTimes } from './procThreads.js';
+import { processMinorFaults, threadTimes } from './procThreads.js';
 
 const SECONDS = arg('seconds', 20);
 const PROFILES = textArg('cpu-prof', '');
@@ -37,6 +38,7 @@ const bodies = new Bodies(8);
 const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
 const pid = server.child.pid!;
 const before = threadTimes(pid);
+const faultsBefore = processMinorFaults(pid);
 const started = performance.now();
 const end = started + SECONDS * 1000;
 let acked = 0;
@@ -57,10 +59,13 @@ const total = async () => ((await (await fetch(`${server.url}/v1/spans?limit=1`,
 while ((await total()) < acked * SPANS) await new Promise((r) => setTimeout(r, 50));
 const elapsed = (performance.now() - started) / 1000;
 const after = threadTimes(pid);
+const faults = processMinorFaults(pid) - faultsBefore;
+const memory = readFileSync(`/proc/${pid}/status`, 'utf8');
+const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(memory)![1]) / 1024);
 const rows = [...after].map(([tid, a]) => ({ tid, name: a.name, cpu: a.cpu - (before.get(tid)?.cpu ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) })).filter((r) => r.cpu > 0.05).sort((a, b) => b.cpu - a.cpu);
 const cpu = rows.reduce((n, r) => n + r.cpu, 0);
 const spans = acked * SPANS;
-console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span`);
+console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span; ${(faults / spans).toFixed(2)} minor page faults a span; RSS ${mib('VmRSS')} MiB (peak ${mib('VmHWM')})`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
 if (RATE > 0) {
   const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');

@@ -18,7 +18,7 @@ export const SHORT_TESTS: Readonly<Record<string, readonly string[]>> = {
   evals: ['experiments', 'retention', 'runs', 'trials'],
   http: ['abandoned', 'auth', 'bootstrap', 'cors', 'errors', 'exports', 'health', 'local', 'metrics', 'money', 'pinning', 'presets', 'quotas', 'races', 'search', 'session'],
   ingest: ['ackPriority', 'concurrency', 'coordinator', 'durability', 'input', 'lanes', 'otel', 'otlpProto', 'overload', 'protoDecode', 'unstorable'],
-  ops: ['dependencies', 'deploy', 'start'],
+  ops: ['allocator', 'dependencies', 'deploy', 'start'],
   prompts: ['github', 'local', 'metrics', 'prompts'],
   reliability: ['corruption', 'node-versions', 'parsing', 'pins'],
   scores: ['aggregations', 'batch', 'comments', 'configs', 'permissions', 'scores', 'store'],
