@@ -31,6 +31,7 @@ import { closedLoop, Connection, encodeRequest, openLoop, percentile, type Answe
 import { Bodies, SPANS } from './bodies.js';
 import { buckets, histograms, quantileBound } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
+import { pageFaultLine } from './pageFaults.js';
 
 const SECONDS = arg('seconds', 20);
 const WARMUP_SECONDS = arg('warmup', 8);
@@ -196,6 +197,8 @@ async function totalSpans(server: TestServer, appId: string): Promise<number> {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
+// The machine of the day: what a page fault costs here moves the span path's CPU (pageFaults.ts).
+console.log(`this machine: ${pageFaultLine()}`);
 const bodies = new Bodies(8);
 const samples = Array.from({ length: 40 }, () => bodies.next().body);
 const computeRate = await ceiling(samples, 8);
@@ -269,7 +272,7 @@ console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.
 // their grace period and are not counted.
 while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
 const caughtUp = rssMiB(server.child.pid!);
-// Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/serve.ts).
+// Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/store/duckdbAllocator.ts).
 await new Promise((r) => setTimeout(r, IDLE_MS));
 const idle = rssMiB(server.child.pid!);
 const total = await totalSpans(server, appId);

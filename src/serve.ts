@@ -6,6 +6,7 @@ import { startTracelake } from './app.js';
 import { StartRefusal } from './auth/secret.js';
 import { loadConfig, settingsHelp, wantsHelp } from './config.js';
 import { createLogger, exitAfterFlush } from './log.js';
+import { setDuckdbAllocatorDefaults } from './store/duckdbAllocator.js';
 
 /**
  * How long the workers and the store may take to flush and checkpoint once requests have drained.
@@ -13,26 +14,10 @@ import { createLogger, exitAfterFlush } from './log.js';
  */
 export const SHUTDOWN_GRACE_MS = 60_000;
 
-/**
- * What DuckDB's allocator (the jemalloc built into its library, configured by the environment
- * variable below when it starts) is told before anything the operator sets there, which comes
- * after and wins. DuckDB's own default gives unused pages back to the kernel after 1 s; under a
- * steady load they are wanted again within seconds, and each page the kernel hands out anew costs
- * a minor fault — ~12 µs on this project's VM, whose host takes freed pages back
- * (native-bench/pageFaults). With 10 s, a span's faults under ingest at 15k spans/s fell from
- * 0.77 to 0.55 and its CPU from 73.5 to 63.0 µs (native-bench/README.md, twenty-fifth session).
- * Pages unused for 10 s still go back.
- */
-const DUCKDB_ALLOCATOR_DEFAULTS = 'dirty_decay_ms:10000,muzzy_decay_ms:10000';
-const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
-
 /** Serves until a signal stops the process; `argv` are the settings flags (after `serve`). */
 export async function serve(argv: readonly string[]): Promise<void> {
-  // Before any thread loads DuckDB (this thread never does; the store thread and the compute
-  // workers do, later). Set here, on the main thread: a worker's `process.env` is a copy that the
-  // library's `getenv` does not see.
-  const own = process.env[DUCKDB_ALLOCATOR_ENV];
-  process.env[DUCKDB_ALLOCATOR_ENV] = own ? `${DUCKDB_ALLOCATOR_DEFAULTS},${own}` : DUCKDB_ALLOCATOR_DEFAULTS;
+  // Before any thread opens DuckDB (this one never does; the store thread and the compute workers do, later).
+  setDuckdbAllocatorDefaults();
   if (wantsHelp(argv)) {
     process.stdout.write(settingsHelp());
     return;
