@@ -62,11 +62,14 @@ const after = threadTimes(pid);
 const faults = processMinorFaults(pid) - faultsBefore;
 const memory = readFileSync(`/proc/${pid}/status`, 'utf8');
 const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(memory)![1]) / 1024);
-const rows = [...after].map(([tid, a]) => ({ tid, name: a.name, cpu: a.cpu - (before.get(tid)?.cpu ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) })).filter((r) => r.cpu > 0.05).sort((a, b) => b.cpu - a.cpu);
+const rows = [...after]
+  .map(([tid, a]) => ({ tid, name: a.name, cpu: a.cpu - (before.get(tid)?.cpu ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0), faults: a.minorFaults - (before.get(tid)?.minorFaults ?? 0) }))
+  .filter((r) => r.cpu > 0.05)
+  .sort((a, b) => b.cpu - a.cpu);
 const cpu = rows.reduce((n, r) => n + r.cpu, 0);
 const spans = acked * SPANS;
 console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span; ${(faults / spans).toFixed(2)} minor page faults a span; RSS ${mib('VmRSS')} MiB (peak ${mib('VmHWM')})`);
-for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s)`);
+for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s, ${(r.faults / spans).toFixed(2)} minor faults a span)`);
 if (RATE > 0) {
   const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
   const means = ['open', 'write', 'queue', 'commit'].map((name) => {

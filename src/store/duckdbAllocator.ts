@@ -1,23 +1,23 @@
 /**
  * What DuckDB's allocator (the jemalloc built into its library, configured by the environment
- * variable below when DuckDB first allocates) is told before anything the operator sets there,
- * which comes after and wins. DuckDB's own default gives unused pages back to the kernel after
- * 1 s; under a steady load they are wanted again within seconds, and each page the kernel hands
- * out anew costs a minor fault — ~12 µs on this project's VM, whose host takes freed pages back
+ * variable below as the library loads) is told before anything the operator sets there, which
+ * comes after and wins. DuckDB's own default gives unused pages back to the kernel after 1 s;
+ * under a steady load they are wanted again within seconds, and each page the kernel hands out
+ * anew costs a minor fault — ~12 µs on this project's VM, whose host takes freed pages back
  * (native-bench/pageFaults). With 10 s, a span's faults under ingest at 15k spans/s fell from 0.77
  * to 0.55 and its CPU from 73.5 to 63.0 µs (native-bench/README.md, twenty-fifth session). Pages
  * unused for 10 s still go back.
  *
- * Call it on the main thread before any thread loads DuckDB's library (its allocator reads the
- * variable as the library loads; a worker's `process.env` is a copy the library's `getenv` does not
- * see): `tracelake serve` does, before it starts the store thread and the compute workers. The
- * in-process read benches (`traceById`, the raw side of `search`) do not: a trace read took the
- * same time either way (11.48–11.72 ms against 10.75–12.41, three runs each, 2026-11-30).
+ * Call it on the main thread before any thread loads DuckDB's library (a worker's `process.env`
+ * is a copy the library's `getenv` does not see): `tracelake serve` does, before it starts the
+ * store thread and the compute workers. The in-process read benches (`traceById`, the raw side of
+ * `search`) do not: a trace read took the same time either way (11.48–11.72 ms against
+ * 10.75–12.41, three runs each, 2026-11-30).
  */
 const DEFAULTS = 'dirty_decay_ms:10000,muzzy_decay_ms:10000';
 const VARIABLE = 'DUCKDB_JE_MALLOC_CONF';
 
-export function setDuckdbAllocatorDefaults(env: NodeJS.ProcessEnv = process.env): void {
-  const own = env[VARIABLE];
-  env[VARIABLE] = own ? `${DEFAULTS},${own}` : DEFAULTS;
+export function setDuckdbAllocatorDefaults(): void {
+  const own = process.env[VARIABLE];
+  process.env[VARIABLE] = own ? `${DEFAULTS},${own}` : DEFAULTS;
 }

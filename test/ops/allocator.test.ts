@@ -2,9 +2,9 @@
  * The server tells DuckDB's allocator (the jemalloc inside DuckDB's library, configured by
  * `DUCKDB_JE_MALLOC_CONF`) to keep unused pages 10 s rather than its own 1 s
  * (src/store/duckdbAllocator.ts, called by src/serve.ts), and what the operator puts in that
- * variable still wins. jemalloc's `stats_print` option, given
- * through the same variable, prints at the process's exit the options it ran with: that is what the
- * test reads, from the real server's stderr.
+ * variable still wins. jemalloc's `stats_print` option, given through the same variable, prints at
+ * the process's exit the options it ran with: that is what the test reads, from the real server's
+ * stderr.
  */
 import t from 'tap';
 import { runToExit, tempDir } from '../helpers/server.js';
