@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -81,8 +81,20 @@ async function untilStatus(id: string, statuses: string[], ms = 30_000): Promise
 
 const ended = (id: string) => (l: { msg: string; eval_run_id?: unknown }) => l.eval_run_id === id && /^eval run /.test(l.msg) && l.msg !== 'eval run claimed';
 
+/**
+ * Waits for the worker's last word on run `id` and checks that it reported the run: a run whose
+ * lease was lost meanwhile (a heartbeat later than the lease, on a loaded machine) stays running
+ * until the gateway's sweep fails it, and the assertions after would fail without saying why.
+ */
+async function reported(t: Test, w: TestWorker, id: string): Promise<void> {
+  const end = await w.waitForLog(ended(id));
+  t.equal(end.msg, 'eval run reported', `the worker reported the run (its last word: ${JSON.stringify(end)})`);
+}
+
 t.before(async () => {
-  server = await serverFor(t, { args: ['--git-root', gitRoot], env: { TRACELAKE_WORKER_LEASE_SECONDS: '2' } });
+  // Short leases, so that a killed worker's run fails within seconds; 4 s rather than 2: a heartbeat
+  // (a third of the lease) more than 1.3 s late lost a 2-s lease once in a CI run, and its run stayed running.
+  server = await serverFor(t, { args: ['--git-root', gitRoot], env: { TRACELAKE_WORKER_LEASE_SECONDS: '4' } });
   root = rootCredentials(server);
   const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/shop' } });
   if (connected.status >= 300) throw new Error(`git connect: ${connected.text}`);
@@ -94,7 +106,7 @@ t.test('an eval run is claimed by a worker, reports its trials, and succeeds wit
   const run = await createEvalRun({ mode: 'ok', out }, { git_commit: baseCommit });
   const w = worker('evals-ok');
   t.teardown(() => void w.child.kill('SIGKILL'));
-  await w.waitForLog(ended(run.id));
+  await reported(t, w, run.id);
   const done = await readRun(run.id);
   t.match(done, { status: 'succeeded', card: { resolved_rate: 0.5, tasks: 2, costUsd: 0.5 }, cost_usd: 0.5, error: null });
   const trials = await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root });
@@ -126,7 +138,7 @@ t.test('a failing eval command fails the run with the reason', async (t) => {
   const run = await createEvalRun({ mode: 'fail', out });
   const w = worker('evals-fail');
   t.teardown(() => void w.child.kill('SIGKILL'));
-  await w.waitForLog(ended(run.id));
+  await reported(t, w, run.id);
   const { cwd } = JSON.parse(readFileSync(out, 'utf8'));
   t.equal(cwd, join(dir, 'work-evals-fail', 'evals', run.id), "a run without a checkout gets an empty directory in the worker's work directory too (not the machine's temp dir, where a killed worker would leave it)");
   t.ok(await until(() => !existsSync(cwd)), 'removed after the run');
@@ -148,7 +160,7 @@ t.test('one claim per run: a run claimed with its own key is not handed out; a r
   t.equal(refused.status, 409, 'the run key cannot claim a run the worker holds');
   t.match(refused.body.error, { code: 'conflict', status: 'running' });
   writeFileSync(gate, '');
-  await w.waitForLog(ended(held.id));
+  await reported(t, w, held.id);
   t.equal((await readRun(held.id)).status, 'succeeded');
   t.notOk(w.logs.some((l) => l.eval_run_id === own.id), 'the run claimed with its own key never reached the worker');
   t.match(await readRun(own.id), { status: 'running', card: null });
