@@ -23,7 +23,7 @@
  *   at rest    bytes per span on disk (blobs apart), RSS idle and under load
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startServer, type TestServer } from '../test/helpers/server.js';
@@ -32,6 +32,7 @@ import { Bodies, SPANS } from './bodies.js';
 import { buckets, histograms, quantileBound } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
 import { pageFaultLine } from './pageFaults.js';
+import { memoryMiB } from './procThreads.js';
 
 const SECONDS = arg('seconds', 20);
 const WARMUP_SECONDS = arg('warmup', 8);
@@ -45,11 +46,6 @@ async function ceiling(bodies: Uint8Array[], seconds: number): Promise<number> {
   const workers = [0, 1].map(() => new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData: { bodies, seconds } }));
   const counts = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => (w.once('message', resolve), w.once('error', reject)))));
   return counts.reduce((a, b) => a + b, 0) / seconds;
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 function diskBytes(path: string): number {
@@ -80,7 +76,7 @@ async function sustained(server: TestServer, bodies: Bodies, appId: string, seco
     let rss = 0;
     const end = performance.now() + secs * 1000;
     const started = performance.now();
-    const sampler = setInterval(() => (rss = Math.max(rss, rssMiB(server.child.pid!))), 500);
+    const sampler = setInterval(() => (rss = Math.max(rss, memoryMiB(server.child.pid!, 'VmRSS'))), 500);
     // The steady rate: spans made readable a second between a quarter of the run and its end, while
     // the log's backlog keeps the workers busy. Acknowledgements run ahead of it (the log absorbs up
     // to its bound), so the acknowledged rate and even acknowledged / (run + drain) overstate what
@@ -271,10 +267,10 @@ console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.
 // names plus the DuckDB file (summaries, manifest) — files compaction replaced are deleted after
 // their grace period and are not counted.
 while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
-const caughtUp = rssMiB(server.child.pid!);
+const caughtUp = memoryMiB(server.child.pid!, 'VmRSS');
 // Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/store/duckdbAllocator.ts).
 await new Promise((r) => setTimeout(r, IDLE_MS));
-const idle = rssMiB(server.child.pid!);
+const idle = memoryMiB(server.child.pid!, 'VmRSS');
 const total = await totalSpans(server, appId);
 const detail = await segmentDetail(server);
 await server.stop('SIGTERM');

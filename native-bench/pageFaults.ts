@@ -24,7 +24,7 @@ function touch(buf: Buffer, value: number): number {
 }
 
 /** Medians over `rounds` of a fresh page's first write and a resident page's, in µs. */
-export function pageWriteMicros(mib: number, rounds: number): { fresh: number; resident: number } {
+function pageWriteMicros(mib: number, rounds: number): { fresh: number; resident: number } {
   const fresh: number[] = [];
   const resident: number[] = [];
   for (let round = 0; round < rounds; round++) {

@@ -1,4 +1,7 @@
-/** CPU of a process from /proc: by thread (`threads`, `idle`), or the whole process (`start`). */
+/**
+ * A process as /proc tells it: its CPU by thread (`threads`, `idle`) or in all (`start`), its minor
+ * page faults (`threads`), its memory (`rss`, `ingest`, `threads`).
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** A /proc `stat` line's name, CPU seconds (user + system, and system alone) and minor page faults. */
@@ -28,4 +31,9 @@ export function threadTimes(pid: number): Map<number, { name: string; cpu: numbe
     }
   }
   return out;
+}
+
+/** A field of /proc/<pid>/status in MiB (VmRSS: resident now; VmHWM: the high-water mark). */
+export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }

@@ -10,31 +10,27 @@
  * merged summaries). RSS is sampled from /proc every 250 ms, with the kernel's high-water mark
  * (`VmHWM`) for the peaks between samples.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { Database } from '../src/store/db.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { Bodies, SPANS as BODY_SPANS } from './bodies.js';
 import { closedLoop, encodeRequest } from './loadClient.js';
 import { loadSynthetic, syntheticTraceId } from './synthetic.js';
 import { arg } from './args.js';
+import { memoryMiB } from './procThreads.js';
 
 const SPANS = arg('spans', 10_000_000);
 const INGEST_SECONDS = arg('ingest-seconds', 30);
 const KEY = 'sk_service_' + 'Memory'.repeat(7);
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 
-/** A field of /proc/<pid>/status in MiB (VmRSS: now; VmHWM: the high-water mark). */
-function mib(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
-
 /** Samples RSS until the returned function is called; it answers the peak seen. */
 function peakRss(pid: number): () => number {
-  let peak = mib(pid, 'VmRSS');
-  const timer = setInterval(() => (peak = Math.max(peak, mib(pid, 'VmRSS'))), 250);
+  let peak = memoryMiB(pid, 'VmRSS');
+  const timer = setInterval(() => (peak = Math.max(peak, memoryMiB(pid, 'VmRSS'))), 250);
   return () => {
     clearInterval(timer);
-    return Math.max(peak, mib(pid, 'VmRSS'));
+    return Math.max(peak, memoryMiB(pid, 'VmRSS'));
   };
 }
 
@@ -55,10 +51,10 @@ const server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY 
 const pid = server.child.pid!;
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 console.log(`rss over ${fmt(SPANS)} spans (${SERVER_ARGS.join(' ')}), MiB`);
-console.log(`  start: listening after ${((performance.now() - startedAt) / 1000).toFixed(1)} s, high-water mark ${fmt(mib(pid, 'VmHWM'))}`);
+console.log(`  start: listening after ${((performance.now() - startedAt) / 1000).toFixed(1)} s, high-water mark ${fmt(memoryMiB(pid, 'VmHWM'))}`);
 // Idle: the background (merges, checkpoints, the first compaction check) has had its first turns.
 await new Promise((r) => setTimeout(r, 10_000));
-console.log(`  idle after start: ${fmt(mib(pid, 'VmRSS'))}`);
+console.log(`  idle after start: ${fmt(memoryMiB(pid, 'VmRSS'))}`);
 
 const headers = { authorization: KEY, 'x-service-app-id': scope.appId };
 const day = `start_date=${new Date(now - 86_400_000).toISOString()}&end_date=${new Date(now + 60_000).toISOString()}`;
@@ -96,6 +92,6 @@ await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? e
 console.log(`  under ${INGEST_SECONDS} s of ingest (8 connections, ${fmt((acked * BODY_SPANS) / INGEST_SECONDS)} spans/s acknowledged, ${refused} × 503 at the log's bound): peak ${fmt(stop())}`);
 stop = peakRss(pid);
 await new Promise((r) => setTimeout(r, 30_000));
-console.log(`  the 30 s after (merges, compaction): peak ${fmt(stop())}, then ${fmt(mib(pid, 'VmRSS'))}; high-water mark of the run ${fmt(mib(pid, 'VmHWM'))}`);
+console.log(`  the 30 s after (merges, compaction): peak ${fmt(stop())}, then ${fmt(memoryMiB(pid, 'VmRSS'))}; high-water mark of the run ${fmt(memoryMiB(pid, 'VmHWM'))}`);
 await server.stop('SIGTERM');
 rmSync(dataDir, { recursive: true, force: true });

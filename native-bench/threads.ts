@@ -12,13 +12,12 @@
  * `--cpu-prof DIR` writes the server's CPU profiles (main thread and workers) there.
  * `--node-flags` starts the server's node with these flags (V8's GC settings, A/B run after run).
  */
-import { readFileSync } from 'node:fs';
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
 import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
 import { histograms } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
-import { processMinorFaults, threadTimes } from './procThreads.js';
+import { memoryMiB, processMinorFaults, threadTimes } from './procThreads.js';
 
 const SECONDS = arg('seconds', 20);
 const PROFILES = textArg('cpu-prof', '');
@@ -60,15 +59,13 @@ while ((await total()) < acked * SPANS) await new Promise((r) => setTimeout(r, 5
 const elapsed = (performance.now() - started) / 1000;
 const after = threadTimes(pid);
 const faults = processMinorFaults(pid) - faultsBefore;
-const memory = readFileSync(`/proc/${pid}/status`, 'utf8');
-const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(memory)![1]) / 1024);
 const rows = [...after]
   .map(([tid, a]) => ({ tid, name: a.name, cpu: a.cpu - (before.get(tid)?.cpu ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0), faults: a.minorFaults - (before.get(tid)?.minorFaults ?? 0) }))
   .filter((r) => r.cpu > 0.05)
   .sort((a, b) => b.cpu - a.cpu);
 const cpu = rows.reduce((n, r) => n + r.cpu, 0);
 const spans = acked * SPANS;
-console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span; ${(faults / spans).toFixed(2)} minor page faults a span; RSS ${mib('VmRSS')} MiB (peak ${mib('VmHWM')})`);
+console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span; ${(faults / spans).toFixed(2)} minor page faults a span; RSS ${memoryMiB(pid, 'VmRSS').toFixed(0)} MiB (peak ${memoryMiB(pid, 'VmHWM').toFixed(0)})`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s, ${(r.faults / spans).toFixed(2)} minor faults a span)`);
 if (RATE > 0) {
   const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
