@@ -38,6 +38,8 @@ const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', heade
 const pid = server.child.pid!;
 const before = threadTimes(pid);
 const faultsBefore = processMinorFaults(pid);
+// The HTTP thread's collections, as prom-client's default metrics observe them (its isolate only).
+const gcBefore = await histograms(server, 'nodejs_gc_duration_seconds', 'kind', '0.01');
 const started = performance.now();
 const end = started + SECONDS * 1000;
 let acked = 0;
@@ -67,6 +69,14 @@ const cpu = rows.reduce((n, r) => n + r.cpu, 0);
 const spans = acked * SPANS;
 console.log(`${spans.toLocaleString('en-US')} spans readable in ${elapsed.toFixed(1)} s: ${Math.round(spans / elapsed).toLocaleString('en-US')} spans/s; server CPU ${cpu.toFixed(1)} s = ${((cpu * 1e6) / spans).toFixed(1)} µs a span; ${(faults / spans).toFixed(2)} minor page faults a span; RSS ${memoryMiB(pid, 'VmRSS').toFixed(0)} MiB (peak ${memoryMiB(pid, 'VmHWM').toFixed(0)})`);
 for (const r of rows) console.log(`  ${r.tid === pid ? 'main' : String(r.tid)} ${r.name.padEnd(16)} ${r.cpu.toFixed(2).padStart(7)} s  ${((r.cpu * 1e6) / spans).toFixed(1).padStart(5)} µs/span (system ${r.sys.toFixed(2)} s, ${(r.faults / spans).toFixed(2)} minor faults a span)`);
+const gcAfter = await histograms(server, 'nodejs_gc_duration_seconds', 'kind', '0.01');
+const gcKinds = ['minor', 'major', 'incremental'].map((kind) => {
+  const a = gcAfter.get(kind) ?? { count: 0, sum: 0, upTo: 0 };
+  const b = gcBefore.get(kind) ?? { count: 0, sum: 0, upTo: 0 };
+  const count = a.count - b.count;
+  return `${kind} ${count} × ${count > 0 ? ((1000 * (a.sum - b.sum)) / count).toFixed(1) : '0'} ms (${(1000 * (a.sum - b.sum)).toFixed(0)} ms, ${count - (a.upTo - b.upTo)} over 10 ms)`;
+});
+console.log(`  the HTTP thread's garbage collections: ${gcKinds.join('; ')}`);
 if (RATE > 0) {
   const stages = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
   const means = ['open', 'write', 'queue', 'commit'].map((name) => {
