@@ -2,9 +2,11 @@
  * native-bench/threads: where the server's CPU goes, thread by thread, under sustained OTLP load —
  * /proc's per-thread CPU time over a run of 512-span protobuf exports until every acknowledged span
  * is readable: a closed loop of 8 connections (503s sent again after Retry-After), or with
- * `--rate N` an open loop at N spans/s, which also prints where the generations' time went until
- * readable (`tracelake_generation_seconds`): a steady load's readability, from a fresh server.
- * The main thread is marked; the other threads have only the kernel's ids.
+ * `--rate N` an open loop at N spans/s, which also prints the acknowledgements' latency at the
+ * client and in the server (its phases), and where the generations' time went until readable
+ * (`tracelake_generation_seconds`): a steady load's readability, from a fresh server. The main
+ * thread is marked; the other threads have only the kernel's ids; the main thread's garbage
+ * collections are prom-client's (`nodejs_gc_duration_seconds`).
  *
  *   npm run build && node dist/native-bench/threads.js [--seconds 20] [--rate N] [--cpu-prof DIR] [--main path/to/dist/src/main.js] [--node-flags "--flag ..."]
  *
@@ -44,10 +46,14 @@ const started = performance.now();
 const end = started + SECONDS * 1000;
 let acked = 0;
 const statuses = new Map<number, number>();
+const ackMs: number[] = [];
 if (RATE > 0) {
   await openLoop('127.0.0.1', server.port, RATE / SPANS, SECONDS, () => encodeRequest(target, bodies.next().body), (a) => {
     statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
-    if (a.status === 200) acked++;
+    if (a.status === 200) {
+      acked++;
+      ackMs.push(a.ms);
+    }
   });
 } else {
   await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
@@ -83,7 +89,13 @@ if (RATE > 0) {
     const h = stages.get(name);
     return h ? `${name} ${((1000 * h.sum) / h.count).toFixed(1)} ms (${((100 * (h.count - h.upTo)) / h.count).toFixed(0)}% over 250)` : `${name} —`;
   });
-  console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; a generation's way to readable, means: ${means.join(', ')}`);
+  ackMs.sort((x, y) => x - y);
+  const at = (q: number) => ackMs[Math.min(ackMs.length - 1, Math.floor(q * ackMs.length))]!.toFixed(1);
+  console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; acknowledged in p50 ${at(0.5)} ms, p99 ${at(0.99)}, at most ${at(1)}; a generation's way to readable, means: ${means.join(', ')}`);
+  const phases = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
+  const http = (await histograms(server, 'tracelake_http_request_duration_seconds', 'route', '0.05')).get('/v1/traces');
+  if (http) console.log(`the server's time for POST /v1/traces (arrival to answer): ${http.count} × ${((1000 * http.sum) / http.count).toFixed(1)} ms, ${http.count - http.upTo} over 50 ms`);
+  console.log(`an answer's phases (count, mean, over 50 ms): ${[...phases].map(([phase, h]) => `${phase} ${h.count} × ${((1000 * h.sum) / h.count).toFixed(1)} ms, ${h.count - h.upTo}`).join('; ')}`);
   // The store thread's tasks, queueing on it included: what a commit waits behind.
   const tasks = [...(await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.25'))].sort((a, b) => b[1].sum - a[1].sum).slice(0, 6);
   console.log(`store thread tasks (count, mean, over 250 ms): ${tasks.map(([task, h]) => `${task} ${h.count} × ${((1000 * h.sum) / h.count).toFixed(1)} ms, ${h.count - h.upTo}`).join('; ')}`);
