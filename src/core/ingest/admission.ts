@@ -13,11 +13,14 @@
  * added so that a request that then fails can be taken back.
  *
  * The index lives on the HTTP thread and holds a million span ids by default. Kept as strings in a
- * Set per trace it was ~150–350 MiB and a fifth of what that thread's scavenges promoted
- * (native-bench/README, twenty-fifth session); here every id is numbers in typed arrays — records
- * with stable indices, chained hash buckets, the traces' recency and spans as linked lists through
- * the records — which the garbage collector never walks. Ids are lowercase hex (map.ts refuses any
- * other), so a span id is exactly two 32-bit words and a trace id four.
+ * Set per trace it was ~300 MiB at its peak and half of that thread's scavenge time
+ * (native-bench/README, twenty-sixth session); here every id is numbers in typed arrays, which the
+ * garbage collector never walks. Ids are lowercase hex (map.ts refuses any other), so a span id is
+ * exactly two 32-bit words and a trace id four. Traces are records in one table, found through
+ * chained hash buckets and kept in order of recency by links through the records; a trace's span
+ * ids sit together in a block of its own (a small open-addressing table in one shared slab), so
+ * the spans of a request's trace are looked up in a few cache lines, and forgetting a trace frees
+ * one block.
  */
 
 export interface AdmissionRequest {
@@ -39,69 +42,66 @@ export interface Admission {
   ticket: number;
 }
 
-/** No record: record 0 of each table is never used, so zeroed memory is empty buckets and lists. */
+/** No trace record, no block: offset 0 of the trace table and of the slab is never used. */
 const NONE = 0;
-/** Records beyond the capacity: a request's new spans are added before the oldest are evicted. */
-const SLACK_RECORDS = 4096;
+/** Trace records beyond the capacity: a request's new traces are added before the oldest go. */
+const SLACK_TRACES = 4096;
+/** A block's fewest slots (a power of two); it holds at most half as many span ids. */
+const MIN_BLOCK_SLOTS = 4;
 
 // A trace's record: its scope (NONE when the record is free), the four words of its id, its span
 // count, its neighbours in recency (the oldest is `oldest`), the next record in its hash bucket (or
-// on the free list) and the first of its spans.
+// on the free list), its block of span ids (NONE until its first span) and the block's slots, and
+// a generation that changes when the record is freed (a ticket naming a trace evicted meanwhile
+// then no longer matches it).
 const T_SCOPE = 0;
 const T_ID = 1;
 const T_COUNT = 5;
 const T_OLDER = 6;
 const T_NEWER = 7;
 const T_NEXT = 8;
-const T_FIRST = 9;
-const T_STRIDE = 10;
-
-// A span's record, eight words (one record never straddles two 64-byte cache lines): its trace's
-// record (NONE when free), the two words of its id, the next record in its hash bucket (or on the
-// free list), its neighbours among its trace's spans, and a generation that changes when the
-// record is freed (a ticket's reference to a span evicted meanwhile then no longer matches).
-const S_TRACE = 0;
-const S_ID = 1;
-const S_NEXT = 3;
-const S_PREV = 4;
-const S_AFTER = 5;
-const S_GEN = 6;
-const S_STRIDE = 8;
+const T_BLOCK = 9;
+const T_SLOTS = 10;
+const T_GEN = 11;
+const T_STRIDE = 12;
 
 export class AdmissionIndex {
   private readonly scopes = new Map<string, number>();
-  private readonly tickets = new Map<number, number[]>();
+  /** Per ticket, what it added: (trace record, its generation, span id's two words) a span. */
+  private readonly tickets = new Map<number, Int32Array>();
   private spans = 0;
   private nextTicket = 1;
   /** The words of the id being looked up. */
   private readonly words = new Int32Array(4);
 
-  // The tables are sized for the capacity at the start, zeroed: a page is the system's until a
-  // record on it is first used (at the default 1M, 85 MiB reserved; with 100k span ids held, ~30
-  // MiB resident, the 16 MiB of hash buckets touched at random), and nothing is copied as the index
-  // fills (grown by doubling, the HTTP thread ran 8–15 major collections in `threads`' 20 s, against
-  // 5–9). Records are numbered by the index of their first word; `*Top` is the first never used.
+  // Sized for the capacity at the start, zeroed: a page is the system's until something on it is
+  // first used, and nothing is copied as the index fills (grown by doubling, the HTTP thread ran
+  // 8–15 major collections in `threads`' 20 s, against 5–9). Records are numbered by the index of
+  // their first word; `traceTop` is the first never used.
   private traces: Int32Array;
-  private traceBuckets: Int32Array;
+  private readonly traceBuckets: Int32Array;
   private traceTop = T_STRIDE;
   private freeTrace = NONE;
   private oldest = NONE;
   private newest = NONE;
 
-  private spanRecords: Int32Array;
-  private spanBuckets: Int32Array;
-  private spanTop = S_STRIDE;
-  private freeSpan = NONE;
+  /**
+   * Blocks of span ids: a block of 2^k slots is 2^(k+1) words, a slot (0, 0) empty (an all-zero
+   * span id is invalid in OTLP and refused by map.ts). Freed blocks wait on a list by size.
+   */
+  private slab: Int32Array;
+  private slabTop = 2;
+  private readonly freeBlocks = new Int32Array(32);
 
   constructor(
     private readonly maxSpansPerTrace: number,
     private readonly capacity: number,
   ) {
-    const records = capacity + SLACK_RECORDS + 1;
-    this.traces = new Int32Array(records * T_STRIDE);
-    this.traceBuckets = new Int32Array(bucketsFor(records));
-    this.spanRecords = new Int32Array(records * S_STRIDE);
-    this.spanBuckets = new Int32Array(bucketsFor(records));
+    const traces = capacity + SLACK_TRACES + 1;
+    this.traces = new Int32Array(traces * T_STRIDE);
+    this.traceBuckets = new Int32Array(2 ** Math.ceil(Math.log2(traces * 2)));
+    // Four words a span id: blocks at most half full, in traces of 8 spans or more.
+    this.slab = new Int32Array((capacity + SLACK_TRACES) * 4);
   }
 
   /** Span ids remembered. */
@@ -111,28 +111,33 @@ export class AdmissionIndex {
 
   admit(req: AdmissionRequest): Admission {
     const drop: number[] = [];
-    const added: number[] = [];
+    const added = new Int32Array(req.spanIds.length * 4);
+    let n = 0;
     let duplicates = 0;
     let overBound = 0;
     const scope = this.scopeOf(req.scope);
     // One lookup per trace, not per span: a request holds whole traces more often than not.
     const traces = req.traceIds.map((traceId) => this.touch(scope, traceId));
+    const w = this.words;
     for (let i = 0; i < req.spanIds.length; i++) {
       const trace = traces[req.traceOf[i]!]!;
-      idWords(req.spanIds[i]!, this.words, 2);
-      if (this.findSpan(trace) !== NONE) {
+      idWords(req.spanIds[i]!, w, 2);
+      if (this.findSpan(trace, w[0]!, w[1]!) >= 0) {
         duplicates++;
         drop.push(i);
       } else if (this.traces[trace + T_COUNT]! >= this.maxSpansPerTrace) {
         overBound++;
         drop.push(i);
       } else {
-        const span = this.addSpan(trace);
-        added.push(span, this.spanRecords[span + S_GEN]!);
+        this.addSpan(trace, w[0]!, w[1]!);
+        added[n++] = trace;
+        added[n++] = this.traces[trace + T_GEN]!;
+        added[n++] = w[0]!;
+        added[n++] = w[1]!;
       }
     }
     const ticket = this.nextTicket++;
-    this.tickets.set(ticket, added);
+    this.tickets.set(ticket, added.subarray(0, n));
     this.evict();
     // A trace left without spans answers nothing a fresh one would not: its record goes now.
     for (const trace of traces) if (this.traces[trace + T_SCOPE] !== NONE && this.traces[trace + T_COUNT] === 0) this.dropTrace(trace);
@@ -148,12 +153,11 @@ export class AdmissionIndex {
     if (!added) return;
     this.tickets.delete(ticket);
     if (durable) return;
-    for (let k = 0; k < added.length; k += 2) {
-      const span = added[k]!;
-      // A span whose trace was evicted meanwhile is gone: its record was freed (and its generation moved on).
-      if (this.spanRecords[span + S_GEN] !== added[k + 1]) continue;
-      const trace = this.spanRecords[span + S_TRACE]!;
-      this.removeSpan(span);
+    for (let k = 0; k < added.length; k += 4) {
+      const trace = added[k]!;
+      // A span whose trace was evicted meanwhile is gone with it (the record's generation moved on).
+      if (this.traces[trace + T_GEN] !== added[k + 1]) continue;
+      this.removeSpan(trace, added[k + 2]!, added[k + 3]!);
       if (this.traces[trace + T_COUNT] === 0) this.dropTrace(trace);
     }
   }
@@ -161,10 +165,11 @@ export class AdmissionIndex {
   /** Records spans already stored (a log replayed at start), without judging them. */
   remember(scopeKey: string, traceIds: readonly string[], spanIds: readonly string[]): void {
     const scope = this.scopeOf(scopeKey);
+    const w = this.words;
     for (let i = 0; i < spanIds.length; i++) {
       const trace = this.touch(scope, traceIds[i]!);
-      idWords(spanIds[i]!, this.words, 2);
-      if (this.findSpan(trace) === NONE) this.addSpan(trace);
+      idWords(spanIds[i]!, w, 2);
+      if (this.findSpan(trace, w[0]!, w[1]!) < 0) this.addSpan(trace, w[0]!, w[1]!);
     }
     this.evict();
   }
@@ -180,9 +185,9 @@ export class AdmissionIndex {
   private touch(scope: number, traceId: string): number {
     const w = this.words;
     idWords(traceId, w, 4);
-    const hash = traceHash(scope, w, 0);
+    const bucket = traceHash(scope, w, 0) & (this.traceBuckets.length - 1);
     const found = this.traces;
-    for (let t = this.traceBuckets[hash & (this.traceBuckets.length - 1)]!; t !== NONE; t = found[t + T_NEXT]!) {
+    for (let t = this.traceBuckets[bucket]!; t !== NONE; t = found[t + T_NEXT]!) {
       if (found[t + T_SCOPE] === scope && found[t + T_ID] === w[0] && found[t + T_ID + 1] === w[1] && found[t + T_ID + 2] === w[2] && found[t + T_ID + 3] === w[3]) {
         if (t !== this.newest) {
           this.unlinkRecency(t);
@@ -196,8 +201,8 @@ export class AdmissionIndex {
     r[t + T_SCOPE] = scope;
     r.set(w, t + T_ID);
     r[t + T_COUNT] = 0;
-    r[t + T_FIRST] = NONE;
-    const bucket = hash & (this.traceBuckets.length - 1);
+    r[t + T_BLOCK] = NONE;
+    r[t + T_SLOTS] = 0;
     r[t + T_NEXT] = this.traceBuckets[bucket]!;
     this.traceBuckets[bucket] = t;
     this.linkNewest(t);
@@ -210,96 +215,119 @@ export class AdmissionIndex {
       this.freeTrace = this.traces[t + T_NEXT]!;
       return t;
     }
-    if (this.traceTop === this.traces.length) this.growTraces();
+    if (this.traceTop === this.traces.length) {
+      // Past the capacity and its slack (a request of more new traces than the slack): half as
+      // many records again. The buckets keep their size and their chains (offsets do not move).
+      const r = new Int32Array(Math.ceil(this.traces.length / T_STRIDE * 1.5) * T_STRIDE);
+      r.set(this.traces);
+      this.traces = r;
+    }
     this.traceTop += T_STRIDE;
     return this.traceTop - T_STRIDE;
   }
 
-  /** The span with the id in `words` among the trace's, or NONE. */
-  private findSpan(trace: number): number {
-    const w = this.words;
-    const r = this.spanRecords;
-    for (let s = this.spanBuckets[spanHash(trace, w, 0) & (this.spanBuckets.length - 1)]!; s !== NONE; s = r[s + S_NEXT]!) {
-      if (r[s + S_ID] === w[0] && r[s + S_ID + 1] === w[1] && r[s + S_TRACE] === trace) return s;
+  /** The slab offset of the slot holding the span id (hi, lo) in the trace's block, or -1. */
+  private findSpan(trace: number, hi: number, lo: number): number {
+    const block = this.traces[trace + T_BLOCK]!;
+    if (block === NONE) return -1;
+    const mask = this.traces[trace + T_SLOTS]! - 1;
+    const ids = this.slab;
+    let slot = slotHash(hi, lo) & mask;
+    // A block is at most half full: an empty slot ends every run.
+    while ((ids[block + 2 * slot]! | ids[block + 2 * slot + 1]!) !== 0) {
+      if (ids[block + 2 * slot] === hi && ids[block + 2 * slot + 1] === lo) return block + 2 * slot;
+      slot = (slot + 1) & mask;
     }
-    return NONE;
+    return -1;
   }
 
-  /** Adds the span with the id in `words` to the trace (known to be absent); returns its record. */
-  private addSpan(trace: number): number {
-    const s = this.newSpan();
-    const w = this.words;
-    const r = this.spanRecords;
-    r[s + S_TRACE] = trace;
-    r[s + S_ID] = w[0]!;
-    r[s + S_ID + 1] = w[1]!;
-    const bucket = spanHash(trace, w, 0) & (this.spanBuckets.length - 1);
-    r[s + S_NEXT] = this.spanBuckets[bucket]!;
-    this.spanBuckets[bucket] = s;
-    const first = this.traces[trace + T_FIRST]!;
-    r[s + S_PREV] = NONE;
-    r[s + S_AFTER] = first;
-    if (first !== NONE) r[first + S_PREV] = s;
-    this.traces[trace + T_FIRST] = s;
-    this.traces[trace + T_COUNT]!++;
+  /** Adds the span id (hi, lo), known to be absent, to the trace's block (grown when half full). */
+  private addSpan(trace: number, hi: number, lo: number): void {
+    const r = this.traces;
+    const count = r[trace + T_COUNT]! + 1;
+    if (2 * count > r[trace + T_SLOTS]!) this.growBlock(trace, Math.max(MIN_BLOCK_SLOTS, 2 * r[trace + T_SLOTS]!));
+    put(this.slab, r[trace + T_BLOCK]!, r[trace + T_SLOTS]! - 1, hi, lo);
+    r[trace + T_COUNT] = count;
     this.spans++;
-    return s;
   }
 
-  private newSpan(): number {
-    const s = this.freeSpan;
-    if (s !== NONE) {
-      this.freeSpan = this.spanRecords[s + S_NEXT]!;
-      return s;
+  /**
+   * Takes the span id (hi, lo) out of the trace's block. It is there: a ticket's span leaves only
+   * with its trace (the generation then differs) or by that ticket's one settle.
+   */
+  private removeSpan(trace: number, hi: number, lo: number): void {
+    let hole = this.findSpan(trace, hi, lo);
+    const ids = this.slab;
+    const block = this.traces[trace + T_BLOCK]!;
+    const mask = this.traces[trace + T_SLOTS]! - 1;
+    // Linear probing's deletion: later ids of the run whose home is not between the hole and
+    // them move back into it, so every id stays reachable from its home without tombstones.
+    for (let slot = ((hole - block) / 2 + 1) & mask; ; slot = (slot + 1) & mask) {
+      const at = block + 2 * slot;
+      const h = ids[at]!;
+      const l = ids[at + 1]!;
+      if ((h | l) === 0) break;
+      const home = slotHash(h, l) & mask;
+      const holeSlot = (hole - block) / 2;
+      const distanceToHole = (holeSlot - home) & mask;
+      const distanceToHere = (slot - home) & mask;
+      if (distanceToHole < distanceToHere) {
+        ids[hole] = h;
+        ids[hole + 1] = l;
+        hole = at;
+      }
     }
-    if (this.spanTop === this.spanRecords.length) this.growSpans();
-    this.spanTop += S_STRIDE;
-    return this.spanTop - S_STRIDE;
-  }
-
-  private removeSpan(s: number): void {
-    const r = this.spanRecords;
-    const trace = r[s + S_TRACE]!;
-    this.unlinkSpanBucket(s);
-    const prev = r[s + S_PREV]!;
-    const after = r[s + S_AFTER]!;
-    if (prev === NONE) this.traces[trace + T_FIRST] = after;
-    else r[prev + S_AFTER] = after;
-    if (after !== NONE) r[after + S_PREV] = prev;
+    ids[hole] = 0;
+    ids[hole + 1] = 0;
     this.traces[trace + T_COUNT]!--;
     this.spans--;
-    this.releaseSpan(s);
   }
 
-  private unlinkSpanBucket(s: number): void {
-    const r = this.spanRecords;
-    const bucket = spanHash(r[s + S_TRACE]!, r, s + S_ID) & (this.spanBuckets.length - 1);
-    let cur = this.spanBuckets[bucket]!;
-    if (cur === s) {
-      this.spanBuckets[bucket] = r[s + S_NEXT]!;
-      return;
+  /** Moves the trace's span ids into a new block of `slots` slots. */
+  private growBlock(trace: number, slots: number): void {
+    const r = this.traces;
+    const block = this.allocateBlock(slots);
+    const old = r[trace + T_BLOCK]!;
+    const oldSlots = r[trace + T_SLOTS]!;
+    const ids = this.slab;
+    for (let at = old; at < old + 2 * oldSlots; at += 2) {
+      if ((ids[at]! | ids[at + 1]!) !== 0) put(ids, block, slots - 1, ids[at]!, ids[at + 1]!);
     }
-    while (r[cur + S_NEXT] !== s) cur = r[cur + S_NEXT]!;
-    r[cur + S_NEXT] = r[s + S_NEXT]!;
+    if (old !== NONE) this.freeBlock(old, oldSlots);
+    r[trace + T_BLOCK] = block;
+    r[trace + T_SLOTS] = slots;
   }
 
-  private releaseSpan(s: number): void {
-    const r = this.spanRecords;
-    r[s + S_TRACE] = NONE;
-    r[s + S_GEN] = (r[s + S_GEN]! + 1) | 0;
-    r[s + S_NEXT] = this.freeSpan;
-    this.freeSpan = s;
+  private allocateBlock(slots: number): number {
+    const size = Math.log2(slots);
+    let block = this.freeBlocks[size]!;
+    if (block !== NONE) {
+      this.freeBlocks[size] = this.slab[block]!;
+      this.slab.fill(0, block, block + 2 * slots);
+      return block;
+    }
+    block = this.slabTop;
+    if (block + 2 * slots > this.slab.length) {
+      // Past what was reserved (traces of a span or two, or a request past the slack): half as
+      // much again, or what the block needs.
+      const grown = new Int32Array(Math.max(Math.ceil(this.slab.length * 1.5), block + 2 * slots));
+      grown.set(this.slab);
+      this.slab = grown;
+    }
+    this.slabTop += 2 * slots;
+    return block;
+  }
+
+  private freeBlock(block: number, slots: number): void {
+    const size = Math.log2(slots);
+    this.slab[block] = this.freeBlocks[size]!;
+    this.freeBlocks[size] = block;
   }
 
   /** Forgets a trace and its spans. */
   private dropTrace(t: number): void {
     const r = this.traces;
-    for (let s = r[t + T_FIRST]!; s !== NONE; ) {
-      const after = this.spanRecords[s + S_AFTER]!;
-      this.unlinkSpanBucket(s);
-      this.releaseSpan(s);
-      s = after;
-    }
+    if (r[t + T_BLOCK] !== NONE) this.freeBlock(r[t + T_BLOCK]!, r[t + T_SLOTS]!);
     this.spans -= r[t + T_COUNT]!;
     this.unlinkRecency(t);
     const bucket = traceHash(r[t + T_SCOPE]!, r, t + T_ID) & (this.traceBuckets.length - 1);
@@ -310,6 +338,7 @@ export class AdmissionIndex {
       r[cur + T_NEXT] = r[t + T_NEXT]!;
     }
     r[t + T_SCOPE] = NONE;
+    r[t + T_GEN] = (r[t + T_GEN]! + 1) | 0;
     r[t + T_NEXT] = this.freeTrace;
     this.freeTrace = t;
   }
@@ -336,46 +365,19 @@ export class AdmissionIndex {
     if (newer !== NONE) r[newer + T_OLDER] = older;
     else this.newest = older;
   }
-
-  /**
-   * Past the capacity and its slack (a request larger than the slack): half as many records again.
-   * Grown only once every record is taken, so each one is live and joins the new buckets.
-   */
-  private growTraces(): void {
-    const r = grown(this.traces, T_STRIDE);
-    this.traces = r;
-    this.traceBuckets = new Int32Array(bucketsFor(r.length / T_STRIDE));
-    const mask = this.traceBuckets.length - 1;
-    for (let t = T_STRIDE; t < r.length; t += T_STRIDE) {
-      const bucket = traceHash(r[t + T_SCOPE]!, r, t + T_ID) & mask;
-      r[t + T_NEXT] = this.traceBuckets[bucket]!;
-      this.traceBuckets[bucket] = t;
-    }
-  }
-
-  private growSpans(): void {
-    const r = grown(this.spanRecords, S_STRIDE);
-    this.spanRecords = r;
-    this.spanBuckets = new Int32Array(bucketsFor(r.length / S_STRIDE));
-    const mask = this.spanBuckets.length - 1;
-    for (let s = S_STRIDE; s < r.length; s += S_STRIDE) {
-      const bucket = spanHash(r[s + S_TRACE]!, r, s + S_ID) & mask;
-      r[s + S_NEXT] = this.spanBuckets[bucket]!;
-      this.spanBuckets[bucket] = s;
-    }
-  }
 }
 
-/** A table of records of `stride` words with room for half as many again, the records copied. */
-function grown(records: Int32Array, stride: number): Int32Array {
-  const to = new Int32Array(Math.ceil((records.length / stride) * 1.5) * stride);
-  to.set(records);
-  return to;
+/** Puts the span id (hi, lo) in the first empty slot from its home in the block. */
+function put(ids: Int32Array, block: number, mask: number, hi: number, lo: number): void {
+  let slot = slotHash(hi, lo) & mask;
+  while ((ids[block + 2 * slot]! | ids[block + 2 * slot + 1]!) !== 0) slot = (slot + 1) & mask;
+  ids[block + 2 * slot] = hi;
+  ids[block + 2 * slot + 1] = lo;
 }
 
-/** A power of two at least twice `records`: most lookups of an absent id find an empty bucket. */
-function bucketsFor(records: number): number {
-  return 2 ** Math.ceil(Math.log2(records * 2));
+/** A span id's home in its block, before the mask. */
+function slotHash(hi: number, lo: number): number {
+  return mix(lo ^ Math.imul(hi, 0x9e3779b1));
 }
 
 /** Hex digit values by character code; -1 for any other character. */
@@ -424,9 +426,4 @@ function mix(h: number): number {
 /** The hash of a trace id (four words of `w` from `at`) in a scope. */
 function traceHash(scope: number, w: Int32Array, at: number): number {
   return mix(w[at]! ^ mix(w[at + 1]! ^ mix(w[at + 2]! ^ mix(w[at + 3]! ^ Math.imul(scope, 0x9e3779b1)))));
-}
-
-/** The hash of a span id (two words of `w` from `at`) in a trace's record. */
-function spanHash(trace: number, w: Int32Array, at: number): number {
-  return mix(w[at]! ^ mix(w[at + 1]! ^ Math.imul(trace + 1, 0x9e3779b1)));
 }

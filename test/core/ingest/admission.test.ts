@@ -49,6 +49,29 @@ t.test('a ticket that fails is taken back; a durable one stays', async (t) => {
   t.same(index.admit(req('s', [['e', 'a'], ['e', 'b'], ['e', 'c'], ['f', 'a']])).drop, [0, 1]);
 });
 
+t.test("a failed ticket's spans leave the trace's other spans known, however they were placed", async (t) => {
+  // 400 span ids in one trace's block: taking 200 back leaves holes in the middle of runs of ids.
+  const index = new AdmissionIndex(10_000, 1_000_000);
+  const random = seededRandom(42);
+  const ids = Array.from({ length: 400 }, () => Array.from({ length: 16 }, () => HEX_DIGITS[Math.floor(random() * 16)]!).join(''));
+  const rows = (from: number, to: number) => ({ scope: 's', traceIds: [traceId('e')], traceOf: ids.slice(from, to).map(() => 0), spanIds: ids.slice(from, to) });
+  const kept = index.admit(rows(0, 200));
+  index.settle(kept.ticket, true);
+  // The ids taken back sat among the kept ones, in the same runs of the block.
+  const failed = index.admit(rows(200, 400));
+  index.settle(failed.ticket, false);
+  t.equal(index.size, 200);
+  const again = index.admit(rows(0, 400));
+  t.same(again.drop, Array.from({ length: 200 }, (_, i) => i), 'every kept id is still a duplicate; every one taken back is new');
+  index.settle(again.ticket, false);
+  // A ticket of both kinds: the odd ids, half of them kept (duplicates), the other half new.
+  const odd = ids.filter((_, i) => i % 2 === 1);
+  const both = index.admit({ scope: 's', traceIds: [traceId('e')], traceOf: odd.map(() => 0), spanIds: odd });
+  t.equal(both.duplicates, 100);
+  index.settle(both.ticket, false);
+  t.same(index.admit(rows(0, 400)).drop, Array.from({ length: 200 }, (_, i) => i), 'and after a ticket of both kinds was taken back');
+});
+
 t.test('the least recently active traces are forgotten past the capacity', async (t) => {
   const index = new AdmissionIndex(100, 4);
   const first = index.admit(req('s', [['01d', '1'], ['01d', '2']]));
