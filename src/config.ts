@@ -206,7 +206,7 @@ export const OPTIONS = [
   { key: 'traceHints', env: 'TRACELAKE_TRACE_HINTS', flag: '--trace-hints', fallback: String(DEFAULT_TRACE_HINT_SLOTS), parse: integer(0, 2 ** 28), doc: 'Traces whose time range the store keeps in memory (12 bytes each, rounded down to a power of two), so a trace by id reads its summary and its spans at once; 0 turns this off.' },
   { key: 'compactionAgeMs', env: 'TRACELAKE_COMPACTION_AGE_MS', flag: '--compaction-age-ms', fallback: '60000', parse: integer(0), doc: 'Small segments older than this are compacted even when there are few of them.' },
   { key: 'retentionDays', env: 'TRACELAKE_RETENTION_DAYS', flag: '--retention-days', fallback: '0', parse: integer(0, 36500), doc: 'Days spans are kept when an app sets no retention of its own; 0 keeps them forever.' },
-  { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted.' },
+  { key: 'queryTimeoutMs', env: 'TRACELAKE_QUERY_TIMEOUT_MS', flag: '--query-timeout-ms', fallback: '30000', parse: integer(1), doc: 'A query running longer is interrupted; its request answers 503 with Retry-After.' },
   { key: 'shutdownTimeoutMs', env: 'TRACELAKE_SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', fallback: '10000', parse: integer(0), doc: 'How long SIGTERM/SIGINT waits for in-flight requests.' },
   { key: 'plansFile', env: 'TRACELAKE_PLANS_FILE', flag: '--plans-file', fallback: undefined, parse: text, doc: 'Plans and quotas (JSON); default: data/plans.json of the installation.' },
   { key: 'rateLimit', env: 'TRACELAKE_RATE_LIMIT', flag: '--rate-limit', fallback: '0', parse: number(0), doc: 'Requests per second per tenant (token bucket); 0 turns rate limiting off.' },

@@ -7,6 +7,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { DOUBLE, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
+import { overloaded, type ApiError } from '../core/errors.js';
 import { DATABASE_FILE, storeDirs } from './layout.js';
 import { isUniqueViolation, isWriteConflict } from './refusals.js';
 import type { ColumnKind } from './spans/columns.js';
@@ -319,11 +320,23 @@ export class Database {
     cache?.delete(sql);
   }
 
-  /** Interrupts the statement when it outlives the query timeout; DuckDB then throws. */
+  /**
+   * Interrupts the statement when it outlives the query timeout. DuckDB then throws its "INTERRUPT
+   * Error: Interrupted!", which reached clients as a 500 "Internal error"; it becomes a 503 that
+   * says what happened and when to retry (a client of a busy server gets its answer later, one
+   * whose query is too wide learns to narrow it).
+   */
   private async timed<T>(c: DuckDBConnection, run: () => Promise<T>): Promise<T> {
-    const timer = setTimeout(() => c.interrupt(), this.options.queryTimeoutMs);
+    let interrupted = false;
+    const timer = setTimeout(() => {
+      interrupted = true;
+      c.interrupt();
+    }, this.options.queryTimeoutMs);
     try {
       return await run();
+    } catch (e) {
+      if (interrupted && e instanceof Error && /\bINTERRUPT\b/.test(e.message)) throw queryTimedOut(this.options.queryTimeoutMs);
+      throw e;
     } finally {
       clearTimeout(timer);
     }
@@ -397,4 +410,9 @@ function appendRow(a: DuckDBAppender, kinds: readonly ColumnKind[], row: readonl
     }
   }
   a.endRow();
+}
+
+/** A statement stopped at the query timeout: 503 with Retry-After, like any overload. */
+export function queryTimedOut(timeoutMs: number): ApiError {
+  return overloaded(`The query ran past the query timeout (${timeoutMs} ms) and was stopped; retry later, or narrow its time window or filter`);
 }

@@ -2,6 +2,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { RETRY_AFTER_SECONDS } from '../../src/core/errors.js';
 import { Database, RERUN_ON_CONFLICT } from '../../src/store/db.js';
 import { bootstrap, findKeyByHash, localScope } from '../../src/store/admin/meta.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -92,7 +93,9 @@ t.test('bootstrap happens once', async (t) => {
 t.test('a query over the timeout is interrupted', async (t) => {
   const { db } = await open(t, 100);
   const started = Date.now();
-  await t.rejects(db.query('SELECT count(*) FROM range(100000000000) a'), /INTERRUPT/i);
+  await t.rejects(db.query('SELECT count(*) FROM range(100000000000) a'), { code: 'overloaded', status: 503, message: /ran past the query timeout \(100 ms\)/, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }, 'a 503 that says so, not an internal error');
+  await t.rejects(db.exec('CREATE TABLE big AS SELECT count(*) AS n FROM range(100000000000) a'), { code: 'overloaded' }, 'a statement too');
+  await t.rejects(db.query('SELECT * FROM missing_table'), /Catalog Error/, 'other errors pass as they are');
   t.ok(Date.now() - started < 5_000, 'well before it would have finished');
   t.same(await db.query('SELECT 42 AS x'), [{ x: 42 }], 'the connection is usable afterwards');
 });
