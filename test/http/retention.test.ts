@@ -45,8 +45,9 @@ t.test('retention drops whole files of spans past an app\'s retention', async (t
   );
   t.equal(oldFiles.length, 1, 'the old spans sit in a file of their own day');
 
-  // Retention runs at start (then hourly); a short query timeout makes the purge's grace period short.
-  const server = await startServer({ dataDir, args: ['--query-timeout-ms', '200'] });
+  // Retention runs at start (then hourly); a short query timeout makes the purge's grace period short
+  // (twice it), not so short that a loaded machine stops the reads below at it.
+  const server = await startServer({ dataDir, args: ['--query-timeout-ms', '1000'] });
   t.teardown(() => server.stop('SIGKILL'));
   t.ok(await until(async () => (await call(server, 'GET', `/v1/traces/${old}`, { auth: root })).status === 404), 'the old trace is gone');
   t.equal((await call(server, 'GET', `/v1/traces/${recent}`, { auth: root })).status, 200, 'the recent one stays');
