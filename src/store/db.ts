@@ -413,6 +413,6 @@ function appendRow(a: DuckDBAppender, kinds: readonly ColumnKind[], row: readonl
 }
 
 /** A statement stopped at the query timeout: 503 with Retry-After, like any overload. */
-export function queryTimedOut(timeoutMs: number): ApiError {
+function queryTimedOut(timeoutMs: number): ApiError {
   return overloaded(`The query ran past the query timeout (${timeoutMs} ms) and was stopped; retry later, or narrow its time window or filter`);
 }

@@ -13,7 +13,7 @@
  * added so that a request that then fails can be taken back.
  *
  * The index lives on the HTTP thread and holds a million span ids by default. Kept as strings in a
- * Set per trace it was ~300 MiB at its peak and half of that thread's scavenge time
+ * Set per trace it took ~330 MiB more at its peak and half of that thread's scavenge time
  * (native-bench/README, twenty-sixth session); here every id is numbers in typed arrays, which the
  * garbage collector never walks. Ids are lowercase hex (map.ts refuses any other), so a span id is
  * exactly two 32-bit words and a trace id four. Traces are records in one table, found through
@@ -387,8 +387,8 @@ for (let c = 0; c < 16; c++) HEX['0123456789abcdef'.charCodeAt(c)] = c;
 /**
  * The id's `count` words: its hex digits, eight a word, when it is `count * 8` lowercase hex digits
  * — always, in the server. Any other text (nothing the server admits) is hashed into the words
- * rather than refused, so the index still answers for it, exactly up to a 64-bit hash collision
- * within one trace.
+ * rather than refused, so the index still answers for it, exactly up to a collision of the hash
+ * (for a span id, one in 2^64 within its trace).
  */
 function idWords(id: string, out: Int32Array, count: number): void {
   if (id.length === count * 8) {
