@@ -183,13 +183,13 @@ t.test('the index answers as the reference index does, over random operations', 
   const shapes = [
     // Small: constant eviction, the bound often reached, tickets failing across evictions.
     { capacity: 40, maxSpans: 5, traces: 30, spanPool: 12, ops: 4000, maxRows: 12 },
-    // Many live records, long bucket chains to unlink from.
+    // Many live traces, their blocks grown to 64 and 128 slots, trace buckets with chains.
     { capacity: 6000, maxSpans: 50, traces: 3000, spanPool: 400, ops: 3000, maxRows: 60 },
     // Many traces of a few spans each.
     { capacity: 3000, maxSpans: 2, traces: 5000, spanPool: 50, ops: 4000, maxRows: 4 },
-    // Requests larger than the capacity: records past it, grown gradually.
+    // Requests larger than the capacity: blocks of thousands of slots, taken back and evicted.
     { capacity: 8, maxSpans: 1500, traces: 4, spanPool: 5000, ops: 60, maxRows: 3000 },
-    // Requests past the capacity and its slack, in spans and in traces: both tables grow.
+    // Requests of more new traces than the capacity and its slack: the trace table and the slab grow.
     { capacity: 8, maxSpans: 2, traces: 20000, spanPool: 3, ops: 30, maxRows: 9000, tracesPerRequest: 9000 },
   ];
   for (const [i, shape] of shapes.entries()) {
