@@ -13,7 +13,7 @@ import { restoredAttributesSql } from '../../src/store/spans/attributeColumns.js
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, copyOfStore, rootCredentials, runUntilExit, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, copyOfStore, rootCredentials, runUntilExit, showServerErrors, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
@@ -124,7 +124,10 @@ t.test('answers are identical before and after compaction; replaced files are pu
   const oldFiles = await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT path FROM segments')).getRowObjectsJson().map((r) => join(dataDir, 'segments', r.path as string)));
 
   const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => after.stop('SIGKILL'));
+  t.teardown(() => {
+    showServerErrors(after);
+    return after.stop('SIGKILL');
+  });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'the small segments were compacted');
   const counts = await segmentCounts(after);
   t.ok(counts.compacted_segments >= 1 && counts.compacted_segments < 36, `${counts.compacted_segments} compacted file(s) instead of 36`);
@@ -160,7 +163,10 @@ async function beforeAndAfterCompaction(t: Test, dataDir: string, check: (server
   await check(before, 'before compaction');
   t.equal(await before.stop('SIGTERM'), 0);
   const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => after.stop('SIGKILL'));
+  t.teardown(() => {
+    showServerErrors(after);
+    return after.stop('SIGKILL');
+  });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'the small segments were compacted');
   await check(after, 'after compaction');
   t.equal(await after.stop('SIGTERM'), 0);
@@ -226,7 +232,10 @@ for (const point of ['after-compaction-publish', 'after-compaction-commit'] as c
     t.not(code, 0, 'the process died in the compaction');
 
     const again = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-    t.teardown(() => again.stop('SIGKILL'));
+    t.teardown(() => {
+      showServerErrors(again);
+      return again.stop('SIGKILL');
+    });
     t.same(await answers(again, root, traces), expected, 'every answer is the same after the crash');
   });
 }
@@ -243,7 +252,10 @@ t.test('a day\'s only small segment is rewritten sorted once it is old enough', 
   t.equal(await before.stop('SIGTERM'), 0);
 
   const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => after.stop('SIGKILL'));
+  t.teardown(() => {
+    showServerErrors(after);
+    return after.stop('SIGKILL');
+  });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'compacted, though there was nothing to merge it with');
   t.equal((await segmentCounts(after)).compacted_segments, 1);
   t.same(await answers(after, root, [traceId]), expected, 'every answer is the same');
