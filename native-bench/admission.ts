@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AdmissionIndex } from '../src/core/ingest/admission.js';
 import { bytesToHex } from '../src/core/otlp/ids.js';
 import { ReferenceAdmissionIndex } from '../test/helpers/admissionReference.js';
+import { median } from './alternating.js';
 import { arg, textArg } from './args.js';
 import { memoryMiB } from './procThreads.js';
 
@@ -50,8 +51,13 @@ async function runChild(variant: Variant): Promise<Figures> {
     for (const e of list.getEntries()) {
       // 1: a scavenge (minor); 4: mark-sweep-compact (major); others (incremental, weak) aside.
       const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
-      if (kind === 1) (gc.scavenges++, (gc.scavengeMs += e.duration));
-      else if (kind === 4) (gc.majorGcs++, (gc.majorMs += e.duration));
+      if (kind === 1) {
+        gc.scavenges++;
+        gc.scavengeMs += e.duration;
+      } else if (kind === 4) {
+        gc.majorGcs++;
+        gc.majorMs += e.duration;
+      }
     }
   });
   observer.observe({ entryTypes: ['gc'] });
@@ -117,11 +123,9 @@ function main(): void {
       );
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const of = (v: Variant, k: keyof Omit<Figures, 'variant'>) => median(results[v].map((f) => f[k]));
-  const ratio = (k: keyof Omit<Figures, 'variant'>) => `${of('strings', k).toFixed(1)} → ${of('typed', k).toFixed(1)} (${(of('typed', k) / of('strings', k)).toFixed(2)}×)`;
-  console.log(`medians, strings → typed: µs a span ${of('strings', 'microsPerSpan').toFixed(3)} → ${of('typed', 'microsPerSpan').toFixed(3)} (${(of('typed', 'microsPerSpan') / of('strings', 'microsPerSpan')).toFixed(2)}×)`);
-  console.log(`  the loop's CPU µs a span ${ratio('cpuMicrosPerSpan')}`);
+  const ratio = (k: keyof Omit<Figures, 'variant'>, digits = 1) => `${of('strings', k).toFixed(digits)} → ${of('typed', k).toFixed(digits)} (${(of('typed', k) / of('strings', k)).toFixed(2)}×)`;
+  console.log(`medians, strings → typed: µs a span ${ratio('microsPerSpan', 3)}; the loop's CPU µs a span ${ratio('cpuMicrosPerSpan', 3)}`);
   console.log(`  scavenge ms ${ratio('scavengeMs')}; major GC ms ${ratio('majorMs')}; heap MiB ${ratio('heapMiB')}; typed arrays MiB ${of('strings', 'arrayBuffersMiB').toFixed(1)} → ${of('typed', 'arrayBuffersMiB').toFixed(1)}; peak RSS MiB ${ratio('peakRssMiB')}`);
 }
 

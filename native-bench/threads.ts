@@ -17,7 +17,7 @@
  */
 import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS } from './bodies.js';
-import { closedLoop, encodeRequest, openLoop } from './loadClient.js';
+import { closedLoop, encodeRequest, openLoop, percentile } from './loadClient.js';
 import { histograms } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
 import { memoryMiB, processMinorFaults, threadTimes } from './procThreads.js';
@@ -93,8 +93,8 @@ if (RATE > 0) {
     const h = stages.get(name);
     return h ? `${name} ${((1000 * h.sum) / h.count).toFixed(1)} ms (${((100 * (h.count - h.upTo)) / h.count).toFixed(0)}% over 250)` : `${name} —`;
   });
-  const quantile = (xs: number[], q: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!.toFixed(1);
-  const at = (q: number) => `${quantile(ackMs, q)} (after the first 5 s ${quantile(warmAckMs, q)})`;
+  const [all, warm] = [ackMs, warmAckMs].map((xs) => [...xs].sort((x, y) => x - y));
+  const at = (q: number) => `${percentile(all!, q).toFixed(1)} (after the first 5 s ${percentile(warm!, q).toFixed(1)})`;
   console.log(`open loop at ${RATE.toLocaleString('en-US')} spans/s: answers ${JSON.stringify(Object.fromEntries(statuses))}; acknowledged in p50 ${at(0.5)} ms, p99 ${at(0.99)}, at most ${at(1)}; a generation's way to readable, means: ${means.join(', ')}`);
   const phases = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
   const http = (await histograms(server, 'tracelake_http_request_duration_seconds', 'route', '0.05')).get('/v1/traces');

@@ -210,18 +210,14 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   };
 }
 
-/** Writes the server's error-level log lines to stderr: a server-side error is the first thing to read when a test fails. */
-export function showServerErrors(server: TestServer): void {
-  for (const line of server.logs.filter((l) => typeof l.level === 'number' && l.level >= 50)) {
-    process.stderr.write(`server error: ${JSON.stringify(line)}\n`);
-  }
-}
-
 /** Starts a server for the duration of a tap test and removes its data dir afterwards. */
 export async function serverFor(t: { teardown(fn: () => unknown): void }, options: ServerOptions = {}): Promise<TestServer> {
   const server = await startServer(options);
   t.teardown(async () => {
-    showServerErrors(server);
+    // A server-side error is the first thing to read when a test fails: show it.
+    for (const line of server.logs.filter((l) => typeof l.level === 'number' && l.level >= 50)) {
+      process.stderr.write(`server error: ${JSON.stringify(line)}\n`);
+    }
     await server.stop('SIGKILL');
     if (!options.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
   });

@@ -13,7 +13,7 @@ import { restoredAttributesSql } from '../../src/store/spans/attributeColumns.js
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../../src/store/spans/segmentFormat.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, copyOfStore, rootCredentials, runUntilExit, showServerErrors, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, copyOfStore, rootCredentials, runUntilExit, serverFor, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
@@ -123,11 +123,7 @@ t.test('answers are identical before and after compaction; replaced files are pu
   t.equal(small.small_segments, 36, 'one small segment per request');
   const oldFiles = await atRest(dataDir, async (c) => (await c.runAndReadAll('SELECT path FROM segments')).getRowObjectsJson().map((r) => join(dataDir, 'segments', r.path as string)));
 
-  const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => {
-    showServerErrors(after);
-    return after.stop('SIGKILL');
-  });
+  const after = await serverFor(t, { dataDir, args: COMPACTING });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'the small segments were compacted');
   const counts = await segmentCounts(after);
   t.ok(counts.compacted_segments >= 1 && counts.compacted_segments < 36, `${counts.compacted_segments} compacted file(s) instead of 36`);
@@ -162,11 +158,7 @@ async function beforeAndAfterCompaction(t: Test, dataDir: string, check: (server
   const before = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
   await check(before, 'before compaction');
   t.equal(await before.stop('SIGTERM'), 0);
-  const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => {
-    showServerErrors(after);
-    return after.stop('SIGKILL');
-  });
+  const after = await serverFor(t, { dataDir, args: COMPACTING });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'the small segments were compacted');
   await check(after, 'after compaction');
   t.equal(await after.stop('SIGTERM'), 0);
@@ -231,11 +223,7 @@ for (const point of ['after-compaction-publish', 'after-compaction-commit'] as c
     const code = await runUntilExit({ dataDir, args: COMPACTING, env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_CRASH_AT: point } });
     t.not(code, 0, 'the process died in the compaction');
 
-    const again = await startServer({ dataDir, args: ['--compaction-interval-ms', '0'] });
-    t.teardown(() => {
-      showServerErrors(again);
-      return again.stop('SIGKILL');
-    });
+    const again = await serverFor(t, { dataDir, args: ['--compaction-interval-ms', '0'] });
     t.same(await answers(again, root, traces), expected, 'every answer is the same after the crash');
   });
 }
@@ -251,11 +239,7 @@ t.test('a day\'s only small segment is rewritten sorted once it is old enough', 
   const expected = await answers(before, root, [traceId]);
   t.equal(await before.stop('SIGTERM'), 0);
 
-  const after = await startServer({ dataDir, args: COMPACTING });
-  t.teardown(() => {
-    showServerErrors(after);
-    return after.stop('SIGKILL');
-  });
+  const after = await serverFor(t, { dataDir, args: COMPACTING });
   t.ok(await until(async () => (await segmentCounts(after)).small_segments === 0), 'compacted, though there was nothing to merge it with');
   t.equal((await segmentCounts(after)).compacted_segments, 1);
   t.same(await answers(after, root, [traceId]), expected, 'every answer is the same');
