@@ -61,17 +61,13 @@ function worker(): void {
   parentPort!.postMessage('ready');
 }
 
-/**
- * protobufjs hands out Buffers (views of the body), the hand-written decoder Uint8Array copies and a
- * span's ids as hex text: ids are compared as hex, other bytes by value.
- */
-function plain(v: unknown, key = ''): unknown {
-  if (v instanceof Uint8Array) return ID_KEYS.has(key) ? Buffer.from(v).toString('hex') : new Uint8Array(v);
-  if (Array.isArray(v)) return v.map((x) => plain(x));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x, k)]));
+/** protobufjs hands out Buffers (views of the body), the hand-written decoder Uint8Array copies. */
+function plain(v: unknown): unknown {
+  if (v instanceof Uint8Array) return new Uint8Array(v);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
   return v;
 }
-const ID_KEYS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
 function checkSame(bodies: Uint8Array[]): void {
   for (const [i, body] of bodies.entries()) {

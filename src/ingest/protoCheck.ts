@@ -7,25 +7,23 @@
  * rules (tags, varints of at most 10 bytes where the decoder reads them, lengths within their
  * message, wire types 3, 4, 6 and 7 refused everywhere, unknown fields and known fields of another
  * wire type skipped), strings strictly UTF-8, and the same depth limit. Of each span it keeps what
- * the mapper's identification reads (`rowKeys` in core/otlp/map.ts): the ids (as the decoder reads
- * them: hex text, a repeated trace or parent id one string), the times (as bigints, which the mapper
- * reads as it reads the decoder's decimal text), and how many events the span has. Everything else
- * is checked and left.
+ * the mapper's identification reads (`rowKeys` in core/otlp/map.ts): the ids (views of the body),
+ * the times (as bigints, which the mapper reads as it reads the decoder's decimal text), and how
+ * many events the span has. Everything else is checked and left.
  *
- * Measured against decoding (native-bench/decode): the check makes no strings but the ids, and copies
- * no bytes. (Ids were views of the body until 2026-12-02; each view cost the HTTP thread more memory
- * than the hex text admission turned it into next: see native-bench/README, "Twenty-seventh session".)
+ * Measured against decoding (native-bench/decode): the check makes no strings and copies no bytes.
  */
 import type { ExportTraceServiceRequest, ResourceSpans, ScopeSpans, Span, SpanEvent } from '../core/otlp/wire.js';
 import { MAX_MESSAGE_DEPTH } from './protoDecode.js';
-import { Reader, readBool, readEnd, readFixed32, readFixed64Big, readTag, readUint32, skipField, skipFixed64, skipString, readHexId, skipVarint64 } from './protoReader.js';
+import { Reader, readBool, readEnd, readFixed32, readFixed64Big, readTag, readUint32, skipField, skipFixed64, skipString, skipVarint64, viewBytes } from './protoReader.js';
 
 /** What the skeleton's spans carry in `events`: the mapper counts them, and reads nothing of them. */
 const EVENT: SpanEvent = Object.freeze({});
 
 /**
  * Checks an export body; returns its skeleton (resource spans → scope spans → spans with ids, times
- * and events only). Throws an Error on exactly the inputs `decodeTraceRequest` throws on.
+ * and events only). Ids are views into `bytes`: read them before the body is reused. Throws an Error
+ * on exactly the inputs `decodeTraceRequest` throws on.
  */
 export function checkTraceRequest(bytes: Uint8Array): ExportTraceServiceRequest {
   const r = new Reader(bytes);
@@ -88,20 +86,20 @@ function checkSpan(r: Reader, end: number, depth: number): Span {
     const t = readTag(r, end);
     switch (t) {
       case 10 /* traceId = 1 */: {
-        const b = readHexId(r, end, r.traceIds);
-        if (b !== '') m.traceId = b;
+        const b = viewBytes(r, end);
+        if (b.length !== 0) m.traceId = b;
         else delete m.traceId;
         break;
       }
       case 18 /* spanId = 2 */: {
-        const b = readHexId(r, end, r.spanIds);
-        if (b !== '') m.spanId = b;
+        const b = viewBytes(r, end);
+        if (b.length !== 0) m.spanId = b;
         else delete m.spanId;
         break;
       }
       case 34 /* parentSpanId = 4 */: {
-        const b = readHexId(r, end, r.parentIds);
-        if (b !== '') m.parentSpanId = b;
+        const b = viewBytes(r, end);
+        if (b.length !== 0) m.parentSpanId = b;
         else delete m.parentSpanId;
         break;
       }

@@ -15,16 +15,12 @@
  *   long.js prints them; uint32 / int32 / fixed32 are numbers, doubles are numbers (NaN, ±Infinity, -0
  *   kept), bools are booleans;
  * - strings must be valid UTF-8 (protobufjs 8 verifies them); a byte-order mark is kept;
- * - bytes (links' ids, `bytesValue`) are `Uint8Array`s; a span's own ids (trace, span, parent) are
- *   lowercase hex text, which is what the mapper makes of bytes (core/otlp/ids.ts), read straight from
- *   the body with a repeated trace or parent id as one string (the one departure from protobufjs'
- *   shape; `wire.ts` allows either).
+ * - bytes (ids, `bytesValue`) are `Uint8Array`s.
  *
  * Decisions:
  * - Bytes are copied, never views of the input: protobufjs returns views (`Buffer#slice`), so a decoded
- *   request would change under the caller if the body buffer were reused (pooled). Copying links'
- *   8/16-byte ids is cheap and makes the result independent of the input (a span's ids are text).
- *   (Tests compare bytes by value.)
+ *   request would change under the caller if the body buffer were reused (pooled). Copying 8/16-byte
+ *   ids is cheap and makes the result independent of the input. (Tests compare bytes by value.)
  * - Depth: like protobufjs (and protoc's default recursion limit), a message nested more than 100
  *   messages below the request is refused, so exactly the inputs protobufjs refuses are refused. An
  *   attribute's AnyValue sits 4–6 messages down, each ArrayValue level adds 2 (ArrayValue, AnyValue) and
@@ -62,7 +58,6 @@ import {
   VARINT,
   readBool,
   readBytes,
-  readHexId,
   readDouble,
   readEnd,
   readFixed32,
@@ -208,14 +203,14 @@ function decodeSpan(r: Reader, end: number, depth: number): Span {
     const t = readTag(r, end);
     switch (t) {
       case 10 /* traceId = 1, LEN */: {
-        const b = readHexId(r, end, r.traceIds);
-        if (b !== '') m.traceId = b;
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.traceId = b;
         else delete m.traceId;
         break;
       }
       case 18 /* spanId = 2, LEN */: {
-        const b = readHexId(r, end, r.spanIds);
-        if (b !== '') m.spanId = b;
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.spanId = b;
         else delete m.spanId;
         break;
       }
@@ -226,8 +221,8 @@ function decodeSpan(r: Reader, end: number, depth: number): Span {
         break;
       }
       case 34 /* parentSpanId = 4, LEN */: {
-        const b = readHexId(r, end, r.parentIds);
-        if (b !== '') m.parentSpanId = b;
+        const b = readBytes(r, end);
+        if (b.length !== 0) m.parentSpanId = b;
         else delete m.parentSpanId;
         break;
       }

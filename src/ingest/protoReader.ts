@@ -6,7 +6,6 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import { HexIds } from '../core/otlp/ids.js';
 
 /** ASCII strings up to this many bytes are read in JS; longer ones by Buffer's native UTF-8 slice. */
 const SHORT_STRING = 12;
@@ -37,10 +36,6 @@ export class Reader {
   pos = 0;
   /** The high 32 bits of the last 64-bit varint read by {@link readVarint64} (its result is the low 32). */
   hi = 0;
-  /** Ids as hex (readHexId), each kind remembering its last: a trace's spans repeat its id, siblings their parent's. */
-  readonly traceIds = new HexIds();
-  readonly spanIds = new HexIds();
-  readonly parentIds = new HexIds();
 
   constructor(bytes: Uint8Array) {
     this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -264,6 +259,14 @@ export function readFixed64Big(r: Reader, end: number): bigint {
   return r.view.getBigUint64(pos, true);
 }
 
+/** A view of length-delimited bytes (not a copy: for reads that do not outlive the input). */
+export function viewBytes(r: Reader, end: number): Uint8Array {
+  const last = readEnd(r, end);
+  const start = r.pos;
+  r.pos = last;
+  return r.buf.subarray(start, last);
+}
+
 /** Moves past a varint of up to 10 bytes, as {@link readInt64} reads it (and refuses it). */
 export function skipVarint64(r: Reader, end: number): void {
   readVarint64(r, end);
@@ -273,18 +276,6 @@ export function skipVarint64(r: Reader, end: number): void {
 export function skipFixed64(r: Reader, end: number): void {
   if (r.pos + 8 > end) throw truncated(r);
   r.pos += 8;
-}
-
-/**
- * Length-delimited bytes as lowercase hex text, through `ids` (which returns one string for an id
- * repeated from the last it read): trace and span ids, which the mapper and admission key on as
- * hex. No copy and no view of the bytes is made.
- */
-export function readHexId(r: Reader, end: number, ids: HexIds): string {
-  const last = readEnd(r, end);
-  const start = r.pos;
-  r.pos = last;
-  return ids.read(r.buf, start, last - start);
 }
 
 /** Length-delimited bytes, copied out of the input. */

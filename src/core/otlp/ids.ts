@@ -47,59 +47,22 @@ function hexText(text: string): string | undefined {
 
 /** Lowercase hex of bytes. */
 export function bytesToHex(bytes: Uint8Array): string {
-  return hexAt(bytes, 0, bytes.length);
-}
-
-/** Lowercase hex of `n` bytes of `buf` from `start`: a decoder's ids, read without a view of them. */
-export function hexAt(buf: Uint8Array, start: number, n: number): string {
-  if (n > SCRATCH_BYTES) return Buffer.from(buf.buffer, buf.byteOffset + start, n).toString('hex');
-  for (let i = 0; i < n; i++) SCRATCH_PAIRS[i] = HEX_PAIRS[buf[start + i]!]!;
+  const n = bytes.length;
+  if (n > SCRATCH_BYTES) return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('hex');
+  for (let i = 0; i < n; i++) SCRATCH_PAIRS[i] = HEX_PAIRS[bytes[i]!]!;
   return SCRATCH_TEXT.toString('latin1', 0, 2 * n);
 }
 
 /**
- * Ids read from bytes as hex, remembering the last: the spans of one trace repeat its trace id,
- * siblings their parent's id. A repeat costs a compare of the bytes and returns the same string,
- * whose hash V8 has already computed (the mapper's and admission's maps key on it).
- */
-export class HexIds {
-  private readonly last = new Uint8Array(SCRATCH_BYTES);
-  private length = -1;
-  private hex = '';
-
-  /** The hex of `n` bytes of `buf` from `start`. */
-  read(buf: Uint8Array, start: number, n: number): string {
-    if (n > SCRATCH_BYTES) return hexAt(buf, start, n);
-    const last = this.last;
-    let same = n === this.length;
-    for (let i = 0; same && i < n; i++) same = buf[start + i] === last[i];
-    if (same) return this.hex;
-    for (let i = 0; i < n; i++) last[i] = buf[start + i]!;
-    this.length = n;
-    return (this.hex = hexAt(buf, start, n));
-  }
-}
-
-/**
- * {@link idToHex} that remembers the last id it read: the spans of one trace repeat its trace id,
- * siblings their parent's id. A repeat costs a compare of the bytes (or of the text, which the
- * hand-written decoders hand over as one string for a repeated id: `HexIds`) and returns the same
+ * {@link idToHex} that remembers the last id it read from bytes: the spans of one trace repeat its
+ * trace id, siblings their parent's id. A repeat costs a compare of the bytes and returns the same
  * string, whose hash V8 has already computed.
  */
 export class IdReader {
   private bytes: Uint8Array | undefined;
   private hex = '';
-  private text: string | undefined;
-  private textHex: string | undefined;
 
   read(v: unknown): string | undefined {
-    if (typeof v === 'string') {
-      if (v !== this.text) {
-        this.text = v;
-        this.textHex = hexText(v);
-      }
-      return this.textHex;
-    }
     if (!(v instanceof Uint8Array)) return idToHex(v);
     if (this.bytes === undefined || !sameBytes(v, this.bytes)) {
       this.hex = bytesToHex(v);

@@ -3,8 +3,6 @@ import {
   bytesToHex,
   eventSpanId,
   fnv1a64,
-  HexIds,
-  hexAt,
   IdReader,
   idToHex,
   isAbsentId,
@@ -104,35 +102,4 @@ t.test('IdReader: a repeated id costs no new string', async (t) => {
   t.equal(reader.read('nope'), undefined);
   t.equal(reader.read(7), undefined);
   t.equal(reader.read(new Uint8Array(0)), '', 'text in between does not disturb what bytes were last read');
-  t.equal(reader.read('ABCDEF0123456789'), 'abcdef0123456789', 'text after text');
-  t.equal(reader.read('ABCDEF0123456789'), 'abcdef0123456789', 'the same text again');
-  t.equal(reader.read('ABCDEF012345678G'), undefined, 'text differing in its last character');
-  t.equal(reader.read('ABCDEF012345678G'), undefined, 'and again');
-});
-
-t.test('hexAt reads bytes in place, at any length', async (t) => {
-  const whole = hexBytes('ff' + TRACE_ID + 'ff');
-  t.equal(hexAt(whole, 1, 16), TRACE_ID);
-  t.equal(hexAt(whole.subarray(1), 0, 8), TRACE_ID.slice(0, 16), 'from a view at an offset');
-  t.equal(hexAt(whole, 3, 0), '');
-  const long = Uint8Array.from({ length: 50 }, (_, i) => 255 - i * 3);
-  t.equal(hexAt(long.subarray(2), 3, 40), Buffer.from(long.subarray(5, 45)).toString('hex'), 'past 32 bytes, from a view');
-});
-
-t.test('HexIds: a repeated id is the same string', async (t) => {
-  const ids = new HexIds();
-  const body = hexBytes(TRACE_ID + TRACE_ID + SPAN_ID);
-  const first = ids.read(body, 0, 16);
-  t.equal(first, TRACE_ID);
-  t.equal(ids.read(body, 16, 16), TRACE_ID, 'the same bytes elsewhere');
-  t.equal(ids.read(body, 32, 8), SPAN_ID, 'shorter');
-  t.equal(ids.read(body, 0, 8), TRACE_ID.slice(0, 16), 'same length, other bytes');
-  t.equal(ids.read(body, 32, 8), SPAN_ID, 'back again');
-  const last = Uint8Array.from(body);
-  last[39] = last[39]! ^ 1;
-  t.equal(ids.read(last, 32, 8), bytesToHex(last.subarray(32, 40)), 'only the last byte differs');
-  t.equal(ids.read(body, 0, 0), '', 'empty');
-  const long = Uint8Array.from({ length: 40 }, (_, i) => i);
-  t.equal(ids.read(long, 0, 40), Buffer.from(long).toString('hex'), 'past 32 bytes, not remembered');
-  t.equal(ids.read(body, 0, 0), '', 'what was last remembered stays');
 });

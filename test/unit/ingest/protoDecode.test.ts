@@ -16,12 +16,10 @@ const decode = (msg: Msg, fields: readonly number[]) => extract(msg, decodeTrace
 t.test('scalar fields: the value; a default on the wire removes it; the wrong wire type is skipped', async (t) => {
   for (const [msg, name, field, kind] of SCALARS) {
     const s = SAMPLES[kind];
-    // A span's own ids are read as hex text (the mapper's form); other bytes stay bytes.
-    const decoded = msg === 'Span' && kind === 'bytes' ? Buffer.from(s.decoded as Uint8Array).toString('hex') : s.decoded;
-    t.same(decode(msg, s.value(field))[name], decoded, `${msg}.${name}`);
+    t.same(decode(msg, s.value(field))[name], s.decoded, `${msg}.${name}`);
     t.notOk(name in decode(msg, s.zero(field)), `${msg}.${name}: a default is absent`);
     t.notOk(name in decode(msg, [...s.value(field), ...s.zero(field)]), `${msg}.${name}: a later default removes the value`);
-    t.same(decode(msg, [...s.zero(field), ...s.value(field)])[name], decoded, `${msg}.${name}: the last value wins`);
+    t.same(decode(msg, [...s.zero(field), ...s.value(field)])[name], s.decoded, `${msg}.${name}: the last value wins`);
     const wrongType = s.wireType === LEN ? varintField(field, 1) : lenField(field, [1]);
     t.notOk(name in decode(msg, wrongType), `${msg}.${name}: sent with the wrong wire type, skipped`);
   }
@@ -144,8 +142,8 @@ t.test('a realistic request', async (t) => {
             scope: { name: 'openinference' },
             spans: [
               {
-                traceId: 'ab'.repeat(16),
-                spanId: 'cd'.repeat(8),
+                traceId: new Uint8Array(16).fill(0xab),
+                spanId: new Uint8Array(8).fill(0xcd),
                 name: 'chat gpt-4o',
                 kind: 3,
                 startTimeUnixNano: '1700000000000000000',
