@@ -21,7 +21,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-
 import { bindings, BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR } from '../duckdb.js';
 import { BUFFER_SQL_TYPE, ENUM_VALUES, SPAN_COLUMNS, type ColumnKind, type SpanRow } from './columns.js';
 import { FileEngine } from './fileEngine.js';
-import { SEGMENT_COPY_OPTIONS } from './segmentFormat.js';
+import { INGEST_SEGMENT_COPY_OPTIONS } from './segmentFormat.js';
 
 const TYPES: Record<Exclude<ColumnKind, 'uuid'>, DuckDBType> = {
   text: VARCHAR,
@@ -203,7 +203,7 @@ export class SegmentBuffer {
       `COPY (SELECT ${quote(scope.tenantId)}::UUID AS tenant_id, ${quote(scope.appId)}::UUID AS app_id,
                     ${quote(scope.environmentId)}::UUID AS environment_id, *
                FROM ${cell.table})
-         TO ${quote(path)} (${SEGMENT_COPY_OPTIONS})`,
+         TO ${quote(path)} (${INGEST_SEGMENT_COPY_OPTIONS})`,
     );
     await this.drop(cell);
     return { rows: cell.rows, minStartNs: cell.minStartNs, maxStartNs: cell.maxStartNs };

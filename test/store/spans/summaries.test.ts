@@ -363,6 +363,10 @@ t.test('a span by id without its trace reads only the compacted files its filter
   const missing = '0123456789abcdef';
   t.equal((await segmentsMayHold(db, segments, all, missing)).length, 4, 'ingested files have no filter: every one is read');
   const ingested = (await db.query<{ path: string }>('SELECT path FROM segments ORDER BY path')).map((r) => r.path);
+  // The codec of each file's column chunks, as docs/segments.md states it: Snappy at ingest, ZSTD once compacted.
+  const codecs = async (paths: readonly string[]) =>
+    (await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${paths.map((p) => `'${segments.readPath(p)}'`).join(', ')}])`)).map((r) => r.codec);
+  t.same(await codecs(ingested), ['SNAPPY'], 'the files written at ingest: Snappy');
   t.same(cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId), ingested, 'the cache holds what the lookup read: the four files, without filters');
 
   // Each file is a day of its own: compacted alone, into a file with a filter.
@@ -373,6 +377,7 @@ t.test('a span by id without its trace reads only the compacted files its filter
   const live = () => db.query<{ path: string; level: number; filter: string | null }>('SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path');
   const compacted = await live();
   t.same(compacted.map((s) => [s.level, s.filter?.length]), Array(4).fill([1, 64]), 'four compacted files, each with a filter of 64 bits');
+  t.same(await codecs(compacted.map((s) => s.path)), ['ZSTD'], 'compacted: ZSTD');
 
   for (const [name, spanId] of Object.entries(spans)) {
     const files = await segmentsMayHold(db, segments, all, spanId);
