@@ -44,7 +44,7 @@ export const SEGMENT_COPY_OPTIONS = `FORMAT parquet, COMPRESSION zstd, PARQUET_V
  * with ZSTD (seconds to minutes), so what matters is what they cost to write and to read once, not
  * their bytes at rest. Measured on generations of 2,048 spans of `ingest`'s workload (16 of them,
  * the options alternating, two runs): the COPY 4.44 → 3.49 and 3.17 → 2.23 µs a span, compaction's
- * read of them 6.65 → 5.76 and 3.85 → 3.61 µs a span, at 18.9 → 28.2 bytes a span until then
+ * COPY of them 6.65 → 5.76 and 3.85 → 3.61 µs a span, at 18.9 → 28.2 bytes a span until then
  * (native-bench/README, "Twenty-seventh session"). Snappy is the codec every Parquet reader has.
  */
 export const INGEST_SEGMENT_COPY_OPTIONS = SEGMENT_COPY_OPTIONS.replace('COMPRESSION zstd', 'COMPRESSION snappy');
