@@ -363,10 +363,6 @@ t.test('a span by id without its trace reads only the compacted files its filter
   const missing = '0123456789abcdef';
   t.equal((await segmentsMayHold(db, segments, all, missing)).length, 4, 'ingested files have no filter: every one is read');
   const ingested = (await db.query<{ path: string }>('SELECT path FROM segments ORDER BY path')).map((r) => r.path);
-  // The codec of each file's column chunks, as docs/segments.md states it: Snappy at ingest, ZSTD once compacted.
-  const codecs = async (paths: readonly string[]) =>
-    (await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${paths.map((p) => `'${segments.readPath(p)}'`).join(', ')}])`)).map((r) => r.codec);
-  t.same(await codecs(ingested), ['SNAPPY'], 'the files written at ingest: Snappy');
   t.same(cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId), ingested, 'the cache holds what the lookup read: the four files, without filters');
 
   // Each file is a day of its own: compacted alone, into a file with a filter.
@@ -377,7 +373,6 @@ t.test('a span by id without its trace reads only the compacted files its filter
   const live = () => db.query<{ path: string; level: number; filter: string | null }>('SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path');
   const compacted = await live();
   t.same(compacted.map((s) => [s.level, s.filter?.length]), Array(4).fill([1, 64]), 'four compacted files, each with a filter of 64 bits');
-  t.same(await codecs(compacted.map((s) => s.path)), ['ZSTD'], 'compacted: ZSTD');
 
   for (const [name, spanId] of Object.entries(spans)) {
     const files = await segmentsMayHold(db, segments, all, spanId);
@@ -396,6 +391,25 @@ t.test('a span by id without its trace reads only the compacted files its filter
   await db.exec('DELETE FROM schema_migrations WHERE version = 206');
   t.same(await migrate(db), [206], 'the migration runs');
   t.same(await live(), compacted, "the migration's filters are the ones compaction built");
+});
+
+t.test('files written at ingest are Snappy, compacted files ZSTD, as docs/segments.md states; compaction reads the one into the other', async (t) => {
+  const { db, src, commit, segments } = await openStore(t);
+  const traceId = hex(16);
+  await commit([{ traceId, spanId: hex(8), name: 'first' }]);
+  await commit([{ traceId, spanId: hex(8), name: 'second' }]);
+  // The codecs of a file's column chunks (DuckDB's own reading of the Parquet footer).
+  const codecs = async (level: number) => {
+    const paths = (await db.query<{ path: string }>('SELECT path FROM segments WHERE replaced_at IS NULL AND level = $1', [level])).map((r) => segments.readPath(r.path));
+    t.equal(paths.length, level === 0 ? 2 : 1, `${paths.length} file(s) of level ${level}`);
+    return (await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${paths.map((p) => `'${p}'`).join(', ')}])`)).map((r) => r.codec);
+  };
+  t.same(await codecs(0), ['SNAPPY'], 'written at ingest: Snappy');
+  const engine = await FileEngine.open(segments.root, '256MiB');
+  t.teardown(() => engine.close());
+  t.equal(await compactOnce(db, engine, segments, { targetRows: 1000, minFiles: 2, maxAgeMs: 0 }), 2, 'the two compacted into one');
+  t.same(await codecs(1), ['ZSTD'], 'compacted: ZSTD');
+  t.same((await traceSpans(src, read, traceId)).map((s) => s.name), ['first', 'second'], 'and read back whole');
 });
 
 t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
