@@ -35,8 +35,7 @@ export const ROW_GROUP_ROWS = 16_384;
  * the time, a trace read 0.9× and a window count 0.5× (delta-encoded start times), other scans
  * alike.
  */
-export const SEGMENT_COPY_OPTIONS = `FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
-  KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'}`;
+export const SEGMENT_COPY_OPTIONS = segmentCopyOptions('zstd');
 
 /**
  * The options of the segments the compute workers write at ingest (level 0): Snappy rather than
@@ -47,4 +46,10 @@ export const SEGMENT_COPY_OPTIONS = `FORMAT parquet, COMPRESSION zstd, PARQUET_V
  * COPY of them 6.65 → 5.76 and 3.85 → 3.61 µs a span, at 18.9 → 28.2 bytes a span until then
  * (native-bench/README, "Twenty-seventh session"). Snappy is the codec every Parquet reader has.
  */
-export const INGEST_SEGMENT_COPY_OPTIONS = SEGMENT_COPY_OPTIONS.replace('COMPRESSION zstd', 'COMPRESSION snappy');
+export const INGEST_SEGMENT_COPY_OPTIONS = segmentCopyOptions('snappy');
+
+/** The options of a segment's `COPY … TO`, one codec or the other: everything else is the same. */
+function segmentCopyOptions(codec: 'zstd' | 'snappy'): string {
+  return `FORMAT parquet, COMPRESSION ${codec}, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_ROWS},
+  KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'}`;
+}
