@@ -19,7 +19,7 @@ import { DATABASE_FILE, storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { compactOnce } from '../../../src/store/spans/compaction.js';
 import { FileEngine } from '../../../src/store/spans/fileEngine.js';
-import { cachedSpanIdFilterPaths, commitGenerations, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
+import { cachedSpanIdFilterPaths, commitGenerations, quote, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere } from '../../../src/store/spans/reads.js';
 import { type ReadScope } from '../../../src/store/scope.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
@@ -401,9 +401,9 @@ t.test('files written at ingest are Snappy, compacted files ZSTD, as docs/segmen
   // The codecs of the live files' column chunks (DuckDB's own reading of the Parquet footers), with
   // how many files there are.
   const codecs = async () => {
-    const paths = (await db.query<{ path: string }>('SELECT path FROM segments WHERE replaced_at IS NULL')).map((r) => `'${segments.readPath(r.path)}'`);
-    const found = await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${paths.join(', ')}])`);
-    return { files: paths.length, codecs: found.map((r) => r.codec) };
+    const files = await segmentsFor(db, segments, read, null, null);
+    const found = await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${files.map((f) => quote(f.path)).join(', ')}])`);
+    return { files: files.length, codecs: found.map((r) => r.codec) };
   };
   t.same(await codecs(), { files: 2, codecs: ['SNAPPY'] }, 'written at ingest: two files, Snappy');
   const engine = await FileEngine.open(segments.root, '256MiB');
