@@ -3,6 +3,7 @@
  * front end. `main.ts` runs it as a process; nothing here reads process.env or argv.
  */
 import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -22,10 +23,11 @@ import { Liveness } from './http/liveness.js';
 import { PromptCache } from './http/promptCache.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
+import { chooseFrontEnd } from './http/frontEnds.js';
+import { EXIT_PORT_IN_USE, findPortHolder, PortInUse, portInUseMessage } from './http/portInUse.js';
 import { WorkerService } from './http/workerService.js';
 import { listenMetrics, type MetricsListener } from './http/metricsServer.js';
 import type { OpsMetrics } from './http/opsMetrics.js';
-import { loadNativeUws } from './http/uws.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { LogSyncThread } from './ingest/logSync.js';
 import { AckPriority } from './ingest/ackPriority.js';
@@ -61,8 +63,9 @@ export interface Hooks {
 }
 
 export async function startTracelake(config: Config, log: Logger, hooks: Hooks = {}): Promise<Running> {
-  // First: a Node no native uWebSockets.js build serves is refused before the store is opened.
-  const http = loadNativeUws();
+  // First: a front end that cannot serve, or a port another process holds, is refused before the store is opened.
+  const { frontEnd, fallback } = chooseFrontEnd(config.frontEnd);
+  await refuseTakenPort(config.host, config.port);
   const dataDir = resolve(config.dataDir);
   checkWritable(dataDir);
   const storeExisted = existsSync(join(dataDir, DATABASE_FILE));
@@ -190,7 +193,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   const recovered = await ingest.start();
   if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
   const workers = new WorkerService(store, compute, ingest, plans, log, { leaseMs: config.workerLeaseSeconds * 1000, maxAttempts: config.workerMaxAttempts, maxSpansPerTrace: config.maxSpansPerTrace }, (hash) => auth.forget(hash));
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops, workers }, log, http.uws);
+  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops, workers }, log, frontEnd);
   workers.start();
   let metrics: MetricsListener | null = null;
   if (ops) {
@@ -210,8 +213,13 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       log.info({ port: metrics.port, host, path: '/metrics' }, 'metrics listening');
     }
   }
-  const port = await server.listen();
-  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, http: http.build }, 'listening');
+  // Taken between the check at start and now: refused all the same (nothing was acknowledged yet,
+  // and what the store holds is durable whether or not it is closed first).
+  const port = await server.listen().catch((e: unknown) => {
+    throw e instanceof PortInUse ? portRefusal(e.host, e.port) : e;
+  });
+  if (fallback) log.info({ reason: fallback }, 'serving through node:http');
+  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, front_end: frontEnd.name, http: frontEnd.build }, 'listening');
 
   return {
     port,
@@ -227,6 +235,24 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
     },
   };
+}
+
+/**
+ * Refuses the start when another process listens on the port, before anything else is opened: a
+ * bind of a probe socket, closed at once (the front end binds for good once the store is ready).
+ */
+async function refuseTakenPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  const taken = await new Promise<boolean>((resolve, reject) => {
+    probe.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? resolve(true) : reject(e)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)));
+  });
+  if (taken) throw portRefusal(host, port);
+}
+
+function portRefusal(host: string, port: number): StartRefusal {
+  return new StartRefusal(portInUseMessage(host, port, findPortHolder(port)), EXIT_PORT_IN_USE);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { KEY_PREFIX } from './auth/keys.js';
+import type { FrontEndChoice } from './http/frontEnds.js';
 import { DEFAULT_TRACE_HINT_SLOTS } from './store/spans/traceHintTable.js';
 
 export type Mode = 'cloud' | 'local';
@@ -21,6 +22,7 @@ export type MetricsListen = { kind: 'off' } | { kind: 'api' } | { kind: 'listen'
 export interface Config {
   host: string;
   port: number;
+  frontEnd: FrontEndChoice;
   dataDir: string;
   mode: Mode;
   bootstrapKey: string | undefined;
@@ -181,6 +183,7 @@ function onOff(t: string): boolean {
 export const OPTIONS = [
   { key: 'host', env: 'TRACELAKE_HOST', flag: '--host', fallback: '127.0.0.1', parse: text, doc: 'Address to listen on.' },
   { key: 'port', env: 'TRACELAKE_PORT', flag: '--port', fallback: '4318', parse: integer(0, 65535), doc: 'Port (the OTLP/HTTP default); 0 picks a free port.' },
+  { key: 'frontEnd', env: 'TRACELAKE_FRONT_END', flag: '--front-end', fallback: 'auto', parse: oneOf<FrontEndChoice>('auto', 'uws', 'node'), doc: 'HTTP front end: `auto` (uWebSockets.js where its build loads, else node:http), `uws` (refuse the start when it does not load), or `node`.' },
   { key: 'dataDir', env: 'TRACELAKE_DATA_DIR', flag: '--data-dir', fallback: 'data/store', parse: text, doc: 'Directory of the store (DuckDB file, segments, blobs, secret).' },
   { key: 'mode', env: 'TRACELAKE_MODE', flag: '--mode', fallback: 'cloud', parse: oneOf<Mode>('cloud', 'local'), doc: '`cloud` (full API) or `local` (development server surface).' },
   { key: 'bootstrapKey', env: 'TRACELAKE_BOOTSTRAP_KEY', flag: '--bootstrap-key', fallback: undefined, parse: text, doc: 'First Full Access key on an empty store; generated and logged once when unset.' },

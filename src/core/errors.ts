@@ -8,6 +8,7 @@ export const ERRORS = {
   invalid_query_parameters: { status: 400, message: 'Invalid query parameters' },
   invalid_path_parameters: { status: 400, message: 'Invalid path parameters' },
   invalid_request_headers: { status: 400, message: 'Invalid request headers' },
+  malformed_request: { status: 400, message: 'Malformed HTTP request' },
   invalid_filter: { status: 400, message: 'Invalid filter' },
   invalid_time_window: { status: 400, message: 'Invalid time window' },
   unauthorized: { status: 401, message: 'Missing or invalid credentials' },
@@ -15,12 +16,14 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'The API key lacks the required permission' },
   not_found: { status: 404, message: 'Not found' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time' },
   duplicate_app_name: { status: 409, message: 'An app with this name already exists' },
   git_connection_missing: { status: 409, message: 'No git connection' },
   environment_busy: { status: 409, message: 'A turn is already running' },
   conflict: { status: 409, message: 'Conflict' },
   payload_too_large: { status: 413, message: 'Payload too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type' },
+  request_header_fields_too_large: { status: 431, message: 'Request header fields too large' },
   rate_limited: { status: 429, message: 'Rate limited' },
   span_limit_exceeded: { status: 429, message: 'Monthly span quota exceeded' },
   storage_cap_exceeded: { status: 429, message: 'Storage cap exceeded' },
@@ -31,6 +34,7 @@ export const ERRORS = {
   overloaded: { status: 503, message: 'Temporarily overloaded; retry later' },
   unavailable: { status: 503, message: 'Service unavailable' },
   storage_unavailable: { status: 503, message: 'Storage is full or not writable; nothing was stored; retry later' },
+  http_version_not_supported: { status: 505, message: 'Only HTTP/1.1 is served' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,11 +1,11 @@
 /**
- * The uWebSockets.js front end. It owns the request lifecycle: route match, surface check, abort
- * handling, capped body reading, auth, validation, the handler call, and the one mapping of errors
- * to responses. Every request gets exactly one response (uWS aborts the process otherwise).
+ * The request pipeline, behind whichever front end serves (http/wire.ts). It owns the request
+ * lifecycle: route match, surface check, abort handling, capped body reading, auth, validation, the
+ * handler call, and the one mapping of errors to responses. Every request gets exactly one response
+ * (uWebSockets.js aborts the process otherwise).
  */
 import { randomBytes } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
-import type * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ApiError, isStorageFailure, overloaded, RETRY_AFTER_SECONDS, storageUnavailable, validationError } from '../core/errors.js';
@@ -19,22 +19,19 @@ import type { Router } from './router.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { keyPrefixOf } from './refusalLog.js';
 import { unbuiltEndpoint } from './unbuilt.js';
-import type { UwsModule } from './uws.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
-import { STATUS_TEXT } from './status.js';
 import { validateInput } from './validate.js';
+import { MAX_HEADER_FIELDS, type AnswerHead, type FrontEnd, type Wire } from './wire.js';
 
 interface Exchange {
-  res: uWS.HttpResponse;
+  wire: Wire;
   aborted: boolean;
   answered: boolean;
   requestId: string;
   method: string;
   path: string;
   started: number;
-  /** Resumes a stream waiting for the socket, when the client goes away meanwhile. */
-  wake: (() => void) | null;
   /** Counted by the request budget (false when refused at the door). */
   admitted: boolean;
   /** Body bytes reserved in the request budget. */
@@ -65,8 +62,6 @@ const LINGER_BYTES = 64 * 1024 * 1024;
 const LINGER_MS = 2_000;
 
 export class HttpServer {
-  private readonly app: uWS.TemplatedApp;
-  private listenSocket: uWS.us_listen_socket | null = null;
   private inFlight = 0;
   private draining = false;
   private readonly budget: RequestBudget;
@@ -78,23 +73,15 @@ export class HttpServer {
     private readonly router: Router,
     private readonly services: Services,
     private readonly log: Logger,
-    /** The native build `loadNativeUws` chose at start. */
-    private readonly uws: UwsModule,
+    /** The front end chosen at start (http/frontEnds.ts). */
+    private readonly frontEnd: FrontEnd,
   ) {
-    this.app = uws.App();
     this.budget = new RequestBudget(config.maxRequests, config.maxInflightBytes);
-    this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
   /** Listens and resolves with the bound port (useful when the configured port is 0). */
   listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.app.listen(this.config.host, this.config.port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${this.config.host}:${this.config.port}`));
-        this.listenSocket = socket;
-        resolve(this.uws.us_socket_local_port(socket as unknown as uWS.us_socket));
-      });
-    });
+    return this.frontEnd.listen(this.config.host, this.config.port, (wire) => this.onRequest(wire));
   }
 
   /**
@@ -104,24 +91,21 @@ export class HttpServer {
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
     for (const end of [...this.streams]) end();
-    if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = null;
+    this.frontEnd.close();
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     return this.inFlight === 0;
   }
 
-  private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
-    // Everything read from `req` must be read now: it is not valid after this function returns.
+  private onRequest(wire: Wire): void {
     const ex: Exchange = {
-      res,
+      wire,
       aborted: false,
       answered: false,
       requestId: randomBytes(8).toString('hex'),
-      method: req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
+      method: wire.method,
+      path: wire.path,
       started: performance.now(),
-      wake: null,
       admitted: false,
       reserved: 0,
       body: 'none',
@@ -134,13 +118,11 @@ export class HttpServer {
       onAbort: null,
     };
     ex.write = ex.method !== 'GET' && ex.method !== 'HEAD';
-    const query = req.getQuery() ?? '';
-    const { headers, lengthInDoubt } = readHeaders(req);
+    const { query, headers } = wire;
     ex.cors = corsHeaders(this.config.corsOrigins, headers.origin);
     this.inFlight++;
-    res.onAborted(() => {
+    wire.onAborted(() => {
       ex.aborted = true;
-      ex.wake?.();
       for (const fn of ex.onAbort ?? []) fn();
       this.finish(ex, 0);
     });
@@ -148,7 +130,11 @@ export class HttpServer {
     if (this.draining) {
       return this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
     }
-    if (lengthInDoubt) {
+    if (wire.headerFields > MAX_HEADER_FIELDS) {
+      ex.close = true;
+      return this.send(ex, errorReply(new ApiError('request_header_fields_too_large', `More than ${MAX_HEADER_FIELDS} header fields`, { limit: MAX_HEADER_FIELDS })));
+    }
+    if (wire.lengthInDoubt) {
       ex.close = true;
       return this.send(ex, errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })));
     }
@@ -247,7 +233,7 @@ export class HttpServer {
       else if (declared > 0) refuse(overloaded('Too many request bytes in flight; retry later'));
       const chunks: Buffer[] = [];
       let size = 0;
-      ex.res.onData((chunk, isLast) => {
+      ex.wire.onData((chunk, isLast) => {
         if (ex.body === 'discarding') {
           ex.discarded += chunk.byteLength;
           if (isLast || ex.discarded > LINGER_BYTES) {
@@ -262,7 +248,7 @@ export class HttpServer {
         else {
           ex.reserved = Math.max(ex.reserved, size);
           // The chunk is only valid during this callback: copy it.
-          chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+          chunks.push(Buffer.copyBytesFrom(chunk));
         }
         if (!isLast) return;
         // `refuse` may have just turned the body to discarding (TypeScript cannot see that).
@@ -306,34 +292,27 @@ export class HttpServer {
     const contentType = isJson ? 'application/json' : reply.contentType;
     // After a refused body the connection is not reused (the client may still be writing it).
     const closing = this.draining || ex.body === 'discarding' || ex.close;
-    ex.res.cork(() => {
-      this.writeHead(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
-      // uWS writes `Connection: close` itself when asked to close.
-      if (ex.method === 'HEAD') ex.res.endWithoutBody(Buffer.byteLength(payload), closing);
-      else ex.res.end(payload, closing);
-    });
+    const head = this.head(ex, reply.status, contentType, { ...reply.headers, ...extraHeaders });
+    if (ex.method === 'HEAD') ex.wire.respondWithoutBody(head, Buffer.byteLength(payload), closing);
+    else ex.wire.respond(head, payload, closing);
     this.finish(ex, reply.status);
   }
 
-  private writeHead(ex: Exchange, status: number, contentType: string, headers: Record<string, string>): void {
-    ex.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd());
-    ex.res.writeHeader('Content-Type', contentType);
-    ex.res.writeHeader('X-Request-Id', ex.requestId);
-    for (const k in ex.cors) if (!(k in headers)) ex.res.writeHeader(k, ex.cors[k]!);
-    for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
+  private head(ex: Exchange, status: number, contentType: string, headers: Record<string, string>): AnswerHead {
+    const all: Record<string, string> = { 'Content-Type': contentType };
+    all['X-Request-Id'] = ex.requestId;
+    for (const k in ex.cors) if (!(k in headers)) all[k] = ex.cors[k]!;
+    return { status, headers: Object.assign(all, headers) };
   }
 
   /**
-   * Sends the head of a stream, then hands its sink to the reply's `open`. uWS writes chunked
-   * transfer encoding (no length is known). The stream ends when its owner ends it, when the client
+   * Sends the head of a stream, then hands its sink to the reply's `open`: chunked transfer
+   * encoding (no length is known). The stream ends when its owner ends it, when the client
    * goes away, or when the server drains; `finish` is called once either way.
    */
   private openStream(ex: Exchange, reply: Extract<Reply, { kind: 'stream' }>, extraHeaders: Record<string, string>): void {
     ex.answered = true;
-    ex.res.cork(() => {
-      this.writeHead(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders });
-      ex.res.write('');
-    });
+    const body = ex.wire.openChunked(this.head(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }));
     let ended = false;
     let stop: () => void = () => undefined;
     const end = () => {
@@ -342,7 +321,7 @@ export class HttpServer {
       this.streams.delete(end);
       stop();
       if (ex.aborted) return;
-      ex.res.cork(() => ex.res.end(undefined, this.draining));
+      body.end(this.draining);
       this.finish(ex, reply.status);
     };
     (ex.onAbort ??= []).push(() => {
@@ -355,7 +334,7 @@ export class HttpServer {
     stop = reply.open({
       write: (text) => {
         if (ended || ex.aborted) return false;
-        ex.res.cork(() => ex.res.write(text));
+        body.write(text);
         return true;
       },
       end,
@@ -366,19 +345,13 @@ export class HttpServer {
   /** A CORS preflight: 204 and no body, with the allowing headers when the origin is allowed. */
   private answerPreflight(ex: Exchange, headers: Record<string, string>): void {
     ex.answered = true;
-    ex.res.cork(() => {
-      ex.res.writeStatus('204 No Content');
-      ex.res.writeHeader('X-Request-Id', ex.requestId);
-      for (const [k, v] of Object.entries(headers)) ex.res.writeHeader(k, v);
-      ex.res.endWithoutBody(0, this.draining);
-    });
+    ex.wire.respondWithoutBody({ status: 204, headers: { 'X-Request-Id': ex.requestId, ...headers } }, 0, this.draining);
     this.finish(ex, 204);
   }
 
   /**
-   * Streams a file as the body with uWebSockets.js back-pressure: a chunk the socket does not take
-   * at once is finished from `onWritable`, and the next chunk is read only then. The file is
-   * deleted as soon as it is open.
+   * Streams a file as the body, a chunk at a time: the next chunk is read only once the connection
+   * has taken the last (the front end's back-pressure). The file is deleted as soon as it is open.
    */
   private async stream(ex: Exchange, reply: Extract<Reply, { kind: 'file' }>, extraHeaders: Record<string, string>): Promise<void> {
     ex.answered = true;
@@ -388,37 +361,18 @@ export class HttpServer {
     try {
       const total = (await handle.stat()).size;
       if (ex.aborted) return;
-      ex.res.cork(() => this.writeHead(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }));
-      if (ex.method === 'HEAD') {
-        ex.res.cork(() => ex.res.endWithoutBody(total));
-        return;
-      }
-      if (total === 0) {
-        ex.res.cork(() => ex.res.end());
-        return;
-      }
+      const head = this.head(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders });
+      if (ex.method === 'HEAD') return ex.wire.respondWithoutBody(head, total, false);
+      if (total === 0) return ex.wire.respond(head, '', false);
+      const body = ex.wire.openSized(head, total);
       const buffer = Buffer.allocUnsafe(STREAM_CHUNK);
       let sent = 0;
       while (sent < total && !ex.aborted) {
         const { bytesRead } = await handle.read(buffer, 0, Math.min(STREAM_CHUNK, total - sent), sent);
         if (bytesRead === 0 || ex.aborted) break;
-        const chunk = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + bytesRead) as ArrayBuffer;
         sent += bytesRead;
-        await new Promise<void>((resume) => {
-          ex.res.cork(() => {
-            const offset = ex.res.getWriteOffset();
-            const [ok, done] = ex.res.tryEnd(chunk, total);
-            if (done || ok) return resume();
-            // The socket is full: uWS keeps the rest of this chunk for us to offer again.
-            ex.wake = resume;
-            ex.res.onWritable((at) => {
-              const [again, finished] = ex.res.tryEnd(chunk.slice(at - offset), total);
-              if (again || finished) resume();
-              return again;
-            });
-          });
-        });
-        ex.wake = null;
+        // The front end may keep the chunk until the connection takes it: the buffer is reused only after.
+        await body.write(buffer.subarray(0, bytesRead));
       }
     } finally {
       await handle.close();
@@ -456,26 +410,11 @@ function tooLarge(cap: number): ApiError {
 }
 
 /**
- * The headers (the last of a repeated name wins), and whether Content-Length came more than once with
- * different values: uWS frames the body by the first, a proxy in front may have used another, so the
- * request's end is in doubt (request smuggling); RFC 9112 §6.3 asks for 400 and a closed connection.
- */
-function readHeaders(req: uWS.HttpRequest): { headers: Record<string, string>; lengthInDoubt: boolean } {
-  const headers: Record<string, string> = Object.create(null);
-  let lengthInDoubt = false;
-  req.forEach((k, v) => {
-    if (k === 'content-length' && k in headers && headers[k] !== v) lengthInDoubt = true;
-    headers[k] = v;
-  });
-  return { headers, lengthInDoubt };
-}
-
-/**
- * A control character (other than tab) or U+FFFD in a header value. uWS hands values over decoded
- * as UTF-8, so a byte that is not valid UTF-8 arrives as U+FFFD: the client's bytes did not survive,
- * and a credential read from them would not be the one sent. Refused before routing and auth.
- * (uWS itself stalls on C0 controls and strips bytes 0x80–0xFF at either end of a value before we
- * see it — test/reliability/http-edges.test.ts has the details.)
+ * A control character (other than tab) or U+FFFD in a header value. Front ends hand values over
+ * decoded as UTF-8, so a byte that is not valid UTF-8 arrives as U+FFFD: the client's bytes did not
+ * survive, and a credential read from them would not be the one sent. Refused before routing and
+ * auth. (uWebSockets.js strips bytes 0x80–0xFF at either end of a value before we see it:
+ * test/reliability/http-edges.test.ts.)
  */
 function unreadableHeader(headers: Record<string, string>): ApiError | null {
   for (const [name, value] of Object.entries(headers)) {

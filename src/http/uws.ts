@@ -1,60 +1,40 @@
 /**
- * Loads the uWebSockets.js native binary that serves on the running Node, or refuses the start.
+ * Loads the uWebSockets.js native binary for the running Node, or says why it does not load.
  *
- * The binary is required by its path, never through a package's main file: the build we pinned for
- * Node 20 falls back, when its binary does not load, to a JavaScript shim that lets the server say
- * `listening` and then throws on the first request ("Not implemented"). Going around the main file
- * means no shim, whatever UWS_USE_FALLBACK says, and no warning printed by a package on its own.
+ * The binary is required by its path, never through the package's main file, which throws with a
+ * message of its own when no binary loads: here a miss is a reason, and the front end falls back to
+ * node:http (http/frontEnds.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type * as Uws from 'uWebSockets.js';
-import { StartRefusal } from '../auth/secret.js';
-import { binaryName, noNativeBuild, UWS_BUILDS, whyNotLoaded, type Miss, type Runtime } from './uwsBuilds.js';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { MAX_HEAD_BYTES } from './wire.js';
+import { binaryName, noNativeBuild, UWS_BUILD, whyNotLoaded, type Runtime } from './uwsBuilds.js';
 
 export type UwsModule = typeof Uws;
 
-export interface NativeUws {
-  uws: UwsModule;
-  /** The package that served, `name@version`, for the `listening` line. */
-  build: string;
-}
-
-/**
- * Exit code of a start refused because no native build loads (EX_UNAVAILABLE in sysexits.h): the
- * runtime, not the configuration, is what must change, and restarting will not help.
- */
-export const EXIT_NO_NATIVE_HTTP = 69;
+export type UwsLoad = { kind: 'loaded'; uws: UwsModule; build: string } | { kind: 'missing'; why: string };
 
 const require = createRequire(import.meta.url);
 
-/** The first build whose binary for this Node loads; a StartRefusal saying what to do otherwise. */
-export function loadNativeUws(): NativeUws {
+export function loadNativeUws(): UwsLoad {
   const runtime = currentRuntime();
-  const misses: Miss[] = [];
-  for (const build of UWS_BUILDS) {
-    const root = packageRoot(build.name);
-    if (!root) {
-      misses.push({ build: build.name, reason: 'not installed' });
-      continue;
-    }
-    const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
-    const binary = join(root, build.binaryDir, binaryName(runtime));
-    if (!existsSync(binary)) {
-      misses.push({ build: `${name}@${version}`, reason: `no binary for this Node (ABI ${runtime.abi})` });
-      continue;
-    }
-    try {
-      return { uws: require(binary) as UwsModule, build: `${name}@${version}` };
-    } catch (e) {
-      misses.push({ build: `${name}@${version}`, reason: whyNotLoaded((e as Error).message) });
-    }
+  const root = packageRoot(UWS_BUILD.name);
+  if (!root) return { kind: 'missing', why: noNativeBuild(runtime, `${UWS_BUILD.name} is not installed`) };
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  const binary = join(root, UWS_BUILD.binaryDir, binaryName(runtime));
+  if (!existsSync(binary)) return { kind: 'missing', why: noNativeBuild(runtime, `${name}@${version} has no binary for this Node (ABI ${runtime.abi})`) };
+  // Read once, when the binary loads: the largest request head, as node:http's front end takes it.
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE = String(MAX_HEAD_BYTES);
+  try {
+    return { kind: 'loaded', uws: require(binary) as UwsModule, build: `${name}@${version}` };
+  } catch (e) {
+    return { kind: 'missing', why: noNativeBuild(runtime, `${name}@${version}: ${whyNotLoaded((e as Error).message)}`) };
   }
-  throw new StartRefusal(noNativeBuild(runtime, misses), EXIT_NO_NATIVE_HTTP);
 }
 
-function currentRuntime(): Runtime {
+export function currentRuntime(): Runtime {
   const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
   return {
     nodeVersion: process.version,

@@ -1,30 +1,24 @@
 /**
- * Which uWebSockets.js builds Tracelake serves with, and the line that tells an operator what to do
- * when none of them loads natively on the running Node. `http/uws.ts` does the loading; this module
- * only knows the builds and words the refusal, so it is tested without loading anything.
+ * The uWebSockets.js build Tracelake serves with where it loads, and the words for why it did not
+ * load. `http/uws.ts` does the loading; this module only knows the build and words the reasons, so
+ * it is tested without loading anything.
  *
- * uWebSockets.js publishes no package to npm itself; these are republished builds (a table of what
- * each holds is in docs/decisions.md, "Node versions and uWebSockets.js builds").
+ * uWebSockets.js publishes no package to npm itself; this is a republished build (what the registry
+ * holds, and why this one: docs/decisions.md, "Front ends").
  */
 
 export interface UwsBuild {
-  /** The dependency's name in package.json (an npm alias for the first one). */
+  /** The dependency's name in package.json. */
   readonly name: string;
   /** The folder, inside the package, of its `uws_<platform>_<arch>_<abi>.node` binaries. */
   readonly binaryDir: string;
 }
 
-/** Tried in this order; the first whose binary for the running Node loads natively serves. */
-export const UWS_BUILDS: readonly UwsBuild[] = [
-  // uWS v20.30, linked against glibc 2.17+: Node 16, 18, 20 only. First, so Node 20 keeps the
-  // build whose edge behaviour the suite pins (test/reliability/http-edges) on every glibc system.
-  { name: 'uWebSockets.js', binaryDir: 'binaries' },
-  // uWS v20.57: Node 20, 22, 24, 25; its Linux binaries need glibc 2.38 or newer.
-  { name: '@btc-vision/uwebsockets.js', binaryDir: '.' },
-];
+/** uWS v20.57: Node 20, 22, 24, 25 on Linux (glibc 2.38 or newer), macOS and Windows. */
+export const UWS_BUILD: UwsBuild = { name: '@btc-vision/uwebsockets.js', binaryDir: '.' };
 
-/** The glibc the Linux binaries of Node 22 and 24 builds need (they call `__isoc23_strtol`). */
-export const GLIBC_FOR_NEWER_NODE = '2.38';
+/** The glibc the build's Linux binaries need (they call `__isoc23_strtol`). */
+export const GLIBC_FOR_UWS = '2.38';
 
 export interface Runtime {
   /** `process.version`, e.g. `v22.23.3`. */
@@ -35,12 +29,6 @@ export interface Runtime {
   abi: string;
   /** The running glibc's version on Linux; null elsewhere and on musl. */
   glibc: string | null;
-}
-
-/** Why one build did not serve. */
-export interface Miss {
-  build: string;
-  reason: string;
 }
 
 export function binaryName(r: Runtime): string {
@@ -71,26 +59,15 @@ export function versionBelow(version: string, floor: string): boolean {
   return false;
 }
 
-/** What the operator can do, for the system they are on. */
-function advice(r: Runtime): string {
-  if (r.platform === 'linux' && r.glibc === null) {
-    return 'no build serves on musl (Alpine): run Tracelake on a glibc Linux (Debian, Ubuntu, RHEL and their images)';
-  }
-  if (r.glibc !== null && versionBelow(r.glibc, GLIBC_FOR_NEWER_NODE)) {
-    return `start it with Node 20 on this system, or with Node 22 or 24 on one with glibc ${GLIBC_FOR_NEWER_NODE} or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later)`;
-  }
-  return 'start it with Node 20, 22 or 24';
+/** Where a uWebSockets.js build would load, for the system this is. */
+function whereItLoads(r: Runtime): string {
+  if (r.platform === 'linux' && r.glibc === null) return 'it has no build for musl (Alpine)';
+  if (r.glibc !== null && versionBelow(r.glibc, GLIBC_FOR_UWS)) return `its Linux build needs glibc ${GLIBC_FOR_UWS} or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later)`;
+  return 'its build has binaries for Node 20, 22, 24 and 25';
 }
 
-/**
- * The one line a start refused for want of a native HTTP server prints: which Node versions serve,
- * what each build said, and what to do.
- */
-export function noNativeBuild(r: Runtime, misses: readonly Miss[]): string {
+/** Why uWebSockets.js does not serve here, in one line: the system, what the load said, and where it would. */
+export function noNativeBuild(r: Runtime, reason: string): string {
   const where = [`${r.platform}-${r.arch}`, ...(r.glibc === null ? [] : [`glibc ${r.glibc}`])].join(', ');
-  const tried = misses.map((m) => `${m.build}: ${m.reason}`).join('; ');
-  return (
-    `No native uWebSockets.js build loads on Node ${r.nodeVersion.replace(/^v/, '')} (${where}; tried ${tried}). ` +
-    `Tracelake serves on Node 20, and on Node 22 and 24 where glibc is ${GLIBC_FOR_NEWER_NODE} or newer: ${advice(r)}.`
-  );
+  return `uWebSockets.js does not load on Node ${r.nodeVersion.replace(/^v/, '')} (${where}): ${reason}; ${whereItLoads(r)}.`;
 }

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { GLIBC_FOR_NEWER_NODE, versionBelow } from '../../src/http/uwsBuilds.js';
+import { GLIBC_FOR_UWS as GLIBC_FOR_NEWER_NODE, versionBelow } from '../../src/http/uwsBuilds.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runToExit, serverFor, tempDir, type TestServer } from '../helpers/server.js';
 

@@ -1,14 +1,11 @@
-/** src/http/uwsBuilds.ts: the builds tried, the binary asked for, and the refusal line's wording. */
+/** src/http/uwsBuilds.ts: the build loaded, the binary asked for, and the wording of why it did not load. */
 import t from 'tap';
-import { binaryName, noNativeBuild, UWS_BUILDS, versionBelow, whyNotLoaded, type Runtime } from '../../../src/http/uwsBuilds.js';
+import { binaryName, noNativeBuild, UWS_BUILD, versionBelow, whyNotLoaded, type Runtime } from '../../../src/http/uwsBuilds.js';
 
 const node22: Runtime = { nodeVersion: 'v22.23.3', platform: 'linux', arch: 'x64', abi: '127', glibc: '2.36' };
 
-t.test('the Node 20 build is tried first, then the one with Node 22 and 24 binaries', async (t) => {
-  t.same(
-    UWS_BUILDS.map((b) => b.name),
-    ['uWebSockets.js', '@btc-vision/uwebsockets.js'],
-  );
+t.test('the build and the binary for a runtime', async (t) => {
+  t.equal(UWS_BUILD.name, '@btc-vision/uwebsockets.js');
   t.equal(binaryName(node22), 'uws_linux_x64_127.node');
   t.equal(binaryName({ ...node22, platform: 'darwin', arch: 'arm64', abi: '137' }), 'uws_darwin_arm64_137.node');
 });
@@ -30,26 +27,16 @@ t.test('versions compare part by part', async (t) => {
   t.notOk(versionBelow('2.38.1', '2.38'));
 });
 
-t.test('the refusal says which Node versions serve, what each build said, and what to do here', async (t) => {
-  const misses = [
-    { build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0', reason: 'no binary for this Node (ABI 127)' },
-    { build: '@btc-vision/uwebsockets.js@20.57.0', reason: "version `GLIBC_2.38' not found" },
-  ];
+t.test('why it does not load: the system, what the load said, and where it would', async (t) => {
+  const reason = "@btc-vision/uwebsockets.js@20.57.0: version `GLIBC_2.38' not found";
   t.equal(
-    noNativeBuild(node22, misses),
-    'No native uWebSockets.js build loads on Node 22.23.3 (linux-x64, glibc 2.36; tried @trufflesuite/uws-js-unofficial@20.30.0-unofficial.0: no binary for this Node (ABI 127); ' +
-      "@btc-vision/uwebsockets.js@20.57.0: version `GLIBC_2.38' not found). Tracelake serves on Node 20, and on Node 22 and 24 where glibc is 2.38 or newer: " +
-      'start it with Node 20 on this system, or with Node 22 or 24 on one with glibc 2.38 or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later).',
+    noNativeBuild(node22, reason),
+    "uWebSockets.js does not load on Node 22.23.3 (linux-x64, glibc 2.36): @btc-vision/uwebsockets.js@20.57.0: version `GLIBC_2.38' not found; " +
+      'its Linux build needs glibc 2.38 or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later).',
   );
-  t.notMatch(noNativeBuild(node22, misses), /\n/, 'one line');
-
-  const musl = noNativeBuild({ ...node22, glibc: null }, misses);
-  t.match(musl, /\(linux-x64; tried /, 'no glibc to name');
-  t.match(musl, /: no build serves on musl \(Alpine\): run Tracelake on a glibc Linux/);
-
-  const node26 = noNativeBuild({ nodeVersion: 'v26.1.0', platform: 'linux', arch: 'x64', abi: '147', glibc: '2.41' }, misses);
-  t.match(node26, /on Node 26\.1\.0 \(linux-x64, glibc 2\.41;/);
-  t.match(node26, /: start it with Node 20, 22 or 24\.$/, 'a new enough glibc: the Node version is what to change');
-
-  t.match(noNativeBuild({ ...node22, platform: 'darwin', arch: 'arm64', glibc: null }, misses), /\(darwin-arm64; tried .*: start it with Node 20, 22 or 24\.$/, 'no glibc outside Linux');
+  t.notMatch(noNativeBuild(node22, reason), /\n/, 'one line');
+  t.match(noNativeBuild({ ...node22, glibc: null }, reason), /\(linux-x64\): .*; it has no build for musl \(Alpine\)\.$/, 'musl: no glibc to name');
+  const node26 = noNativeBuild({ nodeVersion: 'v26.1.0', platform: 'linux', arch: 'x64', abi: '147', glibc: '2.41' }, 'no binary for this Node (ABI 147)');
+  t.match(node26, /on Node 26\.1\.0 \(linux-x64, glibc 2\.41\): no binary .*; its build has binaries for Node 20, 22, 24 and 25\.$/, 'a new enough glibc: the Node version is why');
+  t.match(noNativeBuild({ ...node22, platform: 'darwin', arch: 'arm64', glibc: null }, 'x'), /\(darwin-arm64\): x; its build has binaries/, 'no glibc outside Linux');
 });
