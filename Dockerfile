@@ -4,7 +4,9 @@
 #   docker run -d --name tracelake -p 4318:4318 -v tracelake-data:/var/lib/tracelake \
 #              -e TRACELAKE_OPERATOR_TOKEN="$(openssl rand -hex 32)" --stop-timeout 90 tracelake
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 on Debian 13 (glibc 2.41): uWebSockets.js loads, so it is the front end. Any other Node
+# image of 20 or later serves too, through node:http where uWS does not load (see docs/deploy.md).
+ARG NODE_IMAGE=node:24-trixie-slim
 
 # Build: every dependency, the TypeScript build (`npm run prepare`, as `npm install` runs it), then
 # the dev dependencies pruned away.
