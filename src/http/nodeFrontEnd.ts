@@ -133,7 +133,7 @@ class NodeWire implements Wire {
     const headers: Record<string, string> = { ...head.headers };
     if (length !== null) headers['Content-Length'] = String(length);
     if (close) headers.Connection = 'close';
-    this.res.writeHead(head.status, STATUS_TEXT[head.status] ?? '', headers);
+    this.res.writeHead(head.status, STATUS_TEXT[head.status], headers);
   }
 }
 
@@ -161,7 +161,7 @@ function drained(res: ServerResponse): Promise<void> {
 /** An answer of the pipeline's shape to a request refused before it reached the pipeline. */
 function refuse(res: ServerResponse, error: ApiError): void {
   const body = JSON.stringify(error.toBody());
-  res.writeHead(error.status, STATUS_TEXT[error.status] ?? '', { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  res.writeHead(error.status, STATUS_TEXT[error.status], { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
   res.end(body);
 }
 
