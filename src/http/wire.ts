@@ -64,5 +64,8 @@ export interface FrontEnd {
 /** The largest number of header fields a request may carry (Host included); more is 431 on every front end. */
 export const MAX_HEADER_FIELDS = 50;
 
-/** The largest request head (request line and headers) in bytes; more is 431 on every front end. */
-export const MAX_HEAD_BYTES = 16 * 1024;
+/**
+ * The largest request head (request line and headers) in bytes; more is 431 on every front end. A
+ * GET's filter may be 8,192 characters, up to ~48 KB once percent-encoded.
+ */
+export const MAX_HEAD_BYTES = 64 * 1024;
