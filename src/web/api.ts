@@ -2,14 +2,13 @@
  * The UI's one way to the API: credentials from session storage (never a cookie, never local
  * storage: they end with the browser tab's session), errors as the spec's shape.
  */
+import type { CredentialApp } from './apiTypes.js';
 
 export interface Credentials {
   /** An API key (`sk_service_…`) or a session token. */
   token: string;
   appId: string;
 }
-
-import type { CredentialApp } from './apiTypes.js';
 
 const STORAGE_KEY = 'tracelake.credentials';
 

@@ -375,9 +375,9 @@ t.test('appOf: the app of a key or session token sent without an app id', async 
     sessionScope: ({ appId }) => (appId === APP ? { environmentId: 'env-prod', plan: 'team' } : null),
   });
   const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
-  t.same(await auth.appOf({ authorization: `Bearer ${KEY}` }, 1_000), { tenantId: TENANT, appId: APP }, 'a kind-scoped key too: no environment is selected');
+  t.same(await auth.appOf({ authorization: `Bearer ${KEY}` }, 1_000_000), { tenantId: TENANT, appId: APP }, 'a kind-scoped key too: no environment is selected');
   t.same(calls.map((c) => c.task), ['findKey', 'touchKey'], 'its use is recorded');
-  t.same(await auth.appOf({ authorization: KEY, 'x-service-app-id': OTHER_APP }, 2_000), { tenantId: TENANT, appId: APP }, 'an app id header is not read');
+  t.same(await auth.appOf({ authorization: KEY, 'x-service-app-id': OTHER_APP }, 2_000_000), { tenantId: TENANT, appId: APP }, 'an app id header is not read');
 
   const token = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
   t.same(await auth.appOf({ authorization: `Bearer ${token}` }, nowSec * 1000), { tenantId: TENANT, appId: APP }, 'the app a session token names');
@@ -393,7 +393,7 @@ t.test('appOf: the app of a key or session token sent without an app id', async 
 t.test('appOf: revoked, expired and run-scoped keys are refused; local mode without a key is the local app', async (t) => {
   const refused = async (record: KeyRecord, expected: { code: string; message: RegExp }) => {
     const { store, count } = fakeStore({ findKey: () => record, touchKey: () => null });
-    await t.rejects(new Authenticator(store, SECRET, null, noTouchErrors(t)).appOf({ authorization: KEY }, 1000), expected);
+    await t.rejects(new Authenticator(store, SECRET, null, noTouchErrors(t)).appOf({ authorization: KEY }, 1_000_000), expected);
     t.equal(count('touchKey'), 0, 'a refused key is not recorded as used');
   };
   await refused(keyRecord({ revokedAt: 5 }), { code: 'unauthorized', message: /has been revoked/ });
