@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { generateKey, hashKey, isWellFormedKey, shownPrefix } from './auth/keys.js';
 import { abandonSecret, confirmSecret, prepareSecret, refusalFor, secretCheck, StartRefusal } from './auth/secret.js';
 import { writeFileAtomic } from './durableFile.js';
+import { firstStartBlock } from './firstStart.js';
 import type { Config } from './config.js';
 import { parsePriceTable } from './core/cost/pricing.js';
 import { parsePlans } from './core/plans.js';
@@ -221,6 +222,10 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   });
   if (fallback) log.info({ reason: fallback }, 'serving through node:http');
   log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, front_end: frontEnd.name, http: frontEnd.build }, 'listening');
+  // For the person who just started it; on stderr, as stdout is the JSON log tools parse.
+  if (init.bootstrapped) {
+    process.stderr.write(firstStartBlock({ host: config.host, port, publicUrl: config.publicUrl, appId: init.bootstrapped.appId, key: config.bootstrapKey === undefined ? bootstrapKey : null }));
+  }
 
   return {
     port,

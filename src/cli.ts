@@ -2,7 +2,7 @@
 /**
  * `tracelake`: `tracelake serve [settings]` runs the server in this process; `tracelake agents sync`
  * sends coding-agent transcripts to a running server; `tracelake worker` runs the turns of worker
- * runs for a server (src/worker); every other command is the operator's command
+ * runs for a server (src/worker); `tracelake quickstart` sends it a sample agent trace; every other command is the operator's command
  * line (tenants, apps, environments, keys, session tokens), sent to a running server's operator API
  * or, with no server up, worked directly on the data dir. See `tracelake --help`.
  */

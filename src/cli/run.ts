@@ -27,6 +27,7 @@ export interface CliIo {
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv[0] === 'agents') return runAgents(argv.slice(1), io);
   if (argv[0] === 'worker') return (await import('./worker.js')).runWorkerCommand(argv.slice(1), io);
+  if (argv[0] === 'quickstart') return (await import('./quickstart.js')).runQuickstart(argv.slice(1), io);
   let request;
   try {
     request = parseCli(argv, io.env, io.nowMs());

@@ -145,6 +145,7 @@ export interface Catalog {
   CapabilitiesAnswer: R.CapabilitiesAnswer;
   PricingAnswer: R.PricingAnswer;
   WhoAmIAnswer: R.WhoAmIAnswer;
+  CredentialAppAnswer: R.CredentialAppAnswer;
   OtlpExportAnswer: R.OtlpExportAnswer;
   TraceDetailAnswer: R.TraceDetailAnswer;
   TraceGraphAnswer: R.TraceGraphAnswer;

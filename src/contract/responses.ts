@@ -132,6 +132,12 @@ export interface WhoAmI {
   permissions: readonly Permission[];
 }
 
+/** `GET /v1/auth/app`: the app a credential sent alone belongs to. */
+export interface CredentialApp {
+  /** What to send in X-Service-App-Id with this credential. */
+  app_id: string & tags.Format<'uuid'>;
+}
+
 /** OTLP/JSON ExportTraceServiceResponse; empty when every span was accepted. */
 export interface OtlpExportAnswer {
   partialSuccess?: {
@@ -193,6 +199,9 @@ export interface PricingAnswer {
 }
 export interface WhoAmIAnswer {
   data: WhoAmI;
+}
+export interface CredentialAppAnswer {
+  data: CredentialApp;
 }
 
 export interface ScoreAnswer {

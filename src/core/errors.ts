@@ -107,6 +107,11 @@ export function overloaded(message?: string): ApiError {
   return new ApiError('overloaded', message, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
+/** 429 `rate_limited` with Retry-After: the tenant's requests are over its rate (spec: Limits). */
+export function rateLimited(retryAfterSeconds: number): ApiError {
+  return new ApiError('rate_limited', `Too many requests for this tenant; retry in ${retryAfterSeconds} s`, { retry_after_seconds: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+}
+
 /** Seconds a client is asked to wait before retrying after a storage failure. */
 export const STORAGE_RETRY_AFTER_SECONDS = 10;
 

@@ -32,13 +32,7 @@ export interface Credentials {
  * must agree.
  */
 export function readCredentials(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): Credentials {
-  const authorization = headers['authorization']?.trim();
-  if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
-  const bearer = /^bearer\s+/i.exec(authorization);
-  if (bearer && rawKeyOnly) {
-    throw new ApiError('unauthorized', 'Trace ingestion takes the raw API key in Authorization, without the "Bearer " prefix');
-  }
-  const key = bearer ? authorization.slice(bearer[0].length).trim() : authorization;
+  const key = readKey(headers, rawKeyOnly);
   const ids = APP_ID_HEADERS.map((h) => headers[h]?.trim()).filter((v): v is string => !!v);
   if (ids.length === 0) throw new ApiError('unauthorized', 'Missing X-Service-App-Id header');
   if (ids.some((id) => !UUID.test(id))) throw new ApiError('unauthorized', 'The app id header must be a UUID');
@@ -46,6 +40,17 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
     throw new ApiError('unauthorized', 'X-Service-App-Id and X-Partner-App-Id name different apps');
   }
   return { key, appId: ids[0]!.toLowerCase() };
+}
+
+/** The key or session token in Authorization (see `readCredentials`). */
+function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): string {
+  const authorization = headers['authorization']?.trim();
+  if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
+  const bearer = /^bearer\s+/i.exec(authorization);
+  if (bearer && rawKeyOnly) {
+    throw new ApiError('unauthorized', 'Trace ingestion takes the raw API key in Authorization, without the "Bearer " prefix');
+  }
+  return bearer ? authorization.slice(bearer[0].length).trim() : authorization;
 }
 
 /**
@@ -64,6 +69,11 @@ function namedEnvironment(headers: Readonly<Record<string, string>>): string | u
   if (!named) return undefined;
   if (!ENVIRONMENT_NAME.test(named)) throw validationError('headers', { 'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)' });
   return named;
+}
+
+/** A compact JWS (`header.payload.signature`): what a session token looks like, before it is verified. */
+function isSessionToken(credential: string): boolean {
+  return credential.split('.').length === 3;
 }
 
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */
@@ -95,14 +105,10 @@ export class Authenticator {
     }
     const { key, appId } = readCredentials(headers, rawKeyOnly);
     if (!key.startsWith(KEY_PREFIX)) {
-      if (key.split('.').length === 3) return this.session(key, appId, headers, now);
+      if (isSessionToken(key)) return this.session(key, appId, headers, now);
       throw new ApiError('unauthorized', 'Invalid API key');
     }
-    const keyHash = hashKey(this.secret, key);
-    const record = await this.lookup(keyHash, now);
-    if (!record || !sameHash(record.keyHash, keyHash)) throw new ApiError('unauthorized', 'Invalid API key');
-    if (record.revokedAt !== null) throw new ApiError('unauthorized', 'This API key has been revoked');
-    if (record.expiresAt !== null && record.expiresAt <= now) throw new ApiError('unauthorized', 'This API key has expired');
+    const record = await this.validKey(key, now);
     if (record.appId !== appId) throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
     this.touch(record.id, now);
     const pin = record.environmentId !== null && record.environmentKind !== null ? { environmentId: record.environmentId, kind: record.environmentKind } : null;
@@ -141,6 +147,36 @@ export class Authenticator {
   }
 
   /**
+   * The app a credential belongs to, from Authorization alone (`GET /v1/auth/app`): an API key's
+   * app, or the app a session token names — for a client that has the key but not the app id. It
+   * is refused as `authenticate` refuses it (401), and a run-scoped key, which reports for its eval
+   * run and does nothing else, with 403. In local mode no Authorization is the local app.
+   */
+  async appOf(headers: Readonly<Record<string, string>>, now = Date.now()): Promise<{ tenantId: string; appId: string }> {
+    if (this.local && !headers['authorization']) return { tenantId: this.local.tenantId, appId: this.local.appId };
+    const key = readKey(headers, false);
+    if (!key.startsWith(KEY_PREFIX)) {
+      if (!isSessionToken(key)) throw new ApiError('unauthorized', 'Invalid API key');
+      const { claims } = await this.verifiedSession(key, null, now);
+      return { tenantId: claims.tenant_id, appId: claims.app_id };
+    }
+    const record = await this.validKey(key, now);
+    if (record.runId) throw new ApiError('forbidden', `This key reports trials and status for eval run ${record.runId} and does nothing else`);
+    this.touch(record.id, now);
+    return { tenantId: record.tenantId, appId: record.appId };
+  }
+
+  /** The record of a key that exists and is neither revoked nor expired; 401 otherwise. */
+  private async validKey(key: string, now: number): Promise<KeyRecord> {
+    const keyHash = hashKey(this.secret, key);
+    const record = await this.lookup(keyHash, now);
+    if (!record || !sameHash(record.keyHash, keyHash)) throw new ApiError('unauthorized', 'Invalid API key');
+    if (record.revokedAt !== null) throw new ApiError('unauthorized', 'This API key has been revoked');
+    if (record.expiresAt !== null && record.expiresAt <= now) throw new ApiError('unauthorized', 'This API key has expired');
+    return record;
+  }
+
+  /**
    * A kind-scoped key (ARCHITECTURE §6) names its environment per request, by name in
    * X-Service-Environment or as a pull request number in X-Service-Pull-Request (`pr-<n>`, kind
    * preview, created on first use). The environment's kind must be one the key allows; otherwise
@@ -168,12 +204,7 @@ export class Authenticator {
    * it names, in that app's default environment. The app must still exist in the token's tenant.
    */
   private async session(token: string, appId: string, headers: Readonly<Record<string, string>>, now: number): Promise<Principal> {
-    const verified = verifySessionToken(token, this.sessionKey, Math.floor(now / 1000));
-    if (!verified.ok) throw new ApiError('unauthorized', `Invalid session token: ${verified.reason}`);
-    const { claims } = verified;
-    if (claims.app_id !== appId) throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
-    const scope = await this.store.run('sessionScope', { tenantId: claims.tenant_id, appId: claims.app_id });
-    if (!scope) throw new ApiError('unauthorized', 'The app of this session token no longer exists');
+    const { claims, scope } = await this.verifiedSession(token, appId, now);
     // A tenant admin reads every environment of the app and writes to its default one, unless a
     // header names one: then both happen there.
     const named = namedEnvironment(headers);
@@ -195,6 +226,17 @@ export class Authenticator {
       plan: scope.plan,
       subject: claims.sub,
     };
+  }
+
+  /** A session token's claims and its app's scope; 401 when it does not verify, names another app than `appId` (if given), or its app is gone. */
+  private async verifiedSession(token: string, appId: string | null, now: number) {
+    const verified = verifySessionToken(token, this.sessionKey, Math.floor(now / 1000));
+    if (!verified.ok) throw new ApiError('unauthorized', `Invalid session token: ${verified.reason}`);
+    const { claims } = verified;
+    if (appId !== null && claims.app_id !== appId) throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
+    const scope = await this.store.run('sessionScope', { tenantId: claims.tenant_id, appId: claims.app_id });
+    if (!scope) throw new ApiError('unauthorized', 'The app of this session token no longer exists');
+    return { claims, scope };
   }
 
   /** Drops a key from the cache, so its revocation takes effect on the next request. */

@@ -13,6 +13,7 @@ import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { appRoutes } from './routes/apps.js';
 import { blobRoutes } from './routes/blobs.js';
+import { credentialRoutes } from './routes/credentials.js';
 import { devRoutes } from './routes/dev.js';
 import { evalRoutes } from './routes/evals.js';
 import { experimentRoutes } from './routes/experiments.js';
@@ -41,7 +42,7 @@ import { workerRoutes } from './routes/workers.js';
 export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken' | 'metricsListen'>>): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes, ...metricsRoutes, ...uiRoutes);
+  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes, ...metricsRoutes, ...uiRoutes, ...credentialRoutes);
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);

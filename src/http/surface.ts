@@ -35,6 +35,8 @@ const LOCAL_SURFACE = [
   // The API reference describes both surfaces, so both serve it.
   /^\/v1\/openapi\.json$/,
   /^\/v1\/reference$/,
+  // The web UI's sign-in and `tracelake quickstart` start from a key alone on either server.
+  /^\/v1\/auth\/app$/,
 ];
 
 export type SurfaceRefusal = 'not_available_locally' | 'not_available_on_cloud' | null;

@@ -50,6 +50,11 @@ export interface OperationNote {
   answers: readonly Answer[];
   /** Error answers this operation gives beyond the common ones, or says more about. */
   errors?: readonly { status: number; when: string }[];
+  /**
+   * The operation takes a credential in Authorization without the app id and authenticates it
+   * itself (its permission is `none` to the router, which would ask for the app id).
+   */
+  credentialAlone?: true;
 }
 
 export type Schema = Record<string, unknown>;
@@ -228,7 +233,7 @@ function operation(route: RouteShape, note: OperationNote | undefined, catalog: 
     'x-tracelake-permission': route.permission,
     ...(route.permission === 'operator' ? { 'x-tracelake-requires': 'operator-token' as const } : {}),
     'x-tracelake-surface': modes,
-    security: security(route),
+    security: note?.credentialAlone ? [{ apiKey: [] }] : security(route),
     parameters: [...pathParameters(route.path, note?.params, catalog), ...queryParameters(note?.query, catalog), ...headerParameters(note?.headers)],
     ...(note?.body ? { requestBody: { required: note.body.optional !== true, content: content(note.body, catalog) } } : {}),
     responses: responses(route, note, modes, catalog),

@@ -23,7 +23,7 @@ const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports
 /** The API's own words for the reference's introduction (Markdown). */
 export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and coding-agent sessions and serves them back as traces, spans and sessions, with scores, comments, filters and search, metrics, eval runs and experiments, prompts and templates from a connected git repository, API keys, apps and environments.
 
-**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials; \`eval_run\` is an eval run's own run-scoped key or admin credentials; \`worker\` is a Worker key (what \`tracelake worker\` runs with) or admin credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
+**Authentication.** Send an API key (\`sk_service_…\`) or a session token in \`Authorization\` (\`Bearer \` optional) and the app id in \`X-Service-App-Id\`. OTLP ingestion (\`POST /v1/traces\`) takes the raw key, without \`Bearer \`. A kind-scoped key names its environment with \`X-Service-Environment\` (or \`X-Service-Pull-Request\`). \`GET /v1/auth/app\` answers the app of a key or token sent alone. Each operation names the permission it needs (\`x-tracelake-permission\`; \`admin\` is a Full Access key or a session token); \`none\` needs no credentials (but \`GET /v1/auth/app\`, which takes the credential alone); \`eval_run\` is an eval run's own run-scoped key or admin credentials; \`worker\` is a Worker key (what \`tracelake worker\` runs with) or admin credentials. On a server started with \`--mode local\`, requests without \`Authorization\` act as the local app.
 
 **Surfaces.** \`x-tracelake-surface\` lists the modes whose servers answer an operation; the other answers 501 \`not_available_locally\` or \`not_available_on_cloud\`. Operations tagged "${'Not built in this version'}" are the spec's endpoints this version answers with 501 \`not_implemented\`.
 
@@ -134,6 +134,19 @@ export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
       },
     ],
     errors: [{ status: 404, when: '`not_found`: no such file.' }],
+  },
+  'GET /v1/auth/app': {
+    tag: 'Authentication',
+    summary: 'The app of a key sent alone',
+    description:
+      'The app an API key belongs to, or the app a session token names, from `Authorization` alone: for a client that holds only the key (the UI\'s sign-in, `tracelake quickstart`). Every other operation still needs the app id in `X-Service-App-Id`. Counted against the tenant\'s rate like any authenticated request.',
+    credentialAlone: true,
+    answers: [answer(200, 'CredentialAppAnswer', 'The app to name in `X-Service-App-Id`.', { key: { data: { app_id: APP_ID } } })],
+    errors: [
+      { status: 401, when: '`unauthorized`: `Authorization` is missing, or holds no valid key or session token (unknown, revoked, expired, or a token that does not verify). On a server in local mode, no `Authorization` is the local app.' },
+      { status: 403, when: '`forbidden`: the key of an eval run, which reports for its run and does nothing else.' },
+      { status: 429, when: '`rate_limited`: the tenant of the credential is over its request rate.' },
+    ],
   },
   'GET /v1/dev/whoami': {
     tag: 'Local development',

@@ -2,6 +2,7 @@
  * The UI's one way to the API: credentials from session storage (never a cookie, never local
  * storage: they end with the browser tab's session), errors as the spec's shape.
  */
+import type { CredentialApp } from './apiTypes.js';
 
 export interface Credentials {
   /** An API key (`sk_service_…`) or a session token. */
@@ -57,6 +58,11 @@ export function get<T>(path: string, with_ = credentials): Promise<T> {
   return send<T>('GET', path, undefined, with_);
 }
 
+/** The app a key or session token belongs to, asked with the credential alone (`GET /v1/auth/app`). */
+export async function appOf(token: string): Promise<string> {
+  return (await get<{ data: CredentialApp }>('/v1/auth/app', { token, appId: '' })).data.app_id;
+}
+
 /** A read that takes a body (rendering a prompt): a POST of JSON. */
 export function post<T>(path: string, body: unknown): Promise<T> {
   return send<T>('POST', path, body, credentials);
@@ -66,7 +72,7 @@ async function send<T>(method: 'GET' | 'POST', path: string, payload: unknown, w
   const headers: Record<string, string> = {};
   if (with_) {
     headers.Authorization = `Bearer ${with_.token}`;
-    headers['X-Service-App-Id'] = with_.appId;
+    if (with_.appId) headers['X-Service-App-Id'] = with_.appId;
   }
   if (payload !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}) });

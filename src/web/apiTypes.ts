@@ -15,7 +15,7 @@ export type { MeanChange, Outcome, TaskPair } from '../core/evals/comparison.js'
 export type { FilterSchema, SchemaField } from '../core/filter/schema.js';
 export type { TraceGraph as Graph } from '../core/graph.js';
 export type { ScoreAggregation as Aggregation } from '../core/scores/selection.js';
-export type { BaselineComparison, Capabilities, ExperimentDetail, MetricsAnswer, TraceDetail } from '../contract/responses.js';
+export type { BaselineComparison, Capabilities, CredentialApp, ExperimentDetail, MetricsAnswer, TraceDetail } from '../contract/responses.js';
 /** A span in a trace or a list (a trace's spans carry one field more; the opened one is a SpanDetail). */
 export type { SpanListItem as Span } from '../contract/responses.js';
 export type { ExperimentRun, ExperimentSummary, ExperimentView as Experiment, RunFigures } from '../store/evals/experiments.js';

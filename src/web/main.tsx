@@ -1,11 +1,11 @@
 /**
- * The web UI's entry: sign-in (an API key or a session token, and the app id, kept in session
- * storage), the navigation built from the page table and the server's capabilities, and the
+ * The web UI's entry: sign-in (an API key or a session token, and its app id — asked of the server
+ * when not given — kept in session storage), the navigation built from the page table and the server's capabilities, and the
  * page of the current hash route.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { get, loadCredentials, saveCredentials, useCredentials, type Capabilities, type Credentials } from './api.js';
+import { appOf, get, loadCredentials, saveCredentials, useCredentials, type Capabilities, type Credentials } from './api.js';
 import { PAGES } from './pages.js';
 import { href, match, useLocation } from './router.js';
 
@@ -18,9 +18,11 @@ function SignIn({ onSignIn, reason }: { onSignIn: (c: Credentials) => void; reas
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
-    const c = { token: token.trim().replace(/^Bearer\s+/i, ''), appId: appId.trim() };
+    const credential = token.trim().replace(/^Bearer\s+/i, '');
     setBusy(true);
     try {
+      // A key belongs to one app and a session token names one: the server says which.
+      const c = { token: credential, appId: appId.trim() || (await appOf(credential)) };
       // Any read the credentials allow proves them; capabilities say which areas exist.
       await get('/v1/traces?limit=1', c).catch(async (err: { status?: number; code?: string }) => {
         if (err.status === 403) return; // valid, but may not list traces
@@ -37,14 +39,14 @@ function SignIn({ onSignIn, reason }: { onSignIn: (c: Credentials) => void; reas
     <main class="signin">
       <form onSubmit={submit} aria-label="Sign in">
         <h1>Tracelake</h1>
-        <p>Sign in with an API key (or a session token) and the app it belongs to. They stay in this browser tab only.</p>
+        <p>Sign in with an API key (or a session token). It stays in this browser tab only.</p>
         <label>
           API key or session token
           <input name="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} required />
         </label>
         <label>
-          App id
-          <input name="app" value={appId} onInput={(e) => setAppId((e.target as HTMLInputElement).value)} required pattern="[0-9a-fA-F-]{36}" />
+          App id <span class="hint">(optional: found from the key when left empty)</span>
+          <input name="app" value={appId} onInput={(e) => setAppId((e.target as HTMLInputElement).value)} pattern="[0-9a-fA-F-]{36}" />
         </label>
         {error ? <p class="error" role="alert">{error}</p> : null}
         <button type="submit" disabled={busy}>

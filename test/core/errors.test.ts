@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, overloaded, RETRY_AFTER_SECONDS, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
+import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, overloaded, rateLimited, RETRY_AFTER_SECONDS, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
 
 t.test('the error table', async (t) => {
   const codes = Object.keys(ERRORS) as ErrorCode[];
@@ -80,4 +80,13 @@ t.test('overloaded: 503 with Retry-After, its own message or the standard one', 
   t.same(e.fields, { retry_after_seconds: RETRY_AFTER_SECONDS });
   t.same(e.headers, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
   t.equal(overloaded().message, ERRORS.overloaded.message);
+});
+
+t.test('rateLimited: 429 with Retry-After, saying when', async (t) => {
+  const e = rateLimited(3);
+  t.equal(e.status, 429);
+  t.equal(e.code, 'rate_limited');
+  t.match(e.message, /retry in 3 s/);
+  t.same(e.fields, { retry_after_seconds: 3 });
+  t.same(e.headers, { 'Retry-After': '3' });
 });

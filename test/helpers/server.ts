@@ -68,6 +68,10 @@ export interface TestServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** The first log line `match` accepts, logged already or as it arrives; rejects after `ms`. */
   waitForLog(match: (l: LogLine) => boolean, ms?: number): Promise<LogLine>;
+  /** What the server wrote on stderr (plain text, not the log) so far; all of it once `stop` resolved. */
+  stderr(): string;
+  /** Resolves with stderr once it matches `pattern`, now or as it arrives; rejects after `ms`. */
+  waitForStderr(pattern: RegExp, ms?: number): Promise<string>;
 }
 
 export function tempDir(prefix = 'tracelake-test-'): string {
@@ -189,6 +193,24 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
       return exited;
+    },
+    stderr: () => stderr,
+    waitForStderr(pattern, ms = 10_000) {
+      if (pattern.test(stderr)) return Promise.resolve(stderr);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          child.stderr!.off('data', look);
+          reject(new Error(`stderr did not match ${pattern} in ${ms} ms: ${stderr}`));
+        }, ms);
+        // Registered after the collecting listener, so `stderr` already holds this chunk.
+        const look = () => {
+          if (!pattern.test(stderr)) return;
+          clearTimeout(timer);
+          child.stderr!.off('data', look);
+          resolve(stderr);
+        };
+        child.stderr!.on('data', look);
+      });
     },
     waitForLog(match, ms = 10_000) {
       const seen = logs.find(match);

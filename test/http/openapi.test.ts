@@ -184,7 +184,9 @@ t.test('the answers are the documented types', async (t) => {
   await expect('GET /v1/metrics', '/v1/metrics?view=spans&measures=count,cost&group_by=model');
   t.equal((await expectMedia('GET /metrics', '/metrics')).status, 200, 'the exposition on the API port');
 
-  // The web UI.
+  // The web UI, and the app of a key sent alone (its sign-in).
+  t.equal((await expect('GET /v1/auth/app', '/v1/auth/app', { auth: null, headers: { authorization: `Bearer ${root.key}` } })).body.data.app_id, root.appId);
+  t.equal((await expect('GET /v1/auth/app', '/v1/auth/app', { auth: null })).status, 401);
   t.equal((await expectMedia('GET /', '/')).status, 200);
   t.equal((await expectMedia('GET /ui/:file', '/ui/app.js')).status, 200);
 

@@ -126,6 +126,11 @@ interface Fixture {
   target(w: World): Target | Promise<Target>;
   /** A refusal other than 401/403/404 (a batch refuses item by item). */
   refused?(answer: Answer): boolean;
+  /**
+   * The route authenticates a key sent alone, without the app id (its permission is `none` to the
+   * router): 401 without one, and each caller learns its own app and nothing of A's.
+   */
+  credentialAlone?: true;
 }
 
 let serial = 0;
@@ -144,6 +149,7 @@ const TARGETS: Record<string, Fixture> = {
   'GET /': { target: () => at('/') },
   'GET /ui/:file': { target: () => at('/ui/app.js') },
   'GET /v1/dev/whoami': { target: () => at('/v1/dev/whoami') },
+  'GET /v1/auth/app': { target: () => at('/v1/auth/app'), credentialAlone: true },
 
   // A fresh trace id: a foreign trace with A's id would be the foreign caller's own, not a leak.
   'POST /v1/traces': { target: () => at('/v1/traces', exportRequest([{ traceId: hex(16), name: 'intruder' }])) },
@@ -653,10 +659,23 @@ t.test('isolation matrix over the route table', async (t) => {
   const watched: Watched[] = [];
 
   for (const route of covered.filter((r) => r.permission === 'none')) {
+    const fixture = TARGETS[keyOf(route)]!;
     await t.test(`${keyOf(route)}: without credentials`, async (t) => {
-      const answer = await call(w.server, route.method, (await TARGETS[keyOf(route)]!.target(w)).path);
-      t.notOk([401, 403].includes(answer.status), `answers without credentials: ${show(answer)}`);
+      const answer = await call(w.server, route.method, (await fixture.target(w)).path);
+      if (fixture.credentialAlone) t.equal(answer.status, 401, `refused without a key: ${show(answer)}`);
+      else t.notOk([401, 403].includes(answer.status), `answers without credentials: ${show(answer)}`);
     });
+    if (!fixture.credentialAlone) continue;
+    for (const caller of FOREIGN.concat('another environment')) {
+      await t.test(`${keyOf(route)}: ${caller}, the key alone`, async (t) => {
+        const target = await fixture.target(w);
+        const auth = credentialsFor(w, caller, route);
+        const answer = await call(w.server, route.method, target.path, { headers: { authorization: `Bearer ${auth.key}` } });
+        t.equal(answer.status, 200, show(answer));
+        t.equal(answer.body?.data?.app_id, auth.appId, "the caller's own app");
+        expectNothingOfA(t, w, caller, target, answer);
+      });
+    }
   }
   for (const route of covered.filter((r) => r.permission !== 'none')) {
     for (const caller of CALLERS) {

@@ -155,18 +155,20 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) || proces
   page.on('pageerror', (e) => pageErrors.push(e.message));
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
 
-  await t.test('sign in with an API key, kept in session storage', async (t) => {
+  await t.test('sign in with an API key alone, kept in session storage', async (t) => {
     await page.goto(server.url + '/');
+    t.equal(await page.getByLabel('App id').evaluate((e) => (e as unknown as { required: boolean }).required), false, 'the app id may be left out');
     await page.getByLabel('API key or session token').fill('sk_service_wrong0000000000000000000000000000');
-    await page.getByLabel('App id').fill(root.appId);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    t.match(await page.getByRole('alert').textContent(), /Invalid|invalid|unauthorized|credentials/i, 'a wrong key is refused with the API\'s message');
+    t.match(await page.getByRole('alert').textContent(), /Invalid API key/, 'a wrong key is refused with the API\'s message');
     await page.getByLabel('API key or session token').fill(root.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('table[aria-label="Traces"] tbody tr[data-id]').first().waitFor();
     t.equal(await page.locator('table[aria-label="Traces"] tbody tr[data-id]').count(), 9, 'every trace of the window');
     const stored = await page.evaluate("sessionStorage.getItem('tracelake.credentials')");
     t.match(stored, root.key, 'the key is in session storage');
+    t.same(JSON.parse(String(stored)), { token: root.key, appId: root.appId }, 'with the app the server says the key belongs to');
+    t.match(await page.locator('.who').getAttribute('title'), root.appId, 'the app shown in the navigation');
     t.equal(await page.evaluate('localStorage.length'), 0, 'and nowhere that outlives the tab');
     t.same(await page.locator('nav.top a').allTextContents(), ['Tracelake', 'Traces', 'Spans', 'Sessions', 'Scores', 'Agents', 'Prompts', 'Experiments', 'Dashboard', 'Workers'], 'the areas this server offers');
     await shot('traces');
@@ -280,10 +282,14 @@ t.test('the web UI in headless Chromium', { skip: existsSync(CHROMIUM) || proces
     await shot('dashboard');
   });
 
-  await t.test('signing out forgets the key', async (t) => {
+  await t.test('signing out forgets the key; a key with an app id it does not belong to is refused', async (t) => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('App id').waitFor();
     t.equal(await page.evaluate("sessionStorage.getItem('tracelake.credentials')"), null);
+    await page.getByLabel('API key or session token').fill(root.key);
+    await page.getByLabel('App id').fill('00000000-0000-4000-8000-000000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    t.match(await page.getByRole('alert').textContent(), /does not belong to the app/, 'an app id given is the one checked');
   });
 
   t.same(foreign, [], 'no request left the server\'s origin');

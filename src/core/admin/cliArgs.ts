@@ -97,6 +97,8 @@ Commands:
                   (TRACELAKE_URL, TRACELAKE_API_KEY, TRACELAKE_APP_ID); see "tracelake agents sync --help"
   worker                   run the turns of worker runs for a running server (a Worker key);
                   see "tracelake worker --help"
+  quickstart --key KEY [--url URL]   send a sample agent trace with scores to a running server
+                  (also npm run demo -- --key KEY); see "tracelake quickstart --help"
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

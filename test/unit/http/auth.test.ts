@@ -365,3 +365,45 @@ t.test('session tokens: a header names the environment to read and write', async
   t.same([p.environmentId, p.readEnvironmentId], ['env-stg', 'env-stg']);
   await t.rejects(auth.authenticate(headers(token, { 'x-service-environment': 'nope' }), false, nowSec * 1000), { code: 'forbidden', message: 'No environment "nope" in this app' });
 });
+
+t.test('appOf: the app of a key or session token sent without an app id', async (t) => {
+  const sessionKey = deriveSessionKey(SECRET);
+  const nowSec = 1_800_000_000;
+  const { store, calls } = fakeStore({
+    findKey: ({ keyHash }) => (keyHash === hashKey(SECRET, KEY) ? keyRecord({ environmentId: null, environmentKind: null, allowedKinds: ['preview'] }) : null),
+    touchKey: () => null,
+    sessionScope: ({ appId }) => (appId === APP ? { environmentId: 'env-prod', plan: 'team' } : null),
+  });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  t.same(await auth.appOf({ authorization: `Bearer ${KEY}` }, 1_000_000), { tenantId: TENANT, appId: APP }, 'a kind-scoped key too: no environment is selected');
+  t.same(calls.map((c) => c.task), ['findKey', 'touchKey'], 'its use is recorded');
+  t.same(await auth.appOf({ authorization: KEY, 'x-service-app-id': OTHER_APP }, 2_000_000), { tenantId: TENANT, appId: APP }, 'an app id header is not read');
+
+  const token = signSessionToken(sessionClaims({ tenantId: TENANT, appId: APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
+  t.same(await auth.appOf({ authorization: `Bearer ${token}` }, nowSec * 1000), { tenantId: TENANT, appId: APP }, 'the app a session token names');
+  const gone = signSessionToken(sessionClaims({ tenantId: TENANT, appId: OTHER_APP, subject: 'alice', nowSec, ttlSec: 3600 }), sessionKey);
+  await t.rejects(auth.appOf({ authorization: gone }, nowSec * 1000), { code: 'unauthorized', message: /no longer exists/ });
+  await t.rejects(auth.appOf({ authorization: token }, (nowSec + 3600) * 1000), { code: 'unauthorized', message: 'Invalid session token: expired' });
+
+  await t.rejects(auth.appOf({}, 0), { code: 'unauthorized', message: 'Missing Authorization header' });
+  await t.rejects(auth.appOf({ authorization: 'sk_service_unknown' }, 0), { code: 'unauthorized', message: 'Invalid API key' });
+  await t.rejects(auth.appOf({ authorization: 'not-a-key' }, 0), { code: 'unauthorized', message: 'Invalid API key' });
+});
+
+t.test('appOf: revoked, expired and run-scoped keys are refused; local mode without a key is the local app', async (t) => {
+  const refused = async (record: KeyRecord, expected: { code: string; message: RegExp }) => {
+    const { store, count } = fakeStore({ findKey: () => record, touchKey: () => null });
+    await t.rejects(new Authenticator(store, SECRET, null, noTouchErrors(t)).appOf({ authorization: KEY }, 1_000_000), expected);
+    t.equal(count('touchKey'), 0, 'a refused key is not recorded as used');
+  };
+  await refused(keyRecord({ revokedAt: 5 }), { code: 'unauthorized', message: /has been revoked/ });
+  await refused(keyRecord({ expiresAt: 1000 }), { code: 'unauthorized', message: /has expired/ });
+  await refused(keyRecord({ role: 'custom', permissions: [], runId: 'run-1' }), { code: 'forbidden', message: /eval run run-1 and does nothing else/ });
+
+  const local = { tenantId: TENANT, appId: APP, environmentId: 'env-local', plan: 'local' };
+  const { store, count } = fakeStore({ findKey: () => keyRecord({ appId: OTHER_APP }), touchKey: () => null });
+  const auth = new Authenticator(store, SECRET, local, noTouchErrors(t));
+  t.same(await auth.appOf({}, 0), { tenantId: TENANT, appId: APP });
+  t.equal(count('findKey'), 0);
+  t.same(await auth.appOf({ authorization: KEY }, 0), { tenantId: TENANT, appId: OTHER_APP }, 'a key sent is still the key\'s app');
+});

@@ -9,7 +9,7 @@ t.test('surface rules', async (t) => {
   for (const p of ['/v1/traces/search', '/v1/spans/search', '/v1/scores/search', '/v1/scores/aggregations', '/v1/metrics', '/v1/health/files', '/v1/api-keys', '/v1/apps/x', '/v1/environments']) {
     t.equal(refusalFor('local', p), 'not_available_locally', p);
   }
-  for (const p of ['/health', '/v1/traces', '/v1/traces/abc/spans', '/v1/spans', '/v1/sessions', '/v1/scores', '/v1/scores/batch', '/v1/scores/names', '/v1/capabilities', '/v1/pricing', '/v1/filter-schema', '/v1/runs/r1/traces', '/v1/openapi.json', '/v1/reference']) {
+  for (const p of ['/health', '/v1/traces', '/v1/traces/abc/spans', '/v1/spans', '/v1/sessions', '/v1/scores', '/v1/scores/batch', '/v1/scores/names', '/v1/capabilities', '/v1/pricing', '/v1/filter-schema', '/v1/runs/r1/traces', '/v1/openapi.json', '/v1/reference', '/v1/auth/app']) {
     t.equal(refusalFor('local', p), null, p);
   }
   t.equal(refusalFor('local', '/favicon.ico'), null, 'non-API paths fall through to 404');

@@ -160,6 +160,20 @@ t.test('the document', async (t) => {
   t.match(errors.Error503!.description, /`overloaded`.*`unavailable`.*`storage_unavailable`/);
 });
 
+t.test('an operation that authenticates a credential sent alone', async (t) => {
+  const doc = buildDocument(
+    input({
+      routes: [{ method: 'GET', path: '/v1/whose', permission: 'none' }],
+      notes: { 'GET /v1/whose': { tag: 'Auth', summary: 'Whose key', credentialAlone: true, answers: [{ status: 200, description: 'The app.' }], errors: [{ status: 401, when: 'No key.' }] } },
+      unbuilt: [],
+    }),
+  );
+  const whose = doc.paths['/v1/whose']!.get!;
+  t.same(whose.security, [{ apiKey: [] }], 'the key, without the app id');
+  t.equal(whose['x-tracelake-permission'], 'none', 'the router asks for nothing');
+  t.same(Object.keys(whose.responses), ['200', '400', '401', '500', '501', '503'], 'its own 401, beside the common errors of a cloud-only path');
+});
+
 t.test('schemas in a canonical order, whatever order the compiler gave', async (t) => {
   const a = { type: 'object', properties: { b: { oneOf: [{ const: 'z' }, { const: 'a' }, { const: 'a' }] }, a: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, required: ['b', 'a'] };
   const b = { type: 'object', properties: { a: { type: 'array', items: { anyOf: [{ type: 'null' }, { type: 'string' }] } }, b: { oneOf: [{ const: 'a' }, { const: 'z' }, { const: 'a' }] } }, required: ['a', 'b'] };
