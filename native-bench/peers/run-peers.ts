@@ -3,17 +3,18 @@
  * and asked the same questions — Tracelake over HTTP, raw DuckDB on Tracelake's own files (the same
  * SQL without the API), PostgreSQL (Arize Phoenix in production, Langfuse v2) and SQLite (Phoenix's
  * default). Prints one table — durable ingest rate, bytes per span, each query's median and p99,
- * and ratios to Tracelake — and writes it into native-bench/README.md with the date and machine.
+ * and ratios to Tracelake — and writes it into native-bench/RESULTS.md with the date, machine and commit.
  *
  *   npm run build && node dist/native-bench/peers/run-peers.js [--spans 1000000] [--runs 20]
  *        [--warmup 3] [--seed 1] [--stores tracelake,postgres,sqlite] [--scores-per-trace 8]
- *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain] [--no-readme]
+ *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain] [--no-results]
  *
  * Before a store is timed, its answer to every query is compared with the first store's
  * (normalised, see common.ts; with Tracelake in the run, times to milliseconds and a trace by id on
  * the span summary fields, see tracelake.ts); any difference is printed and the run stops with
  * exit code 1.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -34,7 +35,7 @@ const { values } = parseArgs({
     'sqlite-synchronous': { type: 'string', default: 'FULL' },
     explain: { type: 'boolean', default: false },
     'pg-prepared': { type: 'boolean', default: false },
-    'no-readme': { type: 'boolean', default: false },
+    'no-results': { type: 'boolean', default: false },
   },
 });
 const dataset: DatasetOptions = {
@@ -156,7 +157,7 @@ try {
   const ratio = (x: number, y: number) => (y > 0 ? `${(x / y).toFixed(x / y >= 10 ? 0 : 1)}×` : '—');
   const lines = [
     `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over 6 days, ${(dataset.spans * (dataset.scoresPerTrace ?? 8) / 8).toLocaleString('en-US')} scores); ` +
-      `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. ` +
+      `${new Date().toISOString().slice(0, 10)}, commit ${commit()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. ` +
       `Queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms; in brackets, the store's median over ${ref.name}'s.`,
     '',
     `| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} |`,
@@ -169,22 +170,31 @@ try {
     }),
   ];
   console.log(`\n${lines.join('\n')}`);
-  if (!values['no-readme']) writeReadme(lines);
+  if (!values['no-results']) writeResults(lines);
 } catch (err) {
   exitCode = 1;
   console.error(err);
 }
 process.exitCode = exitCode;
 
-/** Replaces the README's section for this dataset size with the table of this run. */
-function writeReadme(lines: string[]): void {
-  const path = new URL('../../../native-bench/README.md', import.meta.url);
-  const readme = readFileSync(path, 'utf8');
+/** Replaces RESULTS.md's section for this dataset size with the table of this run. */
+function writeResults(lines: string[]): void {
+  const path = new URL('../../../native-bench/RESULTS.md', import.meta.url);
+  const text = readFileSync(path, 'utf8');
   const tag = `peers-${dataset.spans}`;
   const section = `<!-- ${tag}:begin -->\n${lines.join('\n')}\n<!-- ${tag}:end -->`;
   const re = new RegExp(`<!-- ${tag}:begin -->[\\s\\S]*?<!-- ${tag}:end -->`);
   const marker = '<!-- peers:tables -->';
-  const updated = re.test(readme) ? readme.replace(re, section) : readme.includes(marker) ? readme.replace(marker, `${marker}\n\n${section}`) : `${readme}\n${marker}\n\n${section}\n`;
+  const updated = re.test(text) ? text.replace(re, section) : text.includes(marker) ? text.replace(marker, `${marker}\n\n${section}`) : `${text}\n${marker}\n\n${section}\n`;
   writeFileSync(path, updated);
-  log(`wrote the table into native-bench/README.md (${tag})`);
+  log(`wrote the table into native-bench/RESULTS.md (${tag})`);
+}
+
+/** The commit this build was made from, as the results name it. */
+function commit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
 }

@@ -134,9 +134,8 @@ export class WorkerService {
    * Runs only once a lease can have expired: each sweep reads when the earliest held lease ends, and
    * a lease granted since cannot end before a whole lease from the sweep's start (every grant and
    * heartbeat is for `leaseMs`; a claim whose transaction began before the sweep ends that much
-   * sooner, milliseconds), so the next sweep is due at the sooner of the two. An idle server swept
-   * every second, two statements each time, most of its idle CPU (native-bench/README,
-   * "Twenty-first session").
+   * sooner, milliseconds), so the next sweep is due at the sooner of the two. A sweep every second
+   * was most of an idle server's CPU (native-bench/idle; docs/decisions.md, "Workers").
    */
   async sweep(): Promise<void> {
     const now = Date.now();

@@ -10,9 +10,8 @@
  * Kept at the process's priority: the main thread (it checks, admits, logs and answers), the log
  * sync thread, and the threads Node's platform starts before any script runs (`platformThreads`):
  * V8's worker pool does the concurrent part of the main thread's garbage collection, and lowered
- * it left the main thread to finish the marking itself — its major collections took up to 42 ms
- * at 70% load against 9–12 ms with the pool kept (main thread's GC events, 2026-11-26,
- * native-bench/README "Acknowledged from the log").
+ * it left the main thread to finish the marking itself, with longer pauses on the answering
+ * thread (docs/decisions.md, "The answering threads come first").
  */
 import { readdirSync } from 'node:fs';
 import { availableParallelism, getPriority, setPriority } from 'node:os';

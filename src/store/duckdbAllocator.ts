@@ -3,10 +3,8 @@
  * variable below as the library loads) is told before anything the operator sets there, which
  * comes after and wins. DuckDB's own default gives unused pages back to the kernel after 1 s;
  * under a steady load they are wanted again within seconds, and each page the kernel hands out
- * anew costs a minor fault — ~12 µs on this project's VM, whose host takes freed pages back
- * (native-bench/pageFaults). With 10 s, a span's faults under ingest at 15k spans/s fell from 0.77
- * to 0.55 and its CPU from 73.5 to 63.0 µs (native-bench/README.md, twenty-fifth session). Pages
- * unused for 10 s still go back.
+ * anew costs a minor fault, dear on a VM whose host takes freed pages back (native-bench/pageFaults,
+ * native-bench/threads; docs/decisions.md, "Operations"). Pages unused for 10 s still go back.
  *
  * Call it on the main thread before any thread loads DuckDB's library (a worker's `process.env`
  * is a copy the library's `getenv` does not see): `tracelake serve` does, before it starts the

@@ -1,6 +1,6 @@
 // Builds the web UI into dist/web: one bundle (Preact, uPlot and our code) and one stylesheet,
 // minified by esbuild, no source from a network. Run at install (npm's `prepare`) and by
-// `npm run build`; prints the bundle size, which the README quotes.
+// `npm run build`; prints the bundle size, which docs/guide/web-ui.md quotes.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

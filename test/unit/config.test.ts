@@ -1,4 +1,4 @@
-/** src/config.ts: options from the environment and flags, and the README that documents them. */
+/** src/config.ts: options from the environment and flags, and the guide that documents them. */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { loadConfig, OPTIONS, settingsHelp, wantsHelp } from '../../src/config.js';
@@ -51,11 +51,13 @@ t.test('git settings', async (t) => {
   t.throws(() => loadConfig({}, ['--public-url', 'ftp://x']), /TRACELAKE_PUBLIC_URL .*expected an http\(s\) URL/);
 });
 
-t.test('the README documents every option', async (t) => {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+t.test('the configuration guide documents every option', async (t) => {
+  const guide = readFileSync(new URL('../../../docs/guide/configuration.md', import.meta.url), 'utf8');
+  const rows = guide.split('\n').filter((line) => line.startsWith('| `TRACELAKE_'));
   for (const o of OPTIONS) {
-    t.ok(readme.includes(`\`${o.env}\``), `${o.env} in README`);
-    t.ok(readme.includes(`\`${o.flag}\``), `${o.flag} in README`);
+    const row = rows.find((r) => r.startsWith(`| \`${o.env}\` |`));
+    t.ok(row, `${o.env} has a row in docs/guide/configuration.md`);
+    t.ok(row?.includes(`| \`${o.flag}\` |`), `${o.flag} on the row of ${o.env}`);
   }
 });
 

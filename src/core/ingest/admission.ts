@@ -13,9 +13,9 @@
  * added so that a request that then fails can be taken back.
  *
  * The index lives on the HTTP thread and holds a million span ids by default. Kept as strings in a
- * Set per trace it took ~330 MiB more at its peak and half of that thread's scavenge time
- * (native-bench/README, twenty-sixth session); here every id is numbers in typed arrays, which the
- * garbage collector never walks. Ids are lowercase hex (map.ts refuses any other), so a span id is
+ * Set per trace it took far more memory and much of that thread's scavenge time
+ * (native-bench/admission); here every id is numbers in typed arrays, which the garbage collector
+ * never walks. Ids are lowercase hex (map.ts refuses any other), so a span id is
  * exactly two 32-bit words and a trace id four. Traces are records in one table, found through
  * chained hash buckets and kept in order of recency by links through the records; a trace's span
  * ids sit together in a block of its own (a small open-addressing table in one shared slab), so

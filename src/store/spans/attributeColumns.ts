@@ -2,8 +2,7 @@
  * Span attributes whose value a column of the same row already holds (segment format 2,
  * docs/segments.md): instrumentations repeat `session.id`, `user.id`, the model and the token counts
  * on span after span, and the mapper reads each into a column, so the `attributes` JSON stored them
- * twice — 10 of a span's 31 bytes in segments on the peers dataset (native-bench/README.md, "Where
- * the bytes go"). A key is left out of the stored JSON only when its value is exactly the column's
+ * twice, the largest column of the segments (docs/decisions.md, "Store conventions"). A key is left out of the stored JSON only when its value is exactly the column's
  * (the same string, or the same integer as a JSON number), and the row's `attributes_in_columns`
  * records which keys were left out, one bit each. A span's answer puts them back
  * (`restoredAttributes`), so the API gives the attributes as sent (the restored keys first).

@@ -26,8 +26,8 @@ export const INGEST_LEVEL = 0;
  * they came from (so a file is never replayed again, even if deleting it fails), their segments,
  * their trace summary parts, the resources their spans name, their blobs and the tenants' usage.
  * A statement per kind of row for the whole group, not per generation, and none that can be
- * spared: under load each costs the store thread 2–8 ms however few its rows (native-bench/README,
- * "A generation's commit").
+ * spared: under load each costs the store thread milliseconds however few its rows
+ * (native-bench/commit; docs/decisions.md, "Generations, group commit and readability").
  */
 export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
   if (reports.length === 0) return;

@@ -41,10 +41,9 @@ export const SEGMENT_COPY_OPTIONS = segmentCopyOptions('zstd');
  * The options of the segments the compute workers write at ingest (level 0): Snappy rather than
  * ZSTD, the rest as {@link SEGMENT_COPY_OPTIONS}. These files live until compaction rewrites them
  * with ZSTD (seconds to minutes), so what matters is what they cost to write and to read once, not
- * their bytes at rest. Measured on generations of 2,048 spans of `ingest`'s workload (16 of them,
- * the options alternating, two runs): the COPY 4.44 → 3.49 and 3.17 → 2.23 µs a span, compaction's
- * COPY of them 6.65 → 5.76 and 3.85 → 3.61 µs a span, at 18.9 → 28.2 bytes a span until then
- * (native-bench/README, "Twenty-seventh session"). Snappy is the codec every Parquet reader has.
+ * their bytes at rest: Snappy costs the worker's COPY and compaction's read less than ZSTD, for more
+ * bytes until then (docs/decisions.md, "Segments: Snappy at ingest, sorted ZSTD after compaction").
+ * Snappy is the codec every Parquet reader has.
  */
 export const INGEST_SEGMENT_COPY_OPTIONS = segmentCopyOptions('snappy');
 

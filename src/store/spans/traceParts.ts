@@ -102,10 +102,9 @@ export type Where = (alias: string) => string;
  * id that does not start with hex digits (never NULL: a lookup compares keys alone first, and an
  * `OR key IS NULL` would have DuckDB compare every row's id — 10 ms against 3.4 at 125k traces).
  * Written by the merge, computed by the same SQL for a lookup, so the two always agree. An ART
- * index on `trace_id` found a row in 1.3 ms at 1.25M traces (10M spans) against 2.4 for a scan of
- * this column, but it took 68 bytes a trace and as much again in free blocks, because every
- * checkpoint writes it anew: a file of 1.25M summary-shaped rows was 202 MB with it and 48 MB
- * with this column instead (native-bench/README.md, "Where the bytes go").
+ * index on `trace_id` found a row faster than a scan of this column, but every checkpoint writes
+ * it anew, leaving as much again in free blocks (docs/decisions.md, "Finding a trace and a span by
+ * id").
  */
 export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
 
