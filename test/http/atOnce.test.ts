@@ -44,10 +44,17 @@ async function createdId(answer: Promise<Answer>): Promise<string> {
 /** The profile of the staging sessions' turns: no other run has it, so a claim of it takes theirs. */
 const STAGING_PROFILE = 'codex';
 
-/** The run id of the staging environment's open session, opened when there is none. */
+/**
+ * The run id of the staging environment's open session, opened when there is none (and the
+ * environment made again when a group before deleted it: the mixed groups send deletions at random).
+ */
 async function stagingSession({ server, root }: Populated): Promise<string> {
   const body = { ...(OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] as object), environment: 'staging', profile: STAGING_PROFILE };
-  const made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
+  let made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
+  if (made.status === 404 && made.body?.error?.details?.environment !== undefined) {
+    await createdId(call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } }));
+    made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
+  }
   // An environment has one session open at most: the conflict names it.
   const runId = made.status === 409 ? made.body?.error?.run_id : made.body?.data?.id;
   if (typeof runId !== 'string') throw new Error(`set-up failed: ${made.status} ${made.text.slice(0, 300)}`);
