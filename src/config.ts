@@ -1,6 +1,6 @@
 /**
  * Configuration: one table of options, each an environment variable with a CLI flag twin and a
- * documented default. A flag wins over the variable. The README's configuration table lists the same
+ * documented default. A flag wins over the variable. docs/guide/configuration.md lists the same
  * rows, and a test keeps the two in step.
  */
 import { availableParallelism, totalmem } from 'node:os';
@@ -179,7 +179,7 @@ function onOff(t: string): boolean {
   throw new Error(`expected on or off, got "${t}"`);
 }
 
-/** Every option, in the order the README documents them. */
+/** Every option, in the order docs/guide/configuration.md documents them. */
 export const OPTIONS = [
   { key: 'host', env: 'TRACELAKE_HOST', flag: '--host', fallback: '127.0.0.1', parse: text, doc: 'Address to listen on.' },
   { key: 'port', env: 'TRACELAKE_PORT', flag: '--port', fallback: '4318', parse: integer(0, 65535), doc: 'Port (the OTLP/HTTP default); 0 picks a free port.' },
