@@ -184,9 +184,10 @@ function table(scenario: Scenario, seen: Map<string, Window[]>): string {
     ['client cores', (w) => w.clientCores, 2],
   ];
   const rows = ['node', 'uws'].map((name) => `| ${name} | ${columns.map(([, pick, digits]) => cell(seen.get(name)!.map(pick), digits)).join(' | ')} |`);
-  const ratio = columns.map(([, pick]) => {
+  // A count of refusals has no meaningful ratio (and is mostly zero).
+  const ratio = columns.map(([title, pick]) => {
     const [n, u] = ['node', 'uws'].map((name) => median(seen.get(name)!.map(pick)));
-    return n ? `${(u! / n!).toFixed(2)}×` : '—';
+    return n && title !== '503s' ? `${(u! / n!).toFixed(2)}×` : '—';
   });
   const title = `${scenario.name}: ${scenario.connections} connections, ${SECONDS} s a window, medians of ${ROUNDS} rounds [min–max]`;
   return [title, '', `| front end | ${columns.map(([c]) => c).join(' | ')} |`, `|---|${columns.map(() => '---|').join('')}`, ...rows, `| uws / node | ${ratio.join(' | ')} |`].join('\n');
