@@ -5,7 +5,10 @@
  * every scenario on one front end then the other, the order flipped each round, so a drift of the
  * machine falls on both. Medians of the rounds, their spread, and the ratio uws / node.
  *
- *   npm run build && node dist/native-bench/frontEnds.js [--seconds 4] [--rounds 3] [--warmup 1] [--connections 16] [--ingest-connections 8]
+ *   npm run build && node dist/native-bench/frontEnds.js [--seconds 4] [--rounds 3] [--warmup 1] [--connections 16] [--ingest-connections 8] [--same-libc]
+ *
+ * `--same-libc` runs the node:http server under Debian 13's C library too, so that the two servers
+ * differ by their front end alone (malloc and memcpy are the C library's, and DuckDB leans on them).
  *
  * Scenarios, each a closed loop of keep-alive connections (loadClient.ts) for `--seconds`:
  *   health   GET /health, unauthenticated (its store checks are cached for a few seconds)
@@ -27,7 +30,7 @@ import { uwsServerOptions } from '../test/helpers/newerGlibc.js';
 import { closedLoop, encodeGet, encodeRequest, percentile } from './loadClient.js';
 import { Bodies, SPANS } from './bodies.js';
 import { median } from './alternating.js';
-import { arg } from './args.js';
+import { arg, flag } from './args.js';
 import { processCpu, threadTimes } from './procThreads.js';
 
 const SECONDS = arg('seconds', 4);
@@ -35,6 +38,7 @@ const ROUNDS = arg('rounds', 3);
 const WARMUP = arg('warmup', 1);
 const CONNECTIONS = arg('connections', 16);
 const INGEST_CONNECTIONS = arg('ingest-connections', 8);
+const SAME_LIBC = flag('same-libc');
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 const HOST = '127.0.0.1';
 /** A server counts as settled once it uses less than this share of a core over SETTLE_SAMPLE_MS. */
@@ -197,9 +201,11 @@ const uws = uwsServerOptions();
 if ('why' in uws) throw new Error(`no uWebSockets.js here: ${uws.why}`);
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`${new Date().toISOString()}, Node ${process.version}, commit ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()}, load average ${load()}`);
-console.log(`uws ${uws.options.wrap ? "under Debian 13's C library (its dynamic loader)" : 'as is'}; the load client runs in this process and shares the cores with both servers`);
+const nodeOptions: ServerOptions = SAME_LIBC && uws.options.wrap ? { wrap: uws.options.wrap } : {};
+const libc = (o: ServerOptions) => (o.wrap ? "Debian 13's C library (its dynamic loader)" : "the system's C library");
+console.log(`uws under ${libc(uws.options)}, node under ${libc(nodeOptions)}; the load client runs in this process and shares the cores with both servers`);
 const started = performance.now();
-const servers = [await start('node', {}), await start('uws', uws.options)];
+const servers = [await start('node', nodeOptions), await start('uws', uws.options)];
 try {
   for (const scenario of SCENARIOS) for (const s of servers) await measure(s, scenario, WARMUP);
   const seen = new Map(SCENARIOS.map((sc) => [sc.name, new Map<string, Window[]>(servers.map((s) => [s.name, []]))]));
