@@ -6,6 +6,11 @@ export function arg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+/** A switch without a value: `--name`. */
+export function flag(name: string): boolean {
+  return process.argv.includes(`--${name}`);
+}
+
 export function textArg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1]! : fallback;

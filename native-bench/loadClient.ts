@@ -28,6 +28,11 @@ export function encodeRequest(target: Target, body: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from(head, 'latin1'), body]);
 }
 
+/** A GET as bytes: the head alone (no body, no Content-Length). */
+export function encodeGet(target: Target): Buffer {
+  return Buffer.from([`GET ${target.path} HTTP/1.1`, `Host: ${target.host}:${target.port}`, ...Object.entries(target.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n'), 'latin1');
+}
+
 /** One keep-alive connection that sends requests one at a time. */
 export class Connection {
   private socket: Socket;
