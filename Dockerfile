@@ -13,8 +13,9 @@ ARG NODE_IMAGE=node:24-trixie-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# No install scripts: the production dependencies have none, and the dev dependencies' (native
-# modules of the benchmarks) are not needed to build. Drop the flag if a dependency gains one.
+# No install scripts: the production dependencies have none, and the dev dependencies' one (esbuild's
+# postinstall; its binary comes in an optional package) is not needed to build. Drop the flag if a
+# dependency gains one.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src

