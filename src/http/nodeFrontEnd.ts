@@ -171,7 +171,9 @@ function refuse(res: ServerResponse, error: ApiError): void {
  * is unknown).
  */
 function answerParseError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // An answer already under way on the connection (pipelining) cannot be followed by another's bytes.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || !socket.writable || answering) return void socket.destroy();
   const error = parseError(err.code);
   const body = JSON.stringify(error.toBody());
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
