@@ -1,8 +1,9 @@
 /**
  * HTTP edge cases at the front end, spoken over raw sockets where a client library would not send
  * the bytes: too many headers (a), malformed framing (b), header values that do not survive (c), the
- * 503 while draining (d), a 413 that Node clients must get to read (e), and pipelined requests (f) —
- * each against both front ends, uWebSockets.js and node:http, with one expected answer.
+ * 503 while draining (d), a 413 that Node clients must get to read (e), pipelined requests (f), and
+ * slow clients and clients that go away (g) — each against both front ends, uWebSockets.js and
+ * node:http, with one expected answer.
  *
  * uWS parses in C++ and answers what it refuses itself (an HTML page, `Connection: close`); node:http
  * answers what its parser refuses in the spec's error shape. The status and the closed connection are
@@ -241,6 +242,43 @@ for (const frontEnd of FRONT_ENDS) {
       const trailing = await exchange(server, [keysRequest(root, Buffer.concat([key, byte(0xff)]))]);
       if (frontEnd.name === 'uws') t.equal(trailing.status, 200, 'a trailing 0xFF is cut off by uWS before JavaScript sees the value (uWS limitation)');
       else t.equal(trailing.status, 400, 'a trailing 0xFF: 400');
+    });
+
+    t.test('(g) slow clients and clients that go away', async (t) => {
+      const server = await start(t, { env: { TRACELAKE_FAULT_INJECTION: 'on' } });
+      const root = rootCredentials(server);
+      // A head dribbled in ten pieces over half a second is one request like any other.
+      const head = 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: yes\r\n\r\n';
+      const pieces = Array.from({ length: 10 }, (_, i) => head.slice((i * head.length) / 10, ((i + 1) * head.length) / 10));
+      t.equal((await exchange(server, pieces)).status, 200, 'a head sent in ten pieces, 50 ms apart: 200');
+
+      // Gone mid-body, and gone while the answer is being worked on: the server serves on, and the
+      // bytes the first one reserved in the request budget are given back.
+      const cut = net.connect(server.port, '127.0.0.1');
+      cut.on('error', () => undefined);
+      cut.write(`POST /v1/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${root.key}\r\nX-Service-App-Id: ${root.appId}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n${' '.repeat(500_000)}`);
+      const waiting = net.connect(server.port, '127.0.0.1');
+      waiting.on('error', () => undefined);
+      waiting.write('GET /v1/_faults/slow?ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 300));
+      cut.destroy();
+      waiting.destroy();
+      await healthy(t, server, 'after two clients went away');
+      const scores = await Promise.all(Array.from({ length: 4 }, () => fetch(`${server.url}/v1/scores?limit=1`, { headers: { authorization: `Bearer ${root.key}`, 'x-service-app-id': root.appId } })));
+      t.same(scores.map((r) => r.status), [200, 200, 200, 200], 'and answers requests of the same route');
+
+      // A head that stops coming. node:http closes it at its head timeout (10 s), saying why (408).
+      if (frontEnd.name === 'node') {
+        const stalled = await exchange(server, ['GET /health HTTP/1.1\r\nHost: x\r\n'], 20_000);
+        t.ok(stalled.closedMs !== null && stalled.closedMs < 18_000, `a stalled head: the connection closed after ${Math.round(stalled.closedMs ?? -1)} ms`);
+        t.equal(stalled.status, 408, 'with 408');
+        return;
+      }
+      // uWS limitation, pinned: it holds a half-sent head open past its 10 s idle timeout, without a
+      // byte (as it holds a garbage request line); only the client's going away ends it.
+      const stalled = await exchange(server, ['GET /health HTTP/1.1\r\nHost: x\r\n'], 13_000);
+      t.equal(stalled.text, '', 'a stalled head: no answer from uWS (uWS limitation)');
+      t.equal(stalled.closedMs, null, 'and still open 13 s later (uWS limitation)');
     });
 
     t.test('(f) pipelined requests', async (t) => {
