@@ -124,7 +124,7 @@ async function appIdOf(server: TestServer): Promise<string> {
 /**
  * The outside check of readability: every PROBE_EVERY-th request's trace is read every PROBE_MS
  * until it answers. The probes are reads the store must serve while it ingests: at every 32nd
- * request and 25 ms (as this bench did before 2026-11-26) they took a core at 70% load — 1,072
+ * request and 25 ms (as this bench once did) they took a core at 70% load — 1,072
  * trace reads in 10 s, 80 ms each in the store — and slowed the ingestion they measured, more the
  * slower it got. The server's own histogram (`tracelake_ingest_visible_seconds`, every request,
  * no reads) is the figure; the probes confirm it from outside.
@@ -224,7 +224,7 @@ const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
 console.log(`sustained, 8 connections: ${fmt(s.steadyPerSec)} spans/s made readable from a quarter of the run to its end (the steady rate); ${fmt(s.spansPerSec)} spans/s acknowledged and readable over the run and its drain (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`);
 // The row-insert design answers once a request is stored, so its rate over the run is its steady
 // rate; beside the steady rate (the stricter, and the noisier: 20,217–31,068 spans/s in nine runs
-// of one build on 2026-11-29) the ratio by the run and its drain is printed too.
+// of one build) the ratio by the run and its drain is printed too.
 const againstBaseline = (rate: number) => (baselineRate ? (rate / baselineRate).toFixed(2) : '');
 console.log(`  steady rate vs ceiling ${(s.steadyPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${againstBaseline(s.steadyPerSec)}× (budget ≥ 3×; by the run and its drain ${againstBaseline(s.spansPerSec)}×)` : ''}`);
 // 70% of a steady load: from a server that has caught up with the sustained run (its small segments

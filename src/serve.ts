@@ -38,7 +38,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   // The signals are caught from here, before the start: the server logs "listening" (what
   // supervisors and tests wait for) inside the start, and a SIGTERM that came before the handlers
-  // were set killed the process unflushed (4 of 24 stops right after "listening", 2026-11-29). One
+  // were set killed the process unflushed (4 of 24 stops right after "listening"). One
   // that comes during the start stops the server once it has started.
   let stopRequested: string | null = null;
   let onSignal: (signal: string) => void = (signal) => {

@@ -333,7 +333,7 @@ export class IngestCoordinator {
   /**
    * Checks the open generations' ages every `ageCheckMs` while one holds rows. An idle server had
    * the check run 20 times a second for nothing (with the async hooks and the garbage of each run,
-   * ~3 ms of the HTTP thread's CPU a second, 2026-11-29).
+   * ~3 ms of the HTTP thread's CPU a second).
    */
   private watchAges(): void {
     if (this.ageTimer || this.closing) return;
@@ -453,8 +453,8 @@ export class IngestCoordinator {
   /**
    * Deletes a log file (a committed generation's, or one whose appends all failed) off this thread
    * and never throwing; shutdown waits for it, and a failure is logged with `failed`. A synchronous
-   * unlink here blocked the event loop for 1.5 ms on average at 70% load (wall-clock CPU profile,
-   * 2026-11-26; its CPU time was too small to show in an A/B), and a throw would have rejected the
+   * unlink here blocked the event loop for 1.5 ms on average at 70% load (wall-clock CPU profile;
+   * its CPU time was too small to show in an A/B), and a throw would have rejected the
    * chain of commits, stopping every later one.
    */
   private removeLog(log: string, failed: string): void {

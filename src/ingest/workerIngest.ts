@@ -307,8 +307,8 @@ export class WorkerIngest {
   /**
    * A log file left by a crash or by a worker that ended, replayed (see `replay`) after the
    * flushes asked for so far and before the next ones: flushes and replays write through the one
-   * segment buffer, and a replay run beside a flush failed both writes (2026-11-26, the worker-death
-   * test under load) — most likely the buffer's shared connection, since fixed (segmentBuffer.ts);
+   * segment buffer, and a replay run beside a flush failed both writes (the worker-death test
+   * under load) — most likely the buffer's shared connection, since fixed (segmentBuffer.ts);
    * one write at a time also keeps the buffer's memory to one generation's. With `record`, only that
    * record of the file (its place, from 0) is replayed, and reported under `name` (logTriage.ts).
    */

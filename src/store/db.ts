@@ -42,7 +42,7 @@ const CONFLICT_TRIES = 10;
  * Runs `once` again, a few milliseconds later, while it fails on a write-write conflict: another
  * transaction changed or deleted a row this one changes, and DuckDB aborted this one. Run again, it
  * reads the winner's committed state — a second revocation keeps the first time, a second delete
- * finds nothing (404). Before 2026-11-28 each such loser was a 500 (test/http/races.test.ts).
+ * finds nothing (404). Each such loser used to be a 500 (test/http/races.test.ts).
  *
  * When `keysMetAtOnce` says so, a unique key met is run again too. DuckDB checks a key against the rows
  * its transaction can see, so an `INSERT … ON CONFLICT` beside another transaction inserting the
@@ -72,7 +72,7 @@ const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
 /**
  * Prepared statements kept per connection, by SQL text, for `query` (reads outside transactions).
  * What they save is the parse and the first prepare: DuckDB 1.5 binds and optimises a statement
- * with parameters again at every run, with the values in hand (its profiler, 2026-11-26: 0.8 ms of
+ * with parameters again at every run, with the values in hand (its profiler: 0.8 ms of
  * planning and 0.7 of optimising for a trace summary by id, whether the values are bound with the
  * parameters' own types or not; none for a statement without parameters). A summary read by id
  * over 1M spans took 4.6–5.7 ms from this cache against 5.3–7.2 prepared each time. Answers follow
@@ -80,7 +80,7 @@ const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
  * tables' statistics of that moment, and runs that plan again as the data changes — a count under a
  * filter the old statistics ruled out stays 0, and strings its sort compressed to the old widths come
  * back garbled, or crash the process (SIGSEGV in a string copy: the operator API's tenant list, found
- * by the body sweep on 2026-11-28). Statements using the `parquet_metadata` family of table
+ * by the body sweep). Statements using the `parquet_metadata` family of table
  * functions are prepared each time: DuckDB 1.5's hands its file list over on the first run, and a
  * second run of the same statement fails an internal assertion that invalidates the database
  * (db.test.ts runs every table function the store uses three times over).

@@ -1,7 +1,7 @@
 /**
  * DuckDB's Node API for the store's modules, loaded with `require()`. The package is CommonJS, and
  * an ESM `import` of it makes Node lex each of the files its index re-exports for their named
- * exports: 350–490 ms of CPU against ~160 for `require()` (2026-11-29, 2 cores), paid at every start
+ * exports: 350–490 ms of CPU against ~160 for `require()` (2 cores), paid at every start
  * by each thread that opens DuckDB — the store thread and every compute worker. Modules import its
  * values from here; types still come from the package (`import type` is erased).
  */

@@ -10,7 +10,7 @@
  * is a copy the library's `getenv` does not see): `tracelake serve` does, before it starts the
  * store thread and the compute workers. The in-process read benches (`traceById`, the raw side of
  * `search`) do not: a trace read took the same time either way (11.48–11.72 ms against
- * 10.75–12.41, three runs each, 2026-11-30).
+ * 10.75–12.41, three runs each).
  */
 const DEFAULTS = 'dirty_decay_ms:10000,muzzy_decay_ms:10000';
 const VARIABLE = 'DUCKDB_JE_MALLOC_CONF';

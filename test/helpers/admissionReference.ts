@@ -1,5 +1,5 @@
 /**
- * The admission index as it was written first (until 2026-12-01): span ids as strings in a Set per
+ * The admission index as it was written first: span ids as strings in a Set per
  * trace, traces in a Map whose order is their recency. Plain enough to be read as the definition
  * of what admission answers; the typed-array index in src/core/ingest/admission.ts must answer
  * like it (test/core/ingest/admission.test.ts), and native-bench/admission.ts measures the two.

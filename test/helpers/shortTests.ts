@@ -5,7 +5,7 @@
  * two to each other). A process of tap's costs ~1.3–1.9 s of CPU before and around a file's own
  * work (its processinfo hook, through which every module the test loads goes, and the modules the
  * file shares with its neighbours), and the suite's two cores are busy throughout a CI run; the
- * seven score tests took 36.5 s of CPU as seven processes and 25.4 as one (measured 2026-11-29).
+ * seven score tests took 36.5 s of CPU as seven processes and 25.4 as one.
  *
  * A file stays in a process of its own when it is long (over ~12 s in a CI run: the two jobs'
  * balance, and tap's 300 s timeout a process) or when it changes the process for the files after

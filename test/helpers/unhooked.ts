@@ -3,7 +3,7 @@
  * test runner's hook, and that dies with the test process. tap loads `@tapjs/processinfo` into the test process, and it puts
  * `--import=…processinfo…` into the NODE_OPTIONS of every process spawned from there, whatever
  * environment the spawn is given — so every server, and each of its threads, loaded the hook too:
- * a server took 4.9 s of CPU to start instead of 2.6 (2026-11-29, 2 cores), and the suite starts
+ * a server took 4.9 s of CPU to start instead of 2.6 (2 cores), and the suite starts
  * hundreds. What the hook records there is never used: only the pure modules' unit tests count for
  * coverage, and they start no process (test/coverage-map.mjs).
  *
@@ -13,8 +13,8 @@
  *
  * And through setpriv(1) (util-linux), which asks the kernel to kill the child when the test
  * process ends (`--pdeathsig`, kept across the execs): a test process that dies without its exit
- * handlers — tap's timeout, a kill, a crash — left its servers running for good (four found an hour
- * later on 2026-11-29, each with its threads awake), on a machine whose two cores the suite needs.
+ * handlers — tap's timeout, a kill, a crash — left its servers running for good (four were found an
+ * hour later, each with its threads awake), on a machine whose two cores the suite needs.
  */
 const RUNNER_HOOK = /"?--import=[^"\s]*@tapjs\/processinfo[^"\s]*"?/g;
 const SETPRIV = '/usr/bin/setpriv';

@@ -3,7 +3,7 @@
  * under the plan's limit) cannot see a concurrent transaction's row, so each creation that checks
  * runs one at a time, or meets a unique index that answers the same 409 (store/admin/checkedCreations.ts,
  * store/refusals.ts); and a change or deletion that loses a write conflict to another runs again,
- * reading what the winner left (store/db.ts). Before 2026-11-28: eight tenants of one name, seven
+ * reading what the winner left (store/db.ts). Without those: eight tenants of one name, seven
  * 500s for one app name, twelve keys stored under a limit of five, and a 500 for each loser of a
  * delete, a revocation or a config patch sent at once (and the patch lost).
  */

@@ -53,7 +53,7 @@ t.test('the server listens only once its compute workers are ready, so a stop ri
 });
 
 t.test('a SIGTERM during the start stops the server once it has started, cleanly', async (t) => {
-  // Until 2026-11-29 the handlers were set after the start, which logs "listening" before it
+  // When the handlers were set after the start, which logs "listening" before it
   // returns: a stop sent at that line killed the process unflushed in 4 of 24 tries. Sent at an
   // earlier line of the start, it always did.
   const dataDir = tempDir();

@@ -53,8 +53,8 @@ t.test('at shutdown, the file loses the holes and keeps every summary', async (t
   const answered = await summaries(server, store.auth);
   t.same(answered, { total: TRACES, name: 'trace 100' });
   const code = await server.stop('SIGTERM');
-  // What the shutdown said past info, for a failure to tell why (it failed once in CI, 2026-11-29,
-  // with nothing to say whether the rewrite was declined, failed, or never ran).
+  // What the shutdown said past info, for a failure to tell why (it failed once in CI with
+  // nothing to say whether the rewrite was declined, failed, or never ran).
   const warnings = server.logs.filter((l) => typeof l.level === 'number' && l.level >= 40).map((l) => ({ msg: l.msg, err: (l.err as { message?: unknown } | undefined)?.message }));
   t.equal(code, 0, `a clean stop (warnings: ${JSON.stringify(warnings)})`);
   t.ok(server.logs.some((l) => /rewritten into the database file's free blocks/.test(l.msg)), `the rewrite is logged (warnings: ${JSON.stringify(warnings)})`);

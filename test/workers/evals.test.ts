@@ -93,7 +93,7 @@ async function reported(t: Test, w: TestWorker, id: string): Promise<void> {
 
 t.before(async () => {
   // Short leases, so that a killed worker's run fails within seconds; 4 s rather than 2: in a CI run
-  // (2026-11-30) a run read `running` after its worker's last word — a lost lease, most likely: with
+  // a run read `running` after its worker's last word — a lost lease, most likely: with
   // 2 s, a heartbeat (a third of the lease) 1.3 s late loses it.
   server = await serverFor(t, { args: ['--git-root', gitRoot], env: { TRACELAKE_WORKER_LEASE_SECONDS: '4' } });
   root = rootCredentials(server);

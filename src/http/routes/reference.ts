@@ -4,7 +4,7 @@
  * or without the operator API or the fault routes), and `GET /v1/reference`, the same document as
  * a page. Both are built once, at the first request, and their modules loaded then: they hold the
  * schema catalog (1.5 MB of generated code), and imported at the start they made every start's main
- * thread take 880–930 ms over its imports instead of 570–600 (2026-11-29), for a page few servers
+ * thread take 880–930 ms over its imports instead of 570–600, for a page few servers
  * are asked for.
  */
 import { bytes } from '../reply.js';

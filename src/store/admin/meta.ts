@@ -270,7 +270,7 @@ export interface AppView {
 }
 
 // A join, not a scalar subquery per app: the listing takes 0.56–0.61× the time (A/B in one
-// process over a store of 10M spans, 2026-11-25).
+// process over a store of 10M spans).
 const APP_VIEW_SQL = `
   SELECT a.id, a.tenant_id, a.name, a.display_name, a.entry_point, a.runtime, a.commit_sha, a.runtime_app_name, a.runtime_machine_id,
          ${iso('a.created_at')} AS created_at, a.created_by, ${iso('a.updated_at')} AS updated_at, a.updated_by, s.retention_days

@@ -28,8 +28,8 @@ export interface TenantView {
  * Creates a tenant, its `default` app and the app's default environment; tenant names are unique.
  * `plan` null keeps the column's default (`self_hosted`, as bootstrap does). No index holds names
  * unique (stores made before would have to be rid of duplicates first), so the check before the
- * insert is what does, and two creations at once could both pass it (eight of eight created one name
- * before 2026-11-28): creations run one at a time, each check seeing the insert before it.
+ * insert is what does, and two creations at once could both pass it (eight of eight once created one
+ * name): creations run one at a time, each check seeing the insert before it.
  */
 export function createTenant(db: Database, name: string, plan: string | null, createdBy: string): Promise<NewTenant> {
   return checkedCreations.run('tenant names', () => insertTenant(db, name, plan, createdBy));

@@ -78,7 +78,7 @@ export async function createConfig(db: Database, scope: AppScope, name: string, 
 /**
  * Applies `patch` to the config `name`, checking the result whole; null when there is no such config.
  * Read and written in one transaction, run again should another change the config meanwhile: two
- * patches at once both apply, each checked against the other's result (before 2026-11-28 the later
+ * patches at once both apply, each checked against the other's result (without that, the later
  * wrote back what it had read, losing the first, or lost the race with a 500).
  */
 export async function updateConfig(db: Database, scope: AppScope, name: string, patch: ConfigPatch, by: string): Promise<ScoreConfigView | null> {

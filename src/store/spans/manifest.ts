@@ -286,7 +286,7 @@ const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name).join(', ');
  * files: the empty span schema.
  *
  * DuckDB would otherwise read the Hive layout's `tenant=`, `app=`, `date=` directories as three more
- * columns: compaction's `SELECT *` copied them into every file it wrote until 2026-11-26 (they are
+ * columns: compaction's `SELECT *` copied them into the files of early builds (they are
  * still in those files, and the explicit list leaves them out), and detecting them costs a trace
  * read ~0.3 ms.
  *

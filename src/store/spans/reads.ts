@@ -138,7 +138,7 @@ interface FoundTrace extends TraceRange {
 /**
  * One trace id in two environments is two traces: an unpinned reader gets the one that started
  * last (then the first environment id). Picked here from the row of each environment rather than by
- * DuckDB's top-N, which cost ~1.6 ms of a 6.7 ms lookup (measured 2026-11-29).
+ * DuckDB's top-N, which cost ~1.6 ms of a 6.7 ms lookup.
  */
 function latestFirst<T extends { start_text: string; environment_id: string }>(rows: readonly T[]): T | undefined {
   let best: T | undefined;
@@ -225,7 +225,7 @@ async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: strin
 
 /**
  * Rows ordered by start, then span id: sorted here rather than by DuckDB, whose sort operator costs
- * about as much for one row as for thousands (~1.9 ms for one, measured 2026-11-29), when a trace's
+ * about as much for one row as for thousands (~1.9 ms for one), when a trace's
  * spans are mostly a few hundred (at most `--max-spans-per-trace`).
  */
 function byStartThenId(rows: CandidateSpan[]): CandidateSpan[] {

@@ -6,11 +6,11 @@
  * `environment_id` as UUID, `start_ns`/`end_ns` as BIGINT Unix nanoseconds, ids as lowercase hex
  * text, JSON objects (`metadata`, `attributes`, `resource`, `graph`) as text; rows sorted by
  * `start_ns`, `trace_id`, `span_id`; ZSTD; the key-value metadata `tracelake_format` = "1".
- * Files written since 2026-11-24 use Parquet 2 data pages (see `SEGMENT_COPY_OPTIONS`); files
- * written at ingest since 2026-12-02 are Snappy-compressed (`INGEST_SEGMENT_COPY_OPTIONS`), compacted
+ * Files written by later builds use Parquet 2 data pages (see `SEGMENT_COPY_OPTIONS`); files
+ * written at ingest by later builds are Snappy-compressed (`INGEST_SEGMENT_COPY_OPTIONS`), compacted
  * ones stay ZSTD. Neither changes the version: every reader of the format reads both.
  *
- * Version 2 (2026-11-27): one more column, `attributes_in_columns`, last; `attributes` leaves out the
+ * Version 2: one more column, `attributes_in_columns`, last; `attributes` leaves out the
  * keys it names, whose values their columns hold (attributeColumns.ts). Version 1 files read as
  * version 2 files with no key left out.
  */
