@@ -160,9 +160,15 @@ function drained(res: ServerResponse): Promise<void> {
 
 /** An answer of the pipeline's shape to a request refused before it reached the pipeline. */
 function refuse(res: ServerResponse, error: ApiError): void {
-  const body = JSON.stringify(error.toBody());
-  res.writeHead(error.status, STATUS_TEXT[error.status], { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  const { body, headers } = closingAnswer(error);
+  res.writeHead(error.status, STATUS_TEXT[error.status], headers);
   res.end(body);
+}
+
+/** The spec's error body for `error`, and the headers of an answer after which the connection closes. */
+function closingAnswer(error: ApiError): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify(error.toBody());
+  return { body, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' } };
 }
 
 /**
@@ -175,11 +181,12 @@ function answerParseError(err: NodeJS.ErrnoException, socket: Socket): void {
   const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || answering) return void socket.destroy();
   const error = parseError(err.code);
-  const body = JSON.stringify(error.toBody());
-  socket.end(`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const { body, headers } = closingAnswer(error);
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status]}\r\n${head}\r\n${body}`);
 }
 
-export function parseError(code: string | undefined): ApiError {
+function parseError(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('request_header_fields_too_large', `The request line and headers exceed ${MAX_HEAD_BYTES} bytes`, { limit: MAX_HEAD_BYTES });

@@ -34,7 +34,7 @@ export function loadNativeUws(): UwsLoad {
   }
 }
 
-export function currentRuntime(): Runtime {
+function currentRuntime(): Runtime {
   const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
   return {
     nodeVersion: process.version,
