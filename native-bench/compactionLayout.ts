@@ -11,7 +11,6 @@
  *   npm run build && node dist/native-bench/compactionLayout.js [--spans 1000000] [--baseline /path/to/built/checkout]
  */
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { Database } from '../src/store/db.js';
 import { storeDirs } from '../src/store/layout.js';
 import { segmentsFor } from '../src/store/spans/manifest.js';

@@ -23,29 +23,15 @@ import { queryMetrics } from '../src/store/metrics/metrics.js';
 import { firstFilterParam } from '../src/store/scope.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
-import { loadSynthetic } from './synthetic.js';
 import { arg } from './args.js';
+import { syntheticStore } from './syntheticStore.js';
 
 const SPANS = arg('spans', 10_000_000);
 const RUNS = arg('runs', 9);
 const KEY = 'sk_service_' + 'Metric'.repeat(7);
 const DAY = 86_400_000;
 
-const dataDir = tempDir('tracelake-metrics-bench-');
-const boot = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-const scope = { tenantId: boot.bootstrap!.tenant_id as string, appId: boot.bootstrap!.app_id as string, environmentId: boot.bootstrap!.environment_id as string };
-await boot.stop('SIGTERM');
-
-const dbOptions = { dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 };
-const now = Date.now();
-{
-  const db = await Database.open(dbOptions);
-  const t0 = performance.now();
-  await loadSynthetic(db, dataDir, scope, SPANS, now);
-  await db.checkpoint();
-  db.close();
-  console.log(`loaded ${SPANS.toLocaleString('en-US')} spans in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-}
+const { dataDir, scope, dbOptions, now } = await syntheticStore('metrics', KEY, SPANS);
 
 interface Case {
   name: string;

@@ -11,12 +11,12 @@
  * (`VmHWM`) for the peaks between samples.
  */
 import { rmSync } from 'node:fs';
-import { Database } from '../src/store/db.js';
-import { startServer, tempDir } from '../test/helpers/server.js';
+import { startServer } from '../test/helpers/server.js';
 import { Bodies, SPANS as BODY_SPANS } from './bodies.js';
 import { closedLoop, encodeRequest } from './loadClient.js';
-import { loadSynthetic, syntheticTraceId } from './synthetic.js';
+import { syntheticTraceId } from './synthetic.js';
 import { arg } from './args.js';
+import { syntheticStore } from './syntheticStore.js';
 import { memoryMiB } from './procThreads.js';
 
 const SPANS = arg('spans', 10_000_000);
@@ -34,17 +34,7 @@ function peakRss(pid: number): () => number {
   };
 }
 
-const dataDir = tempDir('tracelake-rss-bench-');
-const boot = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-const scope = { tenantId: boot.bootstrap!.tenant_id as string, appId: boot.bootstrap!.app_id as string, environmentId: boot.bootstrap!.environment_id as string };
-await boot.stop('SIGTERM');
-const now = Date.now();
-{
-  const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
-  await loadSynthetic(db, dataDir, scope, SPANS, now);
-  await db.checkpoint();
-  db.close();
-}
+const { dataDir, scope, now } = await syntheticStore('rss', KEY, SPANS);
 
 const startedAt = performance.now();
 const server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });

@@ -24,29 +24,16 @@ import { searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { traceHints } from '../src/store/spans/traceHints.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
-import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
+import { spreadTrace, syntheticTraceId } from './synthetic.js';
 import { arg } from './args.js';
+import { syntheticStore } from './syntheticStore.js';
 
 const SPANS = arg('spans', 1_000_000);
 const RUNS = arg('runs', 15);
 const KEY = 'sk_service_' + 'Search'.repeat(7);
 const DAY = 86_400_000;
 
-const dataDir = tempDir('tracelake-search-bench-');
-const boot = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-const scope = { tenantId: boot.bootstrap!.tenant_id as string, appId: boot.bootstrap!.app_id as string, environmentId: boot.bootstrap!.environment_id as string };
-await boot.stop('SIGTERM');
-
-const dbOptions = { dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 };
-const now = Date.now();
-{
-  const db = await Database.open(dbOptions);
-  const t0 = performance.now();
-  await loadSynthetic(db, dataDir, scope, SPANS, now);
-  await db.checkpoint();
-  db.close();
-  console.log(`loaded ${SPANS.toLocaleString('en-US')} spans in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-}
+const { dataDir, scope, dbOptions, now } = await syntheticStore('search', KEY, SPANS);
 
 interface Read {
   name: string;

@@ -14,7 +14,6 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { listValue } from '@duckdb/node-api';
 import { compileFilter, parseFilter } from '../../src/core/filter/index.js';
 import { planAggregation } from '../../src/core/scores/selection.js';
 import { Database } from '../../src/store/db.js';
