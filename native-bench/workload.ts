@@ -13,7 +13,8 @@ const QUESTIONS = [
   'Draft a polite reply declining the meeting but proposing two alternative times.',
 ];
 
-function rng(seed: number) {
+/** xorshift32: deterministic for a seed, so a dataset is the same on every run. */
+export function xorshiftRandom(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
     s ^= s << 13;
@@ -37,7 +38,7 @@ const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'str
  * first trace starts at `startMs` (integer Unix milliseconds; default now), the next ones 8 ms apart.
  */
 export function exportBatch(count: number, seed: number, startMs: number = Date.now()) {
-  const random = rng(seed);
+  const random = xorshiftRandom(seed);
   const spans = [];
   const start = BigInt(startMs) * 1_000_000n;
   for (let i = 0; i < count; i += 8) {

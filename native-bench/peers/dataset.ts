@@ -22,7 +22,7 @@ import { compilePriceTable, costOf, parsePriceTable } from '../../src/core/cost/
 import type { SpanRecord } from '../../src/core/span.js';
 import { mapExportRequest } from '../../src/core/otlp/map.js';
 import { decodeExportRequest, encodeExportRequest } from '../../test/helpers/otlpProto.js';
-import { exportBatch } from '../workload.js';
+import { exportBatch, xorshiftRandom } from '../workload.js';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -114,16 +114,6 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
 let priced: ((model: string, usage: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number }) => number | undefined) | undefined;
 /** The shipped price table, priced the way the compute worker prices generations. */
 function costFn() {
@@ -168,7 +158,7 @@ export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
   if (mapped.rejected > 0) throw new Error(`batch ${b}: the mapper refused ${mapped.rejected} spans: ${mapped.errors.join('; ')}`);
 
   // Scores: `scoresPerTrace` per trace, 0–30 s after the trace's start.
-  const random = rng(batchSeed(r, b) ^ 0x5bd1e995);
+  const random = xorshiftRandom(batchSeed(r, b) ^ 0x5bd1e995);
   const scores: ScoreRecord[] = [];
   let scoreCounter = (before.traces * r.scoresPerTrace) >>> 0;
   for (const s of mapped.spans) {
