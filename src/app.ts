@@ -88,8 +88,9 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   }
   const bootstrapKey = config.bootstrapKey ?? generateKey();
 
-  // Loaded only when served: prom-client (and the OpenTelemetry API it looks for) is ~80 modules,
-  // ~0.1 s of CPU at every start of a server whose metrics are off (the default).
+  // Loaded only when served: prom-client (and the OpenTelemetry API it looks for) is many modules
+  // that every start of a server whose metrics are off, the default, would load for nothing
+  // (native-bench/RESULTS.md, "Figures behind the code").
   const ops: OpsMetrics | null = config.metricsListen.kind === 'off' ? null : new (await import('./http/opsMetrics.js')).OpsMetrics();
   const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },

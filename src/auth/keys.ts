@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'sk_service_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** Characters of a key shown in listings (ARCHITECTURE §6). */
+/** Characters of a key shown in listings (docs/decisions.md, "Auth"). */
 export const SHOWN_PREFIX_LENGTH = 12;
 
 function base62(bytes: Buffer): string {

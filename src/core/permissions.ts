@@ -1,4 +1,4 @@
-/** Permission names of the spec (Authentication, rule 5) and the role presets of ARCHITECTURE §6. */
+/** Permission names and role presets of the spec (Authentication, rules 5 and 3), and the Worker role. */
 
 export const PERMISSIONS = [
   'trace.write',

@@ -1,5 +1,5 @@
 /**
- * Plans and quotas (ARCHITECTURE §6, spec: Errors 402/429): a table of plans with per-tenant limits
+ * Plans and quotas (spec: Errors 402/429; docs/decisions.md): a table of plans with per-tenant limits
  * (null = unlimited), and the refusals their limits produce. Pure: the caller supplies counts and time.
  */
 import { isAgentTier, type AgentTier } from './agents/tier.js';

@@ -26,8 +26,8 @@ export function cutText(text: string, max: number): string {
 export function leadingChars(text: string, chars: number): string {
   if (text.length <= chars) return text; // no more characters than units
   const head = text.slice(0, chars);
-  // Without a surrogate every unit is a character: ~20 ns for text V8 holds one byte a unit, ~0.4 µs
-  // a 500-unit head otherwise, against ~0.8 µs for the walk below (Node 20).
+  // Without a surrogate every unit is a character, and the test costs less than the walk below
+  // (native-bench/RESULTS.md, "Figures behind the code").
   if (!SURROGATE.test(head)) return head;
   let end = 0;
   for (let n = 0; n < chars && end < text.length; n++) {

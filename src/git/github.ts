@@ -15,7 +15,10 @@ export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId
 /** GitHub answers slower than a disk: a request is abandoned after this long. */
 const TIMEOUT_MS = 15_000;
 
-/** Octokit and its App authentication, loaded at the first GitHub request: ~95 ms of every start otherwise. */
+/**
+ * Octokit and its App authentication, loaded at the first GitHub request rather than by every start
+ * (native-bench/RESULTS.md, "Figures behind the code").
+ */
 let octokitModules: Promise<[typeof import('@octokit/rest'), typeof import('@octokit/auth-app')]> | undefined;
 
 /** A client for `apiUrl` as `auth`. */

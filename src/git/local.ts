@@ -2,7 +2,7 @@
  * The `local` provider: repositories are directories under TRACELAKE_GIT_ROOT, laid out
  * `<root>/<owner>/<repo>` or `<root>/<owner>/<repo>.git` (bare or with a working tree; the full name
  * is `owner/repo`). Read and written in-process with isomorphic-git (docs/decisions.md, "Git": no
- * `git` executable needed, and faster than spawning one per read, measured).
+ * `git` executable needed, and faster than spawning one per read).
  *
  * A name never becomes a path outside the root: it is checked for the `owner/repo` form first, and
  * the directory's real path (symlinks resolved) must lie inside the root's.
@@ -16,7 +16,10 @@ import { KeyedLock } from '../core/keyedLock.js';
 import { parseRepositoryName } from '../core/git/names.js';
 import { MAX_FILE_BYTES, MAX_LISTED_FILES, type Author, type FileAtCommit, type GitReader, type GitWorkspace, type RepositoryInfo, type TreeFile } from './provider.js';
 
-/** isomorphic-git, loaded at the first git read or write: ~75 ms of every start otherwise. */
+/**
+ * isomorphic-git, loaded at the first git read or write rather than by every start
+ * (native-bench/RESULTS.md, "Figures behind the code").
+ */
 let loaded: Promise<typeof IsomorphicGit> | undefined;
 const isomorphicGit = () => (loaded ??= import('isomorphic-git').then((m) => m.default));
 

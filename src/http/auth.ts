@@ -177,10 +177,10 @@ export class Authenticator {
   }
 
   /**
-   * A kind-scoped key (ARCHITECTURE §6) names its environment per request, by name in
-   * X-Service-Environment or as a pull request number in X-Service-Pull-Request (`pr-<n>`, kind
-   * preview, created on first use). The environment's kind must be one the key allows; otherwise
-   * the request is refused before anything is read or stored.
+   * A kind-scoped key (docs/decisions.md, "Tenancy administration") names its environment per
+   * request, by name in X-Service-Environment or as a pull request number in X-Service-Pull-Request
+   * (`pr-<n>`, kind preview, created on first use). The environment's kind must be one the key
+   * allows; otherwise the request is refused before anything is read or stored.
    */
   private async selectedEnvironment(record: KeyRecord, headers: Readonly<Record<string, string>>): Promise<string> {
     const kinds = record.allowedKinds ?? [];

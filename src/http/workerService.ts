@@ -135,7 +135,7 @@ export class WorkerService {
    * a lease granted since cannot end before a whole lease from the sweep's start (every grant and
    * heartbeat is for `leaseMs`; a claim whose transaction began before the sweep ends that much
    * sooner, milliseconds), so the next sweep is due at the sooner of the two. A sweep every second
-   * was most of an idle server's CPU (native-bench/idle; docs/decisions.md, "Workers").
+   * was most of an idle server's CPU (native-bench/RESULTS.md, "idle"; docs/decisions.md, "Workers").
    */
   async sweep(): Promise<void> {
     const now = Date.now();

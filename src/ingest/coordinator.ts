@@ -1,5 +1,5 @@
 /**
- * The main thread's side of ingestion, and the way to an answer (ARCHITECTURE §2):
+ * The main thread's side of ingestion, and the way to an answer (docs/architecture.md, "Ingestion"):
  *
  *   body → decompress (libuv pool) → check and read row keys (protobuf: here, protoCheck.ts, no
  *   decoding; JSON and agent batches: a compute worker) → admission (dedupe, the per-trace bound,
@@ -331,9 +331,9 @@ export class IngestCoordinator {
   }
 
   /**
-   * Checks the open generations' ages every `ageCheckMs` while one holds rows. An idle server had
-   * the check run 20 times a second for nothing (with the async hooks and the garbage of each run,
-   * ~3 ms of the HTTP thread's CPU a second).
+   * Checks the open generations' ages every `ageCheckMs` while one holds rows: run all the time, the
+   * check (its async hooks and garbage included) cost an idle server's HTTP thread CPU for nothing
+   * (native-bench/RESULTS.md, "Figures behind the code").
    */
   private watchAges(): void {
     if (this.ageTimer || this.closing) return;
@@ -453,9 +453,8 @@ export class IngestCoordinator {
   /**
    * Deletes a log file (a committed generation's, or one whose appends all failed) off this thread
    * and never throwing; shutdown waits for it, and a failure is logged with `failed`. A synchronous
-   * unlink here blocked the event loop for 1.5 ms on average at 70% load (wall-clock CPU profile;
-   * its CPU time was too small to show in an A/B), and a throw would have rejected the
-   * chain of commits, stopping every later one.
+   * unlink here blocked the event loop under load (native-bench/RESULTS.md, "Figures behind the
+   * code"), and a throw would have rejected the chain of commits, stopping every later one.
    */
   private removeLog(log: string, failed: string): void {
     const removal: Promise<void> = rm(join(this.options.logDir, log), { force: true })

@@ -3,8 +3,8 @@
  * message on full success, else field 1 `partial_success`, an `ExportTracePartialSuccess` of
  * field 1 `rejected_spans` (int64) and field 2 `error_message` (string), fields at their proto3
  * default left out. It is the only protobuf the HTTP thread writes, and protobufjs with the OTLP
- * schema (test/helpers/otlpProto.ts, which the test reads these bytes back with) cost that thread ~0.1 s of CPU
- * at every start.
+ * schema (test/helpers/otlpProto.ts, which the test reads these bytes back with) cost that thread
+ * CPU at every start (native-bench/RESULTS.md, "Figures behind the code").
  */
 
 export interface PartialSuccess {

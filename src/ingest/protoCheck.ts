@@ -1,7 +1,7 @@
 /**
  * Checks an OTLP/HTTP protobuf trace export body without decoding it, for the main thread: the
  * ingest log takes a body only once it is known to decode, and admission needs each span's ids
- * before the answer (ARCHITECTURE §2: the answer comes from the log, the decoding after it).
+ * before the answer (docs/architecture.md, "Ingestion": the answer comes from the log, the decoding after it).
  *
  * The check accepts exactly the bodies `decodeTraceRequest` (protoDecode.ts) accepts: the same wire
  * rules (tags, varints of at most 10 bytes where the decoder reads them, lengths within their
@@ -11,7 +11,7 @@
  * the times (as bigints, which the mapper reads as it reads the decoder's decimal text), and how
  * many events the span has. Everything else is checked and left.
  *
- * Measured against decoding (native-bench/decode): the check makes no strings and copies no bytes.
+ * Cheaper than decoding: the check makes no strings and copies no bytes.
  */
 import type { ExportTraceServiceRequest, ResourceSpans, ScopeSpans, Span, SpanEvent } from '../core/otlp/wire.js';
 import { MAX_MESSAGE_DEPTH } from './protoDecode.js';

@@ -239,7 +239,7 @@ export function skipString(r: Reader, end: number): void {
   const start = r.pos;
   r.pos = last;
   // Attribute keys and most short values are ASCII: a loop over them costs less than a view and a
-  // native call (measured: keys are most of the strings of a span).
+  // native call (keys are most of the strings of a span).
   if (last - start <= CHECKED_IN_JS) {
     let any = 0;
     for (let i = start; i < last; i++) any |= buf[i]!;

@@ -4,8 +4,8 @@
  * is stamped and checked against the session contract, fields it does not know dropped; an event
  * the contract refuses is kept as an output line (its JSON as sent, cut at 64 KiB), so nothing a
  * worker reports is lost. On the HTTP thread a batch of 1,000 agent events (the contract's most)
- * held every other request 15–32 ms; here the HTTP thread hands over bytes and gets one text back
- * (native-bench/workers/endTurn).
+ * held every other request up; here the HTTP thread hands over bytes and gets one text back
+ * (native-bench/RESULTS.md, "Figures behind the code").
  */
 import { pruneAgentEvent, validateWorkerEventsBody, type WorkerEventInput } from '../contract/workers.js';
 import type { AgentEvent } from '../core/agents/session.js';

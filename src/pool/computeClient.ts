@@ -3,9 +3,9 @@ import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
 
 /**
  * V8's young generation per compute worker. Decoding and mapping make many short-lived objects:
- * with V8's default, garbage collection took 15–16% of a worker's time under sustained ingest; with
- * 128 MiB, 6–7% (CPU profiles of native-bench/ingest's load). The cost is up to that much more
- * memory per worker.
+ * with V8's default, garbage collection took a large share of a worker's time under sustained
+ * ingest, with 128 MiB far less (native-bench/RESULTS.md, "Figures behind the code"). The cost is
+ * up to that much more memory per worker.
  */
 const YOUNG_GENERATION_MB = 128;
 

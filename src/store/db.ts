@@ -72,10 +72,9 @@ const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
 /**
  * Prepared statements kept per connection, by SQL text, for `query` (reads outside transactions).
  * What they save is the parse and the first prepare: DuckDB 1.5 binds and optimises a statement
- * with parameters again at every run, with the values in hand (its profiler: 0.8 ms of
- * planning and 0.7 of optimising for a trace summary by id, whether the values are bound with the
- * parameters' own types or not; none for a statement without parameters). A summary read by id
- * over 1M spans took 4.6–5.7 ms from this cache against 5.3–7.2 prepared each time. Answers follow
+ * with parameters again at every run, with the values in hand, whether they are bound with the
+ * parameters' own types or not. Reading a summary by id from this cache is still faster
+ * (native-bench/RESULTS.md, "Figures behind the code"). Answers follow
  * the data (db.test.ts). A statement without parameters is never kept: DuckDB plans it once, with the
  * tables' statistics of that moment, and runs that plan again as the data changes — a count under a
  * filter the old statistics ruled out stays 0, and strings its sort compressed to the old widths come

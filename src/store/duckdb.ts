@@ -1,9 +1,9 @@
 /**
  * DuckDB's Node API for the store's modules, loaded with `require()`. The package is CommonJS, and
  * an ESM `import` of it makes Node lex each of the files its index re-exports for their named
- * exports: 350–490 ms of CPU against ~160 for `require()` (2 cores), paid at every start
- * by each thread that opens DuckDB — the store thread and every compute worker. Modules import its
- * values from here; types still come from the package (`import type` is erased).
+ * exports, far more CPU than `require()` (native-bench/RESULTS.md, "Figures behind the code"),
+ * paid at every start by each thread that opens DuckDB — the store thread and every compute worker.
+ * Modules import its values from here; types still come from the package (`import type` is erased).
  */
 import { createRequire } from 'node:module';
 import type * as Api from '@duckdb/node-api';

@@ -18,7 +18,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   );
   const pending = [...migrations].sort((a, b) => a.version - b.version).filter((m) => !done.has(m.version));
   // A new store takes every migration in one transaction: a start on a fresh data directory (every
-  // test's, every first run's) paid a commit for each (native-bench/start). A store that has some
+  // test's, every first run's) paid a commit for each (native-bench/RESULTS.md, "start"). A store that has some
   // takes the rest one by one, as an upgrade's data rewrites are best committed apart.
   const batches = done.size === 0 ? [pending] : pending.map((m) => [m]);
   const applied: number[] = [];

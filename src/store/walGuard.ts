@@ -57,7 +57,7 @@ function walState(walPath: string): Watermark | null {
  * Records the WAL's current state as the watermark (after commits, and after a checkpoint), and
  * returns it. Given the record this process made last (`previous`), an unchanged state is not
  * written again: an idle store records every second, and the write and rename were most of what
- * that cost (~0.8 ms a second of the store thread). Best-effort and cheap: a lost
+ * that cost (native-bench/RESULTS.md, "Figures behind the code"). Best-effort and cheap: a lost
  * update only makes the next check less strict.
  */
 export function recordWatermark(dbPath: string, previous: string | null = null): string {

@@ -1,5 +1,5 @@
 /**
- * Session tokens for tenant admins (ARCHITECTURE §6): compact HS256 JWTs (RFC 7515/7519) signed with
+ * Session tokens for tenant admins: compact HS256 JWTs (RFC 7515/7519) signed with
  * a key derived from the store's secret, so that a token never reveals or reuses the key that hashes
  * API keys. Only HS256 is accepted: the algorithm is fixed here, never taken from the token.
  * node:crypto is used for its primitives only (HMAC, HKDF, constant-time compare); nothing here does I/O.

@@ -56,7 +56,8 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
   const resource = compact({ 'service.name': session.agent.name, 'service.version': session.agent.version ?? null });
   const scopeOf = { name: 'tracelake.agents', version: '1' };
   // Every field in one fixed order: records of one shape keep the mapping fast (spreading partial
-  // records over defaults made each span cost ~0.1 ms — V8 kept changing the objects' shapes).
+  // records over defaults kept V8 changing the objects' shapes: native-bench/RESULTS.md, "Figures
+  // behind the code").
   const span = (s: SpanFields): SpanRecord => ({
     traceId,
     spanId: s.spanId,

@@ -33,8 +33,9 @@ const PATTERNS: Record<string, string[]> = {
 const DOTENV = { name: 'dotenv_value', filePathGlobs: ['**/.env', '**/.env.*', '.env', '.env.*'], patterns: ['/(?<=^[ \\t]*(?:export[ \\t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \\t]*=[ \\t]*)\\S.*$/gm'] };
 
 /**
- * secretlint's engine with our rules, loaded at the first scrub: its packages took ~80 ms of every
- * compute thread's start, and most deployments never sync an agent session.
+ * secretlint's engine with our rules, loaded at the first scrub rather than by every compute thread's
+ * start (native-bench/RESULTS.md, "Figures behind the code"): most deployments never sync an agent
+ * session.
  */
 let engine: ReturnType<typeof importEngine> | undefined;
 const loadEngine = () => (engine ??= importEngine());
@@ -48,9 +49,9 @@ function importEngine() {
   ]).then(([core, profiler, { creator: pattern }, { creator: recommended }]) => {
     // secretlint's engine marks the start and end of each rule on one profiler per thread, which
     // keeps every mark it ever saw and, for each new one, searches all it kept (and Node's timeline
-    // keeps the marks too). Scrubbing many sessions in one long-lived worker so grew quadratically:
-    // the 1,000-session sync spent most of its time there, seconds per request and more with each
-    // (native-bench/agents-sync). Nothing reads those measures; the marks are turned off.
+    // keeps the marks too). Scrubbing many sessions in one long-lived worker so grew quadratically,
+    // until a large sync spent most of its time there (native-bench/RESULTS.md, "Figures behind the
+    // code"). Nothing reads those measures; the marks are turned off.
     profiler.secretLintProfiler.mark = () => undefined;
     return {
       lintSource: core.lintSource,

@@ -1,5 +1,5 @@
 /**
- * The eval run's state machine (spec: States, "Evaluation run"; ARCHITECTURE §7). A run is created
+ * The eval run's state machine (spec: States, "Evaluation run"). A run is created
  * `queued` (the spec's "claimable run"); a status report with neither card nor error claims it, one
  * with a card completes it, one with an error fails it. The run's key ends with the run.
  */

@@ -1,6 +1,6 @@
 /**
  * Admission of span rows before they are logged: the per-trace bound and idempotent replays
- * (ARCHITECTURE §9) decided in one place for every compute worker, so two workers cannot both take
+ * decided in one place for every compute worker, so two workers cannot both take
  * the same span or both take a trace's last free place.
  *
  * The index remembers the span ids of the most recently active traces, up to `capacity` ids in all
@@ -14,7 +14,7 @@
  *
  * The index lives on the HTTP thread and holds a million span ids by default. Kept as strings in a
  * Set per trace it took far more memory and much of that thread's scavenge time
- * (native-bench/admission); here every id is numbers in typed arrays, which the garbage collector
+ * (native-bench/RESULTS.md, "admission"); here every id is numbers in typed arrays, which the garbage collector
  * never walks. Ids are lowercase hex (map.ts refuses any other), so a span id is
  * exactly two 32-bit words and a trace id four. Traces are records in one table, found through
  * chained hash buckets and kept in order of recency by links through the records; a trace's span
@@ -76,8 +76,8 @@ export class AdmissionIndex {
 
   // Sized for the capacity at the start, zeroed: a page is the system's until something on it is
   // first used, and nothing is copied as the index fills (grown by doubling, the HTTP thread ran
-  // 8–15 major collections in `threads`' 20 s, against 5–9). Records are numbered by the index of
-  // their first word; `traceTop` is the first never used.
+  // more major collections: native-bench/RESULTS.md, "Figures behind the code"). Records are
+  // numbered by the index of their first word; `traceTop` is the first never used.
   private traces: Int32Array;
   private readonly traceBuckets: Int32Array;
   private traceTop = T_STRIDE;

@@ -67,10 +67,10 @@ SpanRowFunction.prototype = Object.prototype;
 
 /**
  * Builds a span row (`new SpanRow(...)`), every field in {@link SpanRecord}'s order, so span and
- * event rows share one hidden class (spreads and per-row shapes measured 5x slower). A constructor
+ * event rows share one hidden class (spreads and per-row shapes were much slower). A constructor
  * rather than an object literal: V8 moves a literal whose objects mostly survive (rows live until
  * their request is stored) straight to the old generation, and a dead row there then keeps every
- * young map and string it points to alive through each scavenge; that doubled the mapper's
- * garbage-collection time on the benchmark in about half of the runs.
+ * young map and string it points to alive through each scavenge (native-bench/RESULTS.md, "Figures
+ * behind the code").
  */
 export const SpanRow = SpanRowFunction as unknown as new (...fields: Parameters<typeof SpanRowFunction>) => SpanRecord;

@@ -1,7 +1,7 @@
 /**
  * The sample agent trace `tracelake quickstart` sends, as an OTLP/JSON export request (the CLI runs
  * where the OpenTelemetry exporters, dev dependencies, are absent), and the scores it posts on it.
- * A support agent's turn in the OpenTelemetry GenAI conventions (ARCHITECTURE §4): an
+ * A support agent's turn in the OpenTelemetry GenAI conventions: an
  * `invoke_agent` root, a `chat` call that asks for a tool, the `execute_tool` call, and a second
  * `chat` call that answers — with models, token usage, input and output messages, a session, a
  * user, tags and metadata. Pure: the ids and the clock are given.

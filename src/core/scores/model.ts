@@ -1,5 +1,5 @@
 /**
- * The vocabulary of scores (ARCHITECTURE §7): data types, sources, the resource a score names, and
+ * The vocabulary of scores: data types, sources, the resource a score names, and
  * the per-item error a batch reports. Spellings are canonicalised here, once, for every entry point.
  */
 

@@ -1,6 +1,6 @@
 /**
  * API keys as the operator CLI makes them: pinned to an environment, or scoped to environment kinds
- * (ARCHITECTURE §6; `environment_id` NULL, `allowed_kinds` set). `POST /v1/api-keys` makes pinned
+ * (`environment_id` NULL, `allowed_kinds` set; docs/decisions.md). `POST /v1/api-keys` makes pinned
  * keys only (spec), so kind-scoped keys come from here.
  */
 import type { EnvironmentKind } from '../../core/admin/rules.js';

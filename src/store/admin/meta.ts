@@ -269,8 +269,8 @@ export interface AppView {
   retention_days: number | null;
 }
 
-// A join, not a scalar subquery per app: the listing takes 0.56–0.61× the time (A/B in one
-// process over a store of 10M spans).
+// A join, not a scalar subquery per app: the listing is faster (native-bench/RESULTS.md, "Figures
+// behind the code").
 const APP_VIEW_SQL = `
   SELECT a.id, a.tenant_id, a.name, a.display_name, a.entry_point, a.runtime, a.commit_sha, a.runtime_app_name, a.runtime_machine_id,
          ${iso('a.created_at')} AS created_at, a.created_by, ${iso('a.updated_at')} AS updated_at, a.updated_by, s.retention_days

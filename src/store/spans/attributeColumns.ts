@@ -8,10 +8,10 @@
  * (`restoredAttributes`), so the API gives the attributes as sent (the restored keys first).
  *
  * Segment reads see the stored JSON: putting the keys back in SQL for every read
- * (`restoredAttributesSql`, the reference for other engines) cost DuckDB's binder ~2 ms a
- * statement even where no read used the column (a trace's spans: 7.6 → 9.7 ms, 1M spans). So SQL
- * over the stored `attributes` may only look up keys this list does not name (as the prompt
- * version's does, `PROMPT_VERSION_SQL`; a test holds it to that).
+ * (`restoredAttributesSql`, the reference for other engines) cost DuckDB's binder time in every
+ * statement, even where no read used the column (native-bench/RESULTS.md, "Figures behind the
+ * code"). So SQL over the stored `attributes` may only look up keys this list does not name (as
+ * the prompt version's does, `PROMPT_VERSION_SQL`; a test holds it to that).
  *
  * The list is part of the format: a key's bit is its position, so keys are only ever appended.
  */

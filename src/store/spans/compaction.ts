@@ -1,5 +1,5 @@
 /**
- * Compaction (ARCHITECTURE §3): small segments written by ingestion become large files sorted by
+ * Compaction (docs/segments.md): small segments written by ingestion become large files sorted by
  * start time then trace, one app and one day each, so a window reads few files and a trace's spans
  * sit in one row group. One compaction at a time, in the store thread's DuckDB:
  *

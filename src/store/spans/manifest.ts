@@ -27,7 +27,7 @@ export const INGEST_LEVEL = 0;
  * their trace summary parts, the resources their spans name, their blobs and the tenants' usage.
  * A statement per kind of row for the whole group, not per generation, and none that can be
  * spared: under load each costs the store thread milliseconds however few its rows
- * (native-bench/commit; docs/decisions.md, "Generations, group commit and readability").
+ * (native-bench/RESULTS.md, "commit"; docs/decisions.md, "Generations, group commit and readability").
  */
 export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
   if (reports.length === 0) return;
@@ -149,8 +149,8 @@ function rowsOf(rows: readonly (readonly DuckDBValue[])[], casts: Record<number,
 
 /**
  * Which of these log files a committed generation already covers. `IN (SELECT unnest(…))` finds
- * them through the key's index: `list_contains` scanned the table, a day of names (8.5 ms at 800k
- * rows against 0.9).
+ * them through the key's index: `list_contains` scanned the table, a day of names
+ * (native-bench/RESULTS.md, "Figures behind the code").
  */
 export async function committedLogs(db: Reader, names: readonly string[]): Promise<string[]> {
   if (names.length === 0) return [];
@@ -250,8 +250,8 @@ export async function segmentsMayHold(db: Database, store: SegmentStore, scope: 
  * The span id filters of each app's segment files by path (null: the file has none), kept by the
  * thread that owns the database. A file's filter never changes, so it is read once: the first
  * lookup after a compaction reads the new file's, and paths no longer live are dropped then.
- * Loaded on an app's first lookup, not with its segment lists (read again after every commit): at
- * 10M spans they are ~10 MB.
+ * Loaded on an app's first lookup, not with its segment lists (read again after every commit): they
+ * take about a byte a span.
  */
 const filterCache = new WeakMap<Database, Map<string, Map<string, Uint8Array | null>>>();
 
@@ -287,8 +287,8 @@ const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name).join(', ');
  *
  * DuckDB would otherwise read the Hive layout's `tenant=`, `app=`, `date=` directories as three more
  * columns: compaction's `SELECT *` copied them into the files of early builds (they are
- * still in those files, and the explicit list leaves them out), and detecting them costs a trace
- * read ~0.3 ms.
+ * still in those files, and the explicit list leaves them out), and detecting them slows every
+ * trace read (native-bench/RESULTS.md, "Figures behind the code").
  *
  * Readers by format version: version 1 files lack `attributes_in_columns` (read as null: no key left
  * out); a list mixing versions is read by column name.
@@ -348,9 +348,10 @@ export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs:
     [Math.trunc(sinceMs)],
   );
   // The files with the newest spans, until they hold `limit` rows: ordering every recent span by
-  // its start sorted them all — a 10M-span store written within the window took 9 s and 4.3 GiB
-  // at start. Among those files the newest spans win; a span only older files hold may be left
-  // out (the files' time ranges overlap), which costs a re-sent span its recognition, not a loss.
+  // its start sorted them all, which made a large store's start slow and its memory peak high
+  // (native-bench/RESULTS.md, "Figures behind the code"). Among those files the newest spans win; a
+  // span only older files hold may be left out (the files' time ranges overlap), which costs a
+  // re-sent span its recognition, not a loss.
   const files: typeof recent = [];
   let rows = 0;
   for (const f of recent) {

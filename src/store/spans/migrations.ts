@@ -158,7 +158,8 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       'CREATE SEQUENCE trace_part_seq START 1',
       `CREATE TABLE trace_parts (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
       `CREATE TABLE traces (${PART_TABLE_SQL})`,
-      // A trace read by id finds its merged row through this (1 ms instead of a scan: 6 ms at 125k traces).
+      // A trace read by id finds its merged row through this instead of a scan (native-bench/RESULTS.md,
+      // "Figures behind the code").
       'CREATE INDEX traces_trace_id ON traces (trace_id)',
       `CREATE TABLE resources (
          tenant_id UUID NOT NULL,
@@ -313,7 +314,7 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
     sql: ['ALTER TABLE segments ADD COLUMN span_filter BIT'],
     async apply(tx, { segmentsDir }) {
       // Ingested (level 0) files are compacted within minutes and have none; compacted ones are read
-      // once each here (~0.6 µs a span: 6 s at 10M, once).
+      // once each here (native-bench/RESULTS.md, "spanIdFilter").
       const files = await tx.query<{ id: number; path: string; rows: number }>(
         'SELECT id::DOUBLE AS id, path, rows::DOUBLE AS rows FROM segments WHERE replaced_at IS NULL AND level > 0 ORDER BY id',
       );

@@ -21,8 +21,8 @@ import type { TraceHints } from './traceHintTable.js';
 
 /**
  * Whether no summary part waits to be merged in `scope`: then the merged rows alone are the
- * summaries (`traceSummariesSql(…, 'merged')`), and a list skips the merge of parts — over 1M
- * spans the latest page of 24 h took 0.7× the time, its count 0.34×. A part committed after this
+ * summaries (`traceSummariesSql(…, 'merged')`), and a list skips the merge of parts
+ * (native-bench/RESULTS.md, "Figures behind the code"). A part committed after this
  * answer is one the read would not have seen had it started a moment earlier; one merged
  * meanwhile is in `traces`.
  */
@@ -138,7 +138,7 @@ interface FoundTrace extends TraceRange {
 /**
  * One trace id in two environments is two traces: an unpinned reader gets the one that started
  * last (then the first environment id). Picked here from the row of each environment rather than by
- * DuckDB's top-N, which cost ~1.6 ms of a 6.7 ms lookup.
+ * DuckDB's top-N, a large share of a lookup (native-bench/RESULTS.md, "Figures behind the code").
  */
 function latestFirst<T extends { start_text: string; environment_id: string }>(rows: readonly T[]): T | undefined {
   let best: T | undefined;
@@ -225,8 +225,8 @@ async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: strin
 
 /**
  * Rows ordered by start, then span id: sorted here rather than by DuckDB, whose sort operator costs
- * about as much for one row as for thousands (~1.9 ms for one), when a trace's
- * spans are mostly a few hundred (at most `--max-spans-per-trace`).
+ * about as much for one row as for thousands, when a trace's spans are mostly a few hundred (at
+ * most `--max-spans-per-trace`; native-bench/RESULTS.md, "Figures behind the code").
  */
 function byStartThenId(rows: CandidateSpan[]): CandidateSpan[] {
   const keyed = rows.map((row) => ({ row, start: BigInt(row.start_text) }));
@@ -344,7 +344,7 @@ type RawDetail = RawSpan & PlacedRow & {
  * start: once DuckDB finds the span in a file, its top-N bound on the start rules out every older
  * file by its row groups' statistics, so a recent span — the one usually opened — costs a file or
  * two, and an old or missing one the small files of the last minute and the compacted files its
- * filters let through (`native-bench/spanById`).
+ * filters let through (native-bench/RESULTS.md, "spanById").
  */
 async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, within: { traceId: string; fromNs: bigint; toNs: bigint } | null): Promise<RawDetail[]> {
   const files = within

@@ -88,13 +88,12 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
       [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
     );
   // The page and the total as two statements, run at once: a window count would materialise every
-  // matching summary's wide columns (names, previews, tags) to count them — 46 ms for the latest
-  // page of 24 h at 10M spans — where the count alone reads two narrow columns. Sorted by start
-  // (the latest traces), the page's wide columns are read for its own rows only: the start of its
-  // last row comes first, from the start times alone, and bounds the page's read (ties at that
-  // start are kept, so the page is the same). Over 1M spans: 7 days' latest page 34.8 → 20.8 ms,
-  // 24 h's (21k traces) alike. Only without a filter: a filter would run twice, and a selective
-  // one leaves few rows to save on (`(user_id … or session_id …) and status` 25 → 36 ms).
+  // matching summary's wide columns (names, previews, tags) to count them, where the count alone
+  // reads two narrow columns. Sorted by start (the latest traces), the page's wide columns are read
+  // for its own rows only: the start of its last row comes first, from the start times alone, and
+  // bounds the page's read (ties at that start are kept, so the page is the same). Only without a
+  // filter: a filter would run twice, and a selective one leaves few rows to save on
+  // (native-bench/RESULTS.md, "Figures behind the code").
   const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && filter.sql === 'TRUE' && q.limit > 0;
   const [rows, counted] = await Promise.all([
     bounded
@@ -123,7 +122,7 @@ export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Compi
   const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`;
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
   // The page and the total as two statements, run at once: a window count over matching spans would
-  // drag every match's wide columns along (measured: 87 ms against 36 + 16 ms at 1M spans).
+  // drag every match's wide columns along (native-bench/RESULTS.md, "Figures behind the code").
   const [rows, counted] = await Promise.all([
     src.db.query<Record<string, unknown>>(
       `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,

@@ -5,8 +5,8 @@
  * entirely inside DuckDB, off the worker's JavaScript thread, and drops the table.
  *
  * A cell is one environment of one app and one day (see ingest/workerIngest.ts); the scope columns
- * are constants of the COPY, not values per row. (A JS table function feeding `COPY` was measured
- * as fast, but it holds a libuv thread while it calls back into JavaScript, and a worker
+ * are constants of the COPY, not values per row. (A JS table function feeding `COPY` is as fast,
+ * but it holds a libuv thread while it calls back into JavaScript, and a worker
  * terminated during such a call aborts the process.)
  *
  * Records keep arriving while a generation is written, so the buffer's statements overlap. Closing
@@ -139,9 +139,9 @@ export class SegmentBuffer {
   /**
    * Adds rows to a cell: their values go into DuckDB vectors now, on this thread. Written through
    * the bindings directly rather than node-api's vector classes, which keep every value in a JS
-   * array first and set validity one call per value: this path costs a third less per row
-   * (native-bench/ingest) and makes less garbage. Fixed-width values and validity go in one copy
-   * per column; each non-null string is one call.
+   * array first and set validity one call per value: this path costs less per row and makes less
+   * garbage (native-bench/RESULTS.md, "Figures behind the code"). Fixed-width values and validity
+   * go in one copy per column; each non-null string is one call.
    */
   append(cell: BufferedCell, rows: readonly SpanRow[]): void {
     for (let at = 0; at < rows.length; at += CHUNK) {
@@ -193,8 +193,9 @@ export class SegmentBuffer {
 
   /**
    * Writes a cell to `path` as one Parquet file, rows in arrival order, and frees it. Not sorted:
-   * sorting cost a third of the write (native-bench/ingest), these files live until compaction
-   * sorts them, and the manifest keeps their range of start times either way.
+   * sorting was a large share of the write (native-bench/RESULTS.md, "Figures behind the code"),
+   * these files live until compaction sorts them, and the manifest keeps their range of start times
+   * either way.
    */
   async write(cell: BufferedCell, scope: SegmentScope, path: string): Promise<WrittenSegment> {
     if (cell.rows === 0 || cell.minStartNs === null || cell.maxStartNs === null) throw new Error('a segment needs at least one row');

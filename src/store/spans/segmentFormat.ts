@@ -20,9 +20,9 @@ export const SEGMENT_FORMAT_VERSION = 2;
 export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 
 /**
- * Rows per Parquet row group. Smaller groups do not make a trace read cheaper (measured 8,192 alike,
- * 2,048 1.6× slower: the reader's cost per group and per column outweighs the rows it skips) and
- * make scans slower (1.2× at 8,192, 1.6× at 2,048 for 172,800 rows).
+ * Rows per Parquet row group. Smaller groups do not make a trace read cheaper (the reader's cost per
+ * group and per column outweighs the rows it skips) and make scans slower (native-bench/RESULTS.md,
+ * "Figures behind the code").
  */
 export const ROW_GROUP_ROWS = 16_384;
 
@@ -31,9 +31,8 @@ export const ROW_GROUP_ROWS = 16_384;
  * `PARQUET_VERSION V2`: DELTA encodings for integers and byte arrays) are part of the format's
  * physical layout, not of its version — the columns and their meaning are the same, and readers
  * of Parquet 2 pages read both (DuckDB, and hyparquet in test/store/spans/format.test.ts).
- * Measured on a day of synthetic spans (172,800 rows): 26.2 → 21.2 bytes a row, the COPY 0.8×
- * the time, a trace read 0.9× and a window count 0.5× (delta-encoded start times), other scans
- * alike.
+ * They make rows smaller, the COPY and a window count (delta-encoded start times) faster, and no
+ * read slower (native-bench/RESULTS.md, "Figures behind the code").
  */
 export const SEGMENT_COPY_OPTIONS = segmentCopyOptions('zstd');
 

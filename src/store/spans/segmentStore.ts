@@ -1,5 +1,5 @@
 /**
- * Where span segment files live: the seam beyond one machine (ARCHITECTURE §10). Writers produce a
+ * Where span segment files live: the seam beyond one machine (docs/segments.md). Writers produce a
  * file at a temporary path and `publish` it under its key; readers ask for a path DuckDB can open;
  * nothing outside this interface knows that keys are files in a local directory. An object-store
  * implementation would upload on `publish` and answer `s3://` paths from `readPath`.

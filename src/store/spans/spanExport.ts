@@ -4,7 +4,8 @@
  * and deletes. Times are exact nanoseconds (`start_ns`, `end_ns`) and a millisecond timestamp
  * (`start_time`). Parquet is written by DuckDB itself; Arrow IPC (stream format) by `apache-arrow`,
  * one record batch per DuckDB chunk, so memory stays at a chunk whatever the size of the export.
- * `apache-arrow` is loaded at the first Arrow export: it took ~150 ms of the store thread's start.
+ * `apache-arrow` is loaded at the first Arrow export rather than by every start of the store thread
+ * (native-bench/RESULTS.md, "Figures behind the code").
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readdirSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * Span id filters: which compacted segments may hold a span, known without opening them, so that a
  * span by id without its trace (`GET /v1/spans/{id}`) reads the file that holds it rather than the
- * `span_id` column of every file of the app (193 ms over 10M spans for an old span or a missing id).
+ * `span_id` column of every file of the app (native-bench/RESULTS.md, "spanById").
  *
  * A filter is a Bloom filter over one file's span ids, kept in the manifest (`segments.span_filter`,
  * a DuckDB `BIT` of 8 bits a row; docs/segments.md). DuckDB builds it when compaction writes the
@@ -14,8 +14,8 @@
  *
  * Files written by ingestion have no filter (NULL): they live about a minute, until compaction takes
  * them, and are small; they are read whole, as is any file whose filter is missing. (Building one per
- * ingest file would cost the compute workers ~0.6 µs of CPU a span on the ingest path: 0.58 s for 1M
- * ids in an in-memory table on one DuckDB thread.)
+ * ingest file would add its cost a span (native-bench/RESULTS.md, "spanIdFilter") to the compute
+ * workers' ingest path.)
  */
 import { createHash } from 'node:crypto';
 

@@ -30,12 +30,11 @@ export interface Reclaimed {
  * they fit; run at shutdown, where the close's checkpoint then gives the file's freed tail back to
  * the disk. DuckDB reuses a free block but returns one only from the end of the file; the
  * summaries are what checkpoints rewrite (each merge changes their last row groups), and the last
- * large rewrite leaves their old copy's blocks as holes while the new copy ends the file: after a
- * load of 1M spans, 35 of 95 blocks were free (9 of 25 MB). Their rows appended anew and the old
- * ones deleted, in one transaction, go into the lowest free blocks (DuckDB's order), and the old
- * copy's blocks, the file's tail, are freed (25 → 16 MB on that store). When the table does not fit
- * in the holes, a rewrite would grow the file instead, so none is made. Returns what the file was,
- * or null when nothing was done.
+ * large rewrite leaves their old copy's blocks as holes while the new copy ends the file. Their
+ * rows appended anew and the old ones deleted, in one transaction, go into the lowest free blocks
+ * (DuckDB's order), and the old copy's blocks, the file's tail, are freed (native-bench/RESULTS.md,
+ * "Figures behind the code"). When the table does not fit in the holes, a rewrite would grow the
+ * file instead, so none is made. Returns what the file was, or null when nothing was done.
  */
 export async function reclaimSummaryBlocks(db: Database): Promise<Reclaimed | null> {
   // The holes are made by checkpoints: what the WAL still holds (the last merges) is written first.

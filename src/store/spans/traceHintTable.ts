@@ -19,8 +19,8 @@ export interface HintedRange {
 }
 
 /**
- * Slots of a table by default: 2^21, 24 MiB. Over 10M spans in traces of 8 (1.25M traces), 88% of
- * traces drawn at random had their hint; recent ones all do.
+ * Slots of a table by default: 2^21, 24 MiB, which keeps the hints of most traces of a 10M-span store
+ * and of every recent one (native-bench/RESULTS.md, "Figures behind the code").
  */
 export const DEFAULT_TRACE_HINT_SLOTS = 2 ** 21;
 

@@ -1,5 +1,5 @@
 /**
- * Trace summaries (ARCHITECTURE §3). Every committed segment adds one summary part per trace it
+ * Trace summaries (docs/decisions.md, "Trace summaries"). Every committed segment adds one summary part per trace it
  * holds (`trace_parts`); a background merge folds parts into `traces`, one row per trace. A merged
  * row has the columns of a part, because parts merge associatively — min start, max end, sums,
  * any-error, the root-most earliest span's name and previews — so a trace whose spans arrive late
@@ -31,8 +31,8 @@ const COLS = PART_COLUMNS.join(', ');
 /**
  * A merged row keeps `best_s` only when its best candidate did not start with the trace: NULL means
  * "at `start_ns`", the common case (the root is the earliest span), and a NULL column costs a row
- * next to nothing where the start time cost 8 bytes (3 of the 29 blocks of 125,000 summaries). The
- * merge reads it back with `BEST_START`; parts always carry it.
+ * next to nothing where the start time cost 8 bytes (native-bench/RESULTS.md, "Figures behind the
+ * code"). The merge reads it back with `BEST_START`; parts always carry it.
  */
 const STORED_COLS = PART_COLUMNS.map((c) => (c === 'best_s' ? 'nullif(best_s, start_ns)' : c)).join(', ');
 const BEST_START = 'coalesce(x.best_s, x.start_ns)';
@@ -100,7 +100,8 @@ export type Where = (alias: string) => string;
 /**
  * The key `traces` finds a trace by instead of an index: the first 64 bits of its hex id, 0 for an
  * id that does not start with hex digits (never NULL: a lookup compares keys alone first, and an
- * `OR key IS NULL` would have DuckDB compare every row's id — 10 ms against 3.4 at 125k traces).
+ * `OR key IS NULL` would have DuckDB compare every row's id; native-bench/RESULTS.md, "Figures behind
+ * the code").
  * Written by the merge, computed by the same SQL for a lookup, so the two always agree. An ART
  * index on `trace_id` found a row faster than a scan of this column, but every checkpoint writes
  * it anew, leaving as much again in free blocks (docs/decisions.md, "Finding a trace and a span by
@@ -151,8 +152,8 @@ export function tracePartsByIdSql(where: Where, ids: TraceIds): string {
  * Part-shaped rows of the traces of `where` that `ids` names, from `traces` alone: their summaries
  * only when none of them has unmerged parts (`unmergedPartsByIdSql`; else `tracePartsByIdSql`
  * has the answer), which the caller checks in the same statement. A trace read long after its
- * spans arrived finds its merged row by its key and skips the merge's grouping: 1.9 ms against
- * 6.6 for the merge over 1M spans (measured with an index on the id).
+ * spans arrived finds its merged row by its key and skips the merge's grouping
+ * (native-bench/RESULTS.md, "Figures behind the code").
  */
 export function mergedRowsByIdSql(where: Where, ids: TraceIds): string {
   return `SELECT ${COLS} FROM traces x WHERE ${where('x')} AND ${keyAndIdMatch('x', ids)}`;

@@ -14,7 +14,7 @@ export interface TraceInputs {
   /**
    * The run, its turns and their events as one JSON text (`RunTraceText`), for a compute worker to
    * parse: as objects, a long run's events would be rebuilt on the HTTP thread on their way through
-   * it, holding every other request up (~75 ms for 15,000 events; native-bench/workers/endTurn).
+   * it, holding every other request up (native-bench/RESULTS.md, "endTurn").
    */
   text: string;
 }
