@@ -15,7 +15,7 @@
  * 3. Each is called through the API and, in turn, its store functions (store/evals/experiments.ts:
  *    the same SQL and parameters) run in this process on the copy, `--repeat` times after a warm-up
  *    (medians): taking turns spreads the load of a shared machine over both alike.
- * Target (ARCHITECTURE §8, as for searches): API median ≤ 1.3 × raw median + 5 ms.
+ * Target (the search budget, native-bench/RESULTS.md): API median ≤ 1.3 × raw median + 5 ms.
  */
 import { cpSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * native-bench/ids: trace and span ids stored as lowercase hex text (segment formats 1 and 2) against
- * a fixed-width form (ARCHITECTURE §3 asks for the measure), in the same run over the same spans.
+ * a fixed-width form, in the same run over the same spans.
  *
  *   npm run build && node dist/native-bench/ids.js [--spans 1000000] [--runs 21]
  *

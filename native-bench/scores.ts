@@ -13,7 +13,7 @@
  *    `--runs` times after a warm-up (median).
  * 4. The server is stopped and this process opens the same file and runs the store's own
  *    `aggregateScores` (the identical SQL and parameters) `--runs` times (median).
- * Target (ARCHITECTURE §8): API median ≤ 1.3 × raw median + 5 ms.
+ * Target (the search budget, native-bench/RESULTS.md): API median ≤ 1.3 × raw median + 5 ms.
  */
 import { rmSync } from 'node:fs';
 import { listValue } from '@duckdb/node-api';

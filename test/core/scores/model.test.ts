@@ -3,7 +3,7 @@ import { canonicalDataType, canonicalSource, DATA_TYPES, MAX_BATCH, resourceKind
 
 t.test('data types and sources are canonicalised whatever their case', async (t) => {
   t.same(DATA_TYPES, ['NUMERIC', 'BOOLEAN', 'CATEGORICAL']);
-  t.same(SOURCES, ['api', 'annotation', 'eval', 'sdk'], 'ARCHITECTURE §7');
+  t.same(SOURCES, ['api', 'annotation', 'eval', 'sdk'], 'the score sources the spec names');
   t.equal(canonicalDataType('numeric'), 'NUMERIC');
   t.equal(canonicalDataType('Categorical'), 'CATEGORICAL');
   t.equal(canonicalDataType('BOOLEAN'), 'BOOLEAN');
