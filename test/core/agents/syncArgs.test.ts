@@ -1,6 +1,7 @@
 /** `tracelake agents sync`'s command line: flags, the environment's fallbacks, and usage errors. */
 import t from 'tap';
-import { parseSyncArgs, SYNC_USAGE, SyncUsageError } from '../../../src/core/agents/syncArgs.js';
+import { parseSyncArgs, SYNC_USAGE } from '../../../src/core/agents/syncArgs.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
 
 const APP = '3F2A9C1E-7B4D-4E21-9A0C-5D8E6F1B2C34';
 const env = { TRACELAKE_API_KEY: 'sk_env', TRACELAKE_APP_ID: APP };
@@ -84,7 +85,7 @@ t.test('help', async (t) => {
 t.test('usage errors', async (t) => {
   const cases: [string[], Record<string, string | undefined>, RegExp][] = [
     [['--bogus'], env, /takes no --bogus/],
-    [['--watch=yes'], env, /takes no --watch/],
+    [['--watch=yes'], env, /--watch takes no value/],
     [['--url'], env, /--url needs a value/],
     [['--url', '--watch'], env, /--url needs a value/],
     [['--key', 'a', '--key=b'], env, /--key is given twice/],
@@ -108,5 +109,5 @@ t.test('usage errors', async (t) => {
   } catch (e) {
     error = e;
   }
-  t.ok(error instanceof SyncUsageError, 'a usage error (exit 2), not any error');
+  t.ok(error instanceof UsageError, 'a usage error (exit 2), not any error');
 });
