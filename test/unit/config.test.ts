@@ -37,7 +37,7 @@ t.test('bad values name the option', async (t) => {
   t.throws(() => loadConfig({}, ['--colour', 'blue']), /unknown option --colour/);
   t.throws(() => loadConfig({}, ['--port']), /--port needs a value/);
   t.throws(() => loadConfig({}, ['serve']), /unexpected argument "serve"/);
-  t.throws(() => loadConfig({ TRACELAKE_PORT: 'x' }, []), UsageError, 'a usage error (exit 2), a bad variable too');
+  t.throws(() => loadConfig({ TRACELAKE_PORT: 'x' }, []), { constructor: UsageError, message: /^TRACELAKE_PORT \/ --port: / }, 'a usage error (exit 2), a bad variable too');
   t.equal(loadConfig({}, ['--port', '1', '--workers', '2', '--port=2']).port, 2, 'a later flag wins: settings may be appended to a command line');
   t.equal(loadConfig({}, ['--fault-injection', 'no']).faultInjection, false);
 });

@@ -97,7 +97,7 @@ t.test('usage errors', async (t) => {
     [['--app', 'shop'], env, /--app must be a UUID, got "shop"/],
     [['--interval', 'soon'], env, /--interval must be a number in 0.05..3600, got "soon"/],
     [['--interval', '0.01'], env, /--interval must be a number in 0.05..3600/],
-    [['--interval', '-1'], env, /--interval must be a number/],
+    [['--interval=-1'], env, /--interval must be a number/],
     [['--batch-sessions', '1001'], env, /--batch-sessions must be a number in 1..1000/],
     [['--batch-bytes', '1023'], env, /--batch-bytes must be a number in 1024/],
     [['--idle-minutes', '1e3'], env, /--idle-minutes must be a number/],
