@@ -56,18 +56,26 @@ export function parseFlags(argv: readonly string[], spec: ArgsSpec): Args {
   } catch (e) {
     throw usageOf(e as Error & { code?: string }, spec.command);
   }
-  const args = { values: new Map<string, string>(), lists: new Map<string, string[]>(), switches: new Set<string>(), positionals: [] as string[] };
+  const args = {
+    values: new Map<string, string>(),
+    lists: new Map<string, string[]>(),
+    switches: new Set<string>(),
+    positionals: [] as string[],
+  };
   for (const token of tokens) {
     if (token.kind === 'positional') {
-      if (!spec.positionals) throw new UsageError(spec.command ? `${spec.command} takes no argument "${token.value}"` : `unexpected argument "${token.value}"`);
+      if (!spec.positionals) {
+        const refusal = spec.command ? `${spec.command} takes no argument` : 'unexpected argument';
+        throw new UsageError(`${refusal} "${token.value}"`);
+      }
       args.positionals.push(token.value);
     }
     if (token.kind !== 'option') continue;
     const { name, value } = token;
     if (value === undefined) args.switches.add(name);
     else if (spec.lists?.includes(name)) args.lists.set(name, [...(args.lists.get(name) ?? []), value]);
-    else if (args.values.has(name) && spec.repeats !== 'last wins') throw new UsageError(`--${name} is given twice`, name);
-    else args.values.set(name, value);
+    else if (!args.values.has(name) || spec.repeats === 'last wins') args.values.set(name, value);
+    else throw new UsageError(`--${name} is given twice`, name);
   }
   return args;
 }
@@ -80,9 +88,13 @@ function usageOf(e: Error & { code?: string }, command: string | undefined): Err
   if (e.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && e.code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return e;
   const named = /'(-[^' ]*)/.exec(e.message)![1]!;
   const flag = named.replace(/^--?/, '');
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(command ? `${command} takes no ${named}` : `unknown option ${named}`, flag);
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    return new UsageError(command ? `${command} takes no ${named}` : `unknown option ${named}`, flag);
+  }
   if (/does not take an argument/.test(e.message)) return new UsageError(`${named} takes no value`, flag);
   // The next word starts with "-": a forgotten value, or one that must be written with "=".
-  if (/ambiguous/.test(e.message)) return new UsageError(`${named} needs a value (one that starts with "-" is written ${named}=VALUE)`, flag);
+  if (/ambiguous/.test(e.message)) {
+    return new UsageError(`${named} needs a value (one that starts with "-" is written ${named}=VALUE)`, flag);
+  }
   return new UsageError(`${named} needs a value`, flag);
 }
