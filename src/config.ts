@@ -5,6 +5,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { KEY_PREFIX } from './auth/keys.js';
+import { parseFlags, UsageError } from './core/cliArgs.js';
 import type { FrontEndChoice } from './http/frontEnds.js';
 import { DEFAULT_TRACE_HINT_SLOTS } from './store/spans/traceHintTable.js';
 
@@ -226,28 +227,22 @@ export const OPTIONS = [
   { key: 'faultInjection', env: 'TRACELAKE_FAULT_INJECTION', flag: '--fault-injection', fallback: 'off', parse: onOff, doc: 'Test only: adds `/v1/_faults/*` routes that fail or stall on purpose. Never enable in production.' },
 ] as const satisfies readonly Option<keyof Config>[];
 
+/** The flags `loadConfig` reads; a later one wins, so settings may be appended to a command line. */
+const FLAGS = { strings: OPTIONS.map((o) => o.flag.slice(2)), repeats: 'last wins' } as const;
+
 /**
  * Reads the configuration from environment variables and `--flag value` / `--flag=value` arguments.
- * Throws an Error naming the option on an unknown flag or a bad value.
+ * Throws a UsageError naming the option on an unknown flag or a bad value.
  */
 export function loadConfig(env: Record<string, string | undefined>, argv: readonly string[]): Config {
-  const fromFlags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!OPTIONS.some((o) => o.flag === flag)) throw new Error(`unknown option ${flag}`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new Error(`option ${flag} needs a value`);
-    fromFlags.set(flag, value);
-  }
+  const fromFlags = parseFlags(argv, FLAGS).values;
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const o of OPTIONS as readonly Option<keyof Config>[]) {
-    const raw = fromFlags.get(o.flag) ?? nonEmpty(env[o.env]) ?? o.fallback;
+    const raw = fromFlags.get(o.flag.slice(2)) ?? nonEmpty(env[o.env]) ?? o.fallback;
     try {
       config[o.key] = raw === undefined ? undefined : o.parse(raw);
     } catch (e) {
-      throw new Error(`${o.env} / ${o.flag}: ${(e as Error).message}`);
+      throw new UsageError(`${o.env} / ${o.flag}: ${(e as Error).message}`, o.flag.slice(2));
     }
   }
   return config as Config;
@@ -255,11 +250,6 @@ export function loadConfig(env: Record<string, string | undefined>, argv: readon
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
-}
-
-/** Whether the arguments ask for the settings (`--help` or `-h`) instead of a start. */
-export function wantsHelp(argv: readonly string[]): boolean {
-  return argv.includes('--help') || argv.includes('-h');
 }
 
 /** The settings table `tracelake --help` prints: every option, its variable, flag, default and meaning. */

@@ -4,7 +4,8 @@
  */
 import { startTracelake } from './app.js';
 import { StartRefusal } from './auth/secret.js';
-import { loadConfig, settingsHelp, wantsHelp } from './config.js';
+import { loadConfig, settingsHelp } from './config.js';
+import { wantsHelp } from './core/cliArgs.js';
 import { createLogger, exitAfterFlush } from './log.js';
 import { setDuckdbAllocatorDefaults } from './store/duckdbAllocator.js';
 

@@ -4,7 +4,7 @@
  * the default plan for an unknown name, so the CLI refuses one rather than let it pass silently.
  */
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../core/admin/cliArgs.js';
+import { UsageError } from '../core/cliArgs.js';
 import { parsePlans } from '../core/plans.js';
 import { CliFailure } from './store.js';
 

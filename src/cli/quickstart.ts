@@ -5,9 +5,10 @@
  * reached or refuses the key exits 1 with one line saying so.
  */
 import { randomBytes } from 'node:crypto';
-import { parseQuickstartArgs, QUICKSTART_USAGE, QuickstartUsageError, type QuickstartOptions } from '../core/quickstart/args.js';
+import { UsageError } from '../core/cliArgs.js';
+import { parseQuickstartArgs, QUICKSTART_USAGE, type QuickstartOptions } from '../core/quickstart/args.js';
 import { demoTrace } from '../core/quickstart/demoTrace.js';
-import type { CliIo } from './run.js';
+import { usageFailure, type CliIo } from './io.js';
 
 /** The export waits for its spans to be readable, which the server bounds at 30 s. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -25,9 +26,8 @@ export async function runQuickstart(argv: readonly string[], io: CliIo): Promise
   try {
     options = parseQuickstartArgs(argv, io.env);
   } catch (e) {
-    if (!(e instanceof QuickstartUsageError)) throw e;
-    io.err(`tracelake: ${e.message}\nRun "tracelake quickstart --help" for usage.\n`);
-    return 2;
+    if (!(e instanceof UsageError)) throw e;
+    return usageFailure(io, e.message, 'quickstart');
   }
   if (options === null) {
     io.out(QUICKSTART_USAGE);

@@ -3,26 +3,19 @@
  * through the operator API of a server running on the store, else on the store directly (failures
  * exit 1) — and print its answer as JSON on stdout (exit 0).
  */
-import { parseCli, UsageError, type CliCommand, type ServerTarget } from '../core/admin/cliArgs.js';
+import { parseCli, type CliCommand, type ServerTarget } from '../core/admin/cliArgs.js';
+import { UsageError } from '../core/cliArgs.js';
 import { isOperatorCommand, operatorRequest, type OperatorCommand } from '../core/admin/operatorApi.js';
 import { settingsHelp } from '../config.js';
 import { homedir } from 'node:os';
-import { parseSyncArgs, SyncUsageError, SYNC_USAGE } from '../core/agents/syncArgs.js';
+import { parseSyncArgs, SYNC_USAGE } from '../core/agents/syncArgs.js';
 import { runAgentsSync, SyncFailure } from './agentsSync.js';
 import { ApiError } from '../core/errors.js';
 import { runOperatorCommand } from '../store/admin/operator.js';
 import { assertPlan } from './plans.js';
 import { errorCode, reachServer, sendCommand, type Reach } from './remote.js';
+import { usageFailure, type CliIo } from './io.js';
 import { CliFailure, StoreLocked, withStore } from './store.js';
-
-export interface CliIo {
-  env: Readonly<Record<string, string | undefined>>;
-  out(text: string): void;
-  err(text: string): void;
-  nowMs(): number;
-  /** Whether stderr is a terminal (progress lines of `agents sync`). */
-  tty?: boolean;
-}
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv[0] === 'agents') return runAgents(argv.slice(1), io);
@@ -33,7 +26,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     request = parseCli(argv, io.env, io.nowMs());
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    return usage(io, e.message);
+    return usageFailure(io, e.message);
   }
   if (request.kind === 'help') {
     io.out(`${request.text}\n${settingsHelp()}`);
@@ -53,7 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) return usage(io, e.message);
+    if (e instanceof UsageError) return usageFailure(io, e.message);
     if (e instanceof StoreLocked) {
       io.err(`tracelake: ${lockedAdvice(e.dataDir, command, server, reach)}\n`);
       return 1;
@@ -79,7 +72,7 @@ async function remote(io: CliIo, server: ServerTarget & { token: string }, comma
     return 0;
   }
   const error = (body as { error?: { message?: string; details?: Record<string, string> } } | undefined)?.error;
-  if (status === 400 && error?.details) return usage(io, Object.values(error.details).join('; '));
+  if (status === 400 && error?.details) return usageFailure(io, Object.values(error.details).join('; '));
   throw new CliFailure(errorCode(body) ? `${error!.message}` : `The server at ${server.url} answered ${status}`);
 }
 
@@ -113,12 +106,11 @@ function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | n
 async function runAgents(argv: readonly string[], io: CliIo): Promise<number> {
   let options;
   try {
-    if (argv[0] !== 'sync') throw new SyncUsageError(argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`);
+    if (argv[0] !== 'sync') throw new UsageError(argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`);
     options = parseSyncArgs(argv.slice(1), io.env, homedir(), io.tty === true);
   } catch (e) {
-    if (!(e instanceof SyncUsageError)) throw e;
-    io.err(`tracelake: ${e.message}\nRun "tracelake agents sync --help" for usage.\n`);
-    return 2;
+    if (!(e instanceof UsageError)) throw e;
+    return usageFailure(io, e.message, 'agents sync');
   }
   if (options === null) {
     io.out(SYNC_USAGE);
@@ -138,9 +130,4 @@ async function runAgents(argv: readonly string[], io: CliIo): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-function usage(io: CliIo, message: string): number {
-  io.err(`tracelake: ${message}\nRun "tracelake --help" for usage.\n`);
-  return 2;
 }

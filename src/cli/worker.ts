@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { BUILTIN_PROFILES, parseProfiles, type AgentProfile } from '../core/workers/profiles.js';
-import { parseWorkerArgs, WORKER_USAGE, WorkerUsageError } from '../core/workers/workerArgs.js';
+import { UsageError } from '../core/cliArgs.js';
+import { parseWorkerArgs, WORKER_USAGE } from '../core/workers/workerArgs.js';
 import { runWorker } from '../worker/main.js';
-import type { CliIo } from './run.js';
+import { usageFailure, type CliIo } from './io.js';
 
 /** A worker's default name: the host and a hash of its work directory, so a restart keeps it. */
 function defaultName(workDir: string): string {
@@ -26,19 +27,19 @@ function loadProfiles(file: string | null, only: string[]): Record<string, Agent
     try {
       json = JSON.parse(readFileSync(file, 'utf8'));
     } catch (e) {
-      throw new WorkerUsageError(`--profiles ${file}: ${(e as Error).message}`);
+      throw new UsageError(`--profiles ${file}: ${(e as Error).message}`);
     }
     try {
       all = parseProfiles(json);
     } catch (e) {
-      throw new WorkerUsageError(`--profiles ${file}: ${(e as Error).message}`);
+      throw new UsageError(`--profiles ${file}: ${(e as Error).message}`);
     }
   }
   if (only.length === 0) return all;
   const chosen: Record<string, AgentProfile> = {};
   for (const name of only) {
     const profile = all[name];
-    if (!profile) throw new WorkerUsageError(`--profile ${name}: no such profile (known: ${Object.keys(all).join(', ') || 'none'})`);
+    if (!profile) throw new UsageError(`--profile ${name}: no such profile (known: ${Object.keys(all).join(', ') || 'none'})`);
     chosen[name] = profile;
   }
   return chosen;
@@ -54,11 +55,10 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
       return 0;
     }
     profiles = loadProfiles(options.profilesFile, options.profiles);
-    if (Object.keys(profiles).length === 0) throw new WorkerUsageError('no agent profiles to serve');
+    if (Object.keys(profiles).length === 0) throw new UsageError('no agent profiles to serve');
   } catch (e) {
-    if (!(e instanceof WorkerUsageError)) throw e;
-    io.err(`tracelake: ${e.message}\nRun "tracelake worker --help" for usage.\n`);
-    return 2;
+    if (!(e instanceof UsageError)) throw e;
+    return usageFailure(io, e.message, 'worker');
   }
   const stop = new AbortController();
   const onSignal = () => stop.abort();

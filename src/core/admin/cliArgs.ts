@@ -4,6 +4,7 @@
  * error (exit 2), so a command that reaches the store has well-formed arguments. The operator API
  * builds its commands from request bodies with the same checks (core/admin/operatorApi.ts).
  */
+import { parseFlags, UsageError, wantsHelp } from '../cliArgs.js';
 import { isPermission, parseRole, permissionsFor, PERMISSIONS, type Permission, type Role } from '../permissions.js';
 import { ENVIRONMENT_KINDS, ENVIRONMENT_NAME, isEnvironmentKind, type EnvironmentKind } from './rules.js';
 import { MAX_SESSION_TTL_SEC } from './jwt.js';
@@ -48,16 +49,6 @@ export type CliRequest =
       /** Null when the server cannot be found (port 0: it picks a free port). */
       server: ServerTarget | null;
     };
-
-/** A usage error; `flag` names the flag it is about, when it is about one. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly flag?: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Flags every command takes: where the store is, and where a server running on it listens. */
 const GLOBAL_FLAGS = ['data-dir', 'host', 'port', 'operator-token'];
@@ -255,6 +246,9 @@ const COMMANDS = new Map<string, Spec>(Object.entries({
   'secret reset': { flags: [], build: () => ({ name: 'secret reset' }) },
 } satisfies Record<string, Spec>));
 
+/** Every flag of any command: the command, named by the words, says which of them it takes. */
+const ALL_FLAGS = [...new Set([...GLOBAL_FLAGS, ...[...COMMANDS.values()].flatMap((spec) => spec.flags)])];
+
 const NOUN_ALIASES = new Map(Object.entries({ env: 'environment', tenants: 'tenant', apps: 'app', environments: 'environment', keys: 'key', tokens: 'token' }));
 
 /**
@@ -262,22 +256,8 @@ const NOUN_ALIASES = new Map(Object.entries({ env: 'environment', tenants: 'tena
  * text. The data dir is `--data-dir`, else TRACELAKE_DATA_DIR, else `data/store`. Throws UsageError.
  */
 export function parseCli(argv: readonly string[], env: Env, nowMs: number): CliRequest {
-  if (argv[0] === 'help' || argv.some((a) => a === '--help' || a === '-h')) return { kind: 'help', text: USAGE };
-  const words: string[] = [];
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) {
-      words.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = (eq > 0 ? arg.slice(0, eq) : arg).slice(2);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`--${flag} needs a value`);
-    if (values.has(flag)) throw new UsageError(`--${flag} is given twice`);
-    values.set(flag, value);
-  }
+  if (argv[0] === 'help' || wantsHelp(argv)) return { kind: 'help', text: USAGE };
+  const { values, positionals: words } = parseFlags(argv, { strings: ALL_FLAGS, positionals: true });
   if (words.length === 0) throw new UsageError('no command given');
   const name = [NOUN_ALIASES.get(words[0]!) ?? words[0], ...words.slice(1)].join(' ');
   const spec = COMMANDS.get(name);

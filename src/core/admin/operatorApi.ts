@@ -4,7 +4,8 @@
  * was given into a request (`operatorRequest`); the server turns a request back into flags and
  * checks them with the CLI's own rules (`operatorCommand`), so both ends accept the same commands.
  */
-import { buildCommand, UsageError, type CliCommand } from './cliArgs.js';
+import { buildCommand, type CliCommand } from './cliArgs.js';
+import type { UsageError } from '../cliArgs.js';
 
 /** Every CLI command but `secret reset`, which replaces the secret a running server holds. */
 export type OperatorCommand = Exclude<CliCommand, { name: 'secret reset' }>;

@@ -3,6 +3,7 @@
  * TRACELAKE_URL / TRACELAKE_API_KEY / TRACELAKE_APP_ID), which transcripts to read (the paths given,
  * else the agents' own directories), and how to send them. Anything wrong is a usage error (exit 2).
  */
+import { parseFlags, UsageError, wantsHelp } from '../cliArgs.js';
 
 export interface SyncOptions {
   url: string;
@@ -51,12 +52,14 @@ Options:
   --progress / --no-progress   progress lines on stderr (default: when stderr is a terminal)
 `;
 
-export class SyncUsageError extends Error {}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
-const FLAGS = new Set(['url', 'key', 'app', 'environment', 'state', 'interval', 'idle-minutes', 'batch-bytes', 'batch-sessions', 'claude-dir', 'codex-dir']);
-const SWITCHES = new Set(['watch', 'progress', 'no-progress']);
+const FLAGS = {
+  command: 'agents sync',
+  strings: ['url', 'key', 'app', 'environment', 'state', 'interval', 'idle-minutes', 'batch-bytes', 'batch-sessions', 'claude-dir', 'codex-dir'],
+  switches: ['watch', 'progress', 'no-progress'],
+  positionals: true,
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -64,35 +67,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * stderr is a terminal. Returns null when help was asked for.
  */
 export function parseSyncArgs(argv: readonly string[], env: Env, home: string, tty: boolean): SyncOptions | null {
-  const values = new Map<string, string>();
-  const switches = new Set<string>();
-  const paths: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return null;
-    if (!arg.startsWith('--')) {
-      paths.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = (eq > 0 ? arg.slice(0, eq) : arg).slice(2);
-    if (SWITCHES.has(name) && eq < 0) {
-      switches.add(name);
-      continue;
-    }
-    if (!FLAGS.has(name)) throw new SyncUsageError(`agents sync takes no --${name}`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new SyncUsageError(`--${name} needs a value`);
-    if (values.has(name)) throw new SyncUsageError(`--${name} is given twice`);
-    values.set(name, value);
-  }
-  if (switches.has('progress') && switches.has('no-progress')) throw new SyncUsageError('give at most one of --progress and --no-progress');
+  if (wantsHelp(argv)) return null;
+  const { values, switches, positionals: paths } = parseFlags(argv, FLAGS);
+  if (switches.has('progress') && switches.has('no-progress')) throw new UsageError('give at most one of --progress and --no-progress');
   const url = (values.get('url') ?? env.TRACELAKE_URL ?? 'http://127.0.0.1:4318').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new SyncUsageError(`--url must be an http(s) URL, got "${url}"`);
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = values.get('key') ?? env.TRACELAKE_API_KEY ?? '';
-  if (key === '') throw new SyncUsageError('no API key: give --key or set TRACELAKE_API_KEY');
+  if (key === '') throw new UsageError('no API key: give --key or set TRACELAKE_API_KEY');
   const appId = values.get('app') ?? env.TRACELAKE_APP_ID ?? '';
-  if (!UUID.test(appId)) throw new SyncUsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
+  if (!UUID.test(appId)) throw new UsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
   const stateHome = env.XDG_STATE_HOME || `${home}/.local/state`;
   return {
     url,
@@ -116,6 +99,6 @@ function number(values: ReadonlyMap<string, string>, flag: string, fallback: num
   const text = values.get(flag);
   if (text === undefined) return fallback;
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max)) throw new SyncUsageError(`--${flag} must be a number in ${min}..${max}, got "${text}"`);
+  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a number in ${min}..${max}, got "${text}"`);
   return n;
 }

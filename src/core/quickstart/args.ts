@@ -4,6 +4,7 @@
  * TRACELAKE_APP_ID). Without an app id the command asks the server for the key's app. Anything
  * wrong is a usage error (exit 2).
  */
+import { parseFlags, UsageError, wantsHelp } from '../cliArgs.js';
 
 export interface QuickstartOptions {
   /** The server's base URL, without a trailing slash. */
@@ -27,33 +28,20 @@ Options:
   --app APP_ID   the key's app (default $TRACELAKE_APP_ID, else asked of the server)
 `;
 
-export class QuickstartUsageError extends Error {}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
-const FLAGS = new Set(['url', 'key', 'app']);
+const FLAGS = { command: 'quickstart', strings: ['url', 'key', 'app'] };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Parses the arguments after `quickstart`; null when help was asked for. */
 export function parseQuickstartArgs(argv: readonly string[], env: Env): QuickstartOptions | null {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return null;
-    if (!arg.startsWith('--')) throw new QuickstartUsageError(`quickstart takes no argument "${arg}"`);
-    const eq = arg.indexOf('=');
-    const name = (eq > 0 ? arg.slice(0, eq) : arg).slice(2);
-    if (!FLAGS.has(name)) throw new QuickstartUsageError(`quickstart takes no --${name}`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new QuickstartUsageError(`--${name} needs a value`);
-    if (values.has(name)) throw new QuickstartUsageError(`--${name} is given twice`);
-    values.set(name, value);
-  }
+  if (wantsHelp(argv)) return null;
+  const { values } = parseFlags(argv, FLAGS);
   const url = (values.get('url') || env.TRACELAKE_URL || 'http://127.0.0.1:4318').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new QuickstartUsageError(`--url must be an http(s) URL, got "${url}"`);
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = (values.get('key') || env.TRACELAKE_API_KEY || '').trim();
-  if (key === '') throw new QuickstartUsageError('no API key: give --key (the server printed one at its first start) or set TRACELAKE_API_KEY');
+  if (key === '') throw new UsageError('no API key: give --key (the server printed one at its first start) or set TRACELAKE_API_KEY');
   const appId = values.get('app') || env.TRACELAKE_APP_ID || null;
-  if (appId !== null && !UUID.test(appId)) throw new QuickstartUsageError(`--app must be a UUID, got "${appId}"`);
+  if (appId !== null && !UUID.test(appId)) throw new UsageError(`--app must be a UUID, got "${appId}"`);
   return { url, key, appId: appId?.toLowerCase() ?? null };
 }

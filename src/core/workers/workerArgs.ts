@@ -4,6 +4,7 @@
  * how many turns it runs at once, and the command it runs eval runs with, if any. Anything wrong is a
  * usage error (exit 2).
  */
+import { parseFlags, UsageError, wantsHelp } from '../cliArgs.js';
 import { parseEvalCommand } from './evalRun.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_SECONDS, PROFILE_NAME } from './profiles.js';
 
@@ -72,11 +73,13 @@ Options:
                         an eval command's stdout and stderr cap (default 8388608)
 `;
 
-export class WorkerUsageError extends Error {}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
-const FLAGS = new Set(['url', 'key', 'app', 'git-root', 'profiles', 'profile', 'work-dir', 'concurrency', 'name', 'poll-seconds', 'grace-seconds', 'eval-command', 'eval-timeout-seconds', 'eval-max-output-bytes']);
+const FLAGS = {
+  command: 'worker',
+  strings: ['url', 'key', 'app', 'git-root', 'profiles', 'work-dir', 'concurrency', 'name', 'poll-seconds', 'grace-seconds', 'eval-command', 'eval-timeout-seconds', 'eval-max-output-bytes'],
+  lists: ['profile'],
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -85,33 +88,20 @@ export const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
  * from its work directory (the caller hashes it with the host name).
  */
 export function parseWorkerArgs(argv: readonly string[], env: Env, home: string, defaultName: (workDir: string) => string): WorkerOptions | null {
-  const values = new Map<string, string>();
-  const profiles: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return null;
-    if (!arg.startsWith('--')) throw new WorkerUsageError(`worker takes no argument "${arg}"`);
-    const eq = arg.indexOf('=');
-    const name = (eq > 0 ? arg.slice(0, eq) : arg).slice(2);
-    if (!FLAGS.has(name)) throw new WorkerUsageError(`worker takes no --${name}`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new WorkerUsageError(`--${name} needs a value`);
-    if (name === 'profile') {
-      if (!PROFILE_NAME.test(value)) throw new WorkerUsageError(`--profile must be a profile name, got "${value}"`);
-      profiles.push(value);
-      continue;
-    }
-    if (values.has(name)) throw new WorkerUsageError(`--${name} is given twice`);
-    values.set(name, value);
+  if (wantsHelp(argv)) return null;
+  const { values, lists } = parseFlags(argv, FLAGS);
+  const profiles = [...(lists.get('profile') ?? [])];
+  for (const profile of profiles) {
+    if (!PROFILE_NAME.test(profile)) throw new UsageError(`--profile must be a profile name, got "${profile}"`, 'profile');
   }
   const url = (values.get('url') ?? env.TRACELAKE_URL ?? 'http://127.0.0.1:4318').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new WorkerUsageError(`--url must be an http(s) URL, got "${url}"`);
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = values.get('key') ?? env.TRACELAKE_API_KEY ?? '';
-  if (key === '') throw new WorkerUsageError('no worker key: give --key or set TRACELAKE_API_KEY');
+  if (key === '') throw new UsageError('no worker key: give --key or set TRACELAKE_API_KEY');
   const appId = values.get('app') ?? env.TRACELAKE_APP_ID ?? '';
-  if (!UUID.test(appId)) throw new WorkerUsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
+  if (!UUID.test(appId)) throw new UsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
   const gitRoot = values.get('git-root') ?? env.TRACELAKE_GIT_ROOT ?? '';
-  if (gitRoot === '') throw new WorkerUsageError('no git root: give --git-root or set TRACELAKE_GIT_ROOT (the directory of the repositories the server reads)');
+  if (gitRoot === '') throw new UsageError('no git root: give --git-root or set TRACELAKE_GIT_ROOT (the directory of the repositories the server reads)');
   const workDir = values.get('work-dir') ?? (env.TRACELAKE_WORKER_DIR || `${env.XDG_STATE_HOME || `${home}/.local/state`}/tracelake/worker`);
   const name = values.get('name') ?? defaultName(workDir);
   const evalText = values.get('eval-command');
@@ -120,10 +110,10 @@ export function parseWorkerArgs(argv: readonly string[], env: Env, home: string,
     try {
       evalCommand = parseEvalCommand(evalText);
     } catch (e) {
-      throw new WorkerUsageError(`--eval-command: ${(e as Error).message}`);
+      throw new UsageError(`--eval-command: ${(e as Error).message}`);
     }
   }
-  if (!WORKER_NAME.test(name)) throw new WorkerUsageError(`--name must be 1-128 letters, digits, ".", "_", ":" or "-", got "${name}"`);
+  if (!WORKER_NAME.test(name)) throw new UsageError(`--name must be 1-128 letters, digits, ".", "_", ":" or "-", got "${name}"`);
   return {
     url,
     key,
@@ -146,6 +136,6 @@ function whole(values: ReadonlyMap<string, string>, flag: string, fallback: numb
   const text = values.get(flag);
   if (text === undefined) return fallback;
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max)) throw new WorkerUsageError(`--${flag} must be a whole number in ${min}..${max}, got "${text}"`);
+  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a whole number in ${min}..${max}, got "${text}"`);
   return n;
 }

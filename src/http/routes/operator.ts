@@ -19,7 +19,7 @@ import {
   validateOperatorTenantParams,
 } from '../../contract/operator.js';
 import type { OperatorServer } from '../../contract/responses.js';
-import { UsageError } from '../../core/admin/cliArgs.js';
+import { UsageError } from '../../core/cliArgs.js';
 import {
   OPERATOR_ENDPOINTS,
   OPERATOR_SERVER_PATH,

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
-import { buildCommand, DEFAULT_DATA_DIR, parseCli, UsageError, USAGE, type CliRequest } from '../../../src/core/admin/cliArgs.js';
+import { buildCommand, DEFAULT_DATA_DIR, parseCli, USAGE, type CliRequest } from '../../../src/core/admin/cliArgs.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
 import { PERMISSIONS } from '../../../src/core/permissions.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -52,6 +53,7 @@ t.test('flag syntax', async (t) => {
   usage(t, ['tenant', 'create', '--name', '--data-dir', 'x'], /--name needs a value/);
   usage(t, ['tenant', 'create', '--name', 'a', '--name', 'b'], /--name is given twice/);
   usage(t, ['tenant', 'list', '--name', 'a'], /tenant list takes no --name/);
+  usage(t, ['tenant', 'list', '--color', 'red'], /unknown option --color/);
   t.match(command(['tenant', 'create', '--name=--odd']), { tenantName: '--odd' }, 'a value may start with -- in the = form');
   t.match(command(['tenants', 'list']), { name: 'tenant list' }, 'plural nouns');
 });

@@ -3,7 +3,8 @@
  * the CLI makes of its flags is turned back by the server into the very command the CLI parsed.
  */
 import t from 'tap';
-import { parseCli, UsageError, type CliCommand } from '../../../src/core/admin/cliArgs.js';
+import { parseCli, type CliCommand } from '../../../src/core/admin/cliArgs.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
 import {
   isOperatorCommand,
   OPERATOR_ENDPOINTS,

@@ -1,6 +1,7 @@
 /** `tracelake agents sync`'s command line: flags, the environment's fallbacks, and usage errors. */
 import t from 'tap';
-import { parseSyncArgs, SYNC_USAGE, SyncUsageError } from '../../../src/core/agents/syncArgs.js';
+import { parseSyncArgs, SYNC_USAGE } from '../../../src/core/agents/syncArgs.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
 
 const APP = '3F2A9C1E-7B4D-4E21-9A0C-5D8E6F1B2C34';
 const env = { TRACELAKE_API_KEY: 'sk_env', TRACELAKE_APP_ID: APP };
@@ -84,7 +85,7 @@ t.test('help', async (t) => {
 t.test('usage errors', async (t) => {
   const cases: [string[], Record<string, string | undefined>, RegExp][] = [
     [['--bogus'], env, /takes no --bogus/],
-    [['--watch=yes'], env, /takes no --watch/],
+    [['--watch=yes'], env, /--watch takes no value/],
     [['--url'], env, /--url needs a value/],
     [['--url', '--watch'], env, /--url needs a value/],
     [['--key', 'a', '--key=b'], env, /--key is given twice/],
@@ -96,7 +97,7 @@ t.test('usage errors', async (t) => {
     [['--app', 'shop'], env, /--app must be a UUID, got "shop"/],
     [['--interval', 'soon'], env, /--interval must be a number in 0.05..3600, got "soon"/],
     [['--interval', '0.01'], env, /--interval must be a number in 0.05..3600/],
-    [['--interval', '-1'], env, /--interval must be a number/],
+    [['--interval=-1'], env, /--interval must be a number/],
     [['--batch-sessions', '1001'], env, /--batch-sessions must be a number in 1..1000/],
     [['--batch-bytes', '1023'], env, /--batch-bytes must be a number in 1024/],
     [['--idle-minutes', '1e3'], env, /--idle-minutes must be a number/],
@@ -108,5 +109,5 @@ t.test('usage errors', async (t) => {
   } catch (e) {
     error = e;
   }
-  t.ok(error instanceof SyncUsageError, 'a usage error (exit 2), not any error');
+  t.ok(error instanceof UsageError, 'a usage error (exit 2), not any error');
 });

@@ -1,6 +1,7 @@
 /** `tracelake quickstart`'s command line: flags, the environment's fallbacks, and usage errors. */
 import t from 'tap';
-import { parseQuickstartArgs, QUICKSTART_USAGE, QuickstartUsageError } from '../../../src/core/quickstart/args.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
+import { parseQuickstartArgs, QUICKSTART_USAGE } from '../../../src/core/quickstart/args.js';
 
 const APP = '3F2A9C1E-7B4D-4E21-9A0C-5D8E6F1B2C34';
 const KEY = 'sk_service_abc';
@@ -44,7 +45,7 @@ t.test('usage errors', async (t) => {
     } catch (e) {
       error = e;
     }
-    t.ok(error instanceof QuickstartUsageError, `${JSON.stringify(argv)}: a usage error`);
+    t.ok(error instanceof UsageError, `${JSON.stringify(argv)}: a usage error`);
     t.match((error as Error | null)?.message, message);
   }
 });

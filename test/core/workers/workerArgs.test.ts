@@ -1,5 +1,6 @@
 import t from 'tap';
-import { parseWorkerArgs, WORKER_USAGE, WorkerUsageError } from '../../../src/core/workers/workerArgs.js';
+import { UsageError } from '../../../src/core/cliArgs.js';
+import { parseWorkerArgs, WORKER_USAGE } from '../../../src/core/workers/workerArgs.js';
 
 const APP = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const ENV = { TRACELAKE_API_KEY: 'sk_service_k', TRACELAKE_APP_ID: APP, TRACELAKE_GIT_ROOT: '/srv/git' };
@@ -50,12 +51,13 @@ t.test('usage errors', async (t) => {
   refused([], /no app id/, { ...ENV, TRACELAKE_APP_ID: undefined as unknown as string });
   refused(['--app', 'nope'], /--app must be a UUID/);
   refused([], /no git root/, { ...ENV, TRACELAKE_GIT_ROOT: undefined as unknown as string });
-  refused(['--name', '-bad'], /--name must be/);
+  refused(['--name=-bad'], /--name must be/);
+  refused(['--name', '-bad'], /--name needs a value \(one that starts with "-" is written --name=VALUE\)/);
   refused(['--concurrency', '0'], /--concurrency must be a whole number in 1\.\.64/);
   refused(['--eval-command', '[1]'], /--eval-command: expected a non-empty JSON array of strings/);
   refused(['--eval-command=  '], /--eval-command: expected a program/);
   refused(['--eval-timeout-seconds', '0'], /--eval-timeout-seconds must be a whole number/);
   refused(['--concurrency', '1.5'], /--concurrency/);
   refused(['--poll-seconds', '31'], /--poll-seconds/);
-  t.ok(new WorkerUsageError('x') instanceof Error);
+  t.throws(() => parse(['--colour', 'x']), { constructor: UsageError, message: 'worker takes no --colour' }, 'a usage error (exit 2), not any error');
 });
