@@ -14,12 +14,11 @@
  */
 import { copyFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileFilter, parseFilter } from '../src/core/filter/index.js';
+import { parseFilter } from '../src/core/filter/index.js';
 import { resolveWindow } from '../src/core/window.js';
 import { Database } from '../src/store/db.js';
 import { DATABASE_FILE, storeDirs } from '../src/store/layout.js';
 import { traceWithSpans } from '../src/store/spans/reads.js';
-import { firstFilterParam } from '../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../src/store/spans/search.js';
 import { LocalSegmentStore } from '../src/store/spans/segmentStore.js';
 import { traceHints } from '../src/store/spans/traceHints.js';
@@ -57,8 +56,8 @@ function search(name: string, resource: 'traces' | 'spans', filter: string, wind
     raw: (src) => {
       const range = window ? resolveWindow(new Date(now - DAY).toISOString(), new Date(now + 60_000).toISOString(), Date.now()) : resolveWindow(undefined, undefined, Date.now());
       const q: SearchQuery = { scope: { ...scope, environmentId: null }, ...range, limit: 50, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' };
-      const compiled = compileFilter(filter ? parseFilter(filter, resource) : [], resource, firstFilterParam(q.scope));
-      return resource === 'traces' ? searchTraces(src, q, compiled) : searchSpans(src, q, compiled);
+      const ast = parseFilter(filter, resource);
+      return resource === 'traces' ? searchTraces(src, q, ast) : searchSpans(src, q, ast);
     },
   };
 }

@@ -1,8 +1,8 @@
 /** Store-thread tasks of scores, score configs and comments (part of StoreTasks). */
+import type { Filter } from '../core/filter/index.js';
 import type { ConfigPatch, ConfigRules } from '../core/scores/config.js';
 import type { ResourceType } from '../core/scores/model.js';
 import type { AggregationPlan, ScoreAggregation } from '../core/scores/selection.js';
-import type { CompiledFilter } from '../store/spans/search.js';
 import type { Page } from '../store/spans/reads.js';
 import type { ReadScope } from '../store/scope.js';
 import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from '../store/scores/scores.js';
@@ -11,11 +11,11 @@ import type { AppScope, ScoreConfigView } from '../store/scores/configs.js';
 
 export interface ScoreTasks {
   insertScores: { in: InsertScores; out: InsertedScores };
-  listScores: { in: { page: ScorePage; filter?: CompiledFilter }; out: ScoreAnswer };
+  listScores: { in: { page: ScorePage; filter?: Filter }; out: ScoreAnswer };
   getScore: { in: { scope: ReadScope; id: string }; out: ScoreView | null };
   deleteScore: { in: { scope: ReadScope; id: string }; out: ScoreView | null };
   scoreNames: { in: { scope: ReadScope }; out: string[] };
-  aggregateScores: { in: { scope: ReadScope; plan: AggregationPlan; filter?: CompiledFilter }; out: ScoreAggregation[] };
+  aggregateScores: { in: { scope: ReadScope; plan: AggregationPlan; filter?: Filter }; out: ScoreAggregation[] };
   listScoreConfigs: { in: { scope: AppScope; limit: number; offset: number }; out: Page<ScoreConfigView> };
   getScoreConfig: { in: { scope: AppScope; name: string }; out: ScoreConfigView | null };
   createScoreConfig: { in: { scope: AppScope; name: string; rules: ConfigRules; by: string }; out: ScoreConfigView | null };

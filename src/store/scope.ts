@@ -1,7 +1,6 @@
 /**
  * The caller's scope as SQL: every store query starts from it, before anything the caller asked
- * for. Pure (no DuckDB import), so the HTTP thread can number a statement's placeholders without
- * loading the native bindings.
+ * for (a user filter is numbered after it, see filterSql.ts).
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 
@@ -18,12 +17,4 @@ export function scopeSql(scope: ReadScope, alias = ''): { sql: string; params: D
   return scope.environmentId === null
     ? { sql: `${p}tenant_id = $1 AND ${p}app_id = $2`, params: [scope.tenantId, scope.appId] }
     : { sql: `${p}tenant_id = $1 AND ${p}app_id = $2 AND ${p}environment_id = $3`, params: [scope.tenantId, scope.appId, scope.environmentId] };
-}
-
-/**
- * The first placeholder of the user filter in a windowed read (a search, a metrics query): the
- * statement binds the scope's values, then the window's start and end, before it.
- */
-export function firstFilterParam(scope: ReadScope): number {
-  return scopeSql(scope).params.length + 3;
 }

@@ -28,12 +28,16 @@ import { isoToNs } from './datetime.js';
 import { checkFilter } from './json.js';
 import { resolveField, type FieldDef } from './schema.js';
 
+/** A bound value: a filter's scalar, a time in nanoseconds or microseconds, or a metadata path. */
+export type FilterParam = Scalar | bigint;
+
+/** A filter as SQL; the store compiles it into its statements (store/filterSql.ts). */
 export interface CompiledFilter {
   sql: string;
-  params: unknown[];
+  params: FilterParam[];
 }
 
-type Bind = (value: unknown) => string;
+type Bind = (value: FilterParam) => string;
 
 /**
  * Compiles `filter` for `resource`, numbering placeholders from `$firstParam`. The filter is
@@ -42,7 +46,7 @@ type Bind = (value: unknown) => string;
 export function compileFilter(filter: Filter, resource: Resource, firstParam: number): CompiledFilter {
   const checked = checkFilter(filter, resource);
   if (checked.length === 0) return { sql: 'TRUE', params: [] };
-  const params: unknown[] = [];
+  const params: FilterParam[] = [];
   const bind: Bind = (value) => `$${firstParam + params.push(value) - 1}`;
   const one = (p: Predicate) => `(${predicateSql(p, resource, bind)})`;
   const sql = checked.map((c) => (isGroup(c) ? `(${c.or.map(one).join(' OR ')})` : one(c))).join(' AND ');

@@ -5,9 +5,8 @@
  */
 import { validateMetricsQuery, type MetricsQuery } from '../../contract/metrics.js';
 import { planMetrics } from '../../core/metrics/plan.js';
-import { compileFilter, parseFilter } from '../../core/filter/index.js';
+import { checkFilter, parseFilter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
-import { firstFilterParam } from '../../store/scope.js';
 import type { MetricsAnswer } from '../../contract/responses.js';
 import { json } from '../reply.js';
 import { route } from '../route.js';
@@ -25,8 +24,7 @@ export const metricsRoutes = [
       const plan = planMetrics(q, window);
       const ast = q.filter === undefined ? [] : parseFilter(q.filter, plan.view);
       const [scope] = await Promise.all([narrowedScope(ctx, q.environment, 'query'), plan.view === 'scores' ? undefined : checkEnvironmentNames(ctx, ast)]);
-      const filter = compileFilter(ast, plan.view, firstFilterParam(scope));
-      const answer = await ctx.services.store.run('queryMetrics', { plan, scope, filter });
+      const answer = await ctx.services.store.run('queryMetrics', { plan, scope, filter: checkFilter(ast, plan.view) });
       return json({
         data: answer.rows,
         meta: {

@@ -32,7 +32,7 @@ import {
   type ScoreSearchBody,
 } from '../../contract/scores.js';
 import { ApiError, ERRORS, validationError } from '../../core/errors.js';
-import { compileFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { checkFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { assertBatchSize, batchAnswer, type BatchAnswer, type BatchItemResult, type ItemOutcome } from '../../core/scores/batch.js';
 import { checkContent, commentTarget } from '../../core/scores/comment.js';
 import { checkConfigDefinition } from '../../core/scores/config.js';
@@ -41,7 +41,6 @@ import type { ItemError } from '../../core/scores/model.js';
 import { planAggregation, planList, type ScoreSelection } from '../../core/scores/selection.js';
 import { resolveWindow } from '../../core/window.js';
 import type { ScoreAnswer } from '../../store/scores/scores.js';
-import { firstScoreFilterParam } from '../../store/scores/sql.js';
 import type { ReadScope } from '../../store/scope.js';
 import { bytes, data, json, type Reply } from '../reply.js';
 import { readScopeOf, actorOf } from '../principal.js';
@@ -89,10 +88,10 @@ function listReply(answer: ScoreAnswer, limit: number, offset: number): Reply {
   return json({ data: answer.data, pagination: { total: answer.total, limit, offset } });
 }
 
-/** The string filter of a query, compiled after the selection's own parameters. */
-function queryFilter(text: string | undefined, scope: ReadScope, selection: ScoreSelection) {
+/** The string filter of a query, parsed and checked; the store compiles it after the selection. */
+function queryFilter(text: string | undefined): Filter | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  return compileFilter(parseFilter(text, 'scores'), 'scores', firstScoreFilterParam(scope, selection));
+  return checkFilter(parseFilter(text, 'scores'), 'scores');
 }
 
 const scoreRoutesOnly = [
@@ -166,7 +165,7 @@ const scoreRoutesOnly = [
     async handler({ query }, ctx) {
       const scope = readScope(ctx);
       const plan = planAggregation(query, Date.now());
-      const filter = queryFilter(query.filter, scope, plan);
+      const filter = queryFilter(query.filter);
       return data(await ctx.services.store.run('aggregateScores', { scope, plan, ...(filter ? { filter } : {}) }));
     },
   }),
@@ -180,8 +179,7 @@ const scoreRoutesOnly = [
       const scope = readScope(ctx);
       const { fromMs, toMs } = resolveWindow(body.start_date, body.end_date, Date.now());
       const selection: ScoreSelection = { equals: [], fromMs, toMs };
-      const ast: Filter = validateJsonFilters(body.filters ?? [], 'scores');
-      const filter = compileFilter(ast, 'scores', firstScoreFilterParam(scope, selection));
+      const filter = checkFilter(validateJsonFilters(body.filters ?? [], 'scores'), 'scores');
       const limit = body.limit ?? DEFAULT_PAGE;
       const offset = body.offset ?? 0;
       const page = { scope, selection, limit, offset, sortBy: body.sort_by ?? 'created_at', sortOrder: body.sort_order ?? 'desc', format: 'json' as const };

@@ -1,7 +1,7 @@
 /**
  * Lists and searches of traces and spans (spec: GET /v1/traces, POST /v1/traces/search, GET /v1/spans,
  * POST /v1/spans/search) and the filter schema. The string `filter` and the JSON `filters` become one
- * AST, compiled to SQL with bound parameters; the store applies scope and window before it.
+ * checked AST, which the store compiles to SQL with bound parameters after its scope and window.
  */
 import {
   validateSpanListQuery,
@@ -14,9 +14,8 @@ import {
   type TraceSearchBody,
 } from '../../contract/search.js';
 import { ApiError } from '../../core/errors.js';
-import { compileFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { checkFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
-import { firstFilterParam } from '../../store/scope.js';
 import type { SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
@@ -74,8 +73,7 @@ const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'applic
 async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 'arrow', filter: Filter) {
   await checkEnvironmentNames(ctx, filter);
   const search = await query(ctx, q, 'query');
-  const compiled = compileFilter(filter, 'spans', firstFilterParam(search.scope));
-  const out = await ctx.services.store.run('exportSpans', { query: search, filter: compiled, format, limit: q.limit ?? null });
+  const out = await ctx.services.store.run('exportSpans', { query: search, filter: checkFilter(filter, 'spans'), format, limit: q.limit ?? null });
   const name = `spans.${format === 'parquet' ? 'parquet' : 'arrows'}`;
   return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
 }
@@ -87,8 +85,7 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
  */
 async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', filter: Filter, search: () => Promise<SearchQuery>) {
   const [q] = await Promise.all([search(), checkEnvironmentNames(ctx, filter)]);
-  const compiled = compileFilter(filter, task === 'searchTraces' ? 'traces' : 'spans', firstFilterParam(q.scope));
-  const result = await ctx.services.store.run(task, { query: q, filter: compiled });
+  const result = await ctx.services.store.run(task, { query: q, filter: checkFilter(filter, task === 'searchTraces' ? 'traces' : 'spans') });
   if (result.kind === 'csv') {
     const name = task === 'searchTraces' ? 'traces' : 'spans';
     return bytes(result.csv, 'text/csv; charset=utf-8', 200, { 'Content-Disposition': `attachment; filename="${name}.csv"`, 'X-Total-Count': String(result.total) });

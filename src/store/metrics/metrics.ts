@@ -1,17 +1,18 @@
 /**
  * Time-bucketed metrics (`GET /v1/metrics`) as one DuckDB statement: the view's rows in the
  * caller's scope and window (as the lists read them: trace summaries, span segments, score rows),
- * the compiled user filter, then one row per bucket and group with the plan's measures; with a
+ * the user filter (compiled here, after them), then one row per bucket and group with the plan's measures; with a
  * grouping, the groups are ranked by their rows over the whole window and the first `groupLimit`
  * kept, in the same statement.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
+import type { Filter } from '../../core/filter/index.js';
 import type { Dimension, Measure, MetricsPlan, View } from '../../core/metrics/plan.js';
 import { bucketStartMs } from '../../core/metrics/plan.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { type SpanSource } from '../spans/reads.js';
+import { filterSql } from '../filterSql.js';
 import { scopeSql, type ReadScope } from '../scope.js';
-import type { CompiledFilter } from '../spans/search.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 import { TS_PARAM } from '../sql.js';
 
@@ -103,21 +104,23 @@ function measureSql(m: Measure, v: ViewSql, alias: string): string {
   }
 }
 
-/** The statement's relation and conditions for the plan's view, scope and window. */
-async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: CompiledFilter): Promise<{ with: string; from: string; where: string; params: DuckDBValue[] }> {
+/** The statement's relation and conditions for the plan's view, scope, window and user filter. */
+async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<{ with: string; from: string; where: string; params: DuckDBValue[] }> {
   const s = scopeSql(scope);
   const n = s.params.length;
   const fromNs = BigInt(Math.trunc(plan.fromMs)) * 1_000_000n;
   const toNs = BigInt(Math.trunc(plan.toMs)) * 1_000_000n;
+  const params: DuckDBValue[] = plan.view === 'scores' ? [...s.params, Math.trunc(plan.fromMs), Math.trunc(plan.toMs)] : [...s.params, fromNs, toNs];
+  const matches = filterSql(filter, plan.view, params);
   const byEnvironment = plan.groupBy.includes('environment') ? ' LEFT JOIN environments env ON env.id = ' : '';
   if (plan.view === 'traces') {
     // As in the trace search: a span-level predicate reads the spans starting in or after the window.
-    const spans = filter.sql.includes('FROM spans ') ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, scope, fromNs, null))}), ` : '';
+    const spans = matches.includes('FROM spans ') ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, scope, fromNs, null))}), ` : '';
     return {
       with: `${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2}), `,
       from: 't',
-      where: `(${filter.sql})`,
-      params: [...s.params, fromNs, toNs],
+      where: `(${matches})`,
+      params,
     };
   }
   if (plan.view === 'spans') {
@@ -125,23 +128,23 @@ async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filt
     return {
       with: '',
       from: `${spansFrom(files)} x${byEnvironment && `${byEnvironment}x.environment_id`}`,
-      where: `${scopeSql(scope, 'x').sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`,
-      params: [...s.params, fromNs, toNs],
+      where: `${scopeSql(scope, 'x').sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${matches})`,
+      params,
     };
   }
   return {
     with: '',
     from: `scores s${byEnvironment && `${byEnvironment}s.environment_id`}`,
-    where: `${scopeSql(scope, 's').sql} AND s.created_at >= ${TS_PARAM(n + 1)} AND s.created_at < ${TS_PARAM(n + 2)} AND (${filter.sql})`,
-    params: [...s.params, Math.trunc(plan.fromMs), Math.trunc(plan.toMs)],
+    where: `${scopeSql(scope, 's').sql} AND s.created_at >= ${TS_PARAM(n + 1)} AND s.created_at < ${TS_PARAM(n + 2)} AND (${matches})`,
+    params,
   };
 }
 
 /**
- * The statement of a plan and its parameters (the user filter's are numbered after the scope and
- * window, see `firstFilterParam` in store/scope.ts). Exported for the benchmark, which runs it on raw DuckDB.
+ * The statement of a plan and its parameters: scope, window, then the user filter's. Exported for
+ * the benchmark, which runs it on raw DuckDB.
  */
-export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: CompiledFilter): Promise<{ sql: string; params: DuckDBValue[] }> {
+export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<{ sql: string; params: DuckDBValue[] }> {
   const v = VIEW_SQL[plan.view];
   const alias = plan.view === 'traces' ? 't' : plan.view === 'spans' ? 'x' : 's';
   const rel = await source(src, plan, scope, filter);
@@ -152,7 +155,7 @@ export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope
   const bucket = `((${v.time} - ${origin}) // ${size})::DOUBLE AS b`;
   const dims = plan.groupBy.map((d, i) => `${v.dims[d]!} AS g${i}`);
   const measures = plan.measures.map((m, i) => `${measureSql(m, v, alias)} AS m${i}`);
-  const params: DuckDBValue[] = [...rel.params, ...(filter.params as DuckDBValue[])];
+  const params = rel.params;
   const base = `${rel.with}base AS (SELECT ${[bucket, ...dims, 'count(*) AS n', ...measures].join(', ')} FROM ${rel.from} WHERE ${rel.where} GROUP BY ALL)`;
   if (plan.groupBy.length === 0) {
     return { sql: `WITH ${base} SELECT * EXCLUDE (n), 1::DOUBLE AS groups FROM base ORDER BY b`, params };
@@ -173,7 +176,7 @@ export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope
 }
 
 /** Runs a plan: the rows of the answer, bucket starts as ISO 8601, and the number of groups. */
-export async function queryMetrics(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: CompiledFilter): Promise<MetricsAnswer> {
+export async function queryMetrics(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<MetricsAnswer> {
   const { sql, params } = await metricsStatement(src, plan, scope, filter);
   const raw = await src.db.query<Record<string, number | string | null>>(sql, params);
   return { rows: raw.map((r) => toRow(plan, r)), groups: raw.length === 0 ? 0 : Number(raw[0]!.groups) };

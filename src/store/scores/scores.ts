@@ -1,11 +1,12 @@
 /**
  * Scores at rest: the batch insert (one transaction, all or nothing), reads by id, lists, search,
  * names and aggregations. Every query starts from the caller's scope, then the selection, then the
- * user filter (compiled by core/filter with its parameters numbered after ours).
+ * user filter (compiled here, its parameters numbered after the selection's).
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
+import type { Filter } from '../../core/filter/index.js';
 import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { ItemOutcome } from '../../core/scores/batch.js';
 import { finalizeScore } from '../../core/scores/config.js';
@@ -14,13 +15,13 @@ import type { DataType, ResourceType, Source } from '../../core/scores/model.js'
 import { resolveResource } from '../../core/scores/resource.js';
 import type { AggregationPlan, ScoreAggregation, ScoreSelection } from '../../core/scores/selection.js';
 import type { AppendValue, Database } from '../db.js';
-import type { CompiledFilter } from '../spans/search.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { configRules } from './configs.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { lookupResources } from './resources.js';
 import { whereOf } from './sql.js';
+import { filterSql } from '../filterSql.js';
 import { iso } from '../sql.js';
 
 /** The columns of `scores` in table order (migration 100): rows are appended positionally. */
@@ -187,13 +188,10 @@ export interface ScorePage {
   format: 'json' | 'csv';
 }
 
-const NO_FILTER: CompiledFilter = { sql: 'true', params: [] };
-
 /** A page of scores, newest first unless asked otherwise, with the total that matched. */
-export async function listScores(db: Database, q: ScorePage, filter: CompiledFilter = NO_FILTER): Promise<ScoreAnswer> {
+export async function listScores(db: Database, q: ScorePage, filter: Filter = []): Promise<ScoreAnswer> {
   const params: DuckDBValue[] = [];
-  const where = `${whereOf(q.scope, q.selection, params)} AND (${filter.sql})`;
-  params.push(...(filter.params as DuckDBValue[]));
+  const where = `${whereOf(q.scope, q.selection, params)} AND (${filterSql(filter, 'scores', params)})`;
   const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, [count]] = await Promise.all([
     db.query<ScoreView>(
@@ -231,10 +229,9 @@ export async function scoreNames(db: Database, scope: ReadScope): Promise<string
  * Count, mean, minimum and maximum of `score` per name over the plan's window and equalities and
  * the user filter. The benchmark runs this same function against the same file.
  */
-export async function aggregateScores(db: Database, scope: ReadScope, plan: AggregationPlan, filter: CompiledFilter = NO_FILTER): Promise<ScoreAggregation[]> {
+export async function aggregateScores(db: Database, scope: ReadScope, plan: AggregationPlan, filter: Filter = []): Promise<ScoreAggregation[]> {
   const params: DuckDBValue[] = [];
-  const where = `${whereOf(scope, plan, params)} AND (${filter.sql})`;
-  params.push(...(filter.params as DuckDBValue[]));
+  const where = `${whereOf(scope, plan, params)} AND (${filterSql(filter, 'scores', params)})`;
   return db.query<ScoreAggregation>(
     `SELECT s.name, count(*)::DOUBLE AS count, avg(s.score)::DOUBLE AS avg_score, min(s.score) AS min_score, max(s.score) AS max_score
        FROM scores s WHERE ${where} GROUP BY s.${plan.groupBy} ORDER BY s.${plan.groupBy}`,

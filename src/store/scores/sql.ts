@@ -1,7 +1,4 @@
-/**
- * The SQL conditions of a score selection, and where a user filter's placeholders start after them.
- * No runtime import of DuckDB: the HTTP layer numbers filter parameters with this module too.
- */
+/** The SQL conditions of a score selection. */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import type { EqualityColumn, ScoreSelection } from '../../core/scores/selection.js';
@@ -31,11 +28,4 @@ export function whereOf(scope: ReadScope, selection: ScoreSelection, params: Duc
 /** `column` is one of core/scores/selection's fixed set, never caller text. */
 function columnSql(column: EqualityColumn): string {
   return column === 'resource_id' ? SCORE_RESOURCE_ID_SQL : `s.${column}`;
-}
-
-/** The first placeholder a user filter may use after a selection's own (core/filter's `firstParam`). */
-export function firstScoreFilterParam(scope: ReadScope, selection: ScoreSelection): number {
-  const params: DuckDBValue[] = [];
-  whereOf(scope, selection, params);
-  return params.length + 1;
 }

@@ -1,21 +1,17 @@
 /**
- * Trace and span searches: the caller's scope first, then the window, then the compiled user
- * filter (SQL with bound parameters only, from core/filter), then sorting with a stable tiebreak and
- * the page. The filter's SQL expects its parameters to start right after the ones built here.
+ * Trace and span searches: the caller's scope first, then the window, then the user filter
+ * (compiled here to SQL with bound parameters only, numbered after the scope's and window's), then
+ * sorting with a stable tiebreak and the page.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
+import type { Filter } from '../../core/filter/index.js';
+import { filterSql } from '../filterSql.js';
 import { PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from './traceParts.js';
-
-/** A user filter compiled against its parameter numbering (see `firstParam`). */
-export interface CompiledFilter {
-  sql: string;
-  params: unknown[];
-}
 
 export interface SearchQuery {
   scope: ReadScope;
@@ -65,14 +61,15 @@ export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
  * …)`) reads the segments of spans that start in or after the window: a trace started in the
  * window can have later spans, never earlier ones.
  */
-export async function searchTraces(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<TraceListItem>> {
+export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Filter): Promise<SearchAnswer<TraceListItem>> {
   const s = scopeSql(q.scope);
   const n = s.params.length;
   const window = windowParams(q);
-  const base = [...s.params, ...window, ...(filter.params as DuckDBValue[])];
+  const base = [...s.params, ...window];
+  const matches = filterSql(filter, 'traces', base);
   const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
   const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
-  const spans = filter.sql.includes('FROM spans ')
+  const spans = matches.includes('FROM spans ')
     ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, null))}), `
     : '';
   const source = (await settledScope(src.db, q.scope)) ? 'merged' : 'window';
@@ -83,7 +80,7 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
       `${relation}
        SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
               span_count, input_preview, output_preview, tags, session_id, user_id, environment
-         FROM t WHERE ${filter.sql} ${bound === null ? '' : `AND t.start_ns ${q.sortOrder === 'asc' ? '<=' : '>='} $${base.length + 3}`}
+         FROM t WHERE ${matches} ${bound === null ? '' : `AND t.start_ns ${q.sortOrder === 'asc' ? '<=' : '>='} $${base.length + 3}`}
         ORDER BY ${sort} ${page}`,
       [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
     );
@@ -94,17 +91,17 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
   // bounds the page's read (ties at that start are kept, so the page is the same). Only without a
   // filter: a filter would run twice, and a selective one leaves few rows to save on
   // (native-bench/RESULTS.md, "Figures behind the code").
-  const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && filter.sql === 'TRUE' && q.limit > 0;
+  const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && matches === 'TRUE' && q.limit > 0;
   const [rows, counted] = await Promise.all([
     bounded
       ? src.db
           .query<{ bound: string }>(
-            `${relation} SELECT start_ns::VARCHAR AS bound FROM t WHERE ${filter.sql} ORDER BY start_ns ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} LIMIT 1 OFFSET $${base.length + 1}`,
+            `${relation} SELECT start_ns::VARCHAR AS bound FROM t WHERE ${matches} ORDER BY start_ns ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} LIMIT 1 OFFSET $${base.length + 1}`,
             [...base, q.limit + q.offset - 1],
           )
           .then(([row]) => pageOf(row?.bound ?? null))
       : pageOf(null),
-    src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${filter.sql}`, base),
+    src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`, base),
   ]);
   const count = counted[0];
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as TraceListItem[];
@@ -112,14 +109,14 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Comp
   return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };
 }
 
-export async function searchSpans(src: SpanSource, q: SearchQuery, filter: CompiledFilter): Promise<SearchAnswer<Record<string, unknown>>> {
+export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Filter): Promise<SearchAnswer<Record<string, unknown>>> {
   const s = scopeSql(q.scope, 'x');
   const n = s.params.length;
   const window = windowParams(q);
-  const base = [...s.params, ...window, ...(filter.params as DuckDBValue[])];
+  const base = [...s.params, ...window];
   const files = await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, window[1] as bigint);
   const from = `${spansFrom(files)} x`;
-  const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})`;
+  const where = `${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filterSql(filter, 'spans', base)})`;
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
   // The page and the total as two statements, run at once: a window count over matching spans would
   // drag every match's wide columns along (native-bench/RESULTS.md, "Figures behind the code").

@@ -12,12 +12,14 @@ import { createWriteStream, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataType } from 'apache-arrow';
 import type { DuckDBValue } from '@duckdb/node-api';
+import type { Filter } from '../../core/filter/index.js';
 import { storeDirs } from '../layout.js';
 import { PREVIEW_CHARS } from './columns.js';
 import { quote, segmentsFor, spansFrom } from './manifest.js';
 import type { SpanSource } from './reads.js';
 import { scopeSql } from '../scope.js';
-import { SPAN_SORTS, type CompiledFilter, type SearchQuery } from './search.js';
+import { filterSql } from '../filterSql.js';
+import { SPAN_SORTS, type SearchQuery } from './search.js';
 
 export type ExportFormat = 'parquet' | 'arrow';
 
@@ -61,18 +63,19 @@ const COLUMNS: readonly (readonly [string, string, ArrowType, string?])[] = [
   ['environment_id', 'x.environment_id::VARCHAR', 'utf8'],
 ];
 
-export async function exportSpans(src: SpanSource, q: SearchQuery, filter: CompiledFilter, format: ExportFormat, limit: number | null): Promise<ExportFile> {
+export async function exportSpans(src: SpanSource, q: SearchQuery, filter: Filter, format: ExportFormat, limit: number | null): Promise<ExportFile> {
   const s = scopeSql(q.scope, 'x');
   const n = s.params.length;
   const from = BigInt(Math.trunc(q.fromMs)) * 1_000_000n;
   const to = BigInt(Math.trunc(q.toMs)) * 1_000_000n;
-  const params: DuckDBValue[] = [...s.params, from, to, ...(filter.params as DuckDBValue[])];
+  const params: DuckDBValue[] = [...s.params, from, to];
+  const matches = filterSql(filter, 'spans', params);
   const files = await segmentsFor(src.db, src.segments, q.scope, from, to);
   const sort = `${SPAN_SORTS[q.sortBy] ?? SPAN_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, x.trace_id, x.span_id`;
   const page = limit === null ? '' : ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(q.offset)}`;
   const sql = `SELECT ${COLUMNS.map(([name, expr, , parquet]) => `${format === 'parquet' ? (parquet ?? expr) : expr} AS ${name}`).join(', ')}
                  FROM ${spansFrom(files)} x
-                WHERE ${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${filter.sql})
+                WHERE ${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${matches})
                 ORDER BY ${sort}${page}`;
   const path = join(storeDirs(src.db.options.dataDir).tmp, `export-${randomBytes(8).toString('hex')}.${format === 'parquet' ? 'parquet' : 'arrows'}`);
   if (format === 'parquet') {

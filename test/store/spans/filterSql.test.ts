@@ -6,6 +6,7 @@
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import t, { type Test } from 'tap';
 import { compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../../src/core/filter/index.js';
+import { filterSql } from '../../../src/store/filterSql.js';
 import { storedResourceId } from '../../../src/store/scores/scores.js';
 import { SPAN_COLUMNS, SQL_TYPE } from '../../../src/store/spans/columns.js';
 import { cases } from '../../core/filter/casesData.js';
@@ -134,15 +135,16 @@ async function withFixtures(t: Test): Promise<DuckDBConnection> {
   return conn;
 }
 
-/** Ids matched by `filter`; `$1` is taken by the query itself so the filter's numbering starts at 2. */
+/** Ids matched by `filter`; `$1` is taken by the query itself, as the store's statements bind their scope first. */
 async function run(conn: DuckDBConnection, filter: Filter, resource: Resource): Promise<string[]> {
-  const { sql, params } = compileFilter(filter, resource, 2);
+  const params: DuckDBValue[] = [TENANT];
+  const sql = filterSql(filter, resource, params);
   const query = {
     spans: `SELECT x.span_id AS id FROM spans x WHERE x.tenant_id = $1 AND (${sql})`,
     traces: `SELECT t.id || CASE WHEN t.app_id = '${APP_B}' THEN '@B' ELSE '' END AS id FROM trace_summary t WHERE t.tenant_id = $1 AND (${sql})`,
     scores: `SELECT s.id FROM scores s WHERE $1::UUID IS NOT NULL AND (${sql})`,
   }[resource];
-  const reader = await conn.runAndReadAll(query, [TENANT, ...(params as DuckDBValue[])]);
+  const reader = await conn.runAndReadAll(query, params);
   return reader.getRowObjectsJS().map((r) => String(r.id)).sort();
 }
 

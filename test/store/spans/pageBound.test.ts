@@ -5,11 +5,10 @@
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { compileFilter, parseFilter } from '../../../src/core/filter/index.js';
+import { parseFilter, type Filter } from '../../../src/core/filter/index.js';
 import { Database } from '../../../src/store/db.js';
 import { storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
-import { firstFilterParam } from '../../../src/store/scope.js';
 import { searchTraces, type SearchQuery } from '../../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { tempDir } from '../../helpers/server.js';
@@ -34,10 +33,9 @@ t.test('a bounded page is the page', async (t) => {
     [scope.tenantId, scope.appId, scope.environmentId, base],
   );
   const read = { ...scope, environmentId: null };
-  // TRUE takes the two-step path; an always-true filter is the one-step read of the same rows.
-  const twoStep = compileFilter([], 'traces', firstFilterParam(read));
-  const oneStep = compileFilter(parseFilter('span_count >= 0', 'traces'), 'traces', firstFilterParam(read));
-  t.equal(twoStep.sql, 'TRUE');
+  // The empty filter takes the two-step path; an always-true one is the one-step read of the same rows.
+  const twoStep: Filter = [];
+  const oneStep = parseFilter('span_count >= 0', 'traces');
   for (const sortOrder of ['desc', 'asc'] as const) {
     for (const [limit, offset] of [[5, 0], [6, 3], [10, 18], [7, 55], [50, 40], [3, 60]] as const) {
       const q: SearchQuery = { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit, offset, sortBy: 'start', sortOrder, format: 'json' };

@@ -110,7 +110,7 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   const errorReport = await commit([{ traceId, parentSpanId: root, name: 'failing', attributes: { 'tracelake.cost': 0.5 } }], 2000);
   await db.exec(`UPDATE trace_parts SET has_error = 1, has_ok = 0 WHERE seq = (SELECT max(seq) FROM trace_parts)`);
   const unmerged = await summaryOf();
-  const list = () => searchTraces(src, { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit: 10, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' }, { sql: 'true', params: [] });
+  const list = () => searchTraces(src, { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit: 10, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' }, []);
   t.equal(await settledScope(db, read), false, 'parts wait');
   const listUnmerged = await list();
   await mergeParts(db);
