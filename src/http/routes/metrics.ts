@@ -5,7 +5,7 @@
  */
 import { validateMetricsQuery, type MetricsQuery } from '../../contract/metrics.js';
 import { planMetrics } from '../../core/metrics/plan.js';
-import { checkFilter, parseFilter } from '../../core/filter/index.js';
+import { parseFilter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
 import type { MetricsAnswer } from '../../contract/responses.js';
 import { json } from '../reply.js';
@@ -24,7 +24,7 @@ export const metricsRoutes = [
       const plan = planMetrics(q, window);
       const ast = q.filter === undefined ? [] : parseFilter(q.filter, plan.view);
       const [scope] = await Promise.all([narrowedScope(ctx, q.environment, 'query'), plan.view === 'scores' ? undefined : checkEnvironmentNames(ctx, ast)]);
-      const answer = await ctx.services.store.run('queryMetrics', { plan, scope, filter: checkFilter(ast, plan.view) });
+      const answer = await ctx.services.store.run('queryMetrics', { plan, scope, filter: ast });
       return json({
         data: answer.rows,
         meta: {

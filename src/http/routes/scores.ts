@@ -32,7 +32,7 @@ import {
   type ScoreSearchBody,
 } from '../../contract/scores.js';
 import { ApiError, ERRORS, validationError } from '../../core/errors.js';
-import { checkFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import { parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
 import { assertBatchSize, batchAnswer, type BatchAnswer, type BatchItemResult, type ItemOutcome } from '../../core/scores/batch.js';
 import { checkContent, commentTarget } from '../../core/scores/comment.js';
 import { checkConfigDefinition } from '../../core/scores/config.js';
@@ -91,7 +91,7 @@ function listReply(answer: ScoreAnswer, limit: number, offset: number): Reply {
 /** The string filter of a query, parsed and checked; the store compiles it after the selection. */
 function queryFilter(text: string | undefined): Filter | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  return checkFilter(parseFilter(text, 'scores'), 'scores');
+  return parseFilter(text, 'scores');
 }
 
 const scoreRoutesOnly = [
@@ -179,7 +179,7 @@ const scoreRoutesOnly = [
       const scope = readScope(ctx);
       const { fromMs, toMs } = resolveWindow(body.start_date, body.end_date, Date.now());
       const selection: ScoreSelection = { equals: [], fromMs, toMs };
-      const filter = checkFilter(validateJsonFilters(body.filters ?? [], 'scores'), 'scores');
+      const filter = validateJsonFilters(body.filters ?? [], 'scores');
       const limit = body.limit ?? DEFAULT_PAGE;
       const offset = body.offset ?? 0;
       const page = { scope, selection, limit, offset, sortBy: body.sort_by ?? 'created_at', sortOrder: body.sort_order ?? 'desc', format: 'json' as const };

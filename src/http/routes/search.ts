@@ -82,6 +82,8 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
  * Runs a list or search. `search` is called here, after the filter was parsed: a promise made
  * before it, when the filter then failed to parse, was left to reject with nobody listening (an
  * "unhandled rejection" in the log for every such request, and an environment lookup for nothing).
+ * The filter is checked after the scope (the span list's parameter predicates are built unchecked),
+ * so its refusals stay this request's 400, before the store is asked.
  */
 async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', filter: Filter, search: () => Promise<SearchQuery>) {
   const [q] = await Promise.all([search(), checkEnvironmentNames(ctx, filter)]);
