@@ -6,7 +6,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { compileFilter, type Filter, type Resource } from '../core/filter/index.js';
 
-/** `filter` over `resource` as a boolean SQL expression; its values are pushed onto `params`, numbered after those already there. */
+/** `filter` over `resource` as a boolean SQL expression; its values go onto `params`, numbered after those there. */
 export function filterSql(filter: Filter, resource: Resource, params: DuckDBValue[]): string {
   const compiled = compileFilter(filter, resource, params.length + 1);
   params.push(...compiled.params);

@@ -73,7 +73,9 @@ const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'applic
 async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 'arrow', filter: Filter) {
   await checkEnvironmentNames(ctx, filter);
   const search = await query(ctx, q, 'query');
-  const out = await ctx.services.store.run('exportSpans', { query: search, filter: checkFilter(filter, 'spans'), format, limit: q.limit ?? null });
+  const checked = checkFilter(filter, 'spans');
+  const limit = q.limit ?? null;
+  const out = await ctx.services.store.run('exportSpans', { query: search, filter: checked, format, limit });
   const name = `spans.${format === 'parquet' ? 'parquet' : 'arrows'}`;
   return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
 }
@@ -87,7 +89,8 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
  */
 async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', filter: Filter, search: () => Promise<SearchQuery>) {
   const [q] = await Promise.all([search(), checkEnvironmentNames(ctx, filter)]);
-  const result = await ctx.services.store.run(task, { query: q, filter: checkFilter(filter, task === 'searchTraces' ? 'traces' : 'spans') });
+  const checked = checkFilter(filter, task === 'searchTraces' ? 'traces' : 'spans');
+  const result = await ctx.services.store.run(task, { query: q, filter: checked });
   if (result.kind === 'csv') {
     const name = task === 'searchTraces' ? 'traces' : 'spans';
     return bytes(result.csv, 'text/csv; charset=utf-8', 200, { 'Content-Disposition': `attachment; filename="${name}.csv"`, 'X-Total-Count': String(result.total) });

@@ -1,9 +1,9 @@
 /**
  * Time-bucketed metrics (`GET /v1/metrics`) as one DuckDB statement: the view's rows in the
  * caller's scope and window (as the lists read them: trace summaries, span segments, score rows),
- * the user filter (compiled here, after them), then one row per bucket and group with the plan's measures; with a
- * grouping, the groups are ranked by their rows over the whole window and the first `groupLimit`
- * kept, in the same statement.
+ * the user filter (compiled here, after them), then one row per bucket and group with the plan's
+ * measures; with a grouping, the groups are ranked by their rows over the whole window and the
+ * first `groupLimit` kept, in the same statement.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Filter } from '../../core/filter/index.js';
@@ -110,7 +110,8 @@ async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filt
   const n = s.params.length;
   const fromNs = BigInt(Math.trunc(plan.fromMs)) * 1_000_000n;
   const toNs = BigInt(Math.trunc(plan.toMs)) * 1_000_000n;
-  const params: DuckDBValue[] = plan.view === 'scores' ? [...s.params, Math.trunc(plan.fromMs), Math.trunc(plan.toMs)] : [...s.params, fromNs, toNs];
+  const window = plan.view === 'scores' ? [Math.trunc(plan.fromMs), Math.trunc(plan.toMs)] : [fromNs, toNs];
+  const params: DuckDBValue[] = [...s.params, ...window];
   const matches = filterSql(filter, plan.view, params);
   const byEnvironment = plan.groupBy.includes('environment') ? ' LEFT JOIN environments env ON env.id = ' : '';
   if (plan.view === 'traces') {

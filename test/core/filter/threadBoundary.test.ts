@@ -28,12 +28,18 @@ function crosses(ast: Filter, resource: Resource): void {
   const sent = checkFilter(ast, resource);
   const received = acrossThreads(sent);
   deepStrictEqual(received, sent, 'the same AST arrives');
-  deepStrictEqual(compileFilter(received, resource, 4), compileFilter(ast, resource, 4), 'it compiles as the AST before the check');
+  deepStrictEqual(compileFilter(received, resource, 4), compileFilter(ast, resource, 4), 'it compiles as the AST');
 }
 
 t.test('every valid case crosses unchanged', async (t) => {
-  for (const c of cases.valid) t.doesNotThrow(() => crosses(parseFilter(c.expression, c.resource), c.resource), `${c.resource}: ${c.expression.slice(0, 80)}`);
-  for (const c of cases.valid_json) t.doesNotThrow(() => crosses(validateJsonFilters(c.filters, c.resource), c.resource), `${c.resource}: ${JSON.stringify(c.filters).slice(0, 80)}`);
+  for (const c of cases.valid) {
+    const label = `${c.resource}: ${c.expression.slice(0, 80)}`;
+    t.doesNotThrow(() => crosses(parseFilter(c.expression, c.resource), c.resource), label);
+  }
+  for (const c of cases.valid_json) {
+    const label = `${c.resource}: ${JSON.stringify(c.filters).slice(0, 80)}`;
+    t.doesNotThrow(() => crosses(validateJsonFilters(c.filters, c.resource), c.resource), label);
+  }
 });
 
 t.test('an AST built by hand (the span list parameters) crosses unchanged', async (t) => {
@@ -47,12 +53,20 @@ t.test('an AST built by hand (the span list parameters) crosses unchanged', asyn
 });
 
 t.test('any text and any number cross unchanged', async (t) => {
-  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constant('\ud800 lone surrogate'));
+  const lone = fc.constant('\ud800 lone surrogate');
+  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), lone);
   const key = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/);
   const number = fc.double({ noNaN: true, noDefaultInfinity: true });
   fc.assert(
     fc.property(fc.array(text, { minLength: 1, maxLength: 5 }), number, key, (names, n, k) => {
-      crosses([{ field: 'name', op: 'in', value: names }, { or: [{ field: 'cost', op: 'gt', value: n }, { field: `metadata.${k}`, op: 'equals', value: names[0]! }, { field: 'tags', op: 'exists' }] }], 'traces');
+      const either: Filter[number] = {
+        or: [
+          { field: 'cost', op: 'gt', value: n },
+          { field: `metadata.${k}`, op: 'equals', value: names[0]! },
+          { field: 'tags', op: 'exists' },
+        ],
+      };
+      crosses([{ field: 'name', op: 'in', value: names }, either], 'traces');
     }),
     { numRuns: 300 },
   );
