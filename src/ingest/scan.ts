@@ -48,6 +48,7 @@ export class Scanner {
   constructor(
     private readonly workerId: string,
     private readonly costOf: MapOptions['costOf'],
+    private readonly heldForMs = HELD_FOR_MS,
   ) {}
 
   /** OTLP/JSON is decoded and held until its record; with `discard` mapped too, and dropped. */
@@ -86,7 +87,7 @@ export class Scanner {
     const now = performance.now();
     // Oldest first: the first young entry ends the sweep.
     for (const [id, entry] of this.held) {
-      if (now - entry.at < HELD_FOR_MS) break;
+      if (now - entry.at < this.heldForMs) break;
       this.held.delete(id);
     }
     const id = this.nextId++;
