@@ -101,6 +101,11 @@ t.test('a held body the record never takes is released, or expires', async (t) =
   t.equal(empty.held, null, 'a body without rows holds nothing');
   t.equal(scanner.holding, 0);
 
+  t.equal(scanner.agents({ sessions: [], blobs: [] }, scope).held, null, 'nor a batch without rows');
+  const discarded = scanner.scan({ ...input(otlpJson(), 'json'), discard: true });
+  t.same(discarded, { keys: keysOfRows(prepare(input(otlpJson(), 'json'), costOf)), decompressed: null, held: null }, 'a scan that maps and drops the rows (TRACELAKE_DISCARD_AFTER_MAP) holds nothing');
+  t.equal(scanner.holding, 0);
+
   const brief = new Scanner('w1', costOf, 0);
   const old = brief.scan(input(otlpJson(), 'json'));
   const young = brief.scan(input(otlpJson(), 'json'));
