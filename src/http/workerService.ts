@@ -185,7 +185,7 @@ export class WorkerService {
     if (!inputs) return;
     const plan = planOf(this.plans, inputs.plan);
     // Built in a compute worker: a long run's events would hold this thread up (see TraceInputs).
-    const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes } });
+    const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes }, scope: inputs.scope });
     if (prepared) {
       for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
       if (prepared.sessions.length > 0) {
@@ -201,6 +201,7 @@ export class WorkerService {
             scope: inputs.scope,
             plan: quotaPlan(plan),
             knownSpanIds: known.spanIds,
+            scanned: { keys: prepared.keys, held: prepared.held },
           },
           true,
         );

@@ -6,7 +6,8 @@
  * scrubbed too (a scrubbed blob gets the hash of its new bytes, and the sessions naming it follow).
  *
  * The result is encoded as the ingest log's `agents` record: what the log keeps and replays is the
- * scrubbed, clamped batch, never the request as sent.
+ * scrubbed, clamped batch, never the request as sent. The batch itself is handed to `rowsOf`, in
+ * the same thread, which maps it once (ingest/scan.ts) for the row keys the coordinator admits.
  */
 import type { IValidation } from 'typia';
 import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
@@ -36,12 +37,12 @@ export interface PreparedAgents {
   findings: Findings;
 }
 
-export async function prepareAgentBatch(raw: Uint8Array, contentType: string | undefined, ceiling: TierCeiling): Promise<PreparedAgents> {
-  return prepareAgentEnvelope(parseBody(raw, contentType), ceiling);
+export async function prepareAgentBatch<R>(raw: Uint8Array, contentType: string | undefined, ceiling: TierCeiling, rowsOf: (batch: AgentBatch) => R): Promise<PreparedAgents & R> {
+  return prepareAgentEnvelope(parseBody(raw, contentType), ceiling, rowsOf);
 }
 
 /** `prepareAgentBatch` of a body already parsed (a worker run's session, built in the same thread: runTrace.ts). */
-export async function prepareAgentEnvelope(body: unknown, ceiling: TierCeiling): Promise<PreparedAgents> {
+export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeiling, rowsOf: (batch: AgentBatch) => R): Promise<PreparedAgents & R> {
   const envelope = checked('body', validateAgentSyncBody(body));
   if (envelope.schemaVersion !== 1) throw validationError('body', { schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}` });
   const rejected: SyncRejection[] = [];
@@ -77,8 +78,10 @@ export async function prepareAgentEnvelope(body: unknown, ceiling: TierCeiling):
   }
   const sessions = (await scrubSessions(clamped, findings)).map((s) => (renamed.size > 0 ? followRenames(s, renamed) : s));
   rejected.sort((a, b) => a.index - b.index);
+  const batch = { sessions, blobs: [...blobs.values()] };
   return {
-    body: encodeAgentBatch({ sessions, blobs: [...blobs.values()] }),
+    ...rowsOf(batch),
+    body: encodeAgentBatch(batch),
     sessions: sessions.map((s) => ({ agent: s.agent.name, id: s.id })),
     rejected,
     blobShas: [...blobs.keys()],

@@ -2,10 +2,12 @@
  * The main thread's side of ingestion, and the way to an answer (docs/architecture.md, "Ingestion"):
  *
  *   body → decompress (libuv pool) → check and read row keys (protobuf: here, protoCheck.ts, no
- *   decoding; JSON and agent batches: a compute worker) → admission (dedupe, the per-trace bound,
- *   plan quotas) → append to a worker's ingest log file → fdatasync (its own thread, shared by a
- *   group of requests) → answer; then the record goes to that worker, which decodes and maps it
- *   into its next segment.
+ *   decoding; JSON: a compute worker's scan; agent batches: given, by the compute worker that
+ *   prepared them) → admission (dedupe, the per-trace bound, plan quotas) → append to a worker's
+ *   ingest log file → fdatasync (its own thread, shared by a group of requests) → answer; then the
+ *   record goes to that worker, which decodes and maps it into its next segment. A body a compute
+ *   worker decoded before the answer is held there (scan.ts): its record goes to that worker's log
+ *   and lane, which maps what it holds instead of decoding the body again.
  *
  * So an answer waits for no decoding or mapping, only for the check, one sync and this thread: a
  * 2xx means the body is durable, `partialSuccess` is exact (the check refuses what decoding would,
@@ -43,7 +45,9 @@ import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import { triageLog, type TriageDeps } from './logTriage.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import type { GenerationId, GenerationReport, PrepareInput } from './workerIngest.js';
+import type { GenerationId, GenerationReport } from './workerIngest.js';
+import type { PrepareInput } from './prepare.js';
+import type { HeldRef, RowsHeld } from './scan.js';
 import { CommitProgress } from './commitProgress.js';
 import { GenerationTimes } from './generationTimes.js';
 
@@ -55,6 +59,8 @@ export interface IngestRequest extends PrepareInput {
   plan: Plan | null;
   /** Span ids the store holds already (an agent session synced again): dropped as duplicates. */
   knownSpanIds?: string[];
+  /** The row keys read already by the compute worker that prepared the body (an agents batch), and what it holds of it. */
+  scanned?: RowsHeld;
 }
 
 export interface IngestOutcome {
@@ -176,6 +182,16 @@ export class IngestCoordinator {
    * wait times out; they are durable either way).
    */
   async ingest(input: IngestRequest, waitVisible: boolean): Promise<IngestOutcome> {
+    const claim: HeldClaim = { held: input.scanned?.held ?? null };
+    try {
+      return await this.ingestClaimed(input, waitVisible, claim);
+    } finally {
+      // No record took it: the request was refused, or failed before its append.
+      if (claim.held) this.release(claim.held);
+    }
+  }
+
+  private async ingestClaimed(input: IngestRequest, waitVisible: boolean, claim: HeldClaim): Promise<IngestOutcome> {
     const started = performance.now();
     const requestBytes = input.body.byteLength;
     if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes) throw overloaded('Too much ingested data is waiting to be written; retry shortly');
@@ -185,14 +201,14 @@ export class IngestCoordinator {
     let outcome: IngestOutcome;
     try {
       const checking = performance.now();
-      const { keys, body } = await this.check(input);
+      const { keys, body } = await this.check(input, claim);
       const checked = performance.now();
       if (DISCARD_AFTER_MAP) return this.outcome({ rejected: keys.rejected, errors: keys.errors }, started);
       const admitted = this.admit(input, keys, body.byteLength);
       const admittedAt = performance.now();
       outcome = this.outcome(admitted, started);
       if (admitted.kept === 0 && !admitted.refused) this.admission.settle(admitted.ticket, false);
-      record = admitted.kept > 0 ? { gen: await this.append(input, admitted, body, waitVisible), kept: admitted.kept } : null;
+      record = admitted.kept > 0 ? { gen: await this.append(input, admitted, body, waitVisible, claim), kept: admitted.kept } : null;
       if (record) outcome.accepted = record.kept;
       outcome.ackMs = performance.now() - started;
       this.observe(checked - checking, admittedAt - checked, performance.now() - admittedAt);
@@ -211,9 +227,11 @@ export class IngestCoordinator {
 
   /**
    * The body as the log keeps it (decompressed) and its row keys. A protobuf body is checked here
-   * (no decoding); JSON and agent batches are parsed by a compute worker.
+   * (no decoding); JSON is parsed by a compute worker, which holds what it decoded (`claim`); an
+   * agents batch comes with its keys.
    */
-  private async check(input: IngestRequest): Promise<{ keys: RowKeys; body: Uint8Array }> {
+  private async check(input: IngestRequest, claim: HeldClaim): Promise<{ keys: RowKeys; body: Uint8Array }> {
+    if (input.scanned) return { keys: input.scanned.keys, body: input.body };
     if (input.encoding === 'protobuf' && !DISCARD_AFTER_MAP) {
       const body = await decompressAsync(input.body, input.contentEncoding, input.maxDecompressedBytes);
       return { keys: rowKeys(checkProtobufRequest(body), { maxSpansPerTrace: input.maxSpansPerTrace }), body };
@@ -232,7 +250,13 @@ export class IngestCoordinator {
       if (e instanceof ApiError) throw e;
       return this.compute.run('scan', task);
     });
+    claim.held = scanned.held;
     return { keys: scanned.keys, body: scanned.decompressed ?? input.body };
+  }
+
+  /** Tells a compute worker that a body it holds will get no record. */
+  private release(held: HeldRef): void {
+    this.lanes.get(held.workerId)?.send({ t: 'release', id: held.id });
   }
 
   /** Admission of the rows: replays and rows over the bound dropped, the plan's quotas kept. */
@@ -271,10 +295,11 @@ export class IngestCoordinator {
 
   /**
    * Appends the record to a worker's open generation and waits for it to be durable; then hands it
-   * to the worker. Admission's ticket is settled either way, and quota given back on failure.
+   * to the worker — the one that holds the decoded body, while it lives. Admission's ticket is
+   * settled either way, and quota given back on failure.
    */
-  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean): Promise<LoggedRecord> {
-    const lane = this.pickLane();
+  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean, claim: HeldClaim): Promise<LoggedRecord> {
+    const lane = (claim.held && this.lanes.get(claim.held.workerId)) || this.pickLane();
     if (!lane) {
       this.fail(a.ticket);
       throw overloaded('No compute worker is ready; retry shortly');
@@ -311,7 +336,10 @@ export class IngestCoordinator {
     gen.rows += a.kept;
     gen.bodyBytes += body.byteLength;
     const own = ownedBuffer(body);
-    lane.send({ t: 'record', seq: gen.seq, header, body: own }, [own.buffer as ArrayBuffer]);
+    // A held body's worker is gone when another lane was picked: nothing is held any more.
+    const held = claim.held?.workerId === lane.workerId ? claim.held.id : undefined;
+    claim.held = null;
+    lane.send({ t: 'record', seq: gen.seq, header, body: own, ...(held === undefined ? {} : { held }) }, [own.buffer as ArrayBuffer]);
     gen.end();
     lane.appended(gen, waitVisible);
     this.watchAges();
@@ -577,6 +605,11 @@ export class IngestCoordinator {
       this.times.forgetWorker(workerId);
     });
   }
+}
+
+/** What a compute worker holds of a request's body until the request's record takes it (null then). */
+interface HeldClaim {
+  held: HeldRef | null;
 }
 
 /** A request's record: its generation, and its place in the generation's log file. */

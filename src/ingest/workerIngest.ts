@@ -11,53 +11,24 @@
  * store has committed it, its log file goes. A crash at any point leaves either the log file
  * (replayed at start) or committed segments (whose log file the store knows to be covered).
  *
- * The worker also does the CPU work the main thread does not do before an answer: checking and
- * reading the row keys of OTLP/JSON bodies and of coding-agent batches (`scan`).
+ * A record whose body this thread decoded before the answer (scan.ts) is mapped from what it holds;
+ * any other record, and every replayed one, from its body.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SpanRecord } from '../core/span.js';
-import { mapExportRequest, rowKeys, type MapOptions, type RowKeys } from '../core/otlp/map.js';
+import type { MapOptions } from '../core/otlp/map.js';
 import type { Scope } from '../store/admin/meta.js';
 import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
 import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
-import { mapSession } from '../core/agents/map.js';
-import { isTextMedia } from '../core/agents/scrub.js';
-import { decodeAgentBatch } from './agentsBatch.js';
-import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
 import { decodeLog, logName, type LogHeader } from './logFormat.js';
+import { prepare, type Mapped } from './prepare.js';
 import { rowBytes } from './rowBytes.js';
-import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
+import type { BlobRecord, ResourceRecord } from './rows.js';
 import { SummaryParts, type PartRow } from './summaryParts.js';
-
-/** OTLP bodies, or a coding-agent batch already checked, clamped and scrubbed (ingest/agentsBatch.ts). */
-export type IngestEncoding = OtlpEncoding | 'agents';
-
-/** A body to decode and map, with what mapping needs to know. */
-export interface PrepareInput {
-  body: Uint8Array;
-  encoding: IngestEncoding;
-  contentEncoding: string | undefined;
-  maxDecompressedBytes: number;
-  maxSpansPerTrace: number;
-  scope: Scope;
-}
-
-/** The compute pool's `scan` task: the row keys of a body the main thread does not read itself. */
-export interface ScanInput extends PrepareInput {
-  /** Decode, map and build the rows as a record would, then drop them (TRACELAKE_DISCARD_AFTER_MAP). */
-  discard: boolean;
-}
-
-export interface ScanOutcome {
-  keys: RowKeys;
-  /** The body decompressed, when it came compressed (the log keeps it so). */
-  decompressed: Uint8Array | null;
-}
 
 export interface GenerationId {
   workerId: string;
@@ -221,10 +192,11 @@ export class WorkerIngest {
   }
 
   /**
-   * A durable record of generation `seq`: its rows go into the segment buffer. Should that fail, the
+   * A durable record of generation `seq`: its rows (from `held`, what this thread decoded of its body
+   * before the answer, or else from the body) go into the segment buffer. Should that fail, the
    * generation is written from its log file instead.
    */
-  record(seq: number, header: LogHeader, body: Uint8Array): void {
+  record(seq: number, header: LogHeader, body: Uint8Array, held?: () => Mapped): void {
     let gen = this.open.get(seq);
     if (!gen) this.open.set(seq, (gen = new Generation(seq, this.buffer)));
     const g = gen;
@@ -232,7 +204,7 @@ export class WorkerIngest {
     g.pending++;
     let prepared: PreparedRecord;
     try {
-      prepared = prepareRecord(header, body, this.costOf);
+      prepared = prepareRecord(header, body, this.costOf, held);
     } catch (e) {
       g.broken ??= e;
       g.done();
@@ -434,71 +406,21 @@ interface PreparedRecord {
   bytes: number;
 }
 
-/** A log record's rows: decoded, mapped, and without the rows admission refused. */
-function prepareRecord(header: LogHeader, body: Uint8Array, costOf: MapOptions['costOf']): PreparedRecord {
+/** A log record's rows: decoded and mapped (unless `held` has them), without the rows admission refused. */
+function prepareRecord(header: LogHeader, body: Uint8Array, costOf: MapOptions['costOf'], held?: () => Mapped): PreparedRecord {
   const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
-  const { rows, blobs, resources } = prepare(
-    { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope },
-    costOf,
-  );
+  const { rows, blobs, resources } = held
+    ? held()
+    : prepare(
+        { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope },
+        costOf,
+      );
   const dropped = new Set(header.drop);
   const kept = dropped.size === 0 ? rows : rows.filter((_, i) => !dropped.has(i));
   if (REFUSED_SPAN_NAME) for (const row of kept) if (row[NAME] === REFUSED_SPAN_NAME) row[COST] = 1e300;
   // Records before the estimate was logged: what the rows themselves weigh.
   const bytes = header.bytes ?? kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
   return { scope, rows: kept, blobs, resources, bytes };
-}
-
-/**
- * The `scan` task: the row keys of a body, with mapping's refusals, for admission in the main
- * thread. OTLP/JSON is parsed (the main thread does not parse JSON); a coding-agent batch is
- * mapped, since its ids come from mapping.
- */
-export function scan(input: ScanInput, costOf: MapOptions['costOf']): ScanOutcome {
-  if (input.discard || input.encoding === 'agents') {
-    const { rows, rejected, errors } = prepare(input, costOf);
-    return { keys: keysOfRows(rows, rejected, errors), decompressed: null };
-  }
-  const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
-  const keys = rowKeys(decodeRequest(bytes, input.encoding), { maxSpansPerTrace: input.maxSpansPerTrace });
-  return { keys, decompressed: bytes === input.body ? null : bytes };
-}
-
-function keysOfRows(rows: SpanRow[], rejected: number, errors: string[]): RowKeys {
-  const traceIndex = new Map<string, number>();
-  const traceIds: string[] = [];
-  const traceOf = rows.map((r) => {
-    const id = r[TRACE] as string;
-    let at = traceIndex.get(id);
-    if (at === undefined) {
-      traceIndex.set(id, (at = traceIds.length));
-      traceIds.push(id);
-    }
-    return at;
-  });
-  return { traceIds, traceOf, spanIds: rows.map((r) => r[SPAN] as string), rejected, errors };
-}
-
-/** Decode, map and build rows: the CPU work of a request, done once. */
-export function prepare(input: PrepareInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
-  if (input.encoding === 'agents') return prepareAgents(input, costOf);
-  const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
-  const request = decodeRequest(bytes, input.encoding);
-  const mapped = mapExportRequest(request, { maxSpansPerTrace: input.maxSpansPerTrace, costOf });
-  const { rows, blobs, resources } = toRows(input.scope, mapped.spans as SpanRecord[]);
-  return { rows, blobs, resources, rejected: mapped.rejected, errors: mapped.errors };
-}
-
-/** A coding-agent batch (checked, clamped and scrubbed before it was logged) → rows and its blobs. */
-function prepareAgents(input: PrepareInput, costOf: MapOptions['costOf']): { rows: SpanRow[]; blobs: BlobRecord[]; resources: ResourceRecord[]; rejected: number; errors: string[] } {
-  const batch = decodeAgentBatch(input.body);
-  const blobTexts = new Map<string, string>();
-  for (const b of batch.blobs) if (isTextMedia(b.mediaType)) blobTexts.set(b.sha256, Buffer.from(b.data).toString('utf8'));
-  const spans = batch.sessions.flatMap((s) => mapSession(s, input.scope, { costOf, blobTexts }));
-  const { rows, blobs, resources } = toRows(input.scope, spans);
-  const all = new Map(batch.blobs.map((b) => [b.sha256, b]));
-  for (const b of blobs) all.set(b.sha256, b);
-  return { rows, blobs: [...all.values()], resources, rejected: 0, errors: [] };
 }
 
 /** UTC day of a time in nanoseconds. */

@@ -1,13 +1,15 @@
 /**
  * The compute pool's worker: the CPU side of ingestion after the answer (decode, map, rows, the
  * worker's in-memory DuckDB and the Parquet segments it writes: src/ingest/workerIngest.ts), and the
- * CPU work the main thread does not do before one (the row keys of JSON bodies and agent batches).
+ * CPU work the main thread does not do before one (the row keys of JSON bodies and agent batches:
+ * src/ingest/scan.ts, which holds what it decoded for the request's record).
  * It talks to the main thread's ingest coordinator over a port of its own, made at start: durable
  * log records and flushes in, flushed generations out.
  */
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
-import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
+import { WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
+import { Scanner } from '../ingest/scan.js';
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
 import { prepareRunTrace } from '../ingest/runTrace.js';
 import { prepareWorkerEvents } from '../ingest/workerEvents.js';
@@ -35,13 +37,16 @@ const buffer = await SegmentBuffer.open(segments.root);
 const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err, { msg, attempt, retryInMs, generations }) =>
   send({ t: 'log', level: 'warn', msg, err: String((err as Error)?.stack ?? err), fields: { attempt, retry_in_ms: retryInMs, generations } }),
 );
+const scanner = new Scanner(ingest.workerId, priceOf);
 
 let records = 0;
 port.on('message', (m: CoordinatorMessage) => {
   switch (m.t) {
     case 'record':
       if (++records === WORKER_EXIT_AT_RECORD) process.exit(70); // a test hook: this thread ends
-      return ingest.record(m.seq, m.header, m.body);
+      return ingest.record(m.seq, m.header, m.body, m.held === undefined ? undefined : scanner.take(m.held));
+    case 'release':
+      return scanner.release(m.id);
     case 'flush':
       return void ingest.flush(m.seq);
     case 'close':
@@ -56,10 +61,10 @@ ingest.start();
 parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: theirs } }, [theirs]);
 
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
-  scan: async (input) => scan(input, priceOf),
+  scan: async (input) => scanner.scan(input),
   replayLog: ({ path, name, record }) => ingest.replayFile(path, name, record),
-  prepareAgents: ({ body, contentType, ceiling }) => prepareAgentBatch(body, contentType, ceiling),
-  prepareRunTrace: ({ text, ceiling }) => prepareRunTrace(text, ceiling, priceOf),
+  prepareAgents: ({ body, contentType, ceiling, scope }) => prepareAgentBatch(body, contentType, ceiling, (batch) => scanner.agents(batch, scope)),
+  prepareRunTrace: ({ text, ceiling, scope }) => prepareRunTrace(text, ceiling, (batch) => scanner.agents(batch, scope), priceOf),
   prepareWorkerEvents: async ({ body, contentType }) => prepareWorkerEvents(body, contentType),
 };
 

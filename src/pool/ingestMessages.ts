@@ -11,8 +11,13 @@ export type WorkerMessage =
   | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string; fields?: Record<string, number | undefined> };
 
 export type CoordinatorMessage =
-  /** A durable log record of generation `seq` (the body moved, not copied). */
-  | { t: 'record'; seq: number; header: LogHeader; body: Uint8Array }
+  /**
+   * A durable log record of generation `seq` (the body moved, not copied); `held`, the id this
+   * worker holds the body under, decoded when it was scanned (ingest/scan.ts).
+   */
+  | { t: 'record'; seq: number; header: LogHeader; body: Uint8Array; held?: number }
+  /** A held body whose request will have no record (refused, or failed before its append). */
+  | { t: 'release'; id: number }
   /** Every record of generation `seq` has been sent: write it as segments and report it. */
   | { t: 'flush'; seq: number }
   /** Shutdown: finish the flushes asked for, then release the worker's DuckDB. */

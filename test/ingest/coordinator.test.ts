@@ -1,7 +1,8 @@
 /**
  * The ingest coordinator with its store and compute pool stood in for (integration tests drive the
  * real ones): what becomes of the log files of an ended worker, of a committed generation's log
- * file that cannot be deleted, and of a generation the store refuses in a group of commits.
+ * file that cannot be deleted, and of a generation the store refuses in a group of commits; and
+ * which worker a record goes to when a compute worker holds its decoded body.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -167,3 +168,46 @@ t.test('a generation the store refuses is committed record by record, beside the
 function report(seq: number): GenerationReport {
   return { workerId: 'w1', seq, log: `w1-0000000${seq}.log`, segments: [], parts: [], resources: [], blobs: [], usage: [], bodyBytes: 0, skippedRecords: 0 };
 }
+
+t.test('a body a compute worker decoded goes with its record to that worker, scanned once; one no record takes is released', async (t) => {
+  const logDir = tempDir();
+  const tasks: string[] = [];
+  let nextHeld = 0;
+  const keys = { traceIds: ['t1'], traceOf: [0, 0], spanIds: ['s1', 's2'], rejected: 0, errors: [] };
+  const compute = {
+    run: async (task: string) => {
+      tasks.push(task);
+      return { keys, decompressed: null, held: { workerId: 'w2', id: ++nextHeld } };
+    },
+  } as unknown as ComputeClient;
+  const store = { run: async () => [] } as unknown as StoreClient;
+  const c = new IngestCoordinator(store, compute, { logDir, quarantineDir: join(logDir, 'quarantine'), maxSpansPerTrace: 10, dedupeSpans: 100, maxBacklogBytes: 1 << 20, visibleTimeoutMs: 1000, flush: { maxRows: 100, maxBodyBytes: 1 << 20, maxAgeMs: 60_000 }, sync: async () => {}, workers: 3 }, pino({ level: 'silent' }));
+  const seen = new Map<string, { t: string; held?: number; id?: number }[]>();
+  const ports = ['w1', 'w2', 'w3'].map((workerId) => {
+    const { port1, port2 } = new MessageChannel();
+    seen.set(workerId, []);
+    port2.on('message', (m: { t: string; held?: number; id?: number }) => seen.get(workerId)!.push({ t: m.t, ...(m.held === undefined ? {} : { held: m.held }), ...(m.id === undefined ? {} : { id: m.id }) }));
+    c.attach(workerId, port1);
+    return port2;
+  });
+  t.teardown(() => ports.forEach((p) => p.close()));
+  const request = (scope: string, extra: object = {}) => ({
+    body: new Uint8Array([1, 2, 3]), encoding: 'json' as const, contentEncoding: undefined, maxDecompressedBytes: 1 << 20, maxSpansPerTrace: 10,
+    scope: { tenantId: scope, appId: 'a', environmentId: 'e' }, plan: null, ...extra,
+  });
+
+  t.equal((await c.ingest(request('t1'), false)).accepted, 2);
+  t.equal((await c.ingest(request('t1'), false)).duplicates, 2, 'the same spans again: a replay, refused whole');
+  t.same(tasks, ['scan', 'scan'], 'each JSON body is scanned once');
+  // An agents batch comes with its keys from the worker that prepared it (w3), so nothing is scanned.
+  const agents = request('t2', { encoding: 'agents', scanned: { keys, held: { workerId: 'w3', id: 41 } } });
+  t.equal((await c.ingest(agents, false)).accepted, 2);
+  // Its worker ended before the record: the record goes to another lane, without a held id.
+  const orphan = request('t3', { encoding: 'agents', scanned: { keys, held: { workerId: 'w9', id: 5 } } });
+  t.equal((await c.ingest(orphan, false)).accepted, 2);
+  t.same(tasks, ['scan', 'scan'], 'a batch prepared with its keys is not scanned');
+  t.ok(await until(() => [...seen.values()].flat().length === 4));
+  t.same(seen.get('w2'), [{ t: 'record', held: 1 }, { t: 'release', id: 2 }], 'the scanning worker gets the record of the body it holds, and a release for the one refused');
+  t.same(seen.get('w3'), [{ t: 'record', held: 41 }], 'the preparing worker gets the batch\'s record');
+  t.same(seen.get('w1'), [{ t: 'record' }], 'a record whose worker is gone carries no held id (its body is decoded)');
+});

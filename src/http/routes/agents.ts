@@ -25,7 +25,7 @@ export const agentRoutes = [
       const plan = planOf(ctx.services.plans, ctx.principal.plan);
       const ceiling: TierCeiling = { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes };
       const started = performance.now();
-      const prepared = await ctx.services.compute.run('prepareAgents', { body, contentType: headers['content-type'], ceiling });
+      const prepared = await ctx.services.compute.run('prepareAgents', { body, contentType: headers['content-type'], ceiling, scope });
       const preparedAt = performance.now();
       const result: AgentSyncResult = { accepted: prepared.sessions.map((s) => s.id), rejected: prepared.rejected, blobsStored: 0, spanRows: 0, tenantTier: ceiling.tier };
       if (prepared.sessions.length === 0) return json({ data: result });
@@ -42,6 +42,7 @@ export const agentRoutes = [
           scope,
           plan: quotaPlan(plan),
           knownSpanIds: known.spanIds,
+          scanned: { keys: prepared.keys, held: prepared.held },
         },
         true,
       );

@@ -7,6 +7,9 @@ import { decodeAgentBatch } from '../../../src/ingest/agentsBatch.js';
 import { prepareRunTrace } from '../../../src/ingest/runTrace.js';
 import type { RunTraceText } from '../../../src/store/workers/trace.js';
 
+/** The run's rows are not this test's concern: the compute worker maps the batch (ingest/scan.ts). */
+const noRows = () => ({});
+
 const RUN: RunTraceText['run'] = {
   id: 'run-1',
   agent: 'claude-code',
@@ -53,7 +56,7 @@ t.test('the run\'s session as an agents batch, and its turn\'s figures priced', 
       event(2, { event: null }),
     ],
   } satisfies RunTraceText);
-  const { prepared, figures } = await prepareRunTrace(text, FULL, (model, usage) => (model === 'gpt-4o' ? (usage.inputTokens ?? 0) / 100 : undefined));
+  const { prepared, figures } = await prepareRunTrace(text, FULL, noRows, (model, usage) => (model === 'gpt-4o' ? (usage.inputTokens ?? 0) / 100 : undefined));
   t.same(figures, [{ turnIndex: 0, costUsd: 4, inputTokens: 400, outputTokens: 10, toolCalls: 0 }]);
   t.same(prepared!.sessions, [{ agent: 'claude-code', id: 'run-1' }]);
   t.same(prepared!.rejected, []);
@@ -73,12 +76,12 @@ t.test('the run\'s session as an agents batch, and its turn\'s figures priced', 
 
 t.test('a run without an ended turn: no batch, no figures', async (t) => {
   const text = JSON.stringify({ run: RUN, turns: [{ ...TURN, status: 'running', finishedAt: null }], events: [] } satisfies RunTraceText);
-  t.same(await prepareRunTrace(text, FULL), { prepared: null, figures: [] });
+  t.same(await prepareRunTrace(text, FULL, noRows), { prepared: null, figures: [] });
 });
 
 t.test('a session the contract refuses is rejected, not stored (as a sync batch\'s would be)', async (t) => {
   const text = JSON.stringify({ run: { ...RUN, id: '' }, turns: [TURN], events: [] } satisfies RunTraceText);
-  const { prepared } = await prepareRunTrace(text, FULL);
+  const { prepared } = await prepareRunTrace(text, FULL, noRows);
   t.same(prepared!.sessions, []);
   t.equal(prepared!.rejected.length, 1);
 });
