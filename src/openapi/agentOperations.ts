@@ -6,7 +6,7 @@
  * (ingest/agentsBatch.ts): it must be accepted whole.
  */
 import type { Catalog } from '../contract/catalog.js';
-import type { OperationNote } from './document.js';
+import type { OperationNote } from './note.js';
 import { answer, json } from './note.js';
 
 export const AGENTS_TAG = 'Coding-agent sessions';

@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../contract/catalog.js';
 import { buildComparison } from '../core/evals/comparison.js';
-import type { OperationNote } from './document.js';
+import type { OperationNote } from './note.js';
 import { CREATED, ENV_ID, TRACE_ID } from './examples.js';
 import { answer, json } from './note.js';
 

@@ -3,7 +3,7 @@
  * scores) and the Prometheus exposition of the server's own operations metrics on the API port.
  * Kept apart from operations.ts for size.
  */
-import type { OperationNote } from './document.js';
+import type { OperationNote } from './note.js';
 import { answer } from './note.js';
 
 export const METRICS_TAG = 'Metrics';

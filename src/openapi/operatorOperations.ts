@@ -7,7 +7,8 @@
  */
 import type { Catalog } from '../contract/catalog.js';
 import { OPERATOR_ENDPOINTS, OPERATOR_SERVER_PATH, type OperatorCommandName } from '../core/admin/operatorApi.js';
-import { noteKey, type OperationNote } from './document.js';
+import { noteKey } from './document.js';
+import type { OperationNote } from './note.js';
 import { APP_EXAMPLE, APP_ID, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE } from './examples.js';
 import { answer, json } from './note.js';
 

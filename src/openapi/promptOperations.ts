@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../contract/catalog.js';
 import { LABEL_RULE, NAME_RULE } from '../core/prompts/names.js';
-import type { OperationNote } from './document.js';
+import type { OperationNote } from './note.js';
 import { CREATED } from './examples.js';
 import { answer, json } from './note.js';
 

@@ -4,7 +4,7 @@
  * heartbeat, events, complete, release), which `tracelake worker` calls, for turns and eval runs.
  */
 import type { Catalog } from '../contract/catalog.js';
-import type { OperationNote } from './document.js';
+import type { OperationNote } from './note.js';
 import { CREATED, ENV_ID } from './examples.js';
 import { answer, json } from './note.js';
 

@@ -8,18 +8,18 @@
  * are asked for.
  */
 import { bytes } from '../reply.js';
-import { route } from '../route.js';
-import { documentedRoutes } from '../routeTable.js';
+import { route, type AnyRoute } from '../route.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
 
-export function referenceRoutes() {
+/** `documented`: the table the reference describes (routeTable.ts's `documentedRoutes`). */
+export function referenceRoutes(documented: () => AnyRoute[]) {
   let built: Promise<{ json: string; html: string }> | null = null;
   const reference = (version: string) =>
     (built ??= (async () => {
       const [{ documentText, referenceDocument }, { renderReference }] = await Promise.all([import('../../openapi/reference.js'), import('../../openapi/html.js')]);
-      const doc = referenceDocument(documentedRoutes(), version);
+      const doc = referenceDocument(documented(), version);
       return { json: documentText(doc), html: renderReference(doc) };
     })());
   return [

@@ -5,8 +5,9 @@
  */
 import t from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../../src/contract/catalog.js';
-import type { Payload } from '../../../src/openapi/document.js';
-import { API_DESCRIPTION, OPERATIONS } from '../../../src/openapi/operations.js';
+import type { Payload } from '../../../src/openapi/note.js';
+import { API_DESCRIPTION } from '../../../src/openapi/description.js';
+import { OPERATIONS } from '../../../src/openapi/operations.js';
 
 interface Example {
   where: string;

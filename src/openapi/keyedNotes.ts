@@ -1,0 +1,526 @@
+/**
+ * The notes of the routes that do not carry their own yet, keyed like the route table
+ * (`GET /v1/traces/:traceId`); each moves onto its route declaration (http/routes/*.ts). The
+ * helpers (note.ts) take catalog names with their examples, so tsc checks each example against its
+ * type and typia checks the tags (test/unit/openapi/operations.test.ts).
+ */
+import { AGENT_OPERATIONS } from './agentOperations.js';
+import { EVAL_OPERATIONS } from './evalOperations.js';
+import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
+import { answer, json, type OperationNote } from './note.js';
+import { METRICS_OPERATIONS } from './metricsOperations.js';
+import { OPERATOR_OPERATIONS } from './operatorOperations.js';
+import { PROMPT_OPERATIONS } from './promptOperations.js';
+import { WORKER_OPERATIONS } from './workerOperations.js';
+
+const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
+const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
+
+const SYSTEM = 'Health and system';
+const REFERENCE = 'Reference';
+const WEB_UI = 'Web UI';
+
+/** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
+const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
+/** Why a list of traces or spans refuses its query beyond its schema. */
+const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
+/** Why a list or aggregation of scores refuses its kinds. */
+const SCORE_KINDS = '`invalid_query_parameters`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL, or `source` not api, annotation, eval or sdk (any case)';
+/** Why a score is refused beyond its schema: the one of `POST /v1/scores`, or an item of a batch. */
+const SCORE_RULES =
+  '`resource_id` is missing, or neither a trace id (32 hex characters) nor a span id (16) nor the `session_id` scored; `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL (any case), or `dataType` disagrees with it, or the score config of the name has another type; `source` is not api, annotation, eval or sdk; the `score` or `label` does not fit the type or the score config (a score missing, outside the config\'s range or not its category\'s value, a BOOLEAN score other than 0 or 1, a `label` not one of the categories)';
+/** Why a score config is refused beyond its schema (on create and update). */
+const SCORE_CONFIG_RULES =
+  '`invalid_request_body`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL (any case); `min_value` or `max_value` on a config that is not NUMERIC, or `max_value` below `min_value`; `categories` empty on a CATEGORICAL config, on one of another type, or with a label twice.';
+/** A search body's refusals beyond its schema. */
+const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
+
+export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
+  'GET /health': {
+    tag: SYSTEM,
+    summary: 'Liveness of the server',
+    description: 'What supervisors poll: 503, with the failing checks, when ingestion cannot work (disk, data directory, database).',
+    answers: [
+      answer(200, 'Liveness', 'Healthy.', { healthy: { status: 'healthy', version: '0.1.0', mode: 'cloud', uptime_s: 3600 } }),
+      answer(503, 'Liveness', 'Unhealthy: `dependencies` lists the failing checks.'),
+    ],
+  },
+  'GET /v1/health/ingestion': {
+    tag: SYSTEM,
+    summary: 'Health of the ingestion path',
+    description: 'A database query, a durable write in the data directory, free disk and the worker pool.',
+    answers: [
+      answer(200, 'HealthReport', 'Every dependency is healthy.', {
+        healthy: {
+          component: 'ingestion',
+          status: 'healthy',
+          timestamp: CREATED,
+          dependencies: [
+            { name: 'duckdb', status: 'healthy', latencyMs: 0.8 },
+            { name: 'data_dir', status: 'healthy', latencyMs: 2.1 },
+            { name: 'disk', status: 'healthy', latencyMs: 0.1, detail: { free_bytes: 52613349376 } },
+            { name: 'worker_pool', status: 'healthy', latencyMs: 3.4, detail: { queued: 0 } },
+          ],
+        },
+      }),
+      answer(503, 'HealthReport', 'A dependency is unhealthy (same body).'),
+    ],
+  },
+  'GET /v1/health/files': {
+    tag: SYSTEM,
+    summary: 'Health of the files',
+    description: 'The data directory, free disk, the segment and blob directories, and the quarantine (unhealthy while it holds files).',
+    answers: [answer(200, 'HealthReport', 'Every dependency is healthy.'), answer(503, 'HealthReport', 'A dependency is unhealthy (same body).')],
+  },
+  'GET /v1/capabilities': {
+    tag: SYSTEM,
+    summary: 'What this server offers',
+    description: 'Features are true exactly when this server answers them (its mode and this version); limits include the configured body caps.',
+    answers: [answer(200, 'CapabilitiesAnswer', 'The capabilities.')],
+  },
+  'GET /v1/pricing': {
+    tag: SYSTEM,
+    summary: 'Model prices used for span costs',
+    answers: [answer(200, 'PricingAnswer', 'The price table (`data/pricing.json`).')],
+  },
+  'GET /v1/openapi.json': {
+    tag: REFERENCE,
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document, the same bytes as `docs/openapi.json` in the repository.',
+    answers: [{ status: 200, description: 'The OpenAPI document.', media: { 'application/json': 'An OpenAPI 3.1 document.' } }],
+  },
+  'GET /v1/reference': {
+    tag: REFERENCE,
+    summary: 'This document as a page',
+    description: 'The same document rendered as one self-contained HTML page (no scripts, nothing fetched).',
+    answers: [{ status: 200, description: 'The reference page.', media: { 'text/html': 'An HTML page.' } }],
+  },
+  'GET /': {
+    tag: WEB_UI,
+    summary: 'The web UI',
+    description: 'The page of the web UI (traces, sessions, scores, metrics, evals, prompts), a static file for a browser. It signs in with an API key or session token the user types and calls this API like any client. Built at `npm install`; its Content-Security-Policy allows this origin only.',
+    answers: [{ status: 200, description: 'The page.', media: { 'text/html': 'The UI\'s HTML page.' } }],
+    errors: [{ status: 404, when: '`not_found`: the web UI is not built (run `npm install` or `npm run build`).' }],
+  },
+  'GET /ui/:file': {
+    tag: WEB_UI,
+    summary: 'A file of the web UI',
+    description: 'The script, stylesheet and images the page loads. `?v=` versions a file\'s URL (a cache key; its value is not checked).',
+    query: 'AssetQuery',
+    answers: [
+      {
+        status: 200,
+        description: 'The file, by its extension.',
+        media: { 'text/javascript': '`.js`', 'text/css': '`.css`', 'image/svg+xml': '`.svg`', 'text/html': '`.html`', 'text/plain': '`.txt`' },
+      },
+    ],
+    errors: [{ status: 404, when: '`not_found`: no such file.' }],
+  },
+  'GET /v1/auth/app': {
+    tag: 'Authentication',
+    summary: 'The app of a key sent alone',
+    description:
+      'The app an API key belongs to, or the app a session token names, from `Authorization` alone: for a client that holds only the key (the UI\'s sign-in, `tracelake quickstart`). Every other operation still needs the app id in `X-Service-App-Id`. Counted against the tenant\'s rate like any authenticated request.',
+    credentialAlone: true,
+    answers: [answer(200, 'CredentialAppAnswer', 'The app to name in `X-Service-App-Id`.', { key: { data: { app_id: APP_ID } } })],
+    errors: [
+      { status: 401, when: '`unauthorized`: `Authorization` is missing, or holds no valid key or session token (unknown, revoked, expired, or a token that does not verify). On a server in local mode, no `Authorization` is the local app.' },
+      { status: 403, when: '`forbidden`: the key of an eval run, which reports for its run and does nothing else.' },
+      { status: 429, when: '`rate_limited`: the tenant of the credential is over its request rate.' },
+    ],
+  },
+  'GET /v1/dev/whoami': {
+    tag: 'Local development',
+    summary: 'Who local requests act as',
+    description: 'The tenant, app (the id an SDK is configured with) and environment of the request.',
+    answers: [answer(200, 'WhoAmIAnswer', 'The caller.')],
+  },
+  'POST /v1/traces': {
+    tag: 'Ingestion',
+    summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
+    description:
+      'The exporter\'s own format, protobuf or JSON, optionally gzip- or deflate-encoded. A 200 means the spans are durable (in the fsynced ingest log); they are readable once written as a segment, within a second. Spans refused one by one (e.g. over the per-trace bound) are reported through `partialSuccess`.',
+    headers: {
+      'Content-Encoding': '`gzip`, `deflate` or `identity`.',
+      'X-Tracelake-Wait': '`visible`: answer only once the spans can be read.',
+    },
+    body: {
+      media: {
+        'application/x-protobuf': 'An OTLP ExportTraceServiceRequest (protobuf).',
+        'application/json': 'An OTLP ExportTraceServiceRequest (OTLP/JSON): `{"resourceSpans": […]}`.',
+      },
+    },
+    answers: [
+      {
+        status: 200,
+        description: 'Accepted and durable, in the request\'s own encoding.',
+        headers: { 'X-Tracelake-Visible': '`true` when the spans were already readable when answered.' },
+        ...json('OtlpExportAnswer', { accepted: {}, partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } } }),
+        media: { 'application/x-protobuf': 'An OTLP ExportTraceServiceResponse (protobuf).' },
+      },
+    ],
+    errors: [{ status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' }],
+  },
+  'GET /v1/traces': {
+    tag: 'Traces',
+    summary: 'List traces',
+    description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
+    query: 'TraceListQuery',
+    answers: [{ ...answer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+    errors: [{ status: 400, when: LIST_REFUSALS }],
+  },
+  'POST /v1/traces/search': {
+    tag: 'Traces',
+    summary: 'Search traces with JSON filters',
+    description: 'Top-level filters are combined with AND; an `or` group holds predicates of which one must match.',
+    body: json('TraceSearchBody', {
+      slowAndExpensive: {
+        filters: [
+          { field: 'latency_ms', operator: 'between', value: [1000, 5000] },
+          { or: [{ field: 'model', operator: 'equals', value: 'gpt-4o' }, { field: 'model', operator: 'startsWith', value: 'claude' }] },
+        ],
+        sort_by: 'cost',
+        sort_order: 'desc',
+        limit: 20,
+      },
+    }),
+    answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+    errors: [{ status: 400, when: SEARCH_REFUSALS }],
+  },
+  'GET /v1/traces/:traceId': {
+    tag: 'Traces',
+    summary: 'One trace with its spans',
+    description: '`metadata` is the root span\'s; `?fields=graph` adds the trace\'s graph.',
+    params: 'TraceParams',
+    query: 'TraceQuery',
+    answers: [
+      answer(200, 'TraceDetailAnswer', 'The trace.', {
+        trace: { data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
+      }),
+    ],
+  },
+  'GET /v1/traces/:traceId/graph': {
+    tag: 'Traces',
+    summary: 'The graph of a trace',
+    description: 'Nodes from the spans\' reserved `graph.node.*` attributes, edges from their parents.',
+    params: 'TraceParams',
+    answers: [
+      answer(200, 'TraceGraphAnswer', 'The graph.', {
+        graph: { data: { nodes: [{ id: 'planner', span_id: CHILD_SPAN, name: 'planner', type: 'agent', attributes: {} }], edges: [] } },
+      }),
+    ],
+  },
+  'GET /v1/traces/:traceId/spans': {
+    tag: 'Spans',
+    summary: 'The spans of a trace',
+    description: 'By start time; not paginated (traces are bounded at ingest).',
+    params: 'TraceParams',
+    answers: [answer(200, 'TraceSpansAnswer', 'The spans.', { spans: { data: [SPAN_EXAMPLE] } })],
+  },
+  'GET /v1/traces/:traceId/spans/:spanId': {
+    tag: 'Spans',
+    summary: 'One span of a trace, opened',
+    description: 'Input and output in full, attributes, resource and scope.',
+    params: 'TraceSpanParams',
+    answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
+  },
+  'GET /v1/spans/:spanId': {
+    tag: 'Spans',
+    summary: 'One span, opened',
+    description:
+      'Named without its trace, the span is searched for in the scope\'s segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
+    params: 'SpanParams',
+    answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
+  },
+  'GET /v1/spans': {
+    tag: 'Spans',
+    summary: 'List spans',
+    description: 'The convenience parameters and `filter` are combined with AND. `format=parquet` or `arrow` streams every matching span as a file (or the page `limit`/`offset` name).',
+    query: 'SpanListQuery',
+    answers: [
+      {
+        ...answer(200, 'SpanPage', 'A page of spans.'),
+        media: {
+          ...CSV,
+          'application/vnd.apache.parquet': 'With `format=parquet`: the spans as a Parquet file.',
+          'application/vnd.apache.arrow.stream': 'With `format=arrow`: the spans as an Arrow IPC stream.',
+        },
+        headers: PAGE_HEADERS,
+      },
+    ],
+    errors: [{ status: 400, when: LIST_REFUSALS }],
+  },
+  'POST /v1/spans/search': {
+    tag: 'Spans',
+    summary: 'Search spans with JSON filters',
+    body: json('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
+    answers: [answer(200, 'SpanPage', 'A page of spans.')],
+    errors: [{ status: 400, when: SEARCH_REFUSALS }],
+  },
+  'GET /v1/filter-schema': {
+    tag: 'Traces',
+    summary: 'Filterable fields and operators',
+    description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
+    answers: [answer(200, 'FilterSchemaAnswer', 'The filter schema.')],
+  },
+  'GET /v1/sessions': {
+    tag: 'Sessions',
+    summary: 'List sessions',
+    description: 'Sessions with a trace starting in the window, aggregated over all their traces; latest first.',
+    query: 'SessionListQuery',
+    answers: [answer(200, 'SessionPage', 'A page of sessions.')],
+  },
+  'GET /v1/sessions/:sessionId/traces': {
+    tag: 'Sessions',
+    summary: 'The traces of a session',
+    params: 'SessionParams',
+    query: 'PageQuery',
+    answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
+  },
+  'GET /v1/runs/:runId/traces': {
+    tag: 'Traces',
+    summary: 'The traces of a run',
+    params: 'RunParams',
+    query: 'PageQuery',
+    answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
+  },
+  'GET /v1/agents/blob/:sha256': {
+    tag: 'Blobs',
+    summary: 'A stored blob',
+    description: 'Large span fields and media, stored out of line; the bytes with their stored media type.',
+    params: 'BlobParams',
+    answers: [{ status: 200, description: 'The bytes.', media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' }, headers: { 'Cache-Control': 'Immutable: a blob never changes.' } }],
+  },
+  'POST /v1/scores': {
+    tag: 'Scores',
+    summary: 'Create a score',
+    description: 'Scores a trace or span (`resource_id`), or a session (`session_id` alone). Scores are append-only.',
+    body: json('ScoreBody', { numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' } }),
+    answers: [answer(201, 'ScoreAnswer', 'The score.', { created: { data: SCORE_EXAMPLE } })],
+    errors: [{ status: 400, when: `\`invalid_request_body\`: ${SCORE_RULES}.` }],
+  },
+  'POST /v1/scores/batch': {
+    tag: 'Scores',
+    summary: 'Create up to 1000 scores',
+    description: 'Each item is judged on its own; the stored ones are stored in one transaction.',
+    body: json('ScoreBatchRequest', {
+      two: {
+        scores: [
+          { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, client_id: 'a' },
+          { name: 'helpfulness', score: 1, client_id: 'b' },
+        ],
+      },
+    }),
+    answers: [
+      answer(201, 'ScoreBatchAnswer', 'Every item was stored.'),
+      answer(207, 'ScoreBatchAnswer', 'Some items were refused; each result says why.', {
+        partly: {
+          data: {
+            results: [
+              { index: 0, id: SCORE_ID, status: 'success', client_id: 'a' },
+              { index: 1, id: null, status: 'error', client_id: 'b', error: { code: 'invalid_request_body', message: 'resource_id: required unless session_id names a session', field: 'resource_id' } },
+            ],
+            summary: { total: 2, succeeded: 1, failed: 1 },
+          },
+        },
+      }),
+      answer(400, 'ScoreBatchFailure', 'Every item was refused, or the envelope is malformed.'),
+      answer(500, 'ScoreBatchFailure', 'The insert failed: no score of the batch was stored.'),
+    ],
+    errors: [
+      { status: 400, when: `\`invalid_request_body\` when every item is refused, with \`details\` keyed by the item's index, each \`field: why\`: ${SCORE_RULES}.` },
+      { status: 413, when: 'More than 1000 items, or a body over the limit.' },
+    ],
+  },
+  'GET /v1/scores': {
+    tag: 'Scores',
+    summary: 'List scores',
+    query: 'ScoreListQuery',
+    answers: [{ ...answer(200, 'ScorePage', 'A page of scores, latest first.'), media: CSV, headers: PAGE_HEADERS }],
+    errors: [{ status: 400, when: `${SCORE_KINDS}; \`invalid_time_window\`.` }],
+  },
+  'GET /v1/scores/names': {
+    tag: 'Scores',
+    summary: 'The score names in use',
+    answers: [answer(200, 'ScoreNamesAnswer', 'The names.', { names: { data: ['correctness', 'helpfulness'] } })],
+  },
+  'GET /v1/scores/aggregations': {
+    tag: 'Scores',
+    summary: 'Scores aggregated by name',
+    query: 'ScoreAggregationQuery',
+    answers: [answer(200, 'ScoreAggregationsAnswer', 'One row per score name.', { byName: { data: [{ name: 'helpfulness', count: 120, avg_score: 0.82, min_score: 0, max_score: 1 }] } })],
+    errors: [{ status: 400, when: `${SCORE_KINDS}; \`invalid_filter\`; \`invalid_time_window\`.` }],
+  },
+  'POST /v1/scores/search': {
+    tag: 'Scores',
+    summary: 'Search scores with JSON filters',
+    body: json('ScoreSearchBody', { low: { filters: [{ field: 'score', operator: 'lt', value: 0.5 }], sort_by: 'score', sort_order: 'asc' } }),
+    answers: [answer(200, 'ScorePage', 'A page of scores.', { page: { data: [SCORE_EXAMPLE], pagination: { total: 1, limit: 50, offset: 0 } } })],
+  },
+  'GET /v1/scores/:scoreId': { tag: 'Scores', summary: 'One score', params: 'ScoreParams', answers: [answer(200, 'ScoreAnswer', 'The score.')] },
+  'DELETE /v1/scores/:scoreId': { tag: 'Scores', summary: 'Delete a score', params: 'ScoreParams', answers: [answer(200, 'ScoreAnswer', 'The deleted score.')] },
+  'GET /v1/score-configs': { tag: 'Score configs', summary: 'List score configs', query: 'PageQuery', answers: [answer(200, 'ScoreConfigPage', 'A page of configs.')] },
+  'GET /v1/score-configs/:name': { tag: 'Score configs', summary: 'One score config', params: 'ScoreConfigParams', answers: [answer(200, 'ScoreConfigAnswer', 'The config.')] },
+  'POST /v1/score-configs': {
+    tag: 'Score configs',
+    summary: 'Create a score config',
+    description: 'Scores with the config\'s name are then checked against it (range, categories).',
+    body: json('ScoreConfigBody', {
+      categorical: { name: 'tone', data_type: 'CATEGORICAL', categories: [{ label: 'rude', value: 0 }, { label: 'neutral', value: 1 }, { label: 'kind', value: 2 }] },
+      numeric: { name: 'helpfulness', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
+    }),
+    answers: [answer(201, 'ScoreConfigAnswer', 'The config.')],
+    errors: [
+      { status: 400, when: SCORE_CONFIG_RULES },
+      { status: 409, when: '`conflict`: a config of that name exists.' },
+    ],
+  },
+  'PATCH /v1/score-configs/:name': {
+    tag: 'Score configs',
+    summary: 'Update a score config',
+    description: 'The name and data type never change; `null` clears a field.',
+    params: 'ScoreConfigParams',
+    body: json('ScoreConfigPatchBody', { range: { max_value: 10 } }),
+    answers: [answer(200, 'ScoreConfigAnswer', 'The config.')],
+    errors: [{ status: 400, when: SCORE_CONFIG_RULES }],
+  },
+  'POST /v1/comments': {
+    tag: 'Comments',
+    summary: 'Comment on a trace, span or session',
+    body: json('CommentBody', { onTrace: { resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.' } }),
+    answers: [
+      answer(201, 'CommentAnswer', 'The comment.', {
+        created: { data: { id: SCORE_ID, resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.', author_user_id: null, environment_id: ENV_ID, created_at: CREATED } },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16), or `content` is blank.' },
+      { status: 404, when: '`not_found`: no such trace, span or session in the app.' },
+    ],
+  },
+  'GET /v1/comments': {
+    tag: 'Comments',
+    summary: 'The comments on a resource',
+    query: 'CommentListQuery',
+    answers: [answer(200, 'CommentPage', 'A page of comments.')],
+    errors: [{ status: 400, when: '`invalid_query_parameters`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16).' }],
+  },
+  'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
+  'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
+  'POST /v1/api-keys': {
+    tag: 'API keys',
+    summary: 'Create an API key',
+    description: 'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
+    body: json('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
+    answers: [
+      answer(201, 'CreatedKeyAnswer', 'The key, with `plaintext_key` this once.', {
+        sdk: {
+          data: {
+            id: '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+            name: 'checkout-service',
+            app_id: APP_ID,
+            environment_id: ENV_ID,
+            environment_name: 'production',
+            role: 'sdk',
+            permissions: ['trace.write', 'score.write', 'template.read'],
+            key_prefix: 'sk_service_A',
+            created_at: CREATED,
+            expires_at: null,
+            last_used_at: null,
+            revoked_at: null,
+            plaintext_key: 'sk_service_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v',
+          },
+        },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.' },
+      { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
+      { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
+    ],
+  },
+  'GET /v1/api-keys': { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')], errors: [NO_SUCH_APP] },
+  'DELETE /v1/api-keys/:id': {
+    tag: 'API keys',
+    summary: 'Revoke an API key',
+    description: 'The next request with the key is 401.',
+    params: 'KeyIdParams',
+    query: 'KeyAppQuery',
+    answers: [answer(200, 'KeyAnswer', 'The revoked key.')],
+  },
+  'POST /v1/apps': {
+    tag: 'Apps',
+    summary: 'Create an app',
+    description: 'With its default `production` environment.',
+    body: json('CreateAppBody', { checkout: { name: 'checkout', display_name: 'Checkout assistant' } }),
+    answers: [answer(201, 'AppAnswer', 'The app.', { created: { data: APP_EXAMPLE } })],
+    errors: [
+      { status: 402, when: '`entitlement_required` (`max_apps`): the plan\'s app limit is reached.' },
+      { status: 409, when: '`duplicate_app_name`.' },
+    ],
+  },
+  'GET /v1/apps': { tag: 'Apps', summary: 'List apps', answers: [answer(200, 'AppListAnswer', 'The apps of the tenant.')] },
+  'GET /v1/apps/:appId': { tag: 'Apps', summary: 'One app', params: 'AppParams', answers: [answer(200, 'AppAnswer', 'The app.')] },
+  'PATCH /v1/apps/:appId': {
+    tag: 'Apps',
+    summary: 'Update an app',
+    description: '`null` clears a field; `retention_days` sets how long the app\'s spans are kept.',
+    params: 'AppParams',
+    body: json('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
+    answers: [answer(200, 'AppAnswer', 'The app.')],
+    errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
+  },
+  'DELETE /v1/apps/:appId': {
+    tag: 'Apps',
+    summary: 'Delete an app',
+    description: 'With its environments and keys. The caller\'s own app cannot be deleted.',
+    params: 'AppParams',
+    body: { ...json('DeleteAppBody', { confirmed: { confirmation_name: 'checkout' } }), optional: true },
+    answers: [answer(200, 'AppDeletionAnswer', 'What was deleted.')],
+    errors: [{ status: 409, when: '`conflict`: the caller\'s own app.' }],
+  },
+  'POST /v1/environments': {
+    tag: 'Environments',
+    summary: 'Create an environment',
+    body: json('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
+    answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
+    errors: [
+      NO_SUCH_APP,
+      { status: 409, when: '`conflict`: the app has an environment of that name.' },
+    ],
+  },
+  'GET /v1/environments': { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')], errors: [NO_SUCH_APP] },
+  'PATCH /v1/environments/:id': {
+    tag: 'Environments',
+    summary: 'Rename an environment or change its kind',
+    params: 'EnvironmentParams',
+    body: json('UpdateEnvironmentBody', { rename: { name: 'qa' } }),
+    answers: [answer(200, 'EnvironmentAnswer', 'The environment.')],
+    errors: [
+      { status: 400, when: '`invalid_request_body` (`details.body`): neither `name` nor `kind` is given.' },
+      { status: 409, when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.' },
+    ],
+  },
+  'DELETE /v1/environments/:id': {
+    tag: 'Environments',
+    summary: 'Delete an environment',
+    description: 'A non-default environment, with its API keys; typed-name confirmation.',
+    params: 'EnvironmentParams',
+    body: json('DeleteEnvironmentBody', { confirmed: { confirmation_name: 'staging' } }),
+    answers: [
+      answer(200, 'EnvironmentDeletionAnswer', 'What was deleted.', {
+        deleted: { data: { id: ENV_ID, deleted_at: CREATED, cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false } } },
+      }),
+    ],
+    errors: [
+      { status: 400, when: '`invalid_request_body`: `confirmation_name` is not the environment\'s name.' },
+      { status: 409, when: '`conflict`: the app\'s default environment.' },
+    ],
+  },
+  ...AGENT_OPERATIONS,
+  ...EVAL_OPERATIONS,
+  ...PROMPT_OPERATIONS,
+  ...METRICS_OPERATIONS,
+  ...WORKER_OPERATIONS,
+  ...OPERATOR_OPERATIONS,
+};
