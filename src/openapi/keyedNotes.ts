@@ -448,19 +448,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     query: 'KeyAppQuery',
     answers: [answer(200, 'KeyAnswer', 'The revoked key.')],
   },
-  'POST /v1/apps': {
-    tag: 'Apps',
-    summary: 'Create an app',
-    description: 'With its default `production` environment.',
-    body: json('CreateAppBody', { checkout: { name: 'checkout', display_name: 'Checkout assistant' } }),
-    answers: [answer(201, 'AppAnswer', 'The app.', { created: { data: APP_EXAMPLE } })],
-    errors: [
-      { status: 402, when: '`entitlement_required` (`max_apps`): the plan\'s app limit is reached.' },
-      { status: 409, when: '`duplicate_app_name`.' },
-    ],
-  },
-  'GET /v1/apps': { tag: 'Apps', summary: 'List apps', answers: [answer(200, 'AppListAnswer', 'The apps of the tenant.')] },
-  'GET /v1/apps/:appId': { tag: 'Apps', summary: 'One app', params: 'AppParams', answers: [answer(200, 'AppAnswer', 'The app.')] },
   'PATCH /v1/apps/:appId': {
     tag: 'Apps',
     summary: 'Update an app',
