@@ -187,51 +187,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
     errors: [{ status: 400, when: SEARCH_REFUSALS }],
   },
-  'GET /v1/traces/:traceId': {
-    tag: 'Traces',
-    summary: 'One trace with its spans',
-    description: '`metadata` is the root span\'s; `?fields=graph` adds the trace\'s graph.',
-    params: 'TraceParams',
-    query: 'TraceQuery',
-    answers: [
-      answer(200, 'TraceDetailAnswer', 'The trace.', {
-        trace: { data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
-      }),
-    ],
-  },
-  'GET /v1/traces/:traceId/graph': {
-    tag: 'Traces',
-    summary: 'The graph of a trace',
-    description: 'Nodes from the spans\' reserved `graph.node.*` attributes, edges from their parents.',
-    params: 'TraceParams',
-    answers: [
-      answer(200, 'TraceGraphAnswer', 'The graph.', {
-        graph: { data: { nodes: [{ id: 'planner', span_id: CHILD_SPAN, name: 'planner', type: 'agent', attributes: {} }], edges: [] } },
-      }),
-    ],
-  },
-  'GET /v1/traces/:traceId/spans': {
-    tag: 'Spans',
-    summary: 'The spans of a trace',
-    description: 'By start time; not paginated (traces are bounded at ingest).',
-    params: 'TraceParams',
-    answers: [answer(200, 'TraceSpansAnswer', 'The spans.', { spans: { data: [SPAN_EXAMPLE] } })],
-  },
-  'GET /v1/traces/:traceId/spans/:spanId': {
-    tag: 'Spans',
-    summary: 'One span of a trace, opened',
-    description: 'Input and output in full, attributes, resource and scope.',
-    params: 'TraceSpanParams',
-    answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
-  },
-  'GET /v1/spans/:spanId': {
-    tag: 'Spans',
-    summary: 'One span, opened',
-    description:
-      'Named without its trace, the span is searched for in the scope\'s segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
-    params: 'SpanParams',
-    answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
-  },
   'GET /v1/spans': {
     tag: 'Spans',
     summary: 'List spans',
@@ -262,27 +217,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     summary: 'Filterable fields and operators',
     description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
     answers: [answer(200, 'FilterSchemaAnswer', 'The filter schema.')],
-  },
-  'GET /v1/sessions': {
-    tag: 'Sessions',
-    summary: 'List sessions',
-    description: 'Sessions with a trace starting in the window, aggregated over all their traces; latest first.',
-    query: 'SessionListQuery',
-    answers: [answer(200, 'SessionPage', 'A page of sessions.')],
-  },
-  'GET /v1/sessions/:sessionId/traces': {
-    tag: 'Sessions',
-    summary: 'The traces of a session',
-    params: 'SessionParams',
-    query: 'PageQuery',
-    answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
-  },
-  'GET /v1/runs/:runId/traces': {
-    tag: 'Traces',
-    summary: 'The traces of a run',
-    params: 'RunParams',
-    query: 'PageQuery',
-    answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
   },
   'GET /v1/agents/blob/:sha256': {
     tag: 'Blobs',
