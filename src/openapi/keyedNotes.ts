@@ -36,42 +36,6 @@ const SCORE_CONFIG_RULES =
 const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  'GET /health': {
-    tag: SYSTEM,
-    summary: 'Liveness of the server',
-    description: 'What supervisors poll: 503, with the failing checks, when ingestion cannot work (disk, data directory, database).',
-    answers: [
-      answer(200, 'Liveness', 'Healthy.', { healthy: { status: 'healthy', version: '0.1.0', mode: 'cloud', uptime_s: 3600 } }),
-      answer(503, 'Liveness', 'Unhealthy: `dependencies` lists the failing checks.'),
-    ],
-  },
-  'GET /v1/health/ingestion': {
-    tag: SYSTEM,
-    summary: 'Health of the ingestion path',
-    description: 'A database query, a durable write in the data directory, free disk and the worker pool.',
-    answers: [
-      answer(200, 'HealthReport', 'Every dependency is healthy.', {
-        healthy: {
-          component: 'ingestion',
-          status: 'healthy',
-          timestamp: CREATED,
-          dependencies: [
-            { name: 'duckdb', status: 'healthy', latencyMs: 0.8 },
-            { name: 'data_dir', status: 'healthy', latencyMs: 2.1 },
-            { name: 'disk', status: 'healthy', latencyMs: 0.1, detail: { free_bytes: 52613349376 } },
-            { name: 'worker_pool', status: 'healthy', latencyMs: 3.4, detail: { queued: 0 } },
-          ],
-        },
-      }),
-      answer(503, 'HealthReport', 'A dependency is unhealthy (same body).'),
-    ],
-  },
-  'GET /v1/health/files': {
-    tag: SYSTEM,
-    summary: 'Health of the files',
-    description: 'The data directory, free disk, the segment and blob directories, and the quarantine (unhealthy while it holds files).',
-    answers: [answer(200, 'HealthReport', 'Every dependency is healthy.'), answer(503, 'HealthReport', 'A dependency is unhealthy (same body).')],
-  },
   'GET /v1/capabilities': {
     tag: SYSTEM,
     summary: 'What this server offers',
