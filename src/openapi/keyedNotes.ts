@@ -182,13 +182,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
     answers: [answer(200, 'FilterSchemaAnswer', 'The filter schema.')],
   },
-  'GET /v1/agents/blob/:sha256': {
-    tag: 'Blobs',
-    summary: 'A stored blob',
-    description: 'Large span fields and media, stored out of line; the bytes with their stored media type.',
-    params: 'BlobParams',
-    answers: [{ status: 200, description: 'The bytes.', media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' }, headers: { 'Cache-Control': 'Immutable: a blob never changes.' } }],
-  },
   'POST /v1/scores': {
     tag: 'Scores',
     summary: 'Create a score',

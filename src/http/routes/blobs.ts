@@ -9,12 +9,20 @@ import { bytes } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route } from '../route.js';
 
+
 export const blobRoutes = [
-  route<BlobParams>({
+  route({
     method: 'GET',
     path: '/v1/agents/blob/:sha256',
     permission: 'trace.read',
     validate: { params: validateBlobParams },
+    note: {
+      tag: 'Blobs',
+      summary: 'A stored blob',
+      description: 'Large span fields and media, stored out of line; the bytes with their stored media type.',
+      params: 'BlobParams',
+      answers: [{ status: 200, description: 'The bytes.', media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' }, headers: { 'Cache-Control': 'Immutable: a blob never changes.' } }],
+    },
     async handler({ params }, ctx) {
       const blob = await ctx.services.store.run('readBlob', { ...readScopeOf(ctx.principal), sha256: params.sha256 });
       if (!blob) throw new ApiError('not_found', `Blob ${params.sha256} not found`);
