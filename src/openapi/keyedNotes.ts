@@ -36,17 +36,6 @@ const SCORE_CONFIG_RULES =
 const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/capabilities': {
-    tag: SYSTEM,
-    summary: 'What this server offers',
-    description: 'Features are true exactly when this server answers them (its mode and this version); limits include the configured body caps.',
-    answers: [answer(200, 'CapabilitiesAnswer', 'The capabilities.')],
-  },
-  'GET /v1/pricing': {
-    tag: SYSTEM,
-    summary: 'Model prices used for span costs',
-    answers: [answer(200, 'PricingAnswer', 'The price table (`data/pricing.json`).')],
-  },
   'GET /v1/openapi.json': {
     tag: REFERENCE,
     summary: 'This document',
