@@ -82,12 +82,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
       { status: 429, when: '`rate_limited`: the tenant of the credential is over its request rate.' },
     ],
   },
-  'GET /v1/dev/whoami': {
-    tag: 'Local development',
-    summary: 'Who local requests act as',
-    description: 'The tenant, app (the id an SDK is configured with) and environment of the request.',
-    answers: [answer(200, 'WhoAmIAnswer', 'The caller.')],
-  },
   'POST /v1/traces': {
     tag: 'Ingestion',
     summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
