@@ -3,12 +3,11 @@
  * stored media type, scoped to the key's tenant, app and (when pinned) environment: a pinned key
  * reads the blobs its environment's spans refer to. Reading spans' content needs trace.read.
  */
-import { validateBlobParams, type BlobParams } from '../../contract/apps.js';
+import { validateBlobParams } from '../../contract/apps.js';
 import { ApiError } from '../../core/errors.js';
 import { bytes } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route } from '../route.js';
-
 
 export const blobRoutes = [
   route({

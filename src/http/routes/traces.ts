@@ -12,26 +12,18 @@ import {
   validateTraceQuery,
   validateTraceSpanParams,
   type PageQuery,
-  type RunParams,
-  type SessionListQuery,
-  type SessionParams,
-  type SpanParams,
-  type TraceParams,
-  type TraceQuery,
-  type TraceSpanParams,
 } from '../../contract/traces.js';
 import type { TraceDetail } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
 import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
 import type { ReadScope } from '../../store/scope.js';
-import { data, json } from '../reply.js';
+import { data } from '../reply.js';
 import { readScopeOf } from '../principal.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
 import { CHILD_SPAN, ENV_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE } from '../../openapi/examples.js';
 import { answer } from '../../openapi/note.js';
-
-const DEFAULT_PAGE = 50;
 
 function readScope(ctx: Context): ReadScope {
   return readScopeOf(ctx.principal);
@@ -158,16 +150,8 @@ export const traceRoutes = [
     },
     async handler({ query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listSessions', {
-        scope: readScope(ctx),
-        ...window,
-        limit,
-        offset,
-        ...(query.user_id === undefined ? {} : { userId: query.user_id }),
-      });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      const userId = query.user_id === undefined ? {} : { userId: query.user_id };
+      return paged(query, (page) => ctx.services.store.run('listSessions', { scope: readScope(ctx), ...window, ...page, ...userId }));
     },
   }),
   route({
@@ -200,10 +184,10 @@ export const traceRoutes = [
   }),
 ];
 
-async function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
-  const limit = query.limit ?? DEFAULT_PAGE;
-  const offset = query.offset ?? 0;
-  const page = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, limit, offset });
-  if (page.total === 0) throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
-  return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
+  return paged(query, async (page) => {
+    const found = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, ...page });
+    if (found.total === 0) throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
+    return found;
+  });
 }
