@@ -136,7 +136,7 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   for (const route of input.routes) add(route.method, route.path, operation(route, noteOf(route), input.catalog));
   for (const [method, path] of input.unbuilt) add(method, path, unbuiltOperation(method, path));
   // Tags in the order given (else the order the notes are written: by subject), those without a note last.
-  const order = input.tagOrder ?? [...input.routes.map(noteOf), ...Object.values(input.notes ?? {})].map((n) => n?.tag);
+  const order = input.tagOrder ?? [...input.routes.map((r) => r.note), ...Object.values(input.notes ?? {})].map((n) => n?.tag);
   const rank = (tag: string) => {
     const i = order.indexOf(tag);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
