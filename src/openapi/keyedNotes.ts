@@ -36,18 +36,6 @@ const SCORE_CONFIG_RULES =
 const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/openapi.json': {
-    tag: REFERENCE,
-    summary: 'This document',
-    description: 'The OpenAPI 3.1 document, the same bytes as `docs/openapi.json` in the repository.',
-    answers: [{ status: 200, description: 'The OpenAPI document.', media: { 'application/json': 'An OpenAPI 3.1 document.' } }],
-  },
-  'GET /v1/reference': {
-    tag: REFERENCE,
-    summary: 'This document as a page',
-    description: 'The same document rendered as one self-contained HTML page (no scripts, nothing fetched).',
-    answers: [{ status: 200, description: 'The reference page.', media: { 'text/html': 'An HTML page.' } }],
-  },
   'GET /': {
     tag: WEB_UI,
     summary: 'The web UI',
