@@ -21,7 +21,7 @@ const REFERENCE = 'Reference';
 const WEB_UI = 'Web UI';
 
 /** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
-const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
+export const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
 /** Why a list of traces or spans refuses its query beyond its schema. */
 const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 /** Why a list or aggregation of scores refuses its kinds. */
@@ -243,47 +243,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   },
   'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
   'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
-  'POST /v1/api-keys': {
-    tag: 'API keys',
-    summary: 'Create an API key',
-    description: 'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
-    body: json('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
-    answers: [
-      answer(201, 'CreatedKeyAnswer', 'The key, with `plaintext_key` this once.', {
-        sdk: {
-          data: {
-            id: '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
-            name: 'checkout-service',
-            app_id: APP_ID,
-            environment_id: ENV_ID,
-            environment_name: 'production',
-            role: 'sdk',
-            permissions: ['trace.write', 'score.write', 'template.read'],
-            key_prefix: 'sk_service_A',
-            created_at: CREATED,
-            expires_at: null,
-            last_used_at: null,
-            revoked_at: null,
-            plaintext_key: 'sk_service_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v',
-          },
-        },
-      }),
-    ],
-    errors: [
-      { status: 400, when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.' },
-      { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
-      { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
-    ],
-  },
-  'GET /v1/api-keys': { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')], errors: [NO_SUCH_APP] },
-  'DELETE /v1/api-keys/:id': {
-    tag: 'API keys',
-    summary: 'Revoke an API key',
-    description: 'The next request with the key is 401.',
-    params: 'KeyIdParams',
-    query: 'KeyAppQuery',
-    answers: [answer(200, 'KeyAnswer', 'The revoked key.')],
-  },
   'PATCH /v1/apps/:appId': {
     tag: 'Apps',
     summary: 'Update an app',
