@@ -81,13 +81,24 @@ type Checked<V, K extends keyof Validators, Otherwise> = V extends { [key in K]:
 /** A raw body is the bytes; otherwise the body validator's type (none: no body). */
 type BodyOf<V, M> = M extends 'raw' ? Buffer : Checked<V, 'body', undefined>;
 
-/** A route as declared: the handler's input types are those of its validators, written once. */
-export type RouteDeclaration<V extends Validators, M extends BodyMode | undefined> = Omit<
-  Route<Checked<V, 'params', Record<string, string>>, Checked<V, 'query', Record<string, never>>, BodyOf<V, M>>,
-  'validate' | 'body'
-> & { validate?: V; body?: M };
+/** `/ui/:file` → `'file'`. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest> : P extends `${string}:${infer Name}` ? Name : never;
 
-export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined>(r: RouteDeclaration<V, M>): AnyRoute;
+/** The path's own parameters, as strings, when the path is written as a literal. */
+type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+
+/**
+ * A route as declared: the handler's input types are those of its validators (a path without a
+ * validator: its `:name` segments), written once.
+ */
+export type RouteDeclaration<V extends Validators, M extends BodyMode | undefined, P extends string> = Omit<
+  Route<Checked<V, 'params', PathParams<P>>, Checked<V, 'query', Record<string, never>>, BodyOf<V, M>>,
+  'validate' | 'body' | 'path'
+> & { path: P; validate?: V; body?: M };
+
+export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined, const P extends string = string>(
+  r: RouteDeclaration<V, M, P>,
+): AnyRoute;
 /** Types written out: the form the route modules are leaving. */
 export function route<P, Q = Record<string, never>, B = undefined>(r: Route<P, Q, B>): AnyRoute;
 export function route(r: AnyRoute): AnyRoute {

@@ -36,40 +36,6 @@ const SCORE_CONFIG_RULES =
 const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  'GET /': {
-    tag: WEB_UI,
-    summary: 'The web UI',
-    description: 'The page of the web UI (traces, sessions, scores, metrics, evals, prompts), a static file for a browser. It signs in with an API key or session token the user types and calls this API like any client. Built at `npm install`; its Content-Security-Policy allows this origin only.',
-    answers: [{ status: 200, description: 'The page.', media: { 'text/html': 'The UI\'s HTML page.' } }],
-    errors: [{ status: 404, when: '`not_found`: the web UI is not built (run `npm install` or `npm run build`).' }],
-  },
-  'GET /ui/:file': {
-    tag: WEB_UI,
-    summary: 'A file of the web UI',
-    description: 'The script, stylesheet and images the page loads. `?v=` versions a file\'s URL (a cache key; its value is not checked).',
-    query: 'AssetQuery',
-    answers: [
-      {
-        status: 200,
-        description: 'The file, by its extension.',
-        media: { 'text/javascript': '`.js`', 'text/css': '`.css`', 'image/svg+xml': '`.svg`', 'text/html': '`.html`', 'text/plain': '`.txt`' },
-      },
-    ],
-    errors: [{ status: 404, when: '`not_found`: no such file.' }],
-  },
-  'GET /v1/auth/app': {
-    tag: 'Authentication',
-    summary: 'The app of a key sent alone',
-    description:
-      'The app an API key belongs to, or the app a session token names, from `Authorization` alone: for a client that holds only the key (the UI\'s sign-in, `tracelake quickstart`). Every other operation still needs the app id in `X-Service-App-Id`. Counted against the tenant\'s rate like any authenticated request.',
-    credentialAlone: true,
-    answers: [answer(200, 'CredentialAppAnswer', 'The app to name in `X-Service-App-Id`.', { key: { data: { app_id: APP_ID } } })],
-    errors: [
-      { status: 401, when: '`unauthorized`: `Authorization` is missing, or holds no valid key or session token (unknown, revoked, expired, or a token that does not verify). On a server in local mode, no `Authorization` is the local app.' },
-      { status: 403, when: '`forbidden`: the key of an eval run, which reports for its run and does nothing else.' },
-      { status: 429, when: '`rate_limited`: the tenant of the credential is over its request rate.' },
-    ],
-  },
   'GET /v1/traces': {
     tag: 'Traces',
     summary: 'List traces',
