@@ -18,8 +18,8 @@ export const WORKER =
   'Takes the run-scoped key `POST /v1/evals/runs` answered (for its own run only: another run is 403) or admin credentials (`x-tracelake-permission: eval_run`).';
 
 export const RUN_ID = '8c1e2d3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f';
-const BASELINE_ID = '7b0d1c2e-3f4a-4b5c-8d6e-9f0a1b2c3d4e';
-const EXPERIMENT_ID = '2f3e4d5c-6b7a-4980-a1b2-c3d4e5f60718';
+export const BASELINE_ID = '7b0d1c2e-3f4a-4b5c-8d6e-9f0a1b2c3d4e';
+export const EXPERIMENT_ID = '2f3e4d5c-6b7a-4980-a1b2-c3d4e5f60718';
 export const RUN_KEY_ID = '4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b';
 export const TRIAL_ID = '1a2b3c4d-5e6f-8a7b-9c8d-7e6f5a4b3c2d';
 export const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
@@ -56,7 +56,7 @@ export const FINISHED_RUN: Catalog['EvalRunAnswer']['data'] = {
 
 const FIGURES = { task_count: 50, trial_count: 52, resolved_rate: 0.72, mean_cost_usd: 0.0412, total_cost_usd: 2.06, mean_duration_ms: 48210, p95_duration_ms: 121400 };
 
-const EXPERIMENT_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
+export const EXPERIMENT_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
   id: RUN_ID,
   status: 'succeeded',
   suite: 'support-tickets',
@@ -69,7 +69,7 @@ const EXPERIMENT_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
   ...FIGURES,
 };
 
-const BASELINE_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
+export const BASELINE_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
   ...EXPERIMENT_RUN,
   id: BASELINE_ID,
   git_commit: '3b18e512dba79e4c8300dd08aeb37f8e728b8dad',
@@ -84,7 +84,7 @@ const BASELINE_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
   p95_duration_ms: 130250,
 };
 
-const EXPERIMENT: Omit<Catalog['ExperimentAnswer']['data'], 'runs'> = {
+export const EXPERIMENT: Omit<Catalog['ExperimentAnswer']['data'], 'runs'> = {
   id: EXPERIMENT_ID,
   name: 'checkout-agent',
   created_at: '2026-11-19T09:15:02.114Z',
@@ -93,68 +93,11 @@ const EXPERIMENT: Omit<Catalog['ExperimentAnswer']['data'], 'runs'> = {
 };
 
 /** 50 paired tasks: 6 fixed, 2 regressed; cost and duration down a little. */
-const COMPARISON = buildComparison({
+export const COMPARISON = buildComparison({
   counts: { both_resolved: 30, fixed: 6, regressed: 2, both_failed: 12, only_baseline: 0, only_candidate: 0 },
   cost: { baselineMean: 0.0462, candidateMean: 0.0412, diffMean: -0.005, diffSd: 0.012 },
   duration: { baselineMean: 51830, candidateMean: 48210, diffMean: -3620, diffSd: 9100 },
 });
 
 export const EVAL_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/experiments': {
-    tag: EXPERIMENTS_TAG,
-    summary: 'List experiments',
-    description: 'Experiments with runs in the reader\'s scope, most recently run first, each with its latest run and that run\'s figures.',
-    query: 'ExperimentListQuery',
-    answers: [answer(200, 'ExperimentPage', 'A page of experiments.', { page: { data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }], pagination: { total: 1, limit: 50, offset: 0 } } })],
-  },
-  'GET /v1/experiments/baseline': {
-    tag: EXPERIMENTS_TAG,
-    summary: 'A run against its baseline, task by task',
-    description:
-      'The candidate (`run_id`, default the latest succeeded run that is not the baseline) against the baseline (the pinned run, else the latest succeeded run before the candidate): per-task outcomes, and the change in resolved rate (paired difference, Agresti–Min 95% interval, exact McNemar p-value), mean cost and mean duration (per-task differences, normal 95% interval; null with fewer than two paired tasks). `comparison` is null when there is nothing to compare.',
-    query: 'BaselineQuery',
-    answers: [
-      answer(200, 'BaselineAnswer', 'The two runs and their comparison.', {
-        compared: {
-          data: {
-            experiment_id: EXPERIMENT_ID,
-            experiment: 'checkout-agent',
-            baseline: { ...BASELINE_RUN, pinned: false },
-            candidate: EXPERIMENT_RUN,
-            comparison: {
-              ...COMPARISON,
-              per_task: [
-                { task_id: 'ticket-1042', outcome: 'fixed', baseline_resolved: false, candidate_resolved: true, baseline_cost_usd: 0.0521, candidate_cost_usd: 0.0412, baseline_duration_ms: 55120, candidate_duration_ms: 48210 },
-                { task_id: 'ticket-1043', outcome: 'both_failed', baseline_resolved: false, candidate_resolved: false, baseline_cost_usd: 0.0402, candidate_cost_usd: 0.0388, baseline_duration_ms: 60210, candidate_duration_ms: 61002 },
-              ],
-            },
-          },
-        },
-        alone: { data: { experiment_id: EXPERIMENT_ID, experiment: 'checkout-agent', baseline: { ...BASELINE_RUN, pinned: false }, candidate: null, comparison: null } },
-      }),
-    ],
-    errors: [
-      { status: 400, when: '`invalid_query_parameters`: neither `experiment_id` nor `run_id`.' },
-      { status: 404, when: '`not_found`: no such run (`run_id` alone), or the experiment has no run in scope.' },
-    ],
-  },
-  'GET /v1/experiments/:experimentId': {
-    tag: EXPERIMENTS_TAG,
-    summary: 'One experiment with its runs',
-    description: 'Its runs in the reader\'s scope, oldest first, each with its figures; `baseline_run_id` is the pin, when the reader can see that run.',
-    params: 'ExperimentParams',
-    answers: [answer(200, 'ExperimentAnswer', 'The experiment.', { two: { data: { ...EXPERIMENT, runs: [BASELINE_RUN, EXPERIMENT_RUN] } } })],
-  },
-  'PUT /v1/experiments/:experimentId/baseline': {
-    tag: EXPERIMENTS_TAG,
-    summary: 'Pin an experiment\'s baseline',
-    description: 'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
-    params: 'ExperimentParams',
-    body: json('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
-    answers: [answer(200, 'BaselinePinAnswer', 'The pin.', { pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } } })],
-    errors: [
-      { status: 404, when: '`not_found`: no such experiment, or the run is not one of its runs.' },
-      { status: 409, when: '`conflict`, with the run\'s `status`: the run has not succeeded.' },
-    ],
-  },
 };
