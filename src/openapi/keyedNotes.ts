@@ -4,7 +4,6 @@
  * helpers (note.ts) take catalog names with their examples, so tsc checks each example against its
  * type and typia checks the tags (test/unit/openapi/operations.test.ts).
  */
-import { EVAL_OPERATIONS } from './evalOperations.js';
 import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
 import { answer, json, type OperationNote } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
@@ -208,7 +207,6 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   },
   'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
   'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
-  ...EVAL_OPERATIONS,
   ...PROMPT_OPERATIONS,
   ...METRICS_OPERATIONS,
   ...WORKER_OPERATIONS,

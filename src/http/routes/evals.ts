@@ -29,7 +29,7 @@ import type { TrialResult } from '../../store/evals/trials.js';
 import { data, json } from '../reply.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
-import { COMMIT, FINISHED_RUN, RUN_EXAMPLE, RUN_ID, RUN_KEY_ID, TRIAL_ID, WORKER } from '../../openapi/evalOperations.js';
+import { COMMIT, FINISHED_RUN, RUN_EXAMPLE, RUN_ID, RUN_KEY_ID, TRIAL_ID, WORKER } from '../../openapi/evalExamples.js';
 import { CREATED, TRACE_ID } from '../../openapi/examples.js';
 import { answer, json } from '../../openapi/note.js';
 

@@ -23,7 +23,7 @@ import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js
 import { bytes, data, json } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
-import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalOperations.js';
+import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalExamples.js';
 import { answer, json } from '../../openapi/note.js';
 
 const DEFAULT_PAGE = 50;

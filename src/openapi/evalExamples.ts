@@ -1,17 +1,12 @@
 /**
- * The notes on eval runs, trials and experiments (routes/evals.ts, routes/experiments.ts), kept
- * apart from operations.ts for size. The comparison example is computed by the core's own
+ * The examples of the notes on eval runs, trials and experiments (routes/evals.ts,
+ * routes/experiments.ts), kept apart for size. The comparison example is computed by the core's own
  * statistics (core/evals/comparison.ts) from its counts, so its intervals and p-value are the ones
  * the server would answer for those tasks.
  */
 import type { Catalog } from '../contract/catalog.js';
 import { buildComparison } from '../core/evals/comparison.js';
-import type { OperationNote } from './note.js';
 import { CREATED, ENV_ID, TRACE_ID } from './examples.js';
-import { answer, json } from './note.js';
-
-export const EVALS_TAG = 'Evaluations';
-export const EXPERIMENTS_TAG = 'Experiments';
 
 /** The words on `eval_run`, the permission of what a worker reports. */
 export const WORKER =
@@ -99,5 +94,3 @@ export const COMPARISON = buildComparison({
   duration: { baselineMean: 51830, candidateMean: 48210, diffMean: -3620, diffSd: 9100 },
 });
 
-export const EVAL_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-};
