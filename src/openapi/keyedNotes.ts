@@ -9,7 +9,6 @@ import { answer, json, type OperationNote } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
 import { OPERATOR_OPERATIONS } from './operatorOperations.js';
 import { PROMPT_OPERATIONS } from './promptOperations.js';
-import { WORKER_OPERATIONS } from './workerOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
@@ -209,6 +208,5 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
   ...PROMPT_OPERATIONS,
   ...METRICS_OPERATIONS,
-  ...WORKER_OPERATIONS,
   ...OPERATOR_OPERATIONS,
 };

@@ -43,7 +43,7 @@ import { WorkerService, type RunNews } from '../workerService.js';
 import { publicBase } from './git.js';
 import { ENV_ID } from '../../openapi/examples.js';
 import { answer, json } from '../../openapi/note.js';
-import { BASE, CANCELLED_TURN, CHECKPOINT, DONE_TURN, EVAL_RUN_ID, IDLE_RUN, IDLE_SUMMARY, LAUNCH_DESCRIPTION, LEASE, LEASE_GONE, QUEUED_RUN, QUEUED_TURN, RUN_ID, URL, WORKER } from '../../openapi/workerOperations.js';
+import { BASE, CANCELLED_TURN, CHECKPOINT, DONE_TURN, EVAL_RUN_ID, IDLE_RUN, IDLE_SUMMARY, LAUNCH_DESCRIPTION, LEASE, LEASE_GONE, QUEUED_RUN, QUEUED_TURN, RUN_ID, URL, WORKER } from '../../openapi/workerExamples.js';
 
 const DEFAULT_PAGE = 50;
 /** The profile a run names when its launch names none. */

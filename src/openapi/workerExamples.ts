@@ -1,14 +1,10 @@
 /**
- * The notes on worker runs (routes/workers.ts): launching one-shot runs and sessions, the spec's
+ * The examples and shared words of the notes on worker runs (routes/workers.ts): launching one-shot runs and sessions, the spec's
  * follow-up turn, reads, the live stream, cancel and close; and the worker's own endpoints (claim,
  * heartbeat, events, complete, release), which `tracelake worker` calls, for turns and eval runs.
  */
 import type { Catalog } from '../contract/catalog.js';
-import type { OperationNote } from './note.js';
 import { CREATED, ENV_ID } from './examples.js';
-import { answer, json } from './note.js';
-
-export const WORKERS_TAG = 'Workers';
 
 export const WORKER =
   'Takes a Worker key (role Worker: it claims turns and reports on them, and reads nothing) or admin credentials (`x-tracelake-permission: worker`). A Worker key pinned to a production environment serves every environment of its app; one pinned elsewhere, its own.';
@@ -94,5 +90,3 @@ export const CANCELLED_TURN: Turn = { ...QUEUED_TURN, status: 'cancelled', reaso
 export const LAUNCH_DESCRIPTION =
   'The run works on the repository of the app\'s git connection (the `local` provider: workers check it out from the same git root), from `branch` (default the connection\'s), and pushes a checkpoint commit after each turn to its own branch `tracelake/<run id>`. It belongs to the environment named (any of the app\'s for a tenant admin, else its own), default the one the credentials write to. `profile` names the agent a worker runs (`claude-code` by default; workers know the profiles). `url` is the live thread page: it asks for credentials, never carries them.';
 
-export const WORKER_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-};
