@@ -14,8 +14,8 @@ export const GIT_TAG = 'Git';
 export const PROMPTS_TAG = 'Prompts and templates';
 
 const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
-const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
-const EXPIRES = '2026-11-20T10:15:02.114Z';
+export const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
+export const EXPIRES = '2026-11-20T10:15:02.114Z';
 const PAGE_HEADERS = {
   'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
   'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
@@ -26,9 +26,9 @@ const NOT_CONNECTED = '`git_connection_missing`: the app has no git connection, 
 const CACHE_HEADERS = { ETag: 'A hash of the body; send it back in `If-None-Match`.', 'Cache-Control': '`no-cache`: revalidate with `If-None-Match`.' };
 const IF_NONE_MATCH = { 'If-None-Match': 'The `ETag` of an earlier answer: 304 while the answer is the same.' };
 const NOT_MODIFIED = { status: 304, description: 'Not modified: the `ETag` sent is the answer\'s (no body).', headers: CACHE_HEADERS };
-const TENANT_ADMIN = '`forbidden`: not admin credentials, or an admin pinned to an environment other than production (the connection feeds every environment: a tenant admin\'s call).';
+export const TENANT_ADMIN = '`forbidden`: not admin credentials, or an admin pinned to an environment other than production (the connection feeds every environment: a tenant admin\'s call).';
 
-const CONNECTED: Catalog['GitStatusAnswer']['data'] = { connected: true, provider: 'local', installation_id: 1, repository: 'acme/prompts', branch: 'main' };
+export const CONNECTED: Catalog['GitStatusAnswer']['data'] = { connected: true, provider: 'local', installation_id: 1, repository: 'acme/prompts', branch: 'main' };
 
 const VERSION_EXAMPLE: Catalog['PromptVersionAnswer']['data'] = {
   name: 'support/greeting',
@@ -67,95 +67,6 @@ const CHAT_VERSION: Catalog['PromptVersionAnswer']['data'] = {
 };
 
 export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/apps/:appId/git': {
-    tag: GIT_TAG,
-    summary: 'The git connection of an app',
-    description: '`connected: false` without a connection or while a handshake waits for a human; `connected: true` with `repository: null` once authorised and before a repository is picked. A headless client polls this until `connected` is true.',
-    params: 'GitAppParams',
-    answers: [
-      answer(200, 'GitStatusAnswer', 'The connection\'s status.', {
-        connected: { data: CONNECTED },
-        none: { data: { connected: false, provider: null, installation_id: null, repository: null, branch: null } },
-      }),
-    ],
-    errors: [{ status: 404, when: '`not_found`: no such app of the caller\'s tenant.' }],
-  },
-  'POST /v1/apps/:appId/git/connect': {
-    tag: GIT_TAG,
-    summary: 'Start connecting an app to a git repository',
-    description:
-      '`local`: a repository under the server\'s `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake\'s own page listing the repositories, or the App\'s installation page — within an hour (`expires_at`). A new connect replaces the app\'s connection. Credentials are stored sealed and never come back out.',
-    params: 'GitAppParams',
-    body: json('GitConnectBody', {
-      local: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
-      token: { provider: 'github', token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV' },
-      githubApp: { provider: 'github', app: { app_id: 123456, private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n', slug: 'acme-tracelake' } },
-    }),
-    answers: [
-      answer(200, 'GitHandshakeAnswer', 'The handshake: where a human finishes it, or the connection made at once.', {
-        connected: { data: { provider: 'local', url: null, state: null, expires_at: null, status: CONNECTED } },
-        picker: {
-          data: {
-            provider: 'github',
-            url: `https://tracelake.example.com/v1/git/setup?state=${STATE}`,
-            state: STATE,
-            expires_at: EXPIRES,
-            status: { connected: true, provider: 'github', installation_id: 2, repository: null, branch: null },
-          },
-        },
-        githubApp: {
-          data: {
-            provider: 'github',
-            url: `https://github.com/apps/acme-tracelake/installations/new?state=${STATE}`,
-            state: STATE,
-            expires_at: EXPIRES,
-            status: { connected: false, provider: 'github', installation_id: null, repository: null, branch: null },
-          },
-        },
-      }),
-    ],
-    errors: [
-      { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, `branch` without `repository`, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
-      { status: 403, when: TENANT_ADMIN },
-      { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
-      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
-    ],
-  },
-  'GET /v1/apps/:appId/git/repositories': {
-    tag: GIT_TAG,
-    summary: 'The repositories the connection reaches',
-    params: 'GitAppParams',
-    answers: [answer(200, 'GitRepositoryListAnswer', 'The repositories.', { two: { data: [{ name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' }, { name: 'shop', full_name: 'acme/shop', default_branch: 'trunk' }] } })],
-    errors: [
-      { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
-      { status: 409, when: '`git_connection_missing`: the authorisation has not completed, or the provider refuses the connection\'s credentials (connect again).' },
-      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
-    ],
-  },
-  'GET /v1/apps/:appId/git/branches': {
-    tag: GIT_TAG,
-    summary: 'The branches of a repository',
-    description: '`repository` as `full_name` (`owner/repo`).',
-    params: 'GitAppParams',
-    query: 'GitBranchesQuery',
-    answers: [answer(200, 'GitBranchListAnswer', 'The branch names.', { two: { data: ['main', 'staging'] } })],
-    errors: [
-      { status: 400, when: '`invalid_query_parameters`: `repository` is not `owner/repo`.' },
-      { status: 404, when: '`not_found`: no such app, or the connection reaches no such repository.' },
-      { status: 409, when: '`git_connection_missing`: the authorisation has not completed.' },
-    ],
-  },
-  'DELETE /v1/apps/:appId/git': {
-    tag: GIT_TAG,
-    summary: 'Disconnect an app from git',
-    description: 'Prompt versions read from the repository stay.',
-    params: 'GitAppParams',
-    answers: [answer(200, 'GitDisconnectionAnswer', 'Disconnected.', { done: { data: { disconnected: true } } })],
-    errors: [
-      { status: 403, when: TENANT_ADMIN },
-      { status: 404, when: '`not_found`: no such app, or it has no git connection.' },
-    ],
-  },
   'GET /v1/git/setup': {
     tag: GIT_TAG,
     summary: 'The page where a human picks the repository',
