@@ -16,7 +16,7 @@ export const PROMPTS_TAG = 'Prompts and templates';
 const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 export const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
 export const EXPIRES = '2026-11-20T10:15:02.114Z';
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
   'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
 };
@@ -67,43 +67,6 @@ const CHAT_VERSION: Catalog['PromptVersionAnswer']['data'] = {
 };
 
 export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/git/setup': {
-    tag: GIT_TAG,
-    summary: 'The page where a human picks the repository',
-    description: 'For a browser, from the `url` the connect call answered; the handshake\'s `state` token is the credential. Plain HTML with one form and no script.',
-    query: 'GitSetupQuery',
-    answers: [{ status: 200, description: 'The picker page.', media: { 'text/html': 'An HTML page listing the repositories, with a form that posts to `POST /v1/git/setup`.' }, headers: PAGE_HEADERS }],
-    errors: [
-      { status: 404, when: '`not_found`: the handshake is unknown, finished or expired (start again).' },
-      { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
-      { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
-    ],
-  },
-  'POST /v1/git/setup': {
-    tag: GIT_TAG,
-    summary: 'The picker page\'s form: connect the repository picked',
-    description: 'What the page\'s form posts; the handshake\'s `state` token is the credential.',
-    body: { media: { 'application/x-www-form-urlencoded': 'The form: `state` (the handshake\'s token), `repository` (`owner/repo`) and optionally `branch` (default: the repository\'s default branch).' } },
-    answers: [{ status: 200, description: 'Connected.', media: { 'text/html': 'An HTML page naming the repository and branch connected.' }, headers: PAGE_HEADERS }],
-    errors: [
-      { status: 400, when: '`invalid_request_body` with `details`: no `state` or `repository`, or a repository or branch the connection does not reach.' },
-      { status: 404, when: '`not_found`: the handshake is unknown, finished, expired, or was replaced while the page was open.' },
-      { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
-      { status: 415, when: '`unsupported_media_type`: not `application/x-www-form-urlencoded`.' },
-    ],
-  },
-  'GET /v1/git/github/callback': {
-    tag: GIT_TAG,
-    summary: 'Where GitHub sends the human back after installing the App',
-    description: 'The GitHub App\'s setup URL must be `<TRACELAKE_PUBLIC_URL>/v1/git/github/callback`. The installation is checked with the App\'s own JWT to be one of the App\'s; the human is then sent to the picker page.',
-    query: 'GitHubCallbackQuery',
-    answers: [{ status: 302, description: 'To the picker page.', headers: { Location: '`/v1/git/setup?state=…`' } }],
-    errors: [
-      { status: 404, when: '`not_found`: the handshake is unknown, finished, expired or replaced, or the installation is not the App\'s.' },
-      { status: 409, when: '`conflict`: the handshake is not waiting for a GitHub App installation.' },
-      { status: 503, when: '`unavailable`: GitHub cannot be reached.' },
-    ],
-  },
   'GET /v1/templates': {
     tag: PROMPTS_TAG,
     summary: 'A template file of the connected repository',
