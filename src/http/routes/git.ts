@@ -18,7 +18,7 @@ import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { answer, json } from '../../openapi/note.js';
-import { CONNECTED, EXPIRES, STATE, TENANT_ADMIN } from '../../openapi/promptOperations.js';
+import { CONNECTED, EXPIRES, STATE, TENANT_ADMIN } from '../../openapi/promptExamples.js';
 
 /** The app an admin call names, checked to be one of the caller's tenant (404 otherwise). */
 export async function administeredGitApp(ctx: Context, appId: string): Promise<AppRef> {

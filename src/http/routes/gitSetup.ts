@@ -13,7 +13,7 @@ import type { ConnectionRow } from '../../store/git/connections.js';
 import { bytes } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { pickRepository, setupPath } from './git.js';
-import { PAGE_HEADERS } from '../../openapi/promptOperations.js';
+import { PAGE_HEADERS } from '../../openapi/promptExamples.js';
 
 const HTML = 'text/html; charset=utf-8';
 /** The page carries the state token: no caching, no referrer, nothing loaded from elsewhere. */

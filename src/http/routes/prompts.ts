@@ -39,7 +39,7 @@ import { route, type Context } from '../route.js';
 import { NAME_RULE } from '../../core/prompts/names.js';
 import { CREATED } from '../../openapi/examples.js';
 import { answer, json } from '../../openapi/note.js';
-import { CACHE_HEADERS, CHAT_VERSION, COMMIT, IF_NONE_MATCH, LABELS_REFUSED, NOT_CONNECTED, NOT_MODIFIED, VERSION_EXAMPLE } from '../../openapi/promptOperations.js';
+import { CACHE_HEADERS, CHAT_VERSION, COMMIT, IF_NONE_MATCH, LABELS_REFUSED, NOT_CONNECTED, NOT_MODIFIED, VERSION_EXAMPLE } from '../../openapi/promptExamples.js';
 
 const DEFAULT_PAGE = 50;
 const JSON_TYPE = 'application/json';

@@ -13,7 +13,7 @@ import { etagOf, noneMatch } from '../etag.js';
 import { bytes } from '../reply.js';
 import { route } from '../route.js';
 import { answer } from '../../openapi/note.js';
-import { CACHE_HEADERS, COMMIT, IF_NONE_MATCH, NOT_CONNECTED, NOT_MODIFIED } from '../../openapi/promptOperations.js';
+import { CACHE_HEADERS, COMMIT, IF_NONE_MATCH, NOT_CONNECTED, NOT_MODIFIED } from '../../openapi/promptExamples.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

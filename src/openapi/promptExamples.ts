@@ -1,17 +1,12 @@
 /**
- * The notes on git connections, templates and prompts (routes/git.ts, gitSetup.ts, templates.ts,
- * prompts.ts), kept apart from operations.ts for size. The handshake's page, its form and GitHub's
+ * The examples and shared words of the notes on git connections, templates and prompts
+ * (routes/git.ts, gitSetup.ts, templates.ts, prompts.ts), kept apart for size. The handshake's page, its form and GitHub's
  * return are for a human's browser, not for API clients: they are described with their media types
  * (HTML, a form, a redirect) so the reference covers every route a server answers.
  */
 import type { Catalog } from '../contract/catalog.js';
 import { LABEL_RULE, NAME_RULE } from '../core/prompts/names.js';
-import type { OperationNote } from './note.js';
 import { CREATED } from './examples.js';
-import { answer, json } from './note.js';
-
-export const GIT_TAG = 'Git';
-export const PROMPTS_TAG = 'Prompts and templates';
 
 export const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 export const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
@@ -66,5 +61,3 @@ export const CHAT_VERSION: Catalog['PromptVersionAnswer']['data'] = {
   blob_sha: null,
 };
 
-export const PROMPT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-};
