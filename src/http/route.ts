@@ -76,7 +76,7 @@ export interface Validators {
 }
 
 /** What the validator `K` of `V` checks its input into, or `Otherwise` when there is none. */
-type Checked<V, K extends keyof Validators, Otherwise> = V extends { [key in K]: (input: never) => IValidation<infer T> } ? T : Otherwise;
+type Checked<V, K extends keyof Validators, Otherwise> = V extends { [key in K]?: (input: never) => IValidation<infer T> } ? (unknown extends T ? Otherwise : T) : Otherwise;
 
 /** A raw body is the bytes; otherwise the body validator's type (none: no body). */
 type BodyOf<V, M> = M extends 'raw' ? Buffer : Checked<V, 'body', undefined>;

@@ -7,7 +7,6 @@
 import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
 import { answer, json, type OperationNote } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
-import { OPERATOR_OPERATIONS } from './operatorOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
@@ -206,5 +205,4 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   'GET /v1/comments/:commentId': { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
   'DELETE /v1/comments/:commentId': { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
   ...METRICS_OPERATIONS,
-  ...OPERATOR_OPERATIONS,
 };

@@ -16,7 +16,7 @@ import { allRoutes, documentedRoutes } from '../../../src/http/routeTable.js';
 import { UNBUILT } from '../../../src/http/unbuilt.js';
 import { noteKey, openApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
 import { OPERATIONS } from '../../../src/openapi/operations.js';
-import { OPERATOR_TAG } from '../../../src/openapi/operatorOperations.js';
+import { OPERATOR_TAG } from '../../../src/openapi/operatorNotes.js';
 import { documentText, referenceDocument } from '../../../src/openapi/reference.js';
 
 const ROOT = new URL('../../../../', import.meta.url);

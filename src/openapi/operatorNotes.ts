@@ -1,18 +1,17 @@
 /**
- * The notes on the operator API's operations (/v1/operator/*), kept apart from operations.ts for
- * size. Each endpoint is a CLI command (core/admin/operatorApi.ts): a note is keyed by the command,
- * and takes its method, path and success status from there, so the two cannot drift apart. Every
+ * The notes on the operator API's operations (/v1/operator/*), which http/routes/operator.ts builds
+ * one per CLI command (core/admin/operatorApi.ts): a note is keyed by the command, and takes its
+ * success status from there, so the two cannot drift apart. Every
  * note says that the operation exists only on a server with an operator token, and names the
  * errors the operator API answers (http/operatorAuth.ts, http/routes/operator.ts).
  */
 import type { Catalog } from '../contract/catalog.js';
-import { OPERATOR_ENDPOINTS, OPERATOR_SERVER_PATH, type OperatorCommandName } from '../core/admin/operatorApi.js';
-import { noteKey } from './document.js';
-import type { OperationNote } from './note.js';
+import { OPERATOR_ENDPOINTS, type OperatorCommandName } from '../core/admin/operatorApi.js';
+import type { Tag } from './tags.js';
 import { APP_EXAMPLE, APP_ID, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE } from './examples.js';
-import { answer, json } from './note.js';
+import { answer, json, type OperationNote, type RouteNote } from './note.js';
 
-export const OPERATOR_TAG = 'Operator';
+export const OPERATOR_TAG = 'Operator' satisfies Tag;
 
 /** The sentence every operator note ends with. */
 export const ONLY_WITH_OPERATOR_TOKEN =
@@ -61,7 +60,7 @@ const KEY_EXAMPLE: Catalog['OperatorKeyAnswer']['data'] = {
 const TENANT_EXAMPLE: Catalog['TenantAnswer']['data'] = { id: TENANT_ID, name: 'acme', plan: 'team', created_at: CREATED, apps: 2 };
 
 /** A note of the operator API: its tag, the sentence on the token, and the common errors added. */
-function operator(note: Omit<OperationNote, 'tag'>): OperationNote {
+function operator(note: Omit<OperationNote, 'tag'>): RouteNote {
   return {
     ...note,
     tag: OPERATOR_TAG,
@@ -75,7 +74,8 @@ function status(name: OperatorCommandName): number {
   return OPERATOR_ENDPOINTS[name].status;
 }
 
-const COMMANDS: Record<OperatorCommandName, OperationNote> = {
+/** The note of each command's route. */
+export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
   'tenant create': operator({
     summary: 'Create a tenant',
     description: 'With an app `default` and that app\'s `production` environment; `created_by` is `operator`. Tenant names are unique.',
@@ -208,16 +208,11 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
   }),
 };
 
-/** The notes of every operator route, keyed like the route table. */
-export const OPERATOR_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  [noteKey('GET', OPERATOR_SERVER_PATH)]: operator({
-    summary: 'Which server this is, and which store it serves',
-    description: 'The CLI asks this before sending a command, and sends it only to the server of its own data dir.',
-    answers: [
-      answer(200, 'OperatorServerAnswer', 'The server.', { server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } } }),
-    ],
-  }),
-  ...Object.fromEntries(
-    (Object.keys(COMMANDS) as OperatorCommandName[]).map((name) => [noteKey(OPERATOR_ENDPOINTS[name].method, OPERATOR_ENDPOINTS[name].path), COMMANDS[name]]),
-  ),
-};
+/** The note of `GET /v1/operator/server`, the route of no command. */
+export const SERVER_NOTE: RouteNote = operator({
+  summary: 'Which server this is, and which store it serves',
+  description: 'The CLI asks this before sending a command, and sends it only to the server of its own data dir.',
+  answers: [
+    answer(200, 'OperatorServerAnswer', 'The server.', { server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } } }),
+  ],
+});
