@@ -5,7 +5,7 @@
  * type and typia checks the tags (test/unit/openapi/operations.test.ts).
  */
 import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
-import { answer, json, type OperationNote } from './note.js';
+import { answer, payload, type OperationNote } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
 
 const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
@@ -43,7 +43,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     tag: 'Traces',
     summary: 'Search traces with JSON filters',
     description: 'Top-level filters are combined with AND; an `or` group holds predicates of which one must match.',
-    body: json('TraceSearchBody', {
+    body: payload('TraceSearchBody', {
       slowAndExpensive: {
         filters: [
           { field: 'latency_ms', operator: 'between', value: [1000, 5000] },
@@ -78,7 +78,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   'POST /v1/spans/search': {
     tag: 'Spans',
     summary: 'Search spans with JSON filters',
-    body: json('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
+    body: payload('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
     answers: [answer(200, 'SpanPage', 'A page of spans.')],
     errors: [{ status: 400, when: SEARCH_REFUSALS }],
   },
@@ -92,7 +92,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     tag: 'Scores',
     summary: 'Create a score',
     description: 'Scores a trace or span (`resource_id`), or a session (`session_id` alone). Scores are append-only.',
-    body: json('ScoreBody', { numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' } }),
+    body: payload('ScoreBody', { numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' } }),
     answers: [answer(201, 'ScoreAnswer', 'The score.', { created: { data: SCORE_EXAMPLE } })],
     errors: [{ status: 400, when: `\`invalid_request_body\`: ${SCORE_RULES}.` }],
   },
@@ -100,7 +100,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     tag: 'Scores',
     summary: 'Create up to 1000 scores',
     description: 'Each item is judged on its own; the stored ones are stored in one transaction.',
-    body: json('ScoreBatchRequest', {
+    body: payload('ScoreBatchRequest', {
       two: {
         scores: [
           { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, client_id: 'a' },
@@ -151,7 +151,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
   'POST /v1/scores/search': {
     tag: 'Scores',
     summary: 'Search scores with JSON filters',
-    body: json('ScoreSearchBody', { low: { filters: [{ field: 'score', operator: 'lt', value: 0.5 }], sort_by: 'score', sort_order: 'asc' } }),
+    body: payload('ScoreSearchBody', { low: { filters: [{ field: 'score', operator: 'lt', value: 0.5 }], sort_by: 'score', sort_order: 'asc' } }),
     answers: [answer(200, 'ScorePage', 'A page of scores.', { page: { data: [SCORE_EXAMPLE], pagination: { total: 1, limit: 50, offset: 0 } } })],
   },
   'GET /v1/scores/:scoreId': { tag: 'Scores', summary: 'One score', params: 'ScoreParams', answers: [answer(200, 'ScoreAnswer', 'The score.')] },
@@ -162,7 +162,7 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     tag: 'Score configs',
     summary: 'Create a score config',
     description: 'Scores with the config\'s name are then checked against it (range, categories).',
-    body: json('ScoreConfigBody', {
+    body: payload('ScoreConfigBody', {
       categorical: { name: 'tone', data_type: 'CATEGORICAL', categories: [{ label: 'rude', value: 0 }, { label: 'neutral', value: 1 }, { label: 'kind', value: 2 }] },
       numeric: { name: 'helpfulness', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
     }),
@@ -177,14 +177,14 @@ export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
     summary: 'Update a score config',
     description: 'The name and data type never change; `null` clears a field.',
     params: 'ScoreConfigParams',
-    body: json('ScoreConfigPatchBody', { range: { max_value: 10 } }),
+    body: payload('ScoreConfigPatchBody', { range: { max_value: 10 } }),
     answers: [answer(200, 'ScoreConfigAnswer', 'The config.')],
     errors: [{ status: 400, when: SCORE_CONFIG_RULES }],
   },
   'POST /v1/comments': {
     tag: 'Comments',
     summary: 'Comment on a trace, span or session',
-    body: json('CommentBody', { onTrace: { resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.' } }),
+    body: payload('CommentBody', { onTrace: { resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.' } }),
     answers: [
       answer(201, 'CommentAnswer', 'The comment.', {
         created: { data: { id: SCORE_ID, resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.', author_user_id: null, environment_id: ENV_ID, created_at: CREATED } },

@@ -47,11 +47,11 @@ export interface OperationNote {
 export type RouteNote = OperationNote & { tag: Tag; params?: CatalogName; query?: CatalogName };
 
 /** A JSON body of a catalog type, with named examples. */
-export function json<K extends CatalogName>(type: K, examples?: Examples<K>): Payload {
+export function payload<K extends CatalogName>(type: K, examples?: Examples<K>): Payload {
   return { type, ...(examples ? { examples } : {}) };
 }
 
 /** An answer carrying a catalog type as JSON. */
 export function answer<K extends CatalogName>(status: number, type: K, description: string, examples?: Examples<K>): Answer {
-  return { status, description, ...json(type, examples) };
+  return { status, description, ...payload(type, examples) };
 }

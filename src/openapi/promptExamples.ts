@@ -11,7 +11,7 @@ import { CREATED } from './examples.js';
 export const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 export const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
 export const EXPIRES = '2026-11-20T10:15:02.114Z';
-export const PAGE_HEADERS = {
+export const SETUP_PAGE_HEADERS = {
   'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
   'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
 };

@@ -18,7 +18,8 @@ export const LEASE = '3f9a1c7e5b2d4f6a8c0e2b4d6f8a0c1e';
 export const EVAL_RUN_ID = '8b1c2d3e-4f5a-4b6c-9d7e-0f1a2b3c4d5e';
 export const URL = `https://tracelake.example.com/#/workers/runs/${RUN_ID}`;
 
-type Turn = Catalog['WorkerLeaseEndAnswer']['data'];
+/** A turn as a run lists it (a lease's end answers one too). */
+type Turn = Catalog['WorkerRunAnswer']['data']['turns'][number];
 type Run = Catalog['WorkerRunAnswer']['data'];
 
 export const QUEUED_TURN: Turn = {

@@ -33,7 +33,7 @@ import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
 import { CREATED, ENVIRONMENT_EXAMPLE, ENV_ID } from '../../openapi/examples.js';
 import { NO_SUCH_APP } from '../../openapi/keyedNotes.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 function appRef(ctx: Context, appId: string | undefined): AppRef {
   return { tenantId: ctx.principal.tenantId, appId: administeredApp(ctx.principal, appId) };
@@ -74,7 +74,7 @@ export const adminRoutes: AnyRoute[] = [
     note: {
       tag: 'Environments',
       summary: 'Create an environment',
-      body: json('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
+      body: payload('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
       answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
       errors: [
         NO_SUCH_APP,
@@ -105,7 +105,7 @@ export const adminRoutes: AnyRoute[] = [
       tag: 'Environments',
       summary: 'Rename an environment or change its kind',
       params: 'EnvironmentParams',
-      body: json('UpdateEnvironmentBody', { rename: { name: 'qa' } }),
+      body: payload('UpdateEnvironmentBody', { rename: { name: 'qa' } }),
       answers: [answer(200, 'EnvironmentAnswer', 'The environment.')],
       errors: [
         { status: 400, when: '`invalid_request_body` (`details.body`): neither `name` nor `kind` is given.' },
@@ -133,7 +133,7 @@ export const adminRoutes: AnyRoute[] = [
       summary: 'Delete an environment',
       description: 'A non-default environment, with its API keys; typed-name confirmation.',
       params: 'EnvironmentParams',
-      body: json('DeleteEnvironmentBody', { confirmed: { confirmation_name: 'staging' } }),
+      body: payload('DeleteEnvironmentBody', { confirmed: { confirmation_name: 'staging' } }),
       answers: [
         answer(200, 'EnvironmentDeletionAnswer', 'What was deleted.', {
           deleted: { data: { id: ENV_ID, deleted_at: CREATED, cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false } } },
@@ -169,7 +169,7 @@ export const adminRoutes: AnyRoute[] = [
       summary: 'Update an app',
       description: '`null` clears a field; `retention_days` sets how long the app\'s spans are kept.',
       params: 'AppParams',
-      body: json('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
+      body: payload('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
       answers: [answer(200, 'AppAnswer', 'The app.')],
       errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
     },
@@ -189,7 +189,7 @@ export const adminRoutes: AnyRoute[] = [
       summary: 'Delete an app',
       description: 'With its environments and keys. The caller\'s own app cannot be deleted.',
       params: 'AppParams',
-      body: { ...json('DeleteAppBody', { confirmed: { confirmation_name: 'checkout' } }), optional: true },
+      body: { ...payload('DeleteAppBody', { confirmed: { confirmation_name: 'checkout' } }), optional: true },
       answers: [answer(200, 'AppDeletionAnswer', 'What was deleted.')],
       errors: [{ status: 409, when: '`conflict`: the caller\'s own app.' }],
     },

@@ -13,7 +13,7 @@ import { json } from '../reply.js';
 import { route } from '../route.js';
 import { quotaPlan, writeScope } from './ingest.js';
 import { SCREENSHOT, SESSION_EXAMPLE, SESSION_ID } from '../../openapi/agentExamples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 export const agentRoutes = [
   route({
@@ -28,7 +28,7 @@ export const agentRoutes = [
       description:
         "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
       headers: { 'X-Service-Environment': 'The environment, for a kind-scoped key.' },
-      body: json('AgentSyncRequest', {
+      body: payload('AgentSyncRequest', {
         session: { schemaVersion: 1, sessions: [SESSION_EXAMPLE], blobs: [{ sha256: SCREENSHOT.sha256, mediaType: 'image/png', bytes: SCREENSHOT.bytes, data: SCREENSHOT.data }] },
       }),
       answers: [

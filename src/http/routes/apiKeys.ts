@@ -19,7 +19,7 @@ import { actorOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
 import { APP_ID, CREATED, ENV_ID } from '../../openapi/examples.js';
 import { NO_SUCH_APP } from '../../openapi/keyedNotes.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 export function apiKeyRoutes(secret: Buffer) {
   return [
@@ -32,7 +32,7 @@ export function apiKeyRoutes(secret: Buffer) {
         tag: 'API keys',
         summary: 'Create an API key',
         description: 'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
-        body: json('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
+        body: payload('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
         answers: [
           answer(201, 'CreatedKeyAnswer', 'The key, with `plaintext_key` this once.', {
             sdk: {

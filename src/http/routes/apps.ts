@@ -11,7 +11,7 @@ import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route } from '../route.js';
 import { APP_EXAMPLE } from '../../openapi/examples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 export const appRoutes = [
   route({
@@ -23,7 +23,7 @@ export const appRoutes = [
       tag: 'Apps',
       summary: 'Create an app',
       description: 'With its default `production` environment.',
-      body: json('CreateAppBody', { checkout: { name: 'checkout', display_name: 'Checkout assistant' } }),
+      body: payload('CreateAppBody', { checkout: { name: 'checkout', display_name: 'Checkout assistant' } }),
       answers: [answer(201, 'AppAnswer', 'The app.', { created: { data: APP_EXAMPLE } })],
       errors: [
         { status: 402, when: '`entitlement_required` (`max_apps`): the plan\'s app limit is reached.' },

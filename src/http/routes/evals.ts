@@ -31,7 +31,7 @@ import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
 import { COMMIT, FINISHED_RUN, RUN_EXAMPLE, RUN_ID, RUN_KEY_ID, TRIAL_ID, WORKER } from '../../openapi/evalExamples.js';
 import { CREATED, TRACE_ID } from '../../openapi/examples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 const DEFAULT_PAGE = 50;
 /** 1000 trials with their full artifacts do not fit the default JSON body limit. */
@@ -55,7 +55,7 @@ export function evalRoutes(secret: Buffer) {
         description:
           'In the environment the credentials write to (a kind-scoped or unpinned admin names it with `X-Service-Environment`); the experiment is created with its first run. The answer carries the run-scoped key a worker uses to claim the run and report its trials (`api_key.plaintext_key`, in this answer only); the key is revoked when the run ends.',
         headers: { 'X-Service-Environment': 'The environment of the run, for credentials not pinned to one.' },
-        body: json('CreateRunBody', {
+        body: payload('CreateRunBody', {
           run: { experiment: 'checkout-agent', suite: 'support-tickets', suite_version: '2026-11', config: { model: 'gpt-4o', temperature: 0, max_turns: 30 }, git_commit: COMMIT, git_branch: 'main' },
         }),
         answers: [
@@ -179,7 +179,7 @@ export function evalRoutes(secret: Buffer) {
         summary: 'Report an eval run\'s status (worker)',
         description: `A report with neither card nor error claims a queued run (it becomes \`running\`); one with a \`card\` completes it (\`succeeded\`), one with an \`error\` fails it (\`failed\`). \`null\` counts as absent. Ending a run revokes its key. \`costUsd\` is the run's cost as the worker reports it. ${WORKER}`,
         params: 'EvalRunParams',
-        body: json('StatusBody', {
+        body: payload('StatusBody', {
           claim: { card: null, costUsd: null, error: null },
           complete: { card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' }, costUsd: 2.06, error: null },
           fail: { card: null, costUsd: 0.41, error: 'The sandbox image could not be pulled' },
@@ -218,7 +218,7 @@ export function evalRoutes(secret: Buffer) {
         tag: 'Evaluations',
         summary: 'Report trials of an eval run (worker)',
         description: `1 to 1000 trials of a running run. Each is checked on its own: a malformed one is in \`rejected\` and the rest is stored, each with three score rows (\`eval.trial.resolved\`, \`eval.trial.cost_usd\`, \`eval.trial.duration_ms\`) and its artifact as a blob. Ids derive from run, task and attempt, so a retried batch stores nothing twice. The body limit is 64 MiB. ${WORKER}`,
-        body: json('EvalTrialsRequest', {
+        body: payload('EvalTrialsRequest', {
           two: {
             evalRunId: RUN_ID,
             schemaVersion: 1,

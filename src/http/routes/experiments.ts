@@ -24,7 +24,7 @@ import { bytes, data, json } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalExamples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 const DEFAULT_PAGE = 50;
 
@@ -168,7 +168,7 @@ export const experimentRoutes = [
       summary: 'Pin an experiment\'s baseline',
       description: 'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
       params: 'ExperimentParams',
-      body: json('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
+      body: payload('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
       answers: [answer(200, 'BaselinePinAnswer', 'The pin.', { pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } } })],
       errors: [
         { status: 404, when: '`not_found`: no such experiment, or the run is not one of its runs.' },

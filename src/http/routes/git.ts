@@ -17,7 +17,7 @@ import type { GitDisconnection, GitHandshake } from '../../contract/responses.js
 import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route, type Context } from '../route.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 import { CONNECTED, EXPIRES, STATE, TENANT_ADMIN } from '../../openapi/promptExamples.js';
 
 /** The app an admin call names, checked to be one of the caller's tenant (404 otherwise). */
@@ -111,7 +111,7 @@ export const gitRoutes = (secret: Buffer) => [
       description:
         '`local`: a repository under the server\'s `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake\'s own page listing the repositories, or the App\'s installation page — within an hour (`expires_at`). A new connect replaces the app\'s connection. Credentials are stored sealed and never come back out.',
       params: 'GitAppParams',
-      body: json('GitConnectBody', {
+      body: payload('GitConnectBody', {
         local: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
         token: { provider: 'github', token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV' },
         githubApp: { provider: 'github', app: { app_id: 123456, private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n', slug: 'acme-tracelake' } },

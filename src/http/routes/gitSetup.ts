@@ -13,7 +13,7 @@ import type { ConnectionRow } from '../../store/git/connections.js';
 import { bytes } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { pickRepository, setupPath } from './git.js';
-import { PAGE_HEADERS } from '../../openapi/promptExamples.js';
+import { SETUP_PAGE_HEADERS } from '../../openapi/promptExamples.js';
 
 const HTML = 'text/html; charset=utf-8';
 /** The page carries the state token: no caching, no referrer, nothing loaded from elsewhere. */
@@ -45,7 +45,7 @@ export const gitSetupRoutes = [
       summary: 'The page where a human picks the repository',
       description: 'For a browser, from the `url` the connect call answered; the handshake\'s `state` token is the credential. Plain HTML with one form and no script.',
       query: 'GitSetupQuery',
-      answers: [{ status: 200, description: 'The picker page.', media: { 'text/html': 'An HTML page listing the repositories, with a form that posts to `POST /v1/git/setup`.' }, headers: PAGE_HEADERS }],
+      answers: [{ status: 200, description: 'The picker page.', media: { 'text/html': 'An HTML page listing the repositories, with a form that posts to `POST /v1/git/setup`.' }, headers: SETUP_PAGE_HEADERS }],
       errors: [
         { status: 404, when: '`not_found`: the handshake is unknown, finished or expired (start again).' },
         { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
@@ -69,7 +69,7 @@ export const gitSetupRoutes = [
       summary: 'The picker page\'s form: connect the repository picked',
       description: 'What the page\'s form posts; the handshake\'s `state` token is the credential.',
       body: { media: { 'application/x-www-form-urlencoded': 'The form: `state` (the handshake\'s token), `repository` (`owner/repo`) and optionally `branch` (default: the repository\'s default branch).' } },
-      answers: [{ status: 200, description: 'Connected.', media: { 'text/html': 'An HTML page naming the repository and branch connected.' }, headers: PAGE_HEADERS }],
+      answers: [{ status: 200, description: 'Connected.', media: { 'text/html': 'An HTML page naming the repository and branch connected.' }, headers: SETUP_PAGE_HEADERS }],
       errors: [
         { status: 400, when: '`invalid_request_body` with `details`: no `state` or `repository`, or a repository or branch the connection does not reach.' },
         { status: 404, when: '`not_found`: the handshake is unknown, finished, expired, or was replaced while the page was open.' },

@@ -14,7 +14,7 @@ import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportRe
 import { keyPrefixOf } from '../refusalLog.js';
 import { bytes, json } from '../reply.js';
 import { route, type Context } from '../route.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 
 export const ingestRoutes = [
   route({
@@ -45,7 +45,7 @@ export const ingestRoutes = [
           status: 200,
           description: 'Accepted and durable, in the request\'s own encoding.',
           headers: { 'X-Tracelake-Visible': '`true` when the spans were already readable when answered.' },
-          ...json('OtlpExportAnswer', { accepted: {}, partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } } }),
+          ...payload('OtlpExportAnswer', { accepted: {}, partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } } }),
           media: { 'application/x-protobuf': 'An OTLP ExportTraceServiceResponse (protobuf).' },
         },
       ],

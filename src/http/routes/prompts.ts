@@ -36,9 +36,8 @@ import { etagOf, noneMatch } from '../etag.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { bytes, data, json } from '../reply.js';
 import { route, type Context } from '../route.js';
-import { NAME_RULE } from '../../core/prompts/names.js';
 import { CREATED } from '../../openapi/examples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 import { CACHE_HEADERS, CHAT_VERSION, COMMIT, IF_NONE_MATCH, LABELS_REFUSED, NOT_CONNECTED, NOT_MODIFIED, VERSION_EXAMPLE } from '../../openapi/promptExamples.js';
 
 const DEFAULT_PAGE = 50;
@@ -135,7 +134,7 @@ export const promptRoutes = [
       tag: 'Prompts and templates',
       summary: 'Create a prompt version',
       description: 'The next version of the prompt (the first creates it): a text template, or chat messages. `type` defaults to what `prompt` is; a prompt keeps the type of its first version. Labels move onto this version; `latest` is the server\'s.',
-      body: json('CreatePromptBody', {
+      body: payload('CreatePromptBody', {
         text: { name: 'support/greeting', prompt: 'Hello {{name}}, welcome to {{product}}!', config: { model: 'gpt-4o', temperature: 0.2 }, labels: ['staging'], commit_message: 'Friendlier greeting' },
         chat: { name: 'support/agent', type: 'chat', prompt: [{ role: 'system', content: 'You are the support agent of {{product}}.' }, { role: 'user', content: '{{question}}' }], config: { model: 'gpt-4o-mini' }, commit_message: 'First agent prompt' },
       }),
@@ -221,7 +220,7 @@ export const promptRoutes = [
       summary: 'Move labels onto a version',
       description: 'Each label leaves the version it was on.',
       params: 'PromptVersionParams',
-      body: json('SetLabelsBody', { promote: { labels: ['production'] } }),
+      body: payload('SetLabelsBody', { promote: { labels: ['production'] } }),
       answers: [answer(200, 'PromptVersionAnswer', 'The version with its labels.', { promoted: { data: VERSION_EXAMPLE } })],
       errors: [
         { status: 400, when: `\`invalid_request_body\`: ${LABELS_REFUSED}.` },
@@ -271,7 +270,7 @@ export const promptRoutes = [
       summary: 'Render a version with variables',
       description: 'The version by `label` (default `production`) or `version`, its template filled in (Handlebars, no HTML escaping, strict: every variable the template reads must be given; `false`, `null` and `""` are values).',
       params: 'PromptParams',
-      body: json('RenderBody', { greeting: { variables: { name: 'Ada', product: 'Tracelake' } }, chat: { variables: { product: 'Tracelake', question: 'Where is my order?' }, label: 'latest' } }),
+      body: payload('RenderBody', { greeting: { variables: { name: 'Ada', product: 'Tracelake' } }, chat: { variables: { product: 'Tracelake', question: 'Where is my order?' }, label: 'latest' } }),
       answers: [
         answer(200, 'RenderedPromptAnswer', 'The rendered prompt.', {
           greeting: { data: { name: 'support/greeting', version: 3, type: 'text', labels: ['production', 'latest'], config: { model: 'gpt-4o', temperature: 0.2 }, prompt: 'Hello Ada, welcome to Tracelake!' } },

@@ -9,7 +9,6 @@
  */
 import { bytes } from '../reply.js';
 import { route, type AnyRoute } from '../route.js';
-import { json } from '../../openapi/note.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };

@@ -8,7 +8,7 @@ import { LIMITS } from '../../core/filter/index.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Method } from '../route.js';
 import { refusalFor } from '../surface.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer } from '../../openapi/note.js';
 
 /** Feature name → the endpoint whose presence means the feature is there. */
 const FEATURES: Record<string, [Method, string]> = {

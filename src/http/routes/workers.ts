@@ -42,7 +42,7 @@ import { route, type Context } from '../route.js';
 import { WorkerService, type RunNews } from '../workerService.js';
 import { publicBase } from './git.js';
 import { ENV_ID } from '../../openapi/examples.js';
-import { answer, json } from '../../openapi/note.js';
+import { answer, payload } from '../../openapi/note.js';
 import { BASE, CANCELLED_TURN, CHECKPOINT, DONE_TURN, EVAL_RUN_ID, IDLE_RUN, IDLE_SUMMARY, LAUNCH_DESCRIPTION, LEASE, LEASE_GONE, QUEUED_RUN, QUEUED_TURN, RUN_ID, URL, WORKER } from '../../openapi/workerExamples.js';
 
 const DEFAULT_PAGE = 50;
@@ -153,7 +153,7 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Launch a one-shot run',
       description: `One turn: a worker claims it, runs the agent with \`task_prompt\`, and the run ends with the turn. ${LAUNCH_DESCRIPTION}`,
-      body: json('LaunchBody', { run: { task_prompt: 'Round the cart total once, not each line; add a test.', profile: 'claude-code', branch: 'main', title: 'Cart rounding' } }),
+      body: payload('LaunchBody', { run: { task_prompt: 'Round the cart total once, not each line; add a test.', profile: 'claude-code', branch: 'main', title: 'Cart rounding' } }),
       answers: [answer(201, 'LaunchedRunAnswer', 'The run, its first turn queued, with the link to its live thread.', { launched: { data: { ...QUEUED_RUN, kind: 'oneshot', open: false, url: URL } } })],
       errors: [
         { status: 402, when: '`entitlement_required` (`entitlement: max_concurrent_worker_runs`, `current`, `limit`): the plan\'s cap on runs with a turn queued or running; 0 means the plan has no workers.' },
@@ -172,7 +172,7 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Launch a persistent session',
       description: `Like a one-shot run, but the session stays open after its first turn: send it follow-up turns with \`POST /v1/workers/environments/{envId}/turns\` (one at a time; the agent resumes its conversation in the same workspace and branch) until it is closed. An environment has at most one open session. ${LAUNCH_DESCRIPTION}`,
-      body: json('LaunchBody', { session: { task_prompt: 'Round the cart total once, not each line; add a test.', title: 'Cart rounding' } }),
+      body: payload('LaunchBody', { session: { task_prompt: 'Round the cart total once, not each line; add a test.', title: 'Cart rounding' } }),
       answers: [answer(201, 'LaunchedRunAnswer', 'The session, its first turn queued, with the link to its live thread.', { launched: { data: { ...QUEUED_RUN, url: URL } } })],
       errors: [
         { status: 402, when: '`entitlement_required`: as for one-shot runs.' },
@@ -192,7 +192,7 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Send the environment\'s session a follow-up turn',
       description: 'The spec\'s endpoint: a turn for the open session of the environment. The agent resumes its prior conversation in the same workspace and checkpoints to the session\'s work branch. One turn at a time, decided atomically: of two requests racing for an idle session exactly one is accepted.',
       params: 'WorkerEnvironmentParams',
-      body: json('TurnBody', { turn: { task_prompt: 'Now do the same for the invoice totals.' } }),
+      body: payload('TurnBody', { turn: { task_prompt: 'Now do the same for the invoice totals.' } }),
       answers: [answer(202, 'TurnDispatchedAnswer', 'The turn is queued for a worker.', { queued: { data: { run_id: RUN_ID, turn_index: 1, url: URL } } })],
       errors: [
         { status: 402, when: '`entitlement_required`: the plan\'s cap on runs in flight.' },
@@ -394,7 +394,7 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Claim a turn or an eval run (worker)',
       description: `The oldest queued turn of a profile the worker runs, under a lease: keep it with heartbeats (\`heartbeat_ms\`), report events, then complete or release it. A lease not renewed in time (TRACELAKE_WORKER_LEASE_SECONDS) puts the turn back in the queue, or fails it once it has lost TRACELAKE_WORKER_MAX_ATTEMPTS leases. A session's later turn goes back to the worker that ran the earlier ones while that worker is alive (it holds the workspace and the agent's conversation). With \`evals: true\` the claim may hand out a queued eval run instead, whichever was queued first (\`kind\` says which): claiming it is the eval run's claim (queued → running; a run claimed with its own key is never handed out, and a run held here answers 409 to its key's claim), and the answer carries a key minted for the run (\`api_key.plaintext_key\`, shown only here, revoked when the run ends) for the eval command to report trials with. An eval run's lease that expires, or that is released, fails the run (\`lease_expired\`, \`worker stopped\`): an eval run never goes back to the queue. With \`wait_seconds\` the claim waits for work (long poll). ${WORKER}`,
-      body: json('ClaimBody', { poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 }, evals: { worker: 'evals-1', profiles: ['claude-code'], wait_seconds: 20, evals: true } }),
+      body: payload('ClaimBody', { poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 }, evals: { worker: 'evals-1', profiles: ['claude-code'], wait_seconds: 20, evals: true } }),
       answers: [
         answer(200, 'WorkerClaimAnswer', 'The turn to run with its lease, or null when none came within the wait.', {
           claimed: {
@@ -520,7 +520,7 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Report events of a turn (worker)',
       description: `Up to 1000 events, numbered by \`seq\` within the attempt; a seq stored already (a retried batch) is skipped. An \`agent\` event is a coding-agent session event (docs/agents.md) without its id and time (stamped here); fields the session contract lacks are dropped, and one that still does not fit is kept as a text line. They reach the run's live stream at once. ${WORKER}`,
       params: 'LeaseParams',
-      body: json('WorkerEventsBody', {
+      body: payload('WorkerEventsBody', {
         batch: {
           events: [
             { seq: 0, at: '2026-11-20T09:15:02.700Z', kind: 'step', text: 'Workspace: checked out acme/shop main at 9fceb02d0ae5', level: 'info' },
@@ -549,7 +549,7 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Report how a turn ended (worker)',
       description: `\`succeeded\` only for an agent that exited with 0 (\`reason: exit\`); \`cancelled\` only when the turn was asked to stop. \`commit_sha\` is the checkpoint pushed to the run's work branch (null when nothing changed), \`head_commit\` the workspace's commit after the turn. The run's trace is updated before the answer. An eval run's lease: \`succeeded\` (exit 0) with its \`card\` and \`cost_usd\`, or \`failed\` with its \`error\`; the run ends and its keys are revoked, and the answer is the eval run. ${WORKER}`,
       params: 'LeaseParams',
-      body: json('CompleteBody', {
+      body: payload('CompleteBody', {
         succeeded: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, commit_sha: CHECKPOINT, head_commit: CHECKPOINT },
         timeout: { status: 'failed', reason: 'timeout', exit_code: null, error: 'The agent ran past its timeout of 1800 s and was stopped', commit_sha: null, head_commit: BASE },
         eval: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, card: { resolved_rate: 0.62, tasks: 50, costUsd: 3.18 }, cost_usd: 3.18 },
