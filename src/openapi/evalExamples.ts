@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../contract/catalog.js';
 import { buildComparison } from '../core/evals/comparison.js';
-import { CREATED, ENV_ID, TRACE_ID } from './examples.js';
+import { CREATED, ENV_ID } from './examples.js';
 
 /** The words on `eval_run`, the permission of what a worker reports. */
 export const WORKER =

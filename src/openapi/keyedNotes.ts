@@ -4,7 +4,7 @@
  * helpers (note.ts) take catalog names with their examples, so tsc checks each example against its
  * type and typia checks the tags (test/unit/openapi/operations.test.ts).
  */
-import { APP_EXAMPLE, APP_ID, CHILD_SPAN, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE, SCORE_EXAMPLE, SCORE_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
+import { CREATED, ENV_ID, SCORE_EXAMPLE, SCORE_ID, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
 import { answer, payload, type OperationNote } from './note.js';
 import { METRICS_OPERATIONS } from './metricsOperations.js';
 

@@ -5,7 +5,7 @@
  * (HTML, a form, a redirect) so the reference covers every route a server answers.
  */
 import type { Catalog } from '../contract/catalog.js';
-import { LABEL_RULE, NAME_RULE } from '../core/prompts/names.js';
+import { LABEL_RULE } from '../core/prompts/names.js';
 import { CREATED } from './examples.js';
 
 export const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';

@@ -18,7 +18,6 @@ import {
   type EvalRunParams,
   type StatusBody,
   type TrialListQuery,
-  type TrialsBody,
 } from '../../contract/evals.js';
 import { acceptsTrials, reportKind } from '../../core/evals/runState.js';
 import { assertTrialCount, prepareTrials } from '../../core/evals/trials.js';
@@ -26,14 +25,14 @@ import { roundUsd } from '../../core/cost/money.js';
 import { ApiError } from '../../core/errors.js';
 import type { CreatedRun } from '../../contract/responses.js';
 import type { TrialResult } from '../../store/evals/trials.js';
-import { data, json } from '../reply.js';
+import { data } from '../reply.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
+import { paged } from '../paged.js';
 import { route } from '../route.js';
 import { COMMIT, FINISHED_RUN, RUN_EXAMPLE, RUN_ID, RUN_KEY_ID, TRIAL_ID, WORKER } from '../../openapi/evalExamples.js';
 import { CREATED, TRACE_ID } from '../../openapi/examples.js';
 import { answer, payload } from '../../openapi/note.js';
 
-const DEFAULT_PAGE = 50;
 /** 1000 trials with their full artifacts do not fit the default JSON body limit. */
 const TRIALS_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -98,16 +97,14 @@ export function evalRoutes(secret: Buffer) {
         answers: [answer(200, 'EvalRunPage', 'A page of runs.', { page: { data: [FINISHED_RUN], pagination: { total: 1, limit: 50, offset: 0 } } })],
       },
       async handler({ query }, ctx) {
-        const limit = query.limit ?? DEFAULT_PAGE;
-        const offset = query.offset ?? 0;
-        const page = await ctx.services.store.run('listEvalRuns', {
-          scope: readScopeOf(ctx.principal),
-          ...(query.experiment_id ? { experimentId: query.experiment_id.toLowerCase() } : {}),
-          ...(query.status ? { status: query.status } : {}),
-          limit,
-          offset,
-        });
-        return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+        return paged(query, (page) =>
+          ctx.services.store.run('listEvalRuns', {
+            scope: readScopeOf(ctx.principal),
+            ...(query.experiment_id ? { experimentId: query.experiment_id.toLowerCase() } : {}),
+            ...(query.status ? { status: query.status } : {}),
+            ...page,
+          }),
+        );
       },
     }),
     route({
@@ -162,11 +159,11 @@ export function evalRoutes(secret: Buffer) {
         ],
       },
       async handler({ params, query }, ctx) {
-        const limit = query.limit ?? DEFAULT_PAGE;
-        const offset = query.offset ?? 0;
-        const page = await ctx.services.store.run('listEvalTrials', { scope: readScopeOf(ctx.principal), runId: params.runId.toLowerCase(), limit, offset });
-        if (!page) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
-        return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+        return paged(query, async (page) => {
+          const trials = await ctx.services.store.run('listEvalTrials', { scope: readScopeOf(ctx.principal), runId: params.runId.toLowerCase(), ...page });
+          if (!trials) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
+          return trials;
+        });
       },
     }),
     route({
