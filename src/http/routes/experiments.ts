@@ -20,13 +20,13 @@ import { buildComparison, type Comparison } from '../../core/evals/comparison.js
 import type { BaselineComparison, BaselinePin, ExperimentDetail } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js';
-import { bytes, data, json } from '../reply.js';
+import { bytes, data } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
 import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalExamples.js';
 import { answer, payload } from '../../openapi/note.js';
 
-const DEFAULT_PAGE = 50;
 
 async function runsOf(ctx: Context, experimentId: string, withFigures = true) {
   const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId, withFigures });
@@ -63,10 +63,7 @@ export const experimentRoutes = [
       answers: [answer(200, 'ExperimentPage', 'A page of experiments.', { page: { data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }], pagination: { total: 1, limit: 50, offset: 0 } } })],
     },
     async handler({ query }, ctx) {
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), limit, offset });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) => ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), ...page }));
     },
   }),
   route({
