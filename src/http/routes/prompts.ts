@@ -35,12 +35,12 @@ import type { PromptVersionView, Selector } from '../../store/prompts/prompts.js
 import { etagOf, noneMatch } from '../etag.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { bytes, data, json } from '../reply.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
 import { CREATED } from '../../openapi/examples.js';
 import { answer, payload } from '../../openapi/note.js';
 import { CACHE_HEADERS, CHAT_VERSION, COMMIT, IF_NONE_MATCH, LABELS_REFUSED, NOT_CONNECTED, NOT_MODIFIED, VERSION_EXAMPLE } from '../../openapi/promptExamples.js';
 
-const DEFAULT_PAGE = 50;
 const JSON_TYPE = 'application/json';
 
 function appOf(ctx: Context) {
@@ -119,10 +119,7 @@ export const promptRoutes = [
     },
     async handler({ query }, ctx) {
       await discoverQuietly(ctx);
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listPrompts', { app: appOf(ctx), query: { ...(query.name ? { name: query.name } : {}), ...(query.label ? { label: query.label } : {}), limit, offset } });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) => ctx.services.store.run('listPrompts', { app: appOf(ctx), query: { ...(query.name ? { name: query.name } : {}), ...(query.label ? { label: query.label } : {}), ...page } }));
     },
   }),
   route({
