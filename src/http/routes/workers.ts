@@ -38,6 +38,7 @@ import type { EvalClaim, EvalLease } from '../../store/workers/evalLeases.js';
 import { eventView } from '../../store/workers/views.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
 import { data, json, stream, type StreamSink } from '../reply.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
 import { WorkerService, type RunNews } from '../workerService.js';
 import { publicBase } from './git.js';
@@ -45,7 +46,6 @@ import { ENV_ID } from '../../openapi/examples.js';
 import { answer, payload } from '../../openapi/note.js';
 import { BASE, CANCELLED_TURN, CHECKPOINT, DONE_TURN, EVAL_RUN_ID, IDLE_RUN, IDLE_SUMMARY, LAUNCH_DESCRIPTION, LEASE, LEASE_GONE, QUEUED_RUN, QUEUED_TURN, RUN_ID, URL, WORKER } from '../../openapi/workerExamples.js';
 
-const DEFAULT_PAGE = 50;
 /** The profile a run names when its launch names none. */
 const DEFAULT_PROFILE = 'claude-code';
 /** A comment line on an idle stream, so proxies and the browser keep it open. */
@@ -227,17 +227,15 @@ export const workerRoutes = (secret: Buffer) => [
       answers: [answer(200, 'WorkerRunPage', 'A page of runs, each with its latest turn.', { page: { data: [IDLE_SUMMARY], pagination: { total: 1, limit: 50, offset: 0 } } })],
     },
     async handler({ query }, ctx) {
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listWorkerRuns', {
-        scope: readScopeOf(ctx.principal),
-        ...(query.kind ? { kind: query.kind } : {}),
-        ...(query.status ? { status: query.status } : {}),
-        ...(query.environment_id ? { environmentId: query.environment_id.toLowerCase() } : {}),
-        limit,
-        offset,
-      });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) =>
+        ctx.services.store.run('listWorkerRuns', {
+          scope: readScopeOf(ctx.principal),
+          ...(query.kind ? { kind: query.kind } : {}),
+          ...(query.status ? { status: query.status } : {}),
+          ...(query.environment_id ? { environmentId: query.environment_id.toLowerCase() } : {}),
+          ...page,
+        }),
+      );
     },
   }),
   route({
