@@ -18,7 +18,7 @@ const WEB_UI = 'Web UI';
 /** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
 export const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
 /** Why a list of traces or spans refuses its query beyond its schema. */
-const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
+export const LIST_REFUSALS = '`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 /** Why a list or aggregation of scores refuses its kinds. */
 export const SCORE_KINDS = '`invalid_query_parameters`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL, or `source` not api, annotation, eval or sdk (any case)';
 /** Why a score is refused beyond its schema: the one of `POST /v1/scores`, or an item of a batch. */
@@ -28,65 +28,8 @@ export const SCORE_RULES =
 export const SCORE_CONFIG_RULES =
   '`invalid_request_body`: `data_type` is not NUMERIC, BOOLEAN or CATEGORICAL (any case); `min_value` or `max_value` on a config that is not NUMERIC, or `max_value` below `min_value`; `categories` empty on a CATEGORICAL config, on one of another type, or with a label twice.';
 /** A search body's refusals beyond its schema. */
-const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
+export const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
 export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  'GET /v1/traces': {
-    tag: 'Traces',
-    summary: 'List traces',
-    description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
-    query: 'TraceListQuery',
-    answers: [{ ...answer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
-    errors: [{ status: 400, when: LIST_REFUSALS }],
-  },
-  'POST /v1/traces/search': {
-    tag: 'Traces',
-    summary: 'Search traces with JSON filters',
-    description: 'Top-level filters are combined with AND; an `or` group holds predicates of which one must match.',
-    body: payload('TraceSearchBody', {
-      slowAndExpensive: {
-        filters: [
-          { field: 'latency_ms', operator: 'between', value: [1000, 5000] },
-          { or: [{ field: 'model', operator: 'equals', value: 'gpt-4o' }, { field: 'model', operator: 'startsWith', value: 'claude' }] },
-        ],
-        sort_by: 'cost',
-        sort_order: 'desc',
-        limit: 20,
-      },
-    }),
-    answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
-    errors: [{ status: 400, when: SEARCH_REFUSALS }],
-  },
-  'GET /v1/spans': {
-    tag: 'Spans',
-    summary: 'List spans',
-    description: 'The convenience parameters and `filter` are combined with AND. `format=parquet` or `arrow` streams every matching span as a file (or the page `limit`/`offset` name).',
-    query: 'SpanListQuery',
-    answers: [
-      {
-        ...answer(200, 'SpanPage', 'A page of spans.'),
-        media: {
-          ...CSV,
-          'application/vnd.apache.parquet': 'With `format=parquet`: the spans as a Parquet file.',
-          'application/vnd.apache.arrow.stream': 'With `format=arrow`: the spans as an Arrow IPC stream.',
-        },
-        headers: PAGE_HEADERS,
-      },
-    ],
-    errors: [{ status: 400, when: LIST_REFUSALS }],
-  },
-  'POST /v1/spans/search': {
-    tag: 'Spans',
-    summary: 'Search spans with JSON filters',
-    body: payload('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
-    answers: [answer(200, 'SpanPage', 'A page of spans.')],
-    errors: [{ status: 400, when: SEARCH_REFUSALS }],
-  },
-  'GET /v1/filter-schema': {
-    tag: 'Traces',
-    summary: 'Filterable fields and operators',
-    description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
-    answers: [answer(200, 'FilterSchemaAnswer', 'The filter schema.')],
-  },
   ...METRICS_OPERATIONS,
 };
