@@ -22,8 +22,8 @@ import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { SUMMARY_EXAMPLE } from '../../openapi/examples.js';
-import { CSV, LIST_REFUSALS, PAGE_HEADERS, SEARCH_REFUSALS } from '../../openapi/keyedNotes.js';
-import { answer, payload } from '../../openapi/note.js';
+import { CSV, LIST_REFUSALS, PAGE_HEADERS, SEARCH_REFUSALS } from '../../openapi/phrases.js';
+import { answer as noteAnswer, payload } from '../../openapi/note.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -123,7 +123,7 @@ export const searchRoutes = [
       summary: 'List traces',
       description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
       query: 'TraceListQuery',
-      answers: [{ ...answer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+      answers: [{ ...noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
       errors: [{ status: 400, when: LIST_REFUSALS }],
     },
     handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', q.filter === undefined ? [] : parseFilter(q.filter, 'traces'), () => query(ctx, q, 'query')),
@@ -148,7 +148,7 @@ export const searchRoutes = [
           limit: 20,
         },
       }),
-      answers: [answer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+      answers: [noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
       errors: [{ status: 400, when: SEARCH_REFUSALS }],
     },
     handler: ({ body }, ctx) => answer(ctx, 'searchTraces', validateJsonFilters(body?.filters ?? [], 'traces'), () => query(ctx, body ?? {}, 'body')),
@@ -165,7 +165,7 @@ export const searchRoutes = [
       query: 'SpanListQuery',
       answers: [
         {
-          ...answer(200, 'SpanPage', 'A page of spans.'),
+          ...noteAnswer(200, 'SpanPage', 'A page of spans.'),
           media: {
             ...CSV,
             'application/vnd.apache.parquet': 'With `format=parquet`: the spans as a Parquet file.',
@@ -190,7 +190,7 @@ export const searchRoutes = [
       tag: 'Spans',
       summary: 'Search spans with JSON filters',
       body: payload('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
-      answers: [answer(200, 'SpanPage', 'A page of spans.')],
+      answers: [noteAnswer(200, 'SpanPage', 'A page of spans.')],
       errors: [{ status: 400, when: SEARCH_REFUSALS }],
     },
     handler: ({ body }, ctx) => answer(ctx, 'searchSpans', validateJsonFilters(body?.filters ?? [], 'spans'), () => query(ctx, body ?? {}, 'body')),
@@ -203,7 +203,7 @@ export const searchRoutes = [
       tag: 'Traces',
       summary: 'Filterable fields and operators',
       description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
-      answers: [answer(200, 'FilterSchemaAnswer', 'The filter schema.')],
+      answers: [noteAnswer(200, 'FilterSchemaAnswer', 'The filter schema.')],
     },
     handler: () => data(filterSchema()),
   }),
