@@ -98,9 +98,6 @@ export type RouteDeclaration<V extends Validators, M extends BodyMode | undefine
 
 export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined, const P extends string = string>(
   r: RouteDeclaration<V, M, P>,
-): AnyRoute;
-/** Types written out: the form the route modules are leaving. */
-export function route<P, Q = Record<string, never>, B = undefined>(r: Route<P, Q, B>): AnyRoute;
-export function route(r: AnyRoute): AnyRoute {
-  return r;
+): AnyRoute {
+  return r as AnyRoute;
 }

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the API, built from three sources and nothing else: the route table
  * (methods, paths, permissions, which bodies a route reads), the notes on each operation
- * (operations.ts: summaries, which catalog type is a body or an answer, examples), and the JSON
+ * (each route's `note`: summaries, which catalog type is a body or an answer, examples), and the JSON
  * schemas typia emits for the catalog of wire types (contract/catalog.ts). Pure: the same inputs
  * give the same document, so the committed docs/openapi.json can be compared with a fresh one.
  */

@@ -4,10 +4,8 @@
  */
 import { documentedRoutes } from '../http/routeTable.js';
 import { noteKey } from './document.js';
-import { KEYED_NOTES } from './keyedNotes.js';
 import type { OperationNote } from './note.js';
 
-export const OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  ...KEYED_NOTES,
-  ...Object.fromEntries(documentedRoutes().flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : []))),
-};
+export const OPERATIONS: Readonly<Record<string, OperationNote>> = Object.fromEntries(
+  documentedRoutes().flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : [])),
+);

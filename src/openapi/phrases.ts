@@ -1,19 +1,6 @@
-/**
- * The notes of the routes that do not carry their own yet, keyed like the route table
- * (`GET /v1/traces/:traceId`); each moves onto its route declaration (http/routes/*.ts). The
- * helpers (note.ts) take catalog names with their examples, so tsc checks each example against its
- * type and typia checks the tags (test/unit/openapi/operations.test.ts).
- */
-import { CREATED, ENV_ID, SCORE_EXAMPLE, SCORE_ID, SUMMARY_EXAMPLE, TRACE_ID } from './examples.js';
-import { answer, payload, type OperationNote } from './note.js';
-import { METRICS_OPERATIONS } from './metricsOperations.js';
-
+/** Words the notes of several routes share (http/routes/*.ts). */
 export const CSV = { 'text/csv': 'With `format=csv`: the same rows as CSV (a header line, then one line per row).' };
 export const PAGE_HEADERS = { 'X-Total-Count': 'With `format=csv` (and the span exports): the number of matching rows.' };
-
-const SYSTEM = 'Health and system';
-const REFERENCE = 'Reference';
-const WEB_UI = 'Web UI';
 
 /** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
 export const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
@@ -30,6 +17,3 @@ export const SCORE_CONFIG_RULES =
 /** A search body's refusals beyond its schema. */
 export const SEARCH_REFUSALS = '`invalid_request_body`: `environment` names no environment of the app; `invalid_filter`: a filter names an unknown field, an operator or value its field does not take, or an environment the app lacks; `invalid_time_window`: the window\'s start is not before its end, or it spans more than 90 days.';
 
-export const KEYED_NOTES: Readonly<Record<string, OperationNote>> = {
-  ...METRICS_OPERATIONS,
-};

@@ -8,7 +8,6 @@ import { UNBUILT } from '../http/unbuilt.js';
 import { API_DESCRIPTION } from './description.js';
 import { buildDocument, type OpenApiDocument, type RouteShape, type SchemaCollection } from './document.js';
 import { ERROR_EXAMPLES } from './examples.js';
-import { KEYED_NOTES } from './keyedNotes.js';
 import { TAGS } from './tags.js';
 
 export function referenceDocument(routes: readonly RouteShape[], version: string): OpenApiDocument {
@@ -17,7 +16,6 @@ export function referenceDocument(routes: readonly RouteShape[], version: string
     description: API_DESCRIPTION,
     routes,
     unbuilt: UNBUILT,
-    notes: KEYED_NOTES,
     tagOrder: TAGS,
     // typia's schema interfaces have no index signature; the document reads them as plain records.
     catalog: CATALOG_SCHEMAS as SchemaCollection,

@@ -32,7 +32,7 @@ import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
 import { CREATED, ENVIRONMENT_EXAMPLE, ENV_ID } from '../../openapi/examples.js';
-import { NO_SUCH_APP } from '../../openapi/keyedNotes.js';
+import { NO_SUCH_APP } from '../../openapi/phrases.js';
 import { answer, payload } from '../../openapi/note.js';
 
 function appRef(ctx: Context, appId: string | undefined): AppRef {

@@ -18,7 +18,7 @@ import { data } from '../reply.js';
 import { actorOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
 import { APP_ID, CREATED, ENV_ID } from '../../openapi/examples.js';
-import { NO_SUCH_APP } from '../../openapi/keyedNotes.js';
+import { NO_SUCH_APP } from '../../openapi/phrases.js';
 import { answer, payload } from '../../openapi/note.js';
 
 export function apiKeyRoutes(secret: Buffer) {

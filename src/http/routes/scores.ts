@@ -47,7 +47,7 @@ import { bytes, data, json, type Reply } from '../reply.js';
 import { readScopeOf, actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { CREATED, ENV_ID, SCORE_EXAMPLE, SCORE_ID, TRACE_ID } from '../../openapi/examples.js';
-import { CSV, PAGE_HEADERS, SCORE_CONFIG_RULES, SCORE_KINDS, SCORE_RULES } from '../../openapi/keyedNotes.js';
+import { CSV, PAGE_HEADERS, SCORE_CONFIG_RULES, SCORE_KINDS, SCORE_RULES } from '../../openapi/phrases.js';
 import { answer, payload } from '../../openapi/note.js';
 
 const DEFAULT_PAGE = 50;

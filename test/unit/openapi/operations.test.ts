@@ -1,5 +1,5 @@
 /**
- * src/openapi/operations.ts: the notes on each operation. Every documented example validates
+ * src/openapi/operations.ts: the notes on each operation, as the routes carry them. Every documented example validates
  * against its catalog type with typia's validator (exactly: no property the type lacks), so the
  * types stay the single source of what the examples may say.
  */
