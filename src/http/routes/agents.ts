@@ -6,14 +6,14 @@
  * segments) as one log record, and the answer waits until it is committed and readable.
  */
 import { sessionTraceId } from '../../core/agents/ids.js';
+import { SCREENSHOT, SESSION_EXAMPLE, SESSION_ID } from '../../openapi/agentExamples.js';
+import { answer, payload } from '../../openapi/note.js';
 import type { TierCeiling } from '../../core/agents/tier.js';
 import { planOf, quotaError } from '../../core/plans.js';
 import type { AgentSyncResult } from '../../contract/agents.js';
 import { json } from '../reply.js';
 import { route } from '../route.js';
 import { quotaPlan, writeScope } from './ingest.js';
-import { SCREENSHOT, SESSION_EXAMPLE, SESSION_ID } from '../../openapi/agentExamples.js';
-import { answer, payload } from '../../openapi/note.js';
 
 export const agentRoutes = [
   route({

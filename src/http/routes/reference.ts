@@ -3,9 +3,9 @@
  * built from the documented route table (the same bytes as docs/openapi.json on every server, with
  * or without the operator API or the fault routes), and `GET /v1/reference`, the same document as
  * a page. Both are built once, at the first request, and their modules loaded then: they hold the
- * schema catalog (1.5 MB of generated code), and imported at the start they made every start's main
- * thread take 880–930 ms over its imports instead of 570–600, for a page few servers
- * are asked for.
+ * schema catalog, a large generated module, and imported at the start they made every start's main
+ * thread slower (native-bench/RESULTS.md, "Figures behind the code"), for a page few servers are
+ * asked for.
  */
 import { bytes } from '../reply.js';
 import { route, type AnyRoute } from '../route.js';
@@ -13,13 +13,13 @@ import { route, type AnyRoute } from '../route.js';
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
 
-/** `documented`: the table the reference describes (routeTable.ts's `documentedRoutes`). */
-export function referenceRoutes(documented: () => AnyRoute[]) {
+/** `documentedRoutes`: the table the reference describes (routeTable.ts), passed in so the two modules do not import each other. */
+export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
   let built: Promise<{ json: string; html: string }> | null = null;
   const reference = (version: string) =>
     (built ??= (async () => {
       const [{ documentText, referenceDocument }, { renderReference }] = await Promise.all([import('../../openapi/reference.js'), import('../../openapi/html.js')]);
-      const doc = referenceDocument(documented(), version);
+      const doc = referenceDocument(documentedRoutes(), version);
       return { json: documentText(doc), html: renderReference(doc) };
     })());
   return [
