@@ -16,15 +16,8 @@ import {
   validateEnvironmentParams,
   validateUpdateAppBody,
   validateUpdateEnvironmentBody,
-  type CreateEnvironmentBody,
-  type DeleteAppBody,
-  type DeleteEnvironmentBody,
-  type EnvironmentListQuery,
-  type EnvironmentParams,
-  type UpdateAppBody,
-  type UpdateEnvironmentBody,
 } from '../../contract/admin.js';
-import { validateAppParams, type AppParams } from '../../contract/apps.js';
+import { validateAppParams } from '../../contract/apps.js';
 import { isTenantAdmin, lowerKinds, type Pin } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import type { AppRef } from '../../store/admin/environments.js';

@@ -9,7 +9,7 @@
  * app of the tenant is managed only by a tenant admin (unpinned, or pinned to production).
  */
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
-import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody, type KeyAppQuery, type KeyIdParams } from '../../contract/apiKeys.js';
+import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody } from '../../contract/apiKeys.js';
 import { isTenantAdmin, managesKeysOf, type Pin } from '../../core/admin/rules.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';

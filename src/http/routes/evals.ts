@@ -13,11 +13,6 @@ import {
   validateTrialItem,
   validateTrialListQuery,
   validateTrialsBody,
-  type CreateRunBody,
-  type RunListQuery,
-  type EvalRunParams,
-  type StatusBody,
-  type TrialListQuery,
 } from '../../contract/evals.js';
 import { acceptsTrials, reportKind } from '../../core/evals/runState.js';
 import { assertTrialCount, prepareTrials } from '../../core/evals/trials.js';

@@ -10,10 +10,6 @@ import {
   validateExperimentListQuery,
   validateExperimentParams,
   validatePinBaselineBody,
-  type BaselineQuery,
-  type ExperimentListQuery,
-  type ExperimentParams,
-  type PinBaselineBody,
 } from '../../contract/evals.js';
 import { chooseRuns } from '../../core/evals/baseline.js';
 import { buildComparison, type Comparison } from '../../core/evals/comparison.js';

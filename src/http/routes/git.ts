@@ -4,7 +4,7 @@
  * session tokens); credentials go in sealed and never come back out.
  */
 import { createPrivateKey } from 'node:crypto';
-import { validateGitAppParams, validateGitBranchesQuery, validateGitConnectBody, type GitAppParams, type GitBranchesQuery, type GitConnectBody } from '../../contract/git.js';
+import { validateGitAppParams, validateGitBranchesQuery, validateGitConnectBody, type GitConnectBody } from '../../contract/git.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { sealCredentials } from '../../core/git/credentials.js';
 import { githubWebUrl, HANDSHAKE_TTL_MS, installationUrl, isAuthorised, newStateToken, stateHash, statusOf } from '../../core/git/connection.js';

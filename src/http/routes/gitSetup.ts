@@ -4,7 +4,7 @@
  * `/v1/git/github/callback` after installing the App; the picker page lists the repositories the
  * connection reaches, and its form completes the connection.
  */
-import { validateGitHubCallbackQuery, validateGitSetupQuery, type GitHubCallbackQuery, type GitSetupQuery } from '../../contract/git.js';
+import { validateGitHubCallbackQuery, validateGitSetupQuery } from '../../contract/git.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { handshakeOpen, stateHash, type ConnectionState } from '../../core/git/connection.js';
 import { connectedPage, pickerPage } from '../../core/git/setupPage.js';

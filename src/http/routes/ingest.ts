@@ -14,7 +14,7 @@ import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportRe
 import { keyPrefixOf } from '../refusalLog.js';
 import { bytes, json } from '../reply.js';
 import { route, type Context } from '../route.js';
-import { answer, payload } from '../../openapi/note.js';
+import { payload } from '../../openapi/note.js';
 
 export const ingestRoutes = [
   route({

@@ -15,14 +15,6 @@ import {
   validateRenderBody,
   validateSetLabelsBody,
   type CreatePromptBody,
-  type PromptFetchQuery,
-  type PromptLabelParams,
-  type PromptListQuery,
-  type PromptMetricsQuery,
-  type PromptParams,
-  type PromptVersionParams,
-  type RenderBody,
-  type SetLabelsBody,
 } from '../../contract/prompts.js';
 import type { LabelRemoval, PromptMetricsAnswer, RenderedPrompt } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';

@@ -3,7 +3,7 @@
  * the connection's branch or `ref`, with the blob and commit it came from and what it declares:
  * its variables and, for prompt files, the front matter. Paths outside `prompts/` are 400.
  */
-import { validateTemplateQuery, type TemplateQuery } from '../../contract/prompts.js';
+import { validateTemplateQuery } from '../../contract/prompts.js';
 import type { TemplateAnswer, TemplateFile } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { isRef } from '../../core/git/names.js';

@@ -18,16 +18,7 @@ import {
   validateWorkerRunListQuery,
   validateWorkerRunParams,
   validateWorkerStreamQuery,
-  type ClaimBody,
-  type CompleteBody,
-  type WorkerEnvironmentParams,
   type LaunchBody,
-  type LeaseParams,
-  type TurnBody,
-  type WorkerEventsQuery,
-  type WorkerRunListQuery,
-  type WorkerRunParams,
-  type WorkerStreamQuery,
 } from '../../contract/workers.js';
 import type { LaunchedRun, TurnDispatched } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
