@@ -3,7 +3,7 @@
  * spans or scores. The plan is checked in core/metrics, the caller's scope and environment come
  * first as in the lists, and the store answers with one statement.
  */
-import { validateMetricsQuery, type MetricsQuery } from '../../contract/metrics.js';
+import { validateMetricsQuery } from '../../contract/metrics.js';
 import { planMetrics } from '../../core/metrics/plan.js';
 import { compileFilter, parseFilter } from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';

@@ -17,19 +17,6 @@ import {
   validateScoreListQuery,
   validateScoreParams,
   validateScoreSearchBody,
-  type CommentBody,
-  type CommentListQuery,
-  type CommentParams,
-  type PageQuery,
-  type ScoreAggregationQuery,
-  type ScoreBatchBody,
-  type ScoreBody,
-  type ScoreConfigBody,
-  type ScoreConfigParams,
-  type ScoreConfigPatchBody,
-  type ScoreListQuery,
-  type ScoreParams,
-  type ScoreSearchBody,
 } from '../../contract/scores.js';
 import { ApiError, ERRORS, validationError } from '../../core/errors.js';
 import { compileFilter, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';

@@ -9,9 +9,6 @@ import {
   validateTraceListQuery,
   validateTraceSearchBody,
   type SpanListQuery,
-  type SpanSearchBody,
-  type TraceListQuery,
-  type TraceSearchBody,
 } from '../../contract/search.js';
 import { ApiError } from '../../core/errors.js';
 import { compileFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
