@@ -50,7 +50,7 @@ export interface EvalTrialsRequest {
   trials: Evals.TrialItem[] & tags.MinItems<1> & tags.MaxItems<1000>;
 }
 
-/** Name → type; a name is how operations (src/openapi/operations.ts) refer to a type. */
+/** Name → type; a name is how the routes' notes (src/openapi/note.ts) refer to a type. */
 export interface Catalog {
   // Requests: path parameters, query parameters and bodies.
   TraceParams: Traces.TraceParams;

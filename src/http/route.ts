@@ -1,10 +1,12 @@
 /**
  * Routes are data: each resource module exports a table of these, and the router owns everything
- * around the handler (aborts, body reading, auth, validation, errors).
+ * around the handler (aborts, body reading, auth, validation, errors). A declaration also carries
+ * its note in the API reference, so one object says all there is to say about an endpoint.
  */
 import type { IValidation } from 'typia';
 import type { Config } from '../config.js';
 import type { Requirement } from '../core/permissions.js';
+import type { RouteNote } from '../openapi/note.js';
 import type { Principal } from './principal.js';
 import type { Reply } from './reply.js';
 import type { RequestServices } from './services.js';
@@ -57,11 +59,45 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
     body?: Validator<B>;
   };
   handler: (input: RouteInput<P, Q, B>, ctx: Context) => Promise<Reply> | Reply;
+  /** What the API reference says of the operation (src/openapi); routes outside the API have none. */
+  note?: RouteNote;
 }
 
 /** Erases a route's type parameters for storage in a mixed table. */
 export type AnyRoute = Route<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export function route<P = Record<string, string>, Q = Record<string, never>, B = undefined>(r: Route<P, Q, B>): AnyRoute {
+type BodyMode = NonNullable<Route['body']>;
+
+/** A route's validators, as a declaration writes them. */
+export interface Validators {
+  params?: Validator<unknown>;
+  query?: QueryValidator<unknown>;
+  body?: Validator<unknown>;
+}
+
+/** What the validator `K` of `V` checks its input into, or `Otherwise` when there is none. */
+type Checked<V, K extends keyof Validators, Otherwise> = V extends { [key in K]?: (input: never) => IValidation<infer T> } ? (unknown extends T ? Otherwise : T) : Otherwise;
+
+/** A raw body is the bytes; otherwise the body validator's type (none: no body). */
+type BodyOf<V, M> = M extends 'raw' ? Buffer : Checked<V, 'body', undefined>;
+
+/** `/ui/:file` → `'file'`. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest> : P extends `${string}:${infer Name}` ? Name : never;
+
+/** The path's own parameters, as strings, when the path is written as a literal. */
+type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+
+/**
+ * A route as declared: the handler's input types are those of its validators (a path without a
+ * validator: its `:name` segments), written once.
+ */
+export type RouteDeclaration<V extends Validators, M extends BodyMode | undefined, P extends string> = Omit<
+  Route<Checked<V, 'params', PathParams<P>>, Checked<V, 'query', Record<string, never>>, BodyOf<V, M>>,
+  'validate' | 'body' | 'path'
+> & { path: P; validate?: V; body?: M };
+
+export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined, const P extends string = string>(
+  r: RouteDeclaration<V, M, P>,
+): AnyRoute {
   return r as AnyRoute;
 }

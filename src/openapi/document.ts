@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the API, built from three sources and nothing else: the route table
  * (methods, paths, permissions, which bodies a route reads), the notes on each operation
- * (operations.ts: summaries, which catalog type is a body or an answer, examples), and the JSON
+ * (each route's `note`: summaries, which catalog type is a body or an answer, examples), and the JSON
  * schemas typia emits for the catalog of wire types (contract/catalog.ts). Pure: the same inputs
  * give the same document, so the committed docs/openapi.json can be compared with a fresh one.
  */
@@ -10,6 +10,7 @@ import { ERRORS } from '../core/errors.js';
 import type { Method, RoutePermission } from '../http/route.js';
 import { STATUS_TEXT } from '../http/status.js';
 import { refusalFor } from '../http/surface.js';
+import type { Answer, OperationNote, Payload } from './note.js';
 
 /** What the document reads of a route (an AnyRoute is one). */
 export interface RouteShape {
@@ -18,43 +19,7 @@ export interface RouteShape {
   permission: RoutePermission;
   body?: 'json' | 'raw' | 'none';
   rawKeyOnly?: boolean;
-}
-
-/** A body: a catalog type sent as JSON, and/or other media types described in words. */
-export interface Payload {
-  type?: string;
-  /** Named examples of `type`; each must validate against it (test/http/openapi.test.ts). */
-  examples?: Readonly<Record<string, unknown>>;
-  /** Media type → what such a body is, for bodies that are not catalog JSON (OTLP, CSV, files). */
-  media?: Readonly<Record<string, string>>;
-}
-
-export interface Answer extends Payload {
-  status: number;
-  description: string;
-  /** Response header → meaning. */
-  headers?: Readonly<Record<string, string>>;
-}
-
-export interface OperationNote {
-  tag: string;
-  summary: string;
-  description?: string;
-  /** Catalog types of the path and query parameters. */
-  params?: string;
-  query?: string;
-  /** Request header → meaning (beyond the credentials). */
-  headers?: Readonly<Record<string, string>>;
-  body?: Payload & { optional?: boolean };
-  /** The answers of the operation itself; the error answers every route can give are added. */
-  answers: readonly Answer[];
-  /** Error answers this operation gives beyond the common ones, or says more about. */
-  errors?: readonly { status: number; when: string }[];
-  /**
-   * The operation takes a credential in Authorization without the app id and authenticates it
-   * itself (its permission is `none` to the router, which would ask for the app id).
-   */
-  credentialAlone?: true;
+  note?: OperationNote;
 }
 
 export type Schema = Record<string, unknown>;
@@ -71,7 +36,10 @@ export interface DocumentInput {
   routes: readonly RouteShape[];
   /** The spec's endpoints this version answers with 501 `not_implemented` (http/unbuilt.ts). */
   unbuilt: readonly (readonly [Method, string])[];
-  notes: Readonly<Record<string, OperationNote>>;
+  /** Notes of routes that carry none of their own, by `noteKey`. */
+  notes?: Readonly<Record<string, OperationNote>>;
+  /** The tags in the order the document lists them; without it, in the order the notes are written. */
+  tagOrder?: readonly string[];
   catalog: SchemaCollection;
   /** Examples of error bodies by status (each an ErrorBody). */
   errorExamples: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
@@ -164,12 +132,13 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
     (paths[openApiPath(path)] ??= {})[method.toLowerCase()] = op;
     if (!tags.includes(op.tags[0]!)) tags.push(op.tags[0]!);
   };
-  for (const route of input.routes) add(route.method, route.path, operation(route, input.notes[noteKey(route.method, route.path)], input.catalog));
+  const noteOf = (route: RouteShape) => route.note ?? input.notes?.[noteKey(route.method, route.path)];
+  for (const route of input.routes) add(route.method, route.path, operation(route, noteOf(route), input.catalog));
   for (const [method, path] of input.unbuilt) add(method, path, unbuiltOperation(method, path));
-  // Tags in the order the notes are written (by subject), those without a note last.
-  const notes = Object.values(input.notes);
+  // Tags in the order given (else the order the notes are written: by subject), those without a note last.
+  const order = input.tagOrder ?? [...input.routes.map((r) => r.note), ...Object.values(input.notes ?? {})].map((n) => n?.tag);
   const rank = (tag: string) => {
-    const i = notes.findIndex((n) => n.tag === tag);
+    const i = order.indexOf(tag);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
   };
   tags.sort((a, b) => rank(a) - rank(b));

@@ -1,5 +1,5 @@
 /**
- * Example values shared by the operation notes (operations.ts), typed by the catalog so that tsc
+ * Example values shared by the routes' notes (http/routes/*.ts), typed by the catalog so that tsc
  * checks them; test/unit/openapi/operations.test.ts validates every example with typia as well.
  */
 import type { Catalog, CatalogName } from '../contract/catalog.js';

@@ -1,13 +1,14 @@
 /**
- * The reference document of this version: the route table given, with the operation notes, the
- * unbuilt endpoints and the catalog's JSON schemas. The server serves it (routes/reference.ts) and
- * the build writes it to docs/openapi.json (write.ts), so the two are the same bytes.
+ * The reference document of this version: the route table given, with the notes its routes carry,
+ * the unbuilt endpoints and the catalog's JSON schemas. The server serves it (routes/reference.ts)
+ * and the build writes it to docs/openapi.json (write.ts), so the two are the same bytes.
  */
 import { CATALOG_SCHEMAS } from '../contract/catalog.js';
 import { UNBUILT } from '../http/unbuilt.js';
+import { API_DESCRIPTION } from './description.js';
 import { buildDocument, type OpenApiDocument, type RouteShape, type SchemaCollection } from './document.js';
 import { ERROR_EXAMPLES } from './examples.js';
-import { API_DESCRIPTION, OPERATIONS } from './operations.js';
+import { TAGS } from './tags.js';
 
 export function referenceDocument(routes: readonly RouteShape[], version: string): OpenApiDocument {
   return buildDocument({
@@ -15,7 +16,7 @@ export function referenceDocument(routes: readonly RouteShape[], version: string
     description: API_DESCRIPTION,
     routes,
     unbuilt: UNBUILT,
-    notes: OPERATIONS,
+    tagOrder: TAGS,
     // typia's schema interfaces have no index signature; the document reads them as plain records.
     catalog: CATALOG_SCHEMAS as SchemaCollection,
     errorExamples: ERROR_EXAMPLES,

@@ -16,21 +16,17 @@ import {
   validateEnvironmentParams,
   validateUpdateAppBody,
   validateUpdateEnvironmentBody,
-  type CreateEnvironmentBody,
-  type DeleteAppBody,
-  type DeleteEnvironmentBody,
-  type EnvironmentListQuery,
-  type EnvironmentParams,
-  type UpdateAppBody,
-  type UpdateEnvironmentBody,
 } from '../../contract/admin.js';
-import { validateAppParams, type AppParams } from '../../contract/apps.js';
+import { validateAppParams } from '../../contract/apps.js';
 import { isTenantAdmin, lowerKinds, type Pin } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import type { AppRef } from '../../store/admin/environments.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
+import { CREATED, ENVIRONMENT_EXAMPLE, ENV_ID } from '../../openapi/examples.js';
+import { NO_SUCH_APP } from '../../openapi/phrases.js';
+import { answer, payload } from '../../openapi/note.js';
 
 function appRef(ctx: Context, appId: string | undefined): AppRef {
   return { tenantId: ctx.principal.tenantId, appId: administeredApp(ctx.principal, appId) };
@@ -63,11 +59,21 @@ function forget(ctx: Context, keyHashes: readonly string[]): void {
 }
 
 export const adminRoutes: AnyRoute[] = [
-  route<Record<string, string>, Record<string, never>, CreateEnvironmentBody>({
+  route({
     method: 'POST',
     path: '/v1/environments',
     permission: 'admin',
     validate: { body: validateCreateEnvironmentBody },
+    note: {
+      tag: 'Environments',
+      summary: 'Create an environment',
+      body: payload('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
+      answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
+      errors: [
+        NO_SUCH_APP,
+        { status: 409, when: '`conflict`: the app has an environment of that name.' },
+      ],
+    },
     async handler({ body }, ctx) {
       const ref = appRef(ctx, body.app_id);
       assertManages(ctx, { kind: body.kind });
@@ -75,18 +81,30 @@ export const adminRoutes: AnyRoute[] = [
       return data(env, 201);
     },
   }),
-  route<Record<string, string>, EnvironmentListQuery>({
+  route({
     method: 'GET',
     path: '/v1/environments',
     permission: 'admin',
     validate: { query: validateEnvironmentListQuery },
+    note: { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')], errors: [NO_SUCH_APP] },
     handler: async ({ query }, ctx) => data(await ctx.services.store.run('listEnvironments', appRef(ctx, query.app_id))),
   }),
-  route<EnvironmentParams, Record<string, never>, UpdateEnvironmentBody>({
+  route({
     method: 'PATCH',
     path: '/v1/environments/:id',
     permission: 'admin',
     validate: { params: validateEnvironmentParams, body: validateUpdateEnvironmentBody },
+    note: {
+      tag: 'Environments',
+      summary: 'Rename an environment or change its kind',
+      params: 'EnvironmentParams',
+      body: payload('UpdateEnvironmentBody', { rename: { name: 'qa' } }),
+      answers: [answer(200, 'EnvironmentAnswer', 'The environment.')],
+      errors: [
+        { status: 400, when: '`invalid_request_body` (`details.body`): neither `name` nor `kind` is given.' },
+        { status: 409, when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.' },
+      ],
+    },
     async handler({ params, body }, ctx) {
       const { app_id, ...patch } = body;
       const ref = appRef(ctx, app_id);
@@ -97,12 +115,28 @@ export const adminRoutes: AnyRoute[] = [
       return data(await ctx.services.store.run('updateEnvironment', { ...ref, id, patch }));
     },
   }),
-  route<EnvironmentParams, Record<string, never>, DeleteEnvironmentBody>({
+  route({
     method: 'DELETE',
     path: '/v1/environments/:id',
     permission: 'admin',
     body: 'json',
     validate: { params: validateEnvironmentParams, body: validateDeleteEnvironmentBody },
+    note: {
+      tag: 'Environments',
+      summary: 'Delete an environment',
+      description: 'A non-default environment, with its API keys; typed-name confirmation.',
+      params: 'EnvironmentParams',
+      body: payload('DeleteEnvironmentBody', { confirmed: { confirmation_name: 'staging' } }),
+      answers: [
+        answer(200, 'EnvironmentDeletionAnswer', 'What was deleted.', {
+          deleted: { data: { id: ENV_ID, deleted_at: CREATED, cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false } } },
+        }),
+      ],
+      errors: [
+        { status: 400, when: '`invalid_request_body`: `confirmation_name` is not the environment\'s name.' },
+        { status: 409, when: '`conflict`: the app\'s default environment.' },
+      ],
+    },
     async handler({ params, body }, ctx) {
       const ref = appRef(ctx, body.app_id);
       const id = params.id.toLowerCase();
@@ -118,22 +152,40 @@ export const adminRoutes: AnyRoute[] = [
       return data(deletion);
     },
   }),
-  route<AppParams, Record<string, never>, UpdateAppBody>({
+  route({
     method: 'PATCH',
     path: '/v1/apps/:appId',
     permission: 'admin',
     validate: { params: validateAppParams, body: validateUpdateAppBody },
+    note: {
+      tag: 'Apps',
+      summary: 'Update an app',
+      description: '`null` clears a field; `retention_days` sets how long the app\'s spans are kept.',
+      params: 'AppParams',
+      body: payload('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
+      answers: [answer(200, 'AppAnswer', 'The app.')],
+      errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
+    },
     async handler({ params, body }, ctx) {
       requireTenantAdmin(ctx.principal, "change an app's settings");
       return data(await ctx.services.store.run('updateApp', { ...appRef(ctx, params.appId), patch: body, by: actorOf(ctx.principal) }));
     },
   }),
-  route<AppParams, Record<string, never>, DeleteAppBody | undefined>({
+  route({
     method: 'DELETE',
     path: '/v1/apps/:appId',
     permission: 'admin',
     body: 'json',
     validate: { params: validateAppParams, body: validateDeleteAppBody },
+    note: {
+      tag: 'Apps',
+      summary: 'Delete an app',
+      description: 'With its environments and keys. The caller\'s own app cannot be deleted.',
+      params: 'AppParams',
+      body: { ...payload('DeleteAppBody', { confirmed: { confirmation_name: 'checkout' } }), optional: true },
+      answers: [answer(200, 'AppDeletionAnswer', 'What was deleted.')],
+      errors: [{ status: 409, when: '`conflict`: the caller\'s own app.' }],
+    },
     async handler({ params, body }, ctx) {
       const { deletion, keyHashes } = await ctx.services.store.run('deleteApp', {
         ...appRef(ctx, params.appId),

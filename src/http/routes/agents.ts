@@ -6,6 +6,8 @@
  * segments) as one log record, and the answer waits until it is committed and readable.
  */
 import { sessionTraceId } from '../../core/agents/ids.js';
+import { SCREENSHOT, SESSION_EXAMPLE, SESSION_ID } from '../../openapi/agentExamples.js';
+import { answer, payload } from '../../openapi/note.js';
 import type { TierCeiling } from '../../core/agents/tier.js';
 import { planOf, quotaError } from '../../core/plans.js';
 import type { AgentSyncResult } from '../../contract/agents.js';
@@ -14,12 +16,48 @@ import { route } from '../route.js';
 import { quotaPlan, writeScope } from './ingest.js';
 
 export const agentRoutes = [
-  route<Record<string, string>, Record<string, never>, Buffer>({
+  route({
     method: 'POST',
     path: '/v1/agents/sync',
     permission: 'trace.write',
     body: 'raw',
     maxBodyBytes: (config) => config.maxAgentsBodyBytes,
+    note: {
+      tag: 'Coding-agent sessions',
+      summary: 'Sync coding-agent sessions',
+      description:
+        "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
+      headers: { 'X-Service-Environment': 'The environment, for a kind-scoped key.' },
+      body: payload('AgentSyncRequest', {
+        session: { schemaVersion: 1, sessions: [SESSION_EXAMPLE], blobs: [{ sha256: SCREENSHOT.sha256, mediaType: 'image/png', bytes: SCREENSHOT.bytes, data: SCREENSHOT.data }] },
+      }),
+      answers: [
+        {
+          ...answer(200, 'AgentSyncAnswer', 'What was stored and what was rejected.', {
+            stored: { data: { accepted: [SESSION_ID], rejected: [], blobsStored: 1, spanRows: 10, tenantTier: 'full' } },
+            partly: {
+              data: {
+                accepted: [SESSION_ID],
+                rejected: [
+                  { index: 0, reason: 'blob: sha256 does not match the data (its SHA-256 is 1f3a…)', id: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+                  { index: 1, reason: 'events[4].timestamp: expected string & Format<"date-time">', id: 'bad-2' },
+                ],
+                blobsStored: 0,
+                spanRows: 10,
+                tenantTier: 'transcripts',
+              },
+            },
+          }),
+          headers: { 'X-Tracelake-Visible': '`true` when the spans were readable when answered.' },
+        },
+      ],
+      errors: [
+        { status: 400, when: '`invalid_request_body`: not JSON, not the envelope, or a `schemaVersion` other than 1 (`details` names the field).' },
+        { status: 403, when: '`forbidden`: the key lacks `trace.write`, or is pinned to no environment and names none.' },
+        { status: 413, when: 'A body over `--max-agents-body`.' },
+        { status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' },
+      ],
+    },
     async handler({ body, headers }, ctx) {
       const scope = writeScope(ctx);
       const plan = planOf(ctx.services.plans, ctx.principal.plan);

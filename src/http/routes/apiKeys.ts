@@ -9,7 +9,7 @@
  * app of the tenant is managed only by a tenant admin (unpinned, or pinned to production).
  */
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
-import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody, type KeyAppQuery, type KeyIdParams } from '../../contract/apiKeys.js';
+import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody } from '../../contract/apiKeys.js';
 import { isTenantAdmin, managesKeysOf, type Pin } from '../../core/admin/rules.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
@@ -17,14 +17,49 @@ import { parseRole, permissionsFor, type Permission, type Role } from '../../cor
 import { data } from '../reply.js';
 import { actorOf, type Principal } from '../principal.js';
 import { route } from '../route.js';
+import { APP_ID, CREATED, ENV_ID } from '../../openapi/examples.js';
+import { NO_SUCH_APP } from '../../openapi/phrases.js';
+import { answer, payload } from '../../openapi/note.js';
 
 export function apiKeyRoutes(secret: Buffer) {
   return [
-    route<Record<string, string>, Record<string, never>, CreateKeyBody>({
+    route({
       method: 'POST',
       path: '/v1/api-keys',
       permission: 'admin',
       validate: { body: validateCreateKeyBody },
+      note: {
+        tag: 'API keys',
+        summary: 'Create an API key',
+        description: 'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
+        body: payload('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
+        answers: [
+          answer(201, 'CreatedKeyAnswer', 'The key, with `plaintext_key` this once.', {
+            sdk: {
+              data: {
+                id: '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+                name: 'checkout-service',
+                app_id: APP_ID,
+                environment_id: ENV_ID,
+                environment_name: 'production',
+                role: 'sdk',
+                permissions: ['trace.write', 'score.write', 'template.read'],
+                key_prefix: 'sk_service_A',
+                created_at: CREATED,
+                expires_at: null,
+                last_used_at: null,
+                revoked_at: null,
+                plaintext_key: 'sk_service_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v',
+              },
+            },
+          }),
+        ],
+        errors: [
+          { status: 400, when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.' },
+          { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
+          { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
+        ],
+      },
       async handler({ body }, ctx) {
         const { role, permissions } = chooseRole(body);
         const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
@@ -58,11 +93,12 @@ export function apiKeyRoutes(secret: Buffer) {
         return data({ ...view, plaintext_key: plaintext }, 201);
       },
     }),
-    route<Record<string, string>, KeyAppQuery>({
+    route({
       method: 'GET',
       path: '/v1/api-keys',
       permission: 'admin',
       validate: { query: validateKeyAppQuery },
+      note: { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')], errors: [NO_SUCH_APP] },
       async handler({ query }, ctx) {
         const scope = { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) };
         // An app outside the tenant has no empty key list: it is not found, as on the other admin routes.
@@ -72,11 +108,19 @@ export function apiKeyRoutes(secret: Buffer) {
         return data(await ctx.services.store.run('listKeys', scope));
       },
     }),
-    route<KeyIdParams, KeyAppQuery>({
+    route({
       method: 'DELETE',
       path: '/v1/api-keys/:id',
       permission: 'admin',
       validate: { params: validateKeyIdParams, query: validateKeyAppQuery },
+      note: {
+        tag: 'API keys',
+        summary: 'Revoke an API key',
+        description: 'The next request with the key is 401.',
+        params: 'KeyIdParams',
+        query: 'KeyAppQuery',
+        answers: [answer(200, 'KeyAnswer', 'The revoked key.')],
+      },
       async handler({ params, query }, ctx) {
         const scope = { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) };
         const keyHash = await ctx.services.store.run('revokeKey', { ...scope, id: params.id });

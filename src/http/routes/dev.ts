@@ -6,12 +6,19 @@
 import type { WhoAmI } from '../../contract/responses.js';
 import { data } from '../reply.js';
 import { route } from '../route.js';
+import { answer } from '../../openapi/note.js';
 
 export const devRoutes = [
   route({
     method: 'GET',
     path: '/v1/dev/whoami',
     permission: 'trace.read',
+    note: {
+      tag: 'Local development',
+      summary: 'Who local requests act as',
+      description: 'The tenant, app (the id an SDK is configured with) and environment of the request.',
+      answers: [answer(200, 'WhoAmIAnswer', 'The caller.')],
+    },
     handler: (_input, ctx) =>
       data({
         kind: ctx.principal.kind,

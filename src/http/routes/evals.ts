@@ -13,12 +13,6 @@ import {
   validateTrialItem,
   validateTrialListQuery,
   validateTrialsBody,
-  type CreateRunBody,
-  type RunListQuery,
-  type EvalRunParams,
-  type StatusBody,
-  type TrialListQuery,
-  type TrialsBody,
 } from '../../contract/evals.js';
 import { acceptsTrials, reportKind } from '../../core/evals/runState.js';
 import { assertTrialCount, prepareTrials } from '../../core/evals/trials.js';
@@ -26,11 +20,14 @@ import { roundUsd } from '../../core/cost/money.js';
 import { ApiError } from '../../core/errors.js';
 import type { CreatedRun } from '../../contract/responses.js';
 import type { TrialResult } from '../../store/evals/trials.js';
-import { data, json } from '../reply.js';
+import { data } from '../reply.js';
 import { actorOf, readScopeOf, type Principal } from '../principal.js';
+import { paged } from '../paged.js';
 import { route } from '../route.js';
+import { COMMIT, FINISHED_RUN, RUN_EXAMPLE, RUN_ID, RUN_KEY_ID, TRIAL_ID, WORKER } from '../../openapi/evalExamples.js';
+import { CREATED, TRACE_ID } from '../../openapi/examples.js';
+import { answer, payload } from '../../openapi/note.js';
 
-const DEFAULT_PAGE = 50;
 /** 1000 trials with their full artifacts do not fit the default JSON body limit. */
 const TRIALS_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -41,11 +38,29 @@ function assertOwnRun(p: Principal, runId: string): void {
 
 export function evalRoutes(secret: Buffer) {
   return [
-    route<Record<string, string>, Record<string, never>, CreateRunBody>({
+    route({
       method: 'POST',
       path: '/v1/evals/runs',
       permission: 'admin',
       validate: { body: validateCreateRunBody },
+      note: {
+        tag: 'Evaluations',
+        summary: 'Create an eval run',
+        description:
+          'In the environment the credentials write to (a kind-scoped or unpinned admin names it with `X-Service-Environment`); the experiment is created with its first run. The answer carries the run-scoped key a worker uses to claim the run and report its trials (`api_key.plaintext_key`, in this answer only); the key is revoked when the run ends.',
+        headers: { 'X-Service-Environment': 'The environment of the run, for credentials not pinned to one.' },
+        body: payload('CreateRunBody', {
+          run: { experiment: 'checkout-agent', suite: 'support-tickets', suite_version: '2026-11', config: { model: 'gpt-4o', temperature: 0, max_turns: 30 }, git_commit: COMMIT, git_branch: 'main' },
+        }),
+        answers: [
+          answer(201, 'CreatedRunAnswer', 'The run, queued, with its key this once.', {
+            created: {
+              data: { ...RUN_EXAMPLE, api_key: { id: RUN_KEY_ID, key_prefix: 'sk_service_B', plaintext_key: 'sk_service_B7c8D9e0F1g2H3i4J5k6L7m8N9o0P1q2R3s4T5u6V7w', created_at: CREATED } },
+            },
+          }),
+        ],
+        errors: [{ status: 403, when: '`forbidden`: not admin credentials, or no environment is named.' }],
+      },
       async handler({ body }, ctx) {
         const p = ctx.principal;
         if (p.environmentId === null) throw new ApiError('forbidden', 'Name the environment of the run in X-Service-Environment');
@@ -64,53 +79,110 @@ export function evalRoutes(secret: Buffer) {
         return data({ ...run, api_key: { id: key.id, key_prefix: key.key_prefix, plaintext_key: plaintext, created_at: key.created_at } } satisfies CreatedRun, 201);
       },
     }),
-    route<Record<string, string>, RunListQuery>({
+    route({
       method: 'GET',
       path: '/v1/evals/runs',
       permission: 'experiment.read',
       validate: { query: validateRunListQuery },
+      note: {
+        tag: 'Evaluations',
+        summary: 'List eval runs',
+        description: 'Latest first, in the reader\'s scope; by experiment or status.',
+        query: 'RunListQuery',
+        answers: [answer(200, 'EvalRunPage', 'A page of runs.', { page: { data: [FINISHED_RUN], pagination: { total: 1, limit: 50, offset: 0 } } })],
+      },
       async handler({ query }, ctx) {
-        const limit = query.limit ?? DEFAULT_PAGE;
-        const offset = query.offset ?? 0;
-        const page = await ctx.services.store.run('listEvalRuns', {
-          scope: readScopeOf(ctx.principal),
-          ...(query.experiment_id ? { experimentId: query.experiment_id.toLowerCase() } : {}),
-          ...(query.status ? { status: query.status } : {}),
-          limit,
-          offset,
-        });
-        return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+        return paged(query, (page) =>
+          ctx.services.store.run('listEvalRuns', {
+            scope: readScopeOf(ctx.principal),
+            ...(query.experiment_id ? { experimentId: query.experiment_id.toLowerCase() } : {}),
+            ...(query.status ? { status: query.status } : {}),
+            ...page,
+          }),
+        );
       },
     }),
-    route<EvalRunParams>({
+    route({
       method: 'GET',
       path: '/v1/evals/runs/:runId',
       permission: 'experiment.read',
       validate: { params: validateRunParams },
+      note: {
+        tag: 'Evaluations',
+        summary: 'One eval run',
+        params: 'EvalRunParams',
+        answers: [answer(200, 'EvalRunAnswer', 'The run.', { succeeded: { data: FINISHED_RUN } })],
+      },
       async handler({ params }, ctx) {
         const run = await ctx.services.store.run('getEvalRun', { scope: readScopeOf(ctx.principal), id: params.runId.toLowerCase() });
         if (!run) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
         return data(run);
       },
     }),
-    route<EvalRunParams, TrialListQuery>({
+    route({
       method: 'GET',
       path: '/v1/evals/runs/:runId/trials',
       permission: 'experiment.read',
       validate: { params: validateRunParams, query: validateTrialListQuery },
+      note: {
+        tag: 'Evaluations',
+        summary: 'The trials of an eval run',
+        description: 'By task and attempt, with the figures of their score rows and the address of their artifact (`GET /v1/agents/blob/{sha256}`).',
+        params: 'EvalRunParams',
+        query: 'TrialListQuery',
+        answers: [
+          answer(200, 'EvalTrialPage', 'A page of trials.', {
+            page: {
+              data: [
+                {
+                  id: TRIAL_ID,
+                  task_id: 'ticket-1042',
+                  attempt: 1,
+                  resolved: true,
+                  cost_usd: 0.0412,
+                  duration_ms: 48210,
+                  trace_id: TRACE_ID,
+                  session_id: null,
+                  artifact_sha256: 'c5b2a3f4e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2',
+                  metadata: { difficulty: 'hard' },
+                  created_at: '2026-11-20T09:20:11.480Z',
+                },
+              ],
+              pagination: { total: 52, limit: 50, offset: 0 },
+            },
+          }),
+        ],
+      },
       async handler({ params, query }, ctx) {
-        const limit = query.limit ?? DEFAULT_PAGE;
-        const offset = query.offset ?? 0;
-        const page = await ctx.services.store.run('listEvalTrials', { scope: readScopeOf(ctx.principal), runId: params.runId.toLowerCase(), limit, offset });
-        if (!page) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
-        return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+        return paged(query, async (page) => {
+          const trials = await ctx.services.store.run('listEvalTrials', { scope: readScopeOf(ctx.principal), runId: params.runId.toLowerCase(), ...page });
+          if (!trials) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
+          return trials;
+        });
       },
     }),
-    route<EvalRunParams, Record<string, never>, StatusBody>({
+    route({
       method: 'POST',
       path: '/v1/evals/runs/:runId/status',
       permission: 'eval_run',
       validate: { params: validateRunParams, body: validateStatusBody },
+      note: {
+        tag: 'Evaluations',
+        summary: 'Report an eval run\'s status (worker)',
+        description: `A report with neither card nor error claims a queued run (it becomes \`running\`); one with a \`card\` completes it (\`succeeded\`), one with an \`error\` fails it (\`failed\`). \`null\` counts as absent. Ending a run revokes its key. \`costUsd\` is the run's cost as the worker reports it. ${WORKER}`,
+        params: 'EvalRunParams',
+        body: payload('StatusBody', {
+          claim: { card: null, costUsd: null, error: null },
+          complete: { card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' }, costUsd: 2.06, error: null },
+          fail: { card: null, costUsd: 0.41, error: 'The sandbox image could not be pulled' },
+        }),
+        answers: [answer(200, 'EvalRunAnswer', 'The run after the report (a claim answers its `config`, what a worker needs to start).', { completed: { data: FINISHED_RUN } })],
+        errors: [
+          { status: 400, when: '`invalid_request_body`: a `card` and an `error` in one report, or a blank `error`.' },
+          { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
+          { status: 409, when: '`conflict`, with the run\'s `status`: the run has ended (any report), is already claimed (a second claim), or is not claimed yet (complete, fail).' },
+        ],
+      },
       async handler({ params, body }, ctx) {
         const runId = params.runId.toLowerCase();
         assertOwnRun(ctx.principal, runId);
@@ -128,12 +200,39 @@ export function evalRoutes(secret: Buffer) {
         return data(changed.run);
       },
     }),
-    route<Record<string, string>, Record<string, never>, TrialsBody>({
+    route({
       method: 'POST',
       path: '/v1/evals/trials',
       permission: 'eval_run',
       maxBodyBytes: (config) => Math.max(config.maxBodyBytes, TRIALS_BODY_BYTES),
       validate: { body: validateTrialsBody },
+      note: {
+        tag: 'Evaluations',
+        summary: 'Report trials of an eval run (worker)',
+        description: `1 to 1000 trials of a running run. Each is checked on its own: a malformed one is in \`rejected\` and the rest is stored, each with three score rows (\`eval.trial.resolved\`, \`eval.trial.cost_usd\`, \`eval.trial.duration_ms\`) and its artifact as a blob. Ids derive from run, task and attempt, so a retried batch stores nothing twice. The body limit is 64 MiB. ${WORKER}`,
+        body: payload('EvalTrialsRequest', {
+          two: {
+            evalRunId: RUN_ID,
+            schemaVersion: 1,
+            trials: [
+              { taskId: 'ticket-1042', attempt: 1, resolved: true, costUsd: 0.0412, durationMs: 48210, traceId: TRACE_ID, artifact: { patch: 'diff --git a/src/cart/total.ts b/src/cart/total.ts\n…' }, metadata: { difficulty: 'hard' } },
+              { taskId: 'ticket-1043', resolved: false, costUsd: 0.0388, durationMs: 61002, sessionId: 'session-7d1e', artifact: { transcript: 'Could not reproduce.' } },
+            ],
+          },
+        }),
+        answers: [
+          answer(200, 'EvalTrialsAnswer', 'What was stored and what was rejected.', {
+            partly: { data: { accepted: [TRIAL_ID], rejected: [{ index: 1, reason: 'costUsd: expected number & Minimum<0>', sessionId: 'session-7d1e' }], blobsStored: 1, scoreRows: 3 } },
+          }),
+        ],
+        errors: [
+          { status: 400, when: '`invalid_request_body`: not the envelope, or no trials.' },
+          { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
+          { status: 404, when: '`not_found`: no such run in scope.' },
+          { status: 409, when: '`conflict`, with the run\'s `status`: the run is not running (not claimed yet, or ended).' },
+          { status: 413, when: 'More than 1000 trials, or a body over 64 MiB.' },
+        ],
+      },
       async handler({ body }, ctx) {
         const runId = body.evalRunId.toLowerCase();
         assertOwnRun(ctx.principal, runId);

@@ -10,21 +10,19 @@ import {
   validateExperimentListQuery,
   validateExperimentParams,
   validatePinBaselineBody,
-  type BaselineQuery,
-  type ExperimentListQuery,
-  type ExperimentParams,
-  type PinBaselineBody,
 } from '../../contract/evals.js';
 import { chooseRuns } from '../../core/evals/baseline.js';
 import { buildComparison, type Comparison } from '../../core/evals/comparison.js';
 import type { BaselineComparison, BaselinePin, ExperimentDetail } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import type { ExperimentRun, RunFigures } from '../../store/evals/experiments.js';
-import { bytes, data, json } from '../reply.js';
+import { bytes, data } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
+import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalExamples.js';
+import { answer, payload } from '../../openapi/note.js';
 
-const DEFAULT_PAGE = 50;
 
 async function runsOf(ctx: Context, experimentId: string, withFigures = true) {
   const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId, withFigures });
@@ -48,23 +46,58 @@ function withPerTask(text: string, perTaskJson: string): string {
 const shown = ({ createdMs: _c, ...run }: ExperimentRun & { createdMs: number }): ExperimentRun => run;
 
 export const experimentRoutes = [
-  route<Record<string, string>, ExperimentListQuery>({
+  route({
     method: 'GET',
     path: '/v1/experiments',
     permission: 'experiment.read',
     validate: { query: validateExperimentListQuery },
+    note: {
+      tag: 'Experiments',
+      summary: 'List experiments',
+      description: 'Experiments with runs in the reader\'s scope, most recently run first, each with its latest run and that run\'s figures.',
+      query: 'ExperimentListQuery',
+      answers: [answer(200, 'ExperimentPage', 'A page of experiments.', { page: { data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }], pagination: { total: 1, limit: 50, offset: 0 } } })],
+    },
     async handler({ query }, ctx) {
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), limit, offset });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) => ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), ...page }));
     },
   }),
-  route<Record<string, string>, BaselineQuery>({
+  route({
     method: 'GET',
     path: '/v1/experiments/baseline',
     permission: 'experiment.read',
     validate: { query: validateBaselineQuery },
+    note: {
+      tag: 'Experiments',
+      summary: 'A run against its baseline, task by task',
+      description:
+        'The candidate (`run_id`, default the latest succeeded run that is not the baseline) against the baseline (the pinned run, else the latest succeeded run before the candidate): per-task outcomes, and the change in resolved rate (paired difference, Agresti–Min 95% interval, exact McNemar p-value), mean cost and mean duration (per-task differences, normal 95% interval; null with fewer than two paired tasks). `comparison` is null when there is nothing to compare.',
+      query: 'BaselineQuery',
+      answers: [
+        answer(200, 'BaselineAnswer', 'The two runs and their comparison.', {
+          compared: {
+            data: {
+              experiment_id: EXPERIMENT_ID,
+              experiment: 'checkout-agent',
+              baseline: { ...BASELINE_RUN, pinned: false },
+              candidate: EXPERIMENT_RUN,
+              comparison: {
+                ...COMPARISON,
+                per_task: [
+                  { task_id: 'ticket-1042', outcome: 'fixed', baseline_resolved: false, candidate_resolved: true, baseline_cost_usd: 0.0521, candidate_cost_usd: 0.0412, baseline_duration_ms: 55120, candidate_duration_ms: 48210 },
+                  { task_id: 'ticket-1043', outcome: 'both_failed', baseline_resolved: false, candidate_resolved: false, baseline_cost_usd: 0.0402, candidate_cost_usd: 0.0388, baseline_duration_ms: 60210, candidate_duration_ms: 61002 },
+                ],
+              },
+            },
+          },
+          alone: { data: { experiment_id: EXPERIMENT_ID, experiment: 'checkout-agent', baseline: { ...BASELINE_RUN, pinned: false }, candidate: null, comparison: null } },
+        }),
+      ],
+      errors: [
+        { status: 400, when: '`invalid_query_parameters`: neither `experiment_id` nor `run_id`.' },
+        { status: 404, when: '`not_found`: no such run (`run_id` alone), or the experiment has no run in scope.' },
+      ],
+    },
     async handler({ query }, ctx) {
       const scope = readScopeOf(ctx.principal);
       const runId = query.run_id?.toLowerCase() ?? null;
@@ -101,21 +134,40 @@ export const experimentRoutes = [
       return bytes(withPerTask(JSON.stringify({ data: answer }), perTaskJson), 'application/json');
     },
   }),
-  route<ExperimentParams>({
+  route({
     method: 'GET',
     path: '/v1/experiments/:experimentId',
     permission: 'experiment.read',
     validate: { params: validateExperimentParams },
+    note: {
+      tag: 'Experiments',
+      summary: 'One experiment with its runs',
+      description: 'Its runs in the reader\'s scope, oldest first, each with its figures; `baseline_run_id` is the pin, when the reader can see that run.',
+      params: 'ExperimentParams',
+      answers: [answer(200, 'ExperimentAnswer', 'The experiment.', { two: { data: { ...EXPERIMENT, runs: [BASELINE_RUN, EXPERIMENT_RUN] } } })],
+    },
     async handler({ params }, ctx) {
       const { experiment, runs } = await runsOf(ctx, params.experimentId.toLowerCase());
       return data({ ...experiment, runs: runs.map(shown) } satisfies ExperimentDetail);
     },
   }),
-  route<ExperimentParams, Record<string, never>, PinBaselineBody>({
+  route({
     method: 'PUT',
     path: '/v1/experiments/:experimentId/baseline',
     permission: 'admin',
     validate: { params: validateExperimentParams, body: validatePinBaselineBody },
+    note: {
+      tag: 'Experiments',
+      summary: 'Pin an experiment\'s baseline',
+      description: 'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
+      params: 'ExperimentParams',
+      body: payload('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
+      answers: [answer(200, 'BaselinePinAnswer', 'The pin.', { pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } } })],
+      errors: [
+        { status: 404, when: '`not_found`: no such experiment, or the run is not one of its runs.' },
+        { status: 409, when: '`conflict`, with the run\'s `status`: the run has not succeeded.' },
+      ],
+    },
     async handler({ params, body }, ctx) {
       const experimentId = params.experimentId.toLowerCase();
       const runId = body.run_id?.toLowerCase() ?? null;

@@ -31,7 +31,7 @@ export const faultRoutes = [
       throw new TypeError('injected asynchronous failure');
     },
   }),
-  route<Record<string, string>, SlowQuery>({
+  route({
     method: 'GET',
     path: '/v1/_faults/slow',
     permission: 'none',
@@ -41,7 +41,7 @@ export const faultRoutes = [
       return json({ slept_ms: query.ms });
     },
   }),
-  route<Record<string, string>, SlowQuery>({
+  route({
     method: 'GET',
     path: '/v1/_faults/store-sleep',
     permission: 'none',

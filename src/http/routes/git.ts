@@ -4,7 +4,7 @@
  * session tokens); credentials go in sealed and never come back out.
  */
 import { createPrivateKey } from 'node:crypto';
-import { validateGitAppParams, validateGitBranchesQuery, validateGitConnectBody, type GitAppParams, type GitBranchesQuery, type GitConnectBody } from '../../contract/git.js';
+import { validateGitAppParams, validateGitBranchesQuery, validateGitConnectBody, type GitConnectBody } from '../../contract/git.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { sealCredentials } from '../../core/git/credentials.js';
 import { githubWebUrl, HANDSHAKE_TTL_MS, installationUrl, isAuthorised, newStateToken, stateHash, statusOf } from '../../core/git/connection.js';
@@ -17,6 +17,8 @@ import type { GitDisconnection, GitHandshake } from '../../contract/responses.js
 import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
 import { route, type Context } from '../route.js';
+import { answer, payload } from '../../openapi/note.js';
+import { CONNECTED, EXPIRES, STATE, TENANT_ADMIN } from '../../openapi/promptExamples.js';
 
 /** The app an admin call names, checked to be one of the caller's tenant (404 otherwise). */
 export async function administeredGitApp(ctx: Context, appId: string): Promise<AppRef> {
@@ -75,21 +77,75 @@ function isPrivateKey(pem: string): boolean {
 }
 
 export const gitRoutes = (secret: Buffer) => [
-  route<GitAppParams>({
+  route({
     method: 'GET',
     path: '/v1/apps/:appId/git',
     permission: 'admin',
     validate: { params: validateGitAppParams },
+    note: {
+      tag: 'Git',
+      summary: 'The git connection of an app',
+      description: '`connected: false` without a connection or while a handshake waits for a human; `connected: true` with `repository: null` once authorised and before a repository is picked. A headless client polls this until `connected` is true.',
+      params: 'GitAppParams',
+      answers: [
+        answer(200, 'GitStatusAnswer', 'The connection\'s status.', {
+          connected: { data: CONNECTED },
+          none: { data: { connected: false, provider: null, installation_id: null, repository: null, branch: null } },
+        }),
+      ],
+      errors: [{ status: 404, when: '`not_found`: no such app of the caller\'s tenant.' }],
+    },
     async handler({ params }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
       return data(statusOf(await ctx.services.git.connection(app), Date.now()));
     },
   }),
-  route<GitAppParams, Record<string, never>, GitConnectBody>({
+  route({
     method: 'POST',
     path: '/v1/apps/:appId/git/connect',
     permission: 'admin',
     validate: { params: validateGitAppParams, body: validateGitConnectBody },
+    note: {
+      tag: 'Git',
+      summary: 'Start connecting an app to a git repository',
+      description:
+        '`local`: a repository under the server\'s `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake\'s own page listing the repositories, or the App\'s installation page — within an hour (`expires_at`). A new connect replaces the app\'s connection. Credentials are stored sealed and never come back out.',
+      params: 'GitAppParams',
+      body: payload('GitConnectBody', {
+        local: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
+        token: { provider: 'github', token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV' },
+        githubApp: { provider: 'github', app: { app_id: 123456, private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n', slug: 'acme-tracelake' } },
+      }),
+      answers: [
+        answer(200, 'GitHandshakeAnswer', 'The handshake: where a human finishes it, or the connection made at once.', {
+          connected: { data: { provider: 'local', url: null, state: null, expires_at: null, status: CONNECTED } },
+          picker: {
+            data: {
+              provider: 'github',
+              url: `https://tracelake.example.com/v1/git/setup?state=${STATE}`,
+              state: STATE,
+              expires_at: EXPIRES,
+              status: { connected: true, provider: 'github', installation_id: 2, repository: null, branch: null },
+            },
+          },
+          githubApp: {
+            data: {
+              provider: 'github',
+              url: `https://github.com/apps/acme-tracelake/installations/new?state=${STATE}`,
+              state: STATE,
+              expires_at: EXPIRES,
+              status: { connected: false, provider: 'github', installation_id: null, repository: null, branch: null },
+            },
+          },
+        }),
+      ],
+      errors: [
+        { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, `branch` without `repository`, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
+        { status: 403, when: TENANT_ADMIN },
+        { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
+        { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+      ],
+    },
     async handler({ params, body, headers }, ctx) {
       // The connection feeds every environment's prompts: like the app's settings, a tenant admin's.
       requireTenantAdmin(ctx.principal, "change an app's git connection");
@@ -137,11 +193,22 @@ export const gitRoutes = (secret: Buffer) => [
       } satisfies GitHandshake);
     },
   }),
-  route<GitAppParams>({
+  route({
     method: 'GET',
     path: '/v1/apps/:appId/git/repositories',
     permission: 'admin',
     validate: { params: validateGitAppParams },
+    note: {
+      tag: 'Git',
+      summary: 'The repositories the connection reaches',
+      params: 'GitAppParams',
+      answers: [answer(200, 'GitRepositoryListAnswer', 'The repositories.', { two: { data: [{ name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' }, { name: 'shop', full_name: 'acme/shop', default_branch: 'trunk' }] } })],
+      errors: [
+        { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
+        { status: 409, when: '`git_connection_missing`: the authorisation has not completed, or the provider refuses the connection\'s credentials (connect again).' },
+        { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+      ],
+    },
     async handler({ params }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
       const row = await ctx.services.git.connection(app);
@@ -149,11 +216,24 @@ export const gitRoutes = (secret: Buffer) => [
       return data(await ctx.services.git.readerOf(row).listRepositories());
     },
   }),
-  route<GitAppParams, GitBranchesQuery>({
+  route({
     method: 'GET',
     path: '/v1/apps/:appId/git/branches',
     permission: 'admin',
     validate: { params: validateGitAppParams, query: validateGitBranchesQuery },
+    note: {
+      tag: 'Git',
+      summary: 'The branches of a repository',
+      description: '`repository` as `full_name` (`owner/repo`).',
+      params: 'GitAppParams',
+      query: 'GitBranchesQuery',
+      answers: [answer(200, 'GitBranchListAnswer', 'The branch names.', { two: { data: ['main', 'staging'] } })],
+      errors: [
+        { status: 400, when: '`invalid_query_parameters`: `repository` is not `owner/repo`.' },
+        { status: 404, when: '`not_found`: no such app, or the connection reaches no such repository.' },
+        { status: 409, when: '`git_connection_missing`: the authorisation has not completed.' },
+      ],
+    },
     async handler({ params, query }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
       const row = await ctx.services.git.connection(app);
@@ -162,11 +242,22 @@ export const gitRoutes = (secret: Buffer) => [
       return data(await ctx.services.git.readerOf(row).listBranches(query.repository));
     },
   }),
-  route<GitAppParams>({
+  route({
     method: 'DELETE',
     path: '/v1/apps/:appId/git',
     permission: 'admin',
     validate: { params: validateGitAppParams },
+    note: {
+      tag: 'Git',
+      summary: 'Disconnect an app from git',
+      description: 'Prompt versions read from the repository stay.',
+      params: 'GitAppParams',
+      answers: [answer(200, 'GitDisconnectionAnswer', 'Disconnected.', { done: { data: { disconnected: true } } })],
+      errors: [
+        { status: 403, when: TENANT_ADMIN },
+        { status: 404, when: '`not_found`: no such app, or it has no git connection.' },
+      ],
+    },
     async handler({ params }, ctx) {
       requireTenantAdmin(ctx.principal, "change an app's git connection");
       const app = await administeredGitApp(ctx, params.appId);

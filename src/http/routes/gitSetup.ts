@@ -4,7 +4,7 @@
  * `/v1/git/github/callback` after installing the App; the picker page lists the repositories the
  * connection reaches, and its form completes the connection.
  */
-import { validateGitHubCallbackQuery, validateGitSetupQuery, type GitHubCallbackQuery, type GitSetupQuery } from '../../contract/git.js';
+import { validateGitHubCallbackQuery, validateGitSetupQuery } from '../../contract/git.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { handshakeOpen, stateHash, type ConnectionState } from '../../core/git/connection.js';
 import { connectedPage, pickerPage } from '../../core/git/setupPage.js';
@@ -13,6 +13,7 @@ import type { ConnectionRow } from '../../store/git/connections.js';
 import { bytes } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { pickRepository, setupPath } from './git.js';
+import { SETUP_PAGE_HEADERS } from '../../openapi/promptExamples.js';
 
 const HTML = 'text/html; charset=utf-8';
 /** The page carries the state token: no caching, no referrer, nothing loaded from elsewhere. */
@@ -34,11 +35,23 @@ function requireInstalled(row: ConnectionRow): void {
 }
 
 export const gitSetupRoutes = [
-  route<Record<string, string>, GitSetupQuery>({
+  route({
     method: 'GET',
     path: '/v1/git/setup',
     permission: 'none',
     validate: { query: validateGitSetupQuery },
+    note: {
+      tag: 'Git',
+      summary: 'The page where a human picks the repository',
+      description: 'For a browser, from the `url` the connect call answered; the handshake\'s `state` token is the credential. Plain HTML with one form and no script.',
+      query: 'GitSetupQuery',
+      answers: [{ status: 200, description: 'The picker page.', media: { 'text/html': 'An HTML page listing the repositories, with a form that posts to `POST /v1/git/setup`.' }, headers: SETUP_PAGE_HEADERS }],
+      errors: [
+        { status: 404, when: '`not_found`: the handshake is unknown, finished or expired (start again).' },
+        { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
+        { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+      ],
+    },
     async handler({ query }, ctx) {
       const row = await handshakeOf(ctx, query.state);
       requireInstalled(row);
@@ -46,11 +59,24 @@ export const gitSetupRoutes = [
       return bytes(pickerPage({ app: row.appId, provider: row.provider, state: query.state, action: '/v1/git/setup', repositories }), HTML, 200, PAGE_HEADERS);
     },
   }),
-  route<Record<string, string>, Record<string, never>, Buffer | null>({
+  route({
     method: 'POST',
     path: '/v1/git/setup',
     permission: 'none',
     body: 'raw',
+    note: {
+      tag: 'Git',
+      summary: 'The picker page\'s form: connect the repository picked',
+      description: 'What the page\'s form posts; the handshake\'s `state` token is the credential.',
+      body: { media: { 'application/x-www-form-urlencoded': 'The form: `state` (the handshake\'s token), `repository` (`owner/repo`) and optionally `branch` (default: the repository\'s default branch).' } },
+      answers: [{ status: 200, description: 'Connected.', media: { 'text/html': 'An HTML page naming the repository and branch connected.' }, headers: SETUP_PAGE_HEADERS }],
+      errors: [
+        { status: 400, when: '`invalid_request_body` with `details`: no `state` or `repository`, or a repository or branch the connection does not reach.' },
+        { status: 404, when: '`not_found`: the handshake is unknown, finished, expired, or was replaced while the page was open.' },
+        { status: 409, when: '`git_connection_missing`: the GitHub App is not installed yet.' },
+        { status: 415, when: '`unsupported_media_type`: not `application/x-www-form-urlencoded`.' },
+      ],
+    },
     async handler({ body, headers }, ctx) {
       if (!/^application\/x-www-form-urlencoded\b/i.test(headers['content-type'] ?? '')) {
         throw new ApiError('unsupported_media_type', 'Expected the picker form (application/x-www-form-urlencoded)');
@@ -70,11 +96,23 @@ export const gitSetupRoutes = [
       return bytes(connectedPage(picked.repository, picked.branch), HTML, 200, PAGE_HEADERS);
     },
   }),
-  route<Record<string, string>, GitHubCallbackQuery>({
+  route({
     method: 'GET',
     path: '/v1/git/github/callback',
     permission: 'none',
     validate: { query: validateGitHubCallbackQuery },
+    note: {
+      tag: 'Git',
+      summary: 'Where GitHub sends the human back after installing the App',
+      description: 'The GitHub App\'s setup URL must be `<TRACELAKE_PUBLIC_URL>/v1/git/github/callback`. The installation is checked with the App\'s own JWT to be one of the App\'s; the human is then sent to the picker page.',
+      query: 'GitHubCallbackQuery',
+      answers: [{ status: 302, description: 'To the picker page.', headers: { Location: '`/v1/git/setup?state=…`' } }],
+      errors: [
+        { status: 404, when: '`not_found`: the handshake is unknown, finished, expired or replaced, or the installation is not the App\'s.' },
+        { status: 409, when: '`conflict`: the handshake is not waiting for a GitHub App installation.' },
+        { status: 503, when: '`unavailable`: GitHub cannot be reached.' },
+      ],
+    },
     async handler({ query }, ctx) {
       const row = await handshakeOf(ctx, query.state);
       if (row.provider !== 'github' || row.phase !== 'pending') throw new ApiError('conflict', 'This handshake is not waiting for a GitHub App installation');

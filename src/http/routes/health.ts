@@ -9,6 +9,8 @@ import type { TaskRunner } from '../../pool/taskPool.js';
 import type { DependencyCheck, StoreTasks } from '../../pool/tasks.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
+import { CREATED } from '../../openapi/examples.js';
+import { answer } from '../../openapi/note.js';
 
 /** A health check that has not answered by then counts as unhealthy. */
 const CHECK_TIMEOUT_MS = 5_000;
@@ -20,6 +22,15 @@ export const healthRoutes = [
     method: 'GET',
     path: '/health',
     permission: 'none',
+    note: {
+      tag: 'Health and system',
+      summary: 'Liveness of the server',
+      description: 'What supervisors poll: 503, with the failing checks, when ingestion cannot work (disk, data directory, database).',
+      answers: [
+        answer(200, 'Liveness', 'Healthy.', { healthy: { status: 'healthy', version: '0.1.0', mode: 'cloud', uptime_s: 3600 } }),
+        answer(503, 'Liveness', 'Unhealthy: `dependencies` lists the failing checks.'),
+      ],
+    },
     async handler(_input, ctx) {
       const failing = await ctx.services.liveness.failing();
       return json(
@@ -38,12 +49,39 @@ export const healthRoutes = [
     method: 'GET',
     path: '/v1/health/ingestion',
     permission: 'none',
+    note: {
+      tag: 'Health and system',
+      summary: 'Health of the ingestion path',
+      description: 'A database query, a durable write in the data directory, free disk and the worker pool.',
+      answers: [
+        answer(200, 'HealthReport', 'Every dependency is healthy.', {
+          healthy: {
+            component: 'ingestion',
+            status: 'healthy',
+            timestamp: CREATED,
+            dependencies: [
+              { name: 'duckdb', status: 'healthy', latencyMs: 0.8 },
+              { name: 'data_dir', status: 'healthy', latencyMs: 2.1 },
+              { name: 'disk', status: 'healthy', latencyMs: 0.1, detail: { free_bytes: 52613349376 } },
+              { name: 'worker_pool', status: 'healthy', latencyMs: 3.4, detail: { queued: 0 } },
+            ],
+          },
+        }),
+        answer(503, 'HealthReport', 'A dependency is unhealthy (same body).'),
+      ],
+    },
     handler: (_input, ctx) => report(ctx, 'ingestion', INGESTION_CHECKS),
   }),
   route({
     method: 'GET',
     path: '/v1/health/files',
     permission: 'none',
+    note: {
+      tag: 'Health and system',
+      summary: 'Health of the files',
+      description: 'The data directory, free disk, the segment and blob directories, and the quarantine (unhealthy while it holds files).',
+      answers: [answer(200, 'HealthReport', 'Every dependency is healthy.'), answer(503, 'HealthReport', 'A dependency is unhealthy (same body).')],
+    },
     handler: (_input, ctx) => report(ctx, 'files', ['data_dir', 'disk', 'segments', 'quarantine']),
   }),
 ];

@@ -14,9 +14,10 @@ import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportRe
 import { keyPrefixOf } from '../refusalLog.js';
 import { bytes, json } from '../reply.js';
 import { route, type Context } from '../route.js';
+import { payload } from '../../openapi/note.js';
 
 export const ingestRoutes = [
-  route<Record<string, string>, Record<string, never>, Buffer>({
+  route({
     method: 'POST',
     path: '/v1/traces',
     permission: 'trace.write',
@@ -24,6 +25,32 @@ export const ingestRoutes = [
     rawKeyOnly: true,
     logRefusals: true,
     maxBodyBytes: (config) => config.maxOtlpBodyBytes,
+    note: {
+      tag: 'Ingestion',
+      summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
+      description:
+        'The exporter\'s own format, protobuf or JSON, optionally gzip- or deflate-encoded. A 200 means the spans are durable (in the fsynced ingest log); they are readable once written as a segment, within a second. Spans refused one by one (e.g. over the per-trace bound) are reported through `partialSuccess`.',
+      headers: {
+        'Content-Encoding': '`gzip`, `deflate` or `identity`.',
+        'X-Tracelake-Wait': '`visible`: answer only once the spans can be read.',
+      },
+      body: {
+        media: {
+          'application/x-protobuf': 'An OTLP ExportTraceServiceRequest (protobuf).',
+          'application/json': 'An OTLP ExportTraceServiceRequest (OTLP/JSON): `{"resourceSpans": […]}`.',
+        },
+      },
+      answers: [
+        {
+          status: 200,
+          description: 'Accepted and durable, in the request\'s own encoding.',
+          headers: { 'X-Tracelake-Visible': '`true` when the spans were already readable when answered.' },
+          ...payload('OtlpExportAnswer', { accepted: {}, partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } } }),
+          media: { 'application/x-protobuf': 'An OTLP ExportTraceServiceResponse (protobuf).' },
+        },
+      ],
+      errors: [{ status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' }],
+    },
     async handler({ body, headers }, ctx) {
       const encoding = encodingOf(headers['content-type']);
       const outcome = await ctx.services.ingest.ingest(

@@ -29,6 +29,7 @@ import {
   type OperatorCommandName,
 } from '../../core/admin/operatorApi.js';
 import { validationError } from '../../core/errors.js';
+import { COMMAND_NOTES, SERVER_NOTE } from '../../openapi/operatorNotes.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context, type Route } from '../route.js';
 
@@ -73,11 +74,12 @@ function forgetCached(ctx: Context, command: OperatorCommand): void {
 
 function commandRoute(name: OperatorCommandName, secret: Buffer): AnyRoute {
   const endpoint = OPERATOR_ENDPOINTS[name];
-  return route<Record<string, string>, Record<string, never>, Record<string, unknown> | undefined>({
+  return route({
     method: endpoint.method,
     path: endpoint.path,
     permission: 'operator',
     validate: VALIDATORS[name],
+    note: COMMAND_NOTES[name],
     async handler({ params, body }, ctx) {
       const command = commandOf(name, params, body, ctx);
       const answer = await ctx.services.store.run('operator', { command, nowMs: Date.now(), secret });
@@ -94,6 +96,7 @@ export function operatorRoutes(secret: Buffer): AnyRoute[] {
       method: 'GET',
       path: OPERATOR_SERVER_PATH,
       permission: 'operator',
+      note: SERVER_NOTE,
       handler: (_input, ctx) =>
         data({
           // Resolved as the CLI resolves its own, which sends a command only to the server of its store.

@@ -15,14 +15,6 @@ import {
   validateRenderBody,
   validateSetLabelsBody,
   type CreatePromptBody,
-  type PromptFetchQuery,
-  type PromptLabelParams,
-  type PromptListQuery,
-  type PromptMetricsQuery,
-  type PromptParams,
-  type PromptVersionParams,
-  type RenderBody,
-  type SetLabelsBody,
 } from '../../contract/prompts.js';
 import type { LabelRemoval, PromptMetricsAnswer, RenderedPrompt } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
@@ -35,9 +27,12 @@ import type { PromptVersionView, Selector } from '../../store/prompts/prompts.js
 import { etagOf, noneMatch } from '../etag.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { bytes, data, json } from '../reply.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
+import { CREATED } from '../../openapi/examples.js';
+import { answer, payload } from '../../openapi/note.js';
+import { CACHE_HEADERS, CHAT_VERSION, COMMIT, IF_NONE_MATCH, LABELS_REFUSED, NOT_CONNECTED, NOT_MODIFIED, VERSION_EXAMPLE } from '../../openapi/promptExamples.js';
 
-const DEFAULT_PAGE = 50;
 const JSON_TYPE = 'application/json';
 
 function appOf(ctx: Context) {
@@ -93,24 +88,54 @@ async function contentOf(body: CreatePromptBody) {
 }
 
 export const promptRoutes = [
-  route<Record<string, string>, PromptListQuery>({
+  route({
     method: 'GET',
     path: '/v1/prompts',
     permission: 'template.read',
     validate: { query: validatePromptListQuery },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'List prompts',
+      description: 'Each prompt with its versions and labels, and its highest version\'s type, variables and config. When the connected branch moved, new prompt files are read first (a repository that cannot be read does not fail the listing).',
+      query: 'PromptListQuery',
+      answers: [
+        answer(200, 'PromptPage', 'A page of prompts.', {
+          page: {
+            data: [
+              { name: 'support/greeting', type: 'text', versions: [1, 2, 3], latest_version: 3, labels: { latest: 3, production: 3, staging: 2 }, variables: ['name', 'product'], config: { model: 'gpt-4o', temperature: 0.2 }, source: 'git', updated_at: CREATED },
+            ],
+            pagination: { total: 1, limit: 50, offset: 0 },
+          },
+        }),
+      ],
+    },
     async handler({ query }, ctx) {
       await discoverQuietly(ctx);
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listPrompts', { app: appOf(ctx), query: { ...(query.name ? { name: query.name } : {}), ...(query.label ? { label: query.label } : {}), limit, offset } });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) => ctx.services.store.run('listPrompts', { app: appOf(ctx), query: { ...(query.name ? { name: query.name } : {}), ...(query.label ? { label: query.label } : {}), ...page } }));
     },
   }),
-  route<Record<string, string>, Record<string, never>, CreatePromptBody>({
+  route({
     method: 'POST',
     path: '/v1/prompts',
     permission: 'admin',
     validate: { body: validateCreatePromptBody },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'Create a prompt version',
+      description: 'The next version of the prompt (the first creates it): a text template, or chat messages. `type` defaults to what `prompt` is; a prompt keeps the type of its first version. Labels move onto this version; `latest` is the server\'s.',
+      body: payload('CreatePromptBody', {
+        text: { name: 'support/greeting', prompt: 'Hello {{name}}, welcome to {{product}}!', config: { model: 'gpt-4o', temperature: 0.2 }, labels: ['staging'], commit_message: 'Friendlier greeting' },
+        chat: { name: 'support/agent', type: 'chat', prompt: [{ role: 'system', content: 'You are the support agent of {{product}}.' }, { role: 'user', content: '{{question}}' }], config: { model: 'gpt-4o-mini' }, commit_message: 'First agent prompt' },
+      }),
+      answers: [answer(201, 'PromptVersionAnswer', 'The version.', { chat: { data: CHAT_VERSION } })],
+      errors: [
+        {
+          status: 400,
+          when: `\`invalid_request_body\` with \`details\`: a \`name\` that is not ${NAME_RULE}; ${LABELS_REFUSED}; a \`prompt\` not of the \`type\` (a text prompt is a string, a chat prompt a list of messages), or a template that breaks the rules (an unknown \`{{helper}}\`, unbalanced blocks).`,
+        },
+        { status: 409, when: '`conflict`: the prompt\'s versions are of the other type.' },
+      ],
+    },
     async handler({ body }, ctx) {
       if (!isPromptName(body.name)) throw validationError('body', { name: `must be ${NAME_RULE}` });
       const labels = body.labels ?? [];
@@ -128,17 +153,45 @@ export const promptRoutes = [
     method: 'POST',
     path: '/v1/prompts/sync',
     permission: 'admin',
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'Read new prompt files from the connected repository',
+      description: 'Every `prompts/**/*.md` at the connection\'s branch whose content no version was read from becomes the next version of its prompt (with its commit and path, and the labels of its front matter). Files that do not parse are listed in `errors`. CI can call it after a push; `GET /v1/prompts` does it too when the branch moved.',
+      answers: [
+        answer(200, 'PromptSyncAnswer', 'What the sync read.', {
+          report: { data: { commit_sha: COMMIT, created: [{ name: 'support/greeting', version: 3, path: 'prompts/support/greeting.md' }], unchanged: ['support/agent'], errors: [{ path: 'prompts/broken.md', message: 'front matter: type must be text or chat' }] } },
+        }),
+      ],
+      errors: [
+        { status: 404, when: '`not_found`: the connection\'s branch is gone.' },
+        { status: 409, when: NOT_CONNECTED },
+        { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+      ],
+    },
     async handler(_input, ctx) {
       const report = await ctx.services.git.discoverPrompts(appOf(ctx), actorOf(ctx.principal));
       changed(ctx);
       return data(report);
     },
   }),
-  route<PromptParams, PromptFetchQuery>({
+  route({
     method: 'GET',
     path: '/v1/prompts/:name',
     permission: 'template.read',
     validate: { params: validatePromptParams, query: validatePromptFetchQuery },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'One version of a prompt',
+      description: 'By `label` (default `production`; `latest` is the highest version) or by `version`, not both. Percent-encode the `/` of a name in folders. Answers are cached by the server and revalidated with `ETag`.',
+      params: 'PromptParams',
+      query: 'PromptFetchQuery',
+      headers: IF_NONE_MATCH,
+      answers: [{ ...answer(200, 'PromptVersionAnswer', 'The version.', { text: { data: VERSION_EXAMPLE }, chat: { data: CHAT_VERSION } }), headers: CACHE_HEADERS }, NOT_MODIFIED],
+      errors: [
+        { status: 400, when: '`invalid_query_parameters`: both `label` and `version`.' },
+        { status: 404, when: '`not_found`: no such prompt, or no version with that label or number.' },
+      ],
+    },
     async handler({ params, query, headers }, ctx) {
       const answer = await fetchVersion(ctx, params.name, selectorOf(query, 'query'));
       const cacheHeaders = { ETag: answer.etag, 'Cache-Control': 'no-cache' };
@@ -146,11 +199,23 @@ export const promptRoutes = [
       return bytes(answer.body, JSON_TYPE, 200, cacheHeaders);
     },
   }),
-  route<PromptVersionParams, Record<string, never>, SetLabelsBody>({
+  route({
     method: 'PATCH',
     path: '/v1/prompts/:name/versions/:version',
     permission: 'admin',
     validate: { params: validatePromptVersionParams, body: validateSetLabelsBody },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'Move labels onto a version',
+      description: 'Each label leaves the version it was on.',
+      params: 'PromptVersionParams',
+      body: payload('SetLabelsBody', { promote: { labels: ['production'] } }),
+      answers: [answer(200, 'PromptVersionAnswer', 'The version with its labels.', { promoted: { data: VERSION_EXAMPLE } })],
+      errors: [
+        { status: 400, when: `\`invalid_request_body\`: ${LABELS_REFUSED}.` },
+        { status: 404, when: '`not_found`: no such prompt or version.' },
+      ],
+    },
     async handler({ params, body }, ctx) {
       const problem = labelsProblem(body.labels);
       if (problem) throw validationError('body', { labels: problem });
@@ -161,11 +226,21 @@ export const promptRoutes = [
       return data(view);
     },
   }),
-  route<PromptLabelParams>({
+  route({
     method: 'DELETE',
     path: '/v1/prompts/:name/labels/:label',
     permission: 'admin',
     validate: { params: validatePromptLabelParams },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'Remove a label from a prompt',
+      params: 'PromptLabelParams',
+      answers: [answer(200, 'LabelRemovalAnswer', 'Removed.', { removed: { data: { name: 'support/greeting', label: 'staging', removed: true } } })],
+      errors: [
+        { status: 400, when: '`invalid_path_parameters`: `latest` (it always names the highest version).' },
+        { status: 404, when: '`not_found`: the prompt has no such label.' },
+      ],
+    },
     async handler({ params }, ctx) {
       if (params.label === LATEST) throw validationError('path', { label: '"latest" always names the highest version; it cannot be removed' });
       const removed = await ctx.services.store.run('removePromptLabel', { app: appOf(ctx), name: params.name, label: params.label });
@@ -174,11 +249,27 @@ export const promptRoutes = [
       return data({ name: params.name, label: params.label, removed: true } satisfies LabelRemoval);
     },
   }),
-  route<PromptParams, Record<string, never>, RenderBody>({
+  route({
     method: 'POST',
     path: '/v1/prompts/:name/render',
     permission: 'template.read',
     validate: { params: validatePromptParams, body: validateRenderBody },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'Render a version with variables',
+      description: 'The version by `label` (default `production`) or `version`, its template filled in (Handlebars, no HTML escaping, strict: every variable the template reads must be given; `false`, `null` and `""` are values).',
+      params: 'PromptParams',
+      body: payload('RenderBody', { greeting: { variables: { name: 'Ada', product: 'Tracelake' } }, chat: { variables: { product: 'Tracelake', question: 'Where is my order?' }, label: 'latest' } }),
+      answers: [
+        answer(200, 'RenderedPromptAnswer', 'The rendered prompt.', {
+          greeting: { data: { name: 'support/greeting', version: 3, type: 'text', labels: ['production', 'latest'], config: { model: 'gpt-4o', temperature: 0.2 }, prompt: 'Hello Ada, welcome to Tracelake!' } },
+        }),
+      ],
+      errors: [
+        { status: 400, when: '`invalid_request_body`: a variable the template reads is missing (`details` names `variables.<name>`), or both `label` and `version`.' },
+        { status: 404, when: '`not_found`: no such prompt, or no version with that label or number.' },
+      ],
+    },
     async handler({ params, body }, ctx) {
       const answer = await fetchVersion(ctx, params.name, selectorOf(body, 'body'));
       const view = (JSON.parse(answer.body) as { data: PromptVersionView }).data;
@@ -190,11 +281,42 @@ export const promptRoutes = [
       return data({ name: view.name, version: view.version, type: view.type, labels: view.labels, config: view.config, prompt: rendered.prompt } satisfies RenderedPrompt);
     },
   }),
-  route<PromptParams, PromptMetricsQuery>({
+  route({
     method: 'GET',
     path: '/v1/prompts/:name/metrics',
     permission: 'metrics.read',
     validate: { params: validatePromptParams, query: validatePromptMetricsQuery },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'What each version of a prompt did',
+      description: 'From the spans that name the prompt (`tracelake.prompt.name`/`.version`, or Langfuse\'s attributes) in the window (the search window rules: 7 days by default, at most 90): usage, cost, latency, and the average of each score given to those spans and to their traces.',
+      params: 'PromptParams',
+      query: 'PromptMetricsQuery',
+      answers: [
+        answer(200, 'PromptMetricsAnswer', 'One entry per version.', {
+          week: {
+            data: [
+              {
+                version: 3,
+                spans: 1250,
+                traces: 1180,
+                input_tokens: 512000,
+                output_tokens: 96000,
+                tokens: 608000,
+                cost: 2.24,
+                latency_ms: { avg: 830, p50: 710, p95: 1900 },
+                first_seen: '2026-11-14T08:00:12.000Z',
+                last_seen: CREATED,
+                scores: [{ name: 'helpfulness', count: 140, avg_score: 0.86 }],
+                trace_scores: [],
+              },
+            ],
+            window: { start_date: '2026-11-13T09:15:02.114Z', end_date: CREATED },
+          },
+        }),
+      ],
+      errors: [{ status: 400, when: '`invalid_time_window`: a window over 90 days, or one that ends before it starts; `invalid_query_parameters`: a parameter of the wrong shape.' }],
+    },
     async handler({ params, query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
       const metrics = await ctx.services.store.run('promptMetrics', { scope: readScopeOf(ctx.principal), name: params.name, ...window });

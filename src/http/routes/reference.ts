@@ -8,13 +8,13 @@
  * asked for.
  */
 import { bytes } from '../reply.js';
-import { route } from '../route.js';
-import { documentedRoutes } from '../routeTable.js';
+import { route, type AnyRoute } from '../route.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
 
-export function referenceRoutes() {
+/** `documentedRoutes`: the table the reference describes (routeTable.ts), passed in so the two modules do not import each other. */
+export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
   let built: Promise<{ json: string; html: string }> | null = null;
   const reference = (version: string) =>
     (built ??= (async () => {
@@ -27,12 +27,24 @@ export function referenceRoutes() {
       method: 'GET',
       path: '/v1/openapi.json',
       permission: 'none',
+      note: {
+        tag: 'Reference',
+        summary: 'This document',
+        description: 'The OpenAPI 3.1 document, the same bytes as `docs/openapi.json` in the repository.',
+        answers: [{ status: 200, description: 'The OpenAPI document.', media: { 'application/json': 'An OpenAPI 3.1 document.' } }],
+      },
       handler: async (_input, ctx) => bytes((await reference(ctx.services.version)).json, 'application/json'),
     }),
     route({
       method: 'GET',
       path: '/v1/reference',
       permission: 'none',
+      note: {
+        tag: 'Reference',
+        summary: 'This document as a page',
+        description: 'The same document rendered as one self-contained HTML page (no scripts, nothing fetched).',
+        answers: [{ status: 200, description: 'The reference page.', media: { 'text/html': 'An HTML page.' } }],
+      },
       handler: async (_input, ctx) => bytes((await reference(ctx.services.version)).html, 'text/html; charset=utf-8', 200, PAGE_HEADERS),
     }),
   ];

@@ -9,9 +9,6 @@ import {
   validateTraceListQuery,
   validateTraceSearchBody,
   type SpanListQuery,
-  type SpanSearchBody,
-  type TraceListQuery,
-  type TraceSearchBody,
 } from '../../contract/search.js';
 import { ApiError } from '../../core/errors.js';
 import { checkFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
@@ -20,6 +17,9 @@ import type { SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route, type Context } from '../route.js';
+import { SUMMARY_EXAMPLE } from '../../openapi/examples.js';
+import { CSV, LIST_REFUSALS, PAGE_HEADERS, SEARCH_REFUSALS } from '../../openapi/phrases.js';
+import { answer as noteAnswer, payload } from '../../openapi/note.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -112,41 +112,98 @@ function spanParamFilters(q: SpanListQuery): Filter {
 }
 
 export const searchRoutes = [
-  route<Record<string, string>, TraceListQuery>({
+  route({
     method: 'GET',
     path: '/v1/traces',
     permission: 'trace.read',
     validate: { query: validateTraceListQuery },
+    note: {
+      tag: 'Traces',
+      summary: 'List traces',
+      description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
+      query: 'TraceListQuery',
+      answers: [{ ...noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+      errors: [{ status: 400, when: LIST_REFUSALS }],
+    },
     handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', q.filter === undefined ? [] : parseFilter(q.filter, 'traces'), () => query(ctx, q, 'query')),
   }),
-  route<Record<string, string>, Record<string, never>, TraceSearchBody>({
+  route({
     method: 'POST',
     path: '/v1/traces/search',
     permission: 'trace.read',
     validate: { body: validateTraceSearchBody },
+    note: {
+      tag: 'Traces',
+      summary: 'Search traces with JSON filters',
+      description: 'Top-level filters are combined with AND; an `or` group holds predicates of which one must match.',
+      body: payload('TraceSearchBody', {
+        slowAndExpensive: {
+          filters: [
+            { field: 'latency_ms', operator: 'between', value: [1000, 5000] },
+            { or: [{ field: 'model', operator: 'equals', value: 'gpt-4o' }, { field: 'model', operator: 'startsWith', value: 'claude' }] },
+          ],
+          sort_by: 'cost',
+          sort_order: 'desc',
+          limit: 20,
+        },
+      }),
+      answers: [noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+      errors: [{ status: 400, when: SEARCH_REFUSALS }],
+    },
     handler: ({ body }, ctx) => answer(ctx, 'searchTraces', validateJsonFilters(body?.filters ?? [], 'traces'), () => query(ctx, body ?? {}, 'body')),
   }),
-  route<Record<string, string>, SpanListQuery>({
+  route({
     method: 'GET',
     path: '/v1/spans',
     permission: 'span.read',
     validate: { query: validateSpanListQuery },
+    note: {
+      tag: 'Spans',
+      summary: 'List spans',
+      description: 'The convenience parameters and `filter` are combined with AND. `format=parquet` or `arrow` streams every matching span as a file (or the page `limit`/`offset` name).',
+      query: 'SpanListQuery',
+      answers: [
+        {
+          ...noteAnswer(200, 'SpanPage', 'A page of spans.'),
+          media: {
+            ...CSV,
+            'application/vnd.apache.parquet': 'With `format=parquet`: the spans as a Parquet file.',
+            'application/vnd.apache.arrow.stream': 'With `format=arrow`: the spans as an Arrow IPC stream.',
+          },
+          headers: PAGE_HEADERS,
+        },
+      ],
+      errors: [{ status: 400, when: LIST_REFUSALS }],
+    },
     handler: ({ query: q }, ctx) => {
       const filter = [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))];
       return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', filter, () => query(ctx, q, 'query'));
     },
   }),
-  route<Record<string, string>, Record<string, never>, SpanSearchBody>({
+  route({
     method: 'POST',
     path: '/v1/spans/search',
     permission: 'span.read',
     validate: { body: validateSpanSearchBody },
+    note: {
+      tag: 'Spans',
+      summary: 'Search spans with JSON filters',
+      body: payload('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
+      answers: [noteAnswer(200, 'SpanPage', 'A page of spans.')],
+      errors: [{ status: 400, when: SEARCH_REFUSALS }],
+    },
     handler: ({ body }, ctx) => answer(ctx, 'searchSpans', validateJsonFilters(body?.filters ?? [], 'spans'), () => query(ctx, body ?? {}, 'body')),
   }),
   route({
     method: 'GET',
     path: '/v1/filter-schema',
     permission: 'trace.read',
+    note: {
+      tag: 'Traces',
+      summary: 'Filterable fields and operators',
+      description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
+      answers: [noteAnswer(200, 'FilterSchemaAnswer', 'The filter schema.')],
+    },
     handler: () => data(filterSchema()),
   }),
 ];

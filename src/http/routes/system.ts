@@ -8,6 +8,7 @@ import { LIMITS } from '../../core/filter/index.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Method } from '../route.js';
 import { refusalFor } from '../surface.js';
+import { answer } from '../../openapi/note.js';
 
 /** Feature name → the endpoint whose presence means the feature is there. */
 const FEATURES: Record<string, [Method, string]> = {
@@ -58,6 +59,12 @@ export function systemRoutes(all: () => readonly AnyRoute[]) {
       method: 'GET',
       path: '/v1/capabilities',
       permission: 'none',
+      note: {
+        tag: 'Health and system',
+        summary: 'What this server offers',
+        description: 'Features are true exactly when this server answers them (its mode and this version); limits include the configured body caps.',
+        answers: [answer(200, 'CapabilitiesAnswer', 'The capabilities.')],
+      },
       handler(_input, ctx) {
         const served = new Set(all().map((r) => `${r.method} ${r.path}`));
         const features = Object.fromEntries(
@@ -73,6 +80,11 @@ export function systemRoutes(all: () => readonly AnyRoute[]) {
       method: 'GET',
       path: '/v1/pricing',
       permission: 'none',
+      note: {
+        tag: 'Health and system',
+        summary: 'Model prices used for span costs',
+        answers: [answer(200, 'PricingAnswer', 'The price table (`data/pricing.json`).')],
+      },
       handler: (_input, ctx) => data(ctx.services.pricing),
     }),
   ];

@@ -3,7 +3,7 @@
  * the connection's branch or `ref`, with the blob and commit it came from and what it declares:
  * its variables and, for prompt files, the front matter. Paths outside `prompts/` are 400.
  */
-import { validateTemplateQuery, type TemplateQuery } from '../../contract/prompts.js';
+import { validateTemplateQuery } from '../../contract/prompts.js';
 import type { TemplateAnswer, TemplateFile } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { isRef } from '../../core/git/names.js';
@@ -12,6 +12,8 @@ import { promptModules } from '../../promptModules.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { bytes } from '../reply.js';
 import { route } from '../route.js';
+import { answer } from '../../openapi/note.js';
+import { CACHE_HEADERS, COMMIT, IF_NONE_MATCH, NOT_CONNECTED, NOT_MODIFIED } from '../../openapi/promptExamples.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -28,11 +30,49 @@ async function declarations(path: string, text: string): Promise<Omit<TemplateFi
 }
 
 export const templateRoutes = [
-  route<Record<string, string>, TemplateQuery>({
+  route({
     method: 'GET',
     path: '/v1/templates',
     permission: 'template.read',
     validate: { query: validateTemplateQuery },
+    note: {
+      tag: 'Prompts and templates',
+      summary: 'A template file of the connected repository',
+      description: 'A file under `prompts/`, at the connection\'s branch or `ref` (a branch or a full commit sha), with its blob and commit and what it declares: its variables and, for a prompt file (`.md`), the front matter. A file that cannot be used as a template is served all the same, with `error` saying why.',
+      query: 'TemplateQuery',
+      headers: IF_NONE_MATCH,
+      answers: [
+        {
+          ...answer(200, 'TemplateAnswer', 'The file.', {
+            prompt: {
+              data: {
+                path: 'prompts/support/greeting.md',
+                repository: 'acme/prompts',
+                ref: 'main',
+                commit_sha: COMMIT,
+                sha: '5716ca5987cbf97d6bb54920bea6adde242d87e6',
+                content: '---\nlabels: [production]\nmodel: gpt-4o\ntemperature: 0.2\n---\nHello {{name}}, welcome to {{product}}!\n',
+                prompt_name: 'support/greeting',
+                type: 'text',
+                variables: ['name', 'product'],
+                config: { model: 'gpt-4o', temperature: 0.2 },
+                labels: ['production'],
+                error: null,
+              },
+            },
+          }),
+          headers: CACHE_HEADERS,
+        },
+        NOT_MODIFIED,
+      ],
+      errors: [
+        { status: 400, when: '`invalid_query_parameters`: a `path` that is not a plain relative path of a file inside `prompts/` (a leading `/`, a `.`, `..` or empty part, a backslash or a control character), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.' },
+        { status: 404, when: '`not_found`: no such ref, or no such file at it.' },
+        { status: 409, when: NOT_CONNECTED },
+        { status: 413, when: '`payload_too_large`: the file is over the size a template may have.' },
+        { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
+      ],
+    },
     async handler({ query, headers }, ctx) {
       const path = checkTemplatePath(query.path);
       if (!path.ok) throw validationError('query', { path: path.reason });

@@ -12,24 +12,18 @@ import {
   validateTraceQuery,
   validateTraceSpanParams,
   type PageQuery,
-  type RunParams,
-  type SessionListQuery,
-  type SessionParams,
-  type SpanParams,
-  type TraceParams,
-  type TraceQuery,
-  type TraceSpanParams,
 } from '../../contract/traces.js';
 import type { TraceDetail } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
 import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
 import type { ReadScope } from '../../store/scope.js';
-import { data, json } from '../reply.js';
+import { data } from '../reply.js';
 import { readScopeOf } from '../principal.js';
+import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
-
-const DEFAULT_PAGE = 50;
+import { CHILD_SPAN, ENV_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE } from '../../openapi/examples.js';
+import { answer } from '../../openapi/note.js';
 
 function readScope(ctx: Context): ReadScope {
   return readScopeOf(ctx.principal);
@@ -42,11 +36,23 @@ async function spansOf(ctx: Context, traceId: string) {
 }
 
 export const traceRoutes = [
-  route<TraceParams, TraceQuery>({
+  route({
     method: 'GET',
     path: '/v1/traces/:traceId',
     permission: 'trace.read',
     validate: { params: validateTraceParams, query: validateTraceQuery },
+    note: {
+      tag: 'Traces',
+      summary: 'One trace with its spans',
+      description: '`metadata` is the root span\'s; `?fields=graph` adds the trace\'s graph.',
+      params: 'TraceParams',
+      query: 'TraceQuery',
+      answers: [
+        answer(200, 'TraceDetailAnswer', 'The trace.', {
+          trace: { data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
+        }),
+      ],
+    },
     async handler({ params, query }, ctx) {
       const found = await ctx.services.store.run('traceWithSpans', { scope: readScope(ctx), traceId: params.traceId.toLowerCase() });
       if (!found) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
@@ -57,25 +63,50 @@ export const traceRoutes = [
       } satisfies TraceDetail);
     },
   }),
-  route<TraceParams>({
+  route({
     method: 'GET',
     path: '/v1/traces/:traceId/graph',
     permission: 'trace.read',
     validate: { params: validateTraceParams },
+    note: {
+      tag: 'Traces',
+      summary: 'The graph of a trace',
+      description: 'Nodes from the spans\' reserved `graph.node.*` attributes, edges from their parents.',
+      params: 'TraceParams',
+      answers: [
+        answer(200, 'TraceGraphAnswer', 'The graph.', {
+          graph: { data: { nodes: [{ id: 'planner', span_id: CHILD_SPAN, name: 'planner', type: 'agent', attributes: {} }], edges: [] } },
+        }),
+      ],
+    },
     handler: async ({ params }, ctx) => data(buildGraph(await spansOf(ctx, params.traceId))),
   }),
-  route<TraceParams>({
+  route({
     method: 'GET',
     path: '/v1/traces/:traceId/spans',
     permission: 'span.read',
     validate: { params: validateTraceParams },
+    note: {
+      tag: 'Spans',
+      summary: 'The spans of a trace',
+      description: 'By start time; not paginated (traces are bounded at ingest).',
+      params: 'TraceParams',
+      answers: [answer(200, 'TraceSpansAnswer', 'The spans.', { spans: { data: [SPAN_EXAMPLE] } })],
+    },
     handler: async ({ params }, ctx) => data((await spansOf(ctx, params.traceId)).map(({ graph: _graph, ...span }) => span)),
   }),
-  route<TraceSpanParams>({
+  route({
     method: 'GET',
     path: '/v1/traces/:traceId/spans/:spanId',
     permission: 'span.read',
     validate: { params: validateTraceSpanParams },
+    note: {
+      tag: 'Spans',
+      summary: 'One span of a trace, opened',
+      description: 'Input and output in full, attributes, resource and scope.',
+      params: 'TraceSpanParams',
+      answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
+    },
     async handler({ params }, ctx) {
       const span = await ctx.services.store.run('spanDetail', {
         scope: readScope(ctx),
@@ -86,56 +117,77 @@ export const traceRoutes = [
       return data(span);
     },
   }),
-  route<SpanParams>({
+  route({
     method: 'GET',
     path: '/v1/spans/:spanId',
     permission: 'span.read',
     validate: { params: validateSpanParams },
+    note: {
+      tag: 'Spans',
+      summary: 'One span, opened',
+      description:
+        'Named without its trace, the span is searched for in the scope\'s segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
+      params: 'SpanParams',
+      answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
+    },
     async handler({ params }, ctx) {
       const span = await ctx.services.store.run('spanDetail', { scope: readScope(ctx), spanId: params.spanId.toLowerCase() });
       if (!span) throw new ApiError('not_found', `Span ${params.spanId} not found`);
       return data(span);
     },
   }),
-  route<Record<string, string>, SessionListQuery>({
+  route({
     method: 'GET',
     path: '/v1/sessions',
     permission: 'session.read',
     validate: { query: validateSessionListQuery },
+    note: {
+      tag: 'Sessions',
+      summary: 'List sessions',
+      description: 'Sessions with a trace starting in the window, aggregated over all their traces; latest first.',
+      query: 'SessionListQuery',
+      answers: [answer(200, 'SessionPage', 'A page of sessions.')],
+    },
     async handler({ query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listSessions', {
-        scope: readScope(ctx),
-        ...window,
-        limit,
-        offset,
-        ...(query.user_id === undefined ? {} : { userId: query.user_id }),
-      });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      const userId = query.user_id === undefined ? {} : { userId: query.user_id };
+      return paged(query, (page) => ctx.services.store.run('listSessions', { scope: readScope(ctx), ...window, ...page, ...userId }));
     },
   }),
-  route<SessionParams, PageQuery>({
+  route({
     method: 'GET',
     path: '/v1/sessions/:sessionId/traces',
     permission: 'session.read',
     validate: { params: validateSessionParams, query: validatePageQuery },
+    note: {
+      tag: 'Sessions',
+      summary: 'The traces of a session',
+      params: 'SessionParams',
+      query: 'PageQuery',
+      answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
+    },
     handler: ({ params, query }, ctx) => tracesBy(ctx, 'session_id', params.sessionId, query),
   }),
-  route<RunParams, PageQuery>({
+  route({
     method: 'GET',
     path: '/v1/runs/:runId/traces',
     permission: 'trace.read',
     validate: { params: validateRunParams, query: validatePageQuery },
+    note: {
+      tag: 'Traces',
+      summary: 'The traces of a run',
+      params: 'RunParams',
+      query: 'PageQuery',
+      answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
+    },
     handler: ({ params, query }, ctx) => tracesBy(ctx, 'run_id', params.runId, query),
   }),
 ];
 
-async function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
-  const limit = query.limit ?? DEFAULT_PAGE;
-  const offset = query.offset ?? 0;
-  const page = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, limit, offset });
-  if (page.total === 0) throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
-  return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
+  return paged(query, async (page) => {
+    const found = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, ...page });
+    if (found.total === 0) throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
+    return found;
+  });
 }

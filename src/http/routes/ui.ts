@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { validateAssetQuery, type AssetQuery } from '../../contract/ui.js';
+import { validateAssetQuery } from '../../contract/ui.js';
 import { ApiError } from '../../core/errors.js';
 import { bytes } from '../reply.js';
 import { route } from '../route.js';
@@ -52,6 +52,38 @@ function serve(name: string) {
 }
 
 export const uiRoutes = [
-  route({ method: 'GET', path: '/', permission: 'none', handler: () => serve('index.html') }),
-  route<{ file: string }, AssetQuery>({ method: 'GET', path: '/ui/:file', permission: 'none', validate: { query: validateAssetQuery }, handler: ({ params }) => serve(params.file) }),
+  route({
+    method: 'GET',
+    path: '/',
+    permission: 'none',
+    note: {
+      tag: 'Web UI',
+      summary: 'The web UI',
+      description: 'The page of the web UI (traces, sessions, scores, metrics, evals, prompts), a static file for a browser. It signs in with an API key or session token the user types and calls this API like any client. Built at `npm install`; its Content-Security-Policy allows this origin only.',
+      answers: [{ status: 200, description: 'The page.', media: { 'text/html': 'The UI\'s HTML page.' } }],
+      errors: [{ status: 404, when: '`not_found`: the web UI is not built (run `npm install` or `npm run build`).' }],
+    },
+    handler: () => serve('index.html'),
+  }),
+  route({
+    method: 'GET',
+    path: '/ui/:file',
+    permission: 'none',
+    validate: { query: validateAssetQuery },
+    note: {
+      tag: 'Web UI',
+      summary: 'A file of the web UI',
+      description: 'The script, stylesheet and images the page loads. `?v=` versions a file\'s URL (a cache key; its value is not checked).',
+      query: 'AssetQuery',
+      answers: [
+        {
+          status: 200,
+          description: 'The file, by its extension.',
+          media: { 'text/javascript': '`.js`', 'text/css': '`.css`', 'image/svg+xml': '`.svg`', 'text/html': '`.html`', 'text/plain': '`.txt`' },
+        },
+      ],
+      errors: [{ status: 404, when: '`not_found`: no such file.' }],
+    },
+    handler: ({ params }) => serve(params.file),
+  }),
 ];

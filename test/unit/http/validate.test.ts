@@ -11,7 +11,7 @@ t.test('validation in order: path, query, body', async (t) => {
   interface P { id: string & tags.Format<'uuid'> }
   interface Q { limit: number & tags.Type<'uint32'> & tags.Maximum<500> }
   interface B { name: string; tags?: string[] }
-  const r = route<P, Q, B>({
+  const r = route({
     method: 'POST',
     path: '/x/:id',
     permission: 'none',
@@ -43,7 +43,7 @@ t.test('routes without validators', async (t) => {
 });
 
 t.test('JSON bodies', async (t) => {
-  const r = route<Record<string, string>, Record<string, never>, unknown>({ method: 'POST', path: '/b', permission: 'none', validate: { body: typia.createValidate<unknown>() }, handler: h });
+  const r = route({ method: 'POST', path: '/b', permission: 'none', validate: { body: typia.createValidate<unknown>() }, handler: h });
   const body = (text: string | Buffer, headers: Record<string, string> = {}) => validateInput(r, {}, '', headers, typeof text === 'string' ? Buffer.from(text) : text).body;
   t.same(body('{"a":[1]}', { 'content-type': 'application/json; charset=utf-8' }), { a: [1] });
   t.same(body('"x"', { 'content-type': 'application/vnd.api+JSON' }), 'x', 'any JSON media type');
@@ -91,7 +91,7 @@ t.test('error messages', async (t) => {
 t.test('a filter that fails its shape check is invalid_filter, like one that fails its meaning', async (t) => {
   interface Q { filter?: string & tags.MaxLength<5>; limit?: number }
   interface B { filters?: { field: string }[]; limit?: number }
-  const r = route<Record<string, never>, Q, B>({
+  const r = route({
     method: 'POST',
     path: '/s',
     permission: 'none',

@@ -185,9 +185,18 @@ t.test('schemas in a canonical order, whatever order the compiler gave', async (
 });
 
 t.test('tags in the order of the notes, those without a note last', async (t) => {
-  const { notes } = input();
+  const notes = input().notes!;
   const reordered = { 'POST /v1/ingest': notes['POST /v1/ingest']!, 'GET /v1/things/:id': notes['GET /v1/things/:id']! };
   t.same(buildDocument(input({ notes: reordered })).tags.map((x) => x.name), ['Ingest', 'Things', 'Other', UNBUILT_TAG]);
+  t.same(buildDocument(input({ tagOrder: ['Ingest', 'Things'] })).tags.map((x) => x.name), ['Ingest', 'Things', 'Other', UNBUILT_TAG], 'or in the order given');
+});
+
+t.test('a note carried by its route is the one read', async (t) => {
+  const notes = input().notes!;
+  const { 'GET /v1/things/:id': carried, ...rest } = notes;
+  const routes = ROUTES.map((r) => (r.method === 'GET' && r.path === '/v1/things/:id' ? { ...r, note: carried! } : r));
+  t.same(buildDocument(input({ routes, notes: rest })), buildDocument(input()), 'the same document as from the keyed note');
+  t.equal(buildDocument(input({ notes: rest })).paths['/v1/things/{id}']!.get!.summary, 'GET /v1/things/:id', 'without it, the route has no note');
 });
 
 t.test('a collection without schemas gives no components', async (t) => {

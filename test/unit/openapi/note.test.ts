@@ -1,10 +1,10 @@
 /** src/openapi/note.ts: the typed helpers of the operation notes. */
 import t from 'tap';
-import { answer, json } from '../../../src/openapi/note.js';
+import { answer, payload } from '../../../src/openapi/note.js';
 
 t.test('a JSON body names its catalog type, with examples only when given', async (t) => {
-  t.same(json('PageQuery'), { type: 'PageQuery' });
-  t.same(json('OperatorSetPlanBody', { team: { plan: 'team' } }), { type: 'OperatorSetPlanBody', examples: { team: { plan: 'team' } } });
+  t.same(payload('PageQuery'), { type: 'PageQuery' });
+  t.same(payload('OperatorSetPlanBody', { team: { plan: 'team' } }), { type: 'OperatorSetPlanBody', examples: { team: { plan: 'team' } } });
 });
 
 t.test('an answer is a status, a description and a JSON body', async (t) => {

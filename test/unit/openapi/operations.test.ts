@@ -1,12 +1,13 @@
 /**
- * src/openapi/operations.ts: the notes on each operation. Every documented example validates
+ * src/openapi/operations.ts: the notes on each operation, as the routes carry them. Every documented example validates
  * against its catalog type with typia's validator (exactly: no property the type lacks), so the
  * types stay the single source of what the examples may say.
  */
 import t from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../../src/contract/catalog.js';
-import type { Payload } from '../../../src/openapi/document.js';
-import { API_DESCRIPTION, OPERATIONS } from '../../../src/openapi/operations.js';
+import type { Payload } from '../../../src/openapi/note.js';
+import { API_DESCRIPTION } from '../../../src/openapi/description.js';
+import { OPERATIONS } from '../../../src/openapi/operations.js';
 
 interface Example {
   where: string;

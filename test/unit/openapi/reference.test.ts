@@ -16,7 +16,7 @@ import { allRoutes, documentedRoutes } from '../../../src/http/routeTable.js';
 import { UNBUILT } from '../../../src/http/unbuilt.js';
 import { noteKey, openApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
 import { OPERATIONS } from '../../../src/openapi/operations.js';
-import { OPERATOR_TAG } from '../../../src/openapi/operatorOperations.js';
+import { OPERATOR_TAG } from '../../../src/openapi/operatorNotes.js';
 import { documentText, referenceDocument } from '../../../src/openapi/reference.js';
 
 const ROOT = new URL('../../../../', import.meta.url);
@@ -109,7 +109,7 @@ t.test('the operator API in the document', async (t) => {
 
 t.test('every route has a note, and every note a route', async (t) => {
   const keys = new Set(ROUTES.map(key));
-  for (const route of ROUTES) t.ok(OPERATIONS[key(route)], `${key(route)} has a note in src/openapi/operations.ts`);
+  for (const route of ROUTES) t.ok(OPERATIONS[key(route)], `${key(route)} has a note in its declaration`);
   for (const noted of Object.keys(OPERATIONS)) t.ok(keys.has(noted), `the note ${noted} names a route of the table`);
 });
 

@@ -1,17 +1,17 @@
 /**
- * The notes on the operator API's operations (/v1/operator/*), kept apart from operations.ts for
- * size. Each endpoint is a CLI command (core/admin/operatorApi.ts): a note is keyed by the command,
- * and takes its method, path and success status from there, so the two cannot drift apart. Every
+ * The notes on the operator API's operations (/v1/operator/*), which http/routes/operator.ts builds
+ * one per CLI command (core/admin/operatorApi.ts): a note is keyed by the command, and takes its
+ * success status from there, so the two cannot drift apart. Every
  * note says that the operation exists only on a server with an operator token, and names the
  * errors the operator API answers (http/operatorAuth.ts, http/routes/operator.ts).
  */
 import type { Catalog } from '../contract/catalog.js';
-import { OPERATOR_ENDPOINTS, OPERATOR_SERVER_PATH, type OperatorCommandName } from '../core/admin/operatorApi.js';
-import { noteKey, type OperationNote } from './document.js';
+import { OPERATOR_ENDPOINTS, type OperatorCommandName } from '../core/admin/operatorApi.js';
+import type { Tag } from './tags.js';
 import { APP_EXAMPLE, APP_ID, CREATED, ENV_ID, ENVIRONMENT_EXAMPLE } from './examples.js';
-import { answer, json } from './note.js';
+import { answer, payload, type OperationNote, type RouteNote } from './note.js';
 
-export const OPERATOR_TAG = 'Operator';
+export const OPERATOR_TAG = 'Operator' satisfies Tag;
 
 /** The sentence every operator note ends with. */
 export const ONLY_WITH_OPERATOR_TOKEN =
@@ -60,7 +60,7 @@ const KEY_EXAMPLE: Catalog['OperatorKeyAnswer']['data'] = {
 const TENANT_EXAMPLE: Catalog['TenantAnswer']['data'] = { id: TENANT_ID, name: 'acme', plan: 'team', created_at: CREATED, apps: 2 };
 
 /** A note of the operator API: its tag, the sentence on the token, and the common errors added. */
-function operator(note: Omit<OperationNote, 'tag'>): OperationNote {
+function operator(note: Omit<RouteNote, 'tag'>): RouteNote {
   return {
     ...note,
     tag: OPERATOR_TAG,
@@ -74,11 +74,12 @@ function status(name: OperatorCommandName): number {
   return OPERATOR_ENDPOINTS[name].status;
 }
 
-const COMMANDS: Record<OperatorCommandName, OperationNote> = {
+/** The note of each command's route. */
+export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
   'tenant create': operator({
     summary: 'Create a tenant',
     description: 'With an app `default` and that app\'s `production` environment; `created_by` is `operator`. Tenant names are unique.',
-    body: json('OperatorCreateTenantBody', { acme: { name: 'acme', plan: 'team' } }),
+    body: payload('OperatorCreateTenantBody', { acme: { name: 'acme', plan: 'team' } }),
     answers: [
       answer(status('tenant create'), 'CreatedTenantAnswer', 'The tenant, with the ids of its app and environment.', {
         acme: { data: { tenant_id: TENANT_ID, name: 'acme', plan: 'team', app_id: APP_ID, environment_id: ENV_ID } },
@@ -98,7 +99,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
     summary: 'Set a tenant\'s plan',
     description: 'The plan\'s quotas apply from the tenant\'s next request (its keys are dropped from the auth cache).',
     params: 'OperatorTenantParams',
-    body: json('OperatorSetPlanBody', { team: { plan: 'team' } }),
+    body: payload('OperatorSetPlanBody', { team: { plan: 'team' } }),
     answers: [answer(status('tenant set-plan'), 'TenantAnswer', 'The tenant.', { team: { data: TENANT_EXAMPLE } })],
     errors: [
       refusedBody("`plan`: one of the server's plans."),
@@ -109,7 +110,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
     summary: 'Create an app of a tenant',
     description: 'With its default `production` environment. The plan\'s app limit does not apply (as in the CLI).',
     params: 'OperatorTenantParams',
-    body: json('OperatorCreateAppBody', { web: { name: 'web', display_name: 'Web shop' } }),
+    body: payload('OperatorCreateAppBody', { web: { name: 'web', display_name: 'Web shop' } }),
     answers: [
       answer(status('app create'), 'AppAnswer', 'The app.', {
         web: { data: { ...APP_EXAMPLE, name: 'web', display_name: 'Web shop', created_by: 'operator', updated_by: 'operator' } },
@@ -132,7 +133,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
   'environment create': operator({
     summary: 'Create an environment of an app',
     params: 'OperatorAppParams',
-    body: json('OperatorCreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
+    body: payload('OperatorCreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
     answers: [answer(status('environment create'), 'EnvironmentAnswer', 'The environment.', { staging: { data: ENVIRONMENT_EXAMPLE } })],
     errors: [
       refusedBody('`name`: an environment name (lowercase letters, digits and "-", at most 63, starting with a letter or digit).'),
@@ -152,7 +153,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
     description:
       'Exactly one of `role` (`sdk`, `read-only`, `full-access`) and `permissions` (a custom key); exactly one of `environment` (pinned to it) and `kinds` (kind-scoped: the environment is named per request with `X-Service-Environment` or `X-Service-Pull-Request`). The plan\'s key limit does not apply (as in the CLI). The key itself is in this answer only.',
     params: 'OperatorAppParams',
-    body: json('OperatorCreateKeyBody', {
+    body: payload('OperatorCreateKeyBody', {
       pinned: { name: 'checkout-service', role: 'sdk', environment: 'production' },
       kindScoped: { name: 'previews', role: 'read-only', kinds: ['preview', 'development'] },
       custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment: 'production', expires_at: '2027-06-30T00:00:00Z' },
@@ -186,7 +187,7 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
   'token create': operator({
     summary: 'Issue a session token',
     description: 'A token for a tenant admin of one app, signed with this store\'s secret; `ttl_seconds` from 60 to 7 days (default 3600).',
-    body: json('OperatorCreateTokenBody', { admin: { tenant_id: TENANT_ID, app_id: APP_ID, subject: 'ops@example.com', ttl_seconds: 3600 } }),
+    body: payload('OperatorCreateTokenBody', { admin: { tenant_id: TENANT_ID, app_id: APP_ID, subject: 'ops@example.com', ttl_seconds: 3600 } }),
     answers: [
       answer(status('token create'), 'SessionTokenAnswer', 'The token and its claims.', {
         admin: {
@@ -207,16 +208,11 @@ const COMMANDS: Record<OperatorCommandName, OperationNote> = {
   }),
 };
 
-/** The notes of every operator route, keyed like the route table. */
-export const OPERATOR_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  [noteKey('GET', OPERATOR_SERVER_PATH)]: operator({
-    summary: 'Which server this is, and which store it serves',
-    description: 'The CLI asks this before sending a command, and sends it only to the server of its own data dir.',
-    answers: [
-      answer(200, 'OperatorServerAnswer', 'The server.', { server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } } }),
-    ],
-  }),
-  ...Object.fromEntries(
-    (Object.keys(COMMANDS) as OperatorCommandName[]).map((name) => [noteKey(OPERATOR_ENDPOINTS[name].method, OPERATOR_ENDPOINTS[name].path), COMMANDS[name]]),
-  ),
-};
+/** The note of `GET /v1/operator/server`, the route of no command. */
+export const SERVER_NOTE: RouteNote = operator({
+  summary: 'Which server this is, and which store it serves',
+  description: 'The CLI asks this before sending a command, and sends it only to the server of its own data dir.',
+  answers: [
+    answer(200, 'OperatorServerAnswer', 'The server.', { server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } } }),
+  ],
+});

@@ -1,5 +1,5 @@
 /**
- * src/openapi/operatorOperations.ts: the notes on the operator API. One note per operator route,
+ * src/openapi/operatorNotes.ts: the notes on the operator API, as the operator routes carry them. One note per operator route,
  * each tagged, saying that the route needs an operator token, with the errors the operator API
  * answers; its request examples are bodies the server accepts (typia's shape and then the CLI's own
  * rules), its answer examples values of their types.
@@ -11,9 +11,11 @@ import { OPERATOR_ENDPOINTS, operatorCommand, type OperatorCommandName } from '.
 import { operatorRoutes } from '../../../src/http/routes/operator.js';
 import { noteKey } from '../../../src/openapi/document.js';
 import { CREATED } from '../../../src/openapi/examples.js';
-import { ONLY_WITH_OPERATOR_TOKEN, OPERATOR_OPERATIONS, OPERATOR_TAG } from '../../../src/openapi/operatorOperations.js';
+import type { OperationNote } from '../../../src/openapi/note.js';
+import { ONLY_WITH_OPERATOR_TOKEN, OPERATOR_TAG } from '../../../src/openapi/operatorNotes.js';
 
 const ROUTES = operatorRoutes(Buffer.alloc(32));
+const OPERATOR_OPERATIONS: Record<string, OperationNote> = Object.fromEntries(ROUTES.flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : [])));
 
 t.test('one note per operator route', async (t) => {
   t.same(Object.keys(OPERATOR_OPERATIONS).sort(), ROUTES.map((r) => noteKey(r.method, r.path)).sort());

@@ -1,19 +1,15 @@
 /**
- * The note on `POST /v1/agents/sync` (coding-agent sessions), kept apart from operations.ts for
- * size: the session shape is ours (core/agents/session.ts, docs/agents.md) and the spec shows none,
+ * The example of `POST /v1/agents/sync`'s note (http/routes/agents.ts), kept apart for size: the
+ * session shape is ours (core/agents/session.ts, docs/agents.md) and the spec shows none,
  * so the reference carries one full session with every kind of event, a nested sub-agent and a
  * blob. test/unit/openapi/reference.test.ts runs the example through the route's own checks
  * (ingest/agentsBatch.ts): it must be accepted whole.
  */
 import type { Catalog } from '../contract/catalog.js';
-import type { OperationNote } from './document.js';
-import { answer, json } from './note.js';
 
-export const AGENTS_TAG = 'Coding-agent sessions';
-
-const SESSION_ID = '3f2a9c1e-7b4d-4e21-9a0c-5d8e6f1b2c34';
+export const SESSION_ID = '3f2a9c1e-7b4d-4e21-9a0c-5d8e6f1b2c34';
 /** A 1×1 PNG's first 29 bytes, as the user pasted it: its SHA-256, size and base64. */
-const SCREENSHOT = {
+export const SCREENSHOT = {
   sha256: '71fde3856a298a052c6edb5155638d8422114e55bf0e28374d90dea8be99ef6c',
   bytes: 29,
   data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA=',
@@ -68,41 +64,3 @@ export const SESSION_EXAMPLE: Catalog['AgentSyncRequest']['sessions'][number] = 
   ],
 };
 
-export const AGENT_OPERATIONS: Readonly<Record<string, OperationNote>> = {
-  'POST /v1/agents/sync': {
-    tag: AGENTS_TAG,
-    summary: 'Sync coding-agent sessions',
-    description:
-      "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
-    headers: { 'X-Service-Environment': 'The environment, for a kind-scoped key.' },
-    body: json('AgentSyncRequest', {
-      session: { schemaVersion: 1, sessions: [SESSION_EXAMPLE], blobs: [{ sha256: SCREENSHOT.sha256, mediaType: 'image/png', bytes: SCREENSHOT.bytes, data: SCREENSHOT.data }] },
-    }),
-    answers: [
-      {
-        ...answer(200, 'AgentSyncAnswer', 'What was stored and what was rejected.', {
-          stored: { data: { accepted: [SESSION_ID], rejected: [], blobsStored: 1, spanRows: 10, tenantTier: 'full' } },
-          partly: {
-            data: {
-              accepted: [SESSION_ID],
-              rejected: [
-                { index: 0, reason: 'blob: sha256 does not match the data (its SHA-256 is 1f3a…)', id: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
-                { index: 1, reason: 'events[4].timestamp: expected string & Format<"date-time">', id: 'bad-2' },
-              ],
-              blobsStored: 0,
-              spanRows: 10,
-              tenantTier: 'transcripts',
-            },
-          },
-        }),
-        headers: { 'X-Tracelake-Visible': '`true` when the spans were readable when answered.' },
-      },
-    ],
-    errors: [
-      { status: 400, when: '`invalid_request_body`: not JSON, not the envelope, or a `schemaVersion` other than 1 (`details` names the field).' },
-      { status: 403, when: '`forbidden`: the key lacks `trace.write`, or is pinned to no environment and names none.' },
-      { status: 413, when: 'A body over `--max-agents-body`.' },
-      { status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' },
-    ],
-  },
-};
