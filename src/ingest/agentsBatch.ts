@@ -16,7 +16,7 @@ import { STORABLE_TIMES, unstorableTime } from '../core/agents/map.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { validationError } from '../core/errors.js';
 import { cutText, parseMendedJson } from '../core/text.js';
-import { checked, jsonBodyText } from '../http/validate.js';
+import { checked, jsonBodyText } from '../contract/checked.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
 

@@ -38,7 +38,7 @@ import { QuotaLedger } from './quotaLedger.js';
 import type { LogHeader } from './logFormat.js';
 import type { SyncFn } from './logSync.js';
 import { estimateRowBytes } from './rowBytes.js';
-import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
+import { crashPoint, DISCARD_AFTER_MAP } from '../testHooks.js';
 import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import { triageLog, type TriageDeps } from './logTriage.js';

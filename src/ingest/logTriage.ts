@@ -23,7 +23,7 @@ import type { StoreClient } from '../pool/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { isStoreRefusal } from '../store/refusals.js';
 import { decodeLog, encodeRecord, type LogRecord } from './logFormat.js';
-import { crashPoint } from './testHooks.js';
+import { crashPoint } from '../testHooks.js';
 
 export interface TriageDeps {
   store: StoreClient;

@@ -10,7 +10,7 @@
 import { pruneAgentEvent, validateWorkerEventsBody, type WorkerEventInput } from '../contract/workers.js';
 import type { AgentEvent } from '../core/agents/session.js';
 import { cutText } from '../core/text.js';
-import { checkedBody } from '../http/validate.js';
+import { checkedBody } from '../contract/checked.js';
 
 /** What the store reads of each event (`appendEvents`: one JSON text, not a list per column). */
 export interface StoredEventRow {

@@ -24,15 +24,18 @@ import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
+import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from '../testHooks.js';
 import { mapSession } from '../core/agents/map.js';
 import { isTextMedia } from '../core/agents/scrub.js';
 import { decodeAgentBatch } from './agentsBatch.js';
 import { decodeRequest, decompress, type OtlpEncoding } from './decode.js';
 import { decodeLog, logName, type LogHeader } from './logFormat.js';
 import { rowBytes } from './rowBytes.js';
-import { toRows, type BlobRecord, type ResourceRecord } from './rows.js';
+import { toRows } from './rows.js';
+import type { BlobRecord, GenerationId, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
 import { SummaryParts, type PartRow } from './summaryParts.js';
+
+export type { GenerationId, GenerationReport, SegmentReport } from '../store/spans/generation.js';
 
 /** OTLP bodies, or a coding-agent batch already checked, clamped and scrubbed (ingest/agentsBatch.ts). */
 export type IngestEncoding = OtlpEncoding | 'agents';
@@ -57,39 +60,6 @@ export interface ScanOutcome {
   keys: RowKeys;
   /** The body decompressed, when it came compressed (the log keeps it so). */
   decompressed: Uint8Array | null;
-}
-
-export interface GenerationId {
-  workerId: string;
-  seq: number;
-}
-
-export interface SegmentReport {
-  key: string;
-  tenantId: string;
-  appId: string;
-  environmentId: string;
-  date: string;
-  rows: number;
-  bytes: number;
-  minStartNs: bigint;
-  maxStartNs: bigint;
-}
-
-/** A flushed generation, for the store to commit in one transaction. */
-export interface GenerationReport extends GenerationId {
-  /** The log file this generation's rows came from (its name in the log directory). */
-  log: string;
-  segments: SegmentReport[];
-  /** Trace summary parts of the generation's spans, one per trace. */
-  parts: PartRow[];
-  resources: (ResourceRecord & { tenantId: string; appId: string })[];
-  blobs: (BlobRecord & { tenantId: string; appId: string; environmentId: string })[];
-  usage: { tenantId: string; spans: number; bytes: number }[];
-  /** Request body bytes in the generation. */
-  bodyBytes: number;
-  /** Records of its log that could not be decoded, and were skipped (none, unless a bug lets one by). */
-  skippedRecords: number;
 }
 
 /** Where a worker's flushed generations go: the coordinator, over the worker's port. */

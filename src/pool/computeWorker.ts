@@ -11,7 +11,7 @@ import { scan, WorkerIngest, type GenerationReport, type GenerationSink } from '
 import { prepareAgentBatch } from '../ingest/agentsBatch.js';
 import { prepareRunTrace } from '../ingest/runTrace.js';
 import { prepareWorkerEvents } from '../ingest/workerEvents.js';
-import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
+import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/layout.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { SegmentBuffer } from '../store/spans/segmentBuffer.js';

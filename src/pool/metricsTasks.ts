@@ -1,7 +1,7 @@
 /** Store-thread tasks of metrics: the API's (`GET /v1/metrics`) and the operations metrics' (part of StoreTasks). */
 import type { Filter } from '../core/filter/index.js';
 import type { MetricsPlan } from '../core/metrics/plan.js';
-import type { StoreStats } from '../http/opsMetrics.js';
+import type { StoreStats } from '../store/ops/stats.js';
 import type { MetricsAnswer } from '../store/metrics/metrics.js';
 import type { ReadScope } from '../store/scope.js';
 

@@ -7,6 +7,7 @@ import type { Pin } from '../core/admin/rules.js';
 import type { WalDamage } from '../store/walGuard.js';
 import type { ErrorData } from '../core/errors.js';
 import type { Filter } from '../core/filter/index.js';
+import type { DependencyCheck } from '../store/health.js';
 import type { DatabaseOptions } from '../store/db.js';
 import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from '../store/admin/meta.js';
 import type { GenerationReport, ReplayedLog, ScanInput, ScanOutcome } from '../ingest/workerIngest.js';
@@ -29,20 +30,6 @@ export type TaskTable<T> = { [K in keyof T]: { in: unknown; out: unknown } };
 
 /** ApiErrors cannot cross threads as instances; they travel as data and are rebuilt. */
 export type TaskResult<Out> = { ok: true; value: Out } | { ok: false; error: ErrorData };
-
-/** Named for the API reference (see core/filter/schema.ts, OperatorSpellings). */
-export interface CheckDetail {
-  [fact: string]: number | string;
-}
-
-export interface DependencyCheck {
-  name: string;
-  status: 'healthy' | 'unhealthy';
-  latencyMs: number;
-  error?: string;
-  /** Extra facts of the check, e.g. free bytes. */
-  detail?: CheckDetail;
-}
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks, WorkerTasks {

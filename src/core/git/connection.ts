@@ -91,3 +91,10 @@ export function installationUrl(webUrl: string, slug: string, state: string): st
   const apps = webUrl === 'https://github.com' ? 'apps' : 'github-apps';
   return `${webUrl}/${apps}/${encodeURIComponent(slug)}/installations/new?state=${encodeURIComponent(state)}`;
 }
+
+export interface RepositoryInfo {
+  name: string;
+  /** `owner/repo`. */
+  full_name: string;
+  default_branch: string;
+}

@@ -1,4 +1,4 @@
-import type { BackgroundCounts } from '../../http/opsMetrics.js';
+import type { BackgroundCounts } from '../ops/stats.js';
 import type { MetricsTasks } from '../../pool/metricsTasks.js';
 import type { Database } from '../db.js';
 import { storeStats } from '../ops/stats.js';
