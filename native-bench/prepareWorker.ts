@@ -1,6 +1,6 @@
 /** Worker of native-bench/ingest: the ceiling — decode, map and build rows in a loop, results discarded. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepare } from '../src/ingest/workerIngest.js';
+import { prepare } from '../src/ingest/computeIngest.js';
 
 const { bodies, seconds } = workerData as { bodies: Uint8Array[]; seconds: number };
 const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };

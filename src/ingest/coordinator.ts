@@ -28,9 +28,9 @@ import { ApiError, overloaded } from '../core/errors.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { rowKeys, type RowKeys } from '../core/otlp/map.js';
 import type { Plan, QuotaRefusal } from '../core/plans.js';
-import type { ComputeClient } from '../pool/computeClient.js';
-import type { WorkerMessage } from '../pool/ingestMessages.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { ComputeClient } from './computeClient.js';
+import type { ComputeMessage } from './ingestMessages.js';
+import type { StoreClient } from '../store/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { checkProtobufRequest, decompressAsync } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
@@ -43,7 +43,7 @@ import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import { triageLog, type TriageDeps } from './logTriage.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import type { GenerationId, GenerationReport, PrepareInput } from './workerIngest.js';
+import type { GenerationId, GenerationReport, PrepareInput } from './computeIngest.js';
 import { CommitProgress } from './commitProgress.js';
 import { GenerationTimes } from './generationTimes.js';
 
@@ -138,7 +138,7 @@ export class IngestCoordinator {
       (name) => this.removeLog(name, 'could not delete the ingest log file of a generation whose appends all failed; the next start will replay it'),
     );
     this.lanes.set(workerId, lane);
-    port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
+    port.on('message', (m: ComputeMessage) => this.onMessage(workerId, lane, m));
     port.on('close', () => this.onWorkerGone(lane));
     port.unref();
     for (const g of this.greeted.filter((g) => this.lanes.size >= g.count)) {
@@ -429,7 +429,7 @@ export class IngestCoordinator {
     await Promise.all(this.removals);
   }
 
-  private onMessage(workerId: string, lane: Lane, m: WorkerMessage): void {
+  private onMessage(workerId: string, lane: Lane, m: ComputeMessage): void {
     switch (m.t) {
       case 'generation':
         lane.reported();

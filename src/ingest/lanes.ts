@@ -5,7 +5,7 @@
  * see its spans), and once every append to it has settled the worker is told to flush it.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { CoordinatorMessage } from '../pool/ingestMessages.js';
+import type { CoordinatorMessage } from './ingestMessages.js';
 import type { IngestLogFile } from './ingestLog.js';
 import { logName } from './logFormat.js';
 

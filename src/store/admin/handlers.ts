@@ -1,4 +1,4 @@
-import type { AdminTasks } from '../../pool/adminTasks.js';
+import type { AdminTasks } from './tasks.js';
 import { isOperatorCommand } from '../../core/admin/operatorApi.js';
 import { ApiError } from '../../core/errors.js';
 import * as apps from './apps.js';

@@ -1,4 +1,4 @@
-import type { EvalTasks } from '../../pool/evalTasks.js';
+import type { EvalTasks } from './tasks.js';
 import type { Database } from '../db.js';
 import * as experiments from './experiments.js';
 import * as runs from './runs.js';

@@ -1,5 +1,5 @@
 import type { BackgroundCounts } from '../ops/stats.js';
-import type { MetricsTasks } from '../../pool/metricsTasks.js';
+import type { MetricsTasks } from './tasks.js';
 import type { Database } from '../db.js';
 import { storeStats } from '../ops/stats.js';
 import type { SpanSource } from '../spans/reads.js';

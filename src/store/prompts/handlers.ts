@@ -1,4 +1,4 @@
-import type { PromptTasks } from '../../pool/promptTasks.js';
+import type { PromptTasks } from './tasks.js';
 import type { Database } from '../db.js';
 import * as git from '../git/connections.js';
 import type { SegmentStore } from '../spans/segmentStore.js';

@@ -1,4 +1,4 @@
-import type { ScoreTasks } from '../../pool/scoreTasks.js';
+import type { ScoreTasks } from './tasks.js';
 import type { Database } from '../db.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import * as scores from './scores.js';

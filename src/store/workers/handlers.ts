@@ -1,4 +1,4 @@
-import type { WorkerTasks } from '../../pool/workerTasks.js';
+import type { WorkerTasks } from './tasks.js';
 import type { Database } from '../db.js';
 import * as evalLeases from './evalLeases.js';
 import * as leases from './leases.js';

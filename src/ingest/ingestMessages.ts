@@ -2,10 +2,10 @@
  * Messages between a compute worker and the main thread's ingest coordinator, over the worker's own
  * port (imported type-only by both sides, like the task table).
  */
-import type { LogHeader } from '../ingest/logFormat.js';
-import type { GenerationReport } from '../ingest/workerIngest.js';
+import type { LogHeader } from './logFormat.js';
+import type { GenerationReport } from './computeIngest.js';
 
-export type WorkerMessage =
+export type ComputeMessage =
   | { t: 'generation'; report: GenerationReport }
   | { t: 'closed'; id: number }
   | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string; fields?: Record<string, number | undefined> };

@@ -1,9 +1,9 @@
 /** Store-thread tasks of tenancy administration: environments, app updates and deletes, operator commands (part of StoreTasks). */
-import type { OperatorCommand } from '../core/admin/operatorApi.js';
-import type { AppPatch, Deletion, EnvironmentKind, EnvironmentPatch } from '../core/admin/rules.js';
-import type { AppDeletion } from '../store/admin/apps.js';
-import type { AppRef, EnvironmentView } from '../store/admin/environments.js';
-import type { AppView } from '../store/admin/meta.js';
+import type { OperatorCommand } from '../../core/admin/operatorApi.js';
+import type { AppPatch, Deletion, EnvironmentKind, EnvironmentPatch } from '../../core/admin/rules.js';
+import type { AppDeletion } from './apps.js';
+import type { AppRef, EnvironmentView } from './environments.js';
+import type { AppView } from './meta.js';
 
 export interface AdminTasks {
   listEnvironments: { in: AppRef; out: EnvironmentView[] };

@@ -1,10 +1,10 @@
 /** Store-thread tasks of git connections and prompts (part of StoreTasks). */
-import type { AppRef, ConnectionRow, NewHandshake } from '../store/git/connections.js';
-import type { PromptMetricsInput } from '../store/prompts/handlers.js';
-import type { PromptVersionMetrics } from '../store/prompts/metrics.js';
-import type { NewVersion, PromptListQuery, PromptSummary, PromptVersionView, Selector } from '../store/prompts/prompts.js';
-import type { RepositoryPrompt, SyncReport } from '../store/prompts/sync.js';
-import type { Page } from '../store/spans/reads.js';
+import type { AppRef, ConnectionRow, NewHandshake } from '../git/connections.js';
+import type { PromptMetricsInput } from './handlers.js';
+import type { PromptVersionMetrics } from './metrics.js';
+import type { NewVersion, PromptListQuery, PromptSummary, PromptVersionView, Selector } from './prompts.js';
+import type { RepositoryPrompt, SyncReport } from './sync.js';
+import type { Page } from '../spans/reads.js';
 
 export interface PromptTasks {
   gitConnection: { in: AppRef; out: ConnectionRow | null };

@@ -153,7 +153,7 @@ export interface IngestProblem {
 /** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
 export type ReplayedLog = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: SpanKeys[] };
 
-export class WorkerIngest {
+export class ComputeIngest {
   readonly workerId = randomUUID();
   /** Generations receiving records, by sequence number. */
   private readonly open = new Map<number, Generation>();

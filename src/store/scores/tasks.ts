@@ -1,13 +1,13 @@
 /** Store-thread tasks of scores, score configs and comments (part of StoreTasks). */
-import type { Filter } from '../core/filter/index.js';
-import type { ConfigPatch, ConfigRules } from '../core/scores/config.js';
-import type { ResourceType } from '../core/scores/model.js';
-import type { AggregationPlan, ScoreAggregation } from '../core/scores/selection.js';
-import type { Page } from '../store/spans/reads.js';
-import type { ReadScope } from '../store/scope.js';
-import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from '../store/scores/scores.js';
-import type { CommentView, NewComment } from '../store/scores/comments.js';
-import type { AppScope, ScoreConfigView } from '../store/scores/configs.js';
+import type { Filter } from '../../core/filter/index.js';
+import type { ConfigPatch, ConfigRules } from '../../core/scores/config.js';
+import type { ResourceType } from '../../core/scores/model.js';
+import type { AggregationPlan, ScoreAggregation } from '../../core/scores/selection.js';
+import type { Page } from '../spans/reads.js';
+import type { ReadScope } from '../scope.js';
+import type { InsertedScores, InsertScores, ScoreAnswer, ScorePage, ScoreView } from './scores.js';
+import type { CommentView, NewComment } from './comments.js';
+import type { AppScope, ScoreConfigView } from './configs.js';
 
 export interface ScoreTasks {
   insertScores: { in: InsertScores; out: InsertedScores };

@@ -1,13 +1,13 @@
 /** Store-thread tasks of worker runs, turns, leases and events (part of StoreTasks). */
-import type { RunKind, RunStatus } from '../core/workers/turns.js';
-import type { TurnFigures } from '../core/workers/thread.js';
-import type { ReadScope } from '../store/scope.js';
-import type { RunView } from '../store/evals/runs.js';
-import type { EvalClaimInput, EvalEndReport, EvalLease } from '../store/workers/evalLeases.js';
-import type { ClaimInput, Heartbeat, TurnClaim, TurnEndReport } from '../store/workers/leases.js';
-import type { NewTurn, NewWorkerRun, RunChange } from '../store/workers/runs.js';
-import type { TraceInputs } from '../store/workers/trace.js';
-import type { WorkerEventRow, WorkerEventView, WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
+import type { RunKind, RunStatus } from '../../core/workers/turns.js';
+import type { TurnFigures } from '../../core/workers/thread.js';
+import type { ReadScope } from '../scope.js';
+import type { RunView } from '../evals/runs.js';
+import type { EvalClaimInput, EvalEndReport, EvalLease } from './evalLeases.js';
+import type { ClaimInput, Heartbeat, TurnClaim, TurnEndReport } from './leases.js';
+import type { NewTurn, NewWorkerRun, RunChange } from './runs.js';
+import type { TraceInputs } from './trace.js';
+import type { WorkerEventRow, WorkerEventView, WorkerRunDetail, WorkerRunView, WorkerTurnView } from './views.js';
 
 export interface WorkerTasks {
   launchWorkerRun: { in: NewWorkerRun; out: WorkerRunDetail };

@@ -1,5 +1,5 @@
-import { TaskPool } from './taskPool.js';
-import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
+import { TaskPool } from '../pool/taskPool.js';
+import type { ComputeTasks, ComputeThreadData } from './computeTasks.js';
 
 /**
  * V8's young generation per compute worker. Decoding and mapping make many short-lived objects:
@@ -13,9 +13,9 @@ const YOUNG_GENERATION_MB = 128;
 export type ComputeClient = TaskPool<ComputeTasks>;
 
 export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; onMessage: (m: unknown) => void }): ComputeClient {
-  const workerData: ComputeWorkerData = { pricing: o.pricing, dataDir: o.dataDir };
+  const workerData: ComputeThreadData = { pricing: o.pricing, dataDir: o.dataDir };
   return new TaskPool<ComputeTasks>({
-    worker: new URL('./computeWorker.js', import.meta.url),
+    worker: new URL('./computeThread.js', import.meta.url),
     workerData,
     threads: o.threads,
     concurrentTasksPerWorker: 8,

@@ -1,12 +1,12 @@
 /** Store-thread tasks of eval runs, trials and experiments (part of StoreTasks). */
-import type { RunStatus } from '../core/evals/runState.js';
-import type { KeyView } from '../store/admin/meta.js';
-import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline, RunFigures } from '../store/evals/experiments.js';
-import type { NewRun, RunView, StatusChange } from '../store/evals/runs.js';
-import type { NewTrials, TrialResult, TrialView } from '../store/evals/trials.js';
-import type { PairAggregates } from '../core/evals/comparison.js';
-import type { Page } from '../store/spans/reads.js';
-import type { ReadScope } from '../store/scope.js';
+import type { RunStatus } from '../../core/evals/runState.js';
+import type { KeyView } from '../admin/meta.js';
+import type { ExperimentRun, ExperimentSummary, ExperimentView, pinBaseline, RunFigures } from './experiments.js';
+import type { NewRun, RunView, StatusChange } from './runs.js';
+import type { NewTrials, TrialResult, TrialView } from './trials.js';
+import type { PairAggregates } from '../../core/evals/comparison.js';
+import type { Page } from '../spans/reads.js';
+import type { ReadScope } from '../scope.js';
 
 export interface EvalTasks {
   createEvalRun: { in: NewRun; out: { run: RunView; key: KeyView } };
