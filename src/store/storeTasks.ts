@@ -13,13 +13,13 @@ import type { Page, SessionView, SpanDetail, SpanView, TraceSummary } from './sp
 import type { ReadScope } from './scope.js';
 import type { SearchAnswer, SearchQuery, TraceListItem } from './spans/search.js';
 import type { ExportFile, ExportFormat } from './spans/spanExport.js';
-import type { AdminTasks } from './admin/tasks.js';
-import type { EvalTasks } from './evals/tasks.js';
-import type { PromptTasks } from './prompts/tasks.js';
+import type { AdminTasks } from './admin/handlers.js';
+import type { EvalTasks } from './evals/handlers.js';
+import type { PromptTasks } from './prompts/handlers.js';
 import type { AgentStoreTasks } from './agents/tasks.js';
-import type { MetricsTasks } from './metrics/tasks.js';
-import type { ScoreTasks } from './scores/tasks.js';
-import type { WorkerTasks } from './workers/tasks.js';
+import type { MetricsTasks } from './metrics/handlers.js';
+import type { ScoreTasks } from './scores/handlers.js';
+import type { WorkerTasks } from './workers/handlers.js';
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
 export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks, WorkerTasks {
