@@ -7,14 +7,13 @@
  */
 import type { Logger } from 'pino';
 import { sessionTraceId } from '../core/agents/ids.js';
-import { planOf, type PlanTable } from '../core/plans.js';
+import { planOf, quotaPlan, type PlanTable } from '../core/plans.js';
 import type { IngestCoordinator } from '../ingest/coordinator.js';
 import type { ComputeClient } from '../ingest/computeClient.js';
 import type { StoreClient } from '../store/storeClient.js';
 import type { WorkerEventView } from '../store/workers/views.js';
 import type { WorkerRunDetail } from '../store/workers/views.js';
 import { KeyedLock } from '../core/keyedLock.js';
-import { quotaPlan } from './routes/ingest.js';
 
 /** What a run's watchers are told: new events, or the run after a change (its turns included). */
 export type RunNews = { type: 'events'; events: WorkerEventView[] } | { type: 'run'; run: WorkerRunDetail };

@@ -31,6 +31,6 @@ t.test('the writers of trace_parts are the ones the merge knows', async (t) => {
   t.same(writers, Object.keys(KNOWN).sort(), 'a new writer of trace_parts must set partsWaiting in store/storeThread.ts (see this file)');
   t.same(SOURCES.filter((s) => /\binsertPartsSql\(/.test(s.text) && s.path !== 'src/store/spans/traceParts.ts').map((s) => s.path), [], 'insertPartsSql is the benchmarks\' alone');
   const callers = SOURCES.filter((s) => /\bcommitGenerations\(/.test(s.text)).map((s) => s.path).sort();
-  t.same(callers, ['src/store/storeThread.ts', 'src/store/spans/manifest.ts'], 'commitGenerations is run by the store thread\'s handler alone');
+  t.same(callers, ['src/store/spans/manifest.ts', 'src/store/storeThread.ts'], 'commitGenerations is run by the store thread\'s handler alone');
   t.match(SOURCES.find((s) => s.path === 'src/store/storeThread.ts')?.text, /commitGenerations\(.*\);\s*background\.partsWaiting = true;/, 'which sets partsWaiting after it');
 });

@@ -7,11 +7,11 @@
  */
 import { sessionTraceId } from '../../core/agents/ids.js';
 import type { TierCeiling } from '../../core/agents/tier.js';
-import { planOf, quotaError } from '../../core/plans.js';
+import { planOf, quotaError, quotaPlan } from '../../core/plans.js';
 import type { AgentSyncResult } from '../../contract/agents.js';
 import { json } from '../reply.js';
 import { route } from '../route.js';
-import { quotaPlan, writeScope } from './ingest.js';
+import { writeScope } from './ingest.js';
 
 export const agentRoutes = [
   route<Record<string, string>, Record<string, never>, Buffer>({

@@ -8,7 +8,7 @@
  */
 import type { OtlpExportAnswer } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
-import { planOf, quotaError, type Plan } from '../../core/plans.js';
+import { planOf, quotaError, quotaPlan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
 import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportResponse.js';
 import { keyPrefixOf } from '../refusalLog.js';
@@ -69,9 +69,4 @@ export function writeScope(ctx: Context) {
     throw new ApiError('forbidden', 'This key is not pinned to an environment; name one with X-Service-Environment');
   }
   return { tenantId, appId, environmentId };
-}
-
-/** A plan matters to the writer only when it limits spans or storage. */
-export function quotaPlan(plan: Plan): Plan | null {
-  return plan.monthly_spans === null && plan.storage_bytes === null ? null : plan;
 }

@@ -8,13 +8,13 @@
  * asked for.
  */
 import { bytes } from '../reply.js';
-import { route } from '../route.js';
-import { documentedRoutes } from '../routeTable.js';
+import { route, type AnyRoute } from '../route.js';
 
 /** The page needs no script, and loads nothing but itself. */
 const PAGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
 
-export function referenceRoutes() {
+/** `documentedRoutes`: the table the reference describes (routeTable.ts), passed in so the two modules do not import each other. */
+export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
   let built: Promise<{ json: string; html: string }> | null = null;
   const reference = (version: string) =>
     (built ??= (async () => {
