@@ -183,7 +183,7 @@ export class WorkerService {
     const inputs = await this.store.run('workerTraceInputs', { runId });
     if (!inputs) return;
     const plan = planOf(this.plans, inputs.plan);
-    // Built in a compute worker: a long run's events would hold this thread up (see TraceInputs).
+    // Built in a compute thread: a long run's events would hold this thread up (see TraceInputs).
     const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes } });
     if (prepared) {
       for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');

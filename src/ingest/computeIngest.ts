@@ -1,5 +1,5 @@
 /**
- * The ingest path inside one compute worker (docs/architecture.md, "Ingestion"), after the main thread has answered:
+ * The ingest path inside one compute thread (docs/architecture.md, "Ingestion"), after the main thread has answered:
  *
  *   durable log record (from the coordinator) → decompress → decode → map → rows → the worker's
  *   in-memory DuckDB → (the coordinator cuts the generation) → Parquet segments → the main thread

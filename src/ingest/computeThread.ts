@@ -1,6 +1,6 @@
 /**
- * The compute pool's worker: the CPU side of ingestion after the answer (decode, map, rows, the
- * worker's in-memory DuckDB and the Parquet segments it writes: src/ingest/computeIngest.ts), and the
+ * A compute thread: the CPU side of ingestion after the answer (decode, map, rows, the
+ * thread's in-memory DuckDB and the Parquet segments it writes: src/ingest/computeIngest.ts), and the
  * CPU work the main thread does not do before one (the row keys of JSON bodies and agent batches).
  * It talks to the main thread's ingest coordinator over a port of its own, made at start: durable
  * log records and flushes in, flushed generations out.

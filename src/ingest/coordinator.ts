@@ -2,7 +2,7 @@
  * The main thread's side of ingestion, and the way to an answer (docs/architecture.md, "Ingestion"):
  *
  *   body → decompress (libuv pool) → check and read row keys (protobuf: here, protoCheck.ts, no
- *   decoding; JSON and agent batches: a compute worker) → admission (dedupe, the per-trace bound,
+ *   decoding; JSON and agent batches: a compute thread) → admission (dedupe, the per-trace bound,
  *   plan quotas) → append to a worker's ingest log file → fdatasync (its own thread, shared by a
  *   group of requests) → answer; then the record goes to that worker, which decodes and maps it
  *   into its next segment.
@@ -127,7 +127,7 @@ export class IngestCoordinator {
     this.ageCheckMs = Math.max(5, Math.min(50, options.flush.maxAgeMs / 4));
   }
 
-  /** Called with each compute worker's greeting: its id and its end of the port. */
+  /** Called with each compute thread's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
     const lane = new Lane(
       workerId,
@@ -148,7 +148,7 @@ export class IngestCoordinator {
   }
 
   /**
-   * Resolves once `count` compute workers have greeted, i.e. opened their DuckDB. The server listens
+   * Resolves once `count` compute threads have greeted, i.e. opened their DuckDB. The server listens
    * only then: a worker terminated while it is still opening DuckDB (a stop soon after the start)
    * aborts the whole process (N-API cannot throw into a thread being torn down).
    */
@@ -211,7 +211,7 @@ export class IngestCoordinator {
 
   /**
    * The body as the log keeps it (decompressed) and its row keys. A protobuf body is checked here
-   * (no decoding); JSON and agent batches are parsed by a compute worker.
+   * (no decoding); JSON and agent batches are parsed by a compute thread.
    */
   private async check(input: IngestRequest): Promise<{ keys: RowKeys; body: Uint8Array }> {
     if (input.encoding === 'protobuf' && !DISCARD_AFTER_MAP) {

@@ -1,5 +1,5 @@
 /**
- * Messages between a compute worker and the main thread's ingest coordinator, over the worker's own
+ * Messages between a compute thread and the main thread's ingest coordinator, over the thread's own
  * port (imported type-only by both sides, like the task table).
  */
 import type { LogHeader } from './logFormat.js';
@@ -15,5 +15,5 @@ export type CoordinatorMessage =
   | { t: 'record'; seq: number; header: LogHeader; body: Uint8Array }
   /** Every record of generation `seq` has been sent: write it as segments and report it. */
   | { t: 'flush'; seq: number }
-  /** Shutdown: finish the flushes asked for, then release the worker's DuckDB. */
+  /** Shutdown: finish the flushes asked for, then release the thread's DuckDB. */
   | { t: 'close'; id: number };

@@ -1,5 +1,5 @@
 /**
- * A compute worker as the ingest coordinator sees it — a lane: the port records and flushes go
+ * A compute thread as the ingest coordinator sees it — a lane: the port records and flushes go
  * through, and the generation its records are appended to. A generation is one log file and the
  * records in it; the coordinator cuts it (by age, by size, or at once for a request that waits to
  * see its spans), and once every append to it has settled the worker is told to flush it.

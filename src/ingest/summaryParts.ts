@@ -1,6 +1,6 @@
 /**
  * Trace summary parts computed while spans are taken in (store/spans/traceParts.ts explains parts):
- * a compute worker folds each request's rows into the parts of its current generation, so the
+ * a compute thread folds each request's rows into the parts of its current generation, so the
  * store thread only appends them when the generation is committed. The rules are those of the
  * SQL `partsOfSpans`, which a test holds this to.
  */

@@ -1,5 +1,5 @@
 /**
- * A `POST /v1/workers/leases/{id}/events` body → the batch the store inserts, on a compute worker.
+ * A `POST /v1/workers/leases/{id}/events` body → the batch the store inserts, on a compute thread.
  * The body is checked as the router checks a JSON body (contract/checked.ts), then each agent event
  * is stamped and checked against the session contract, fields it does not know dropped; an event
  * the contract refuses is kept as an output line (its JSON as sent, cut at 64 KiB), so nothing a

@@ -1,6 +1,6 @@
 /**
  * `POST /v1/agents/sync` (trace.write): coding-agent sessions in, spans out, through the same segment
- * engine as OTLP. A compute worker checks the body, clamps each session to the tenant's tier and
+ * engine as OTLP. A compute thread checks the body, clamps each session to the tenant's tier and
  * scrubs it (ingest/agentsBatch.ts); the store says which of the sessions' spans and blobs it holds
  * already; the rest goes through the ingest coordinator (admission, plan quotas, the fsynced log,
  * segments) as one log record, and the answer waits until it is committed and readable.

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/traces`: OTLP/HTTP trace ingestion. The ingest coordinator checks the body (decoding
  * waits until after the answer), admits its spans, and the request is answered once its record is
- * in the fsynced ingest log: a 2xx means durable. The spans become readable when a compute worker
+ * in the fsynced ingest log: a 2xx means durable. The spans become readable when a compute thread
  * has decoded them into a segment and it is committed (within a second; docs/decisions.md);
  * `X-Tracelake-Wait: visible` answers only then. Spans refused one by one are reported through OTLP
  * `partialSuccess` in the request's own encoding.

@@ -1,5 +1,5 @@
 /**
- * Span rows on their way to a Parquet segment, held in a compute worker's own DuckDB (`:memory:`,
+ * Span rows on their way to a Parquet segment, held in a compute thread's own DuckDB (`:memory:`,
  * one thread). Each request's rows go into DuckDB vectors once, as they arrive (a data chunk
  * appended to the table of their cell); writing a segment is then a `COPY … TO` that runs
  * entirely inside DuckDB, off the worker's JavaScript thread, and drops the table.
