@@ -27,7 +27,7 @@
 //   services, and integration tests drive them;
 // - the contract modules other than strictQuery (contract/*.ts): their code is typia's generated
 //   validators and schemas (contract/catalog.ts: the types the API reference names);
-// - ingest/testHooks: it reads the environment once at load and kills the process at a crash point
+// - testHooks: it reads the environment once at load and kills the process at a crash point
 //   (the fault tests drive it);
 // - modules of types only (http/services, pool/tasks, ...): no code to run.
 import { existsSync, readdirSync } from 'node:fs';
