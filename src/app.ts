@@ -33,8 +33,8 @@ import type { OpsMetrics } from './http/opsMetrics.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { LogSyncThread } from './ingest/logSync.js';
 import { AckPriority } from './ingest/ackPriority.js';
-import { createComputeClient } from './pool/computeClient.js';
-import { createStoreClient } from './pool/storeClient.js';
+import { createComputeClient } from './ingest/computeClient.js';
+import { createStoreClient } from './store/storeClient.js';
 import { DATABASE_FILE, ingestLogDir } from './store/layout.js';
 import { QUARANTINE_DIR } from './store/walGuard.js';
 

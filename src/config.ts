@@ -6,10 +6,11 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { KEY_PREFIX } from './auth/keys.js';
 import { parseFlags, UsageError } from './core/cliArgs.js';
+import type { Mode } from './core/mode.js';
 import type { FrontEndChoice } from './http/frontEnds.js';
 import { DEFAULT_TRACE_HINT_SLOTS } from './store/spans/traceHintTable.js';
 
-export type Mode = 'cloud' | 'local';
+export type { Mode };
 
 /** Origins browsers may call from (http/cors.ts): `*` for any, or exact origins (`https://app.example.com`). */
 export type CorsOrigins = '*' | readonly string[];

@@ -17,7 +17,7 @@ export const SHUTDOWN_GRACE_MS = 60_000;
 
 /** Serves until a signal stops the process; `argv` are the settings flags (after `serve`). */
 export async function serve(argv: readonly string[]): Promise<void> {
-  // Before any thread opens DuckDB (this one never does; the store thread and the compute workers do, later).
+  // Before any thread opens DuckDB (this one never does; the store thread and the compute threads do, later).
   setDuckdbAllocatorDefaults();
   if (wantsHelp(argv)) {
     process.stdout.write(settingsHelp());

@@ -19,7 +19,7 @@
 //
 // Not under the gate, on purpose:
 // - the I/O layers: app, main, cli, auth/secret, durableFile, log, promptModules (it loads modules), http/server, http/uws, ingest/coordinator,
-//   ingestLog, logSync (and its thread), logReplay, logTriage, lanes and workerIngest, openapi/write (the build step that writes docs/openapi.json),
+//   ingestLog, logSync (and its thread), logReplay, logTriage, lanes and computeIngest, openapi/write (the build step that writes docs/openapi.json),
 //   src/store and src/pool (the few store modules without I/O of their own are SQL text
 //   and column lists that mean something only to DuckDB; test/store holds them to it; store/refusals,
 //   which reads DuckDB's error messages, has its unit test and is under the gate);
@@ -27,7 +27,7 @@
 //   services, and integration tests drive them;
 // - the contract modules other than strictQuery (contract/*.ts): their code is typia's generated
 //   validators and schemas (contract/catalog.ts: the types the API reference names);
-// - ingest/testHooks: it reads the environment once at load and kills the process at a crash point
+// - testHooks: it reads the environment once at load and kills the process at a crash point
 //   (the fault tests drive it);
 // - modules of types only (http/services, pool/tasks, ...): no code to run.
 import { existsSync, readdirSync } from 'node:fs';

@@ -30,7 +30,7 @@ export interface ScoreBatchRequest {
 
 /**
  * `POST /v1/agents/sync` as documented: the session shape of core/agents/session.ts and the blobs.
- * The route reads the body raw and a compute worker checks it (ingest/agentsBatch.ts): the envelope
+ * The route reads the body raw and a compute thread checks it (ingest/agentsBatch.ts): the envelope
  * whole (AgentSyncBody, contract/agents.ts), then each session and blob on its own, so one bad session is listed
  * in `rejected` instead of refusing the batch.
  */

@@ -6,7 +6,7 @@
  * of a running server to them.
  */
 import type { tags } from 'typia';
-import type { Mode } from '../config.js';
+import type { Mode } from '../core/mode.js';
 import type { Count } from './ids.js';
 import type { LIMITS } from '../core/filter/ast.js';
 import type { ErrorCode } from '../core/errors.js';
@@ -17,7 +17,7 @@ import type { TraceGraph } from '../core/graph.js';
 import type { Permission, Role } from '../core/permissions.js';
 import type { BatchItemResult } from '../core/scores/batch.js';
 import type { ScoreAggregation } from '../core/scores/selection.js';
-import type { DependencyCheck } from '../pool/tasks.js';
+import type { DependencyCheck } from '../store/health.js';
 import type { AppDeletion } from '../store/admin/apps.js';
 import type { EnvironmentView } from '../store/admin/environments.js';
 import type { OperatorKeyView } from '../store/admin/keys.js';
@@ -35,7 +35,7 @@ import type { GitProviderName, GitStatus } from '../core/git/connection.js';
 import type { Bucket, Dimension, Measure, View } from '../core/metrics/plan.js';
 import type { PromptType } from '../core/prompts/document.js';
 import type { JsonValue } from '../core/span.js';
-import type { RepositoryInfo } from '../git/provider.js';
+import type { RepositoryInfo } from '../core/git/connection.js';
 import type { ExperimentRun, ExperimentSummary, ExperimentView } from '../store/evals/experiments.js';
 import type { RunView } from '../store/evals/runs.js';
 import type { TrialResult, TrialView } from '../store/evals/trials.js';

@@ -100,3 +100,8 @@ export function quotaError(r: QuotaRefusal, upgradeUrl: string, nowMs: number): 
   const message = r.code === 'span_limit_exceeded' ? `Monthly span quota of ${r.limit} reached` : `Storage cap of ${r.limit} bytes reached`;
   return new ApiError(r.code, message, { currentCount: r.current, limit: r.limit, upgradeUrl, retry_after_seconds: retry }, { 'Retry-After': String(retry) });
 }
+
+/** A plan matters to the writer only when it limits spans or storage. */
+export function quotaPlan(plan: Plan): Plan | null {
+  return plan.monthly_spans === null && plan.storage_bytes === null ? null : plan;
+}

@@ -9,12 +9,9 @@
  * when the provider cannot be reached. A file that is not there is `null`, not an error.
  */
 
-export interface RepositoryInfo {
-  name: string;
-  /** `owner/repo`. */
-  full_name: string;
-  default_branch: string;
-}
+import type { RepositoryInfo } from '../core/git/connection.js';
+
+export type { RepositoryInfo };
 
 export interface FileAtCommit {
   content: Uint8Array;

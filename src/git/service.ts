@@ -7,7 +7,7 @@ import { ApiError } from '../core/errors.js';
 import { openCredentials } from '../core/git/credentials.js';
 import { selection, type ConnectionState } from '../core/git/connection.js';
 import { PROMPTS_DIR, promptNameOfPath } from '../core/prompts/names.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { StoreClient } from '../store/storeClient.js';
 import { promptModules } from '../promptModules.js';
 import type { AppRef, ConnectionRow } from '../store/git/connections.js';
 import type { RepositoryPrompt, SyncReport } from '../store/prompts/sync.js';

@@ -8,7 +8,7 @@ import { allows, permissionsFor, type Requirement } from '../core/permissions.js
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
 import { ENVIRONMENT_NAME, isTenantAdmin } from '../core/admin/rules.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { StoreClient } from '../store/storeClient.js';
 import type { KeyRecord, Scope } from '../store/admin/meta.js';
 import type { Principal } from './principal.js';
 

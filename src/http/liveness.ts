@@ -3,7 +3,7 @@
  * exit to be restarted), and the last ingestion health checks — refreshed at most every few
  * seconds, so a supervisor polling `/health` sees a broken store without loading it with checks.
  */
-import type { DependencyCheck } from '../pool/tasks.js';
+import type { DependencyCheck } from '../store/health.js';
 
 /** How long a health check result stands for `/health`. */
 const FRESH_MS = 5_000;

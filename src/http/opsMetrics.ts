@@ -7,6 +7,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IngestPhase } from '../ingest/coordinator.js';
 import type { GenerationStage } from '../ingest/generationTimes.js';
+import type { StoreStats } from '../store/ops/stats.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
@@ -19,21 +20,6 @@ export interface OpsSources {
 }
 
 /** What the store thread's background has done since the start. */
-export interface BackgroundCounts {
-  /** Small segment files replaced by compaction. */
-  compactions: number;
-  /** Merges of trace summary parts run, and the parts they folded. */
-  summaryMerges: number;
-  summaryPartsMerged: number;
-}
-
-export interface StoreStats extends BackgroundCounts {
-  segments: { level: number; files: number; rows: number; bytes: number }[];
-  databaseBytes: number;
-  walBytes: number;
-  blobBytes: number;
-}
-
 /** Seconds: from a cache hit to a 10 s search. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Finer around the second that readability is held to. */

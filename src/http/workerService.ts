@@ -7,14 +7,13 @@
  */
 import type { Logger } from 'pino';
 import { sessionTraceId } from '../core/agents/ids.js';
-import { planOf, type PlanTable } from '../core/plans.js';
+import { planOf, quotaPlan, type PlanTable } from '../core/plans.js';
 import type { IngestCoordinator } from '../ingest/coordinator.js';
-import type { ComputeClient } from '../pool/computeClient.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { ComputeClient } from '../ingest/computeClient.js';
+import type { StoreClient } from '../store/storeClient.js';
 import type { WorkerEventView } from '../store/workers/views.js';
 import type { WorkerRunDetail } from '../store/workers/views.js';
 import { KeyedLock } from '../core/keyedLock.js';
-import { quotaPlan } from './routes/ingest.js';
 
 /** What a run's watchers are told: new events, or the run after a change (its turns included). */
 export type RunNews = { type: 'events'; events: WorkerEventView[] } | { type: 'run'; run: WorkerRunDetail };
@@ -184,7 +183,7 @@ export class WorkerService {
     const inputs = await this.store.run('workerTraceInputs', { runId });
     if (!inputs) return;
     const plan = planOf(this.plans, inputs.plan);
-    // Built in a compute worker: a long run's events would hold this thread up (see TraceInputs).
+    // Built in a compute thread: a long run's events would hold this thread up (see TraceInputs).
     const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes }, scope: inputs.scope });
     if (prepared) {
       for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');

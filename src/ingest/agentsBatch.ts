@@ -1,5 +1,5 @@
 /**
- * A `POST /v1/agents/sync` body → the batch that is stored, on a compute worker (it is CPU work):
+ * A `POST /v1/agents/sync` body → the batch that is stored, on a compute thread (it is CPU work):
  * the envelope is checked (a wrong one is a 400), then each session and each blob on its own (a
  * malformed one is rejected with its reason, the others go on), sessions are clamped to the tenant's
  * tier and scrubbed of secrets, blobs are checked against their hash, clamped and — text ones —
@@ -17,7 +17,7 @@ import { STORABLE_TIMES, unstorableTime } from '../core/agents/map.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { validationError } from '../core/errors.js';
 import { cutText, parseMendedJson } from '../core/text.js';
-import { checked, jsonBodyText } from '../http/validate.js';
+import { checked, jsonBodyText } from '../contract/checked.js';
 import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
 

@@ -2,12 +2,12 @@
  * The main thread's side of ingestion, and the way to an answer (docs/architecture.md, "Ingestion"):
  *
  *   body → decompress (libuv pool) → check and read row keys (protobuf: here, protoCheck.ts, no
- *   decoding; JSON: a compute worker's scan; agent batches: given, by the compute worker that
- *   prepared them) → admission (dedupe, the per-trace bound, plan quotas) → append to a worker's
- *   ingest log file → fdatasync (its own thread, shared by a group of requests) → answer; then the
- *   record goes to that worker, which decodes and maps it into its next segment. A body a compute
- *   worker decoded before the answer is held there (scan.ts): its record goes to that worker's log
- *   and lane, which maps what it holds instead of decoding the body again.
+ *   decoding; JSON: a compute thread's scan; agent batches: given, by the compute thread that
+ *   prepared them) → admission (dedupe, the per-trace bound, plan quotas) → append to a compute
+ *   thread's ingest log file → fdatasync (its own thread, shared by a group of requests) → answer;
+ *   then the record goes to that thread, which decodes and maps it into its next segment. A body a
+ *   compute thread decoded before the answer is held there (scan.ts): its record goes to that
+ *   thread's log and lane, which maps what it holds instead of decoding the body again.
  *
  * So an answer waits for no decoding or mapping, only for the check, one sync and this thread: a
  * 2xx means the body is durable, `partialSuccess` is exact (the check refuses what decoding would,
@@ -30,9 +30,9 @@ import { ApiError, overloaded } from '../core/errors.js';
 import { AdmissionIndex } from '../core/ingest/admission.js';
 import { rowKeys, type RowKeys } from '../core/otlp/map.js';
 import type { Plan, QuotaRefusal } from '../core/plans.js';
-import type { ComputeClient } from '../pool/computeClient.js';
-import type { WorkerMessage } from '../pool/ingestMessages.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { ComputeClient } from './computeClient.js';
+import type { ComputeMessage } from './ingestMessages.js';
+import type { StoreClient } from '../store/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { checkProtobufRequest, decompressAsync } from './decode.js';
 import { IngestLogFile } from './ingestLog.js';
@@ -40,12 +40,12 @@ import { QuotaLedger } from './quotaLedger.js';
 import type { LogHeader } from './logFormat.js';
 import type { SyncFn } from './logSync.js';
 import { estimateRowBytes } from './rowBytes.js';
-import { crashPoint, DISCARD_AFTER_MAP } from './testHooks.js';
+import { crashPoint, DISCARD_AFTER_MAP } from '../testHooks.js';
 import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import { triageLog, type TriageDeps } from './logTriage.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import type { GenerationId, GenerationReport } from './workerIngest.js';
+import type { GenerationId, GenerationReport } from './computeIngest.js';
 import type { PrepareInput } from './prepare.js';
 import type { HeldRef, RowsHeld } from './scan.js';
 import { CommitProgress } from './commitProgress.js';
@@ -133,7 +133,7 @@ export class IngestCoordinator {
     this.ageCheckMs = Math.max(5, Math.min(50, options.flush.maxAgeMs / 4));
   }
 
-  /** Called with each compute worker's greeting: its id and its end of the port. */
+  /** Called with each compute thread's greeting: its id and its end of the port. */
   attach(workerId: string, port: MessagePort): void {
     const lane = new Lane(
       workerId,
@@ -144,7 +144,7 @@ export class IngestCoordinator {
       (name) => this.removeLog(name, 'could not delete the ingest log file of a generation whose appends all failed; the next start will replay it'),
     );
     this.lanes.set(workerId, lane);
-    port.on('message', (m: WorkerMessage) => this.onMessage(workerId, lane, m));
+    port.on('message', (m: ComputeMessage) => this.onMessage(workerId, lane, m));
     port.on('close', () => this.onWorkerGone(lane));
     port.unref();
     for (const g of this.greeted.filter((g) => this.lanes.size >= g.count)) {
@@ -154,7 +154,7 @@ export class IngestCoordinator {
   }
 
   /**
-   * Resolves once `count` compute workers have greeted, i.e. opened their DuckDB. The server listens
+   * Resolves once `count` compute threads have greeted, i.e. opened their DuckDB. The server listens
    * only then: a worker terminated while it is still opening DuckDB (a stop soon after the start)
    * aborts the whole process (N-API cannot throw into a thread being torn down).
    */
@@ -227,7 +227,7 @@ export class IngestCoordinator {
 
   /**
    * The body as the log keeps it (decompressed) and its row keys. A protobuf body is checked here
-   * (no decoding); JSON is parsed by a compute worker, which holds what it decoded (`claim`); an
+   * (no decoding); JSON is parsed by a compute thread, which holds what it decoded (`claim`); an
    * agents batch comes with its keys.
    */
   private async check(input: IngestRequest, claim: HeldClaim): Promise<{ keys: RowKeys; body: Uint8Array }> {
@@ -457,7 +457,7 @@ export class IngestCoordinator {
     await Promise.all(this.removals);
   }
 
-  private onMessage(workerId: string, lane: Lane, m: WorkerMessage): void {
+  private onMessage(workerId: string, lane: Lane, m: ComputeMessage): void {
     switch (m.t) {
       case 'generation':
         lane.reported();

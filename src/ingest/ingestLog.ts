@@ -1,5 +1,5 @@
 /**
- * One file of the ingest log, written by the main thread for one compute worker's generation:
+ * One file of the ingest log, written by the main thread for one compute thread's generation:
  * records are appended as requests are admitted, and a request is answered once an fdatasync has
  * covered its record. Syncs are shared: every record appended while a sync runs waits for the next
  * one, so a busy server pays one sync per group of requests, not one per request (group commit).

@@ -1,11 +1,11 @@
 /**
- * A compute worker as the ingest coordinator sees it — a lane: the port records and flushes go
+ * A compute thread as the ingest coordinator sees it — a lane: the port records and flushes go
  * through, and the generation its records are appended to. A generation is one log file and the
  * records in it; the coordinator cuts it (by age, by size, or at once for a request that waits to
  * see its spans), and once every append to it has settled the worker is told to flush it.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { CoordinatorMessage } from '../pool/ingestMessages.js';
+import type { CoordinatorMessage } from './ingestMessages.js';
 import type { IngestLogFile } from './ingestLog.js';
 import { logName } from './logFormat.js';
 

@@ -1,7 +1,7 @@
 /**
  * Replays ingest log files that no committed generation covers: at start (what a crash left), and
- * for a compute worker that ended. Files a committed generation names are deleted; the others are
- * decoded again by a compute worker, with the admission decisions their records carry, written as
+ * for a compute thread that ended. Files a committed generation names are deleted; the others are
+ * decoded again by a compute thread, with the admission decisions their records carry, written as
  * segments and committed. The replayed spans join the admission index, so a client's retry of a
  * request whose answer was lost is recognised as a replay. A file whose generation the store refuses
  * for a value in its data is triaged (logTriage.ts): its records committed one by one, those refused

@@ -1,7 +1,7 @@
 /**
  * fdatasync for the ingest log, on a thread of its own (logSyncWorker.ts). Node's own
  * `fs.fdatasync` runs on the libuv pool, which the process shares with DuckDB's queries and the
- * compute workers' Parquet writes: a sync queued behind them held acknowledgements for as long as
+ * compute threads' Parquet writes: a sync queued behind them held acknowledgements for as long as
  * they ran. This thread does nothing else, so a sync waits only for the disk.
  */
 import { Worker } from 'node:worker_threads';

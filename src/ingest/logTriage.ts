@@ -18,12 +18,12 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { writeFileAtomic } from '../durableFile.js';
-import type { ComputeClient } from '../pool/computeClient.js';
-import type { StoreClient } from '../pool/storeClient.js';
+import type { ComputeClient } from './computeClient.js';
+import type { StoreClient } from '../store/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { isStoreRefusal } from '../store/refusals.js';
 import { decodeLog, encodeRecord, type LogRecord } from './logFormat.js';
-import { crashPoint } from './testHooks.js';
+import { crashPoint } from '../testHooks.js';
 
 export interface TriageDeps {
   store: StoreClient;

@@ -17,20 +17,9 @@ import { COLUMN_INDEX, PREVIEW_CHARS, type SpanRow } from '../store/spans/column
 
 export const INLINE_LIMIT_BYTES = 8 * 1024;
 
-export interface BlobRecord {
-  sha256: string;
-  mediaType: string;
-  data: Uint8Array;
-}
+import type { BlobRecord, ResourceRecord } from '../store/spans/generation.js';
 
-/** Resource attributes and instrumentation scope, stored once (`resources`) and named by rows. */
-export interface ResourceRecord {
-  /** 64 bits of the SHA-256 of the three: the same resource always gets the same id. */
-  id: bigint;
-  resource: string | null;
-  scopeName: string | null;
-  scopeVersion: string | null;
-}
+export type { BlobRecord, ResourceRecord };
 
 export interface RowBatch {
   rows: SpanRow[];

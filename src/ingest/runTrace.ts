@@ -1,5 +1,5 @@
 /**
- * A worker run's trace, made in a compute worker: the store's text of the run (store/workers/trace.ts)
+ * A worker run's trace, made in a compute thread: the store's text of the run (store/workers/trace.ts)
  * → the run as a coding-agent session, prepared as a sync batch is (agentsBatch.ts: checked against
  * the session contract, clamped to the plan's tier, scrubbed), and the figures of its ended turns.
  * The HTTP thread gets back bytes for the ingest log and a few numbers, never the run's events.

@@ -1,36 +1,15 @@
 /**
  * Trace summary parts computed while spans are taken in (store/spans/traceParts.ts explains parts):
- * a compute worker folds each request's rows into the parts of its current generation, so the
+ * a compute thread folds each request's rows into the parts of its current generation, so the
  * store thread only appends them when the generation is committed. The rules are those of the
  * SQL `partsOfSpans`, which a test holds this to.
  */
 import { leadingChars } from '../core/text.js';
 import { COLUMN_INDEX as C, PREVIEW_CHARS, type SpanRow } from '../store/spans/columns.js';
 
-/** One part, in the column order of `PART_COLUMNS` (traceParts.ts). */
-export type PartRow = [
-  tenantId: string,
-  appId: string,
-  environmentId: string,
-  traceId: string,
-  startNs: bigint,
-  endNs: bigint,
-  bestR: number,
-  bestS: bigint,
-  bestName: string,
-  bestInputPreview: string | null,
-  bestOutputPreview: string | null,
-  cost: number,
-  tokens: number,
-  spanCount: number,
-  hasError: number,
-  hasOk: number,
-  tags: string[],
-  sessionId: string | null,
-  userId: string | null,
-  runId: string | null,
-  bestMetadata: string | null,
-];
+import type { PartRow } from '../store/spans/traceParts.js';
+
+export type { PartRow };
 
 interface Building {
   part: PartRow;

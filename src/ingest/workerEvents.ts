@@ -1,6 +1,6 @@
 /**
- * A `POST /v1/workers/leases/{id}/events` body → the batch the store inserts, on a compute worker.
- * The body is checked as the router checks a JSON body (http/validate.ts), then each agent event
+ * A `POST /v1/workers/leases/{id}/events` body → the batch the store inserts, on a compute thread.
+ * The body is checked as the router checks a JSON body (contract/checked.ts), then each agent event
  * is stamped and checked against the session contract, fields it does not know dropped; an event
  * the contract refuses is kept as an output line (its JSON as sent, cut at 64 KiB), so nothing a
  * worker reports is lost. On the HTTP thread a batch of 1,000 agent events (the contract's most)
@@ -10,7 +10,7 @@
 import { pruneAgentEvent, validateWorkerEventsBody, type WorkerEventInput } from '../contract/workers.js';
 import type { AgentEvent } from '../core/agents/session.js';
 import { cutText } from '../core/text.js';
-import { checkedBody } from '../http/validate.js';
+import { checkedBody } from '../contract/checked.js';
 
 /** What the store reads of each event (`appendEvents`: one JSON text, not a list per column). */
 export interface StoredEventRow {

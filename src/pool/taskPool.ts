@@ -2,11 +2,11 @@
  * A Piscina pool behind a typed task table. A full queue becomes 503 `overloaded` with Retry-After;
  * a task that fails with an ApiError is rebuilt here; anything else propagates (a 500).
  *
- * The queue is this module's, not Piscina's: a task waits here until a worker has room, and the
+ * The queue is this module's, not Piscina's: a task waits here until a thread has room, and the
  * tasks of a request the client abandoned leave the queue without running — as long as none of
  * that request's tasks has started: a handler that has begun to write finishes, so an abandoned
  * request leaves all its work done or none of it. Piscina can drop a queued task too, but aborting
- * one that runs terminates its worker (the store thread with its database), so it is never handed
+ * one that runs terminates its thread (the store thread with its database), so it is never handed
  * a signal. Tasks that run finish.
  */
 import { Piscina } from 'piscina';
@@ -14,14 +14,15 @@ import { ApiError, fromErrorData, overloaded, toErrorData } from '../core/errors
 import type { TaskResult, TaskTable } from './tasks.js';
 
 export interface PoolOptions {
-  worker: URL;
+  /** The module each thread runs. */
+  entry: URL;
   workerData: unknown;
   threads: number;
-  concurrentTasksPerWorker: number;
+  tasksPerThread: number;
   maxQueue: number;
-  /** Messages a worker posts on its own (not task results). */
+  /** Messages a thread posts on its own (not task results). */
   onMessage?: (message: unknown) => void;
-  /** V8's young generation of each worker, in MiB (default: V8's). */
+  /** V8's young generation of each thread, in MiB (default: V8's). */
   youngGenerationMb?: number;
 }
 
@@ -29,7 +30,7 @@ export interface PoolOptions {
 export interface TaskRunner<T extends TaskTable<T>> {
   run<K extends keyof T & string>(task: K, input: T[K]['in'], transfer?: ArrayBuffer[]): Promise<T[K]['out']>;
   readonly queueSize: number;
-  /** Tasks handed to the workers and not yet answered. */
+  /** Tasks handed to the threads and not yet answered. */
   readonly active: number;
 }
 
@@ -49,22 +50,22 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
   /** Tasks that left the queue unrun because their request was abandoned, since the start. */
   abandoned = 0;
   observer: TaskObserver | null = null;
-  /** Tasks the workers run at once; more wait in `waiting`. */
+  /** Tasks the threads run at once; more wait in `waiting`. */
   private readonly capacity: number;
   private readonly maxQueue: number;
   private running = 0;
   private readonly waiting: { start: () => void }[] = [];
 
   constructor(o: PoolOptions) {
-    this.capacity = o.threads * o.concurrentTasksPerWorker;
+    this.capacity = o.threads * o.tasksPerThread;
     this.maxQueue = o.maxQueue;
     this.pool = new Piscina({
-      filename: o.worker.href,
+      filename: o.entry.href,
       workerData: o.workerData,
       minThreads: o.threads,
       maxThreads: o.threads,
-      concurrentTasksPerWorker: o.concurrentTasksPerWorker,
-      // Piscina queues only while a worker starts (the gate below keeps within its capacity).
+      concurrentTasksPerWorker: o.tasksPerThread,
+      // Piscina queues only while a thread starts (the gate below keeps within its capacity).
       maxQueue: o.maxQueue,
       idleTimeout: Number.POSITIVE_INFINITY,
       // Workers keep timers of their own (flushes, background merges): an idle worker must run its
@@ -75,7 +76,7 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     if (o.onMessage) this.pool.on('message', o.onMessage);
   }
 
-  /** Runs a task; `transfer` lists buffers moved (not copied) to the worker. */
+  /** Runs a task; `transfer` lists buffers moved (not copied) to the thread. */
   run<K extends keyof T & string>(task: K, input: T[K]['in'], transfer?: ArrayBuffer[]): Promise<T[K]['out']> {
     return this.runFor(null, task, input, transfer);
   }
@@ -170,7 +171,7 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     return this.running;
   }
 
-  /** Tasks waiting for a worker. */
+  /** Tasks waiting for a thread. */
   get queueSize(): number {
     return this.waiting.length + this.pool.queueSize;
   }
@@ -184,7 +185,7 @@ function abandoned(): ApiError {
   return new ApiError('unavailable', 'The client went away before this task started');
 }
 
-/** Worker side: runs a named handler and returns errors the API knows as data. */
+/** Thread side: runs a named handler and returns errors the API knows as data. */
 export async function dispatchTask<T extends TaskTable<T>>(
   handlers: { [K in keyof T]: (input: T[K]['in']) => Promise<T[K]['out']> },
   message: { task: keyof T; input: unknown },

@@ -2,7 +2,7 @@
  * DuckDB's Node API for the store's modules, loaded with `require()`. The package is CommonJS, and
  * an ESM `import` of it makes Node lex each of the files its index re-exports for their named
  * exports, far more CPU than `require()` (native-bench/RESULTS.md, "Figures behind the code"),
- * paid at every start by each thread that opens DuckDB — the store thread and every compute worker.
+ * paid at every start by each thread that opens DuckDB — the store thread and every compute thread.
  * Modules import its values from here; types still come from the package (`import type` is erased).
  */
 import { createRequire } from 'node:module';

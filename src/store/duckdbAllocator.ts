@@ -8,7 +8,7 @@
  *
  * Call it on the main thread before any thread loads DuckDB's library (a worker's `process.env`
  * is a copy the library's `getenv` does not see): `tracelake serve` does, before it starts the
- * store thread and the compute workers. The in-process read benches (`traceById`, the raw side of
+ * store thread and the compute threads. The in-process read benches (`traceById`, the raw side of
  * `search`) do not: a trace read takes the same time either way (native-bench/RESULTS.md, "Figures
  * behind the code").
  */

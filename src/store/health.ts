@@ -5,10 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DependencyCheck } from '../pool/tasks.js';
 import { type Database } from './db.js';
 import { storeDirs } from './layout.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
+
+/** Named for the API reference (see core/filter/schema.ts, OperatorSpellings). */
+export interface CheckDetail {
+  [fact: string]: number | string;
+}
+
+export interface DependencyCheck {
+  name: string;
+  status: 'healthy' | 'unhealthy';
+  latencyMs: number;
+  error?: string;
+  /** Extra facts of the check, e.g. free bytes. */
+  detail?: CheckDetail;
+}
 
 /**
  * Below this much free space the store cannot promise durable writes: 512 MiB, or 5% of a smaller

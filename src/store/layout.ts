@@ -10,7 +10,7 @@ export function storeDirs(dataDir: string): { segments: string; blobs: string; t
   return { segments: join(dataDir, 'segments'), blobs: join(dataDir, 'blobs'), tmp: join(dataDir, 'tmp') };
 }
 
-/** The ingest log: request bodies acknowledged but not yet in committed segments (compute workers only). */
+/** The ingest log: request bodies acknowledged but not yet in committed segments (compute threads only). */
 export function ingestLogDir(dataDir: string): string {
   return join(dataDir, 'ingest-log');
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { ApiError } from '../../src/core/errors.js';
-import { checkEntitlement, monthOf, parsePlans, planOf, quotaError, quotaRefusal, STORAGE_RETRY_SECONDS } from '../../src/core/plans.js';
+import { checkEntitlement, monthOf, parsePlans, planOf, quotaError, quotaPlan, quotaRefusal, STORAGE_RETRY_SECONDS } from '../../src/core/plans.js';
 
 const shipped = parsePlans(JSON.parse(readFileSync(new URL('../../../data/plans.json', import.meta.url), 'utf8')));
 
@@ -59,4 +59,11 @@ t.test('quotas', async (t) => {
   t.same(storage.headers, { 'Retry-After': String(STORAGE_RETRY_SECONDS) });
   t.match(storage.message, /Storage cap of 4 bytes/);
   t.equal(monthOf(now), '2026-11');
+});
+
+t.test('a plan matters to the span writer only when it limits spans or storage', async (t) => {
+  const unlimited = planOf(shipped, 'self_hosted');
+  t.equal(quotaPlan(unlimited), null, 'no span or storage limit: no plan to check');
+  t.same(quotaPlan({ ...unlimited, monthly_spans: 10 }), { ...unlimited, monthly_spans: 10 }, 'a span limit');
+  t.same(quotaPlan({ ...unlimited, storage_bytes: 10 }), { ...unlimited, storage_bytes: 10 }, 'a storage limit');
 });

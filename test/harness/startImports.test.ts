@@ -46,9 +46,9 @@ const THREADS: Record<string, { entry: string; notAtStart: string[] }> = {
   // providers load their clients at their first request.
   main: { entry: 'main.js', notAtStart: ['@duckdb/node-api', '@duckdb/node-bindings', 'apache-arrow', 'isomorphic-git', '@octokit/rest', '@octokit/auth-app', '@secretlint/core'] },
   // Arrow exports are rare: apache-arrow loads at the first.
-  store: { entry: 'pool/storeWorker.js', notAtStart: ['apache-arrow', 'isomorphic-git', '@octokit/rest', '@secretlint/core'] },
+  store: { entry: 'store/storeThread.js', notAtStart: ['apache-arrow', 'isomorphic-git', '@octokit/rest', '@secretlint/core'] },
   // Secret scrubbing is for agent sessions only: secretlint loads at the first scrub.
-  compute: { entry: 'pool/computeWorker.js', notAtStart: ['apache-arrow', '@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', 'isomorphic-git', '@octokit/rest'] },
+  compute: { entry: 'ingest/computeThread.js', notAtStart: ['apache-arrow', '@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', 'isomorphic-git', '@octokit/rest'] },
 };
 
 for (const [thread, { entry, notAtStart }] of Object.entries(THREADS)) {

@@ -5,7 +5,7 @@
  * slots are held by fault-injection tasks that sleep there, so the queue fills deterministically.
  */
 import t from 'tap';
-import { STORE_TASKS_AT_ONCE } from '../../src/pool/storeClient.js';
+import { STORE_TASKS_AT_ONCE } from '../../src/store/storeClient.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { serverFor, type TestServer } from '../helpers/server.js';
 

@@ -13,7 +13,7 @@ const WORKER = new URL('../helpers/poolWorker.js', import.meta.url);
 
 function pool(t: { teardown(fn: () => unknown): void }, maxQueue: number) {
   // One thread running two tasks at once.
-  const p = new TaskPool<PoolTestTasks>({ worker: WORKER, workerData: null, threads: 1, concurrentTasksPerWorker: 2, maxQueue });
+  const p = new TaskPool<PoolTestTasks>({ entry: WORKER, workerData: null, threads: 1, tasksPerThread: 2, maxQueue });
   t.teardown(() => p.destroy());
   return p;
 }

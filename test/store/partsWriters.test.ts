@@ -1,5 +1,5 @@
 /**
- * The store thread runs its summary merge only after parts were committed (pool/storeWorker.ts,
+ * The store thread runs its summary merge only after parts were committed (store/storeThread.ts,
  * `partsWaiting`): at the start, then after each `commitGenerations` task, which it takes for the
  * one writer of `trace_parts` after the start. This holds that: the modules whose SQL writes the
  * table are the ones known, and `commitGenerations` is called from the store thread's handler
@@ -28,9 +28,9 @@ const KNOWN: Record<string, string> = {
 t.test('the writers of trace_parts are the ones the merge knows', async (t) => {
   t.ok(SOURCES.length > 100, `${SOURCES.length} modules read`);
   const writers = SOURCES.filter((s) => WRITES_PARTS.test(s.text)).map((s) => s.path).sort();
-  t.same(writers, Object.keys(KNOWN).sort(), 'a new writer of trace_parts must set partsWaiting in pool/storeWorker.ts (see this file)');
+  t.same(writers, Object.keys(KNOWN).sort(), 'a new writer of trace_parts must set partsWaiting in store/storeThread.ts (see this file)');
   t.same(SOURCES.filter((s) => /\binsertPartsSql\(/.test(s.text) && s.path !== 'src/store/spans/traceParts.ts').map((s) => s.path), [], 'insertPartsSql is the benchmarks\' alone');
   const callers = SOURCES.filter((s) => /\bcommitGenerations\(/.test(s.text)).map((s) => s.path).sort();
-  t.same(callers, ['src/pool/storeWorker.ts', 'src/store/spans/manifest.ts'], 'commitGenerations is run by the store thread\'s handler alone');
-  t.match(SOURCES.find((s) => s.path === 'src/pool/storeWorker.ts')?.text, /commitGenerations\(.*\);\s*background\.partsWaiting = true;/, 'which sets partsWaiting after it');
+  t.same(callers, ['src/store/spans/manifest.ts', 'src/store/storeThread.ts'], 'commitGenerations is run by the store thread\'s handler alone');
+  t.match(SOURCES.find((s) => s.path === 'src/store/storeThread.ts')?.text, /commitGenerations\(.*\);\s*background\.partsWaiting = true;/, 'which sets partsWaiting after it');
 });

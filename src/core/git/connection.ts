@@ -91,3 +91,11 @@ export function installationUrl(webUrl: string, slug: string, state: string): st
   const apps = webUrl === 'https://github.com' ? 'apps' : 'github-apps';
   return `${webUrl}/${apps}/${encodeURIComponent(slug)}/installations/new?state=${encodeURIComponent(state)}`;
 }
+
+/** A repository a git provider serves, as the connection lists it. */
+export interface RepositoryInfo {
+  name: string;
+  /** `owner/repo`. */
+  full_name: string;
+  default_branch: string;
+}

@@ -1,6 +1,6 @@
 /**
  * Admission of span rows before they are logged: the per-trace bound and idempotent replays
- * decided in one place for every compute worker, so two workers cannot both take
+ * decided in one place for every compute thread, so two workers cannot both take
  * the same span or both take a trace's last free place.
  *
  * The index remembers the span ids of the most recently active traces, up to `capacity` ids in all

@@ -1,6 +1,6 @@
 /**
  * `POST /v1/agents/sync` (trace.write): coding-agent sessions in, spans out, through the same segment
- * engine as OTLP. A compute worker checks the body, clamps each session to the tenant's tier and
+ * engine as OTLP. A compute thread checks the body, clamps each session to the tenant's tier and
  * scrubs it (ingest/agentsBatch.ts); the store says which of the sessions' spans and blobs it holds
  * already; the rest goes through the ingest coordinator (admission, plan quotas, the fsynced log,
  * segments) as one log record, and the answer waits until it is committed and readable.
@@ -9,11 +9,11 @@ import { sessionTraceId } from '../../core/agents/ids.js';
 import { SCREENSHOT, SESSION_EXAMPLE, SESSION_ID } from '../../openapi/agentExamples.js';
 import { answer, payload } from '../../openapi/note.js';
 import type { TierCeiling } from '../../core/agents/tier.js';
-import { planOf, quotaError } from '../../core/plans.js';
+import { planOf, quotaError, quotaPlan } from '../../core/plans.js';
 import type { AgentSyncResult } from '../../contract/agents.js';
 import { json } from '../reply.js';
 import { route } from '../route.js';
-import { quotaPlan, writeScope } from './ingest.js';
+import { writeScope } from './ingest.js';
 
 export const agentRoutes = [
   route({

@@ -6,7 +6,8 @@
  */
 import type { HealthReport, Liveness } from '../../contract/responses.js';
 import type { TaskRunner } from '../../pool/taskPool.js';
-import type { DependencyCheck, StoreTasks } from '../../pool/tasks.js';
+import type { StoreTasks } from '../../store/storeTasks.js';
+import type { DependencyCheck } from '../../store/health.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { CREATED } from '../../openapi/examples.js';

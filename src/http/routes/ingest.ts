@@ -1,14 +1,14 @@
 /**
  * `POST /v1/traces`: OTLP/HTTP trace ingestion. The ingest coordinator checks the body (decoding
  * waits until after the answer), admits its spans, and the request is answered once its record is
- * in the fsynced ingest log: a 2xx means durable. The spans become readable when a compute worker
+ * in the fsynced ingest log: a 2xx means durable. The spans become readable when a compute thread
  * has decoded them into a segment and it is committed (within a second; docs/decisions.md);
  * `X-Tracelake-Wait: visible` answers only then. Spans refused one by one are reported through OTLP
  * `partialSuccess` in the request's own encoding.
  */
 import type { OtlpExportAnswer } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
-import { planOf, quotaError, type Plan } from '../../core/plans.js';
+import { planOf, quotaError, quotaPlan } from '../../core/plans.js';
 import { encodingOf } from '../../ingest/decode.js';
 import { encodeExportResponse, type PartialSuccess } from '../../ingest/exportResponse.js';
 import { keyPrefixOf } from '../refusalLog.js';
@@ -96,9 +96,4 @@ export function writeScope(ctx: Context) {
     throw new ApiError('forbidden', 'This key is not pinned to an environment; name one with X-Service-Environment');
   }
   return { tenantId, appId, environmentId };
-}
-
-/** A plan matters to the writer only when it limits spans or storage. */
-export function quotaPlan(plan: Plan): Plan | null {
-  return plan.monthly_spans === null && plan.storage_bytes === null ? null : plan;
 }

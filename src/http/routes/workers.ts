@@ -500,7 +500,7 @@ export const workerRoutes = (secret: Buffer) => [
     method: 'POST',
     path: '/v1/workers/leases/:leaseId/events',
     permission: 'worker',
-    // A `WorkerEventsBody`, checked on a compute worker (ingest/workerEvents.ts): up to 1,000 agent
+    // A `WorkerEventsBody`, checked on a compute thread (ingest/workerEvents.ts): up to 1,000 agent
     // events against the session contract are too much work for the HTTP thread.
     body: 'raw',
     validate: { params: validateLeaseParams },

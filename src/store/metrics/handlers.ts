@@ -1,5 +1,8 @@
-import type { BackgroundCounts } from '../../http/opsMetrics.js';
-import type { MetricsTasks } from '../../pool/metricsTasks.js';
+import type { MetricsPlan } from '../../core/metrics/plan.js';
+import type { ReadScope } from '../scope.js';
+import type { Filter } from '../../core/filter/index.js';
+import type { TasksOf } from '../../pool/tasks.js';
+import type { BackgroundCounts } from '../ops/stats.js';
 import type { Database } from '../db.js';
 import { storeStats } from '../ops/stats.js';
 import type { SpanSource } from '../spans/reads.js';
@@ -11,9 +14,12 @@ export function metricsHandlers(
   db: () => Promise<Database>,
   dataDir: string,
   background: () => BackgroundCounts,
-): { [K in keyof MetricsTasks]: (input: MetricsTasks[K]['in']) => Promise<MetricsTasks[K]['out']> } {
+) {
   return {
-    queryMetrics: async ({ plan, scope, filter }) => queryMetrics(await src(), plan, scope, filter),
+    queryMetrics: async ({ plan, scope, filter }: { plan: MetricsPlan; scope: ReadScope; filter: Filter }) => queryMetrics(await src(), plan, scope, filter),
     storeStats: async () => storeStats(await db(), dataDir, background()),
   };
 }
+
+/** The store-thread tasks of metricsHandlers: each handler's input and output. */
+export type MetricsTasks = TasksOf<ReturnType<typeof metricsHandlers>>;

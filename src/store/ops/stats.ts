@@ -5,9 +5,23 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackgroundCounts, StoreStats } from '../../http/opsMetrics.js';
 import { type Database } from '../db.js';
 import { DATABASE_FILE } from '../layout.js';
+
+export interface BackgroundCounts {
+  /** Small segment files replaced by compaction. */
+  compactions: number;
+  /** Merges of trace summary parts run, and the parts they folded. */
+  summaryMerges: number;
+  summaryPartsMerged: number;
+}
+
+export interface StoreStats extends BackgroundCounts {
+  segments: { level: number; files: number; rows: number; bytes: number }[];
+  databaseBytes: number;
+  walBytes: number;
+  blobBytes: number;
+}
 
 function sizeOf(path: string): number {
   try {

@@ -13,7 +13,7 @@
  * trace finds its spans through its time range).
  */
 import type { DuckDBBitValue } from '@duckdb/node-api';
-import { crashPoint } from '../../ingest/testHooks.js';
+import { crashPoint } from '../../testHooks.js';
 import type { Database } from '../db.js';
 import type { FileEngine } from './fileEngine.js';
 import { forgetSegments, insertSegment, quote, spansFrom } from './manifest.js';

@@ -6,7 +6,7 @@
 import type { DuckDBBitValue, DuckDBValue } from '@duckdb/node-api';
 import { listValue } from '../duckdb.js';
 import { monthOf } from '../../core/plans.js';
-import type { GenerationReport } from '../../ingest/workerIngest.js';
+import type { GenerationReport } from './generation.js';
 import type { Database, Reader, Transaction } from '../db.js';
 import { storeBlobs } from './blobs.js';
 import { SPAN_COLUMNS } from './columns.js';

@@ -1,10 +1,10 @@
 /**
- * Span rows on their way to a Parquet segment, held in a compute worker's own DuckDB (`:memory:`,
+ * Span rows on their way to a Parquet segment, held in a compute thread's own DuckDB (`:memory:`,
  * one thread). Each request's rows go into DuckDB vectors once, as they arrive (a data chunk
  * appended to the table of their cell); writing a segment is then a `COPY … TO` that runs
  * entirely inside DuckDB, off the worker's JavaScript thread, and drops the table.
  *
- * A cell is one environment of one app and one day (see ingest/workerIngest.ts); the scope columns
+ * A cell is one environment of one app and one day (see ingest/computeIngest.ts); the scope columns
  * are constants of the COPY, not values per row. (A JS table function feeding `COPY` is as fast,
  * but it holds a libuv thread while it calls back into JavaScript, and a worker
  * terminated during such a call aborts the process.)

@@ -37,7 +37,7 @@ export const ROW_GROUP_ROWS = 16_384;
 export const SEGMENT_COPY_OPTIONS = segmentCopyOptions('zstd');
 
 /**
- * The options of the segments the compute workers write at ingest (level 0): Snappy rather than
+ * The options of the segments the compute threads write at ingest (level 0): Snappy rather than
  * ZSTD, the rest as {@link SEGMENT_COPY_OPTIONS}. These files live until compaction rewrites them
  * with ZSTD (seconds to minutes), so what matters is what they cost to write and to read once, not
  * their bytes at rest: Snappy costs the worker's COPY and compaction's read less than ZSTD, for more

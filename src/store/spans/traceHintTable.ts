@@ -10,7 +10,7 @@
  * it, reads the spans again in the summary's range. Answers never depend on it, and the table's
  * size is its slot count whatever the store holds.
  */
-import type { PartRow } from '../../ingest/summaryParts.js';
+import type { PartRow } from './traceParts.js';
 
 /** A hint's range: spans of the trace start in [fromNs, toNs] if the hint is current. */
 export interface HintedRange {

@@ -3,7 +3,7 @@
  * that owns it, filled in the background from the stored summaries the first time it is asked for
  * and kept up by every commit of summary parts.
  */
-import type { PartRow } from '../../ingest/summaryParts.js';
+import type { PartRow } from './traceParts.js';
 import type { Database } from '../db.js';
 import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from './traceHintTable.js';
 

@@ -10,6 +10,31 @@
  */
 import { PREVIEW_CHARS, type ColumnKind } from './columns.js';
 
+/** One part, in the column order of `PART_COLUMNS` (traceParts.ts). */
+export type PartRow = [
+  tenantId: string,
+  appId: string,
+  environmentId: string,
+  traceId: string,
+  startNs: bigint,
+  endNs: bigint,
+  bestR: number,
+  bestS: bigint,
+  bestName: string,
+  bestInputPreview: string | null,
+  bestOutputPreview: string | null,
+  cost: number,
+  tokens: number,
+  spanCount: number,
+  hasError: number,
+  hasOk: number,
+  tags: string[],
+  sessionId: string | null,
+  userId: string | null,
+  runId: string | null,
+  bestMetadata: string | null,
+];
+
 /*
  * The best candidate's texts are taken with `arg_min_null`: a root without an input preview or
  * metadata gives the trace none, not a child's (plain `arg_min` skips NULL values), as the workers do.

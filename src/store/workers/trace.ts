@@ -12,7 +12,7 @@ export interface TraceInputs {
   /** The tenant's plan (its agents tier applies to the trace). */
   plan: string;
   /**
-   * The run, its turns and their events as one JSON text (`RunTraceText`), for a compute worker to
+   * The run, its turns and their events as one JSON text (`RunTraceText`), for a compute thread to
    * parse: as objects, a long run's events would be rebuilt on the HTTP thread on their way through
    * it, holding every other request up (native-bench/RESULTS.md, "endTurn").
    */

@@ -9,7 +9,7 @@ import { deriveSessionKey, sessionClaims, signSessionToken } from '../../../src/
 import { ApiError } from '../../../src/core/errors.js';
 import { permissionsFor } from '../../../src/core/permissions.js';
 import { Authenticator, authorize, readCredentials } from '../../../src/http/auth.js';
-import type { StoreClient } from '../../../src/pool/storeClient.js';
+import type { StoreClient } from '../../../src/store/storeClient.js';
 import type { KeyRecord } from '../../../src/store/admin/meta.js';
 
 t.test('credentials', async (t) => {

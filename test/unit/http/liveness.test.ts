@@ -1,7 +1,7 @@
 /** src/http/liveness.ts: what /health knows beyond "the process answers". */
 import t from 'tap';
 import { Liveness } from '../../../src/http/liveness.js';
-import type { DependencyCheck } from '../../../src/pool/tasks.js';
+import type { DependencyCheck } from '../../../src/store/health.js';
 
 const healthy = (name: string): DependencyCheck => ({ name, status: 'healthy', latencyMs: 1 });
 const unhealthy = (name: string): DependencyCheck => ({ name, status: 'unhealthy', latencyMs: 1, error: 'down' });

@@ -1,6 +1,6 @@
-import type { DatabaseOptions } from '../store/db.js';
-import { TaskPool } from './taskPool.js';
-import type { StoreBackground, StoreTasks, StoreWorkerData } from './tasks.js';
+import type { DatabaseOptions } from './db.js';
+import { TaskPool } from '../pool/taskPool.js';
+import type { StoreBackground, StoreTasks, StoreThreadData } from './storeTasks.js';
 
 /** The main thread's handle on the store thread (the one owner of DuckDB; see store/db.ts). */
 export type StoreClient = TaskPool<StoreTasks>;
@@ -9,7 +9,7 @@ export type StoreClient = TaskPool<StoreTasks>;
 export const STORE_TASKS_AT_ONCE = 64;
 
 export function createStoreClient(database: DatabaseOptions, background: StoreBackground, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
-  const workerData: StoreWorkerData = { database, background };
+  const workerData: StoreThreadData = { database, background };
   // One thread owns the database; it runs many async tasks at once, each on its own connection.
-  return new TaskPool<StoreTasks>({ worker: new URL('./storeWorker.js', import.meta.url), workerData, threads: 1, concurrentTasksPerWorker: STORE_TASKS_AT_ONCE, maxQueue, ...(onMessage ? { onMessage } : {}) });
+  return new TaskPool<StoreTasks>({ entry: new URL('./storeThread.js', import.meta.url), workerData, threads: 1, tasksPerThread: STORE_TASKS_AT_ONCE, maxQueue, ...(onMessage ? { onMessage } : {}) });
 }

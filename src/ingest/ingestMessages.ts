@@ -1,11 +1,11 @@
 /**
- * Messages between a compute worker and the main thread's ingest coordinator, over the worker's own
+ * Messages between a compute thread and the main thread's ingest coordinator, over the thread's own
  * port (imported type-only by both sides, like the task table).
  */
-import type { LogHeader } from '../ingest/logFormat.js';
-import type { GenerationReport } from '../ingest/workerIngest.js';
+import type { LogHeader } from './logFormat.js';
+import type { GenerationReport } from './computeIngest.js';
 
-export type WorkerMessage =
+export type ComputeMessage =
   | { t: 'generation'; report: GenerationReport }
   | { t: 'closed'; id: number }
   | { t: 'log'; level: 'warn' | 'error'; msg: string; err: string; fields?: Record<string, number | undefined> };
@@ -20,5 +20,5 @@ export type CoordinatorMessage =
   | { t: 'release'; id: number }
   /** Every record of generation `seq` has been sent: write it as segments and report it. */
   | { t: 'flush'; seq: number }
-  /** Shutdown: finish the flushes asked for, then release the worker's DuckDB. */
+  /** Shutdown: finish the flushes asked for, then release the thread's DuckDB. */
   | { t: 'close'; id: number };

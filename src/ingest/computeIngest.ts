@@ -1,5 +1,5 @@
 /**
- * The ingest path inside one compute worker (docs/architecture.md, "Ingestion"), after the main thread has answered:
+ * The ingest path inside one compute thread (docs/architecture.md, "Ingestion"), after the main thread has answered:
  *
  *   durable log record (from the coordinator) → decompress → decode → map → rows → the worker's
  *   in-memory DuckDB → (the coordinator cuts the generation) → Parquet segments → the main thread
@@ -23,45 +23,14 @@ import { COLUMN_INDEX, type SpanRow } from '../store/spans/columns.js';
 import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from './testHooks.js';
+import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from '../testHooks.js';
 import { decodeLog, logName, type LogHeader } from './logFormat.js';
 import { prepare, type Mapped } from './prepare.js';
 import { rowBytes } from './rowBytes.js';
-import type { BlobRecord, ResourceRecord } from './rows.js';
+import type { BlobRecord, GenerationId, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
 import { SummaryParts, type PartRow } from './summaryParts.js';
 
-export interface GenerationId {
-  workerId: string;
-  seq: number;
-}
-
-export interface SegmentReport {
-  key: string;
-  tenantId: string;
-  appId: string;
-  environmentId: string;
-  date: string;
-  rows: number;
-  bytes: number;
-  minStartNs: bigint;
-  maxStartNs: bigint;
-}
-
-/** A flushed generation, for the store to commit in one transaction. */
-export interface GenerationReport extends GenerationId {
-  /** The log file this generation's rows came from (its name in the log directory). */
-  log: string;
-  segments: SegmentReport[];
-  /** Trace summary parts of the generation's spans, one per trace. */
-  parts: PartRow[];
-  resources: (ResourceRecord & { tenantId: string; appId: string })[];
-  blobs: (BlobRecord & { tenantId: string; appId: string; environmentId: string })[];
-  usage: { tenantId: string; spans: number; bytes: number }[];
-  /** Request body bytes in the generation. */
-  bodyBytes: number;
-  /** Records of its log that could not be decoded, and were skipped (none, unless a bug lets one by). */
-  skippedRecords: number;
-}
+export type { GenerationId, GenerationReport, SegmentReport } from '../store/spans/generation.js';
 
 /** Where a worker's flushed generations go: the coordinator, over the worker's port. */
 export interface GenerationSink {
@@ -154,7 +123,7 @@ export interface IngestProblem {
 /** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
 export type ReplayedLog = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: SpanKeys[] };
 
-export class WorkerIngest {
+export class ComputeIngest {
   readonly workerId = randomUUID();
   /** Generations receiving records, by sequence number. */
   private readonly open = new Map<number, Generation>();

@@ -5,14 +5,14 @@
  *   would) the first time it reaches that point;
  * - `TRACELAKE_DISCARD_AFTER_MAP=on` answers every export right after decoding and mapping it, and
  *   stores nothing: native-bench/ingest measures the ingest path's ceiling with it;
- * - `TRACELAKE_WORKER_START_DELAY_MS=<ms>` holds each compute worker that long before it opens its
+ * - `TRACELAKE_WORKER_START_DELAY_MS=<ms>` holds each compute thread that long before it opens its
  *   DuckDB, as a loaded machine does: the shutdown test proves the server listens only after;
- * - `TRACELAKE_WORKER_EXIT_AT_RECORD=<n>` ends a compute worker's thread (not the process) when it
+ * - `TRACELAKE_WORKER_EXIT_AT_RECORD=<n>` ends a compute thread's thread (not the process) when it
  *   takes its n-th log record, before writing it, as an uncaught error in a worker would: the
  *   coordinator must replay that worker's log;
- * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute worker's first n generation writes, as
+ * - `TRACELAKE_SEGMENT_WRITE_FAILURES=<n>` fails each compute thread's first n generation writes, as
  *   a full disk or a DuckDB error would: the worker must write them again from their log files;
- * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute worker's first n log replays (those at start too;
+ * - `TRACELAKE_REPLAY_FAILURES=<n>` fails each compute thread's first n log replays (those at start too;
  *   the test replays an ended worker's files): the coordinator must try them again;
  * - `TRACELAKE_REFUSED_SPAN_NAME=<name>` gives each span of that name a cost of 1e300 after mapping
  *   (past the bound rows.ts keeps), which the store refuses when its generation commits — as it

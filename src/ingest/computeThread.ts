@@ -1,6 +1,6 @@
 /**
- * The compute pool's worker: the CPU side of ingestion after the answer (decode, map, rows, the
- * worker's in-memory DuckDB and the Parquet segments it writes: src/ingest/workerIngest.ts), and the
+ * A compute thread: the CPU side of ingestion after the answer (decode, map, rows, the
+ * thread's in-memory DuckDB and the Parquet segments it writes: src/ingest/computeIngest.ts), and the
  * CPU work the main thread does not do before one (the row keys of JSON bodies and agent batches:
  * src/ingest/scan.ts, which holds what it decoded for the request's record).
  * It talks to the main thread's ingest coordinator over a port of its own, made at start: durable
@@ -8,20 +8,20 @@
  */
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
-import { WorkerIngest, type GenerationReport, type GenerationSink } from '../ingest/workerIngest.js';
-import { Scanner } from '../ingest/scan.js';
-import { prepareAgentBatch } from '../ingest/agentsBatch.js';
-import { prepareRunTrace } from '../ingest/runTrace.js';
-import { prepareWorkerEvents } from '../ingest/workerEvents.js';
-import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../ingest/testHooks.js';
+import { ComputeIngest, type GenerationReport, type GenerationSink } from './computeIngest.js';
+import { Scanner } from './scan.js';
+import { prepareAgentBatch } from './agentsBatch.js';
+import { prepareRunTrace } from './runTrace.js';
+import { prepareWorkerEvents } from './workerEvents.js';
+import { WORKER_EXIT_AT_RECORD, WORKER_START_DELAY_MS } from '../testHooks.js';
 import { ingestLogDir, storeDirs } from '../store/layout.js';
 import { LocalSegmentStore } from '../store/spans/segmentStore.js';
 import { SegmentBuffer } from '../store/spans/segmentBuffer.js';
-import { dispatchTask } from './taskPool.js';
-import type { ComputeTasks, ComputeWorkerData } from './tasks.js';
-import type { CoordinatorMessage, WorkerMessage } from './ingestMessages.js';
+import { dispatchTask } from '../pool/taskPool.js';
+import type { ComputeTasks, ComputeThreadData } from './computeTasks.js';
+import type { CoordinatorMessage, ComputeMessage } from './ingestMessages.js';
 
-const data = workerData as ComputeWorkerData;
+const data = workerData as ComputeThreadData;
 const prices = compilePriceTable(parsePriceTable(data.pricing));
 const priceOf = (model: string, usage: Parameters<typeof costOf>[1]) => {
   const price = prices.find(model);
@@ -29,12 +29,12 @@ const priceOf = (model: string, usage: Parameters<typeof costOf>[1]) => {
 };
 
 const { port1: port, port2: theirs } = new MessageChannel();
-const send = (message: WorkerMessage) => port.postMessage(message);
+const send = (message: ComputeMessage) => port.postMessage(message);
 const sink: GenerationSink = { generationReady: (report: GenerationReport) => send({ t: 'generation', report }) };
 const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 if (WORKER_START_DELAY_MS > 0) await new Promise((r) => setTimeout(r, WORKER_START_DELAY_MS));
 const buffer = await SegmentBuffer.open(segments.root);
-const ingest = new WorkerIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err, { msg, attempt, retryInMs, generations }) =>
+const ingest = new ComputeIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err, { msg, attempt, retryInMs, generations }) =>
   send({ t: 'log', level: 'warn', msg, err: String((err as Error)?.stack ?? err), fields: { attempt, retry_in_ms: retryInMs, generations } }),
 );
 const scanner = new Scanner(ingest.workerId, priceOf);
