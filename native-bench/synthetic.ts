@@ -5,7 +5,7 @@
  * rows and merged trace summaries — what ingestion and compaction produce, without the wait.
  */
 import { createHash } from 'node:crypto';
-import { type Database } from '../src/store/db.js';
+import type { Database } from '../src/store/db.js';
 import { storeDirs } from '../src/store/layout.js';
 import { INGEST_LEVEL } from '../src/store/spans/manifest.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../src/store/spans/segmentFormat.js';

@@ -20,7 +20,7 @@ import { Database } from '../../src/store/db.js';
 import { storeDirs } from '../../src/store/layout.js';
 import { aggregateScores } from '../../src/store/scores/scores.js';
 import { traceWithSpans } from '../../src/store/spans/reads.js';
-import { type ReadScope } from '../../src/store/scope.js';
+import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
 import { quote } from '../../src/store/spans/manifest.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';

@@ -210,7 +210,7 @@ export class ComputeIngest {
 
   private chain(work: Generation[]): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      let error: unknown = undefined;
+      let error: unknown ;
       for (const g of work) {
         try {
           await this.write(g);

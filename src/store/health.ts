@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Database } from './db.js';
+import type { Database } from './db.js';
 import { storeDirs } from './layout.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 

@@ -1,4 +1,4 @@
-import { type Database } from './db.js';
+import type { Database } from './db.js';
 import { storeDirs } from './layout.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 

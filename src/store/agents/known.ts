@@ -6,7 +6,7 @@
  */
 import { listValue } from '../duckdb.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { type SpanSource } from '../spans/reads.js';
+import type { SpanSource } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 

@@ -13,7 +13,7 @@ import { listValue } from '../duckdb.js';
 import { OUTCOMES, type Outcome, type PairAggregates } from '../../core/evals/comparison.js';
 import type { RunStatus } from '../../core/evals/runState.js';
 import type { Database } from '../db.js';
-import { type Page } from '../spans/reads.js';
+import type { Page } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 

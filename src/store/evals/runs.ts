@@ -9,7 +9,7 @@ import { transition, isTerminal, type ReportKind, type RunStatus } from '../../c
 import { ApiError } from '../../core/errors.js';
 import type { Database, Transaction } from '../db.js';
 import { insertKeyRow, listKeys, type KeyView, type Scope } from '../admin/meta.js';
-import { type Page } from '../spans/reads.js';
+import type { Page } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 import { KeyedLock } from '../../core/keyedLock.js';

@@ -13,7 +13,7 @@ import { RERUN_ON_CONFLICT, type AppendValue, type Database } from '../db.js';
 import { SCORE_COLUMNS, storedResourceId } from '../scores/scores.js';
 import type { ColumnKind } from '../spans/columns.js';
 import { storeBlobs } from '../spans/blobs.js';
-import { type Page } from '../spans/reads.js';
+import type { Page } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
 import { runInScope, runLock } from './runs.js';

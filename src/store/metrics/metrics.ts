@@ -10,7 +10,7 @@ import type { Filter } from '../../core/filter/index.js';
 import type { Dimension, Measure, MetricsPlan, View } from '../../core/metrics/plan.js';
 import { bucketStartMs } from '../../core/metrics/plan.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { type SpanSource } from '../spans/reads.js';
+import type { SpanSource } from '../spans/reads.js';
 import { filterSql } from '../filterSql.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from '../spans/traceParts.js';

@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Database } from '../db.js';
+import type { Database } from '../db.js';
 import { DATABASE_FILE } from '../layout.js';
 
 export interface BackgroundCounts {

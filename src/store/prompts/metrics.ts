@@ -9,7 +9,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { PROMPT_VERSION_SQL, SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
-import { type SpanSource } from '../spans/reads.js';
+import type { SpanSource } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 
 export interface ScoreAverage {

@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import type { ResourceType } from '../../core/scores/model.js';
 import { resolveResource, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
-import { type Page } from '../spans/reads.js';
+import type { Page } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { lookupResources } from './resources.js';

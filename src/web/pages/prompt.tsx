@@ -5,7 +5,7 @@
  * configuration, origin, and a form that renders it with values through the API.
  */
 import { useState } from 'preact/hooks';
-import { ApiFailure, get, post, query, type ChatMessage, type Page, type PromptSummary, type PromptVersion, type PromptVersionMetrics, type ScoreAverage } from '../api.js';
+import { type ApiFailure, get, post, query, type ChatMessage, type Page, type PromptSummary, type PromptVersion, type PromptVersionMetrics, type ScoreAverage } from '../api.js';
 import { Json } from '../components/messages.js';
 import { Table, WindowSelect, type Column } from '../components/table.js';
 import { int, ms, time, usd, windowFrom } from '../format.js';
