@@ -27,8 +27,7 @@ export const DOC = JSON.parse(readFileSync(new URL('../../../docs/openapi.json',
   components: { schemas: Record<string, Schema> };
 };
 
-/** The seeds of a sweep: fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others. */
-export const SWEEP_SEEDS = (process.env.TRACELAKE_SWEEP_SEEDS ?? '1,2').split(',').map(Number);
+export { SWEEP_SEEDS, sweepCount } from './sweepSize.js';
 
 /** The reference's operation of a route of the table (`/v1/traces/:traceId`). */
 export function documented(method: string, template: string): Operation {
