@@ -1,5 +1,5 @@
 /**
- * The API sweeps' common parts (test/http/validBodies.test.ts, validQueries.test.ts): the API
+ * The API sweeps' common parts (test/http/validBodies.alone.test.ts, validQueries.test.ts): the API
  * reference; a server with a populated app — a trace in a session, a score config, prompts from a
  * git repository, an environment, an eval run and its experiment, a worker session with a lease,
  * an operator tenant with an app — and the real values a sweep mixes into what it sends, so that it

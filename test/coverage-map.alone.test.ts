@@ -38,7 +38,7 @@ t.test('the map', async (t) => {
   t.equal(inRoot('dist/test/core/csv.test.js'), 'dist/src/core/csv.js', 'the core: a test named after a module');
   const dir = inRoot('dist/test/core/filter/cases.test.js');
   t.ok(Array.isArray(dir) && dir.includes('dist/src/core/filter/parser.js'), 'the core: a test named after no module covers its directory');
-  for (const f of ['dist/test/http/auth.test.js', 'dist/test/ingest/protoDecode.test.js', 'dist/test/coverage-map.test.js', 'dist/test/reliability/wal.test.js']) {
+  for (const f of ['dist/test/http/auth.test.js', 'dist/test/ingest/protoDecode.test.js', 'dist/test/coverage-map.alone.test.js', 'dist/test/reliability/wal.alone.test.js']) {
     t.equal(inRoot(f), null, `${f} is not counted`);
   }
   // A directory's group file covers what its tests cover, together, and nothing more.
