@@ -18,6 +18,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import t from 'tap';
+
+/** How long a group process may take, a file of it: a loaded machine stretches a short file many times over. */
+const GROUP_MS_PER_FILE = 60_000;
 
 /** The compiled tests' root (dist/test): this module is in its helpers directory. */
 const TESTS_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -47,5 +51,7 @@ export function groupMembers(groupFile: string): string[] {
 export async function runTestsHere(groupUrl: string): Promise<void> {
   const tests = groupMembers(fileURLToPath(groupUrl));
   if (tests.length === 0) throw new Error(`no tests for ${fileURLToPath(groupUrl)}`);
+  // tap's timeout bounds a process that hangs; a group is many files, so its bound is theirs together.
+  t.setTimeout(Math.max(t.options.timeout ?? 0, tests.length * GROUP_MS_PER_FILE));
   for (const test of tests) await import(pathToFileURL(test).href);
 }
