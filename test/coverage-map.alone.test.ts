@@ -56,9 +56,11 @@ t.test('the map', async (t) => {
 
 t.test('every directory of unit tests has its group file, which is what the suite runs', async (t) => {
   const config = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).tap as { include: string[]; exclude: string[] };
-  t.ok(config.include.includes('dist/test/**/all.tests.js'), 'the suite runs the group files');
-  t.ok(config.exclude.includes('dist/test/core/**/*.test.js') && config.exclude.includes('dist/test/unit/**/*.test.js'), 'and not their tests a second time');
-  const dirs = new Set([...files(join(ROOT, 'test/core'), '.test.ts'), ...UNIT_TESTS].map((f) => f.slice(0, f.lastIndexOf('/'))));
+  t.ok(config.include.includes('dist/test/**/*.tests.js'), 'the suite runs the group files');
+  t.same(config.include.filter((p) => p.endsWith('.test.js') && !p.endsWith('.alone.test.js')), [], 'and of the tests only `.alone` ones, not the groups\' tests a second time');
+  const unitTests = [...files(join(ROOT, 'test/core'), '.test.ts'), ...UNIT_TESTS];
+  t.same(unitTests.filter((f) => f.endsWith('.alone.test.ts')), [], 'no unit test runs alone (its coverage is its group\'s)');
+  const dirs = new Set(unitTests.map((f) => f.slice(0, f.lastIndexOf('/'))));
   t.ok(dirs.size > 10, `${dirs.size} directories`);
   for (const dir of dirs) t.ok(existsSync(join(ROOT, dir, 'all.tests.ts')), `${dir}/all.tests.ts (else its tests would never run in npm test)`);
 });
