@@ -7,7 +7,7 @@
 //   one module covers that module alone).
 // - Elsewhere: a test at test/unit/<path>.test.ts covers src/<path>.ts alone, e.g.
 //   test/unit/http/router.test.ts → src/http/router.ts. A module is under the gate once it has its
-//   test there, so each pure module outside src/core has one, named after it. test/coverage-map.test.ts
+//   test there, so each pure module outside src/core has one, named after it. test/coverage-map.alone.test.ts
 //   checks that every unit test names an existing module (a misnamed one would escape the gate
 //   unnoticed) and that the modules it names import no I/O.
 // - Every other test (test/http, test/ingest, test/store, ...) maps to nothing.

@@ -2,7 +2,7 @@
  * Wire types of the answers, named so that the API reference (src/openapi) can show them. They are
  * built from the views the store and the core already return, not copied: a field added to a view
  * is a field of the answer and of the reference. Handlers whose answers are assembled in the HTTP
- * layer check them against these types (`satisfies`); test/http/openapi.test.ts holds real answers
+ * layer check them against these types (`satisfies`); test/http/openapi.alone.test.ts holds real answers
  * of a running server to them.
  */
 import type { tags } from 'typia';

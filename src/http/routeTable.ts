@@ -1,8 +1,8 @@
 /**
  * The server's route table in one place, so that what the server serves and what the isolation
- * matrix (test/reliability/isolation.test.ts) walks are the same list: a route added here is a
+ * matrix (test/reliability/isolation.alone.test.ts) walks are the same list: a route added here is a
  * route the matrix must cover. The operator routes, served only with an operator token, are
- * outside it (no tenant credential reaches them): test/http/operator.test.ts walks them instead.
+ * outside it (no tenant credential reaches them): test/http/operator.alone.test.ts walks them instead.
  * The API reference describes the table of a server with the operator API and the API port's
  * `GET /metrics` on (`documentedRoutes`).
  */

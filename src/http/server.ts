@@ -414,7 +414,7 @@ function tooLarge(cap: number): ApiError {
  * decoded as UTF-8, so a byte that is not valid UTF-8 arrives as U+FFFD: the client's bytes did not
  * survive, and a credential read from them would not be the one sent. Refused before routing and
  * auth. (uWebSockets.js strips bytes 0x80–0xFF at either end of a value before we see it:
- * test/reliability/http-edges.test.ts.)
+ * test/reliability/http-edges.alone.test.ts.)
  */
 function unreadableHeader(headers: Record<string, string>): ApiError | null {
   for (const [name, value] of Object.entries(headers)) {

@@ -9,7 +9,7 @@ import type { Tag } from './tags.js';
 /** A body: a catalog type sent as JSON, and/or other media types described in words. */
 export interface Payload {
   type?: string;
-  /** Named examples of `type`; each must validate against it (test/http/openapi.test.ts). */
+  /** Named examples of `type`; each must validate against it (test/http/openapi.alone.test.ts). */
   examples?: Readonly<Record<string, unknown>>;
   /** Media type → what such a body is, for bodies that are not catalog JSON (OTLP, CSV, files). */
   media?: Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 /**
  * Writes docs/openapi.json from the route table, as `npm run build` does after compiling. The file
  * is rewritten only when its content changed, and says so: a changed reference is a change to
- * commit (test/http/openapi.test.ts fails while the committed file differs from the routes).
+ * commit (test/http/openapi.alone.test.ts fails while the committed file differs from the routes).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { documentedRoutes } from '../http/routeTable.js';

@@ -48,7 +48,7 @@ const CONFLICT_TRIES = 10;
  * its transaction can see, so an `INSERT … ON CONFLICT` beside another transaction inserting the
  * same key fails as a plain duplicate (at the insert or at its commit) instead of doing what its
  * clause says; and a check before an insert cannot see the other's row either. Run again, the
- * clause or the check meets the winner's committed row (test/http/atOnce.test.ts: a baseline pinned
+ * clause or the check meets the winner's committed row (test/http/atOnce.alone.test.ts: a baseline pinned
  * twice at once, a worker's events posted twice at once, were 500s).
  */
 async function retryingConflicts<T>(once: () => Promise<T>, keysMetAtOnce: () => boolean): Promise<T> {

@@ -2,7 +2,7 @@
  * The API's answers as the UI reads them: the server's own types, imported as types only (esbuild
  * erases them; nothing of the server is bundled). The UI's type check (src/web/tsconfig.json) sees
  * the server modules these names come from, so a change to an answer's type is checked against
- * the pages that read it. test/web/apiTypes.test.ts validates a real server's answers against
+ * the pages that read it. test/web/apiTypes.alone.test.ts validates a real server's answers against
  * these types at run time.
  */
 import type { Outcome } from '../core/evals/comparison.js';

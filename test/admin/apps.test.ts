@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 t.test('update an app', async (t) => {
   const server = await serverFor(t);
@@ -13,7 +14,7 @@ t.test('update an app', async (t) => {
   const rootKeyId = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data[0].id;
   const before = (await call(server, 'GET', `/v1/apps/${root.appId}`, { auth: root })).body.data;
 
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(before.updated_at);
   const sha = 'ABCDEF0123456789abcdef0123456789ABCDEF01';
   const patched = await call(server, 'PATCH', `/v1/apps/${root.appId}`, {
     auth: root,

@@ -8,6 +8,7 @@ import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
+import { clockPast } from '../helpers/until.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -54,7 +55,7 @@ t.test('create, list and update environments', async (t) => {
   t.same(listed.body.data.map((e: { name: string }) => e.name), ['production', 'staging', 'a'.repeat(63), 'pr-42'], 'default first, then by creation');
 
   // Update: rename and change kind; updated_at moves, created_at does not.
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(staging.updated_at);
   const renamed = await call(server, 'PATCH', `/v1/environments/${staging.id}`, { auth: root, body: { name: 'qa', kind: 'development' } });
   t.equal(renamed.status, 200);
   t.match(renamed.body.data, { id: staging.id, name: 'qa', kind: 'development', is_default: false, created_at: staging.created_at });

@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import { Database } from '../../src/store/db.js';
 import { call, rootCredentials, startServer, tempDir } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 import { claimedRun, sendTrials, trial } from './helpers.js';
 
 const OLD_BLOB = 'f'.repeat(64);
@@ -31,13 +32,9 @@ t.test('span retention keeps eval artifacts', async (t) => {
 
   const server = await startServer({ dataDir, args: ['--retention-days', '1'] });
   t.teardown(() => server.stop('SIGKILL').then(() => undefined));
-  const deadline = Date.now() + 15_000;
-  let old = await call(server, 'GET', `/v1/agents/blob/${OLD_BLOB}`, { auth: root });
-  while (old.status === 200 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    old = await call(server, 'GET', `/v1/agents/blob/${OLD_BLOB}`, { auth: root });
-  }
-  t.equal(old.status, 404, 'an old blob no trial names is dropped at start');
+  const oldBlob = () => call(server, 'GET', `/v1/agents/blob/${OLD_BLOB}`, { auth: root });
+  await until(async () => (await oldBlob()).status !== 200, 15_000);
+  t.equal((await oldBlob()).status, 404, 'an old blob no trial names is dropped at start');
   const artifact = await call(server, 'GET', `/v1/agents/blob/${listed.artifact_sha256}`, { auth: root });
   t.equal(artifact.status, 200, 'the artifact of a trial stays');
   t.same(JSON.parse(artifact.text), { keep: 'me' });

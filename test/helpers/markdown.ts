@@ -1,5 +1,5 @@
 /**
- * What test/docs/guides.test.ts reads in a Markdown file: its fenced shell blocks, its links and the
+ * What test/docs/guides.alone.test.ts reads in a Markdown file: its fenced shell blocks, its links and the
  * anchors its headings make on GitHub.
  */
 

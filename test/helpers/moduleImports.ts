@@ -1,5 +1,5 @@
 /**
- * The modules a compiled module loads, read from its text: what test/harness/startImports.test.ts
+ * The modules a compiled module loads, read from its text: what test/harness/startImports.alone.test.ts
  * walks (what a thread loads at start) and test/ops/dependencies.test.ts checks against
  * package.json (what the server loads at all).
  */

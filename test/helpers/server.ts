@@ -161,7 +161,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     }),
   );
   const port = await new Promise<number>((resolve, reject) => {
-    const limit = options.startTimeoutMs ?? 20_000;
+    // A start is seconds of CPU: on a machine loaded several times over its cores, many times that in wall time.
+    const limit = options.startTimeoutMs ?? 60_000;
     const timer = setTimeout(() => reject(new Error(`server did not start in ${limit / 1000} s: ${stderr}`)), limit);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: LogLine;

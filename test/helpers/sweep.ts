@@ -1,5 +1,5 @@
 /**
- * The API sweeps' common parts (test/http/validBodies.test.ts, validQueries.test.ts): the API
+ * The API sweeps' common parts (test/http/validBodies.alone.test.ts, validQueries.test.ts): the API
  * reference; a server with a populated app — a trace in a session, a score config, prompts from a
  * git repository, an environment, an eval run and its experiment, a worker session with a lease,
  * an operator tenant with an app — and the real values a sweep mixes into what it sends, so that it
@@ -27,8 +27,7 @@ export const DOC = JSON.parse(readFileSync(new URL('../../../docs/openapi.json',
   components: { schemas: Record<string, Schema> };
 };
 
-/** The seeds of a sweep: fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others. */
-export const SWEEP_SEEDS = (process.env.TRACELAKE_SWEEP_SEEDS ?? '1,2').split(',').map(Number);
+export { SWEEP_SEEDS, sweepCount } from './sweepSize.js';
 
 /** The reference's operation of a route of the table (`/v1/traces/:traceId`). */
 export function documented(method: string, template: string): Operation {

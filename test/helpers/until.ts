@@ -11,3 +11,8 @@ export async function until(check: () => Promise<boolean> | boolean, ms = 20_000
   }
   return check();
 }
+
+/** Waits until this machine's clock is past `iso` (a timestamp the server wrote), so that the next one it writes is later. */
+export async function clockPast(iso: string): Promise<boolean> {
+  return until(() => Date.now() > Date.parse(iso), Math.max(0, Date.parse(iso) - Date.now()) + 5_000);
+}

@@ -1,6 +1,7 @@
 /** Integration: the spec's error shape for 400/401/403/404/405/413/415/500, and serving on after a 500. */
 import t, { type Test } from 'tap';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 function isErrorShape(t: Test, body: unknown, code: string): void {
   t.type(body, 'object');
@@ -95,7 +96,8 @@ t.test('error shapes', async (t) => {
     }
     const health = await call(server, 'GET', '/health');
     t.equal(health.status, 200, 'still serving');
-    await new Promise((r) => setTimeout(r, 100));
+    // Logs arrive through a pipe: wait for both, then count them.
+    await until(() => server.logs.filter((l) => l.msg === 'request failed').length >= 2);
     const logged = server.logs.filter((l) => l.msg === 'request failed');
     t.equal(logged.length, 2, 'each failure is logged');
     t.match((logged[0]!.err as { message: string }).message, /injected/);

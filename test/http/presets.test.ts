@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 t.test('role presets end to end', async (t) => {
   const server = await serverFor(t);
@@ -32,8 +33,8 @@ t.test('role presets end to end', async (t) => {
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: ro })).status, 403, 'Read-Only is not an admin');
 
   // Use is recorded (at most once a minute per key, asynchronously).
-  await new Promise((r) => setTimeout(r, 200));
-  const keys = await call(server, 'GET', '/v1/api-keys', { auth: root });
-  const listed = keys.body.data.find((k: { id: string }) => k.id === sdk.id);
+  const listedSdk = async () => (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.find((k: { id: string }) => k.id === sdk.id);
+  await until(async () => (await listedSdk()).last_used_at !== null);
+  const listed = await listedSdk();
   t.match(listed.last_used_at, /^\d{4}-\d\d-\d\dT/, 'last_used_at is set after use');
 });

@@ -10,6 +10,7 @@ import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** The nice value of each of the process's threads, by thread id. */
 function niceness(pid: number): Map<number, number> {
@@ -39,7 +40,7 @@ async function ingestOnce(server: TestServer): Promise<void> {
  */
 async function nextSweep(server: TestServer): Promise<void> {
   const before = await opsMetric(server, 'tracelake_priority_sweeps_total');
-  while ((await opsMetric(server, 'tracelake_priority_sweeps_total')) <= before) await new Promise((r) => setTimeout(r, 100));
+  if (!(await until(async () => (await opsMetric(server, 'tracelake_priority_sweeps_total')) > before))) throw new Error('no priority sweep came');
 }
 
 t.test('by default, every thread but the main, log sync and platform threads at nice 5', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {

@@ -2,7 +2,7 @@
  * Integration: values the contract lets in but no span can keep never stop ingestion. A span sent
  * with a cost of 1e300 (by the real OTLP exporter) and a coding-agent session dated 9999-12-31 once
  * each failed the commit of their generation again and again — every span acknowledged after them,
- * of every tenant, waited behind them, never readable (found by test/http/validBodies.test.ts).
+ * of every tenant, waited behind them, never readable (found by test/http/validBodies.alone.test.ts).
  * Now the cost is stored as none and the session is refused with its reason, and what comes after
  * is readable as usual.
  */

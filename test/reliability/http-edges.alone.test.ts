@@ -19,6 +19,8 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { MAX_HEADER_FIELDS } from '../../src/http/wire.js';
 import { uwsServerOptions } from '../helpers/newerGlibc.js';
+import { heldRequest, refusesConnections, storeBusy } from '../helpers/held.js';
+import { until } from '../helpers/until.js';
 import { rootCredentials, serverFor, type Credentials, type ServerOptions, type TestServer } from '../helpers/server.js';
 
 // Each front end's cases run side by side, each with its own server.
@@ -256,11 +258,12 @@ for (const frontEnd of FRONT_ENDS) {
       // bytes the first one reserved in the request budget are given back.
       const cut = net.connect(server.port, '127.0.0.1');
       cut.on('error', () => undefined);
-      cut.write(`POST /v1/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${root.key}\r\nX-Service-App-Id: ${root.appId}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n${' '.repeat(500_000)}`);
+      const halfSent = new Promise((r) => cut.write(`POST /v1/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${root.key}\r\nX-Service-App-Id: ${root.appId}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n${' '.repeat(500_000)}`, r));
       const waiting = net.connect(server.port, '127.0.0.1');
       waiting.on('error', () => undefined);
-      waiting.write('GET /v1/_faults/slow?ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n');
-      await new Promise((r) => setTimeout(r, 300));
+      waiting.write('GET /v1/_faults/store-sleep?ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await halfSent;
+      t.ok(await storeBusy(server), 'the second one is being worked on');
       cut.destroy();
       waiting.destroy();
       await healthy(t, server, 'after two clients went away');
@@ -305,8 +308,7 @@ for (const frontEnd of FRONT_ENDS) {
       socket.on('data', (d) => (received += d.toString('latin1')));
       const closed = new Promise<void>((r) => socket.on('close', () => r()));
       const answered = async () => {
-        const deadline = Date.now() + 5_000;
-        while (!/\r\n\r\n[\s\S]*\}$/.test(received) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await until(() => /\r\n\r\n[\s\S]*\}$/.test(received), 5_000);
         const text = received;
         received = '';
         return text;
@@ -316,10 +318,9 @@ for (const frontEnd of FRONT_ENDS) {
       t.equal(statusOf(first), 200, 'a first request on the connection is served');
       t.notOk(headerLines(first, 'connection').includes('close'), 'the connection is kept alive');
 
-      const slow = fetch(`${server.url}/v1/_faults/slow?ms=1500`);
-      await new Promise((r) => setTimeout(r, 200));
+      const slow = await heldRequest(server, 1_500);
       const exit = server.stop('SIGTERM');
-      await new Promise((r) => setTimeout(r, 200));
+      t.ok(await refusesConnections(server), 'draining has begun: new connections are refused');
       socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
       const refused = await answered();
       t.equal(statusOf(refused), 503, refused);
@@ -328,7 +329,7 @@ for (const frontEnd of FRONT_ENDS) {
       t.equal(bodyOf(refused).error.code, 'unavailable', 'unavailable');
       await closed;
       t.pass('the server closed the connection');
-      t.equal((await slow).status, 200, 'the request in flight is answered');
+      t.equal((await slow.answer).status, 200, 'the request in flight is answered');
       t.equal(await exit, 0, 'exit code 0');
     });
 

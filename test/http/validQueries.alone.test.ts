@@ -15,9 +15,10 @@ import { noteKey } from '../../src/openapi/document.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, documented, DOC, populatedServer, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
+import { answerProblems, documented, DOC, populatedServer, SWEEP_SEEDS, sweepCount, unstatedRefusal } from '../helpers/sweep.js';
 
-const QUERIES_PER_ROUTE = 30;
+/** `npm test` sends a third of them, of one seed; `npm run test:full` all (test/helpers/sweepSize.ts). */
+const QUERIES_PER_ROUTE = sweepCount(30, 10);
 /** An event stream stays open while its run lives: not a request that answers. */
 const STREAMS = new Set(['GET /v1/workers/runs/:runId/stream']);
 

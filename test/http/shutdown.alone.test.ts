@@ -2,6 +2,7 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { call, createKey, rootCredentials, runToExit, startServer, tempDir } from '../helpers/server.js';
+import { heldRequest, refusesConnections } from '../helpers/held.js';
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   t.test(`${signal} drains in-flight requests and exits 0`, async (t) => {
@@ -11,12 +12,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const root = rootCredentials(server);
     const k = await createKey(server, root, { name: 'before-shutdown', role: 'SDK' });
 
-    const slow = call(server, 'GET', '/v1/_faults/slow?ms=600');
-    await new Promise((r) => setTimeout(r, 150));
+    const slow = await heldRequest(server, 600);
     const exit = server.stop(signal);
-    const answer = await slow;
+    const answer = await slow.answer;
     t.equal(answer.status, 200, 'the in-flight request is answered');
-    t.same(answer.body, { slept_ms: 600 });
+    t.match(await answer.json(), { sleeps: Number }, 'in full');
     t.equal(await exit, 0, 'exit code 0');
     t.ok(server.logs.some((l) => l.msg === 'shutting down' && l.signal === signal));
     t.ok(server.logs.some((l) => l.msg === 'stopped'));
@@ -31,12 +31,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 t.test('new connections are refused once draining has begun', async (t) => {
   const server = await startServer({ env: { TRACELAKE_FAULT_INJECTION: 'on' } });
   t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
-  const slow = call(server, 'GET', '/v1/_faults/slow?ms=800');
-  await new Promise((r) => setTimeout(r, 150));
+  const slow = await heldRequest(server, 1_500);
   const exit = server.stop('SIGTERM');
-  await new Promise((r) => setTimeout(r, 100));
-  await t.rejects(fetch(server.url + '/health', { headers: { connection: 'close' } }), 'the listen socket is closed');
-  t.equal((await slow).status, 200);
+  t.ok(await refusesConnections(server), 'the listen socket is closed');
+  t.notOk(slow.answered(), 'while a request was still in flight');
+  t.equal((await slow.answer).status, 200);
   t.equal(await exit, 0);
 });
 

@@ -1,16 +1,15 @@
 /**
- * The suite runs every test file exactly once: either as its own process (tap's list, from
- * package.json's config) or inside one group file — a directory's `all.tests.js` (every unit test
- * there) or `short.tests.js` (the short integration tests test/helpers/shortTests.ts names). A file
- * the config leaves out and no group runs would silently never run; one in both would run twice.
+ * The suite runs every test file exactly once: either as its own process (an `*.alone.test.js`, in
+ * tap's list from package.json's config) or inside its folder's group file, `all.tests.js` or
+ * `short.tests.js` (test/helpers/testsHere.ts). A file the config leaves out and no group runs would
+ * silently never run; one in both would run twice.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { SHORT_TESTS } from '../helpers/shortTests.js';
-import { groupMembers } from '../helpers/testsHere.js';
+import { groupMembers, hasSource, isGrouped } from '../helpers/testsHere.js';
 import { unhooked } from '../helpers/unhooked.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -22,6 +21,7 @@ function testFiles(): string[] {
     .map((f) => f.replace(/\\/g, '/'))
     .filter((f) => /(^|\/)[^/]+\.tests?\.js$/.test(f) && !/(^|\/)(helpers|fixtures|faults|node_modules)\//.test(f))
     .map((f) => `dist/test/${f}`)
+    .filter((f) => hasSource(join(ROOT, f)))
     .sort();
 }
 
@@ -53,11 +53,14 @@ t.test('every test file runs once: alone, or in one group', async (t) => {
   t.same([...runs.keys()].filter((f) => !tests.includes(f)), [], 'every file run is a test file');
 });
 
-t.test('every short group is listed, and names files of its own directory', async (t) => {
-  const entries = Object.entries(SHORT_TESTS);
-  t.same(entries.filter(([dir]) => !existsSync(join(DIST_TESTS, dir, 'short.tests.js'))).map(([dir]) => dir), [], 'every listed directory has its group file');
-  t.same(entries.filter(([, names]) => names.length < 2).map(([dir]) => dir), [], 'no group of one (it would save nothing)');
-  t.same(entries.flatMap(([dir, names]) => names.map((n) => `${dir}/${n}.test.js`)).filter((f) => !existsSync(join(DIST_TESTS, f))), [], 'every file named exists');
-  const groupFiles = testFiles().filter((f) => f.endsWith('/short.tests.js'));
-  t.same(groupFiles.map((f) => f.slice('dist/test/'.length, -'/short.tests.js'.length)).sort(), Object.keys(SHORT_TESTS).sort(), 'and no group file lacks its list');
+t.test('tap runs the group files and the `.alone` tests, nothing else; a folder of grouped tests has its group', async (t) => {
+  const listed = tapList();
+  t.same(listed.filter((f) => !f.endsWith('.tests.js') && !f.endsWith('.alone.test.js')), [], 'no grouped test runs as its own process');
+  const files = testFiles();
+  const folders = new Set(files.filter((f) => isGrouped(f)).map((f) => f.slice(0, f.lastIndexOf('/'))));
+  const grouped = [...folders].filter((dir) => ['all.tests.js', 'short.tests.js'].some((g) => existsSync(join(ROOT, dir, g))));
+  t.same([...folders].filter((dir) => !grouped.includes(dir)), [], 'every folder with a grouped test has a group file');
+  // A group of test/core or test/unit is what test/coverage-map.mjs reads a folder's coverage from, even of one file.
+  const shortGroups = files.filter((f) => f.endsWith('/short.tests.js'));
+  t.same(shortGroups.filter((g) => groupMembers(join(ROOT, g)).length < 2), [], 'no short group of one (it would save nothing)');
 });

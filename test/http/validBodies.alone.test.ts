@@ -11,7 +11,8 @@
  * every answer, found cached statements answering from stale statistics (store/db.ts). The
  * malformed side is malformed.test.ts.
  *
- * Seeds are fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others.
+ * Seeds are fixed, so a failure reproduces; `TRACELAKE_SWEEP_SEEDS=1,2,…` sweeps others; `npm test`
+ * sends a third of the bodies of one seed, `npm run test:full` all (test/helpers/sweepSize.ts).
  */
 import t from 'tap';
 import { validateCatalogValues, type CatalogValues } from '../../src/contract/catalog.js';
@@ -21,9 +22,9 @@ import { OPERATIONS } from '../../src/openapi/operations.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, DOC, populatedServer, storedListing, SWEEP_SEEDS, unstatedRefusal } from '../helpers/sweep.js';
+import { answerProblems, DOC, populatedServer, storedListing, SWEEP_SEEDS, sweepCount, unstatedRefusal } from '../helpers/sweep.js';
 
-const BODIES_PER_ROUTE = 30;
+const BODIES_PER_ROUTE = sweepCount(30, 10);
 
 /**
  * What a route can change, by its path's start: read after each answer, so that a refusal is seen

@@ -4,7 +4,7 @@
  * (src/web/apiTypes.ts: the server's own answer types). The UI's build checks its code against
  * those types; this checks that the server's answers are what the types say — a type looser or
  * stricter than the answers (a field typed as never null that is null, or missing) fails here.
- * (Worker runs are left to test/web/workers.test.ts: a run needs a repository and an agent.)
+ * (Worker runs are left to test/web/workers.alone.test.ts: a run needs a repository and an agent.)
  */
 import t, { type Test } from 'tap';
 import typia, { type IValidation } from 'typia';

@@ -38,7 +38,7 @@ t.test('the map', async (t) => {
   t.equal(inRoot('dist/test/core/csv.test.js'), 'dist/src/core/csv.js', 'the core: a test named after a module');
   const dir = inRoot('dist/test/core/filter/cases.test.js');
   t.ok(Array.isArray(dir) && dir.includes('dist/src/core/filter/parser.js'), 'the core: a test named after no module covers its directory');
-  for (const f of ['dist/test/http/auth.test.js', 'dist/test/ingest/protoDecode.test.js', 'dist/test/coverage-map.test.js', 'dist/test/reliability/wal.test.js']) {
+  for (const f of ['dist/test/http/auth.test.js', 'dist/test/ingest/protoDecode.test.js', 'dist/test/coverage-map.alone.test.js', 'dist/test/reliability/wal.alone.test.js']) {
     t.equal(inRoot(f), null, `${f} is not counted`);
   }
   // A directory's group file covers what its tests cover, together, and nothing more.
@@ -56,9 +56,11 @@ t.test('the map', async (t) => {
 
 t.test('every directory of unit tests has its group file, which is what the suite runs', async (t) => {
   const config = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).tap as { include: string[]; exclude: string[] };
-  t.ok(config.include.includes('dist/test/**/all.tests.js'), 'the suite runs the group files');
-  t.ok(config.exclude.includes('dist/test/core/**/*.test.js') && config.exclude.includes('dist/test/unit/**/*.test.js'), 'and not their tests a second time');
-  const dirs = new Set([...files(join(ROOT, 'test/core'), '.test.ts'), ...UNIT_TESTS].map((f) => f.slice(0, f.lastIndexOf('/'))));
+  t.ok(config.include.includes('dist/test/**/*.tests.js'), 'the suite runs the group files');
+  t.same(config.include.filter((p) => p.endsWith('.test.js') && !p.endsWith('.alone.test.js')), [], 'and of the tests only `.alone` ones, not the groups\' tests a second time');
+  const unitTests = [...files(join(ROOT, 'test/core'), '.test.ts'), ...UNIT_TESTS];
+  t.same(unitTests.filter((f) => f.endsWith('.alone.test.ts')), [], 'no unit test runs alone (its coverage is its group\'s)');
+  const dirs = new Set(unitTests.map((f) => f.slice(0, f.lastIndexOf('/'))));
   t.ok(dirs.size > 10, `${dirs.size} directories`);
   for (const dir of dirs) t.ok(existsSync(join(ROOT, dir, 'all.tests.ts')), `${dir}/all.tests.ts (else its tests would never run in npm test)`);
 });

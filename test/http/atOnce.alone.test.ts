@@ -22,10 +22,11 @@ import { exportRequest, hex } from '../helpers/otlp.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call, type Answer } from '../helpers/server.js';
-import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, type Populated } from '../helpers/sweep.js';
+import { answerProblems, DOC, populatedServer, SWEEP_SEEDS, sweepCount, type Populated } from '../helpers/sweep.js';
 
-const GROUPS_PER_ROUTE = 8;
-const MIXED_GROUPS = 60;
+/** `npm test` sends fewer groups, of one seed; `npm run test:full` all (test/helpers/sweepSize.ts). */
+const GROUPS_PER_ROUTE = sweepCount(8, 3);
+const MIXED_GROUPS = sweepCount(60, 15);
 const MIXED_AT_ONCE = 8;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A server gives back, when it shuts down, the database file's free blocks that the summaries'
  * rewrites left (store/spans/summaryMerge.ts, `reclaimSummaryBlocks`; its rules are held in
- * test/store/spans/summaries.test.ts). Through real servers on a store whose file has such holes.
+ * test/store/spans/summaries.alone.test.ts). Through real servers on a store whose file has such holes.
  */
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';

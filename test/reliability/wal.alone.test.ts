@@ -10,18 +10,10 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const WAL = 'tracelake.duckdb.wal';
 const WATERMARK = 'tracelake.duckdb.wal-watermark';
-
-/** Waits (bounded) until `ready` holds, re-checking every 50 ms; fails the test on timeout. */
-async function until(t: Test, what: string, ready: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ready()) {
-    if (Date.now() > deadline) return void t.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A store killed with -9 right after a trace was committed, its WAL holding the commit. */
 async function killedWithWal(t: Test): Promise<{ dataDir: string; traceId: string; key: string; appId: string }> {
@@ -37,11 +29,12 @@ async function killedWithWal(t: Test): Promise<{ dataDir: string; traceId: strin
   t.equal(sent.status, 200);
   // The watermark is recorded every second; wait until it covers the commit.
   const walBytes = () => (existsSync(join(dataDir, WAL)) ? statSync(join(dataDir, WAL)).size : 0);
-  await until(t, 'the watermark to cover the WAL', () => {
+  const covered = await until(() => {
     if (!existsSync(join(dataDir, WATERMARK))) return false;
     const mark = JSON.parse(readFileSync(join(dataDir, WATERMARK), 'utf8')) as { size: number };
     return mark.size > 0 && mark.size === walBytes();
-  });
+  }, 10_000);
+  t.ok(covered, 'the watermark covers the WAL');
   await server.stop('SIGKILL');
   return { dataDir, traceId, key, appId };
 }

@@ -1,0 +1,34 @@
+/**
+ * Requests the server is known to be working on, for tests of draining and of clients that go
+ * away: no sleep stands in for "the server has it now".
+ */
+import type { TestServer } from './server.js';
+import { until } from './until.js';
+
+export interface Held {
+  /** The answer, once the server gives it. */
+  answer: Promise<Response>;
+  /** Whether the answer has come. */
+  answered: () => boolean;
+}
+
+/**
+ * A request the server holds for `ms` (a store task that sleeps: `TRACELAKE_FAULT_INJECTION=on`),
+ * resolved once the store runs it, so that it is in flight.
+ */
+export async function heldRequest(server: TestServer, ms: number, init: RequestInit = {}): Promise<Held> {
+  let done = false;
+  const answer = fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, init).finally(() => (done = true));
+  if (!(await storeBusy(server))) throw new Error('the held request never reached the store');
+  return { answer, answered: () => done };
+}
+
+/** Resolves true once the store runs a task (a held request sent some other way), false after `ms`. */
+export function storeBusy(server: TestServer, ms?: number): Promise<boolean> {
+  return until(async () => ((await (await fetch(`${server.url}/v1/_faults/store-queue`)).json()) as { active: number }).active > 0, ms);
+}
+
+/** Resolves true once a new connection to the server is refused (it closed its listen socket), false after `ms`. */
+export function refusesConnections(server: TestServer, ms = 10_000): Promise<boolean> {
+  return until(() => fetch(`${server.url}/health`, { headers: { connection: 'close' } }).then(() => false, () => true), ms);
+}
