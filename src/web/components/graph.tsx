@@ -22,7 +22,7 @@ export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected:
   const layers = new Map<number, string[]>();
   for (const n of graph.nodes) layers.set(depth.get(n.id)!, [...(layers.get(depth.get(n.id)!) ?? []), n.id]);
   const pos = new Map<string, { x: number; y: number }>();
-  for (const [d, ids] of layers) ids.forEach((id, i) => pos.set(id, { x: 20 + i * 170, y: 20 + d * 80 }));
+  for (const [d, ids] of layers) for (const [i, id] of ids.entries()) pos.set(id, { x: 20 + i * 170, y: 20 + d * 80 });
   const width = 40 + Math.max(...[...layers.values()].map((l) => l.length)) * 170;
   const height = 40 + layers.size * 80;
   return (

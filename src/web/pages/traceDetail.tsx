@@ -5,7 +5,7 @@
  * view when its spans carry `graph.node.*`. `?span=` makes the opened span part of the deep link.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { get, query, type Comment, type Graph, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
+import { get, query, type Comment, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
 import { GraphView } from '../components/graph.js';
 import { Content, Json } from '../components/messages.js';
 import { int, ms, time, usd } from '../format.js';
