@@ -35,6 +35,7 @@ export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected:
       {graph.nodes.map((n) => {
         const p = pos.get(n.id)!;
         return (
+          // biome-ignore lint/a11y/noStaticElementInteractions: a pointer's shortcut; the Timeline tab's tree opens the same spans from the keyboard
           <g key={n.id} class={`node ${n.span_id === selected ? 'selected' : ''}`} transform={`translate(${p.x},${p.y})`} onClick={() => onOpen(n.span_id)} data-node={n.id}>
             <rect width="140" height="36" rx="6" />
             <text x="70" y="16" text-anchor="middle">{n.name}</text>
