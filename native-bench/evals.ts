@@ -44,7 +44,7 @@ let server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
 const scope = { tenantId: server.bootstrap!.tenant_id as string, appId: server.bootstrap!.app_id as string, environmentId: null };
 const admin = { authorization: `Bearer ${KEY}`, 'x-service-app-id': scope.appId, 'content-type': 'application/json' };
 
-async function post(path: string, headers: Record<string, string>, body: unknown, expect = 200): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function post(path: string, headers: Record<string, string>, body: unknown, expect = 200): Promise<any> {
   const r = await fetch(server.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
   const answer = (await r.json()) as { data: unknown };
   if (r.status !== expect) throw new Error(`${path} answered ${r.status}: ${JSON.stringify(answer).slice(0, 300)}`);
@@ -102,8 +102,8 @@ const rawCalls: Record<Endpoint, () => Promise<unknown>> = {
 };
 const api: Record<Endpoint, number[]> = { baseline: [], experiment: [], list: [] };
 const raw: Record<Endpoint, number[]> = { baseline: [], experiment: [], list: [] };
-const apiAnswers: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-let rawComparison: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+const apiAnswers: Record<string, any> = {};
+let rawComparison: any;
 for (const name of Object.keys(endpoints) as Endpoint[]) {
   for (let i = 0; i < REPEAT + 3; i++) {
     const a = await timed(async () => {

@@ -44,7 +44,10 @@ const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory
 
 async function ceiling(bodies: Uint8Array[], seconds: number): Promise<number> {
   const workers = [0, 1].map(() => new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData: { bodies, seconds } }));
-  const counts = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => (w.once('message', resolve), w.once('error', reject)))));
+  const counts = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => {
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
   return counts.reduce((a, b) => a + b, 0) / seconds;
 }
 

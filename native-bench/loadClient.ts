@@ -104,7 +104,7 @@ export class Connection {
  * returns a number, the same request is sent again after that many milliseconds (a 503's
  * Retry-After, as an exporter would honour it).
  */
-export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => number | void): Promise<void> {
+export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => unknown): Promise<void> {
   const conns = await Promise.all(Array.from({ length: connections }, () => Connection.open(host, port)));
   await Promise.all(
     conns.map(async (first) => {

@@ -4,7 +4,7 @@
  */
 import { startTracelake } from './app.js';
 import { StartRefusal } from './auth/secret.js';
-import { loadConfig, settingsHelp } from './config.js';
+import { type Config, loadConfig, settingsHelp } from './config.js';
 import { wantsHelp } from './core/cliArgs.js';
 import { createLogger, exitAfterFlush } from './log.js';
 import { setDuckdbAllocatorDefaults } from './store/duckdbAllocator.js';
@@ -23,7 +23,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stdout.write(settingsHelp());
     return;
   }
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env, argv);
   } catch (e) {

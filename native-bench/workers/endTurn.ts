@@ -27,7 +27,7 @@ const KEY = 'sk_service_' + 'Workers'.repeat(6);
 interface Build {
   name: string;
   server: TestServer;
-  api: (path: string, body?: unknown) => Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  api: (path: string, body?: unknown) => Promise<Record<string, any>>;
   /** Per round: the posts and the complete, the probe's longest wait during each, its median wait idle (ms). */
   posts: number[];
   postStall: number[];
@@ -48,7 +48,7 @@ async function start(name: string, root: string): Promise<Build> {
   const api = async (path: string, body?: unknown) => {
     const r = await fetch(server.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     if (r.status >= 300) throw new Error(`${name} ${path} answered ${r.status}: ${await r.text()}`);
-    return ((await r.json()) as { data: Record<string, any> }).data; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return ((await r.json()) as { data: Record<string, any> }).data;
   };
   await api(`/v1/apps/${appId}/git/connect`, { provider: 'local', repository: 'acme/shop' });
   return { name, server, api, posts: [], postStall: [], postHeld: [], complete: [], stall: [], idle: [] };
@@ -94,7 +94,9 @@ async function round(b: Build, r: number): Promise<void> {
   b.postHeld.push(during.reduce((sum, w) => sum + Math.max(0, w - idle), 0) / batches.length);
   const t0 = performance.now();
   const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
-  const waits = await probe(b.server.url, completed.then(() => (b.complete.push(performance.now() - t0), undefined)));
+  const waits = await probe(b.server.url, completed.then(() => {
+    b.complete.push(performance.now() - t0);
+  }));
   const turn = await completed;
   if (turn.status !== 'succeeded') throw new Error(`${b.name}: the turn ended ${String(turn.status)}`);
   b.stall.push(Math.max(...waits));

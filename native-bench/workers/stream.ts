@@ -33,7 +33,7 @@ const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': appId, 'co
 const api = async (path: string, body?: unknown) => {
   const r = await fetch(server.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
-  return ((await r.json()) as { data: Record<string, any> }).data; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return ((await r.json()) as { data: Record<string, any> }).data;
 };
 
 await api(`/v1/apps/${appId}/git/connect`, { provider: 'local', repository: 'acme/shop' });
@@ -60,7 +60,7 @@ await Promise.all(
           const { value, done } = await reader.read();
           if (done) return;
           buffer += decoder.decode(value, { stream: true });
-          let end;
+          let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);

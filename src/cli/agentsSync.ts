@@ -3,7 +3,7 @@
  * (core/agents/readers), and sends the new and grown ones to a running server over HTTP in bounded
  * batches, remembering in a small state file what it sent. `--watch` keeps doing so as files grow.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { type Dirent, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { batchesOf, type SyncBatch, type SyncItem } from '../core/agents/batches.js';
 import { BlobBag } from '../core/agents/readers/blobBag.js';
@@ -206,7 +206,7 @@ function isRollout(path: string): boolean {
 
 /** `.jsonl` files at `path` (a file, or a directory walked recursively), sorted. */
 function jsonlUnder(path: string): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     if (statSync(path).isFile()) return path.endsWith('.jsonl') ? [path] : [];
     entries = readdirSync(path, { recursive: true, withFileTypes: true });

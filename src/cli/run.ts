@@ -3,17 +3,17 @@
  * through the operator API of a server running on the store, else on the store directly (failures
  * exit 1) — and print its answer as JSON on stdout (exit 0).
  */
-import { parseCli, type CliCommand, type ServerTarget } from '../core/admin/cliArgs.js';
+import { parseCli, type CliCommand, type CliRequest, type ServerTarget } from '../core/admin/cliArgs.js';
 import { UsageError } from '../core/cliArgs.js';
 import { isOperatorCommand, operatorRequest, type OperatorCommand } from '../core/admin/operatorApi.js';
 import { settingsHelp } from '../config.js';
 import { homedir } from 'node:os';
-import { parseSyncArgs, SYNC_USAGE } from '../core/agents/syncArgs.js';
+import { parseSyncArgs, SYNC_USAGE, type SyncOptions } from '../core/agents/syncArgs.js';
 import { runAgentsSync, SyncFailure } from './agentsSync.js';
 import { ApiError } from '../core/errors.js';
 import { runOperatorCommand } from '../store/admin/operator.js';
 import { assertPlan } from './plans.js';
-import { errorCode, reachServer, sendCommand, type Reach } from './remote.js';
+import { errorCode, reachServer, sendCommand, type Answer, type Reach } from './remote.js';
 import { usageFailure, type CliIo } from './io.js';
 import { CliFailure, StoreLocked, withStore } from './store.js';
 
@@ -21,7 +21,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (argv[0] === 'agents') return runAgents(argv.slice(1), io);
   if (argv[0] === 'worker') return (await import('./worker.js')).runWorkerCommand(argv.slice(1), io);
   if (argv[0] === 'quickstart') return (await import('./quickstart.js')).runQuickstart(argv.slice(1), io);
-  let request;
+  let request: CliRequest;
   try {
     request = parseCli(argv, io.env, io.nowMs());
   } catch (e) {
@@ -59,7 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 /** Sends the command to the server's operator API and prints its answer as the store path would. */
 async function remote(io: CliIo, server: ServerTarget & { token: string }, command: OperatorCommand, flags: ReadonlyMap<string, string>): Promise<number> {
-  let answer;
+  let answer: Answer;
   try {
     answer = await sendCommand(server, operatorRequest(command.name, flags));
   } catch (e) {
@@ -104,7 +104,7 @@ function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | n
  * a stopped one's store. In watch mode SIGINT and SIGTERM end it after the round in progress.
  */
 async function runAgents(argv: readonly string[], io: CliIo): Promise<number> {
-  let options;
+  let options: SyncOptions | null;
   try {
     if (argv[0] !== 'sync') throw new UsageError(argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`);
     options = parseSyncArgs(argv.slice(1), io.env, homedir(), io.tty === true);

@@ -9,7 +9,7 @@ import { homedir, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { BUILTIN_PROFILES, parseProfiles, type AgentProfile } from '../core/workers/profiles.js';
 import { UsageError } from '../core/cliArgs.js';
-import { parseWorkerArgs, WORKER_USAGE } from '../core/workers/workerArgs.js';
+import { parseWorkerArgs, WORKER_USAGE, type WorkerOptions } from '../core/workers/workerArgs.js';
 import { runWorker } from '../worker/main.js';
 import { usageFailure, type CliIo } from './io.js';
 
@@ -46,8 +46,8 @@ function loadProfiles(file: string | null, only: string[]): Record<string, Agent
 }
 
 export async function runWorkerCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  let options;
-  let profiles;
+  let options: WorkerOptions | null;
+  let profiles: Record<string, AgentProfile>;
   try {
     options = parseWorkerArgs(argv, io.env, homedir(), defaultName);
     if (options === null) {

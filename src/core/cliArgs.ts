@@ -49,13 +49,7 @@ export function parseFlags(argv: readonly string[], spec: ArgsSpec): Args {
   for (const name of spec.strings) options[name] = { type: 'string' };
   for (const name of spec.lists ?? []) options[name] = { type: 'string', multiple: true };
   for (const name of spec.switches ?? []) options[name] = { type: 'boolean' };
-  let tokens;
-  try {
-    // parseArgs copies the arguments before it reads them.
-    ({ tokens } = parseArgs({ args: argv as string[], options, strict: true, allowPositionals: true, tokens: true }));
-  } catch (e) {
-    throw usageOf(e as Error & { code?: string }, spec.command);
-  }
+  const tokens = tokenize(argv, options, spec.command);
   const args = {
     values: new Map<string, string>(),
     lists: new Map<string, string[]>(),
@@ -78,6 +72,15 @@ export function parseFlags(argv: readonly string[], spec: ArgsSpec): Args {
     else throw new UsageError(`--${name} is given twice`, name);
   }
   return args;
+}
+
+function tokenize(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>, command: string | undefined) {
+  try {
+    // parseArgs copies the arguments before it reads them.
+    return parseArgs({ args: argv as string[], options, strict: true, allowPositionals: true, tokens: true }).tokens;
+  } catch (e) {
+    throw usageOf(e as Error & { code?: string }, command);
+  }
 }
 
 /**

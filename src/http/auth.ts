@@ -44,7 +44,7 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
 
 /** The key or session token in Authorization (see `readCredentials`). */
 function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): string {
-  const authorization = headers['authorization']?.trim();
+  const authorization = headers.authorization?.trim();
   if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
   const bearer = /^bearer\s+/i.exec(authorization);
   if (bearer && rawKeyOnly) {
@@ -100,7 +100,7 @@ export class Authenticator {
   }
 
   async authenticate(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean, now = Date.now()): Promise<Principal> {
-    if (this.local && !headers['authorization']) {
+    if (this.local && !headers.authorization) {
       return { kind: 'local', ...this.local, readEnvironmentId: this.local.environmentId, keyId: null, role: 'full_access', permissions: FULL };
     }
     const { key, appId } = readCredentials(headers, rawKeyOnly);
@@ -153,7 +153,7 @@ export class Authenticator {
    * run and does nothing else, with 403. In local mode no Authorization is the local app.
    */
   async appOf(headers: Readonly<Record<string, string>>, now = Date.now()): Promise<{ tenantId: string; appId: string }> {
-    if (this.local && !headers['authorization']) return { tenantId: this.local.tenantId, appId: this.local.appId };
+    if (this.local && !headers.authorization) return { tenantId: this.local.tenantId, appId: this.local.appId };
     const key = readKey(headers, false);
     if (!key.startsWith(KEY_PREFIX)) {
       if (!isSessionToken(key)) throw new ApiError('unauthorized', 'Invalid API key');

@@ -142,7 +142,6 @@ class NodeWire implements Wire {
  * byte that is not UTF-8 becomes U+FFFD, as uWS hands it over (the pipeline refuses such values).
  */
 function asUtf8(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
 }
 

@@ -63,8 +63,11 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   note?: RouteNote;
 }
 
-/** Erases a route's type parameters for storage in a mixed table. */
-export type AnyRoute = Route<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/**
+ * A route with its type parameters erased, for storage in a mixed table: the router hands each
+ * handler the input its own validators checked, so the erasure is made once, in `route()`.
+ */
+export type AnyRoute = Route<unknown, unknown, unknown>;
 
 type BodyMode = NonNullable<Route['body']>;
 
@@ -99,5 +102,5 @@ export type RouteDeclaration<V extends Validators, M extends BodyMode | undefine
 export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined, const P extends string = string>(
   r: RouteDeclaration<V, M, P>,
 ): AnyRoute {
-  return r as AnyRoute;
+  return r as unknown as AnyRoute;
 }

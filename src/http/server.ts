@@ -128,39 +128,55 @@ export class HttpServer {
     });
 
     if (this.draining) {
-      return this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
+      this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
+      return;
     }
     if (wire.headerFields > MAX_HEADER_FIELDS) {
       ex.close = true;
-      return this.send(ex, errorReply(new ApiError('request_header_fields_too_large', `More than ${MAX_HEADER_FIELDS} header fields`, { limit: MAX_HEADER_FIELDS })));
+      this.send(ex, errorReply(new ApiError('request_header_fields_too_large', `More than ${MAX_HEADER_FIELDS} header fields`, { limit: MAX_HEADER_FIELDS })));
+      return;
     }
     if (wire.lengthInDoubt) {
       ex.close = true;
-      return this.send(ex, errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })));
+      this.send(ex, errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })));
+      return;
     }
     const unreadable = unreadableHeader(headers);
-    if (unreadable) return this.send(ex, errorReply(unreadable));
+    if (unreadable) {
+      this.send(ex, errorReply(unreadable));
+      return;
+    }
     if (ex.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
-      return this.answerPreflight(ex, preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']));
+      this.answerPreflight(ex, preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']));
+      return;
     }
     if (!(ex.admitted = this.budget.enter(ex.write))) {
-      return this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight; retry later`)));
+      this.send(ex, errorReply(overloaded(`More than ${this.budget.maxRequests} requests in flight; retry later`)));
+      return;
     }
     const refusal = refusalFor(this.config.mode, ex.path);
-    if (refusal) return this.send(ex, errorReply(new ApiError(refusal)));
+    if (refusal) {
+      this.send(ex, errorReply(new ApiError(refusal)));
+      return;
+    }
     const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') {
       const unbuilt = unbuiltEndpoint(ex.method, ex.path);
-      if (unbuilt) return this.send(ex, errorReply(new ApiError('not_implemented', `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`)));
-      return this.send(ex, errorReply(new ApiError('not_found', `No route for ${ex.method} ${ex.path}`)));
+      const error = unbuilt
+        ? new ApiError('not_implemented', `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`)
+        : new ApiError('not_found', `No route for ${ex.method} ${ex.path}`);
+      this.send(ex, errorReply(error));
+      return;
     }
     if (match.kind === 'bad_encoding') {
-      return this.send(ex, errorReply(validationError('path', { [match.param]: 'not valid percent-encoding' })));
+      this.send(ex, errorReply(validationError('path', { [match.param]: 'not valid percent-encoding' })));
+      return;
     }
     if (match.kind === 'method_not_allowed') {
-      return this.send(ex, errorReply(new ApiError('method_not_allowed', `${ex.method} is not allowed on ${ex.path}`)), {
+      this.send(ex, errorReply(new ApiError('method_not_allowed', `${ex.method} is not allowed on ${ex.path}`)), {
         Allow: match.allow.join(', '),
       });
+      return;
     }
     ex.route = match.route.path;
     const body = this.readBody(ex, match.route, headers);
@@ -285,7 +301,10 @@ export class HttpServer {
       return;
     }
     if (reply.kind === 'file') return void this.stream(ex, reply, extraHeaders);
-    if (reply.kind === 'stream') return this.openStream(ex, reply, extraHeaders);
+    if (reply.kind === 'stream') {
+      this.openStream(ex, reply, extraHeaders);
+      return;
+    }
     ex.answered = true;
     const isJson = reply.kind === 'json';
     const payload = isJson ? JSON.stringify(reply.body) : reply.body;
@@ -425,7 +444,6 @@ function unreadableHeader(headers: Record<string, string>): ApiError | null {
   return null;
 }
 
-// eslint-disable-next-line no-control-regex
 const UNREADABLE = /[\u0000-\u0008\u000a-\u001f\u007f\ufffd]/;
 
 /** The one mapping of a thrown value to a response; anything unexpected is a 500 of the spec's shape. */

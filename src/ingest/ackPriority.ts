@@ -56,7 +56,10 @@ export class AckPriority {
 
   private sweep(): void {
     const tids = threadIds();
-    if (tids.length === 0) return this.stop(); // not Linux
+    if (tids.length === 0) {
+      this.stop(); // not Linux
+      return;
+    }
     const keep = new Set([process.pid, ...this.platform, ...this.keep()]);
     for (const tid of tids) {
       if (keep.has(tid) || this.seen.has(tid)) continue;

@@ -49,14 +49,20 @@ export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeilin
   const findings: Findings = {};
 
   const blobs = new Map<string, BlobRecord>();
-  (envelope.blobs ?? []).forEach((item, index) => {
+  for (const [index, item] of (envelope.blobs ?? []).entries()) {
     const v = validateAgentBlob(item);
     const id = idOf(item, 'sha256');
-    if (!v.success) return void rejected.push({ index, id, reason: `blob: ${reasonOf(v)}` });
+    if (!v.success) {
+      rejected.push({ index, id, reason: `blob: ${reasonOf(v)}` });
+      continue;
+    }
     const check = checkBlob(v.data);
-    if (!check.ok) return void rejected.push({ index, id, reason: `blob: ${check.reason}` });
+    if (!check.ok) {
+      rejected.push({ index, id, reason: `blob: ${check.reason}` });
+      continue;
+    }
     if (keepsBlob(ceiling, check.data.length)) blobs.set(v.data.sha256, { sha256: v.data.sha256, mediaType: v.data.mediaType, data: check.data });
-  });
+  }
   const renamed = await scrubTextBlobs(blobs, findings);
 
   const clamped: AgentSession[] = [];

@@ -27,8 +27,8 @@ import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES 
 import { decodeLog, logName, type LogHeader } from './logFormat.js';
 import { prepare, type Mapped } from './prepare.js';
 import { rowBytes } from './rowBytes.js';
-import type { BlobRecord, GenerationId, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
-import { SummaryParts, type PartRow } from './summaryParts.js';
+import type { BlobRecord, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
+import { SummaryParts } from './summaryParts.js';
 
 export type { GenerationId, GenerationReport, SegmentReport } from '../store/spans/generation.js';
 

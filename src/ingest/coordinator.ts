@@ -462,7 +462,8 @@ export class IngestCoordinator {
       case 'generation':
         lane.reported();
         if (m.report.skippedRecords > 0) this.log.error({ worker: workerId, log: m.report.log, records: m.report.skippedRecords }, 'ingest log records that could not be decoded were skipped');
-        return this.enqueueCommit(m.report);
+        this.enqueueCommit(m.report);
+        return;
       case 'closed':
         lane.closes.get(m.id)?.();
         lane.closes.delete(m.id);

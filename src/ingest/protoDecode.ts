@@ -51,11 +51,7 @@ import type {
   Status,
 } from '../core/otlp/wire.js';
 import {
-  FIXED32,
-  FIXED64,
-  LEN,
   Reader,
-  VARINT,
   readBool,
   readBytes,
   readDouble,
@@ -68,7 +64,6 @@ import {
   readTag,
   readUint32,
   skipField,
-  truncated,
 } from './protoReader.js';
 
 /** Messages may nest this deep below the request (protobufjs' and protoc's recursion limit). */

@@ -37,7 +37,7 @@ export async function checkHealth(
   dataDir: string,
   checks: readonly CheckName[],
 ): Promise<DependencyCheck[]> {
-  const run: Record<CheckName, () => Promise<Record<string, number | string> | void>> = {
+  const run: Record<CheckName, () => Promise<Record<string, number | string> | undefined>> = {
     duckdb: async () => {
       const [row] = await (await db()).query<{ v: number }>('SELECT max(version)::INTEGER AS v FROM schema_migrations');
       return { schema_version: row?.v ?? 0 };
@@ -55,6 +55,7 @@ export async function checkHealth(
       const back = readFileSync(probe, 'utf8');
       unlinkSync(probe);
       if (back !== payload) throw new Error('probe file read back differently');
+      return undefined;
     },
     disk: async () => {
       const s = statfsSync(dataDir);
@@ -93,7 +94,7 @@ export async function checkHealth(
   return Promise.all(checks.map((name) => timeCheck(name, run[name])));
 }
 
-async function timeCheck(name: string, check: () => Promise<Record<string, number | string> | void>): Promise<DependencyCheck> {
+async function timeCheck(name: string, check: () => Promise<Record<string, number | string> | undefined>): Promise<DependencyCheck> {
   const started = performance.now();
   try {
     const detail = await check();

@@ -173,7 +173,10 @@ const handlers: Handlers = {
     return { applied, secret, bootstrapped, local: await meta.localScope(d), orphanSegments, walDamage };
   },
   findKey: async ({ keyHash }) => meta.findKeyByHash(await db(), keyHash),
-  touchKey: async ({ id, atMs }) => (await meta.touchKey(await db(), id, atMs), null),
+  touchKey: async ({ id, atMs }) => {
+    await meta.touchKey(await db(), id, atMs);
+    return null;
+  },
   findEnvironment: async ({ tenantId, appId, name }) => meta.findEnvironmentByName(await db(), tenantId, appId, name),
   createKey: async (k) => meta.insertKey(await db(), k),
   selectEnvironment: async (q) => meta.selectEnvironment(await db(), q),

@@ -101,6 +101,7 @@ function App() {
           app {credentials.appId.slice(0, 8)} · {caps?.mode ?? ''} · v{__TRACELAKE_VERSION__}
         </span>
         <button
+          type="button"
           class="link"
           onClick={() => {
             saveCredentials(null);

@@ -11,6 +11,7 @@ import type { WorkerOptions } from '../core/workers/workerArgs.js';
 import { LocalGitProvider } from '../git/local.js';
 import { GatewayClient, GatewayError } from './client.js';
 import type { EvalClaim } from '../store/workers/evalLeases.js';
+import type { TurnClaim } from '../store/workers/leases.js';
 import { startEvalRun, type RunningEval } from './evalRun.js';
 import { startTurn, type RunningTurn, type TurnLog } from './turn.js';
 import { Workspaces } from './workspace.js';
@@ -63,7 +64,7 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
   };
   const slot = async () => {
     while (!claims.signal.aborted && fatal === null) {
-      let claim;
+      let claim: TurnClaim | EvalClaim | null;
       try {
         claim = await gateway.claim(o.name, names, o.pollSeconds, claims.signal, o.evalCommand !== null);
       } catch (e) {

@@ -11,7 +11,7 @@ import type { AgentProfile } from '../core/workers/profiles.js';
 import type { TurnClaim } from '../store/workers/leases.js';
 import { runAgent, UNGUARDED, type AgentExit, type AgentRun, type StopReason } from './agentProcess.js';
 import { LeaseLost, type GatewayClient } from './client.js';
-import type { Workspaces } from './workspace.js';
+import type { Prepared, Workspaces } from './workspace.js';
 
 /** Events sent at most per request, and how long an event waits for others to share its request. */
 const BATCH_EVENTS = 200;
@@ -75,7 +75,7 @@ async function runTurn(claim: TurnClaim, ctx: TurnContext, events: EventStream, 
   const step = (text: string, level: 'info' | 'error' = 'info') => events.push({ kind: 'step', text, level });
   step(`${turn.resume ? 'Resuming' : 'Starting'} turn ${turn.index} of ${run.kind === 'session' ? 'session' : 'run'} ${run.id} (attempt ${turn.attempt}) with profile ${ctx.profile.name}`);
 
-  let prepared;
+  let prepared: Prepared;
   try {
     prepared = await ctx.workspaces.prepare(claim);
     step(`Workspace: ${prepared.how}`);

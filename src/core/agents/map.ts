@@ -49,7 +49,7 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
   const ended = session.endedAt != null;
   const startNs = nsOf(session.startedAt);
   const times = session.events.map((e) => nsOf(e.timestamp));
-  const lastNs = times.reduce((max, ns) => (ns > max ? ns : max), startNs);
+  const lastNs = times.reduce(maxNs, startNs);
   const render = (parts: readonly ContentPart[]) => renderContent(parts, options.blobTexts);
 
   const tags = [`agent:${session.agent.name}`];
@@ -179,7 +179,7 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
             type: 'GENERATION',
             spanKind: 'llm',
             status: 'OK',
-            startNs: t.lastNs <= ns ? t.lastNs : ns,
+            startNs: minNs(t.lastNs, ns),
             endNs: ns,
             model: e.model,
             inputTokens: prompt,
@@ -311,6 +311,10 @@ export function unstorableTime(session: AgentSession): { where: string; value: s
 
 function maxNs(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
+}
+
+function minNs(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }
 
 function firstLine(text: string | null): string | null {

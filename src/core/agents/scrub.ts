@@ -181,7 +181,7 @@ export async function scrubSessions(sessions: readonly AgentSession[], findings:
   });
   for (const [slots, path] of [[general, 'session.txt'], [dotenv, '.env']] as const) {
     const clean = await scrubTexts(slots.map((x) => x.text), path, findings);
-    slots.forEach((x, i) => x.set(clean[i]!));
+    for (const [i, x] of slots.entries()) x.set(clean[i]!);
   }
   return out;
 }
@@ -193,18 +193,24 @@ function slotsOf(e: AgentEvent, to: Slot[], slot: SlotFn): void {
     case 'user_message':
     case 'assistant_message':
     case 'tool_result':
-      return contentSlots(e.content, to, slot);
+      contentSlots(e.content, to, slot);
+      break;
     case 'reasoning':
-      return slot(to, () => e.text, (v) => (e.text = v));
+      slot(to, () => e.text, (v) => (e.text = v));
+      break;
     case 'tool_call':
-      if (typeof e.input === 'string') return slot(to, () => e.input as string, (v) => (e.input = v));
-      return jsonSlots(e.input, to, slot, 0);
+      if (typeof e.input === 'string') slot(to, () => e.input as string, (v) => (e.input = v));
+      else jsonSlots(e.input, to, slot, 0);
+      break;
     case 'subagent_start':
-      return slot(to, () => e.prompt, (v) => (e.prompt = v));
+      slot(to, () => e.prompt, (v) => (e.prompt = v));
+      break;
     case 'subagent_end':
-      return slot(to, () => e.result, (v) => (e.result = v));
+      slot(to, () => e.result, (v) => (e.result = v));
+      break;
     case 'system':
-      return slot(to, () => e.text, (v) => (e.text = v));
+      slot(to, () => e.text, (v) => (e.text = v));
+      break;
   }
 }
 

@@ -38,7 +38,6 @@ export const COMMIT_SHA = /^[0-9a-f]{40}$/;
  */
 export function isBranchName(name: string): boolean {
   if (name.length === 0 || name.length > 255 || name === '@') return false;
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.startsWith('-')) return false;

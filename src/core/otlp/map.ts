@@ -222,6 +222,7 @@ function identify(span: Record<string, unknown>, id: Identity): string | undefin
   id.parentId = absent ? null : parent;
   id.startNs = startNs;
   // Clock skew between threads or hosts can put the end first; a negative duration helps no one.
+  // biome-ignore lint/complexity/useMathMinMax: nanoseconds are bigints, which Math.max refuses
   id.endNs = endNs < startNs ? startNs : endNs;
   return undefined;
 }

@@ -56,7 +56,7 @@ export function parsePromptFile(text: string): Parsed<PromptDocument> {
   let body = source;
   if (/^---[ \t]*\r?\n/.test(source)) {
     const m = FRONT_MATTER.exec(source);
-    if (!m || m.index !== 0) return { ok: false, error: 'the front matter opened with "---" is never closed' };
+    if (m?.index !== 0) return { ok: false, error: 'the front matter opened with "---" is never closed' };
     let parsed: unknown;
     try {
       parsed = parseYaml(m[1]!);

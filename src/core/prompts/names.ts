@@ -45,7 +45,6 @@ export type PathCheck = { ok: true; path: string } | { ok: false; reason: string
  */
 export function checkTemplatePath(path: string): PathCheck {
   if (path.length === 0 || path.length > 1024) return { ok: false, reason: 'must be 1–1024 characters' };
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f\\]/.test(path)) return { ok: false, reason: 'must not contain backslashes or control characters' };
   if (path.startsWith('/')) return { ok: false, reason: `must be relative to the repository root, e.g. ${PROMPTS_DIR}/greeting${PROMPT_EXTENSION}` };
   const parts = path.split('/');

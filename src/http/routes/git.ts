@@ -12,7 +12,7 @@ import { isBranchName, parseRepositoryName, REPOSITORY_RULE } from '../../core/g
 import { GitHubProvider } from '../../git/github.js';
 import type { GitReader } from '../../git/provider.js';
 import { GitService, type GitCredentials } from '../../git/service.js';
-import type { AppRef } from '../../store/git/connections.js';
+import type { AppRef, ConnectionRow } from '../../store/git/connections.js';
 import type { GitDisconnection, GitHandshake } from '../../contract/responses.js';
 import { data } from '../reply.js';
 import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
@@ -156,7 +156,7 @@ export const gitRoutes = (secret: Buffer) => [
       const state = newStateToken();
       const expiresAtMs = Date.now() + HANDSHAKE_TTL_MS;
       const common = { ...app, installationId: null, by: actorOf(ctx.principal) };
-      let started;
+      let started: ConnectionRow;
       let url: string | null;
       if (body.app !== undefined) {
         // GitHub shows the human the App's installation, then sends them to its setup URL

@@ -1,5 +1,4 @@
 import type { RunStatus } from '../../core/evals/runState.js';
-import type { pinBaseline } from './experiments.js';
 import type { NewRun, StatusChange } from './runs.js';
 import type { NewTrials } from './trials.js';
 import type { ReadScope } from '../scope.js';

@@ -185,7 +185,7 @@ export async function queryMetrics(src: SpanSource, plan: MetricsPlan, scope: Re
 
 function toRow(plan: MetricsPlan, r: Record<string, number | string | null>): MetricsRow {
   const row: MetricsRow = { bucket: new Date(bucketStartMs(plan.bucket, Number(r.b))).toISOString() };
-  plan.groupBy.forEach((d, i) => (row[d] = r[`g${i}`] ?? null));
-  plan.measures.forEach((m, i) => (row[m] = r[`m${i}`] ?? null));
+  for (const [i, d] of plan.groupBy.entries()) row[d] = r[`g${i}`] ?? null;
+  for (const [i, m] of plan.measures.entries()) row[m] = r[`m${i}`] ?? null;
   return row;
 }

@@ -29,7 +29,7 @@ export const INGEST_LEVEL = 0;
  * spared: under load each costs the store thread milliseconds however few its rows
  * (native-bench/RESULTS.md, "commit"; docs/decisions.md, "Generations, group commit and readability").
  */
-export async function commitGenerations(db: Database, store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
+export async function commitGenerations(db: Database, _store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
   if (reports.length === 0) return;
   let fresh: GenerationReport[] = [];
   await db.transaction(async (tx) => {
@@ -208,7 +208,10 @@ function appSegments(db: Database, tenantId: string, appId: string): Promise<Cac
 export function forgetSegments(db: Database, apps?: Iterable<{ tenantId: string; appId: string }>): void {
   const cached = cache.get(db);
   if (!cached) return;
-  if (!apps) return cached.clear();
+  if (!apps) {
+    cached.clear();
+    return;
+  }
   for (const a of apps) cached.delete(`${a.tenantId}/${a.appId}`);
 }
 

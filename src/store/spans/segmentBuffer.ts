@@ -47,15 +47,19 @@ const ENUM_INDEX = Object.fromEntries(Object.entries(ENUM_VALUES).map(([kind, va
 function writeFixed(view: DataView, r: number, kind: ColumnKind, v: number | bigint | string): void {
   switch (kind) {
     case 'int':
-      return view.setInt32(r * 4, v as number, true);
+      view.setInt32(r * 4, v as number, true);
+      break;
     case 'double':
-      return view.setFloat64(r * 8, v as number, true);
+      view.setFloat64(r * 8, v as number, true);
+      break;
     case 'bigint':
-      return view.setBigInt64(r * 8, v as bigint, true);
+      view.setBigInt64(r * 8, v as bigint, true);
+      break;
     case 'ubigint':
-      return view.setBigUint64(r * 8, v as bigint, true);
+      view.setBigUint64(r * 8, v as bigint, true);
+      break;
     default:
-      return view.setUint8(r, ENUM_INDEX[kind as keyof typeof ENUM_VALUES].get(v as string)!);
+      view.setUint8(r, ENUM_INDEX[kind as keyof typeof ENUM_VALUES].get(v as string)!);
   }
 }
 

@@ -73,7 +73,7 @@ export async function claimEvalRun(db: Database, runId: string, c: { worker: str
         'SELECT status, key_id, tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, environment_id::VARCHAR AS environment_id FROM eval_runs WHERE id = $1',
         [runId],
       );
-      if (!row || row.status !== 'queued') return false;
+      if (row?.status !== 'queued') return false;
       await applyReport(tx, { runId, from: row.status, keyId: row.key_id, kind: 'claim', card: null, error: null, costUsd: null });
       // Like the creation key (evals/runs.ts createRun): no permission of its own, the run's environment as its pin.
       await insertKeyRow(tx, keyId, {

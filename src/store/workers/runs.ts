@@ -5,7 +5,6 @@
  * flight and "one turn at a time per session" are decided in order of arrival: of two requests
  * racing for an idle session, the second sees the first one's turn.
  */
-import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../core/errors.js';
 import { assertTakesTurn, checkWorkerEntitlement, isInFlight, workBranchOf, type RunKind, type TurnStatus } from '../../core/workers/turns.js';
 import type { Database, Transaction } from '../db.js';

@@ -107,13 +107,23 @@ export function FilterBar({ value, resource, error, onApply }: Props) {
         ) : null}
       </form>
       {items.length > 0 ? (
-        <ul class="completions" role="listbox" aria-label="Completions">
+        <div class="completions" role="listbox" aria-label="Completions">
           {items.map((s, i) => (
-            <li key={s.label} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseDown={(e) => (e.preventDefault(), take(s))}>
+            <div
+              key={s.label}
+              role="option"
+              tabIndex={-1}
+              aria-selected={i === active}
+              class={i === active ? 'active' : ''}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                take(s);
+              }}
+            >
               <b>{s.label}</b> <span>{s.detail}</span>
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
       ) : null}
       {error ? (
         <div class="filter-error" role="alert">

@@ -22,7 +22,7 @@ export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected:
   const layers = new Map<number, string[]>();
   for (const n of graph.nodes) layers.set(depth.get(n.id)!, [...(layers.get(depth.get(n.id)!) ?? []), n.id]);
   const pos = new Map<string, { x: number; y: number }>();
-  for (const [d, ids] of layers) ids.forEach((id, i) => pos.set(id, { x: 20 + i * 170, y: 20 + d * 80 }));
+  for (const [d, ids] of layers) for (const [i, id] of ids.entries()) pos.set(id, { x: 20 + i * 170, y: 20 + d * 80 });
   const width = 40 + Math.max(...[...layers.values()].map((l) => l.length)) * 170;
   const height = 40 + layers.size * 80;
   return (
@@ -35,6 +35,7 @@ export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected:
       {graph.nodes.map((n) => {
         const p = pos.get(n.id)!;
         return (
+          // biome-ignore lint/a11y/noStaticElementInteractions: a pointer's shortcut; the Timeline tab's tree opens the same spans from the keyboard
           <g key={n.id} class={`node ${n.span_id === selected ? 'selected' : ''}`} transform={`translate(${p.x},${p.y})`} onClick={() => onOpen(n.span_id)} data-node={n.id}>
             <rect width="140" height="36" rx="6" />
             <text x="70" y="16" text-anchor="middle">{n.name}</text>

@@ -42,13 +42,14 @@ export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onS
     e.preventDefault();
   };
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the table is one tab stop; its arrow keys move the selected row and Enter opens it
     <table class="grid" tabIndex={0} onKeyDown={onKey} aria-label={label}>
       <thead>
         <tr>
           {columns.map((c) => (
             <th key={c.key} class={c.numeric ? 'num' : ''} aria-sort={sortBy === c.sort && c.sort ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
               {c.sort && onSort ? (
-                <button class="sort" onClick={() => onSort(c.sort!, sortBy === c.sort && sortOrder !== 'asc' ? 'asc' : 'desc')}>
+                <button type="button" class="sort" onClick={() => onSort(c.sort!, sortBy === c.sort && sortOrder !== 'asc' ? 'asc' : 'desc')}>
                   {c.title}
                   {sortBy === c.sort ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}
                 </button>
@@ -88,10 +89,10 @@ export function Pager({ total, limit, offset, onPage }: { total: number; limit: 
       <span>
         {total === 0 ? 0 : offset + 1}–{last} of {total.toLocaleString('en-US')}
       </span>
-      <button disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - limit))}>
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - limit))}>
         ← Previous
       </button>
-      <button disabled={last >= total} onClick={() => onPage(offset + limit)}>
+      <button type="button" disabled={last >= total} onClick={() => onPage(offset + limit)}>
         Next →
       </button>
     </div>

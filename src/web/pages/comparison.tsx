@@ -35,14 +35,14 @@ function direction(ci: Interval | null): 'up' | 'down' | 'flat' {
 function Figure({ title, before, after, change, ci, unit, better }: { title: string; before: string; after: string; change: number | null; ci: Interval | null; unit: (v: number) => string; better: 'up' | 'down' }) {
   const d = direction(ci);
   return (
-    <div class={`figure ${d === 'flat' ? '' : d === better ? 'better' : 'worse'}`} aria-label={title}>
+    <figure class={`figure ${d === 'flat' ? '' : d === better ? 'better' : 'worse'}`} aria-label={title}>
       <h4>{title}</h4>
       <p class="values">
         {before} → <b>{after}</b>
       </p>
       <p class="change">{signed(change, unit)}</p>
       <p class="ci">{interval(ci, unit)}</p>
-    </div>
+    </figure>
   );
 }
 
@@ -52,10 +52,10 @@ function cost(m: MeanChange, title: string, unit: (v: number) => string) {
 
 const resolved = (v: boolean | null) => (v === null ? '–' : v ? '✓ resolved' : '✗ failed');
 
-function RunFacts({ run, role }: { run: ExperimentRun; role: string }) {
+function RunFacts({ run, which }: { run: ExperimentRun; which: string }) {
   return (
     <div class="run-facts">
-      <span class="hint">{role}</span> <span class="mono">{runLabel(run)}</span> <RunStatus run={run} /> <span class="when">{time(run.created_at)}</span> · {run.task_count} tasks · {pct(run.resolved_rate)} resolved
+      <span class="hint">{which}</span> <span class="mono">{runLabel(run)}</span> <RunStatus run={run} /> <span class="when">{time(run.created_at)}</span> · {run.task_count} tasks · {pct(run.resolved_rate)} resolved
     </div>
   );
 }
@@ -82,8 +82,8 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
           <a href={back} class="back" aria-label="Back to the experiment">←</a> {answer.data.experiment}: run {runId.slice(0, 8)} vs baseline
         </h1>
       </header>
-      {candidate ? <RunFacts run={candidate} role="This run" /> : null}
-      {baseline ? <RunFacts run={baseline} role={baseline.pinned ? 'Baseline (pinned)' : 'Baseline (the succeeded run before)'} /> : <p class="hint">No baseline for this run: no succeeded run of the experiment before it, and none pinned.</p>}
+      {candidate ? <RunFacts run={candidate} which="This run" /> : null}
+      {baseline ? <RunFacts run={baseline} which={baseline.pinned ? 'Baseline (pinned)' : 'Baseline (the succeeded run before)'} /> : <p class="hint">No baseline for this run: no succeeded run of the experiment before it, and none pinned.</p>}
       {baseline && !candidate ? <p class="hint">This run is the pinned baseline: open another run to compare it.</p> : null}
       {c ? (
         <>
@@ -99,7 +99,7 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
             />
             {cost(c.cost_usd, 'Mean cost per task', usd)}
             {cost(c.duration_ms, 'Mean duration per task', ms)}
-            <div class="figure" aria-label="Tasks">
+            <figure class="figure" aria-label="Tasks">
               <h4>Tasks</h4>
               <p class="values">
                 <b>{c.tasks.paired}</b> in both runs
@@ -108,13 +108,13 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
                 <span class="fixed">{c.tasks.fixed} fixed</span> · <span class="regressed">{c.tasks.regressed} regressed</span>
               </p>
               <p class="ci">McNemar p = {c.resolved_rate.p_value.toPrecision(3)}</p>
-            </div>
+            </figure>
           </div>
           <p class="hint">{c.resolved_rate.method}. Cost and duration: mean of the per-task differences, normal interval.</p>
-          <nav class="tabs" role="tablist" aria-label="Outcome">
+          <div class="tabs" role="tablist" aria-label="Outcome">
             {tab(null, 'All', c.per_task.length)}
             {OUTCOMES.filter((o) => c.tasks[o] > 0 || o === outcome).map((o) => tab(o, OUTCOME_TITLES[o], c.tasks[o]))}
-          </nav>
+          </div>
           <table class="grid small tasks" aria-label="Tasks">
             <thead>
               <tr>

@@ -106,7 +106,7 @@ function RenderForm({ version }: { version: PromptVersion }) {
 
 function VersionDetail({ version }: { version: PromptVersion }) {
   return (
-    <div class="detail prompt-version" aria-label={`Version ${version.version}`}>
+    <section class="detail prompt-version" aria-label={`Version ${version.version}`}>
       <h3>
         v{version.version} <span class="labels">{version.labels.map((l) => <span key={l} class={`label l-${l}`}>{l}</span>)}</span>
       </h3>
@@ -125,7 +125,7 @@ function VersionDetail({ version }: { version: PromptVersion }) {
         </section>
       ) : null}
       <RenderForm key={`${version.name}@${version.version}`} version={version} />
-    </div>
+    </section>
   );
 }
 

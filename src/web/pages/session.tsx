@@ -42,7 +42,7 @@ export function SessionPage({ params }: { loc: Location; params: Record<string, 
           {page.data.pagination.total} traces · {usd(cost)}
         </span>
       </header>
-      <div class="conversation" aria-label="Conversation">
+      <section class="conversation" aria-label="Conversation">
         {turns.map((t) => (
           <article key={t.id} class="turn">
             <header>
@@ -52,7 +52,7 @@ export function SessionPage({ params }: { loc: Location; params: Record<string, 
             {said(t.output_preview, 'assistant') ? <div class="bubble role-assistant"><span class="role">assistant</span><p>{said(t.output_preview, 'assistant')}</p></div> : null}
           </article>
         ))}
-      </div>
+      </section>
     </div>
   );
 }

@@ -5,7 +5,7 @@
  * view when its spans carry `graph.node.*`. `?span=` makes the opened span part of the deep link.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { get, query, type Comment, type Graph, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
+import { get, query, type Comment, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
 import { GraphView } from '../components/graph.js';
 import { Content, Json } from '../components/messages.js';
 import { int, ms, time, usd } from '../format.js';
@@ -85,19 +85,21 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
         {t.tags.length ? <div><dt>Tags</dt><dd>{t.tags.join(', ')}</dd></div> : null}
       </dl>
       {Object.keys(t.metadata).length ? <details class="metadata"><summary>Metadata</summary><Json value={t.metadata} /></details> : null}
-      <nav class="tabs" role="tablist">
+      <div class="tabs" role="tablist">
         <a role="tab" aria-selected={tab === 'timeline'} href={href(`/traces/${id}`, { span: opened, tab: 'timeline' })}>Timeline</a>
         {hasGraph ? <a role="tab" aria-selected={tab === 'graph'} href={href(`/traces/${id}`, { span: opened, tab: 'graph' })}>Graph</a> : null}
-      </nav>
+      </div>
       <div class="trace-body">
         {tab === 'graph' && hasGraph ? (
           <GraphView graph={t.graph!} selected={opened} onOpen={(spanId) => open(spanId)} />
         ) : (
           <div class="tree" role="tree" tabIndex={0} onKeyDown={onKey} aria-label="Spans">
             {rows.map(({ span: s, depth, children }) => (
+              // biome-ignore lint/a11y/useKeyWithClickEvents: the tree's onKeyDown moves through its rows and folds them
               <div
                 key={s.id}
                 role="treeitem"
+                tabIndex={-1}
                 aria-selected={s.id === opened}
                 aria-expanded={children ? !folded.has(s.id) : undefined}
                 class={`span-row ${s.id === opened ? 'selected' : ''}`}
@@ -106,7 +108,15 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
               >
                 <span class="label" style={{ paddingLeft: `${depth * 16}px` }}>
                   {children ? (
-                    <button class="fold" aria-label={folded.has(s.id) ? 'Expand' : 'Collapse'} onClick={(e) => (e.stopPropagation(), fold(s.id, !folded.has(s.id)))}>
+                    <button
+                      type="button"
+                      class="fold"
+                      aria-label={folded.has(s.id) ? 'Expand' : 'Collapse'}
+                      onClick={(e) => {
+                        e.stopPropagation();
+                        fold(s.id, !folded.has(s.id));
+                      }}
+                    >
                       {folded.has(s.id) ? '▸' : '▾'}
                     </button>
                   ) : (
@@ -172,7 +182,7 @@ function SpanPanel({ traceId, spanId }: { traceId: string; spanId: string }) {
   if (!span.data) return <p class="loading">Loading span…</p>;
   const s = span.data;
   return (
-    <div class="span-detail" aria-label={`Span ${s.name}`}>
+    <section class="span-detail" aria-label={`Span ${s.name}`}>
       <h3>
         {s.name} <span class={`status s-${s.status}`}>{s.status}</span>
       </h3>
@@ -191,6 +201,6 @@ function SpanPanel({ traceId, spanId }: { traceId: string; spanId: string }) {
       {Object.keys(s.metadata).length ? <details open><summary>Metadata</summary><Json value={s.metadata} /></details> : null}
       <details><summary>Attributes</summary><Json value={s.attributes} /></details>
       <details><summary>Resource</summary><Json value={s.resource} /></details>
-    </div>
+    </section>
   );
 }

@@ -22,7 +22,21 @@ interface ThreadEvent {
   kind: 'stdout' | 'stderr' | 'agent' | 'step';
   text: string | null;
   level: 'info' | 'error' | null;
-  event: Record<string, any> | null; // eslint-disable-line @typescript-eslint/no-explicit-any
+  event: AgentEventView | null;
+}
+
+/** An agent event as the run's stream carries it, read loosely: agents differ in what they send. */
+interface AgentEventView {
+  type?: string;
+  kind?: string;
+  callId?: unknown;
+  content?: unknown;
+  model?: string;
+  usage?: { inputTokens: number; outputTokens: number };
+  text?: string;
+  name?: string;
+  input?: unknown;
+  isError?: boolean;
 }
 
 type Link = 'connecting' | 'live' | 'retrying' | 'refused';
@@ -191,8 +205,8 @@ function Events({ events }: { events: ThreadEvent[] }) {
   );
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const textOf = (content: any): string => (Array.isArray(content) ? content.map((c: any) => (c?.type === 'text' ? c.text : `[${c?.type ?? 'part'}]`)).join('\n') : '');
+const textOf = (content: unknown): string =>
+  Array.isArray(content) ? content.map((c: { type?: string; text?: string } | null) => (c?.type === 'text' ? c.text : `[${c?.type ?? 'part'}]`)).join('\n') : '';
 
 function Line({ who, children, tone }: { who: string; children: ComponentChildren; tone?: 'error' | 'muted' }) {
   return (
@@ -207,7 +221,7 @@ function EventView({ e, result }: { e: ThreadEvent; result: ThreadEvent | undefi
   if (e.kind === 'step') return <Line who="worker" tone={e.level === 'error' ? 'error' : 'muted'}>{e.text}</Line>;
   if (e.kind === 'stdout') return <Line who="out">{e.text}</Line>;
   if (e.kind === 'stderr') return <Line who="err" tone="error">{e.text}</Line>;
-  const ev = e.event ?? {};
+  const ev: AgentEventView = e.event ?? {};
   switch (ev.type) {
     case 'assistant_message':
       return (

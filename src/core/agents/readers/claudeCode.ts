@@ -75,7 +75,7 @@ export function readClaudeCode(files: readonly TranscriptFile[], blobs = new Blo
 }
 
 function earliest(entries: readonly Entry[]): string {
-  return entries.reduce((min, e) => {
+  return entries.reduce((min: string, e) => {
     const t = timestamp(e.line.value.timestamp)!;
     return t < min ? t : min;
   }, '9999');
