@@ -213,7 +213,7 @@ t.test('--watch follows a growing rollout', async (t) => {
     for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       rounds.push(JSON.parse(buffer.slice(0, nl)));
       buffer = buffer.slice(nl + 1);
-      waiters.splice(0).forEach((w) => w());
+      for (const w of waiters.splice(0)) w();
     }
   });
   const round = async (n: number) => {

@@ -290,7 +290,7 @@ export async function call(
   }
   const res = await fetch(server.url + path, { method, headers, body });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown ;
   try {
     parsed = JSON.parse(text);
   } catch {

@@ -193,7 +193,7 @@ function expected(rows: Row[], bucket: string, groupBy: string[], measures: stri
         const [b, g] = JSON.parse(k) as [number, string];
         const values = JSON.parse(g) as (string | null)[];
         const out: Record<string, unknown> = { bucket: new Date(b).toISOString() };
-        groupBy.forEach((d, i) => (out[d] = values[i]));
+        for (const [i, d] of groupBy.entries()) out[d] = values[i];
         for (const m of measures) out[m] = measure(m, members);
         return { b, rank: rank.indexOf(g), out };
       })

@@ -51,7 +51,10 @@ t.test('--metrics-listen on a port of its own', async (t) => {
 
   // Spans through the SDK, one export with a span whose id is not hex (refused), and some reads.
   const { provider, tracer } = tracerProvider(server, sdk, 'proto', 'prom-test');
-  for (let i = 0; i < 3; i++) tracer.startActiveSpan(`op-${i}`, (s) => (tracer.startSpan('child').end(), s.end()));
+  for (let i = 0; i < 3; i++) tracer.startActiveSpan(`op-${i}`, (s) => {
+      tracer.startSpan('child').end();
+      s.end();
+    });
   await provider.forceFlush();
   await provider.shutdown();
   const bad = exportRequest([{ traceId: hex(16), name: 'fine' }, { traceId: hex(16), spanId: 'not-hex!', name: 'broken' }]);

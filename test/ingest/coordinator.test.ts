@@ -190,7 +190,9 @@ t.test('a body a compute worker decoded goes with its record to that worker, sca
     c.attach(workerId, port1);
     return port2;
   });
-  t.teardown(() => ports.forEach((p) => p.close()));
+  t.teardown(() => {
+    for (const p of ports) p.close();
+  });
   const request = (scope: string, extra: object = {}) => ({
     body: new Uint8Array([1, 2, 3]), encoding: 'json' as const, contentEncoding: undefined, maxDecompressedBytes: 1 << 20, maxSpansPerTrace: 10,
     scope: { tenantId: scope, appId: 'a', environmentId: 'e' }, plan: null, ...extra,

@@ -501,7 +501,7 @@ t.test('generated wire bytes (unknown fields, wrong wire types, padded varints, 
 t.test('proto3 semantics protobufjs applies are reproduced', async (t) => {
   const spanIds = [...lenField(1, new Array(16).fill(1)), ...lenField(2, new Array(8).fill(2))];
   const spanOf = (r: ExportTraceServiceRequest | undefined) => r?.resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0];
-  const valueOf = (r: ExportTraceServiceRequest | undefined) => spanOf(r)?.attributes?.[0]?.value;
+  const attributeValueOf = (r: ExportTraceServiceRequest | undefined) => spanOf(r)?.attributes?.[0]?.value;
 
   // Explicit defaults are absent; a later default removes an earlier value.
   const defaults = agree(requestWithSpan([...spanIds, ...lenField(5, utf8('x')), ...lenField(5, []), ...varintField(6, 0), ...tag(7, 1), ...le64(0n), ...lenField(4, [])]));
@@ -510,27 +510,27 @@ t.test('proto3 semantics protobufjs applies are reproduced', async (t) => {
   const merged = agree(requestWithSpan([...spanIds, ...lenField(15, varintField(3, 2)), ...lenField(15, lenField(2, utf8('boom')))]));
   t.strictSame(spanOf(merged)?.status, { code: 2, message: 'boom' });
   // The oneof: the last member wins, and a member sent twice merges (arrays append).
-  t.strictSame(valueOf(agree(requestWithValue([...lenField(1, utf8('s')), ...varintField(3, 5)]))), { intValue: '5' });
-  const arrays = valueOf(agree(requestWithValue([...lenField(5, lenField(1, varintField(2, 1))), ...lenField(5, lenField(1, lenField(1, utf8('b'))))])));
+  t.strictSame(attributeValueOf(agree(requestWithValue([...lenField(1, utf8('s')), ...varintField(3, 5)]))), { intValue: '5' });
+  const arrays = attributeValueOf(agree(requestWithValue([...lenField(5, lenField(1, varintField(2, 1))), ...lenField(5, lenField(1, lenField(1, utf8('b'))))])));
   t.strictSame(arrays, { arrayValue: { values: [{ boolValue: true }, { stringValue: 'b' }] } });
-  t.strictSame(valueOf(agree(requestWithValue([...lenField(5, []), ...lenField(1, [])]))), { stringValue: '' });
+  t.strictSame(attributeValueOf(agree(requestWithValue([...lenField(5, []), ...lenField(1, [])]))), { stringValue: '' });
   // Members have presence: zero, false and empty stay.
-  t.strictSame(valueOf(agree(requestWithValue(varintField(3, 0)))), { intValue: '0' });
-  t.strictSame(valueOf(agree(requestWithValue(varintField(2, 0)))), { boolValue: false });
+  t.strictSame(attributeValueOf(agree(requestWithValue(varintField(3, 0)))), { intValue: '0' });
+  t.strictSame(attributeValueOf(agree(requestWithValue(varintField(2, 0)))), { boolValue: false });
   // A bool is true when any bit of its varint is, the 10th byte's too (as protobufjs 8 reads it).
-  t.strictSame(valueOf(agree(requestWithValue([...tag(2, 0), ...new Array(9).fill(0x80), 0x7e]))), { boolValue: true });
-  t.same(plain(valueOf(agree(requestWithValue(lenField(7, []))))), { bytesValue: new Uint8Array(0) });
+  t.strictSame(attributeValueOf(agree(requestWithValue([...tag(2, 0), ...new Array(9).fill(0x80), 0x7e]))), { boolValue: true });
+  t.same(plain(attributeValueOf(agree(requestWithValue(lenField(7, []))))), { bytesValue: new Uint8Array(0) });
   // int64 text: two's complement negatives, extremes; a 10-byte varint for a negative int32 kind.
-  t.strictSame(valueOf(agree(requestWithValue(varintField(3, -1n)))), { intValue: '-1' });
-  t.strictSame(valueOf(agree(requestWithValue(varintField(3, I64_MIN)))), { intValue: '-9223372036854775808' });
-  t.strictSame(valueOf(agree(requestWithValue(varintField(3, I64_MAX)))), { intValue: '9223372036854775807' });
+  t.strictSame(attributeValueOf(agree(requestWithValue(varintField(3, -1n)))), { intValue: '-1' });
+  t.strictSame(attributeValueOf(agree(requestWithValue(varintField(3, I64_MIN)))), { intValue: '-9223372036854775808' });
+  t.strictSame(attributeValueOf(agree(requestWithValue(varintField(3, I64_MAX)))), { intValue: '9223372036854775807' });
   t.equal(spanOf(agree(requestWithSpan([...spanIds, ...varintField(6, -2n)])))?.kind, -2);
   t.equal(spanOf(agree(requestWithSpan([...spanIds, ...tag(8, 1), ...le64(U64_MAX)])))?.endTimeUnixNano, '18446744073709551615');
   // Doubles keep NaN, infinities and -0.
-  t.ok(Number.isNaN(valueOf(agree(requestWithValue([...tag(4, 1), ...f64(Number.NaN)])))?.doubleValue));
-  t.ok(Object.is(valueOf(agree(requestWithValue([...tag(4, 1), ...f64(-0)])))?.doubleValue, -0));
+  t.ok(Number.isNaN(attributeValueOf(agree(requestWithValue([...tag(4, 1), ...f64(Number.NaN)])))?.doubleValue));
+  t.ok(Object.is(attributeValueOf(agree(requestWithValue([...tag(4, 1), ...f64(-0)])))?.doubleValue, -0));
   // Strings: a byte-order mark is kept, invalid UTF-8 refused (short and long).
-  t.strictSame(valueOf(agree(requestWithValue(lenField(1, utf8('\uFEFFx'))))), { stringValue: '\uFEFFx' });
+  t.strictSame(attributeValueOf(agree(requestWithValue(lenField(1, utf8('\uFEFFx'))))), { stringValue: '\uFEFFx' });
   t.equal(agree(requestWithValue(lenField(1, [0x61, 0xff]))), undefined);
   t.equal(agree(requestWithValue(lenField(1, [...utf8('a'.repeat(40)), 0xc3]))), undefined);
   t.equal(agree(requestWithValue(lenField(1, [0xed, 0xa0, 0x80]))), undefined, 'an encoded surrogate');

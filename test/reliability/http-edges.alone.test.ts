@@ -65,7 +65,7 @@ function exchange(server: TestServer, parts: (string | Buffer)[], waitMs = 1_000
       closedMs = performance.now() - started;
       finish();
     });
-    parts.forEach((p, i) => setTimeout(() => socket.writable && socket.write(p), i * 50));
+    for (const [i, p] of parts.entries()) setTimeout(() => socket.writable && socket.write(p), i * 50);
   });
 }
 

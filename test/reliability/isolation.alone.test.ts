@@ -695,7 +695,7 @@ t.test('isolation matrix over the route table', async (t) => {
 
   await t.test("A's objects are unchanged", async (t) => {
     const after = await Promise.all(probes.map(([, probe]) => probe()));
-    probes.forEach(([name], i) => t.same(after[i], snapshot[i], name));
+    for (const [i, [name]] of probes.entries()) t.same(after[i], snapshot[i], name);
     for (const { name, probe, before } of watched) t.same(await probe(), before, `the object aimed at by ${name}`);
   });
 

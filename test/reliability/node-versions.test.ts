@@ -8,7 +8,7 @@
  * the system's glibc only (docs/decisions.md, "Node versions and uWebSockets.js builds").
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, } from 'node:fs';
 import t, { type Test } from 'tap';
 import { loadNativeUws } from '../../src/http/uws.js';
 import { GLIBC_FOR_UWS, versionBelow } from '../../src/http/uwsBuilds.js';

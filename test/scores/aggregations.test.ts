@@ -59,7 +59,7 @@ t.test('aggregations and search (cloud)', async (t) => {
   };
   const close = (actual: { name: string; avg_score: number }[], wanted: ReturnType<typeof expected>, what: string) => {
     t.same(actual.map(({ avg_score: _a, ...rest }) => rest), wanted.map(({ avg_score: _a, ...rest }) => rest), `${what}: names, counts, min and max`);
-    wanted.forEach((e, i) => t.ok(Math.abs(actual[i]!.avg_score - e.avg_score) < 1e-9, `${what}: avg of ${e.name}`));
+    for (const [i, e] of wanted.entries()) t.ok(Math.abs(actual[i]!.avg_score - e.avg_score) < 1e-9, `${what}: avg of ${e.name}`);
   };
 
   t.test('per name, over the default window', async (t) => {

@@ -44,7 +44,10 @@ t.test('transactions roll back on a throw', async (t) => {
     /boom/,
   );
   t.same(await db.query('SELECT count(*)::INTEGER AS n FROM t'), [{ n: 0 }], 'gone after rollback');
-  t.equal(await db.transaction(async (tx) => (await tx.exec('INSERT INTO t VALUES (2)'), 'done')), 'done');
+  t.equal(await db.transaction(async (tx) => {
+    await tx.exec('INSERT INTO t VALUES (2)');
+    return 'done';
+  }), 'done');
   t.same(await db.query('SELECT x FROM t'), [{ x: 2 }]);
 });
 

@@ -171,7 +171,10 @@ t.test('a session of three turns resumes the same workspace and branch, on the s
   // Two workers: the session's later turns go back to the one that holds its workspace.
   const w = worker('sess');
   const other = worker('sess-other');
-  t.teardown(() => (w.child.kill('SIGKILL'), other.child.kill('SIGKILL')));
+  t.teardown(() => {
+    w.child.kill('SIGKILL');
+    other.child.kill('SIGKILL');
+  });
   const session = await launch('sessions', { task_prompt: 'First: start the notes' });
   const env = session.environment_id;
   const watch = await watchRun(server, root, session.id);
@@ -291,7 +294,10 @@ t.test('the output cap and the timeout stop the agent (two turns at once: --conc
   const flood = await launch('runs', { task_prompt: 'FLOOD', profile: 'fake-short' });
   const hang = await launch('runs', { task_prompt: `HOLD ${release()}`, profile: 'fake-short' });
   const [a, b] = await Promise.all([watchRun(server, root, flood.id), watchRun(server, root, hang.id)]);
-  t.teardown(() => (a.close(), b.close()));
+  t.teardown(() => {
+    a.close();
+    b.close();
+  });
   const flooded = await a.untilRun(ended);
   t.match(flooded.latest_turn, { status: 'failed', reason: 'output_limit', error: 'The agent printed more than 4096 bytes and was stopped' });
   const bytes = a.events.filter((e: any) => e.kind === 'stdout').reduce((n: number, e: any) => n + Buffer.byteLength(e.text) + 1, 0);

@@ -16,7 +16,7 @@ const costOf: CostFn = (model, usage) => (model.length * 1e-6 + (usage.inputToke
 
 /** Rows as JSON text: bigints as `<n>n`, null-prototype maps marked, key order kept. */
 function text(rows: readonly SpanRecord[]): string {
-  return JSON.stringify(rows, function (_key, v: unknown) {
+  return JSON.stringify(rows, (_key, v: unknown) => {
     if (typeof v === 'bigint') return `${v}n`;
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === null) return { '<null prototype>': true, ...v };
     return v;

@@ -21,7 +21,7 @@ import { compactOnce } from '../../../src/store/spans/compaction.js';
 import { FileEngine } from '../../../src/store/spans/fileEngine.js';
 import { cachedSpanIdFilterPaths, commitGenerations, quote, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere } from '../../../src/store/spans/reads.js';
-import { type ReadScope } from '../../../src/store/scope.js';
+import type { ReadScope } from '../../../src/store/scope.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';

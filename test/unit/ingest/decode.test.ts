@@ -68,7 +68,7 @@ t.test('decodeRequest: protobuf', async (t) => {
 t.test('checkProtobufRequest: the skeleton, or the 400 decodeRequest gives', async (t) => {
   const bytes = encodeExportRequest(REQUEST);
   const span = checkProtobufRequest(bytes).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0];
-  t.same([...(span?.spanId as Uint8Array)], new Array(8).fill(2), 'ids');
+  t.same([...(span!.spanId as Uint8Array)], new Array(8).fill(2), 'ids');
   t.notOk(span && 'name' in span, 'nothing else');
   const bad = Uint8Array.from([0x0a, 0x05, 0x00]);
   t.throws(() => checkProtobufRequest(bad), {

@@ -5,7 +5,6 @@
  * input. Its agreement with protobufjs on generated and random input is test/ingest/protoDecode.test.ts.
  */
 import t from 'tap';
-import type { ExportTraceServiceRequest } from '../../../src/core/otlp/wire.js';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../../src/ingest/protoDecode.js';
 import { ALL_MESSAGES, doubleField, extract, f64, fixed64Field, I32, I64, LEN, lenField, REPEATED, SAMPLES, SCALARS, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, wrap, type OtlpMessage } from '../../helpers/wire.js';
 

@@ -38,9 +38,21 @@ t.test('values DuckDB refuses are refusals; failures of the machine and of the S
     'a date that is none': (c) => c.run(`SELECT 'x'::DATE`),
     'an out-of-range number': (c) => c.run('SELECT 9223372036854775807::BIGINT + 1'),
     'an invalid input': (c) => c.run(`SELECT json_extract('{', '$.a')`),
-    'the appender casting a double into a decimal': (c) => append(c, (a) => (a.appendDouble(1e300), a.appendInteger(4), a.appendBigInt(1n))),
-    'the appender casting a double into an integer': (c) => append(c, (a) => (a.appendDouble(1), a.appendDouble(1e20), a.appendBigInt(1n))),
-    'the binding of a bigint past 64 bits': (c) => append(c, (a) => (a.appendDouble(1), a.appendInteger(5), a.appendBigInt(2n ** 70n))),
+    'the appender casting a double into a decimal': (c) => append(c, (a) => {
+      a.appendDouble(1e300);
+      a.appendInteger(4);
+      a.appendBigInt(1n);
+    }),
+    'the appender casting a double into an integer': (c) => append(c, (a) => {
+      a.appendDouble(1);
+      a.appendDouble(1e20);
+      a.appendBigInt(1n);
+    }),
+    'the binding of a bigint past 64 bits': (c) => append(c, (a) => {
+      a.appendDouble(1);
+      a.appendInteger(5);
+      a.appendBigInt(2n ** 70n);
+    }),
   };
   for (const [what, work] of Object.entries(refusals)) {
     const e = await errorOf(c, work);
@@ -63,7 +75,9 @@ t.test('values DuckDB refuses are refusals; failures of the machine and of the S
 async function twoConnections(t: { teardown(fn: () => void): void }): Promise<[DuckDBConnection, DuckDBConnection]> {
   const db = await DuckDBInstance.create(':memory:');
   const pair: [DuckDBConnection, DuckDBConnection] = [await db.connect(), await db.connect()];
-  t.teardown(() => pair.forEach((c) => c.closeSync()));
+  t.teardown(() => {
+    for (const c of pair) c.closeSync();
+  });
   return pair;
 }
 
