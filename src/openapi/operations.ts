@@ -7,5 +7,7 @@ import { noteKey } from './document.js';
 import type { OperationNote } from './note.js';
 
 export const OPERATIONS: Readonly<Record<string, OperationNote>> = Object.fromEntries(
-  documentedRoutes().flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : [])),
+  documentedRoutes()
+    .filter((r) => r.note)
+    .map((r) => [noteKey(r.method, r.path), r.note!]),
 );

@@ -199,6 +199,15 @@ t.test('a note carried by its route is the one read', async (t) => {
   t.equal(buildDocument(input({ notes: rest })).paths['/v1/things/{id}']!.get!.summary, 'GET /v1/things/:id', 'without it, the route has no note');
 });
 
+t.test('notes carried by every route need no table of notes', async (t) => {
+  const notes = input().notes!;
+  const routes = ROUTES.map((r) => {
+    const note = notes[noteKey(r.method, r.path)];
+    return note ? { ...r, note } : r;
+  });
+  t.same(buildDocument(input({ routes, notes: undefined })).tags, buildDocument(input()).tags, 'the tags in the order the routes carry them');
+});
+
 t.test('a collection without schemas gives no components', async (t) => {
   const doc = buildDocument(input({ catalog: { components: {} }, notes: {}, unbuilt: [] }));
   t.same(doc.components.schemas, {});
