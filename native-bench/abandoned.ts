@@ -37,15 +37,36 @@ async function storm(root: string): Promise<Figures> {
     const appId = server.bootstrap!.app_id as string;
     const traceIds = Array.from({ length: 20 }, () => hex(16));
     for (const traceId of traceIds) {
-      const body = JSON.stringify(exportRequest([{ traceId, name: 'root' }, { traceId, name: 'child' }]));
-      const r = await fetch(`${server.url}/v1/traces`, { method: 'POST', body, headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' } });
+      const body = JSON.stringify(
+        exportRequest([
+          { traceId, name: 'root' },
+          { traceId, name: 'child' },
+        ]),
+      );
+      const r = await fetch(`${server.url}/v1/traces`, {
+        method: 'POST',
+        body,
+        headers: {
+          authorization: KEY,
+          'x-service-app-id': appId,
+          'content-type': 'application/json',
+          'x-tracelake-wait': 'visible',
+        },
+      });
       if (r.status !== 200) throw new Error(`ingest: ${r.status}`);
     }
     const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': appId };
     const reads: [string, string, string?][] = [
-      ['GET', '/v1/traces'], ['GET', '/v1/spans'], ['GET', `/v1/traces/${traceIds[0]}`], ['GET', '/v1/spans?format=parquet'],
-      ['GET', '/v1/spans?format=arrow'], ['GET', '/v1/traces?format=csv'], ['POST', '/v1/traces/search', '{}'], ['GET', '/v1/metrics'],
-      ['GET', '/v1/sessions'], ['GET', '/v1/scores/aggregations'],
+      ['GET', '/v1/traces'],
+      ['GET', '/v1/spans'],
+      ['GET', `/v1/traces/${traceIds[0]}`],
+      ['GET', '/v1/spans?format=parquet'],
+      ['GET', '/v1/spans?format=arrow'],
+      ['GET', '/v1/traces?format=csv'],
+      ['POST', '/v1/traces/search', '{}'],
+      ['GET', '/v1/metrics'],
+      ['GET', '/v1/sessions'],
+      ['GET', '/v1/scores/aggregations'],
     ];
     let answered = 0;
     let refused = 0;
@@ -54,7 +75,12 @@ async function storm(root: string): Promise<Figures> {
       const client = new AbortController();
       const timer = setTimeout(() => client.abort(), Math.random() * PATIENCE_MS);
       try {
-        const r = await fetch(server.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, ...(body ? { body } : {}), signal: client.signal });
+        const r = await fetch(server.url + path, {
+          method,
+          headers: { ...headers, 'content-type': 'application/json' },
+          ...(body ? { body } : {}),
+          signal: client.signal,
+        });
         await r.arrayBuffer();
         if (r.status < 300) answered++;
         if (r.status === 503) refused++;
@@ -63,7 +89,8 @@ async function storm(root: string): Promise<Figures> {
       }
       clearTimeout(timer);
     };
-    for (let round = 0; round < ROUNDS; round++) await Promise.all(Array.from({ length: CLIENTS }, (_, i) => one(round * CLIENTS + i)));
+    for (let round = 0; round < ROUNDS; round++)
+      await Promise.all(Array.from({ length: CLIENTS }, (_, i) => one(round * CLIENTS + i)));
     const t0 = performance.now();
     for (;;) {
       const r = await fetch(`${server.url}/v1/traces`, { headers });
@@ -81,15 +108,24 @@ async function storm(root: string): Promise<Figures> {
 
 const builds = [{ name: 'this build', root: '', runs: [] as Figures[] }];
 if (BASELINE) builds.unshift({ name: 'baseline', root: BASELINE, runs: [] });
-for (let run = 0; run < RUNS; run++) for (const b of run % 2 ? [...builds].reverse() : builds) b.runs.push(await storm(b.root));
+for (let run = 0; run < RUNS; run++)
+  for (const b of run % 2 ? [...builds].reverse() : builds) b.runs.push(await storm(b.root));
 
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 const of = (b: (typeof builds)[number], k: keyof Figures) => median(b.runs.map((r) => r[k]));
 console.log(`${ROUNDS} rounds of ${CLIENTS} reads, each abandoned after 0–${PATIENCE_MS} ms, ${RUNS} runs (medians)`);
 for (const b of builds) {
-  console.log(`  ${b.name.padEnd(10)} answered ${of(b, 'answered')}, 503 ${of(b, 'refused')}, first read after the storm answered in ${of(b, 'recoveryMs').toFixed(0)} ms   (runs: ${b.runs.map((r) => `${r.answered}/${r.refused}/${r.recoveryMs.toFixed(0)}`).join(', ')})`);
+  console.log(
+    `  ${b.name.padEnd(10)} answered ${of(b, 'answered')}, 503 ${of(b, 'refused')}, first read after the storm answered in ${of(b, 'recoveryMs').toFixed(0)} ms   (runs: ${b.runs.map((r) => `${r.answered}/${r.refused}/${r.recoveryMs.toFixed(0)}`).join(', ')})`,
+  );
 }
 if (BASELINE) {
   const [base, self] = [builds[0]!, builds[1]!];
-  console.log(`  ratio to the baseline: time to the first read after the storm ${(of(self, 'recoveryMs') / of(base, 'recoveryMs')).toFixed(2)}×`);
+  console.log(
+    `  ratio to the baseline: time to the first read after the storm ${(of(self, 'recoveryMs') / of(base, 'recoveryMs')).toFixed(2)}×`,
+  );
 }

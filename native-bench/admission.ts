@@ -45,7 +45,8 @@ async function runChild(variant: Variant): Promise<Figures> {
   const spans = arg('spans', 512);
   const perTrace = arg('per-trace', 8);
   const capacity = arg('capacity', 1_000_000);
-  const index = variant === 'typed' ? new AdmissionIndex(100_000, capacity) : new ReferenceAdmissionIndex(100_000, capacity);
+  const index =
+    variant === 'typed' ? new AdmissionIndex(100_000, capacity) : new ReferenceAdmissionIndex(100_000, capacity);
   const gc = { scavenges: 0, scavengeMs: 0, majorGcs: 0, majorMs: 0 };
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -113,7 +114,11 @@ function main(): void {
   const results: Record<Variant, Figures[]> = { strings: [], typed: [] };
   for (let round = 0; round < rounds; round++) {
     for (const variant of VARIANTS) {
-      const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...passOn, '--child', variant], { encoding: 'utf8' });
+      const child = spawnSync(
+        process.execPath,
+        ['--expose-gc', fileURLToPath(import.meta.url), ...passOn, '--child', variant],
+        { encoding: 'utf8' },
+      );
       if (child.status !== 0) throw new Error(`${variant}: ${child.stderr}`);
       const f = JSON.parse(child.stdout) as Figures;
       results[variant].push(f);
@@ -124,9 +129,14 @@ function main(): void {
     }
   }
   const of = (v: Variant, k: keyof Omit<Figures, 'variant'>) => median(results[v].map((f) => f[k]));
-  const ratio = (k: keyof Omit<Figures, 'variant'>, digits = 1) => `${of('strings', k).toFixed(digits)} → ${of('typed', k).toFixed(digits)} (${(of('typed', k) / of('strings', k)).toFixed(2)}×)`;
-  console.log(`medians, strings → typed: µs a span ${ratio('microsPerSpan', 3)}; the loop's CPU µs a span ${ratio('cpuMicrosPerSpan', 3)}`);
-  console.log(`  scavenge ms ${ratio('scavengeMs')}; major GC ms ${ratio('majorMs')}; heap MiB ${ratio('heapMiB')}; typed arrays MiB ${of('strings', 'arrayBuffersMiB').toFixed(1)} → ${of('typed', 'arrayBuffersMiB').toFixed(1)}; peak RSS MiB ${ratio('peakRssMiB')}`);
+  const ratio = (k: keyof Omit<Figures, 'variant'>, digits = 1) =>
+    `${of('strings', k).toFixed(digits)} → ${of('typed', k).toFixed(digits)} (${(of('typed', k) / of('strings', k)).toFixed(2)}×)`;
+  console.log(
+    `medians, strings → typed: µs a span ${ratio('microsPerSpan', 3)}; the loop's CPU µs a span ${ratio('cpuMicrosPerSpan', 3)}`,
+  );
+  console.log(
+    `  scavenge ms ${ratio('scavengeMs')}; major GC ms ${ratio('majorMs')}; heap MiB ${ratio('heapMiB')}; typed arrays MiB ${of('strings', 'arrayBuffersMiB').toFixed(1)} → ${of('typed', 'arrayBuffersMiB').toFixed(1)}; peak RSS MiB ${ratio('peakRssMiB')}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

@@ -12,10 +12,15 @@ export function serverBuilds(baseline: string): [string, string][] {
 }
 
 /** Runs `measure` for every build, `rounds` times, the order flipped each round; the results by build name. */
-export async function alternating<T>(builds: [string, string][], rounds: number, measure: (main: string, name: string, round: number) => Promise<T>): Promise<Map<string, T[]>> {
+export async function alternating<T>(
+  builds: [string, string][],
+  rounds: number,
+  measure: (main: string, name: string, round: number) => Promise<T>,
+): Promise<Map<string, T[]>> {
   const seen = new Map<string, T[]>(builds.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const [name, main] of round % 2 ? [...builds].reverse() : builds) seen.get(name)!.push(await measure(main, name, round));
+    for (const [name, main] of round % 2 ? [...builds].reverse() : builds)
+      seen.get(name)!.push(await measure(main, name, round));
   }
   return seen;
 }

@@ -21,9 +21,14 @@ export class Bodies {
   constructor(count: number) {
     for (let i = 0; i < count; i++) {
       const bytes = encodedBatch(SPANS, 7919 * (i + 1));
-      const req = decodeExportRequest(bytes) as unknown as { resourceSpans: { scopeSpans: { spans: { traceId: Uint8Array; spanId: Uint8Array }[] }[] }[] };
+      const req = decodeExportRequest(bytes) as unknown as {
+        resourceSpans: { scopeSpans: { spans: { traceId: Uint8Array; spanId: Uint8Array }[] }[] }[];
+      };
       const ids = new Set<string>();
-      for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) ids.add(Buffer.from(s.traceId).toString('hex')).add(Buffer.from(s.spanId).toString('hex'));
+      for (const rs of req.resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans)
+            ids.add(Buffer.from(s.traceId).toString('hex')).add(Buffer.from(s.spanId).toString('hex'));
       const buf = Buffer.from(bytes);
       const firstTrace = buf.indexOf(Buffer.from(req.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.traceId));
       const offsets: number[] = [];
@@ -44,4 +49,3 @@ export class Bodies {
     return { body, traceId: body.subarray(t.firstTrace, t.firstTrace + 16).toString('hex') };
   }
 }
-

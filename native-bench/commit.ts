@@ -18,9 +18,16 @@ const WARM_UP = 5;
 const GROUPS = [1, 4];
 // Each group size needs a commit of its own after the warm-up ones.
 const fewest = Math.max(...GROUPS) * (WARM_UP + 1);
-if (REPORTS < fewest) throw new Error(`--reports ${REPORTS}: at least ${fewest} are needed (${WARM_UP} warm-up commits and one timed, in groups of up to ${Math.max(...GROUPS)})`);
+if (REPORTS < fewest)
+  throw new Error(
+    `--reports ${REPORTS}: at least ${fewest} are needed (${WARM_UP} warm-up commits and one timed, in groups of up to ${Math.max(...GROUPS)})`,
+  );
 const BASELINE = textArg('baseline', '');
-const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const SCOPE = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 
 /** One build's store functions, loaded from its `dist` (this one's when `root` is empty). */
 async function load(root: string) {
@@ -28,7 +35,8 @@ async function load(root: string) {
   return {
     db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
     migrate: ((await import(at('src/store/migrate.js'))) as typeof import('../src/store/migrate.js')).migrate,
-    commit: ((await import(at('src/store/spans/manifest.js'))) as typeof import('../src/store/spans/manifest.js')).commitGenerations,
+    commit: ((await import(at('src/store/spans/manifest.js'))) as typeof import('../src/store/spans/manifest.js'))
+      .commitGenerations,
   };
 }
 
@@ -43,10 +51,16 @@ async function reports(count: number) {
   let seed = 1;
   for (let seq = 1; seq <= count; seq++) {
     const parts = new SummaryParts();
-    const resources = new Map<string, ReturnType<typeof toRows>['resources'][number] & { tenantId: string; appId: string }>();
+    const resources = new Map<
+      string,
+      ReturnType<typeof toRows>['resources'][number] & { tenantId: string; appId: string }
+    >();
     let spans = 0;
     for (let b = 0; b < 4; b++) {
-      const { rows, resources: named } = toRows(SCOPE, mapExportRequest(decodeExportRequest(encodedBatch(512, 7919 * seed++)) as never).spans);
+      const { rows, resources: named } = toRows(
+        SCOPE,
+        mapExportRequest(decodeExportRequest(encodedBatch(512, 7919 * seed++)) as never).spans,
+      );
       parts.add(rows);
       spans += rows.length;
       for (const r of named) resources.set(String(r.id), { ...r, tenantId: SCOPE.tenantId, appId: SCOPE.appId });
@@ -55,7 +69,17 @@ async function reports(count: number) {
       workerId: 'bench',
       seq,
       log: `bench-${seq}.log`,
-      segments: [{ key: `bench/${seq}.parquet`, ...SCOPE, date: '2026-11-27', rows: spans, bytes: 1, minStartNs: 1n, maxStartNs: 2n }],
+      segments: [
+        {
+          key: `bench/${seq}.parquet`,
+          ...SCOPE,
+          date: '2026-11-27',
+          rows: spans,
+          bytes: 1,
+          minStartNs: 1n,
+          maxStartNs: 2n,
+        },
+      ],
       parts: parts.rows(),
       resources: [...resources.values()],
       blobs: [],
@@ -68,7 +92,11 @@ async function reports(count: number) {
 }
 
 /** Median milliseconds of a commit of `group` reports, on a fresh store of `build`. */
-async function run(build: Awaited<ReturnType<typeof load>>, all: Awaited<ReturnType<typeof reports>>, group: number): Promise<number> {
+async function run(
+  build: Awaited<ReturnType<typeof load>>,
+  all: Awaited<ReturnType<typeof reports>>,
+  group: number,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tracelake-commit-'));
   const db = await build.db.Database.open({ dataDir: dir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 60_000 });
   try {
@@ -94,8 +122,11 @@ if (BASELINE) builds.unshift(['baseline', await load(BASELINE)]);
 console.log(`${REPORTS} reports of ${all[0]!.parts.length} trace parts, ${all[0]!.resources.length} resource`);
 for (const group of GROUPS) {
   const medians = new Map<string, number[]>();
-  for (let round = 0; round < 2; round++) for (const [name, build] of builds) medians.set(name, [...(medians.get(name) ?? []), await run(build, all, group)]);
+  for (let round = 0; round < 2; round++)
+    for (const [name, build] of builds) medians.set(name, [...(medians.get(name) ?? []), await run(build, all, group)]);
   const line = [...medians].map(([name, ms]) => `${name} ${ms.map((m) => m.toFixed(1)).join(', ')} ms`).join('; ');
-  const ratio = BASELINE ? `; ratio ${(Math.min(...medians.get('this build')!) / Math.min(...medians.get('baseline')!)).toFixed(2)}×` : '';
+  const ratio = BASELINE
+    ? `; ratio ${(Math.min(...medians.get('this build')!) / Math.min(...medians.get('baseline')!)).toFixed(2)}×`
+    : '';
   console.log(`a group of ${group}: ${line}${ratio}`);
 }

@@ -28,11 +28,17 @@ const SAMPLE_EVERY = 400;
 /** Loads the dataset through a server of the build at `root` ('' for this one) and keeps its store. */
 async function load(root: string): Promise<string> {
   const at = (path: string) => buildModule(root, path);
-  const { generateDataset, defaultEndMs } = (await import(at('native-bench/peers/dataset.js'))) as typeof import('./peers/dataset.js');
-  const { TracelakePeer } = (await import(at('native-bench/peers/tracelake.js'))) as typeof import('./peers/tracelake.js');
+  const { generateDataset, defaultEndMs } = (await import(
+    at('native-bench/peers/dataset.js')
+  )) as typeof import('./peers/dataset.js');
+  const { TracelakePeer } = (await import(
+    at('native-bench/peers/tracelake.js')
+  )) as typeof import('./peers/tracelake.js');
   const peer = new TracelakePeer((line) => console.log(`  ${root ? 'baseline' : 'this build'}: ${line}`));
   const loaded = await peer.load(generateDataset({ spans: SPANS, seed: 1, endMs: defaultEndMs(), scoresPerTrace: 1 }));
-  console.log(`  ${root ? 'baseline' : 'this build'}: ${loaded.spansPerSecond.toFixed(0)} spans/s, ${loaded.bytesPerSpan.toFixed(1)} bytes a span`);
+  console.log(
+    `  ${root ? 'baseline' : 'this build'}: ${loaded.spansPerSecond.toFixed(0)} spans/s, ${loaded.bytesPerSpan.toFixed(1)} bytes a span`,
+  );
   await peer.stop();
   return peer.dataDir;
 }
@@ -43,18 +49,33 @@ async function open(name: string, dataDir: string) {
   const segments = new LocalSegmentStore(storeDirs(dataDir).segments);
   const src = { db, segments, hints: traceHints(db) };
   await hintsFilled(db);
-  const [scope] = await db.query<{ tenantId: string; appId: string }>('SELECT tenant_id::VARCHAR AS "tenantId", app_id::VARCHAR AS "appId" FROM traces LIMIT 1');
+  const [scope] = await db.query<{ tenantId: string; appId: string }>(
+    'SELECT tenant_id::VARCHAR AS "tenantId", app_id::VARCHAR AS "appId" FROM traces LIMIT 1',
+  );
   const readScope = { ...scope!, environmentId: null };
-  const levels = await db.query<{ level: number; files: number }>('SELECT level, count(*)::INTEGER AS files FROM segments WHERE replaced_at IS NULL GROUP BY level ORDER BY level');
-  const traces = await db.query<{ trace_id: string; s: string; e: string }>('SELECT trace_id, start_ns::VARCHAR AS s, end_ns::VARCHAR AS e FROM traces ORDER BY trace_id');
+  const levels = await db.query<{ level: number; files: number }>(
+    'SELECT level, count(*)::INTEGER AS files FROM segments WHERE replaced_at IS NULL GROUP BY level ORDER BY level',
+  );
+  const traces = await db.query<{ trace_id: string; s: string; e: string }>(
+    'SELECT trace_id, start_ns::VARCHAR AS s, end_ns::VARCHAR AS e FROM traces ORDER BY trace_id',
+  );
   const touched = new Map<number, number>();
   for (const t of traces) {
     const n = (await segmentsFor(db, segments, readScope, BigInt(t.s), BigInt(t.e) + 1n)).length;
     touched.set(n, (touched.get(n) ?? 0) + 1);
   }
-  const share = [...touched].sort(([a], [b]) => a - b).map(([n, count]) => `${n} file${n === 1 ? '' : 's'} ${((100 * count) / traces.length).toFixed(1)}%`);
-  console.log(`${name}: live files ${levels.map((l) => `level ${l.level}: ${l.files}`).join(', ')}; ${traces.length.toLocaleString('en-US')} traces by the files their range touches: ${share.join(', ')}`);
-  return { db, dataDir, sample: traces.filter((_, i) => i % SAMPLE_EVERY === 0).map((t) => t.trace_id), read: (id: string) => traceWithSpans(src, readScope, id) };
+  const share = [...touched]
+    .sort(([a], [b]) => a - b)
+    .map(([n, count]) => `${n} file${n === 1 ? '' : 's'} ${((100 * count) / traces.length).toFixed(1)}%`);
+  console.log(
+    `${name}: live files ${levels.map((l) => `level ${l.level}: ${l.files}`).join(', ')}; ${traces.length.toLocaleString('en-US')} traces by the files their range touches: ${share.join(', ')}`,
+  );
+  return {
+    db,
+    dataDir,
+    sample: traces.filter((_, i) => i % SAMPLE_EVERY === 0).map((t) => t.trace_id),
+    read: (id: string) => traceWithSpans(src, readScope, id),
+  };
 }
 
 const stores: [string, Awaited<ReturnType<typeof open>>][] = [['this build', await open('this build', await load(''))]];

@@ -74,7 +74,8 @@ function checkSame(bodies: Uint8Array[]): void {
     const library = decodeExportRequest(body);
     const hand = decodeTraceRequest(body);
     if (!isDeepStrictEqual(plain(hand), plain(library))) throw new Error(`batch ${i}: the decoders disagree`);
-    if (!isDeepStrictEqual(mapExportRequest(hand), mapExportRequest(library))) throw new Error(`batch ${i}: the mapped rows differ`);
+    if (!isDeepStrictEqual(mapExportRequest(hand), mapExportRequest(library)))
+      throw new Error(`batch ${i}: the mapped rows differ`);
   }
 }
 
@@ -122,7 +123,10 @@ async function main(): Promise<void> {
     return answer;
   };
 
-  const samples = { decode: { protobufjs: [] as number[], 'hand-written': [] as number[] }, map: { protobufjs: [] as number[], 'hand-written': [] as number[] } };
+  const samples = {
+    decode: { protobufjs: [] as number[], 'hand-written': [] as number[] },
+    map: { protobufjs: [] as number[], 'hand-written': [] as number[] },
+  };
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse();
     for (const name of order) samples.decode[name].push(await run(name, { map: false }));
@@ -131,12 +135,17 @@ async function main(): Promise<void> {
   await Promise.all([...workers.values()].map((w) => w.terminate()));
 
   const fmt = (n: number) => n.toFixed(2).padStart(6);
-  console.log(`decode: ${batches} batches × ${SPANS_PER_BATCH} spans (~${avgBytes.toFixed(0)} bytes/span), median of ${rounds} rounds, µs/span`);
+  console.log(
+    `decode: ${batches} batches × ${SPANS_PER_BATCH} spans (~${avgBytes.toFixed(0)} bytes/span), median of ${rounds} rounds, µs/span`,
+  );
   console.log('');
   console.log('| path           | protobufjs | hand-written | speed-up |');
   console.log('|----------------|------------|--------------|----------|');
   const ratios = { decode: 0, map: 0 };
-  for (const [label, key] of [['decode', 'decode'], ['decode + map', 'map']] as const) {
+  for (const [label, key] of [
+    ['decode', 'decode'],
+    ['decode + map', 'map'],
+  ] as const) {
     const library = median(samples[key].protobufjs);
     const hand = median(samples[key]['hand-written']);
     ratios[key] = library / hand;
@@ -144,7 +153,9 @@ async function main(): Promise<void> {
   }
   console.log('');
   const verdict = ratios.decode >= REQUIRED_SPEEDUP ? 'meets' : 'does NOT meet';
-  console.log(`The hand-written decoder ${verdict} the ${REQUIRED_SPEEDUP}× rule (decode alone: ${ratios.decode.toFixed(2)}×).`);
+  console.log(
+    `The hand-written decoder ${verdict} the ${REQUIRED_SPEEDUP}× rule (decode alone: ${ratios.decode.toFixed(2)}×).`,
+  );
 }
 
 if (isMainThread) await main();

@@ -41,7 +41,11 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 const dataDir = tempDir('tracelake-evals-bench-');
 let server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
-const scope = { tenantId: server.bootstrap!.tenant_id as string, appId: server.bootstrap!.app_id as string, environmentId: null };
+const scope = {
+  tenantId: server.bootstrap!.tenant_id as string,
+  appId: server.bootstrap!.app_id as string,
+  environmentId: null,
+};
 const admin = { authorization: `Bearer ${KEY}`, 'x-service-app-id': scope.appId, 'content-type': 'application/json' };
 
 async function post(path: string, headers: Record<string, string>, body: unknown, expect = 200): Promise<any> {
@@ -58,10 +62,19 @@ const runIds: string[] = [];
 let experimentId = '';
 const rand = seededRandom(42);
 for (let r = 0; r < RUNS; r++) {
-  const run = await post('/v1/evals/runs', admin, { experiment: 'bench', suite: 'bench-suite', config: { model: `model-${r}` } }, 201);
+  const run = await post(
+    '/v1/evals/runs',
+    admin,
+    { experiment: 'bench', suite: 'bench-suite', config: { model: `model-${r}` } },
+    201,
+  );
   experimentId = run.experiment_id;
   runIds.push(run.id);
-  const worker = { authorization: `Bearer ${run.api_key.plaintext_key}`, 'x-service-app-id': scope.appId, 'content-type': 'application/json' };
+  const worker = {
+    authorization: `Bearer ${run.api_key.plaintext_key}`,
+    'x-service-app-id': scope.appId,
+    'content-type': 'application/json',
+  };
   await post(`/v1/evals/runs/${run.id}/status`, worker, {});
   const skill = 0.4 + 0.3 * (r / RUNS);
   const trials = Array.from({ length: TRIALS }, (_, i) => ({
@@ -122,21 +135,35 @@ for (const name of Object.keys(endpoints) as Endpoint[]) {
   }
 }
 await server.stop('SIGTERM');
-const [{ n: scores } = { n: 0 }] = await db.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM scores WHERE source = 'eval'`);
+const [{ n: scores } = { n: 0 }] = await db.query<{ n: number }>(
+  `SELECT count(*)::DOUBLE AS n FROM scores WHERE source = 'eval'`,
+);
 db.close();
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(rawDir, { recursive: true, force: true });
 
 const apiCounts = apiAnswers.baseline.data.comparison.tasks;
-if (apiCounts.paired !== TRIALS || apiCounts.fixed !== rawComparison.aggregates.counts.fixed || apiCounts.regressed !== rawComparison.aggregates.counts.regressed) {
-  throw new Error(`the API and the raw query disagree: ${JSON.stringify(apiCounts)} vs ${JSON.stringify(rawComparison.aggregates.counts)}`);
+if (
+  apiCounts.paired !== TRIALS ||
+  apiCounts.fixed !== rawComparison.aggregates.counts.fixed ||
+  apiCounts.regressed !== rawComparison.aggregates.counts.regressed
+) {
+  throw new Error(
+    `the API and the raw query disagree: ${JSON.stringify(apiCounts)} vs ${JSON.stringify(rawComparison.aggregates.counts)}`,
+  );
 }
 
-console.log(`evals: ${RUNS} runs × ${TRIALS} trials (${Math.round(scores).toLocaleString('en-US')} eval score rows), reported through the API in ${fillSeconds.toFixed(1)} s; a batch of ${TRIALS} trials: median ${median(batchMs).toFixed(1)} ms`);
+console.log(
+  `evals: ${RUNS} runs × ${TRIALS} trials (${Math.round(scores).toLocaleString('en-US')} eval score rows), reported through the API in ${fillSeconds.toFixed(1)} s; a batch of ${TRIALS} trials: median ${median(batchMs).toFixed(1)} ms`,
+);
 for (const name of Object.keys(endpoints) as Endpoint[]) {
   const a = median(api[name]);
   const r = median(raw[name]);
   const budget = 1.3 * r + 5;
-  console.log(`  ${name.padEnd(10)} API ${a.toFixed(1).padStart(7)} ms   raw ${r.toFixed(1).padStart(7)} ms   ${(a / r).toFixed(2)}×   budget ${budget.toFixed(1)} ms: ${a <= budget ? 'met' : 'MISSED'}`);
+  console.log(
+    `  ${name.padEnd(10)} API ${a.toFixed(1).padStart(7)} ms   raw ${r.toFixed(1).padStart(7)} ms   ${(a / r).toFixed(2)}×   budget ${budget.toFixed(1)} ms: ${a <= budget ? 'met' : 'MISSED'}`,
+  );
 }
-console.log(`  comparison of the last two runs: ${JSON.stringify(apiCounts)}, change ${apiAnswers.baseline.data.comparison.resolved_rate.change.toFixed(3)} ${JSON.stringify(apiAnswers.baseline.data.comparison.resolved_rate.ci95.map((x: number) => Number(x.toFixed(3))))}`);
+console.log(
+  `  comparison of the last two runs: ${JSON.stringify(apiCounts)}, change ${apiAnswers.baseline.data.comparison.resolved_rate.change.toFixed(3)} ${JSON.stringify(apiAnswers.baseline.data.comparison.resolved_rate.ci95.map((x: number) => Number(x.toFixed(3))))}`,
+);

@@ -25,7 +25,13 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
-import { rootCredentials, startServer, type Credentials, type ServerOptions, type TestServer } from '../test/helpers/server.js';
+import {
+  rootCredentials,
+  startServer,
+  type Credentials,
+  type ServerOptions,
+  type TestServer,
+} from '../test/helpers/server.js';
 import { uwsServerOptions } from '../test/helpers/newerGlibc.js';
 import { closedLoop, encodeGet, encodeRequest, percentile } from './loadClient.js';
 import { Bodies, SPANS } from './bodies.js';
@@ -80,7 +86,10 @@ interface Window {
   readableCpuUs: number;
 }
 
-const bearer = (s: Served) => ({ authorization: `Bearer ${s.credentials.key}`, 'x-service-app-id': s.credentials.appId });
+const bearer = (s: Served) => ({
+  authorization: `Bearer ${s.credentials.key}`,
+  'x-service-app-id': s.credentials.appId,
+});
 const get = (path: string, auth: boolean) => (s: Served) => {
   const request = encodeGet({ host: HOST, port: s.server.port, path, headers: auth ? bearer(s) : {} });
   return () => request;
@@ -95,16 +104,30 @@ const SCENARIOS: Scenario[] = [
     connections: INGEST_CONNECTIONS,
     requests(s) {
       // OTLP ingestion takes the key raw, without "Bearer ".
-      const target = { host: HOST, port: s.server.port, path: '/v1/traces', headers: { authorization: s.credentials.key, 'x-service-app-id': s.credentials.appId, 'content-type': 'application/x-protobuf' } };
+      const target = {
+        host: HOST,
+        port: s.server.port,
+        path: '/v1/traces',
+        headers: {
+          authorization: s.credentials.key,
+          'x-service-app-id': s.credentials.appId,
+          'content-type': 'application/x-protobuf',
+        },
+      };
       return () => encodeRequest(target, bodies.next().body);
     },
   },
 ];
 
 async function start(name: Served['name'], options: ServerOptions): Promise<Served> {
-  const server = await startServer({ ...options, args: SERVER_ARGS, env: { ...options.env, TRACELAKE_FRONT_END: name } });
+  const server = await startServer({
+    ...options,
+    args: SERVER_ARGS,
+    env: { ...options.env, TRACELAKE_FRONT_END: name },
+  });
   const listening = server.logs.find((l) => l.msg === 'listening');
-  if (listening?.front_end !== name) throw new Error(`asked for the ${name} front end, the server listens with ${String(listening?.front_end)}`);
+  if (listening?.front_end !== name)
+    throw new Error(`asked for the ${name} front end, the server listens with ${String(listening?.front_end)}`);
   return { name, server, credentials: rootCredentials(server), ackedSpans: 0 };
 }
 
@@ -118,7 +141,8 @@ async function settle(all: Served[]): Promise<number> {
   for (;;) {
     const before = cpu();
     await sleep(SETTLE_SAMPLE_MS);
-    if (cpu() - before < (QUIET_CORES * SETTLE_SAMPLE_MS) / 1000 || performance.now() - t0 > SETTLE_LIMIT_MS) return performance.now() - t0;
+    if (cpu() - before < (QUIET_CORES * SETTLE_SAMPLE_MS) / 1000 || performance.now() - t0 > SETTLE_LIMIT_MS)
+      return performance.now() - t0;
   }
 }
 
@@ -135,15 +159,21 @@ async function measure(s: Served, scenario: Scenario, seconds: number): Promise<
   const [cpu0, main0, client0] = [processCpu(pid), mainThreadCpu(pid), process.cpuUsage()];
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
-  await closedLoop(HOST, s.server.port, scenario.connections, () => (performance.now() < end ? next() : null), (a) => {
-    // Back-pressure at the log's bound: sent again after Retry-After, as exporters do.
-    if (scenario.unit === 'span' && a.status === 503 && a.headers['retry-after'] !== undefined) {
-      backPressured++;
-      return 1000 * Number(a.headers['retry-after']);
-    }
-    if (a.status !== 200) throw new Error(`${scenario.name} on ${s.name} answered ${a.status}`);
-    latencies.push(a.ms);
-  });
+  await closedLoop(
+    HOST,
+    s.server.port,
+    scenario.connections,
+    () => (performance.now() < end ? next() : null),
+    (a) => {
+      // Back-pressure at the log's bound: sent again after Retry-After, as exporters do.
+      if (scenario.unit === 'span' && a.status === 503 && a.headers['retry-after'] !== undefined) {
+        backPressured++;
+        return 1000 * Number(a.headers['retry-after']);
+      }
+      if (a.status !== 200) throw new Error(`${scenario.name} on ${s.name} answered ${a.status}`);
+      latencies.push(a.ms);
+    },
+  );
   const elapsed = (performance.now() - t0) / 1000;
   const [cpu, main, client] = [processCpu(pid) - cpu0, mainThreadCpu(pid) - main0, process.cpuUsage(client0)];
   const units = latencies.length * (scenario.unit === 'span' ? SPANS : 1);
@@ -169,7 +199,8 @@ async function measure(s: Served, scenario: Scenario, seconds: number): Promise<
   };
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** A column's cell: the rounds' median and, in brackets, their range. */
 function cell(xs: number[], digits: number): string {
@@ -182,28 +213,53 @@ function table(scenario: Scenario, seen: Map<string, Window[]>): string {
     [scenario.unit === 'span' ? 'spans/s acknowledged' : 'requests/s', (w) => w.perSec, 0],
     ['p50 ms', (w) => w.p50, 2],
     ['p99 ms', (w) => w.p99, 2],
-    [`server CPU µs/${perUnit}${scenario.unit === 'span' ? ' in the window' : ''}`, (w) => w.cpuUs, scenario.unit === 'span' ? 2 : 0],
+    [
+      `server CPU µs/${perUnit}${scenario.unit === 'span' ? ' in the window' : ''}`,
+      (w) => w.cpuUs,
+      scenario.unit === 'span' ? 2 : 0,
+    ],
     [`main thread µs/${perUnit}`, (w) => w.mainUs, scenario.unit === 'span' ? 2 : 0],
-    ...(scenario.unit === 'span' ? ([['server CPU µs/span until readable', (w: Window) => w.readableCpuUs, 2], ['503s', (w: Window) => w.backPressured, 0]] as [string, (w: Window) => number, number][]) : []),
+    ...(scenario.unit === 'span'
+      ? ([
+          ['server CPU µs/span until readable', (w: Window) => w.readableCpuUs, 2],
+          ['503s', (w: Window) => w.backPressured, 0],
+        ] as [string, (w: Window) => number, number][])
+      : []),
     ['client cores', (w) => w.clientCores, 2],
   ];
-  const rows = ['node', 'uws'].map((name) => `| ${name} | ${columns.map(([, pick, digits]) => cell(seen.get(name)!.map(pick), digits)).join(' | ')} |`);
+  const rows = ['node', 'uws'].map(
+    (name) => `| ${name} | ${columns.map(([, pick, digits]) => cell(seen.get(name)!.map(pick), digits)).join(' | ')} |`,
+  );
   // A count of refusals has no meaningful ratio (and is mostly zero).
   const ratio = columns.map(([title, pick]) => {
     const [n, u] = ['node', 'uws'].map((name) => median(seen.get(name)!.map(pick)));
     return n && title !== '503s' ? `${(u! / n!).toFixed(2)}×` : '—';
   });
   const title = `${scenario.name}: ${scenario.connections} connections, ${SECONDS} s a window, medians of ${ROUNDS} rounds [min–max]`;
-  return [title, '', `| front end | ${columns.map(([c]) => c).join(' | ')} |`, `|---|${columns.map(() => '---|').join('')}`, ...rows, `| uws / node | ${ratio.join(' | ')} |`].join('\n');
+  return [
+    title,
+    '',
+    `| front end | ${columns.map(([c]) => c).join(' | ')} |`,
+    `|---|${columns.map(() => '---|').join('')}`,
+    ...rows,
+    `| uws / node | ${ratio.join(' | ')} |`,
+  ].join('\n');
 }
 
 const uws = uwsServerOptions();
 if ('why' in uws) throw new Error(`no uWebSockets.js here: ${uws.why}`);
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`${new Date().toISOString()}, Node ${process.version}, commit ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()}, load average ${load()}`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+console.log(
+  `${new Date().toISOString()}, Node ${process.version}, commit ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()}, load average ${load()}`,
+);
 const nodeOptions: ServerOptions = SAME_LIBC && uws.options.wrap ? { wrap: uws.options.wrap } : {};
 const libc = (o: ServerOptions) => (o.wrap ? "Debian 13's C library (its dynamic loader)" : "the system's C library");
-console.log(`uws under ${libc(uws.options)}, node under ${libc(nodeOptions)}; the load client runs in this process and shares the cores with both servers`);
+console.log(
+  `uws under ${libc(uws.options)}, node under ${libc(nodeOptions)}; the load client runs in this process and shares the cores with both servers`,
+);
 const started = performance.now();
 const servers = [await start('node', nodeOptions), await start('uws', uws.options)];
 try {
@@ -215,7 +271,9 @@ try {
         const settled = await settle(servers);
         const w = await measure(s, scenario, SECONDS);
         seen.get(scenario.name)!.get(s.name)!.push(w);
-        console.log(`  round ${round + 1} ${scenario.name.padEnd(8)} ${s.name.padEnd(4)} ${fmt(w.perSec)} ${scenario.unit}s/s, p50 ${fmt(w.p50, 2)} ms, p99 ${fmt(w.p99, 2)} ms, server ${fmt(w.cpuUs, 1)} µs CPU a ${scenario.unit}, client ${fmt(w.clientCores, 2)} cores (settled ${fmt(settled)} ms before${scenario.unit === 'span' ? `; all readable ${fmt(w.drainMs)} ms after, ${fmt(w.readableCpuUs, 1)} µs CPU a span until then` : ''})`);
+        console.log(
+          `  round ${round + 1} ${scenario.name.padEnd(8)} ${s.name.padEnd(4)} ${fmt(w.perSec)} ${scenario.unit}s/s, p50 ${fmt(w.p50, 2)} ms, p99 ${fmt(w.p99, 2)} ms, server ${fmt(w.cpuUs, 1)} µs CPU a ${scenario.unit}, client ${fmt(w.clientCores, 2)} cores (settled ${fmt(settled)} ms before${scenario.unit === 'span' ? `; all readable ${fmt(w.drainMs)} ms after, ${fmt(w.readableCpuUs, 1)} µs CPU a span until then` : ''})`,
+        );
       }
     }
   }

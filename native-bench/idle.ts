@@ -22,7 +22,10 @@ const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 
 /** One idle window of a build's server: CPU ms a second, of all its threads and of the main one. */
 async function idleWindow(main: string): Promise<{ total: number; main: number }> {
-  const server = await startServer({ args: ['--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB'], main });
+  const server = await startServer({
+    args: ['--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB'],
+    main,
+  });
   try {
     const pid = server.child.pid!;
     await sleep(SETTLE);
@@ -46,6 +49,9 @@ const seen = await alternating(builds, ROUNDS, async (main, name, round) => {
 console.log(`an idle server's CPU, ${SECONDS} s after ${SETTLE} s, medians of ${ROUNDS} (ms of CPU a second)`);
 const medianOf = (name: string, k: 'total' | 'main') => median(seen.get(name)!.map((w) => w[k]));
 for (const [name] of builds) {
-  const ratio = (k: 'total' | 'main') => (BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '');
-  console.log(`  ${name.padEnd(10)} all threads ${medianOf(name, 'total').toFixed(1)}${ratio('total')}, main thread ${medianOf(name, 'main').toFixed(1)}${ratio('main')}`);
+  const ratio = (k: 'total' | 'main') =>
+    BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '';
+  console.log(
+    `  ${name.padEnd(10)} all threads ${medianOf(name, 'total').toFixed(1)}${ratio('total')}, main thread ${medianOf(name, 'main').toFixed(1)}${ratio('main')}`,
+  );
 }

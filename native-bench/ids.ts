@@ -34,7 +34,11 @@ const TRACES = Math.floor(SPANS / 8);
 const dataDir = tempDir('tracelake-ids-bench-');
 const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
 const dir = storeDirs(dataDir).segments;
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const newestNs = BigInt(Date.now() - 60_000) * 1_000_000n;
 const spans = spanSelect(scope, newestNs).replace('$FROM', '0').replace('$TO', String(SPANS));
 
@@ -53,19 +57,36 @@ interface Form {
   spanParam: string;
 }
 
-const text: Form = { name: 'hex text', file: join(dir, 'text.parquet'), columns: '*', traceParam: '$1', spanParam: '$1' };
-const fixed: Form = { name: 'fixed width', file: join(dir, 'fixed.parquet'), columns: `* REPLACE (${HEX_IDS})`, traceParam: '$1::UUID', spanParam: "('0x' || $1)::UBIGINT" };
+const text: Form = {
+  name: 'hex text',
+  file: join(dir, 'text.parquet'),
+  columns: '*',
+  traceParam: '$1',
+  spanParam: '$1',
+};
+const fixed: Form = {
+  name: 'fixed width',
+  file: join(dir, 'fixed.parquet'),
+  columns: `* REPLACE (${HEX_IDS})`,
+  traceParam: '$1::UUID',
+  spanParam: "('0x' || $1)::UBIGINT",
+};
 
 // 128-bit integers do not survive Parquet in DuckDB 1.5 (written as DOUBLE): why UUID.
 {
   const probe = join(dir, 'probe.parquet');
   await db.exec(`COPY (SELECT (1::UHUGEINT << 100) + 1 AS h) TO '${probe}' (FORMAT parquet)`);
-  const [row] = await db.query<{ kind: string }>(`SELECT type AS kind FROM parquet_schema('${probe}') WHERE name = 'h'`);
+  const [row] = await db.query<{ kind: string }>(
+    `SELECT type AS kind FROM parquet_schema('${probe}') WHERE name = 'h'`,
+  );
   console.log(`UHUGEINT in Parquet is stored as ${row?.kind}`);
 }
 
 const copySeconds = new Map<Form, number>();
-for (const [form, select] of [[text, spans], [fixed, toFixed]] as const) {
+for (const [form, select] of [
+  [text, spans],
+  [fixed, toFixed],
+] as const) {
   const t0 = performance.now();
   await db.exec(`COPY (${select} ORDER BY start_ns, trace_id, span_id) TO '${form.file}' (${SEGMENT_COPY_OPTIONS})`);
   copySeconds.set(form, (performance.now() - t0) / 1000);
@@ -115,17 +136,32 @@ const reads: Read[] = [
   {
     name: 'trace spans (id alone)',
     run: async (form, i) => {
-      const rows = await db.query(`SELECT ${form.columns} FROM read_parquet('${form.file}') WHERE trace_id = ${form.traceParam} ORDER BY start_ns, span_id`, [syntheticTraceId(traceOf(i))]);
+      const rows = await db.query(
+        `SELECT ${form.columns} FROM read_parquet('${form.file}') WHERE trace_id = ${form.traceParam} ORDER BY start_ns, span_id`,
+        [syntheticTraceId(traceOf(i))],
+      );
       return rows.length;
     },
   },
   {
     name: 'one span by id alone',
-    run: async (form, i) => (await db.query(`SELECT ${form.columns} FROM read_parquet('${form.file}') WHERE span_id = ${form.spanParam}`, [spanIdOf(traceOf(i))])).length,
+    run: async (form, i) =>
+      (
+        await db.query(`SELECT ${form.columns} FROM read_parquet('${form.file}') WHERE span_id = ${form.spanParam}`, [
+          spanIdOf(traceOf(i)),
+        ])
+      ).length,
   },
   {
     name: 'distinct trace ids',
-    run: async (form) => Number((await db.query<{ n: string }>(`SELECT count(DISTINCT trace_id)::VARCHAR AS n FROM read_parquet('${form.file}')`))[0]!.n),
+    run: async (form) =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            `SELECT count(DISTINCT trace_id)::VARCHAR AS n FROM read_parquet('${form.file}')`,
+          )
+        )[0]!.n,
+      ),
   },
 ];
 
@@ -143,7 +179,8 @@ for (const [k, r] of reads.entries()) {
         answers.push(await r.run(form, i));
         if (pass === 1) timings[k]![form === text ? 'text' : 'fixed'].push(performance.now() - t0);
       }
-      if (answers[0] !== answers[1] || answers[0] === 0) throw new Error(`${r.name}: the forms answered ${answers.join(' and ')} rows`);
+      if (answers[0] !== answers[1] || answers[0] === 0)
+        throw new Error(`${r.name}: the forms answered ${answers.join(' and ')} rows`);
     }
   }
 }
@@ -153,13 +190,23 @@ db.close();
 rmSync(dataDir, { recursive: true, force: true });
 
 const perSpan = (n: number) => (n / SPANS).toFixed(2);
-console.log(`ids over ${SPANS.toLocaleString('en-US')} spans (${TRACES.toLocaleString('en-US')} traces), ${RUNS} runs; fixed width against hex text`);
-console.log(`  bytes a span, the three id columns   ${perSpan(bytes.text.ids).padStart(7)} → ${perSpan(bytes.fixed.ids).padStart(6)}   ${(bytes.fixed.ids / bytes.text.ids).toFixed(2)}×`);
-console.log(`  bytes a span, the whole file         ${perSpan(bytes.text.file).padStart(7)} → ${perSpan(bytes.fixed.file).padStart(6)}   ${(bytes.fixed.file / bytes.text.file).toFixed(2)}×`);
-console.log(`  COPY of the file (s)                 ${copySeconds.get(text)!.toFixed(2).padStart(7)} → ${copySeconds.get(fixed)!.toFixed(2).padStart(6)}   ${(copySeconds.get(fixed)! / copySeconds.get(text)!).toFixed(2)}× (fixed includes parsing the hex)`);
+console.log(
+  `ids over ${SPANS.toLocaleString('en-US')} spans (${TRACES.toLocaleString('en-US')} traces), ${RUNS} runs; fixed width against hex text`,
+);
+console.log(
+  `  bytes a span, the three id columns   ${perSpan(bytes.text.ids).padStart(7)} → ${perSpan(bytes.fixed.ids).padStart(6)}   ${(bytes.fixed.ids / bytes.text.ids).toFixed(2)}×`,
+);
+console.log(
+  `  bytes a span, the whole file         ${perSpan(bytes.text.file).padStart(7)} → ${perSpan(bytes.fixed.file).padStart(6)}   ${(bytes.fixed.file / bytes.text.file).toFixed(2)}×`,
+);
+console.log(
+  `  COPY of the file (s)                 ${copySeconds.get(text)!.toFixed(2).padStart(7)} → ${copySeconds.get(fixed)!.toFixed(2).padStart(6)}   ${(copySeconds.get(fixed)! / copySeconds.get(text)!).toFixed(2)}× (fixed includes parsing the hex)`,
+);
 console.log('  read (median ms)                        text    fixed   ratio');
 reads.forEach((r, k) => {
   const t = median(timings[k]!.text);
   const f = median(timings[k]!.fixed);
-  console.log(`  ${r.name.padEnd(36)} ${t.toFixed(2).padStart(7)} ${f.toFixed(2).padStart(8)} ${(f / t).toFixed(2).padStart(6)}×`);
+  console.log(
+    `  ${r.name.padEnd(36)} ${t.toFixed(2).padStart(7)} ${f.toFixed(2).padStart(8)} ${(f / t).toFixed(2).padStart(6)}×`,
+  );
 });

@@ -43,11 +43,18 @@ const IDLE_MS = 15_000;
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 
 async function ceiling(bodies: Uint8Array[], seconds: number): Promise<number> {
-  const workers = [0, 1].map(() => new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData: { bodies, seconds } }));
-  const counts = await Promise.all(workers.map((w) => new Promise<number>((resolve, reject) => {
-    w.once('message', resolve);
-    w.once('error', reject);
-  })));
+  const workers = [0, 1].map(
+    () => new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData: { bodies, seconds } }),
+  );
+  const counts = await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<number>((resolve, reject) => {
+          w.once('message', resolve);
+          w.once('error', reject);
+        }),
+    ),
+  );
   return counts.reduce((a, b) => a + b, 0) / seconds;
 }
 
@@ -70,8 +77,20 @@ interface Sustained {
   backPressured: number;
 }
 
-async function sustained(server: TestServer, bodies: Bodies, appId: string, seconds: number, warmup: number, readable: boolean): Promise<Sustained> {
-  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+async function sustained(
+  server: TestServer,
+  bodies: Bodies,
+  appId: string,
+  seconds: number,
+  warmup: number,
+  readable: boolean,
+): Promise<Sustained> {
+  const target = {
+    host: '127.0.0.1',
+    port: server.port,
+    path: '/v1/traces',
+    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
+  };
   const run = async (secs: number) => {
     const latencies: number[] = [];
     let acked = 0;
@@ -84,36 +103,68 @@ async function sustained(server: TestServer, bodies: Bodies, appId: string, seco
     // the log's backlog keeps the workers busy. Acknowledgements run ahead of it (the log absorbs up
     // to its bound), so the acknowledged rate and even acknowledged / (run + drain) overstate what
     // the server keeps up with.
-    const first = readable ? new Promise<{ at: number; spans: number }>((resolve) => setTimeout(async () => resolve({ at: performance.now(), spans: await totalSpans(server, appId) }), (secs * 1000) / 4)) : null;
-    await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
-      // Back-pressure (the log's bound): sent again after Retry-After, as exporters do.
-      if (a.status === 503 && a.headers['retry-after'] !== undefined) {
-        backPressured++;
-        return 1000 * Number(a.headers['retry-after']);
-      }
-      if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
-      acked++;
-      latencies.push(a.ms);
-    });
+    const first = readable
+      ? new Promise<{ at: number; spans: number }>((resolve) =>
+          setTimeout(
+            async () => resolve({ at: performance.now(), spans: await totalSpans(server, appId) }),
+            (secs * 1000) / 4,
+          ),
+        )
+      : null;
+    await closedLoop(
+      '127.0.0.1',
+      server.port,
+      8,
+      () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null),
+      (a) => {
+        // Back-pressure (the log's bound): sent again after Retry-After, as exporters do.
+        if (a.status === 503 && a.headers['retry-after'] !== undefined) {
+          backPressured++;
+          return 1000 * Number(a.headers['retry-after']);
+        }
+        if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+        acked++;
+        latencies.push(a.ms);
+      },
+    );
     clearInterval(sampler);
     const elapsed = (performance.now() - started) / 1000;
     const from = await first;
-    const steadyPerSec = from ? ((await totalSpans(server, appId)) - from.spans) / ((performance.now() - from.at) / 1000) : 0;
+    const steadyPerSec = from
+      ? ((await totalSpans(server, appId)) - from.spans) / ((performance.now() - from.at) / 1000)
+      : 0;
     // Sustained means kept up with: the run counts until every acknowledged span is readable.
     const drainStart = performance.now();
     ackedTotal += acked * SPANS;
     if (readable) while ((await totalSpans(server, appId)) < ackedTotal) await new Promise((r) => setTimeout(r, 50));
     const drainMs = readable ? performance.now() - drainStart : 0;
     latencies.sort((a, b) => a - b);
-    return { spansPerSec: (acked * SPANS) / (elapsed + drainMs / 1000), steadyPerSec, ackedPerSec: (acked * SPANS) / elapsed, drainMs, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rssMiB: rss, backPressured };
+    return {
+      spansPerSec: (acked * SPANS) / (elapsed + drainMs / 1000),
+      steadyPerSec,
+      ackedPerSec: (acked * SPANS) / elapsed,
+      drainMs,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      rssMiB: rss,
+      backPressured,
+    };
   };
   let ackedTotal = 0;
   await run(warmup);
   return run(seconds);
 }
 
-async function startGateway(main?: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ server: TestServer; appId: string }> {
-  const server = await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY, ...env }, args: [...SERVER_ARGS, ...args], ...(main ? { main } : {}) });
+async function startGateway(
+  main?: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; appId: string }> {
+  const server = await startServer({
+    env: { TRACELAKE_BOOTSTRAP_KEY: KEY, ...env },
+    args: [...SERVER_ARGS, ...args],
+    ...(main ? { main } : {}),
+  });
   return { server, appId: await appIdOf(server) };
 }
 
@@ -137,7 +188,10 @@ const PROBE_MS = 100;
 
 async function visibleAfterAck(server: TestServer, appId: string, traceId: string, ackedAt: number): Promise<number> {
   const c = await Connection.open('127.0.0.1', server.port);
-  const get = Buffer.from(`GET /v1/traces/${traceId}/spans HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY}\r\nX-Service-App-Id: ${appId}\r\n\r\n`, 'latin1');
+  const get = Buffer.from(
+    `GET /v1/traces/${traceId}/spans HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY}\r\nX-Service-App-Id: ${appId}\r\n\r\n`,
+    'latin1',
+  );
   try {
     for (;;) {
       const a = await c.send(get);
@@ -149,47 +203,86 @@ async function visibleAfterAck(server: TestServer, appId: string, traceId: strin
   }
 }
 
-async function atSeventyPercent(server: TestServer, bodies: Bodies, appId: string, spansPerSec: number, seconds: number) {
-  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+async function atSeventyPercent(
+  server: TestServer,
+  bodies: Bodies,
+  appId: string,
+  spansPerSec: number,
+  seconds: number,
+) {
+  const target = {
+    host: '127.0.0.1',
+    port: server.port,
+    path: '/v1/traces',
+    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
+  };
   const rate = (0.7 * spansPerSec) / SPANS;
   const latencies: number[] = [];
   const visible: Promise<number>[] = [];
   let i = 0;
   const traceOf = new Map<number, string>();
   let sent = 0;
-  await openLoop('127.0.0.1', server.port, rate, seconds, () => {
-    const { body, traceId } = bodies.next();
-    traceOf.set(sent++, traceId);
-    return encodeRequest(target, body);
-  }, (a: Answer) => {
-    if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
-    latencies.push(a.ms);
-    if (i++ % PROBE_EVERY === 0) {
-      const traceId = traceOf.get(i - 1);
-      if (traceId) visible.push(visibleAfterAck(server, appId, traceId, performance.now()));
-    }
-  });
+  await openLoop(
+    '127.0.0.1',
+    server.port,
+    rate,
+    seconds,
+    () => {
+      const { body, traceId } = bodies.next();
+      traceOf.set(sent++, traceId);
+      return encodeRequest(target, body);
+    },
+    (a: Answer) => {
+      if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+      latencies.push(a.ms);
+      if (i++ % PROBE_EVERY === 0) {
+        const traceId = traceOf.get(i - 1);
+        if (traceId) visible.push(visibleAfterAck(server, appId, traceId, performance.now()));
+      }
+    },
+  );
   const lags = (await Promise.all(visible)).sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
-  return { rate: rate * SPANS, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), visibleP50: percentile(lags, 0.5), visibleP99: percentile(lags, 0.99), samples: lags.length };
+  return {
+    rate: rate * SPANS,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    visibleP50: percentile(lags, 0.5),
+    visibleP99: percentile(lags, 0.99),
+    samples: lags.length,
+  };
 }
 
 async function burst(server: TestServer, bodies: Bodies, appId: string, spansPerSec: number) {
-  const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' } };
+  const target = {
+    host: '127.0.0.1',
+    port: server.port,
+    path: '/v1/traces',
+    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
+  };
   const statuses = new Map<number, number>();
   let acked = 0;
   const before = await totalSpans(server, appId);
-  await openLoop('127.0.0.1', server.port, (5 * spansPerSec) / SPANS, 10, () => encodeRequest(target, bodies.next().body), (a) => {
-    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
-    if (a.status === 200) acked++;
-  });
+  await openLoop(
+    '127.0.0.1',
+    server.port,
+    (5 * spansPerSec) / SPANS,
+    10,
+    () => encodeRequest(target, bodies.next().body),
+    (a) => {
+      statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+      if (a.status === 200) acked++;
+    },
+  );
   const t0 = performance.now();
   while ((await totalSpans(server, appId)) < before + acked * SPANS) await new Promise((r) => setTimeout(r, 100));
   return { statuses: Object.fromEntries(statuses), ackedSpans: acked * SPANS, readableAfterMs: performance.now() - t0 };
 }
 
 async function totalSpans(server: TestServer, appId: string): Promise<number> {
-  const r = await fetch(`${server.url}/v1/spans?limit=1`, { headers: { authorization: KEY, 'x-service-app-id': appId } });
+  const r = await fetch(`${server.url}/v1/spans?limit=1`, {
+    headers: { authorization: KEY, 'x-service-app-id': appId },
+  });
   return ((await r.json()) as { pagination: { total: number } }).pagination.total;
 }
 
@@ -204,10 +297,15 @@ const computeRate = await ceiling(samples, 8);
 console.log(`decode + map + rows alone, 2 threads, results discarded: ${fmt(computeRate)} spans/s`);
 let ceilingRate: number;
 {
-  const { server, appId } = await startGateway(undefined, [], { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_DISCARD_AFTER_MAP: 'on' });
+  const { server, appId } = await startGateway(undefined, [], {
+    TRACELAKE_FAULT_INJECTION: 'on',
+    TRACELAKE_DISCARD_AFTER_MAP: 'on',
+  });
   const c = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, false);
   ceilingRate = c.ackedPerSec;
-  console.log(`ceiling: the gateway with results discarded after mapping, 8 connections: ${fmt(ceilingRate)} spans/s, ack p50 ${ms(c.p50)}, p99 ${ms(c.p99)}`);
+  console.log(
+    `ceiling: the gateway with results discarded after mapping, 8 connections: ${fmt(ceilingRate)} spans/s, ack p50 ${ms(c.p50)}, p99 ${ms(c.p99)}`,
+  );
   await server.stop('SIGTERM');
   rmSync(server.dataDir, { recursive: true, force: true });
 }
@@ -217,19 +315,25 @@ if (BASELINE) {
   const { server, appId } = await startGateway(join(BASELINE, 'dist/src/main.js'));
   const old = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, false);
   baselineRate = old.spansPerSec;
-  console.log(`row-insert design (${BASELINE}): ${fmt(old.spansPerSec)} spans/s, ack p50 ${ms(old.p50)}, p99 ${ms(old.p99)}`);
+  console.log(
+    `row-insert design (${BASELINE}): ${fmt(old.spansPerSec)} spans/s, ack p50 ${ms(old.p50)}, p99 ${ms(old.p99)}`,
+  );
   await server.stop('SIGTERM');
   rmSync(server.dataDir, { recursive: true, force: true });
 }
 
 const { server, appId } = await startGateway(undefined, ['--metrics-listen', 'api']);
 const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
-console.log(`sustained, 8 connections: ${fmt(s.steadyPerSec)} spans/s made readable from a quarter of the run to its end (the steady rate); ${fmt(s.spansPerSec)} spans/s acknowledged and readable over the run and its drain (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`);
+console.log(
+  `sustained, 8 connections: ${fmt(s.steadyPerSec)} spans/s made readable from a quarter of the run to its end (the steady rate); ${fmt(s.spansPerSec)} spans/s acknowledged and readable over the run and its drain (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`,
+);
 // The row-insert design answers once a request is stored, so its rate over the run is its steady
 // rate; beside the steady rate (the stricter, and the noisier: 20,217–31,068 spans/s in nine runs
 // of one build) the ratio by the run and its drain is printed too.
 const againstBaseline = (rate: number) => (baselineRate ? (rate / baselineRate).toFixed(2) : '');
-console.log(`  steady rate vs ceiling ${(s.steadyPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${againstBaseline(s.steadyPerSec)}× (budget ≥ 3×; by the run and its drain ${againstBaseline(s.spansPerSec)}×)` : ''}`);
+console.log(
+  `  steady rate vs ceiling ${(s.steadyPerSec / ceilingRate).toFixed(2)}× (budget ≥ 0.6×)${baselineRate ? `, vs row-insert design ${againstBaseline(s.steadyPerSec)}× (budget ≥ 3×; by the run and its drain ${againstBaseline(s.spansPerSec)}×)` : ''}`,
+);
 // 70% of a steady load: from a server that has caught up with the sustained run (its small segments
 // compacted), not one still paying for the overload just before.
 while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
@@ -243,29 +347,43 @@ const stagesAfter = await histograms(server, 'tracelake_generation_seconds', 'st
 const readsAfter = await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.025');
 const visibleAfter = await buckets(server, 'tracelake_ingest_visible_seconds');
 const visibleQuantile = (q: number) => quantileBound(visibleBefore, visibleAfter, q);
-console.log(`at 70% (${fmt(seventy.rate)} spans/s): ack p50 ${ms(seventy.p50)}, p99 ${ms(seventy.p99)} (budget p99 ≤ 50 ms); ack → readable, every request (the server's tracelake_ingest_visible_seconds): p50 ≤ ${visibleQuantile(0.5)} s, p99 ≤ ${visibleQuantile(0.99)} s (bucket bounds; budget p99 ≤ 1 s); probed from outside: p50 ${ms(seventy.visibleP50)}, p99 ${ms(seventy.visibleP99)} over ${seventy.samples} samples`);
-console.log(`  where an ack's time went (the server's tracelake_ingest_phase_seconds over that run: mean, and the share of requests over 50 ms in the phase): ${[...phasesAfter]
-  .map(([phase, a]) => {
-    const b = phasesBefore.get(phase) ?? { count: 0, sum: 0, upTo: 0 };
-    const n = a.count - b.count;
-    return `${phase} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
-  })
-  .join(', ')}`);
-console.log(`  where a generation's time went until readable (tracelake_generation_seconds over that run: mean, and the share over 250 ms in the stage): ${[...stagesAfter]
-  .map(([stage, a]) => {
-    const b = stagesBefore.get(stage) ?? { count: 0, sum: 0, upTo: 0 };
-    const n = a.count - b.count;
-    return `${stage} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
-  })
-  .join(', ')}`);
+console.log(
+  `at 70% (${fmt(seventy.rate)} spans/s): ack p50 ${ms(seventy.p50)}, p99 ${ms(seventy.p99)} (budget p99 ≤ 50 ms); ack → readable, every request (the server's tracelake_ingest_visible_seconds): p50 ≤ ${visibleQuantile(0.5)} s, p99 ≤ ${visibleQuantile(0.99)} s (bucket bounds; budget p99 ≤ 1 s); probed from outside: p50 ${ms(seventy.visibleP50)}, p99 ${ms(seventy.visibleP99)} over ${seventy.samples} samples`,
+);
+console.log(
+  `  where an ack's time went (the server's tracelake_ingest_phase_seconds over that run: mean, and the share of requests over 50 ms in the phase): ${[
+    ...phasesAfter,
+  ]
+    .map(([phase, a]) => {
+      const b = phasesBefore.get(phase) ?? { count: 0, sum: 0, upTo: 0 };
+      const n = a.count - b.count;
+      return `${phase} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
+    })
+    .join(', ')}`,
+);
+console.log(
+  `  where a generation's time went until readable (tracelake_generation_seconds over that run: mean, and the share over 250 ms in the stage): ${[
+    ...stagesAfter,
+  ]
+    .map(([stage, a]) => {
+      const b = stagesBefore.get(stage) ?? { count: 0, sum: 0, upTo: 0 };
+      const n = a.count - b.count;
+      return `${stage} ${ms((1000 * (a.sum - b.sum)) / n)} (${((100 * (n - (a.upTo - b.upTo))) / n).toFixed(1)}%)`;
+    })
+    .join(', ')}`,
+);
 {
   // The readability probes are reads too: what they cost the store while it ingested.
   const a = readsAfter.get('traceSpans') ?? { count: 0, sum: 0, upTo: 0 };
   const b = readsBefore.get('traceSpans') ?? { count: 0, sum: 0, upTo: 0 };
-  console.log(`  the readability probes: ${a.count - b.count} trace reads, ${ms((1000 * (a.sum - b.sum)) / Math.max(1, a.count - b.count))} each in the store (mean)`);
+  console.log(
+    `  the readability probes: ${a.count - b.count} trace reads, ${ms((1000 * (a.sum - b.sum)) / Math.max(1, a.count - b.count))} each in the store (mean)`,
+  );
 }
 const b = await burst(server, bodies, appId, s.steadyPerSec);
-console.log(`burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.ackedSpans)} acknowledged spans all readable ${ms(b.readableAfterMs)} after the burst`);
+console.log(
+  `burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.ackedSpans)} acknowledged spans all readable ${ms(b.readableAfterMs)} after the burst`,
+);
 // At rest: once compaction has caught up (no small segments left), the live segments the manifest
 // names plus the DuckDB file (summaries, manifest) — files compaction replaced are deleted after
 // their grace period and are not counted.
@@ -278,11 +396,20 @@ const total = await totalSpans(server, appId);
 const detail = await segmentDetail(server);
 await server.stop('SIGTERM');
 const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
-console.log(`at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS ${caughtUp.toFixed(0)} MiB once compaction caught up, ${idle.toFixed(0)} MiB ${IDLE_MS / 1000} s later`);
+console.log(
+  `at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS ${caughtUp.toFixed(0)} MiB once compaction caught up, ${idle.toFixed(0)} MiB ${IDLE_MS / 1000} s later`,
+);
 rmSync(server.dataDir, { recursive: true, force: true });
 
-async function segmentDetail(server: TestServer): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {
+async function segmentDetail(
+  server: TestServer,
+): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {
   const r = await fetch(`${server.url}/v1/health/files`);
-  const report = (await r.json()) as { dependencies: { name: string; detail: { small_segments: number; compacted_segments: number; segment_bytes: number } }[] };
+  const report = (await r.json()) as {
+    dependencies: {
+      name: string;
+      detail: { small_segments: number; compacted_segments: number; segment_bytes: number };
+    }[];
+  };
   return report.dependencies.find((d) => d.name === 'segments')!.detail;
 }

@@ -24,13 +24,29 @@ export interface Target {
 
 /** A request as bytes: the head (with Content-Length) and the body. */
 export function encodeRequest(target: Target, body: Uint8Array): Buffer {
-  const head = [`POST ${target.path} HTTP/1.1`, `Host: ${target.host}:${target.port}`, `Content-Length: ${body.byteLength}`, ...Object.entries(target.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  const head = [
+    `POST ${target.path} HTTP/1.1`,
+    `Host: ${target.host}:${target.port}`,
+    `Content-Length: ${body.byteLength}`,
+    ...Object.entries(target.headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   return Buffer.concat([Buffer.from(head, 'latin1'), body]);
 }
 
 /** A GET as bytes: the head alone (no body, no Content-Length). */
 export function encodeGet(target: Target): Buffer {
-  return Buffer.from([`GET ${target.path} HTTP/1.1`, `Host: ${target.host}:${target.port}`, ...Object.entries(target.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n'), 'latin1');
+  return Buffer.from(
+    [
+      `GET ${target.path} HTTP/1.1`,
+      `Host: ${target.host}:${target.port}`,
+      ...Object.entries(target.headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n'),
+    'latin1',
+  );
 }
 
 /** One keep-alive connection that sends requests one at a time. */
@@ -104,7 +120,13 @@ export class Connection {
  * returns a number, the same request is sent again after that many milliseconds (a 503's
  * Retry-After, as an exporter would honour it).
  */
-export async function closedLoop(host: string, port: number, connections: number, next: () => Buffer | null, onAnswer: (a: Answer) => unknown): Promise<void> {
+export async function closedLoop(
+  host: string,
+  port: number,
+  connections: number,
+  next: () => Buffer | null,
+  onAnswer: (a: Answer) => unknown,
+): Promise<void> {
   const conns = await Promise.all(Array.from({ length: connections }, () => Connection.open(host, port)));
   await Promise.all(
     conns.map(async (first) => {
@@ -131,7 +153,14 @@ export async function closedLoop(host: string, port: number, connections: number
  * Sends `next()` at `perSecond` requests a second for `seconds`, over a pool of connections (a new
  * one is opened when all are busy, as an exporter's HTTP agent would). Resolves when all are answered.
  */
-export async function openLoop(host: string, port: number, perSecond: number, seconds: number, next: () => Buffer, onAnswer: (a: Answer, sentAt: number) => void): Promise<void> {
+export async function openLoop(
+  host: string,
+  port: number,
+  perSecond: number,
+  seconds: number,
+  next: () => Buffer,
+  onAnswer: (a: Answer, sentAt: number) => void,
+): Promise<void> {
   const idle: Connection[] = [];
   const inFlight: Promise<void>[] = [];
   const started = performance.now();

@@ -62,5 +62,7 @@ console.log(
   `mapExportRequest: ${batchCount} batches x ${size} spans (decoded by ${values.decoder}) = ${spansPerRound} rows per round, ${rounds} rounds after ${warmup} warm-up`,
 );
 console.log(`  per round µs/span: ${perSpan.map((v) => v.toFixed(2)).join(' ')}`);
-console.log(`  median ${median.toFixed(2)} µs/span (min ${sorted[0]!.toFixed(2)}, max ${sorted[sorted.length - 1]!.toFixed(2)}) = ${Math.round(1e6 / median).toLocaleString('en-US')} spans/s`);
+console.log(
+  `  median ${median.toFixed(2)} µs/span (min ${sorted[0]!.toFixed(2)}, max ${sorted[sorted.length - 1]!.toFixed(2)}) = ${Math.round(1e6 / median).toLocaleString('en-US')} spans/s`,
+);
 if (sink !== 0) console.log(`  (${sink} spans rejected: the workload should map whole)`);

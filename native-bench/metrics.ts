@@ -41,15 +41,53 @@ interface Case {
 const day = { from: new Date(now - DAY).toISOString(), to: new Date(now + 60_000).toISOString() };
 const week = { from: new Date(now - 7 * DAY).toISOString(), to: day.to };
 const cases: Case[] = [
-  { name: 'spans: cost, tokens by model, hourly, 24 h', query: { view: 'spans', bucket: 'hour', measures: 'cost,total_tokens', group_by: 'model', ...day } },
-  { name: 'spans: latency p50/p95/p99, LLM, hourly, 7 d', query: { view: 'spans', bucket: 'hour', measures: 'latency_p50,latency_p95,latency_p99', filter: 'type = GENERATION', ...week } },
-  { name: 'spans: every measure by model × kind, daily, 7 d', query: { view: 'spans', bucket: 'day', measures: 'count,cost,input_tokens,output_tokens,total_tokens,latency_mean,latency_p50,latency_p90,latency_p95,latency_p99,error_rate', group_by: 'model,span_kind', ...week } },
-  { name: 'traces: count, errors, p95 by name, daily, 7 d', query: { view: 'traces', bucket: 'day', measures: 'count,error_rate,latency_p95', group_by: 'name', ...week } },
-  { name: 'traces: cost by user (top 10), hourly, 24 h', query: { view: 'traces', bucket: 'hour', measures: 'cost', group_by: 'user_id', ...day } },
-  { name: 'traces: metadata filter, count, minutely, 24 h', query: { view: 'traces', bucket: 'minute', measures: 'count,cost', filter: 'metadata.customer = customer-42', ...day } },
+  {
+    name: 'spans: cost, tokens by model, hourly, 24 h',
+    query: { view: 'spans', bucket: 'hour', measures: 'cost,total_tokens', group_by: 'model', ...day },
+  },
+  {
+    name: 'spans: latency p50/p95/p99, LLM, hourly, 7 d',
+    query: {
+      view: 'spans',
+      bucket: 'hour',
+      measures: 'latency_p50,latency_p95,latency_p99',
+      filter: 'type = GENERATION',
+      ...week,
+    },
+  },
+  {
+    name: 'spans: every measure by model × kind, daily, 7 d',
+    query: {
+      view: 'spans',
+      bucket: 'day',
+      measures:
+        'count,cost,input_tokens,output_tokens,total_tokens,latency_mean,latency_p50,latency_p90,latency_p95,latency_p99,error_rate',
+      group_by: 'model,span_kind',
+      ...week,
+    },
+  },
+  {
+    name: 'traces: count, errors, p95 by name, daily, 7 d',
+    query: { view: 'traces', bucket: 'day', measures: 'count,error_rate,latency_p95', group_by: 'name', ...week },
+  },
+  {
+    name: 'traces: cost by user (top 10), hourly, 24 h',
+    query: { view: 'traces', bucket: 'hour', measures: 'cost', group_by: 'user_id', ...day },
+  },
+  {
+    name: 'traces: metadata filter, count, minutely, 24 h',
+    query: {
+      view: 'traces',
+      bucket: 'minute',
+      measures: 'count,cost',
+      filter: 'metadata.customer = customer-42',
+      ...day,
+    },
+  },
 ];
 
-const toQuery = (q: Case['query']) => new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const toQuery = (q: Case['query']) =>
+  new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
 const p99 = (xs: number[]) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
@@ -64,7 +102,11 @@ const db = await Database.open({ ...dbOptions, dataDir: rawDir });
 const src = { db, segments: new LocalSegmentStore(storeDirs(rawDir).segments) };
 const readScope = { ...scope, environmentId: null };
 
-const server = await startServer({ dataDir, startTimeoutMs: 300_000, args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'] });
+const server = await startServer({
+  dataDir,
+  startTimeoutMs: 300_000,
+  args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'],
+});
 const headers = { authorization: KEY, 'x-service-app-id': scope.appId };
 const gateway: number[][] = [];
 const raw: number[][] = [];
@@ -99,8 +141,12 @@ db.close();
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(rawDir, { recursive: true, force: true });
 
-console.log(`metrics over ${SPANS.toLocaleString('en-US')} spans (${Math.floor(SPANS / 8).toLocaleString('en-US')} traces), ${RUNS} runs (ms)`);
-console.log('  query                                              gateway p50    p99   raw p50   ratio   budget (1.3×raw+5)  same answer');
+console.log(
+  `metrics over ${SPANS.toLocaleString('en-US')} spans (${Math.floor(SPANS / 8).toLocaleString('en-US')} traces), ${RUNS} runs (ms)`,
+);
+console.log(
+  '  query                                              gateway p50    p99   raw p50   ratio   budget (1.3×raw+5)  same answer',
+);
 cases.forEach((c, i) => {
   const g = median(gateway[i]!);
   const w = median(raw[i]!);

@@ -43,4 +43,5 @@ export function pageFaultLine(mib = 64, rounds = 5): string {
   return `a page written first (a minor fault): ${fresh.toFixed(2)} µs; a resident page written again: ${resident.toFixed(3)} µs; ratio ${(fresh / resident).toFixed(0)}× (${mib} MiB, ${rounds} rounds, medians)`;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]!).href) console.log(pageFaultLine(arg('mib', 256), arg('rounds', 5)));
+if (import.meta.url === pathToFileURL(process.argv[1]!).href)
+  console.log(pageFaultLine(arg('mib', 256), arg('rounds', 5)));

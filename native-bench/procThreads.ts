@@ -7,7 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** A /proc `stat` line's name, CPU seconds (user + system, and system alone) and minor page faults. */
 function parseStat(stat: string): { name: string; cpu: number; sys: number; minorFaults: number } {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100, minorFaults: Number(f[7]) };
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    cpu: (Number(f[11]) + Number(f[12])) / 100,
+    sys: Number(f[12]) / 100,
+    minorFaults: Number(f[7]),
+  };
 }
 
 /** CPU seconds (user + system) of process `pid`, all its threads, ended ones included. */

@@ -20,7 +20,9 @@ export async function storeModules(root: string) {
     db: (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js'),
     reads: (await import(at('src/store/spans/reads.js'))) as typeof import('../src/store/spans/reads.js'),
     hints: (await import(at('src/store/spans/traceHints.js'))) as typeof import('../src/store/spans/traceHints.js'),
-    segments: (await import(at('src/store/spans/segmentStore.js'))) as typeof import('../src/store/spans/segmentStore.js'),
+    segments: (await import(
+      at('src/store/spans/segmentStore.js')
+    )) as typeof import('../src/store/spans/segmentStore.js'),
   };
 }
 
@@ -73,7 +75,11 @@ export async function syntheticStores(
  * then the timed one; the builds take turns at going first. An answer found or not against the
  * case's expectation stops the bench.
  */
-export async function alternate(stores: [string, OpenStore][], cases: Record<string, ReadCase>, reads: number): Promise<Map<string, number[]>> {
+export async function alternate(
+  stores: [string, OpenStore][],
+  cases: Record<string, ReadCase>,
+  reads: number,
+): Promise<Map<string, number[]>> {
   const times = new Map<string, number[]>();
   for (let pass = 0; pass < 2; pass++) {
     for (let i = 0; i < reads; i++) {
@@ -83,7 +89,8 @@ export async function alternate(stores: [string, OpenStore][], cases: Record<str
           const started = performance.now();
           const answer = await store.read(id);
           const ms = performance.now() - started;
-          if ((answer !== null) !== found) throw new Error(`${build}: ${name} ${id} answered ${answer === null ? 'nothing' : 'something'}`);
+          if ((answer !== null) !== found)
+            throw new Error(`${build}: ${name} ${id} answered ${answer === null ? 'nothing' : 'something'}`);
           if (pass === 1) times.set(`${name}|${build}`, [...(times.get(`${name}|${build}`) ?? []), ms]);
         }
       }
@@ -93,7 +100,12 @@ export async function alternate(stores: [string, OpenStore][], cases: Record<str
 }
 
 /** One line a case: each build's median, and this build's ratio to the baseline's when there is one. */
-export function printMedians(title: string, stores: [string, OpenStore][], cases: Record<string, ReadCase>, times: Map<string, number[]>): void {
+export function printMedians(
+  title: string,
+  stores: [string, OpenStore][],
+  cases: Record<string, ReadCase>,
+  times: Map<string, number[]>,
+): void {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const of = (name: string, build: string) => median(times.get(`${name}|${build}`)!);
   console.log(title);

@@ -41,7 +41,9 @@ const server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY 
 const pid = server.child.pid!;
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 console.log(`rss over ${fmt(SPANS)} spans (${SERVER_ARGS.join(' ')}), MiB`);
-console.log(`  start: listening after ${((performance.now() - startedAt) / 1000).toFixed(1)} s, high-water mark ${fmt(memoryMiB(pid, 'VmHWM'))}`);
+console.log(
+  `  start: listening after ${((performance.now() - startedAt) / 1000).toFixed(1)} s, high-water mark ${fmt(memoryMiB(pid, 'VmHWM'))}`,
+);
 // Idle: the background (merges, checkpoints, the first compaction check) has had its first turns.
 await new Promise((r) => setTimeout(r, 10_000));
 console.log(`  idle after start: ${fmt(memoryMiB(pid, 'VmRSS'))}`);
@@ -65,23 +67,38 @@ for (let i = 0; i < 100; i++) {
 console.log(`  under ${100 * (reads.length + 1)} reads (latest pages, searches, traces by id): peak ${fmt(stop())}`);
 
 const bodies = new Bodies(8);
-const target = { host: '127.0.0.1', port: server.port, path: '/v1/traces', headers: { ...headers, 'content-type': 'application/x-protobuf' } };
+const target = {
+  host: '127.0.0.1',
+  port: server.port,
+  path: '/v1/traces',
+  headers: { ...headers, 'content-type': 'application/x-protobuf' },
+};
 let acked = 0;
 let refused = 0;
 stop = peakRss(pid);
 const end = performance.now() + INGEST_SECONDS * 1000;
-await closedLoop('127.0.0.1', server.port, 8, () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null), (a) => {
-  // Back-pressure at the log's bound: sent again after Retry-After, as exporters do.
-  if (a.status === 503) {
-    refused++;
-    return 1000 * Number(a.headers['retry-after'] ?? 1);
-  }
-  if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
-  acked++;
-});
-console.log(`  under ${INGEST_SECONDS} s of ingest (8 connections, ${fmt((acked * BODY_SPANS) / INGEST_SECONDS)} spans/s acknowledged, ${refused} × 503 at the log's bound): peak ${fmt(stop())}`);
+await closedLoop(
+  '127.0.0.1',
+  server.port,
+  8,
+  () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null),
+  (a) => {
+    // Back-pressure at the log's bound: sent again after Retry-After, as exporters do.
+    if (a.status === 503) {
+      refused++;
+      return 1000 * Number(a.headers['retry-after'] ?? 1);
+    }
+    if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
+    acked++;
+  },
+);
+console.log(
+  `  under ${INGEST_SECONDS} s of ingest (8 connections, ${fmt((acked * BODY_SPANS) / INGEST_SECONDS)} spans/s acknowledged, ${refused} × 503 at the log's bound): peak ${fmt(stop())}`,
+);
 stop = peakRss(pid);
 await new Promise((r) => setTimeout(r, 30_000));
-console.log(`  the 30 s after (merges, compaction): peak ${fmt(stop())}, then ${fmt(memoryMiB(pid, 'VmRSS'))}; high-water mark of the run ${fmt(memoryMiB(pid, 'VmHWM'))}`);
+console.log(
+  `  the 30 s after (merges, compaction): peak ${fmt(stop())}, then ${fmt(memoryMiB(pid, 'VmRSS'))}; high-water mark of the run ${fmt(memoryMiB(pid, 'VmHWM'))}`,
+);
 await server.stop('SIGTERM');
 rmSync(dataDir, { recursive: true, force: true });

@@ -34,7 +34,8 @@ const KEY = 'sk_service_' + 'Scores'.repeat(7);
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB'];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -45,7 +46,10 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 const dataDir = tempDir('tracelake-scores-bench-');
 const now = Date.now();
 // The window covers every score: [now - 30 days, now + 1 minute).
-const query: AggregationQuery = { start_date: new Date(now - 30 * DAY).toISOString(), end_date: new Date(now + 60_000).toISOString() };
+const query: AggregationQuery = {
+  start_date: new Date(now - 30 * DAY).toISOString(),
+  end_date: new Date(now + 60_000).toISOString(),
+};
 
 // 1. A store with a tenant, an app and some traces.
 let server: TestServer = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
@@ -79,7 +83,16 @@ for (let from = 0; from < SCORES; from += CHUNK) {
             NULL, 'trace', ($4::VARCHAR[])[(i % ${TRACES}) + 1], NULL, NULL,
             make_timestamp(($5::BIGINT + (i * $6::DOUBLE)::BIGINT) * 1000), 'bench'
        FROM range($7::BIGINT, $8::BIGINT) t(i)`,
-    [scope.tenantId, scope.appId, scope.environmentId, listValue(traceIds), now - 30 * DAY, (30 * DAY - 120_000) / SCORES, from, to],
+    [
+      scope.tenantId,
+      scope.appId,
+      scope.environmentId,
+      listValue(traceIds),
+      now - 30 * DAY,
+      (30 * DAY - 120_000) / SCORES,
+      from,
+      to,
+    ],
   );
 }
 await db.checkpoint();
@@ -92,7 +105,13 @@ server = await startServer({ dataDir, args: SERVER_ARGS });
 const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': scope.appId, 'content-type': 'application/json' };
 const batchLatencies: number[] = [];
 for (let b = 0; b < BATCHES + 2; b++) {
-  const scores = Array.from({ length: 1000 }, (_, i) => ({ name: `metric_${i % 20}`, score: i / 10, resource_id: traceIds[(b * 7 + i) % TRACES], source: 'api', client_id: `b${b}-${i}` }));
+  const scores = Array.from({ length: 1000 }, (_, i) => ({
+    name: `metric_${i % 20}`,
+    score: i / 10,
+    resource_id: traceIds[(b * 7 + i) % TRACES],
+    source: 'api',
+    client_id: `b${b}-${i}`,
+  }));
   const body = JSON.stringify({ scores });
   const ms = await timed(async () => {
     const r = await fetch(`${server.url}/v1/scores/batch`, { method: 'POST', headers, body });
@@ -130,15 +149,25 @@ db.close();
 rmSync(dataDir, { recursive: true, force: true });
 
 // Parallel sums may round differently from run to run: compare the averages within 1e-9.
-const same = (a: unknown, b: unknown) => JSON.stringify(a, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v)) === JSON.stringify(b, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v));
+const same = (a: unknown, b: unknown) =>
+  JSON.stringify(a, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v)) ===
+  JSON.stringify(b, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v));
 if (!same((apiAnswer as { data: unknown }).data, rawAnswer)) {
-  throw new Error(`the API and the raw query disagree:\n${JSON.stringify((apiAnswer as { data: unknown }).data)}\n${JSON.stringify(rawAnswer)}`);
+  throw new Error(
+    `the API and the raw query disagree:\n${JSON.stringify((apiAnswer as { data: unknown }).data)}\n${JSON.stringify(rawAnswer)}`,
+  );
 }
 const apiMs = median(api);
 const rawMs = median(raw);
 const budget = 1.3 * rawMs + 5;
-console.log(`scores: ${Math.round(stored).toLocaleString('en-US')} scores (filled by SQL in ${fillSeconds.toFixed(1)} s), 20 names, 30 days`);
+console.log(
+  `scores: ${Math.round(stored).toLocaleString('en-US')} scores (filled by SQL in ${fillSeconds.toFixed(1)} s), 20 names, 30 days`,
+);
 console.log(`  aggregation, API median   ${apiMs.toFixed(1)} ms   (p99 ${pct(api, 0.99).toFixed(1)} ms, ${RUNS} runs)`);
 console.log(`  aggregation, raw median   ${rawMs.toFixed(1)} ms   (same SQL, in process)`);
-console.log(`  ratio API / raw           ${(apiMs / rawMs).toFixed(2)}×   budget 1.3 × raw + 5 ms = ${budget.toFixed(1)} ms: ${apiMs <= budget ? 'met' : 'MISSED'}`);
-console.log(`  batch of 1000, p50        ${median(batchLatencies).toFixed(1)} ms   (p99 ${pct(batchLatencies, 0.99).toFixed(1)} ms, ${BATCHES} batches)`);
+console.log(
+  `  ratio API / raw           ${(apiMs / rawMs).toFixed(2)}×   budget 1.3 × raw + 5 ms = ${budget.toFixed(1)} ms: ${apiMs <= budget ? 'met' : 'MISSED'}`,
+);
+console.log(
+  `  batch of 1000, p50        ${median(batchLatencies).toFixed(1)} ms   (p99 ${pct(batchLatencies, 0.99).toFixed(1)} ms, ${BATCHES} batches)`,
+);

@@ -52,10 +52,21 @@ const day = `start_date=${new Date(now - DAY).toISOString()}&end_date=${new Date
 function search(name: string, resource: 'traces' | 'spans', filter: string, window = ''): Read {
   return {
     name,
-    path: () => `/v1/${resource}?limit=50${window ? `&${window}` : ''}${filter ? `&filter=${encodeURIComponent(filter)}` : ''}`,
+    path: () =>
+      `/v1/${resource}?limit=50${window ? `&${window}` : ''}${filter ? `&filter=${encodeURIComponent(filter)}` : ''}`,
     raw: (src) => {
-      const range = window ? resolveWindow(new Date(now - DAY).toISOString(), new Date(now + 60_000).toISOString(), Date.now()) : resolveWindow(undefined, undefined, Date.now());
-      const q: SearchQuery = { scope: { ...scope, environmentId: null }, ...range, limit: 50, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' };
+      const range = window
+        ? resolveWindow(new Date(now - DAY).toISOString(), new Date(now + 60_000).toISOString(), Date.now())
+        : resolveWindow(undefined, undefined, Date.now());
+      const q: SearchQuery = {
+        scope: { ...scope, environmentId: null },
+        ...range,
+        limit: 50,
+        offset: 0,
+        sortBy: 'start',
+        sortOrder: 'desc',
+        format: 'json',
+      };
       const ast = parseFilter(filter, resource);
       return resource === 'traces' ? searchTraces(src, q, ast) : searchSpans(src, q, ast);
     },
@@ -99,7 +110,10 @@ const db = await Database.open({ ...dbOptions, dataDir: rawDir });
 // With trace hints, as the gateway's store thread reads (its summary and spans at once).
 const src = { db, segments: new LocalSegmentStore(storeDirs(rawDir).segments), hints: traceHints(db) };
 
-const server = await startServer({ dataDir, args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'] });
+const server = await startServer({
+  dataDir,
+  args: ['--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-interval-ms', '0'],
+});
 const headers = { authorization: KEY, 'x-service-app-id': scope.appId };
 const gateway: number[][] = [];
 const raw: number[][] = [];
@@ -127,11 +141,15 @@ db.close();
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(rawDir, { recursive: true, force: true });
 
-console.log(`reads over ${SPANS.toLocaleString('en-US')} spans (${traces.toLocaleString('en-US')} traces), ${RUNS} runs (ms)`);
+console.log(
+  `reads over ${SPANS.toLocaleString('en-US')} spans (${traces.toLocaleString('en-US')} traces), ${RUNS} runs (ms)`,
+);
 console.log('  read                              gateway p50   p99     raw p50   ratio   budget (1.3×raw+5)');
 reads.forEach((r, i) => {
   const g = median(gateway[i]!);
   const w = median(raw[i]!);
   const budget = 1.3 * w + 5;
-  console.log(`  ${r.name.padEnd(32)} ${g.toFixed(1).padStart(8)} ${p99(gateway[i]!).toFixed(1).padStart(7)} ${w.toFixed(1).padStart(9)} ${(g / w).toFixed(2).padStart(6)}×  ${budget.toFixed(1).padStart(7)} ${g <= budget ? 'ok' : 'OVER'}`);
+  console.log(
+    `  ${r.name.padEnd(32)} ${g.toFixed(1).padStart(8)} ${p99(gateway[i]!).toFixed(1).padStart(7)} ${w.toFixed(1).padStart(9)} ${(g / w).toFixed(2).padStart(6)}×  ${budget.toFixed(1).padStart(7)} ${g <= budget ? 'ok' : 'OVER'}`,
+  );
 });

@@ -8,7 +8,12 @@ import type { TestServer } from '../test/helpers/server.js';
  * A histogram of the server's operations metrics (`--metrics-listen api`) by its one label: count,
  * sum (s), and the observations up to the bucket `le`.
  */
-export async function histograms(server: TestServer, name: string, label: string, le: string): Promise<Map<string, { count: number; sum: number; upTo: number }>> {
+export async function histograms(
+  server: TestServer,
+  name: string,
+  label: string,
+  le: string,
+): Promise<Map<string, { count: number; sum: number; upTo: number }>> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   const out = new Map<string, { count: number; sum: number; upTo: number }>();
   for (const m of text.matchAll(new RegExp(`^${name}_(count|sum|bucket)\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
@@ -29,7 +34,8 @@ export async function histograms(server: TestServer, name: string, label: string
 export async function buckets(server: TestServer, name: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   const out = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))) out.set(m[1]!, Number(m[2]));
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm')))
+    out.set(m[1]!, Number(m[2]));
   return out;
 }
 

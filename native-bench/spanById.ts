@@ -16,7 +16,11 @@ import { syntheticSpanId } from './synthetic.js';
 const SPANS = arg('spans', 10_000_000);
 const READS = arg('reads', 40);
 const BASELINE = textArg('baseline', '');
-const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const SCOPE = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const READ_SCOPE = { ...SCOPE, environmentId: null };
 /** Synthetic traces start 4 s apart and hold 8 spans: an hour is 7,200 spans. */
 const SPANS_AN_HOUR = 7_200;
@@ -46,4 +50,9 @@ const cases = {
 };
 const times = await alternate(stores, cases, READS);
 close();
-printMedians(`a span by id without its trace over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`, stores, cases, times);
+printMedians(
+  `a span by id without its trace over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`,
+  stores,
+  cases,
+  times,
+);

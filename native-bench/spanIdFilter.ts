@@ -26,7 +26,11 @@ import { loadSynthetic } from './synthetic.js';
 const ROWS = arg('rows', 131_072);
 const RUNS = arg('runs', 7);
 const FILES = arg('files', 12);
-const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const SCOPE = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 const dataDir = tempDir('tracelake-span-id-filter-');
@@ -44,16 +48,21 @@ const filter: number[] = [];
 for (let run = 0; run < RUNS; run++) {
   const temp = store.tempPath();
   let started = performance.now();
-  await engine.run(`COPY (SELECT * FROM ${source} ORDER BY start_ns, trace_id, span_id) TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`);
+  await engine.run(
+    `COPY (SELECT * FROM ${source} ORDER BY start_ns, trace_id, span_id) TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
+  );
   copy.push(performance.now() - started);
   started = performance.now();
-  if ((await engine.value(spanIdFilterSql(`read_parquet(${quote(temp)}, hive_partitioning = false)`, ROWS))) === null) throw new Error('no filter built');
+  if ((await engine.value(spanIdFilterSql(`read_parquet(${quote(temp)}, hive_partitioning = false)`, ROWS))) === null)
+    throw new Error('no filter built');
   filter.push(performance.now() - started);
   rmSync(temp);
 }
 engine.close();
 console.log(`a compacted file of ${ROWS.toLocaleString('en-US')} rows, ${RUNS} runs (median ms)`);
-console.log(`  its COPY ${median(copy).toFixed(1)}, its span id filter ${median(filter).toFixed(1)}; ratio ${(median(filter) / median(copy)).toFixed(2)}×, ${((median(filter) * 1000) / ROWS).toFixed(2)} µs a span`);
+console.log(
+  `  its COPY ${median(copy).toFixed(1)}, its span id filter ${median(filter).toFixed(1)}; ratio ${(median(filter) / median(copy)).toFixed(2)}×, ${((median(filter) * 1000) / ROWS).toFixed(2)} µs a span`,
+);
 
 /** The size of a checkpointed DuckDB file holding FILES manifest-like rows, with or without filters of ROWS spans. */
 async function manifestBytes(withFilters: boolean): Promise<number> {
@@ -62,8 +71,12 @@ async function manifestBytes(withFilters: boolean): Promise<number> {
   const c = await instance.connect();
   await c.run('CREATE TABLE segments (id INTEGER, path VARCHAR, span_filter BIT)');
   for (let f = 0; f < FILES; f++) {
-    await c.run(`CREATE OR REPLACE TEMP TABLE ids AS SELECT md5('${f}-' || i::VARCHAR)[:16] AS span_id FROM range(${ROWS}) r(i)`);
-    await c.run(`INSERT INTO segments VALUES (${f}, 'file-${f}', ${withFilters ? `(${spanIdFilterSql('ids', ROWS)})` : 'NULL'})`);
+    await c.run(
+      `CREATE OR REPLACE TEMP TABLE ids AS SELECT md5('${f}-' || i::VARCHAR)[:16] AS span_id FROM range(${ROWS}) r(i)`,
+    );
+    await c.run(
+      `INSERT INTO segments VALUES (${f}, 'file-${f}', ${withFilters ? `(${spanIdFilterSql('ids', ROWS)})` : 'NULL'})`,
+    );
   }
   await c.run('CHECKPOINT');
   c.closeSync();
@@ -71,5 +84,7 @@ async function manifestBytes(withFilters: boolean): Promise<number> {
   return statSync(path).size;
 }
 const [without, withFilters] = [await manifestBytes(false), await manifestBytes(true)];
-console.log(`  manifest of ${FILES} files: ${withFilters.toLocaleString('en-US')} bytes with filters, ${without.toLocaleString('en-US')} without: ${((withFilters - without) / (FILES * ROWS)).toFixed(2)} bytes a span`);
+console.log(
+  `  manifest of ${FILES} files: ${withFilters.toLocaleString('en-US')} bytes with filters, ${without.toLocaleString('en-US')} without: ${((withFilters - without) / (FILES * ROWS)).toFixed(2)} bytes a span`,
+);
 rmSync(dataDir, { recursive: true, force: true });

@@ -29,6 +29,9 @@ const seen = await alternating(builds, ROUNDS, (main) => oneStart(main));
 console.log(`a server's start on a fresh data directory, medians of ${ROUNDS}`);
 const medianOf = (name: string, k: 'readyMs' | 'cpuMs') => median(seen.get(name)!.map((s) => s[k]));
 for (const [name] of builds) {
-  const ratio = (k: 'readyMs' | 'cpuMs') => (BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '');
-  console.log(`  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`);
+  const ratio = (k: 'readyMs' | 'cpuMs') =>
+    BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '';
+  console.log(
+    `  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`,
+  );
 }

@@ -56,7 +56,13 @@ export function spanSelect(scope: SyntheticScope, newestNs: bigint): string {
  * Writes `spans` synthetic spans (whole traces) as segments of `scope`, one file per day, and
  * their summaries. The newest trace starts a minute before `nowMs`.
  */
-export async function loadSynthetic(db: Database, dataDir: string, scope: SyntheticScope, spans: number, nowMs: number): Promise<void> {
+export async function loadSynthetic(
+  db: Database,
+  dataDir: string,
+  scope: SyntheticScope,
+  spans: number,
+  nowMs: number,
+): Promise<void> {
   const store = new LocalSegmentStore(storeDirs(dataDir).segments);
   const newestNs = BigInt(nowMs - 60_000) * 1_000_000n;
   const select = spanSelect(scope, newestNs);
@@ -77,7 +83,17 @@ export async function loadSynthetic(db: Database, dataDir: string, scope: Synthe
         `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns, span_filter)
          SELECT $1, $2, $3, $4::DATE, $5, $6, $7, count(*), $8, min(start_ns), max(start_ns),
                 (${spanIdFilterSql('read_parquet($9)', to - from)}) FROM read_parquet($9)`,
-        [scope.tenantId, scope.appId, scope.environmentId, day, key, INGEST_LEVEL + 1, SEGMENT_FORMAT_VERSION, store.size(key), store.readPath(key)],
+        [
+          scope.tenantId,
+          scope.appId,
+          scope.environmentId,
+          day,
+          key,
+          INGEST_LEVEL + 1,
+          SEGMENT_FORMAT_VERSION,
+          store.size(key),
+          store.readPath(key),
+        ],
       );
       await tx.exec(insertPartsSql('read_parquet($1)'), [store.readPath(key)]);
     });

@@ -19,7 +19,11 @@ export async function syntheticStore(name: string, key: string, spans: number): 
   const dataDir = tempDir(`tracelake-${name}-bench-`);
   const boot = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: key } });
   const b = boot.bootstrap!;
-  const scope = { tenantId: b.tenant_id as string, appId: b.app_id as string, environmentId: b.environment_id as string };
+  const scope = {
+    tenantId: b.tenant_id as string,
+    appId: b.app_id as string,
+    environmentId: b.environment_id as string,
+  };
   await boot.stop('SIGTERM');
   const dbOptions = { dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 };
   const now = Date.now();

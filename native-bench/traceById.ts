@@ -17,14 +17,22 @@ import { spreadTrace, syntheticTraceId } from './synthetic.js';
 const SPANS = arg('spans', 1_000_000);
 const READS = arg('reads', 300);
 const BASELINE = textArg('baseline', '');
-const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const SCOPE = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const READ_SCOPE = { ...SCOPE, environmentId: null };
 
 /** A build's store opened on `dataDir`, with its hints filled, and its trace read. */
 async function open(root: string, dataDir: string) {
   const build = await storeModules(root);
   const db = await build.db.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
-  const src = { db, segments: new build.segments.LocalSegmentStore(storeDirs(dataDir).segments), hints: build.hints.traceHints(db) };
+  const src = {
+    db,
+    segments: new build.segments.LocalSegmentStore(storeDirs(dataDir).segments),
+    hints: build.hints.traceHints(db),
+  };
   await build.hints.hintsFilled(db);
   return { db, read: (traceId: string) => build.reads.traceWithSpans(src as never, READ_SCOPE, traceId) };
 }
@@ -38,4 +46,9 @@ const cases = {
 };
 const times = await alternate(stores, cases, READS);
 close();
-printMedians(`trace by id over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`, stores, cases, times);
+printMedians(
+  `trace by id over ${SPANS.toLocaleString('en-US')} spans, ${READS} reads each (median ms)`,
+  stores,
+  cases,
+  times,
+);

@@ -19,10 +19,15 @@ import { arg } from './args.js';
 import { loadSynthetic, spreadTrace, syntheticTraceId } from './synthetic.js';
 
 const READS = arg('reads', 300);
-const SCOPE = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const SCOPE = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const DAY = 172_800;
 /** The columns `spansStartingIn` reads (its view's fields, the graph, the scope and placement columns). */
-const VIEW = 'span_id, trace_id, parent_id, name, type, span_kind, status, status_message, start_ns, end_ns, model, prompt_name, service_name, input_tokens, output_tokens, cached_input_tokens, tokens, cost, session_id, user_id, tags, input_preview, output_preview, input, output, metadata, graph, environment_id, tenant_id, app_id';
+const VIEW =
+  'span_id, trace_id, parent_id, name, type, span_kind, status, status_message, start_ns, end_ns, model, prompt_name, service_name, input_tokens, output_tokens, cached_input_tokens, tokens, cost, session_id, user_id, tags, input_preview, output_preview, input, output, metadata, graph, environment_id, tenant_id, app_id';
 const READ_KINDS = { count: 'count(*)', 'one column': 'span_id', 'the view (30 columns)': VIEW };
 
 const dataDir = tempDir('tracelake-trace-columns-');
@@ -49,7 +54,10 @@ const names = Object.keys(files);
 for (let pass = 0; pass < 2; pass++) {
   for (let i = 0; i < READS; i++) {
     const id = syntheticTraceId(spreadTrace(i, DAY / 8));
-    const [range] = await db.query<{ from: string; to: string }>(`SELECT min(start_ns)::VARCHAR AS "from", max(start_ns)::VARCHAR AS "to" FROM read_parquet('${files[names[0]!]}') WHERE trace_id = $1`, [id]);
+    const [range] = await db.query<{ from: string; to: string }>(
+      `SELECT min(start_ns)::VARCHAR AS "from", max(start_ns)::VARCHAR AS "to" FROM read_parquet('${files[names[0]!]}') WHERE trace_id = $1`,
+      [id],
+    );
     for (const name of i % 2 ? [...names].reverse() : names) {
       for (const [kind, select] of Object.entries(READ_KINDS)) {
         const started = performance.now();
@@ -58,7 +66,8 @@ for (let pass = 0; pass < 2; pass++) {
           [SCOPE.tenantId, SCOPE.appId, id, BigInt(range!.from), BigInt(range!.to)],
         );
         if (kind !== 'count' && rows.length !== 8) throw new Error(`${name}: ${rows.length} spans for trace ${id}`);
-        if (pass === 1) times.set(`${name}|${kind}`, [...(times.get(`${name}|${kind}`) ?? []), performance.now() - started]);
+        if (pass === 1)
+          times.set(`${name}|${kind}`, [...(times.get(`${name}|${kind}`) ?? []), performance.now() - started]);
       }
     }
   }
@@ -67,8 +76,14 @@ db.close();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const reference = `${ROW_GROUP_ROWS.toLocaleString('en-US')} rows`;
-console.log(`a trace's spans from one file of ${DAY.toLocaleString('en-US')} synthetic spans, ${READS} traces (median ms; ratio to ${reference}, as shipped)`);
-console.log(`  ${'file'.padEnd(30)} ${Object.keys(READ_KINDS).map((k) => k.padStart(24)).join('')}  bytes`);
+console.log(
+  `a trace's spans from one file of ${DAY.toLocaleString('en-US')} synthetic spans, ${READS} traces (median ms; ratio to ${reference}, as shipped)`,
+);
+console.log(
+  `  ${'file'.padEnd(30)} ${Object.keys(READ_KINDS)
+    .map((k) => k.padStart(24))
+    .join('')}  bytes`,
+);
 for (const name of names) {
   const cells = Object.keys(READ_KINDS).map((kind) => {
     const ms = median(times.get(`${name}|${kind}`)!);

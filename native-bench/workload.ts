@@ -31,7 +31,10 @@ function bytes(random: () => number, n: number): Buffer {
   return b;
 }
 
-const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'string' ? { stringValue: v } : { intValue: v } });
+const kv = (key: string, v: string | number) => ({
+  key,
+  value: typeof v === 'string' ? { stringValue: v } : { intValue: v },
+});
 
 /**
  * One export request of `count` spans (whole traces of 8 spans), in protobufjs object shape. The
@@ -51,7 +54,11 @@ export function exportBatch(count: number, seed: number, startMs: number = Date.
       const kind = isRoot ? 'agent' : j % 3 === 1 ? 'llm' : j % 3 === 2 ? 'tool' : 'retrieval';
       const model = MODELS[Math.floor(random() * MODELS.length)]!;
       const t0 = start + BigInt(i * 1000 + j * 100) * 1000n;
-      const attributes = [kv('session.id', session), kv('user.id', `user-${Math.floor(random() * 1000)}`), kv('tracelake.metadata.customer', `customer-${j % 7}`)];
+      const attributes = [
+        kv('session.id', session),
+        kv('user.id', `user-${Math.floor(random() * 1000)}`),
+        kv('tracelake.metadata.customer', `customer-${j % 7}`),
+      ];
       if (kind === 'llm') {
         attributes.push(
           kv('gen_ai.operation.name', 'chat'),
@@ -63,21 +70,42 @@ export function exportBatch(count: number, seed: number, startMs: number = Date.
           kv('gen_ai.prompt.0.content', question),
           kv('gen_ai.completion.0.role', 'assistant'),
           kv('gen_ai.prompt.1.role', 'system'),
-          kv('gen_ai.prompt.1.content', 'You are a support assistant for Acme. Answer briefly, cite the help-centre article you used, and never reveal internal notes.'),
-          kv('gen_ai.completion.0.content', `Here is what I found about "${question.slice(0, 60)}": open Settings, choose Security, then follow the steps in article KB-${1000 + j}.`),
+          kv(
+            'gen_ai.prompt.1.content',
+            'You are a support assistant for Acme. Answer briefly, cite the help-centre article you used, and never reveal internal notes.',
+          ),
+          kv(
+            'gen_ai.completion.0.content',
+            `Here is what I found about "${question.slice(0, 60)}": open Settings, choose Security, then follow the steps in article KB-${1000 + j}.`,
+          ),
         );
       } else if (kind === 'tool') {
-        attributes.push(kv('openinference.span.kind', 'TOOL'), kv('tool.name', 'lookup_account'), kv('input.value', '{"account_id":"acct_1234567890","fields":["status","plan"]}'), kv('output.value', '{"status":"active","plan":"annual"}'));
+        attributes.push(
+          kv('openinference.span.kind', 'TOOL'),
+          kv('tool.name', 'lookup_account'),
+          kv('input.value', '{"account_id":"acct_1234567890","fields":["status","plan"]}'),
+          kv('output.value', '{"status":"active","plan":"annual"}'),
+        );
       } else if (kind === 'retrieval') {
         attributes.push(kv('openinference.span.kind', 'RETRIEVER'), kv('input.value', question));
       } else {
-        attributes.push(kv('openinference.span.kind', 'AGENT'), kv('input.value', question), kv('tracelake.run.id', `run-${seed}`));
+        attributes.push(
+          kv('openinference.span.kind', 'AGENT'),
+          kv('input.value', question),
+          kv('tracelake.run.id', `run-${seed}`),
+        );
       }
       spans.push({
         traceId,
         spanId: isRoot ? rootId : bytes(random, 8),
         ...(isRoot ? {} : { parentSpanId: rootId }),
-        name: isRoot ? 'support-agent' : kind === 'llm' ? `chat ${model}` : kind === 'tool' ? 'lookup_account' : 'vector-search',
+        name: isRoot
+          ? 'support-agent'
+          : kind === 'llm'
+            ? `chat ${model}`
+            : kind === 'tool'
+              ? 'lookup_account'
+              : 'vector-search',
         kind: isRoot ? 2 : 3,
         startTimeUnixNano: String(t0),
         endTimeUnixNano: String(t0 + 50_000_000n),

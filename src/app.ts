@@ -41,7 +41,8 @@ import { QUARANTINE_DIR } from './store/walGuard.js';
 const ROOT = new URL('../../', import.meta.url);
 
 /** What DuckDB says when its database file is damaged (checked by test/reliability/corruption.test.ts). */
-const DAMAGED_DATABASE = /not a valid DuckDB database file|Corrupt database file|Could not read enough bytes|checksum .* does not match/i;
+const DAMAGED_DATABASE =
+  /not a valid DuckDB database file|Corrupt database file|Could not read enough bytes|checksum .* does not match/i;
 
 /** Small segments of one app and day that are compacted together whatever their size. */
 const COMPACTION_MIN_FILES = 16;
@@ -91,12 +92,17 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   // Loaded only when served: prom-client (and the OpenTelemetry API it looks for) is many modules
   // that every start of a server whose metrics are off, the default, would load for nothing
   // (native-bench/RESULTS.md, "Figures behind the code").
-  const ops: OpsMetrics | null = config.metricsListen.kind === 'off' ? null : new (await import('./http/opsMetrics.js')).OpsMetrics();
+  const ops: OpsMetrics | null =
+    config.metricsListen.kind === 'off' ? null : new (await import('./http/opsMetrics.js')).OpsMetrics();
   const store = createStoreClient(
     { dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemory, queryTimeoutMs: config.queryTimeoutMs },
     {
       compactionIntervalMs: config.compactionIntervalMs,
-      compaction: { targetRows: config.compactionRows, minFiles: COMPACTION_MIN_FILES, maxAgeMs: config.compactionAgeMs },
+      compaction: {
+        targetRows: config.compactionRows,
+        minFiles: COMPACTION_MIN_FILES,
+        maxAgeMs: config.compactionAgeMs,
+      },
       retentionDays: config.retentionDays,
       traceHintSlots: config.traceHints,
     },
@@ -105,7 +111,10 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       const fatal = (m as { tracelakeFatal?: { message: string } }).tracelakeFatal;
       if (!fatal) return workerLog(log, m);
       liveness.markFatal(fatal.message);
-      log.fatal({ error: fatal.message }, 'the database failed and cannot be used any more; exiting to be restarted (acked data is kept)');
+      log.fatal(
+        { error: fatal.message },
+        'the database failed and cannot be used any more; exiting to be restarted (acked data is kept)',
+      );
       hooks.onFatal?.(fatal.message);
     },
   );
@@ -120,7 +129,9 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       await store.destroy().catch(() => undefined);
       if (candidate.pending) abandonSecret(dataDir);
       throw DAMAGED_DATABASE.test((e as Error).message)
-        ? new StartRefusal(`The database ${join(dataDir, DATABASE_FILE)} is damaged and cannot be opened (${(e as Error).message}). Restore it from a backup of the data directory; the segment files under segments/ hold the spans themselves (docs/segments.md).`)
+        ? new StartRefusal(
+            `The database ${join(dataDir, DATABASE_FILE)} is damaged and cannot be opened (${(e as Error).message}). Restore it from a backup of the data directory; the segment files under segments/ hold the spans themselves (docs/segments.md).`,
+          )
         : e;
     });
   if (init.secret !== 'ok') {
@@ -133,10 +144,20 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   if (init.applied.length > 0) log.info({ versions: init.applied }, 'migrated');
   if (init.walDamage) {
     log.error(
-      { reason: init.walDamage.reason, found_bytes: init.walDamage.foundBytes, expected_bytes: init.walDamage.expectedBytes, copy: init.walDamage.copy, set_aside_segments: init.orphanSegments },
+      {
+        reason: init.walDamage.reason,
+        found_bytes: init.walDamage.foundBytes,
+        expected_bytes: init.walDamage.expectedBytes,
+        copy: init.walDamage.copy,
+        set_aside_segments: init.orphanSegments,
+      },
       'the DuckDB WAL was damaged: what DuckDB could not replay from it is lost from the database; the WAL as found and the segment files no manifest row names are kept in quarantine/ (see docs/reliability.md)',
     );
-  } else if (init.orphanSegments > 0) log.warn({ files: init.orphanSegments }, 'deleted segment files no manifest row named (left by a crash before their commit)');
+  } else if (init.orphanSegments > 0)
+    log.warn(
+      { files: init.orphanSegments },
+      'deleted segment files no manifest row named (left by a crash before their commit)',
+    );
   if (init.bootstrapped) {
     log.info(
       {
@@ -161,7 +182,10 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   let ingest: IngestCoordinator | undefined;
   const logSync = new LogSyncThread();
   const priority = new AckPriority(config.backgroundNice, () => (logSync.tid === null ? [] : [logSync.tid]));
-  log.info({ nice: config.backgroundNice, platform_threads: priority.platform }, 'background threads: lowered as they start; the main thread, the log sync thread and these kept');
+  log.info(
+    { nice: config.backgroundNice, platform_threads: priority.platform },
+    'background threads: lowered as they start; the main thread, the log sync thread and these kept',
+  );
   const greetings: { workerId: string; port: MessagePort }[] = [];
   const compute = createComputeClient({
     threads: config.workers,
@@ -175,17 +199,26 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       else greetings.push(hello);
     },
   });
-  ingest = new IngestCoordinator(store, compute, {
-    logDir,
-    quarantineDir: join(dataDir, QUARANTINE_DIR, 'ingest-log'),
-    maxSpansPerTrace: config.maxSpansPerTrace,
-    dedupeSpans: config.dedupeSpans,
-    maxBacklogBytes: config.ingestBacklogBytes,
-    visibleTimeoutMs: 30_000,
-    flush: { maxRows: config.segmentRows, maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))), maxAgeMs: config.flushIntervalMs },
-    sync: logSync.sync,
-    workers: config.workers,
-  }, log);
+  ingest = new IngestCoordinator(
+    store,
+    compute,
+    {
+      logDir,
+      quarantineDir: join(dataDir, QUARANTINE_DIR, 'ingest-log'),
+      maxSpansPerTrace: config.maxSpansPerTrace,
+      dedupeSpans: config.dedupeSpans,
+      maxBacklogBytes: config.ingestBacklogBytes,
+      visibleTimeoutMs: 30_000,
+      flush: {
+        maxRows: config.segmentRows,
+        maxBodyBytes: Math.max(1, Math.floor(config.ingestBacklogBytes / (4 * config.workers))),
+        maxAgeMs: config.flushIntervalMs,
+      },
+      sync: logSync.sync,
+      workers: config.workers,
+    },
+    log,
+  );
   if (ops) {
     ingest.phaseObserver = (phase, seconds) => ops.ingestPhase(phase, seconds);
     ingest.times.stageObserver = (stage, seconds) => ops.generationStage(stage, seconds);
@@ -194,9 +227,51 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   for (const g of greetings.splice(0)) ingest.attach(g.workerId, g.port);
   await ingest.whenWorkers(config.workers);
   const recovered = await ingest.start();
-  if (recovered.files > 0) log.info({ files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes }, 'replayed the ingest log');
-  const workers = new WorkerService(store, compute, ingest, plans, log, { leaseMs: config.workerLeaseSeconds * 1000, maxAttempts: config.workerMaxAttempts, maxSpansPerTrace: config.maxSpansPerTrace }, (hash) => auth.forget(hash));
-  const server = new HttpServer(config, new Router(routes), { store, compute, ingest, auth, log, pricing, plans, rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst), version, startedAt: new Date(), liveness, refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)), git: new GitService(store, secret, { gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot), githubApiUrl: config.githubApiUrl }), prompts: new PromptCache(), ops, workers }, log, frontEnd);
+  if (recovered.files > 0)
+    log.info(
+      { files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes },
+      'replayed the ingest log',
+    );
+  const workers = new WorkerService(
+    store,
+    compute,
+    ingest,
+    plans,
+    log,
+    {
+      leaseMs: config.workerLeaseSeconds * 1000,
+      maxAttempts: config.workerMaxAttempts,
+      maxSpansPerTrace: config.maxSpansPerTrace,
+    },
+    (hash) => auth.forget(hash),
+  );
+  const server = new HttpServer(
+    config,
+    new Router(routes),
+    {
+      store,
+      compute,
+      ingest,
+      auth,
+      log,
+      pricing,
+      plans,
+      rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
+      version,
+      startedAt: new Date(),
+      liveness,
+      refusals: new RefusalLog((fields, msg) => log.warn(fields, msg)),
+      git: new GitService(store, secret, {
+        gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot),
+        githubApiUrl: config.githubApiUrl,
+      }),
+      prompts: new PromptCache(),
+      ops,
+      workers,
+    },
+    log,
+    frontEnd,
+  );
   workers.start();
   let metrics: MetricsListener | null = null;
   if (ops) {
@@ -222,10 +297,31 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     throw e instanceof PortInUse ? portRefusal(e.host, e.port) : e;
   });
   if (fallback) log.info({ reason: fallback }, 'serving through node:http');
-  log.info({ port, host: config.host, mode: config.mode, data_dir: dataDir, version, pid: process.pid, node: process.version, front_end: frontEnd.name, http: frontEnd.build }, 'listening');
+  log.info(
+    {
+      port,
+      host: config.host,
+      mode: config.mode,
+      data_dir: dataDir,
+      version,
+      pid: process.pid,
+      node: process.version,
+      front_end: frontEnd.name,
+      http: frontEnd.build,
+    },
+    'listening',
+  );
   // For the person who just started it; on stderr, as stdout is the JSON log tools parse.
   if (init.bootstrapped) {
-    process.stderr.write(firstStartBlock({ host: config.host, port, publicUrl: config.publicUrl, appId: init.bootstrapped.appId, key: config.bootstrapKey === undefined ? bootstrapKey : null }));
+    process.stderr.write(
+      firstStartBlock({
+        host: config.host,
+        port,
+        publicUrl: config.publicUrl,
+        appId: init.bootstrapped.appId,
+        key: config.bootstrapKey === undefined ? bootstrapKey : null,
+      }),
+    );
   }
 
   return {
@@ -274,7 +370,9 @@ function checkWritable(dataDir: string): void {
     writeFileAtomic(probe, 'tracelake\n');
     unlinkSync(probe);
   } catch (e) {
-    throw new StartRefusal(`The data directory ${dataDir} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): Tracelake needs to write its store there.`);
+    throw new StartRefusal(
+      `The data directory ${dataDir} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): Tracelake needs to write its store there.`,
+    );
   }
 }
 

@@ -13,7 +13,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     // On a regular file a short write means the disk (or the file-size limit) is full.
-    if (writeSync(fd, bytes) !== bytes.length) throw new Error(`short write to ${temp}: No space left on device, or the file size limit`);
+    if (writeSync(fd, bytes) !== bytes.length)
+      throw new Error(`short write to ${temp}: No space left on device, or the file size limit`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -35,7 +35,8 @@ export function localUrl(host: string, port: number): string {
 export function firstStartBlock(s: FirstStart): string {
   const url = (s.publicUrl ?? localUrl(s.host, s.port)).replace(/\/+$/, '');
   const key = s.key ?? CHOSEN_KEY;
-  const shownKey = s.key === null ? 'the key you set in TRACELAKE_BOOTSTRAP_KEY (not printed)' : `${s.key}   (shown once: keep it)`;
+  const shownKey =
+    s.key === null ? 'the key you set in TRACELAKE_BOOTSTRAP_KEY (not printed)' : `${s.key}   (shown once: keep it)`;
   const demoUrl = url === DEFAULT_SERVER_URL ? '' : ` --url ${url}`;
   // OTEL_EXPORTER_OTLP_HEADERS is comma-separated key=value pairs with URL-encoded values; a key
   // (sk_service_ and letters and digits, checked at start) and a UUID need no encoding.

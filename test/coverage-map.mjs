@@ -40,7 +40,10 @@ export default function coverageMap(testFile) {
     const dir = dirname(file);
     const covered = readdirSync(dir)
       .filter((f) => f.endsWith('.test.js'))
-      .flatMap((f) => { const own = moduleOf(`${dir}/${f}`); return own === null ? [] : own; });
+      .flatMap((f) => {
+        const own = moduleOf(`${dir}/${f}`);
+        return own === null ? [] : own;
+      });
     return covered.length > 0 ? [...new Set(covered)].sort() : null;
   }
   return moduleOf(file);
@@ -58,5 +61,9 @@ function moduleOf(file) {
   const own = `dist/src/core/${m[1]}.js`;
   if (existsSync(own)) return own;
   const dir = join('dist/src/core', dirname(m[1]));
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f)) : null;
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => join(dir, f))
+    : null;
 }

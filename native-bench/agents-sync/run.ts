@@ -32,7 +32,10 @@ const profileDir = flag('--cpu-prof');
 
 const main = readFileSync(join(FIXTURES, `claude/projects/-home-dev-shop/${SHOP}.jsonl`), 'utf8');
 const side = readFileSync(join(FIXTURES, 'claude/projects/-home-dev-shop/agent-a1b2c3d4.jsonl'), 'utf8');
-const rollout = readFileSync(join(FIXTURES, `codex/sessions/2025/11/20/rollout-2025-11-20T10-15-02-${CODEX}.jsonl`), 'utf8');
+const rollout = readFileSync(
+  join(FIXTURES, `codex/sessions/2025/11/20/rollout-2025-11-20T10-15-02-${CODEX}.jsonl`),
+  'utf8',
+);
 
 /** A copy of a fixture with every id made unique to copy `i`. */
 function fresh(text: string, i: number): string {
@@ -65,7 +68,9 @@ for (let i = 0; i < sessions; i++) {
 // Reference: the readers alone over the same files.
 const t0 = performance.now();
 const { readdirSync } = await import('node:fs');
-const files = readdirSync(home, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath, e.name));
+const files = readdirSync(home, { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+  .map((e) => join(e.parentPath, e.name));
 const text = (f: string) => ({ path: f, text: readFileSync(f, 'utf8') });
 const claude = readClaudeCode(files.filter((f) => !f.includes('rollout-')).map(text));
 const codex = readCodex(files.filter((f) => f.includes('rollout-')).map(text));
@@ -75,19 +80,65 @@ const events = read.reduce((n, s) => n + s.events.length, 0);
 
 const server = await startServer({
   env: { TRACELAKE_LOG_LEVEL: 'debug' },
-  ...(profileDir ? { command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, new URL('../../src/main.js', import.meta.url).pathname] } : {}),
+  ...(profileDir
+    ? {
+        command: [
+          process.execPath,
+          '--cpu-prof',
+          `--cpu-prof-dir=${profileDir}`,
+          new URL('../../src/main.js', import.meta.url).pathname,
+        ],
+      }
+    : {}),
 });
 const auth = rootCredentials(server);
 const t1 = performance.now();
 const out = await new Promise<string>((resolve, reject) =>
-  execFile(process.execPath, [CLI, 'agents', 'sync', '--claude-dir', join(home, '.claude'), '--codex-dir', join(home, '.codex'), '--state', join(home, 'state.json'), '--no-progress'], { env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId }, maxBuffer: 1 << 26 }, (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout))),
+  execFile(
+    process.execPath,
+    [
+      CLI,
+      'agents',
+      'sync',
+      '--claude-dir',
+      join(home, '.claude'),
+      '--codex-dir',
+      join(home, '.codex'),
+      '--state',
+      join(home, 'state.json'),
+      '--no-progress',
+    ],
+    {
+      env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
+      maxBuffer: 1 << 26,
+    },
+    (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout)),
+  ),
 );
 const syncMs = performance.now() - t1;
 const summary = JSON.parse(out);
 const t2 = performance.now();
-const again = JSON.parse(await new Promise<string>((resolve, reject) =>
-  execFile(process.execPath, [CLI, 'agents', 'sync', '--claude-dir', join(home, '.claude'), '--codex-dir', join(home, '.codex'), '--state', join(home, 'state.json'), '--no-progress'], { env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId } }, (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout))),
-));
+const again = JSON.parse(
+  await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [
+        CLI,
+        'agents',
+        'sync',
+        '--claude-dir',
+        join(home, '.claude'),
+        '--codex-dir',
+        join(home, '.codex'),
+        '--state',
+        join(home, 'state.json'),
+        '--no-progress',
+      ],
+      { env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId } },
+      (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout)),
+    ),
+  ),
+);
 const noopMs = performance.now() - t2;
 const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
 const stepMs = (key: string) => Math.round(steps.reduce((n, l) => n + (l[key] as number), 0));
@@ -97,12 +148,36 @@ rmSync(server.dataDir, { recursive: true, force: true });
 rmSync(home, { recursive: true, force: true });
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
-console.log(JSON.stringify({
-  sessions: read.length,
-  events,
-  reference_read_convert: { ms: Math.round(readMs), sessions_per_s: rate(read.length, readMs), events_per_s: rate(events, readMs) },
-  sync_through_server: { ms: Math.round(syncMs), sessions_per_s: rate(summary.sessions.accepted, syncMs), events_per_s: rate(summary.events, syncMs), requests: summary.requests, span_rows: summary.spanRows, mb_sent: +(summary.bytes / 1e6).toFixed(1), rejected: summary.sessions.rejected },
-  ratio_sync_to_reference: +(readMs / syncMs).toFixed(3),
-  server_steps_ms: { requests: steps.length, prepare: stepMs('prepareMs'), known_spans: stepMs('knownMs'), ack: stepMs('ackMs'), visible_wait: stepMs('visibleWaitMs') },
-  second_run_nothing_changed: { ms: Math.round(noopMs), sent: again.sessions.sent },
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      sessions: read.length,
+      events,
+      reference_read_convert: {
+        ms: Math.round(readMs),
+        sessions_per_s: rate(read.length, readMs),
+        events_per_s: rate(events, readMs),
+      },
+      sync_through_server: {
+        ms: Math.round(syncMs),
+        sessions_per_s: rate(summary.sessions.accepted, syncMs),
+        events_per_s: rate(summary.events, syncMs),
+        requests: summary.requests,
+        span_rows: summary.spanRows,
+        mb_sent: +(summary.bytes / 1e6).toFixed(1),
+        rejected: summary.sessions.rejected,
+      },
+      ratio_sync_to_reference: +(readMs / syncMs).toFixed(3),
+      server_steps_ms: {
+        requests: steps.length,
+        prepare: stepMs('prepareMs'),
+        known_spans: stepMs('knownMs'),
+        ack: stepMs('ackMs'),
+        visible_wait: stepMs('visibleWaitMs'),
+      },
+      second_run_nothing_changed: { ms: Math.round(noopMs), sent: again.sessions.sent },
+    },
+    null,
+    2,
+  ),
+);

@@ -13,6 +13,8 @@ export function benchDependency<T>(name: string): T {
     return requireFromBench(name) as T;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new Error(`${name} is a dependency of native-bench/package.json, not installed: run npm run bench:peers (it installs them), or npm install --prefix native-bench`);
+    throw new Error(
+      `${name} is a dependency of native-bench/package.json, not installed: run npm run bench:peers (it installs them), or npm install --prefix native-bench`,
+    );
   }
 }

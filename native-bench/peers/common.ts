@@ -23,18 +23,54 @@ import { DAY_MS, HOUR_MS, toUs, type DatasetBatch } from './dataset.js';
  * attributes, tags, graph attributes, run id, prompt name, cached input tokens.
  */
 export const SPAN_COLUMNS = [
-  'span_id', 'trace_id', 'parent_id', 'name', 'span_type', 'span_kind', 'status_code', 'status_message',
-  'start_time', 'end_time', 'model', 'input_tokens', 'output_tokens', 'total_tokens', 'cost',
-  'input', 'output', 'attributes', 'events', 'metadata', 'session_id', 'user_id',
+  'span_id',
+  'trace_id',
+  'parent_id',
+  'name',
+  'span_type',
+  'span_kind',
+  'status_code',
+  'status_message',
+  'start_time',
+  'end_time',
+  'model',
+  'input_tokens',
+  'output_tokens',
+  'total_tokens',
+  'cost',
+  'input',
+  'output',
+  'attributes',
+  'events',
+  'metadata',
+  'session_id',
+  'user_id',
 ] as const;
 
 /** One span's values in `SPAN_COLUMNS` order; times in microseconds, JSON columns as JSON text. */
 export type SpanValues = [
-  span_id: string, trace_id: string, parent_id: string | null, name: string, span_type: string, span_kind: string,
-  status_code: string, status_message: string | null, start_us: number, end_us: number, model: string | null,
-  input_tokens: number | null, output_tokens: number | null, total_tokens: number | null, cost: number | null,
-  input: string | null, output: string | null, attributes: string, events: string, metadata: string,
-  session_id: string | null, user_id: string | null,
+  span_id: string,
+  trace_id: string,
+  parent_id: string | null,
+  name: string,
+  span_type: string,
+  span_kind: string,
+  status_code: string,
+  status_message: string | null,
+  start_us: number,
+  end_us: number,
+  model: string | null,
+  input_tokens: number | null,
+  output_tokens: number | null,
+  total_tokens: number | null,
+  cost: number | null,
+  input: string | null,
+  output: string | null,
+  attributes: string,
+  events: string,
+  metadata: string,
+  session_id: string | null,
+  user_id: string | null,
 ];
 
 /**
@@ -43,9 +79,28 @@ export type SpanValues = [
  */
 export function spanValues(s: SpanRecord): SpanValues {
   return [
-    s.spanId, s.traceId, s.parentId, s.name, s.type, s.spanKind, s.status, s.statusMessage,
-    toUs(s.startNs), toUs(s.endNs), s.model, s.inputTokens, s.outputTokens, s.tokens, s.cost,
-    s.input, s.output, JSON.stringify(s.attributes), '[]', JSON.stringify(s.metadata), s.sessionId, s.userId,
+    s.spanId,
+    s.traceId,
+    s.parentId,
+    s.name,
+    s.type,
+    s.spanKind,
+    s.status,
+    s.statusMessage,
+    toUs(s.startNs),
+    toUs(s.endNs),
+    s.model,
+    s.inputTokens,
+    s.outputTokens,
+    s.tokens,
+    s.cost,
+    s.input,
+    s.output,
+    JSON.stringify(s.attributes),
+    '[]',
+    JSON.stringify(s.metadata),
+    s.sessionId,
+    s.userId,
   ];
 }
 
@@ -172,7 +227,8 @@ export interface Answers {
 export type QueryFns = { [K in QueryName]: (p: QueryParams) => Promise<Answers[K]> };
 
 /** Trace status from its spans: ERROR if any span is ERROR, else OK if any is OK, else UNSET. */
-export const traceStatus = (anyError: unknown, anyOk: unknown): TraceSummary['status'] => (truthy(anyError) ? 'ERROR' : truthy(anyOk) ? 'OK' : 'UNSET');
+export const traceStatus = (anyError: unknown, anyOk: unknown): TraceSummary['status'] =>
+  truthy(anyError) ? 'ERROR' : truthy(anyOk) ? 'OK' : 'UNSET';
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
 
 export const latencyMs = (startUs: number, endUs: number) => (endUs - startUs) / 1000;
@@ -244,7 +300,13 @@ export function toTraceSummary(r: Row, c: Conv): TraceSummary {
   };
 }
 
-export const toScoreAggregate = (r: Row): ScoreAggregate => ({ name: str(r.name), count: Number(r.count), avg: Number(r.avg), min: Number(r.min), max: Number(r.max) });
+export const toScoreAggregate = (r: Row): ScoreAggregate => ({
+  name: str(r.name),
+  count: Number(r.count),
+  avg: Number(r.avg),
+  min: Number(r.min),
+  max: Number(r.max),
+});
 
 // ---------------------------------------------------------------------------------------------
 // The store interface a runner drives
@@ -302,9 +364,17 @@ export function diffAnswers(a: unknown, b: unknown, max = 10): string[] {
       for (let i = 0; i < Math.min(x.length, y.length); i++) walk(x[i], y[i], `${path}[${i}]`);
       return;
     }
-    if (x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
+    if (
+      x !== null &&
+      y !== null &&
+      typeof x === 'object' &&
+      typeof y === 'object' &&
+      !Array.isArray(x) &&
+      !Array.isArray(y)
+    ) {
       const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-      for (const k of [...keys].sort()) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${path}.${k}`);
+      for (const k of [...keys].sort())
+        walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${path}.${k}`);
       return;
     }
     if (JSON.stringify(x) !== JSON.stringify(y)) out.push(`${path}: ${JSON.stringify(x)} ≠ ${JSON.stringify(y)}`);
@@ -329,5 +399,9 @@ export async function timeQuery(fn: () => Promise<unknown>, runs: number, warmup
     ms.push(performance.now() - t0);
   }
   ms.sort((x, y) => x - y);
-  return { median: ms[Math.floor(ms.length / 2)]!, p99: ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)]!, runs };
+  return {
+    median: ms[Math.floor(ms.length / 2)]!,
+    p99: ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)]!,
+    runs,
+  };
 }

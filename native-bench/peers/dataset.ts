@@ -114,11 +114,18 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-let priced: ((model: string, usage: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number }) => number | undefined) | undefined;
+let priced:
+  | ((
+      model: string,
+      usage: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number },
+    ) => number | undefined)
+  | undefined;
 /** The shipped price table, priced the way the compute worker prices generations. */
 function costFn() {
   if (!priced) {
-    const prices = compilePriceTable(parsePriceTable(JSON.parse(readFileSync(new URL('../../../data/pricing.json', import.meta.url), 'utf8'))));
+    const prices = compilePriceTable(
+      parsePriceTable(JSON.parse(readFileSync(new URL('../../../data/pricing.json', import.meta.url), 'utf8'))),
+    );
     priced = (model, usage) => {
       const price = prices.find(model);
       return price ? costOf(price, usage) : undefined;
@@ -155,7 +162,8 @@ export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
   }
   const encoded = encodeExportRequest(request);
   const mapped = mapExportRequest(decodeExportRequest(encoded), { costOf: costFn(), maxSpansPerTrace: 10_000 });
-  if (mapped.rejected > 0) throw new Error(`batch ${b}: the mapper refused ${mapped.rejected} spans: ${mapped.errors.join('; ')}`);
+  if (mapped.rejected > 0)
+    throw new Error(`batch ${b}: the mapper refused ${mapped.rejected} spans: ${mapped.errors.join('; ')}`);
 
   // Scores: `scoresPerTrace` per trace, 0–30 s after the trace's start.
   const random = xorshiftRandom(batchSeed(r, b) ^ 0x5bd1e995);

@@ -36,7 +36,20 @@
  * actual parameters (see `preparedStatements` for why not prepared ones).
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync, appendFileSync, readFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+  appendFileSync,
+  readFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -47,8 +60,25 @@ import type { Client, CustomTypesConfig } from 'pg';
 import { benchDependency } from './benchDependency.js';
 import type { DatasetBatch } from './dataset.js';
 import {
-  FULL_COLUMNS, METADATA_FILTER, PAGE_SIZE, SPAN_COLUMNS, SPAN_SEARCH, SUMMARY_COLUMNS, spanValues, toFullSpan, toScoreAggregate, toSpanSummary,
-  toTraceSummary, traceRollups, windows, type Answers, type Conv, type LoadResult, type PeerStore, type QueryFns, type QueryParams,
+  FULL_COLUMNS,
+  METADATA_FILTER,
+  PAGE_SIZE,
+  SPAN_COLUMNS,
+  SPAN_SEARCH,
+  SUMMARY_COLUMNS,
+  spanValues,
+  toFullSpan,
+  toScoreAggregate,
+  toSpanSummary,
+  toTraceSummary,
+  traceRollups,
+  windows,
+  type Answers,
+  type Conv,
+  type LoadResult,
+  type PeerStore,
+  type QueryFns,
+  type QueryParams,
 } from './common.js';
 
 const pg = benchDependency<typeof import('pg')>('pg');
@@ -192,7 +222,9 @@ export interface PostgresOptions {
 function findBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
   for (const v of versions) {
     const bin = join(root, v, 'bin');
     if (['initdb', 'postgres', 'pg_ctl'].every((f) => existsSync(join(bin, f)))) return bin;
@@ -220,9 +252,14 @@ const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Runs a PostgreSQL binary as the `postgres` user (as ourselves when we are not root). */
 function runPg(bin: string, tool: string, args: string[], timeoutMs = 300_000) {
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+  const [cmd, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
+    : [join(bin, tool), args];
   const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: timeoutMs });
-  if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${tool} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`,
+    );
   return r.stdout;
 }
 
@@ -296,10 +333,17 @@ async function startServer(settings: Record<string, string>, log: (line: string)
     }
     runPg(bin, 'initdb', ['-D', server.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C']);
     const conf = { ...settings, port: String(server.port), unix_socket_directories: `'${sock}'` };
-    appendFileSync(join(server.data, 'postgresql.conf'), `\n# tracelake native-bench peer baseline\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
+    appendFileSync(
+      join(server.data, 'postgresql.conf'),
+      `\n# tracelake native-bench peer baseline\n${Object.entries(conf)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join('\n')}\n`,
+    );
     server.running = true; // from here on, stopping is attempted even if the start fails half-way
     runPg(bin, 'pg_ctl', ['-D', server.data, '-l', join(dir, 'server.log'), '-w', '-t', '120', 'start']);
-    log(`postgres: ${runPg(bin, 'postgres', ['--version']).trim()} on 127.0.0.1:${server.port}, data in ${server.data}`);
+    log(
+      `postgres: ${runPg(bin, 'postgres', ['--version']).trim()} on 127.0.0.1:${server.port}, data in ${server.data}`,
+    );
     return server;
   } catch (err) {
     const logFile = join(dir, 'server.log');
@@ -341,7 +385,9 @@ const types = {
 function copyField(v: string | number | null): string {
   if (v === null) return '\\N';
   if (typeof v === 'number') return String(v);
-  return /[\\\n\r\t]/.test(v) ? v.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t')) : v;
+  return /[\\\n\r\t]/.test(v)
+    ? v.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'))
+    : v;
 }
 
 function spansCopyText(batch: DatasetBatch): string {
@@ -357,7 +403,8 @@ function spansCopyText(batch: DatasetBatch): string {
 
 function scoresCopyText(batch: DatasetBatch): string {
   let out = '';
-  for (const s of batch.scores) out += `${s.id}\t${copyField(s.traceId)}\t${copyField(s.name)}\t${s.value}\t${copyField(s.source)}\t${s.dataType}\t${usToIso(s.timestampUs)}\n`;
+  for (const s of batch.scores)
+    out += `${s.id}\t${copyField(s.traceId)}\t${copyField(s.name)}\t${s.value}\t${copyField(s.source)}\t${s.dataType}\t${usToIso(s.timestampUs)}\n`;
   return out;
 }
 
@@ -382,7 +429,9 @@ export class PostgresPeer implements PeerStore {
   private constructor(
     private readonly server: Server,
     private readonly query: Client,
-    private readonly options: Required<Pick<PostgresOptions, 'connections' | 'preparedStatements'>> & { log: (line: string) => void },
+    private readonly options: Required<Pick<PostgresOptions, 'connections' | 'preparedStatements'>> & {
+      log: (line: string) => void;
+    },
   ) {
     const q = query;
     // Unnamed statements by default: planned with the actual parameters at every execution. Named
@@ -399,7 +448,13 @@ export class PostgresPeer implements PeerStore {
       },
       spanSearch: async (p) => {
         const { week } = windows(p);
-        const args = [usToIso(week.fromUs), usToIso(week.toUs), SPAN_SEARCH.model, SPAN_SEARCH.minTokens, SPAN_SEARCH.status];
+        const args = [
+          usToIso(week.fromUs),
+          usToIso(week.toUs),
+          SPAN_SEARCH.model,
+          SPAN_SEARCH.minTokens,
+          SPAN_SEARCH.status,
+        ];
         const page = await q.query({ ...named('spanSearch'), text: PG_SQL.spanSearch, values: args });
         const total = await q.query({ ...named('spanSearchTotal'), text: PG_SQL.spanSearchTotal, values: args });
         return { total: Number(total.rows[0].total), spans: page.rows.map((r) => toSpanSummary(r, conv)) };
@@ -410,14 +465,26 @@ export class PostgresPeer implements PeerStore {
       },
       metadataFilter: async (p) => {
         const { week } = windows(p);
-        const args = [usToIso(week.fromUs), usToIso(week.toUs), JSON.stringify({ [METADATA_FILTER.key]: METADATA_FILTER.value })];
+        const args = [
+          usToIso(week.fromUs),
+          usToIso(week.toUs),
+          JSON.stringify({ [METADATA_FILTER.key]: METADATA_FILTER.value }),
+        ];
         const page = await q.query({ ...named('metadataFilter'), text: PG_SQL.metadataFilter, values: args });
-        const total = await q.query({ ...named('metadataFilterTotal'), text: PG_SQL.metadataFilterTotal, values: args });
+        const total = await q.query({
+          ...named('metadataFilterTotal'),
+          text: PG_SQL.metadataFilterTotal,
+          values: args,
+        });
         return { total: Number(total.rows[0].total), spans: page.rows.map((r) => toSpanSummary(r, conv)) };
       },
       scoreAggregation: async (p) => {
         const { month } = windows(p);
-        const r = await q.query({ ...named('scoreAggregation'), text: PG_SQL.scoreAggregation, values: [usToIso(month.fromUs), usToIso(month.toUs)] });
+        const r = await q.query({
+          ...named('scoreAggregation'),
+          text: PG_SQL.scoreAggregation,
+          values: [usToIso(month.fromUs), usToIso(month.toUs)],
+        });
         return r.rows.map(toScoreAggregate);
       },
     } satisfies { [K in keyof Answers]: (p: QueryParams) => Promise<Answers[K]> };
@@ -430,7 +497,11 @@ export class PostgresPeer implements PeerStore {
     try {
       const client = await PostgresPeer.connect(server);
       await client.query(PG_SCHEMA);
-      return new PostgresPeer(server, client, { connections: options.connections ?? 4, preparedStatements: options.preparedStatements ?? false, log });
+      return new PostgresPeer(server, client, {
+        connections: options.connections ?? 4,
+        preparedStatements: options.preparedStatements ?? false,
+        log,
+      });
     } catch (err) {
       stopSync(server, 'immediate');
       throw err;
@@ -438,13 +509,21 @@ export class PostgresPeer implements PeerStore {
   }
 
   private static async connect(server: Server): Promise<Client> {
-    const client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', types });
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: server.port,
+      user: 'postgres',
+      database: 'postgres',
+      types,
+    });
     await client.connect();
     return client;
   }
 
   async load(batches: Iterable<DatasetBatch>, log: (line: string) => void = this.options.log): Promise<LoadResult> {
-    const settings = await this.query.query(`SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'wal_level') ORDER BY name`);
+    const settings = await this.query.query(
+      `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'wal_level') ORDER BY name`,
+    );
     log(`postgres: ${settings.rows.map((r: { name: string; setting: string }) => `${r.name}=${r.setting}`).join(' ')}`);
 
     // 1. Render the rows (untimed): span COPY text and trace upserts per batch, scores to their own file.
@@ -461,7 +540,12 @@ export class PostgresPeer implements PeerStore {
         let offset = 0;
         for (const batch of batches) {
           const roll = traceRollups(batch);
-          const parts = [spansCopyText(batch), arrayLiteral(roll.ids), arrayLiteral(roll.startUs.map(usToIso)), arrayLiteral(roll.endUs.map(usToIso))].map((t) => Buffer.from(t));
+          const parts = [
+            spansCopyText(batch),
+            arrayLiteral(roll.ids),
+            arrayLiteral(roll.startUs.map(usToIso)),
+            arrayLiteral(roll.endUs.map(usToIso)),
+          ].map((t) => Buffer.from(t));
           for (const b of parts) writeSync(fd, b);
           const lengths = parts.map((b) => b.length) as Frame['lengths'];
           frames.push({ offset, spans: batch.spans.length, lengths });
@@ -475,10 +559,14 @@ export class PostgresPeer implements PeerStore {
         closeSync(sfd);
       }
     }
-    log(`postgres: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} batches in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`);
+    log(
+      `postgres: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} batches in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`,
+    );
 
     // 2. Timed: each batch one durable transaction, on `connections` connections in parallel.
-    const clients = await Promise.all(Array.from({ length: this.options.connections }, () => PostgresPeer.connect(this.server)));
+    const clients = await Promise.all(
+      Array.from({ length: this.options.connections }, () => PostgresPeer.connect(this.server)),
+    );
     const fh = await open(rendered, 'r');
     let next = 0;
     let failed: unknown;
@@ -497,13 +585,18 @@ export class PostgresPeer implements PeerStore {
             try {
               await c.query('BEGIN');
               await pipeline(Readable.from([spanText!]), c.query(copyFrom(PG_SQL.copySpans)));
-              await c.query({ name: 'upsertTraces', text: PG_SQL.upsertTraces, values: [ids!.toString(), starts!.toString(), ends!.toString()] });
+              await c.query({
+                name: 'upsertTraces',
+                text: PG_SQL.upsertTraces,
+                values: [ids!.toString(), starts!.toString(), ends!.toString()],
+              });
               await c.query('COMMIT');
             } catch (err) {
               failed ??= err;
               throw err;
             }
-            if (++done % tick === 0) log(`postgres: ${done}/${frames.length} batches, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+            if (++done % tick === 0)
+              log(`postgres: ${done}/${frames.length} batches, ${((performance.now() - started) / 1000).toFixed(1)} s`);
           }
         }),
       );
@@ -526,7 +619,8 @@ export class PostgresPeer implements PeerStore {
               (SELECT count(*) FROM spans) AS spans, (SELECT count(*) FROM scores) AS scores`,
     );
     const row = size.rows[0] as { span_bytes: number; score_bytes: number; spans: number; scores: number };
-    if (Number(row.spans) !== spans || Number(row.scores) !== scores) throw new Error(`postgres: stored ${row.spans} spans and ${row.scores} scores, sent ${spans} and ${scores}`);
+    if (Number(row.spans) !== spans || Number(row.scores) !== scores)
+      throw new Error(`postgres: stored ${row.spans} spans and ${row.scores} scores, sent ${spans} and ${scores}`);
     const spanBytes = Number(row.span_bytes);
     return {
       spans,

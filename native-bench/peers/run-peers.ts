@@ -18,7 +18,19 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { diffAnswers, QUERY_LABELS, QUERY_NAMES, timeQuery, windows, type Answers, type LoadResult, type PeerStore, type QueryName, type QueryParams, type Timing } from './common.js';
+import {
+  diffAnswers,
+  QUERY_LABELS,
+  QUERY_NAMES,
+  timeQuery,
+  windows,
+  type Answers,
+  type LoadResult,
+  type PeerStore,
+  type QueryName,
+  type QueryParams,
+  type Timing,
+} from './common.js';
 import { defaultEndMs, generateDataset, sampleTraceId, type DatasetOptions } from './dataset.js';
 import { PostgresPeer, startPostgres, usToIso } from './postgres.js';
 import { openSqlite, SqlitePeer } from './sqlite.js';
@@ -47,16 +59,20 @@ const dataset: DatasetOptions = {
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 const storeNames = values.stores.split(',').map((s) => s.trim());
-for (const s of storeNames) if (s !== 'postgres' && s !== 'sqlite' && s !== 'tracelake') throw new Error(`--stores: unknown store ${s}`);
+for (const s of storeNames)
+  if (s !== 'postgres' && s !== 'sqlite' && s !== 'tracelake') throw new Error(`--stores: unknown store ${s}`);
 const synchronous = values['sqlite-synchronous'].toUpperCase();
 if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new Error('--sqlite-synchronous is FULL or NORMAL');
 const withTracelake = storeNames.includes('tracelake');
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
-const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 1) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 const params: QueryParams = { nowMs: dataset.endMs, traceId: sampleTraceId(dataset) };
-log(`dataset: ${dataset.spans.toLocaleString('en-US')} spans over 6 days ending ${new Date(dataset.endMs).toISOString()}, seed ${dataset.seed}, ${dataset.scoresPerTrace} scores per trace; trace by id: ${params.traceId}`);
+log(
+  `dataset: ${dataset.spans.toLocaleString('en-US')} spans over 6 days ending ${new Date(dataset.endMs).toISOString()}, seed ${dataset.seed}, ${dataset.scoresPerTrace} scores per trace; trace by id: ${params.traceId}`,
+);
 
 interface Result {
   name: string;
@@ -102,9 +118,19 @@ async function explain(s: PeerStore): Promise<void> {
   const w = windows(params);
   if (s instanceof PostgresPeer) {
     console.log(await s.explain('latestTraces', [usToIso(w.day.fromUs), usToIso(w.day.toUs)]));
-    console.log(await s.explain('spanSearchTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), 'gpt-4o', 1500, 'OK']));
-    console.log(await s.explain('metadataFilter', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
-    console.log(await s.explain('metadataFilterTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']));
+    console.log(
+      await s.explain('spanSearchTotal', [usToIso(w.week.fromUs), usToIso(w.week.toUs), 'gpt-4o', 1500, 'OK']),
+    );
+    console.log(
+      await s.explain('metadataFilter', [usToIso(w.week.fromUs), usToIso(w.week.toUs), '{"customer":"customer-3"}']),
+    );
+    console.log(
+      await s.explain('metadataFilterTotal', [
+        usToIso(w.week.fromUs),
+        usToIso(w.week.toUs),
+        '{"customer":"customer-3"}',
+      ]),
+    );
     console.log(await s.explain('scoreAggregation', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
   } else if (s instanceof SqlitePeer) {
     console.log(s.explain('latestTraces', [w.day.fromUs, w.day.toUs]));
@@ -143,7 +169,10 @@ try {
       }
       continue;
     }
-    const store = name === 'postgres' ? await startPostgres({ log, preparedStatements: values['pg-prepared'] }) : await openSqlite({ log, synchronous });
+    const store =
+      name === 'postgres'
+        ? await startPostgres({ log, preparedStatements: values['pg-prepared'] })
+        : await openSqlite({ log, synchronous });
     try {
       const load = await store.load(generateDataset(dataset), log);
       describeLoad(store.name, load, (performance.now() - started) / 1000);
@@ -156,16 +185,21 @@ try {
   const ref = results.find((r) => r.name.startsWith('Tracelake')) ?? results[0]!;
   const ratio = (x: number, y: number) => (y > 0 ? `${(x / y).toFixed(x / y >= 10 ? 0 : 1)}×` : '—');
   const lines = [
-    `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over 6 days, ${(dataset.spans * (dataset.scoresPerTrace ?? 8) / 8).toLocaleString('en-US')} scores); ` +
+    `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over 6 days, ${((dataset.spans * (dataset.scoresPerTrace ?? 8)) / 8).toLocaleString('en-US')} scores); ` +
       `${new Date().toISOString().slice(0, 10)}, commit ${commit()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. ` +
       `Queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms; in brackets, the store's median over ${ref.name}'s.`,
     '',
     `| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} |`,
     `|---|---|---|${QUERY_NAMES.map(() => '---').join('|')}|`,
     ...results.map((r) => {
-      const ingest = r.load ? `${fmt(r.load.spansPerSecond, 0)}${r === ref ? '' : ` (${ratio(r.load.spansPerSecond, ref.load?.spansPerSecond ?? 0)})`}` : '— (same files)';
+      const ingest = r.load
+        ? `${fmt(r.load.spansPerSecond, 0)}${r === ref ? '' : ` (${ratio(r.load.spansPerSecond, ref.load?.spansPerSecond ?? 0)})`}`
+        : '— (same files)';
       const bytes = r.load ? fmt(r.load.bytesPerSpan, 0) : '—';
-      const queries = QUERY_NAMES.map((q) => `${fmt(r.timings[q].median, 1)} / ${fmt(r.timings[q].p99, 1)}${r === ref ? '' : ` (${ratio(r.timings[q].median, ref.timings[q].median)})`}`);
+      const queries = QUERY_NAMES.map(
+        (q) =>
+          `${fmt(r.timings[q].median, 1)} / ${fmt(r.timings[q].p99, 1)}${r === ref ? '' : ` (${ratio(r.timings[q].median, ref.timings[q].median)})`}`,
+      );
       return `| ${r.name} | ${ingest} | ${bytes} | ${queries.join(' | ')} |`;
     }),
   ];
@@ -185,7 +219,11 @@ function writeResults(lines: string[]): void {
   const section = `<!-- ${tag}:begin -->\n${lines.join('\n')}\n<!-- ${tag}:end -->`;
   const re = new RegExp(`<!-- ${tag}:begin -->[\\s\\S]*?<!-- ${tag}:end -->`);
   const marker = '<!-- peers:tables -->';
-  const updated = re.test(text) ? text.replace(re, section) : text.includes(marker) ? text.replace(marker, `${marker}\n\n${section}`) : `${text}\n${marker}\n\n${section}\n`;
+  const updated = re.test(text)
+    ? text.replace(re, section)
+    : text.includes(marker)
+      ? text.replace(marker, `${marker}\n\n${section}`)
+      : `${text}\n${marker}\n\n${section}\n`;
   writeFileSync(path, updated);
   log(`wrote the table into native-bench/RESULTS.md (${tag})`);
 }
@@ -193,7 +231,10 @@ function writeResults(lines: string[]): void {
 /** The commit this build was made from, as the results name it. */
 function commit(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return 'unknown';
   }

@@ -39,8 +39,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatasetBatch } from './dataset.js';
 import {
-  FULL_COLUMNS, METADATA_FILTER, PAGE_SIZE, SPAN_COLUMNS, SPAN_SEARCH, SUMMARY_COLUMNS, spanValues, toFullSpan, toScoreAggregate, toSpanSummary,
-  toTraceSummary, traceRollups, windows, type Answers, type Conv, type LoadResult, type PeerStore, type QueryFns, type QueryParams, type SpanValues,
+  FULL_COLUMNS,
+  METADATA_FILTER,
+  PAGE_SIZE,
+  SPAN_COLUMNS,
+  SPAN_SEARCH,
+  SUMMARY_COLUMNS,
+  spanValues,
+  toFullSpan,
+  toScoreAggregate,
+  toSpanSummary,
+  toTraceSummary,
+  traceRollups,
+  windows,
+  type Answers,
+  type Conv,
+  type LoadResult,
+  type PeerStore,
+  type QueryFns,
+  type QueryParams,
+  type SpanValues,
 } from './common.js';
 
 const Database = benchDependency<typeof BetterSqlite3>('better-sqlite3');
@@ -187,7 +205,18 @@ export class SqlitePeer implements PeerStore {
     private readonly options: { chunkBatches: number; log: (line: string) => void },
   ) {
     const st = Object.fromEntries(
-      (['latestTraces', 'latestTracesTotal', 'spanSearch', 'spanSearchTotal', 'traceById', 'metadataFilter', 'metadataFilterTotal', 'scoreAggregation'] as const).map((k) => [k, db.prepare(SQLITE_SQL[k])]),
+      (
+        [
+          'latestTraces',
+          'latestTracesTotal',
+          'spanSearch',
+          'spanSearchTotal',
+          'traceById',
+          'metadataFilter',
+          'metadataFilterTotal',
+          'scoreAggregation',
+        ] as const
+      ).map((k) => [k, db.prepare(SQLITE_SQL[k])]),
     ) as Record<keyof typeof SQLITE_SQL, BetterSqlite3.Statement>;
     type Row = Record<string, unknown>;
     this.queries = {
@@ -204,7 +233,10 @@ export class SqlitePeer implements PeerStore {
         const total = st.spanSearchTotal.get(...args) as { total: number };
         return { total: total.total, spans: rows.map((r) => toSpanSummary(r, conv)) };
       },
-      traceById: async (p) => ({ trace_id: p.traceId, spans: (st.traceById.all(p.traceId) as Row[]).map((r) => toFullSpan(r, conv)) }),
+      traceById: async (p) => ({
+        trace_id: p.traceId,
+        spans: (st.traceById.all(p.traceId) as Row[]).map((r) => toFullSpan(r, conv)),
+      }),
       metadataFilter: async (p) => {
         const { week } = windows(p);
         const args = [week.fromUs, week.toUs, `$.${METADATA_FILTER.key}`, METADATA_FILTER.value];
@@ -227,10 +259,15 @@ export class SqlitePeer implements PeerStore {
     installHooks();
     try {
       const db = new Database(join(dir, 'peer.db'));
-      for (const p of SQLITE_PRAGMAS) db.exec(options.synchronous && p.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${options.synchronous}` : p);
+      for (const p of SQLITE_PRAGMAS)
+        db.exec(
+          options.synchronous && p.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${options.synchronous}` : p,
+        );
       db.exec(SQLITE_SCHEMA);
       const pragma = (name: string) => String(db.pragma(name, { simple: true }));
-      log(`sqlite: SQLite ${(db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v} (better-sqlite3), journal_mode=${pragma('journal_mode')} synchronous=${pragma('synchronous')} (2 = FULL, 1 = NORMAL), file ${join(dir, 'peer.db')}`);
+      log(
+        `sqlite: SQLite ${(db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v} (better-sqlite3), journal_mode=${pragma('journal_mode')} synchronous=${pragma('synchronous')} (2 = FULL, 1 = NORMAL), file ${join(dir, 'peer.db')}`,
+      );
       return new SqlitePeer(db, dir, { chunkBatches: options.chunkBatches ?? 32, log });
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
@@ -263,7 +300,11 @@ export class SqlitePeer implements PeerStore {
       for (let i = 0; i < this.options.chunkBatches; i++) {
         const next = iterator.next();
         if (next.done) break;
-        chunk.push({ rows: next.value.spans.map(spanValues), roll: traceRollups(next.value), scores: next.value.scores });
+        chunk.push({
+          rows: next.value.spans.map(spanValues),
+          roll: traceRollups(next.value),
+          scores: next.value.scores,
+        });
       }
       if (chunk.length === 0) break;
       // Timed: one durable transaction per batch.
@@ -275,7 +316,8 @@ export class SqlitePeer implements PeerStore {
         scores += b.scores.length;
         writeScores(b.scores); // untimed
       }
-      if (++chunks % 25 === 0) log(`sqlite: ${spans.toLocaleString('en-US')} spans, ${(timedMs / 1000).toFixed(1)} s timed`);
+      if (++chunks % 25 === 0)
+        log(`sqlite: ${spans.toLocaleString('en-US')} spans, ${(timedMs / 1000).toFixed(1)} s timed`);
     }
     const ingestSeconds = timedMs / 1000;
 
@@ -284,16 +326,38 @@ export class SqlitePeer implements PeerStore {
     db.pragma('wal_checkpoint(TRUNCATE)');
     const settleSeconds = (performance.now() - settleStarted) / 1000;
     const bytesOf = (tables: string[]) =>
-      (db.prepare(`SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name IN (${tables.map(() => '?').join(', ')}))`).get(...tables) as { b: number }).b;
-    const counted = db.prepare('SELECT (SELECT count(*) FROM spans) AS spans, (SELECT count(*) FROM scores) AS scores').get() as { spans: number; scores: number };
-    if (counted.spans !== spans || counted.scores !== scores) throw new Error(`sqlite: stored ${counted.spans} spans and ${counted.scores} scores, sent ${spans} and ${scores}`);
+      (
+        db
+          .prepare(
+            `SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name IN (${tables.map(() => '?').join(', ')}))`,
+          )
+          .get(...tables) as { b: number }
+      ).b;
+    const counted = db
+      .prepare('SELECT (SELECT count(*) FROM spans) AS spans, (SELECT count(*) FROM scores) AS scores')
+      .get() as { spans: number; scores: number };
+    if (counted.spans !== spans || counted.scores !== scores)
+      throw new Error(
+        `sqlite: stored ${counted.spans} spans and ${counted.scores} scores, sent ${spans} and ${scores}`,
+      );
     const spanBytes = bytesOf(['spans', 'traces']);
-    return { spans, scores, ingestSeconds, spansPerSecond: spans / ingestSeconds, settleSeconds, spanBytes, bytesPerSpan: spanBytes / spans, scoreBytes: bytesOf(['scores']) };
+    return {
+      spans,
+      scores,
+      ingestSeconds,
+      spansPerSecond: spans / ingestSeconds,
+      settleSeconds,
+      spanBytes,
+      bytesPerSpan: spanBytes / spans,
+      scoreBytes: bytesOf(['scores']),
+    };
   }
 
   /** EXPLAIN QUERY PLAN of one of SQLITE_SQL's statements. */
   explain(statement: keyof typeof SQLITE_SQL, values: unknown[]): string {
-    return (this.db.prepare(`EXPLAIN QUERY PLAN ${SQLITE_SQL[statement]}`).all(...values) as { detail: string }[]).map((r) => r.detail).join('\n');
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${SQLITE_SQL[statement]}`).all(...values) as { detail: string }[])
+      .map((r) => r.detail)
+      .join('\n');
   }
 
   async close(): Promise<void> {

@@ -42,7 +42,16 @@ import {
 import type { DatasetBatch } from './dataset.js';
 
 const KEY = 'sk_service_' + 'Peers'.repeat(8);
-const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '4GiB', '--compaction-age-ms', '10000'];
+const SERVER_ARGS = [
+  '--workers',
+  '2',
+  '--duckdb-threads',
+  '2',
+  '--duckdb-memory',
+  '4GiB',
+  '--compaction-age-ms',
+  '10000',
+];
 
 const isoUs = (us: number) => new Date(Math.floor(us / 1000)).toISOString();
 const usOf = (iso: string) => Date.parse(iso) * 1000;
@@ -101,7 +110,14 @@ export function comparable(a: Partial<Answers>): Partial<Answers> {
   const span = (s: SpanSummary): SpanSummary => ({ ...s, start_us: ms(s.start_us), end_us: ms(s.end_us) });
   return {
     ...a,
-    ...(a.latestTraces ? { latestTraces: { ...a.latestTraces, traces: a.latestTraces.traces.map((t) => ({ ...t, start_us: ms(t.start_us), end_us: ms(t.end_us) })) } } : {}),
+    ...(a.latestTraces
+      ? {
+          latestTraces: {
+            ...a.latestTraces,
+            traces: a.latestTraces.traces.map((t) => ({ ...t, start_us: ms(t.start_us), end_us: ms(t.end_us) })),
+          },
+        }
+      : {}),
     ...(a.spanSearch ? { spanSearch: { ...a.spanSearch, spans: a.spanSearch.spans.map(span) } } : {}),
     ...(a.metadataFilter ? { metadataFilter: { ...a.metadataFilter, spans: a.metadataFilter.spans.map(span) } } : {}),
     ...(a.traceById
@@ -128,12 +144,15 @@ export class TracelakePeer implements PeerStore {
 
   constructor(private readonly log: (line: string) => void) {
     const get = async (path: string): Promise<Json> => {
-      const r = await fetch(`${this.server!.url}${path}`, { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } });
+      const r = await fetch(`${this.server!.url}${path}`, {
+        headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId },
+      });
       const body = (await r.json()) as Json;
       if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
       return body;
     };
-    const range = (w: { fromUs: number; toUs: number }) => `start_date=${encodeURIComponent(isoUs(w.fromUs))}&end_date=${encodeURIComponent(isoUs(w.toUs))}`;
+    const range = (w: { fromUs: number; toUs: number }) =>
+      `start_date=${encodeURIComponent(isoUs(w.fromUs))}&end_date=${encodeURIComponent(isoUs(w.toUs))}`;
     const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
       const body = await get(`/v1/spans?limit=${PAGE_SIZE}&${range(w)}&filter=${encodeURIComponent(filter)}`);
       return { total: (body.pagination as { total: number }).total, spans: (body.data as Json[]).map(spanOf) };
@@ -146,13 +165,26 @@ export class TracelakePeer implements PeerStore {
       spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
       traceById: async (p) => {
         const body = await get(`/v1/traces/${p.traceId}`);
-        const list = ((body.data as Json).spans as Json[]).map((s) => ({ ...spanOf(s), status_message: null, input: null, output: null, attributes: null, events: null }));
+        const list = ((body.data as Json).spans as Json[]).map((s) => ({
+          ...spanOf(s),
+          status_message: null,
+          input: null,
+          output: null,
+          attributes: null,
+          events: null,
+        }));
         return { trace_id: p.traceId, spans: list };
       },
       metadataFilter: (p) => spans(METADATA, windows(p).week),
       scoreAggregation: async (p) => {
         const body = await get(`/v1/scores/aggregations?${range(windows(p).month)}`);
-        return (body.data as Json[]).map((a) => ({ name: a.name as string, count: a.count as number, avg: a.avg_score as number, min: a.min_score as number, max: a.max_score as number }));
+        return (body.data as Json[]).map((a) => ({
+          name: a.name as string,
+          count: a.count as number,
+          avg: a.avg_score as number,
+          min: a.min_score as number,
+          max: a.max_score as number,
+        }));
       },
     };
   }
@@ -169,7 +201,12 @@ export class TracelakePeer implements PeerStore {
     this.server = await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
     const b = this.server.bootstrap!;
     this.scope = { tenantId: b.tenant_id as string, appId: b.app_id as string, environmentId: null };
-    const target = { host: '127.0.0.1', port: this.server.port, path: '/v1/traces', headers: { authorization: KEY, 'x-service-app-id': this.scope.appId, 'content-type': 'application/x-protobuf' } };
+    const target = {
+      host: '127.0.0.1',
+      port: this.server.port,
+      path: '/v1/traces',
+      headers: { authorization: KEY, 'x-service-app-id': this.scope.appId, 'content-type': 'application/x-protobuf' },
+    };
     // The requests are rendered to a file first (untimed, as the peers render their COPY text);
     // the timed part reads them back one by one and sends them over 8 keep-alive connections.
     const rendered = join(this.server.dataDir, '..', `tracelake-peer-load-${process.pid}.bin`);
@@ -191,49 +228,71 @@ export class TracelakePeer implements PeerStore {
         spans += batch.spans.length;
         scores += batch.scores.length;
         let text = '';
-        for (const x of batch.scores) text += `${x.id}\t${x.traceId}\t${x.name}\t${x.value}\t${x.source}\t${x.timestampUs}\n`;
+        for (const x of batch.scores)
+          text += `${x.id}\t${x.traceId}\t${x.name}\t${x.value}\t${x.source}\t${x.timestampUs}\n`;
         writeSync(scoresOut, text);
       }
     } finally {
       closeSync(out);
       closeSync(scoresOut);
     }
-    log(`${this.name}: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} requests in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`);
+    log(
+      `${this.name}: rendered ${spans.toLocaleString('en-US')} spans in ${frames.length} requests in ${((performance.now() - renderStarted) / 1000).toFixed(1)} s (untimed)`,
+    );
     const input = openSync(rendered, 'r');
     let next = 0;
     const started = performance.now();
     try {
       // A 503 is the gateway's back-pressure (its unprocessed log is past the bound): the request
       // is sent again after Retry-After, as an exporter would, and the wait counts in the ingest time.
-      await closedLoop('127.0.0.1', this.server!.port, 8, () => {
-        const frame = frames[next++];
-        if (!frame) return null;
-        const request = Buffer.allocUnsafe(frame.length);
-        readSync(input, request, 0, frame.length, frame.offset);
-        return request;
-      }, (a) => {
-        if (a.status === 200) return;
-        if (a.status !== 503) throw new Error(`ingest answered ${a.status}`);
-        this.backPressured++;
-        return 1000 * Number(a.headers['retry-after'] ?? 1);
-      });
-      if (this.backPressured > 0) log(`${this.name}: ${this.backPressured} requests answered 503 (back-pressure) and were sent again after Retry-After`);
+      await closedLoop(
+        '127.0.0.1',
+        this.server!.port,
+        8,
+        () => {
+          const frame = frames[next++];
+          if (!frame) return null;
+          const request = Buffer.allocUnsafe(frame.length);
+          readSync(input, request, 0, frame.length, frame.offset);
+          return request;
+        },
+        (a) => {
+          if (a.status === 200) return;
+          if (a.status !== 503) throw new Error(`ingest answered ${a.status}`);
+          this.backPressured++;
+          return 1000 * Number(a.headers['retry-after'] ?? 1);
+        },
+      );
+      if (this.backPressured > 0)
+        log(
+          `${this.name}: ${this.backPressured} requests answered 503 (back-pressure) and were sent again after Retry-After`,
+        );
     } finally {
       closeSync(input);
       rmSync(rendered, { force: true });
     }
     while ((await this.totalSpans()) < spans) await new Promise((r) => setTimeout(r, 100));
     const ingestSeconds = (performance.now() - started) / 1000;
-    log(`${this.name}: ${spans.toLocaleString('en-US')} spans readable after ${ingestSeconds.toFixed(1)} s; waiting for compaction`);
+    log(
+      `${this.name}: ${spans.toLocaleString('en-US')} spans readable after ${ingestSeconds.toFixed(1)} s; waiting for compaction`,
+    );
     const settleStarted = performance.now();
     while ((await this.segmentDetail()).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
     const detail = await this.segmentDetail();
     await this.server.stop('SIGTERM');
-    const dbBytes = Number(execFileSync('du', ['-sb', join(this.server.dataDir, 'tracelake.duckdb')]).toString().split('\t')[0]);
+    const dbBytes = Number(
+      execFileSync('du', ['-sb', join(this.server.dataDir, 'tracelake.duckdb')])
+        .toString()
+        .split('\t')[0],
+    );
     const spanBytes = detail.segment_bytes + dbBytes;
     await this.writeScores(scoresFile);
     rmSync(scoresFile, { force: true });
-    this.server = await startServer({ dataDir: this.server.dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS });
+    this.server = await startServer({
+      dataDir: this.server.dataDir,
+      env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+      args: SERVER_ARGS,
+    });
     return {
       spans,
       scores,
@@ -259,13 +318,18 @@ export class TracelakePeer implements PeerStore {
   }
 
   private async totalSpans(): Promise<number> {
-    const r = await fetch(`${this.server!.url}/v1/spans?limit=1&start_date=${encodeURIComponent(new Date(Date.now() - 89 * 86_400_000).toISOString())}`, { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } });
+    const r = await fetch(
+      `${this.server!.url}/v1/spans?limit=1&start_date=${encodeURIComponent(new Date(Date.now() - 89 * 86_400_000).toISOString())}`,
+      { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } },
+    );
     return ((await r.json()) as { pagination: { total: number } }).pagination.total;
   }
 
   private async segmentDetail(): Promise<{ small_segments: number; segment_bytes: number }> {
     const r = await fetch(`${this.server!.url}/v1/health/files`);
-    const report = (await r.json()) as { dependencies: { name: string; detail: { small_segments: number; segment_bytes: number } }[] };
+    const report = (await r.json()) as {
+      dependencies: { name: string; detail: { small_segments: number; segment_bytes: number } }[];
+    };
     return report.dependencies.find((d) => d.name === 'segments')!.detail;
   }
 
@@ -274,9 +338,17 @@ export class TracelakePeer implements PeerStore {
    * store writes them (a trace score keeps no resource_id of its own: `storedResourceId`).
    */
   private async writeScores(file: string): Promise<void> {
-    const db = await Database.open({ dataDir: this.server!.dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
+    const db = await Database.open({
+      dataDir: this.server!.dataDir,
+      threads: 2,
+      memoryLimit: '4GiB',
+      queryTimeoutMs: 600_000,
+    });
     try {
-      const [env] = await db.query<{ id: string }>('SELECT id::VARCHAR AS id FROM environments WHERE app_id = $1 AND is_default', [this.scope!.appId]);
+      const [env] = await db.query<{ id: string }>(
+        'SELECT id::VARCHAR AS id FROM environments WHERE app_id = $1 AND is_default',
+        [this.scope!.appId],
+      );
       await db.exec(
         `INSERT INTO scores (id, tenant_id, app_id, environment_id, name, score, data_type, source, resource_id, resource_type, trace_id, created_at, created_by)
          SELECT s.id::UUID, $1::UUID, $2::UUID, $3::UUID, s.name, s.value, 'NUMERIC', s.source, NULL, 'trace', s.trace_id, make_timestamp(s.us), 'bench'
@@ -289,14 +361,25 @@ export class TracelakePeer implements PeerStore {
       db.close();
     }
   }
-
 }
 
 /** The store's own query functions on a (stopped) Tracelake's files, in this process. */
-export async function openRawDuckDb(dataDir: string, scope: ReadScope): Promise<PeerStore & { close(): Promise<void> }> {
+export async function openRawDuckDb(
+  dataDir: string,
+  scope: ReadScope,
+): Promise<PeerStore & { close(): Promise<void> }> {
   const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) };
-  const query = (w: { fromUs: number; toUs: number }): SearchQuery => ({ scope, fromMs: w.fromUs / 1000, toMs: w.toUs / 1000, limit: PAGE_SIZE, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' });
+  const query = (w: { fromUs: number; toUs: number }): SearchQuery => ({
+    scope,
+    fromMs: w.fromUs / 1000,
+    toMs: w.toUs / 1000,
+    limit: PAGE_SIZE,
+    offset: 0,
+    sortBy: 'start',
+    sortOrder: 'desc',
+    format: 'json',
+  });
   const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
     const a = await searchSpans(src, query(w), parseFilter(filter, 'spans'));
     if (a.kind !== 'json') throw new Error('json expected');
@@ -311,12 +394,26 @@ export async function openRawDuckDb(dataDir: string, scope: ReadScope): Promise<
     spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
     traceById: async (p) => {
       const found = await traceWithSpans(src, scope, p.traceId);
-      return { trace_id: p.traceId, spans: (found?.spans ?? []).map((s) => ({ ...spanOf(s as unknown as Json), status_message: null, input: null, output: null, attributes: null, events: null })) };
+      return {
+        trace_id: p.traceId,
+        spans: (found?.spans ?? []).map((s) => ({
+          ...spanOf(s as unknown as Json),
+          status_message: null,
+          input: null,
+          output: null,
+          attributes: null,
+          events: null,
+        })),
+      };
     },
     metadataFilter: (p) => spans(METADATA, windows(p).week),
     scoreAggregation: async (p) => {
       const w = windows(p).month;
-      const rows = await aggregateScores(db, scope, planAggregation({ start_date: isoUs(w.fromUs), end_date: isoUs(w.toUs) }, Date.now()));
+      const rows = await aggregateScores(
+        db,
+        scope,
+        planAggregation({ start_date: isoUs(w.fromUs), end_date: isoUs(w.toUs) }, Date.now()),
+      );
       return rows.map((a) => ({ name: a.name, count: a.count, avg: a.avg_score, min: a.min_score, max: a.max_score }));
     },
   };

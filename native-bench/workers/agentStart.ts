@@ -13,11 +13,21 @@ const STARTS = arg('starts', 200);
 const BASELINE = textArg('baseline', '');
 
 type RunAgent = typeof import('../../src/worker/agentProcess.js').runAgent;
-const load = async (root: string) => ((await import(buildModule(root, 'src/worker/agentProcess.js'))) as { runAgent: RunAgent }).runAgent;
+const load = async (root: string) =>
+  ((await import(buildModule(root, 'src/worker/agentProcess.js'))) as { runAgent: RunAgent }).runAgent;
 const builds: [string, RunAgent][] = [['this build', await load('')]];
 if (BASELINE) builds.unshift(['baseline', await load(BASELINE)]);
 
-const spec = { argv: ['true'], cwd: process.cwd(), env: {}, prompt: '', timeoutMs: 10_000, maxOutputBytes: 1 << 20, maxLineChars: 1000, onLine() {} };
+const spec = {
+  argv: ['true'],
+  cwd: process.cwd(),
+  env: {},
+  prompt: '',
+  timeoutMs: 10_000,
+  maxOutputBytes: 1 << 20,
+  maxLineChars: 1000,
+  onLine() {},
+};
 const times = new Map<string, number[]>(builds.map(([name]) => [name, []]));
 // A warm-up pass, then the timed one; the builds take turns at going first.
 for (let pass = 0; pass < 2; pass++) {
@@ -32,5 +42,8 @@ for (let pass = 0; pass < 2; pass++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(`an agent started and ended (\`true\`), ${STARTS} starts each (median ms)`);
-console.log('  ' + builds.map(([name]) => `${name} ${median(times.get(name)!).toFixed(2)}`).join(', ') +
-  (BASELINE ? `; ratio ${(median(times.get('this build')!) / median(times.get('baseline')!)).toFixed(2)}×` : ''));
+console.log(
+  '  ' +
+    builds.map(([name]) => `${name} ${median(times.get(name)!).toFixed(2)}`).join(', ') +
+    (BASELINE ? `; ratio ${(median(times.get('this build')!) / median(times.get('baseline')!)).toFixed(2)}×` : ''),
+);

@@ -42,11 +42,20 @@ async function start(name: string, root: string): Promise<Build> {
   const dir = tempDir('tracelake-endturn-bench-');
   workingRepo(join(dir, 'git', 'acme', 'shop'), { 'README.md': '# Shop\n' });
   const main = root ? new URL(buildModule(root, 'src/main.js'), 'file://').pathname : undefined;
-  const server = await startServer({ dataDir: join(dir, 'data'), env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--git-root', join(dir, 'git'), '--workers', '2'], ...(main ? { main } : {}) });
+  const server = await startServer({
+    dataDir: join(dir, 'data'),
+    env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+    args: ['--git-root', join(dir, 'git'), '--workers', '2'],
+    ...(main ? { main } : {}),
+  });
   const appId = server.bootstrap!.app_id as string;
   const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': appId, 'content-type': 'application/json' };
   const api = async (path: string, body?: unknown) => {
-    const r = await fetch(server.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const r = await fetch(server.url + path, {
+      method: 'POST',
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     if (r.status >= 300) throw new Error(`${name} ${path} answered ${r.status}: ${await r.text()}`);
     return ((await r.json()) as { data: Record<string, any> }).data;
   };
@@ -79,7 +88,17 @@ async function round(b: Build, r: number): Promise<void> {
   const batches = Array.from({ length: Math.ceil(EVENTS / BATCH) }, (_, k) =>
     Array.from({ length: Math.min(BATCH, EVENTS - k * BATCH) }, (_, i) => {
       const seq = k * BATCH + i;
-      return { seq, at, kind: 'agent', event: { type: 'assistant_message', model: 'gpt-4o', content: [{ type: 'text', text: `${'x'.repeat(100)} ${seq}` }], usage: { inputTokens: 1200, outputTokens: 300 } } };
+      return {
+        seq,
+        at,
+        kind: 'agent',
+        event: {
+          type: 'assistant_message',
+          model: 'gpt-4o',
+          content: [{ type: 'text', text: `${'x'.repeat(100)} ${seq}` }],
+          usage: { inputTokens: 1200, outputTokens: 300 },
+        },
+      };
     }),
   );
   const idle = median(await probe(b.server.url, new Promise((resolve) => setTimeout(resolve, 300))));
@@ -93,10 +112,17 @@ async function round(b: Build, r: number): Promise<void> {
   b.postStall.push(Math.max(...during));
   b.postHeld.push(during.reduce((sum, w) => sum + Math.max(0, w - idle), 0) / batches.length);
   const t0 = performance.now();
-  const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
-  const waits = await probe(b.server.url, completed.then(() => {
-    b.complete.push(performance.now() - t0);
-  }));
+  const completed = b.api(`/v1/workers/leases/${claim.lease_id as string}/complete`, {
+    status: 'succeeded',
+    reason: 'exit',
+    exit_code: 0,
+  });
+  const waits = await probe(
+    b.server.url,
+    completed.then(() => {
+      b.complete.push(performance.now() - t0);
+    }),
+  );
   const turn = await completed;
   if (turn.status !== 'succeeded') throw new Error(`${b.name}: the turn ended ${String(turn.status)}`);
   b.stall.push(Math.max(...waits));
@@ -108,7 +134,8 @@ if (BASELINE) builds.unshift(await start('baseline', BASELINE));
 try {
   // A warm-up round, then the timed ones; the builds take turns at going first.
   for (const b of builds) await round(b, -1);
-  for (const b of builds) b.posts.length = b.postStall.length = b.postHeld.length = b.complete.length = b.stall.length = b.idle.length = 0;
+  for (const b of builds)
+    b.posts.length = b.postStall.length = b.postHeld.length = b.complete.length = b.stall.length = b.idle.length = 0;
   for (let r = 0; r < ROUNDS; r++) for (const b of r % 2 ? [...builds].reverse() : builds) await round(b, r);
 } finally {
   await Promise.all(builds.map((b) => b.server.stop()));
@@ -118,11 +145,18 @@ console.log(`a turn of ${EVENTS.toLocaleString('en-US')} agent events completed,
 for (const b of builds) {
   const idle = median(b.idle);
   console.log(`  ${b.name}: /health idle ${idle.toFixed(2)}`);
-  console.log(`    the posts (${EVENTS / BATCH} of ${BATCH}) ${fmt(median(b.posts))}; /health's longest wait during them ${fmt(median(b.postStall))} (${fmt(median(b.postStall) / idle)}×), its waiting beyond idle ${fmt(median(b.postHeld))} a post`);
-  console.log(`    complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (${fmt(median(b.stall) / idle)}×)`);
+  console.log(
+    `    the posts (${EVENTS / BATCH} of ${BATCH}) ${fmt(median(b.posts))}; /health's longest wait during them ${fmt(median(b.postStall))} (${fmt(median(b.postStall) / idle)}×), its waiting beyond idle ${fmt(median(b.postHeld))} a post`,
+  );
+  console.log(
+    `    complete ${fmt(median(b.complete))}; /health's longest wait during it ${fmt(median(b.stall))} (${fmt(median(b.stall) / idle)}×)`,
+  );
 }
 if (BASELINE) {
   const [base, ours] = builds as [Build, Build];
-  const ratio = (k: 'posts' | 'postStall' | 'postHeld' | 'complete' | 'stall') => `${(median(ours[k]) / median(base[k])).toFixed(2)}×`;
-  console.log(`  ratio to the baseline: the posts ${ratio('posts')}, longest wait during them ${ratio('postStall')}, waiting beyond idle ${ratio('postHeld')}; complete ${ratio('complete')}, longest wait during it ${ratio('stall')}`);
+  const ratio = (k: 'posts' | 'postStall' | 'postHeld' | 'complete' | 'stall') =>
+    `${(median(ours[k]) / median(base[k])).toFixed(2)}×`;
+  console.log(
+    `  ratio to the baseline: the posts ${ratio('posts')}, longest wait during them ${ratio('postStall')}, waiting beyond idle ${ratio('postHeld')}; complete ${ratio('complete')}, longest wait during it ${ratio('stall')}`,
+  );
 }

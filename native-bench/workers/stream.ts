@@ -27,11 +27,19 @@ const KEY = 'sk_service_' + 'Workers'.repeat(6);
 
 const dir = tempDir('tracelake-workers-bench-');
 workingRepo(join(dir, 'git', 'acme', 'shop'), { 'README.md': '# Shop\n' });
-const server = await startServer({ dataDir: join(dir, 'data'), env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--git-root', join(dir, 'git')] });
+const server = await startServer({
+  dataDir: join(dir, 'data'),
+  env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+  args: ['--git-root', join(dir, 'git')],
+});
 const appId = server.bootstrap!.app_id as string;
 const headers = { authorization: `Bearer ${KEY}`, 'x-service-app-id': appId, 'content-type': 'application/json' };
 const api = async (path: string, body?: unknown) => {
-  const r = await fetch(server.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const r = await fetch(server.url + path, {
+    method: 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
   return ((await r.json()) as { data: Record<string, any> }).data;
 };
@@ -83,7 +91,12 @@ const started = performance.now();
 for (let b = 0; b < BATCHES; b++) {
   const first = b * EVENTS;
   const at = new Date().toISOString();
-  const events = Array.from({ length: EVENTS }, (_, i) => ({ seq: first + i, at, kind: 'stdout', text: `${line} ${first + i}` }));
+  const events = Array.from({ length: EVENTS }, (_, i) => ({
+    seq: first + i,
+    at,
+    kind: 'stdout',
+    text: `${line} ${first + i}`,
+  }));
   const t0 = performance.now();
   sentAt.set(first, t0);
   await api(`/v1/workers/leases/${lease}/events`, { events });
@@ -103,9 +116,22 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const rt = sorted(roundTrips);
 const dl = sorted(deliveries);
 const fmt = (v: number) => v.toFixed(2);
-console.log(JSON.stringify({ batches: BATCHES, events_per_batch: EVENTS, watchers: WATCHERS, delivered: `${deliveries.length} of ${BATCHES * WATCHERS}` }));
-console.log(`stored: ${Math.round((BATCHES * EVENTS) / elapsed)} events/s (${BATCHES} batches of ${EVENTS}, one at a time)`);
-console.log(`reference, the batch's round trip: p50 ${fmt(percentile(rt, 0.5))} ms, p99 ${fmt(percentile(rt, 0.99))} ms`);
-console.log(`delivery to ${WATCHERS} live streams:  p50 ${fmt(percentile(dl, 0.5))} ms, p99 ${fmt(percentile(dl, 0.99))} ms  (${fmt(percentile(dl, 0.5) / percentile(rt, 0.5))}× and ${fmt(percentile(dl, 0.99) / percentile(rt, 0.99))}× the round trip)`);
+console.log(
+  JSON.stringify({
+    batches: BATCHES,
+    events_per_batch: EVENTS,
+    watchers: WATCHERS,
+    delivered: `${deliveries.length} of ${BATCHES * WATCHERS}`,
+  }),
+);
+console.log(
+  `stored: ${Math.round((BATCHES * EVENTS) / elapsed)} events/s (${BATCHES} batches of ${EVENTS}, one at a time)`,
+);
+console.log(
+  `reference, the batch's round trip: p50 ${fmt(percentile(rt, 0.5))} ms, p99 ${fmt(percentile(rt, 0.99))} ms`,
+);
+console.log(
+  `delivery to ${WATCHERS} live streams:  p50 ${fmt(percentile(dl, 0.5))} ms, p99 ${fmt(percentile(dl, 0.99))} ms  (${fmt(percentile(dl, 0.5) / percentile(rt, 0.5))}× and ${fmt(percentile(dl, 0.99) / percentile(rt, 0.99))}× the round trip)`,
+);
 console.log(`complete (traces the run before answering): ${fmt(completeMs)} ms`);
 await server.stop();

@@ -58,7 +58,9 @@ const ROOT = new URL('../../../', import.meta.url);
 const MAX_ATTEMPTS = 6;
 
 export async function runAgentsSync(o: SyncOptions, io: SyncIo, signal?: AbortSignal): Promise<SyncSummary[]> {
-  const prices = compilePriceTable(parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8'))));
+  const prices = compilePriceTable(
+    parsePriceTable(JSON.parse(readFileSync(new URL('data/pricing.json', ROOT), 'utf8'))),
+  );
   const price: CostFn = (model, usage) => {
     const p = prices.find(model);
     return p ? costOf(p, usage) : undefined;
@@ -148,12 +150,16 @@ async function syncOnce(o: SyncOptions, io: SyncIo, price: CostFn): Promise<Sync
     summary.tenantTier = answer.tenantTier;
     summary.sessions.accepted += answer.accepted.length;
     summary.sessions.rejected += answer.rejected.length;
-    for (const r of answer.rejected.filter((r) => !r.reason.startsWith('blob'))) summary.rejected.push({ id: r.id, reason: r.reason });
+    for (const r of answer.rejected.filter((r) => !r.reason.startsWith('blob')))
+      summary.rejected.push({ id: r.id, reason: r.reason });
     // Rejected sessions are recorded too: sent again only once they change.
     for (const s of batch.sessions) state.sessions[keyOf(s)] = fingerprint(s);
     sentSessions += batch.sessions.length;
     sentEvents += batch.sessions.reduce((n, s) => n + s.events.length, 0);
-    if (o.progress) io.err(`\rsessions ${sentSessions}/${toSend.length} · events ${sentEvents} · ${(summary.bytes / 1e6).toFixed(1)} MB sent   `);
+    if (o.progress)
+      io.err(
+        `\rsessions ${sentSessions}/${toSend.length} · events ${sentEvents} · ${(summary.bytes / 1e6).toFixed(1)} MB sent   `,
+      );
     saveState(o.stateFile, stateAll);
   }
   if (o.progress && batches.length > 0) io.err('\n');
@@ -173,7 +179,11 @@ interface SyncAnswer {
 /** One request; 429 and 503 are retried after their Retry-After, a few times. */
 async function send(o: SyncOptions, batch: SyncBatch, io: SyncIo): Promise<SyncAnswer> {
   const body = JSON.stringify({ schemaVersion: 1, sessions: batch.sessions, blobs: batch.blobs });
-  const headers: Record<string, string> = { authorization: `Bearer ${o.key}`, 'x-service-app-id': o.appId, 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${o.key}`,
+    'x-service-app-id': o.appId,
+    'content-type': 'application/json',
+  };
   if (o.environment) headers['x-service-environment'] = o.environment;
   for (let attempt = 1; ; attempt++) {
     let res: Response;
@@ -196,7 +206,10 @@ async function send(o: SyncOptions, batch: SyncBatch, io: SyncIo): Promise<SyncA
 
 /** Transcript files: the paths given, else the agents' own directories. */
 function discover(o: SyncOptions): { claude: string[]; codex: string[] } {
-  const files = o.paths.length > 0 ? o.paths.flatMap((p) => jsonlUnder(resolve(p))) : [...jsonlUnder(join(o.claudeDir, 'projects')), ...jsonlUnder(join(o.codexDir, 'sessions')).filter(isRollout)];
+  const files =
+    o.paths.length > 0
+      ? o.paths.flatMap((p) => jsonlUnder(resolve(p)))
+      : [...jsonlUnder(join(o.claudeDir, 'projects')), ...jsonlUnder(join(o.codexDir, 'sessions')).filter(isRollout)];
   return { claude: files.filter((f) => !isRollout(f)), codex: files.filter(isRollout) };
 }
 
@@ -213,7 +226,10 @@ function jsonlUnder(path: string): string[] {
   } catch {
     return [];
   }
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+    .map((e) => join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
+    .sort();
 }
 
 /** The files read together: a Claude Code project directory (the one under `projects/`), else the file's own. */
@@ -269,9 +285,13 @@ function saveState(path: string, state: StateFile): void {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((wake) => {
     const timer = setTimeout(wake, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      wake();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        wake();
+      },
+      { once: true },
+    );
   });
 }

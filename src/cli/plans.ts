@@ -17,5 +17,6 @@ export function assertPlan(plan: string, file: string | null): void {
   } catch (e) {
     throw new CliFailure(`Cannot read the plans file ${file ?? INSTALLED.pathname}: ${(e as Error).message}`);
   }
-  if (!names.includes(plan)) throw new UsageError(`--plan: unknown plan "${plan}"; the plans file has ${names.join(', ')}`);
+  if (!names.includes(plan))
+    throw new UsageError(`--plan: unknown plan "${plan}"; the plans file has ${names.join(', ')}`);
 }

@@ -57,9 +57,14 @@ async function quickstart(o: QuickstartOptions, nowMs: number): Promise<string> 
   const visible = sent.headers.get('x-tracelake-visible') !== 'false';
   const scored: string[] = [];
   for (const score of demo.scores) {
-    const answer = await send(o, 'POST', '/v1/scores', score, { authorization: `Bearer ${o.key}`, 'x-service-app-id': appId });
+    const answer = await send(o, 'POST', '/v1/scores', score, {
+      authorization: `Bearer ${o.key}`,
+      'x-service-app-id': appId,
+    });
     expectOk(o, answer, `scoring the trace (${score.name})`);
-    scored.push(`${score.name} ${score.label ?? (score.data_type === 'BOOLEAN' ? String(score.score === 1) : String(score.score))}`);
+    scored.push(
+      `${score.name} ${score.label ?? (score.data_type === 'BOOLEAN' ? String(score.score === 1) : String(score.score))}`,
+    );
   }
   const s = demo.summary;
   return [
@@ -77,13 +82,22 @@ async function quickstart(o: QuickstartOptions, nowMs: number): Promise<string> 
 /** The key's app, asked of the server (`GET /v1/auth/app`). */
 async function appOfKey(o: QuickstartOptions): Promise<string> {
   const answer = await send(o, 'GET', '/v1/auth/app', undefined, { authorization: `Bearer ${o.key}` });
-  expectOk(o, answer, 'looking up the key\'s app');
+  expectOk(o, answer, "looking up the key's app");
   const appId = (answer.body as { data?: { app_id?: unknown } } | undefined)?.data?.app_id;
-  if (typeof appId !== 'string') throw new QuickstartFailure(`the server at ${o.url} did not say which app the key belongs to (is it a Tracelake server? give --app to skip the question)`);
+  if (typeof appId !== 'string')
+    throw new QuickstartFailure(
+      `the server at ${o.url} did not say which app the key belongs to (is it a Tracelake server? give --app to skip the question)`,
+    );
   return appId;
 }
 
-async function send(o: QuickstartOptions, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+async function send(
+  o: QuickstartOptions,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Reply> {
   let res: Response;
   try {
     res = await fetch(o.url + path, {
@@ -95,7 +109,9 @@ async function send(o: QuickstartOptions, method: string, path: string, body: un
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (e as Error).message;
-    throw new QuickstartFailure(`no Tracelake server answers at ${o.url} (${why}): start one with "npm start", or give its address with --url`);
+    throw new QuickstartFailure(
+      `no Tracelake server answers at ${o.url} (${why}): start one with "npm start", or give its address with --url`,
+    );
   }
   const text = await res.text();
   let parsed: unknown;
@@ -113,7 +129,10 @@ function expectOk(o: QuickstartOptions, answer: Reply, step: string): void {
   const message = (answer.body as { error?: { message?: unknown } } | undefined)?.error?.message;
   const said = typeof message === 'string' ? `: ${message}` : '';
   if (answer.status === 401) throw new QuickstartFailure(`the server at ${o.url} refused the key${said}`);
-  if (answer.status === 403) throw new QuickstartFailure(`the key may not do this (${step})${said}; use a key with trace.write and score.write, such as the first start's`);
+  if (answer.status === 403)
+    throw new QuickstartFailure(
+      `the key may not do this (${step})${said}; use a key with trace.write and score.write, such as the first start's`,
+    );
   throw new QuickstartFailure(`${step} failed: the server at ${o.url} answered ${answer.status}${said}`);
 }
 

@@ -48,10 +48,17 @@ export function sendCommand(server: ServerTarget & { token: string }, request: O
   return send(server, request, COMMAND_TIMEOUT_MS);
 }
 
-async function send(server: ServerTarget & { token: string }, request: OperatorRequest, timeoutMs: number): Promise<Answer> {
+async function send(
+  server: ServerTarget & { token: string },
+  request: OperatorRequest,
+  timeoutMs: number,
+): Promise<Answer> {
   const res = await fetch(server.url + request.path, {
     method: request.method,
-    headers: { authorization: `Bearer ${server.token}`, ...(request.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      ...(request.body ? { 'content-type': 'application/json' } : {}),
+    },
     ...(request.body ? { body: JSON.stringify(request.body) } : {}),
     signal: AbortSignal.timeout(timeoutMs),
   });

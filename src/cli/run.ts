@@ -42,7 +42,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     // Before the store is opened, so a bad plan name leaves no trace.
     if ('plan' in command && command.plan !== null) assertPlan(command.plan, command.plansFile);
-    const answer = await withStore(dataDir, command.name === 'tenant create', (store) => runOperatorCommand(store, command, io.nowMs(), 'cli'));
+    const answer = await withStore(dataDir, command.name === 'tenant create', (store) =>
+      runOperatorCommand(store, command, io.nowMs(), 'cli'),
+    );
     io.out(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;
   } catch (e) {
@@ -58,7 +60,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** Sends the command to the server's operator API and prints its answer as the store path would. */
-async function remote(io: CliIo, server: ServerTarget & { token: string }, command: OperatorCommand, flags: ReadonlyMap<string, string>): Promise<number> {
+async function remote(
+  io: CliIo,
+  server: ServerTarget & { token: string },
+  command: OperatorCommand,
+  flags: ReadonlyMap<string, string>,
+): Promise<number> {
   let answer: Answer;
   try {
     answer = await sendCommand(server, operatorRequest(command.name, flags));
@@ -82,8 +89,10 @@ async function remote(io: CliIo, server: ServerTarget & { token: string }, comma
  */
 function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | null, reach: Reach | null): string {
   const held = `The store in ${dir} is in use by a running Tracelake server`;
-  if (!isOperatorCommand(command)) return `${held}: ${command.name} needs the server stopped; stop the server first, then run this command again.`;
-  if (server === null) return `${held}, which cannot be found on port 0: set TRACELAKE_PORT (and TRACELAKE_OPERATOR_TOKEN) to reach it, or stop the server first.`;
+  if (!isOperatorCommand(command))
+    return `${held}: ${command.name} needs the server stopped; stop the server first, then run this command again.`;
+  if (server === null)
+    return `${held}, which cannot be found on port 0: set TRACELAKE_PORT (and TRACELAKE_OPERATOR_TOKEN) to reach it, or stop the server first.`;
   const orStop = 'or stop the server first.';
   switch (reach?.kind) {
     case undefined:
@@ -106,7 +115,10 @@ function lockedAdvice(dir: string, command: CliCommand, server: ServerTarget | n
 async function runAgents(argv: readonly string[], io: CliIo): Promise<number> {
   let options: SyncOptions | null;
   try {
-    if (argv[0] !== 'sync') throw new UsageError(argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`);
+    if (argv[0] !== 'sync')
+      throw new UsageError(
+        argv[0] === undefined ? 'agents: give a command (sync)' : `unknown command "agents ${argv[0]}"`,
+      );
     options = parseSyncArgs(argv.slice(1), io.env, homedir(), io.tty === true);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

@@ -6,7 +6,16 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { abandonSecret, confirmSecret, prepareSecret, readSecret, refusalFor, SECRET_FILE, secretCheck, StartRefusal } from '../auth/secret.js';
+import {
+  abandonSecret,
+  confirmSecret,
+  prepareSecret,
+  readSecret,
+  refusalFor,
+  SECRET_FILE,
+  secretCheck,
+  StartRefusal,
+} from '../auth/secret.js';
 import { verifySecret } from '../store/admin/identity.js';
 import { Database } from '../store/db.js';
 import { DATABASE_FILE } from '../store/layout.js';
@@ -43,7 +52,9 @@ export async function withStore<T>(dataDir: string, create: boolean, work: (stor
   }
   // As the server refuses to: a surviving secret without its database means the database was lost.
   if (!storeExists && refuseSecret(() => readSecret(join(dir, SECRET_FILE))) !== null) {
-    throw new CliFailure(`${dir} has a secret but no ${DATABASE_FILE}: the store's database is missing. Restore it from a backup first.`);
+    throw new CliFailure(
+      `${dir} has a secret but no ${DATABASE_FILE}: the store's database is missing. Restore it from a backup first.`,
+    );
   }
   mkdirSync(dir, { recursive: true });
   let db: Database;

@@ -15,7 +15,10 @@ import { usageFailure, type CliIo } from './io.js';
 
 /** A worker's default name: the host and a hash of its work directory, so a restart keeps it. */
 function defaultName(workDir: string): string {
-  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100) || 'worker';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 100) || 'worker';
   return `${host}-${createHash('sha256').update(resolve(workDir)).digest('hex').slice(0, 8)}`;
 }
 
@@ -39,7 +42,8 @@ function loadProfiles(file: string | null, only: string[]): Record<string, Agent
   const chosen: Record<string, AgentProfile> = {};
   for (const name of only) {
     const profile = all[name];
-    if (!profile) throw new UsageError(`--profile ${name}: no such profile (known: ${Object.keys(all).join(', ') || 'none'})`);
+    if (!profile)
+      throw new UsageError(`--profile ${name}: no such profile (known: ${Object.keys(all).join(', ') || 'none'})`);
     chosen[name] = profile;
   }
   return chosen;
@@ -65,7 +69,15 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    await runWorker(options, profiles, { log: (level, fields, msg) => io.out(`${JSON.stringify({ level, time: new Date(io.nowMs()).toISOString(), msg, ...fields })}\n`) }, stop.signal);
+    await runWorker(
+      options,
+      profiles,
+      {
+        log: (level, fields, msg) =>
+          io.out(`${JSON.stringify({ level, time: new Date(io.nowMs()).toISOString(), msg, ...fields })}\n`),
+      },
+      stop.signal,
+    );
     return 0;
   } catch (e) {
     io.err(`tracelake: ${(e as Error).message}\n`);

@@ -51,7 +51,10 @@ export interface DeleteAppBody {
 }
 
 export const validateCreateEnvironmentBody = typia.createValidateEquals<CreateEnvironmentBody>();
-export const validateEnvironmentListQuery = strictQuery(typia.http.createValidateQuery<EnvironmentListQuery>(), typia.json.schemas<[EnvironmentListQuery], '3.1'>());
+export const validateEnvironmentListQuery = strictQuery(
+  typia.http.createValidateQuery<EnvironmentListQuery>(),
+  typia.json.schemas<[EnvironmentListQuery], '3.1'>(),
+);
 export const validateEnvironmentParams = typia.createValidateEquals<EnvironmentParams>();
 export const validateUpdateEnvironmentBody = typia.createValidateEquals<UpdateEnvironmentBody>();
 export const validateDeleteEnvironmentBody = typia.createValidateEquals<DeleteEnvironmentBody>();

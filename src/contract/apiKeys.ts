@@ -26,4 +26,7 @@ export interface KeyAppQuery {
 
 export const validateCreateKeyBody = typia.createValidateEquals<CreateKeyBody>();
 export const validateKeyIdParams = typia.createValidateEquals<KeyIdParams>();
-export const validateKeyAppQuery = strictQuery(typia.http.createValidateQuery<KeyAppQuery>(), typia.json.schemas<[KeyAppQuery], '3.1'>());
+export const validateKeyAppQuery = strictQuery(
+  typia.http.createValidateQuery<KeyAppQuery>(),
+  typia.json.schemas<[KeyAppQuery], '3.1'>(),
+);

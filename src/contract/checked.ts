@@ -45,7 +45,10 @@ function parseJson(raw: Uint8Array | null, type: string | undefined): unknown {
   // JSON escapes can still spell half a surrogate pair (`"\ud800"`), which is not text: refused
   // rather than stored as is (docs/decisions.md, "text is well-formed Unicode").
   const bad = illFormed(value, '');
-  if (bad !== null) throw validationError('body', { [bad || 'body']: 'contains a lone surrogate (\\ud800-\\udfff escape without its pair): not valid Unicode text' });
+  if (bad !== null)
+    throw validationError('body', {
+      [bad || 'body']: 'contains a lone surrogate (\\ud800-\\udfff escape without its pair): not valid Unicode text',
+    });
   return value;
 }
 
@@ -81,7 +84,12 @@ export function checked<T>(part: 'path' | 'query' | 'body', result: IValidation<
   const details: Record<string, string> = {};
   for (const error of result.errors) {
     const field = fieldName(error.path, part);
-    details[field] ??= error.expected === 'undefined' ? 'unknown property' : WORDS.test(error.expected) ? error.expected : `expected ${error.expected}`;
+    details[field] ??=
+      error.expected === 'undefined'
+        ? 'unknown property'
+        : WORDS.test(error.expected)
+          ? error.expected
+          : `expected ${error.expected}`;
   }
   // A filter is refused with one code whichever check fails, its shape here or its meaning in
   // core/filter (spec: filters): the JSON `filters` of a search body, the `filter` string of a list.

@@ -87,12 +87,24 @@ export interface PinBaselineBody {
 
 export const validateCreateRunBody = typia.createValidateEquals<CreateRunBody>();
 export const validateRunParams = typia.createValidateEquals<EvalRunParams>();
-export const validateRunListQuery = strictQuery(typia.http.createValidateQuery<RunListQuery>(), typia.json.schemas<[RunListQuery], '3.1'>());
+export const validateRunListQuery = strictQuery(
+  typia.http.createValidateQuery<RunListQuery>(),
+  typia.json.schemas<[RunListQuery], '3.1'>(),
+);
 export const validateStatusBody = typia.createValidateEquals<StatusBody>();
 export const validateTrialsBody = typia.createValidateEquals<TrialsBody>();
 export const validateTrialItem = typia.createValidateEquals<TrialItem>();
-export const validateTrialListQuery = strictQuery(typia.http.createValidateQuery<TrialListQuery>(), typia.json.schemas<[TrialListQuery], '3.1'>());
+export const validateTrialListQuery = strictQuery(
+  typia.http.createValidateQuery<TrialListQuery>(),
+  typia.json.schemas<[TrialListQuery], '3.1'>(),
+);
 export const validateExperimentParams = typia.createValidateEquals<ExperimentParams>();
-export const validateExperimentListQuery = strictQuery(typia.http.createValidateQuery<ExperimentListQuery>(), typia.json.schemas<[ExperimentListQuery], '3.1'>());
-export const validateBaselineQuery = strictQuery(typia.http.createValidateQuery<BaselineQuery>(), typia.json.schemas<[BaselineQuery], '3.1'>());
+export const validateExperimentListQuery = strictQuery(
+  typia.http.createValidateQuery<ExperimentListQuery>(),
+  typia.json.schemas<[ExperimentListQuery], '3.1'>(),
+);
+export const validateBaselineQuery = strictQuery(
+  typia.http.createValidateQuery<BaselineQuery>(),
+  typia.json.schemas<[BaselineQuery], '3.1'>(),
+);
 export const validatePinBaselineBody = typia.createValidateEquals<PinBaselineBody>();

@@ -45,6 +45,15 @@ export interface GitHubCallbackQuery {
 
 export const validateGitAppParams = typia.createValidateEquals<GitAppParams>();
 export const validateGitConnectBody = typia.createValidateEquals<GitConnectBody>();
-export const validateGitBranchesQuery = strictQuery(typia.http.createValidateQuery<GitBranchesQuery>(), typia.json.schemas<[GitBranchesQuery], '3.1'>());
-export const validateGitSetupQuery = strictQuery(typia.http.createValidateQuery<GitSetupQuery>(), typia.json.schemas<[GitSetupQuery], '3.1'>());
-export const validateGitHubCallbackQuery = strictQuery(typia.http.createValidateQuery<GitHubCallbackQuery>(), typia.json.schemas<[GitHubCallbackQuery], '3.1'>());
+export const validateGitBranchesQuery = strictQuery(
+  typia.http.createValidateQuery<GitBranchesQuery>(),
+  typia.json.schemas<[GitBranchesQuery], '3.1'>(),
+);
+export const validateGitSetupQuery = strictQuery(
+  typia.http.createValidateQuery<GitSetupQuery>(),
+  typia.json.schemas<[GitSetupQuery], '3.1'>(),
+);
+export const validateGitHubCallbackQuery = strictQuery(
+  typia.http.createValidateQuery<GitHubCallbackQuery>(),
+  typia.json.schemas<[GitHubCallbackQuery], '3.1'>(),
+);

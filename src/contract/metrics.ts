@@ -26,4 +26,7 @@ export interface MetricsQuery {
   environment?: string & tags.MinLength<1> & tags.MaxLength<64>;
 }
 
-export const validateMetricsQuery = strictQuery(typia.http.createValidateQuery<MetricsQuery>(), typia.json.schemas<[MetricsQuery], '3.1'>());
+export const validateMetricsQuery = strictQuery(
+  typia.http.createValidateQuery<MetricsQuery>(),
+  typia.json.schemas<[MetricsQuery], '3.1'>(),
+);

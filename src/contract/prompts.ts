@@ -72,13 +72,25 @@ export interface TemplateQuery {
   ref?: string & tags.MinLength<1> & tags.MaxLength<255>;
 }
 
-export const validatePromptListQuery = strictQuery(typia.http.createValidateQuery<PromptListQuery>(), typia.json.schemas<[PromptListQuery], '3.1'>());
+export const validatePromptListQuery = strictQuery(
+  typia.http.createValidateQuery<PromptListQuery>(),
+  typia.json.schemas<[PromptListQuery], '3.1'>(),
+);
 export const validatePromptParams = typia.createValidateEquals<PromptParams>();
 export const validatePromptVersionParams = typia.createValidateEquals<PromptVersionParams>();
 export const validatePromptLabelParams = typia.createValidateEquals<PromptLabelParams>();
-export const validatePromptFetchQuery = strictQuery(typia.http.createValidateQuery<PromptFetchQuery>(), typia.json.schemas<[PromptFetchQuery], '3.1'>());
+export const validatePromptFetchQuery = strictQuery(
+  typia.http.createValidateQuery<PromptFetchQuery>(),
+  typia.json.schemas<[PromptFetchQuery], '3.1'>(),
+);
 export const validateCreatePromptBody = typia.createValidateEquals<CreatePromptBody>();
 export const validateSetLabelsBody = typia.createValidateEquals<SetLabelsBody>();
 export const validateRenderBody = typia.createValidateEquals<RenderBody>();
-export const validatePromptMetricsQuery = strictQuery(typia.http.createValidateQuery<PromptMetricsQuery>(), typia.json.schemas<[PromptMetricsQuery], '3.1'>());
-export const validateTemplateQuery = strictQuery(typia.http.createValidateQuery<TemplateQuery>(), typia.json.schemas<[TemplateQuery], '3.1'>());
+export const validatePromptMetricsQuery = strictQuery(
+  typia.http.createValidateQuery<PromptMetricsQuery>(),
+  typia.json.schemas<[PromptMetricsQuery], '3.1'>(),
+);
+export const validateTemplateQuery = strictQuery(
+  typia.http.createValidateQuery<TemplateQuery>(),
+  typia.json.schemas<[TemplateQuery], '3.1'>(),
+);

@@ -47,7 +47,6 @@ import type { EvalClaim } from '../store/workers/evalLeases.js';
 import type { Heartbeat, TurnClaim } from '../store/workers/leases.js';
 import type { WorkerEventView, WorkerRunDetail, WorkerRunView, WorkerTurnView } from '../store/workers/views.js';
 
-
 /** The spec's error body; `details` maps each failing field to its message (validation errors). */
 export interface ErrorBody {
   error: ErrorDetail;

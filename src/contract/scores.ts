@@ -131,13 +131,25 @@ export interface CommentParams {
 export const validateScoreBody = typia.createValidateEquals<ScoreBody>();
 export const validateScoreBatchBody = typia.createValidateEquals<ScoreBatchBody>();
 export const validateScoreParams = typia.createValidateEquals<ScoreParams>();
-export const validateScoreListQuery = strictQuery(typia.http.createValidateQuery<ScoreListQuery>(), typia.json.schemas<[ScoreListQuery], '3.1'>());
+export const validateScoreListQuery = strictQuery(
+  typia.http.createValidateQuery<ScoreListQuery>(),
+  typia.json.schemas<[ScoreListQuery], '3.1'>(),
+);
 export const validateScoreSearchBody = typia.createValidateEquals<ScoreSearchBody>();
-export const validateScoreAggregationQuery = strictQuery(typia.http.createValidateQuery<ScoreAggregationQuery>(), typia.json.schemas<[ScoreAggregationQuery], '3.1'>());
+export const validateScoreAggregationQuery = strictQuery(
+  typia.http.createValidateQuery<ScoreAggregationQuery>(),
+  typia.json.schemas<[ScoreAggregationQuery], '3.1'>(),
+);
 export const validateScoreConfigBody = typia.createValidateEquals<ScoreConfigBody>();
 export const validateScoreConfigPatchBody = typia.createValidateEquals<ScoreConfigPatchBody>();
 export const validateScoreConfigParams = typia.createValidateEquals<ScoreConfigParams>();
-export const validatePageQuery = strictQuery(typia.http.createValidateQuery<PageQuery>(), typia.json.schemas<[PageQuery], '3.1'>());
+export const validatePageQuery = strictQuery(
+  typia.http.createValidateQuery<PageQuery>(),
+  typia.json.schemas<[PageQuery], '3.1'>(),
+);
 export const validateCommentBody = typia.createValidateEquals<CommentBody>();
-export const validateCommentListQuery = strictQuery(typia.http.createValidateQuery<CommentListQuery>(), typia.json.schemas<[CommentListQuery], '3.1'>());
+export const validateCommentListQuery = strictQuery(
+  typia.http.createValidateQuery<CommentListQuery>(),
+  typia.json.schemas<[CommentListQuery], '3.1'>(),
+);
 export const validateCommentParams = typia.createValidateEquals<CommentParams>();

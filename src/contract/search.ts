@@ -11,14 +11,28 @@ export type FilterValue = (string & tags.MaxLength<500>) | number;
 
 export interface JsonPredicate {
   field: string & tags.MinLength<1> & tags.MaxLength<128>;
-  operator: 'equals' | 'notEquals' | 'contains' | 'notContains' | 'startsWith' | 'endsWith' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'doesNotExist' | 'in' | 'notIn' | 'between';
+  operator:
+    | 'equals'
+    | 'notEquals'
+    | 'contains'
+    | 'notContains'
+    | 'startsWith'
+    | 'endsWith'
+    | 'gt'
+    | 'gte'
+    | 'lt'
+    | 'lte'
+    | 'exists'
+    | 'doesNotExist'
+    | 'in'
+    | 'notIn'
+    | 'between';
   value?: FilterValue | (FilterValue[] & tags.MaxItems<50>);
 }
 
 export interface JsonOrGroup {
   or: JsonPredicate[] & tags.MinItems<1> & tags.MaxItems<20>;
 }
-
 
 interface SearchBody {
   filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
@@ -75,5 +89,11 @@ export interface SpanListQuery {
 
 export const validateTraceSearchBody = typia.createValidateEquals<TraceSearchBody>();
 export const validateSpanSearchBody = typia.createValidateEquals<SpanSearchBody>();
-export const validateTraceListQuery = strictQuery(typia.http.createValidateQuery<TraceListQuery>(), typia.json.schemas<[TraceListQuery], '3.1'>());
-export const validateSpanListQuery = strictQuery(typia.http.createValidateQuery<SpanListQuery>(), typia.json.schemas<[SpanListQuery], '3.1'>());
+export const validateTraceListQuery = strictQuery(
+  typia.http.createValidateQuery<TraceListQuery>(),
+  typia.json.schemas<[TraceListQuery], '3.1'>(),
+);
+export const validateSpanListQuery = strictQuery(
+  typia.http.createValidateQuery<SpanListQuery>(),
+  typia.json.schemas<[SpanListQuery], '3.1'>(),
+);

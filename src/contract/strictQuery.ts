@@ -43,7 +43,10 @@ const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
  * Wraps a typia query validator with the strict checks and worded messages; `collection` is
  * `typia.json.schemas<[T], '3.1'>()` of the same type.
  */
-export function strictQuery<T>(validate: (input: URLSearchParams) => IValidation<T>, collection: SchemaCollection): (input: URLSearchParams) => IValidation<T> {
+export function strictQuery<T>(
+  validate: (input: URLSearchParams) => IValidation<T>,
+  collection: SchemaCollection,
+): (input: URLSearchParams) => IValidation<T> {
   const props = propertiesOf(collection);
   return (input) => {
     const errors: IValidation.IError[] = [];
@@ -59,7 +62,8 @@ export function strictQuery<T>(validate: (input: URLSearchParams) => IValidation
       seen.add(name);
       const item = list ? resolve(collection, resolve(collection, schema).items ?? {}) : resolve(collection, schema);
       if (value === '') errors.push(fail(name, `is empty: ${describe(collection, schema)}`, value));
-      else if (numeric(item) && !(item.type === 'integer' ? INTEGER : DECIMAL).test(value)) errors.push(fail(name, describe(collection, schema), value));
+      else if (numeric(item) && !(item.type === 'integer' ? INTEGER : DECIMAL).test(value))
+        errors.push(fail(name, describe(collection, schema), value));
     }
     if (errors.length > 0) return { success: false, errors, data: input } as unknown as IValidation<T>;
     const result = validate(input);
@@ -99,7 +103,10 @@ export function describe(collection: SchemaCollection, raw: ParamSchema): string
   const s = resolve(collection, raw);
   const alternatives = s.oneOf ?? s.anyOf;
   if (alternatives) {
-    const values = alternatives.map((a) => resolve(collection, a)).filter((a) => a.const !== undefined).map((a) => String(a.const));
+    const values = alternatives
+      .map((a) => resolve(collection, a))
+      .filter((a) => a.const !== undefined)
+      .map((a) => String(a.const));
     if (values.length === alternatives.length) return `must be one of: ${values.join(', ')}`;
     return `must be ${alternatives.map((a) => describe(collection, a).replace(/^must be /, '')).join(', or ')}`;
   }
@@ -112,7 +119,10 @@ export function describe(collection: SchemaCollection, raw: ParamSchema): string
       const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? `more than ${s.exclusiveMinimum}` : undefined);
       const max = s.maximum ?? (s.exclusiveMaximum !== undefined ? `less than ${s.exclusiveMaximum}` : undefined);
       if (typeof min === 'number' && typeof max === 'number') return `must be ${what} from ${min} to ${max}`;
-      const bounds = [min === undefined ? null : typeof min === 'number' ? `at least ${min}` : min, max === undefined ? null : typeof max === 'number' ? `at most ${max}` : max].filter(Boolean);
+      const bounds = [
+        min === undefined ? null : typeof min === 'number' ? `at least ${min}` : min,
+        max === undefined ? null : typeof max === 'number' ? `at most ${max}` : max,
+      ].filter(Boolean);
       return `must be ${what}${bounds.length ? `, ${bounds.join(' and ')}` : ''}`;
     }
     case 'boolean':
@@ -124,7 +134,8 @@ export function describe(collection: SchemaCollection, raw: ParamSchema): string
       if (s.format === 'uuid') return 'must be a UUID';
       if (s.format) return `must be a ${s.format}`;
       if (s.pattern) return `must match ${s.pattern}`;
-      if (s.minLength !== undefined && s.maxLength !== undefined) return `must be ${s.minLength} to ${s.maxLength} characters`;
+      if (s.minLength !== undefined && s.maxLength !== undefined)
+        return `must be ${s.minLength} to ${s.maxLength} characters`;
       if (s.maxLength !== undefined) return `must be at most ${s.maxLength} characters`;
       return 'must be text';
     }

@@ -44,6 +44,15 @@ export const validateTraceSpanParams = typia.createValidateEquals<TraceSpanParam
 export const validateSpanParams = typia.createValidateEquals<SpanParams>();
 export const validateSessionParams = typia.createValidateEquals<SessionParams>();
 export const validateRunParams = typia.createValidateEquals<RunParams>();
-export const validateTraceQuery = strictQuery(typia.http.createValidateQuery<TraceQuery>(), typia.json.schemas<[TraceQuery], '3.1'>());
-export const validatePageQuery = strictQuery(typia.http.createValidateQuery<PageQuery>(), typia.json.schemas<[PageQuery], '3.1'>());
-export const validateSessionListQuery = strictQuery(typia.http.createValidateQuery<SessionListQuery>(), typia.json.schemas<[SessionListQuery], '3.1'>());
+export const validateTraceQuery = strictQuery(
+  typia.http.createValidateQuery<TraceQuery>(),
+  typia.json.schemas<[TraceQuery], '3.1'>(),
+);
+export const validatePageQuery = strictQuery(
+  typia.http.createValidateQuery<PageQuery>(),
+  typia.json.schemas<[PageQuery], '3.1'>(),
+);
+export const validateSessionListQuery = strictQuery(
+  typia.http.createValidateQuery<SessionListQuery>(),
+  typia.json.schemas<[SessionListQuery], '3.1'>(),
+);

@@ -6,4 +6,7 @@ export interface AssetQuery {
   v?: string & tags.MinLength<1> & tags.MaxLength<64>;
 }
 
-export const validateAssetQuery = strictQuery(typia.http.createValidateQuery<AssetQuery>(), typia.json.schemas<[AssetQuery], '3.1'>());
+export const validateAssetQuery = strictQuery(
+  typia.http.createValidateQuery<AssetQuery>(),
+  typia.json.schemas<[AssetQuery], '3.1'>(),
+);

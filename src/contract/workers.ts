@@ -115,9 +115,18 @@ export const validateLaunchBody = typia.createValidateEquals<LaunchBody>();
 export const validateTurnBody = typia.createValidateEquals<TurnBody>();
 export const validateWorkerEnvironmentParams = typia.createValidateEquals<WorkerEnvironmentParams>();
 export const validateWorkerRunParams = typia.createValidateEquals<WorkerRunParams>();
-export const validateWorkerRunListQuery = strictQuery(typia.http.createValidateQuery<WorkerRunListQuery>(), typia.json.schemas<[WorkerRunListQuery], '3.1'>());
-export const validateWorkerEventsQuery = strictQuery(typia.http.createValidateQuery<WorkerEventsQuery>(), typia.json.schemas<[WorkerEventsQuery], '3.1'>());
-export const validateWorkerStreamQuery = strictQuery(typia.http.createValidateQuery<WorkerStreamQuery>(), typia.json.schemas<[WorkerStreamQuery], '3.1'>());
+export const validateWorkerRunListQuery = strictQuery(
+  typia.http.createValidateQuery<WorkerRunListQuery>(),
+  typia.json.schemas<[WorkerRunListQuery], '3.1'>(),
+);
+export const validateWorkerEventsQuery = strictQuery(
+  typia.http.createValidateQuery<WorkerEventsQuery>(),
+  typia.json.schemas<[WorkerEventsQuery], '3.1'>(),
+);
+export const validateWorkerStreamQuery = strictQuery(
+  typia.http.createValidateQuery<WorkerStreamQuery>(),
+  typia.json.schemas<[WorkerStreamQuery], '3.1'>(),
+);
 export const validateClaimBody = typia.createValidateEquals<ClaimBody>();
 export const validateLeaseParams = typia.createValidateEquals<LeaseParams>();
 export const validateWorkerEventsBody = typia.createValidateEquals<WorkerEventsBody>();

@@ -74,7 +74,11 @@ export function parseFlags(argv: readonly string[], spec: ArgsSpec): Args {
   return args;
 }
 
-function tokenize(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>, command: string | undefined) {
+function tokenize(
+  argv: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  command: string | undefined,
+) {
   try {
     // parseArgs copies the arguments before it reads them.
     return parseArgs({ args: argv as string[], options, strict: true, allowPositionals: true, tokens: true }).tokens;

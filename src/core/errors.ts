@@ -96,7 +96,9 @@ export function fromErrorData(d: ErrorData): ApiError {
 }
 
 export function isErrorData(v: unknown): v is ErrorData {
-  return typeof v === 'object' && v !== null && typeof (v as ErrorData).code === 'string' && (v as ErrorData).code in ERRORS;
+  return (
+    typeof v === 'object' && v !== null && typeof (v as ErrorData).code === 'string' && (v as ErrorData).code in ERRORS
+  );
 }
 
 /** Seconds a client is asked to wait before retrying an overloaded server. */
@@ -104,12 +106,22 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /** 503 `overloaded` with Retry-After: too much in flight now (requests, bytes, tasks, ingest backlog). */
 export function overloaded(message?: string): ApiError {
-  return new ApiError('overloaded', message, { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+  return new ApiError(
+    'overloaded',
+    message,
+    { retry_after_seconds: RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
 }
 
 /** 429 `rate_limited` with Retry-After: the tenant's requests are over its rate (spec: Limits). */
 export function rateLimited(retryAfterSeconds: number): ApiError {
-  return new ApiError('rate_limited', `Too many requests for this tenant; retry in ${retryAfterSeconds} s`, { retry_after_seconds: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+  return new ApiError(
+    'rate_limited',
+    `Too many requests for this tenant; retry in ${retryAfterSeconds} s`,
+    { retry_after_seconds: retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 /** Seconds a client is asked to wait before retrying after a storage failure. */
@@ -123,11 +135,18 @@ export const STORAGE_RETRY_AFTER_SECONDS = 10;
 export function isStorageFailure(e: unknown): boolean {
   return (
     e instanceof Error &&
-    /\b(ENOSPC|EDQUOT|EFBIG|EROFS|EIO)\b|No space left on device|Disk quota exceeded|File too large|Read-only file system|Input\/output error/i.test(e.message)
+    /\b(ENOSPC|EDQUOT|EFBIG|EROFS|EIO)\b|No space left on device|Disk quota exceeded|File too large|Read-only file system|Input\/output error/i.test(
+      e.message,
+    )
   );
 }
 
 /** The answer to a storage failure: 503 with Retry-After, which OTLP exporters retry (a 500 they drop). */
 export function storageUnavailable(): ApiError {
-  return new ApiError('storage_unavailable', undefined, { retry_after_seconds: STORAGE_RETRY_AFTER_SECONDS }, { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) });
+  return new ApiError(
+    'storage_unavailable',
+    undefined,
+    { retry_after_seconds: STORAGE_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  );
 }

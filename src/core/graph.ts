@@ -43,7 +43,13 @@ export function buildGraph(spans: readonly GraphSpan[]): TraceGraph {
     const id = text(s.graph.id) ?? s.id;
     nodeOfSpan.set(s.id, id);
     const attributes = Object.fromEntries(Object.entries(s.graph).filter(([k]) => !OWN_KEYS.has(k)));
-    nodes.push({ id, span_id: s.id, name: text(s.graph.name) ?? s.name, type: text(s.graph.type) ?? s.span_kind, attributes });
+    nodes.push({
+      id,
+      span_id: s.id,
+      name: text(s.graph.name) ?? s.name,
+      type: text(s.graph.type) ?? s.span_kind,
+      attributes,
+    });
   }
   const edges: GraphEdge[] = [];
   const seen = new Set<string>();
@@ -59,7 +65,11 @@ export function buildGraph(spans: readonly GraphSpan[]): TraceGraph {
   return { nodes, edges };
 }
 
-function nearestNodeAncestor(s: GraphSpan, byId: Map<string, GraphSpan>, nodeOfSpan: Map<string, string>): string | undefined {
+function nearestNodeAncestor(
+  s: GraphSpan,
+  byId: Map<string, GraphSpan>,
+  nodeOfSpan: Map<string, string>,
+): string | undefined {
   const visited = new Set<string>();
   let parent = s.parent_id;
   // Parent chains come from clients: guard against cycles.

@@ -50,7 +50,8 @@ export function rewriteJsonObjects(text: string, replace: (o: JsonObject) => Jso
 
 /** A reference left by ingestion: a media type, `sha256` and `bytes`, and no `base64`. */
 function referenceOf(o: JsonObject): { sha256: string; bytes: number } | undefined {
-  if (mediaTypeOf(o) === undefined || typeof o.sha256 !== 'string' || typeof o.bytes !== 'number' || 'base64' in o) return undefined;
+  if (mediaTypeOf(o) === undefined || typeof o.sha256 !== 'string' || typeof o.bytes !== 'number' || 'base64' in o)
+    return undefined;
   return { sha256: o.sha256, bytes: o.bytes };
 }
 

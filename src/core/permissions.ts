@@ -37,7 +37,10 @@ const PRESETS: Record<Exclude<Role, 'custom'>, readonly Permission[]> = {
 
 /** Accepts the spec's display names ("SDK", "Read-Only", "Full Access", "Custom") and our ids. */
 export function parseRole(name: string): Role | undefined {
-  const id = name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const id = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   return (ROLES as readonly string[]).includes(id) ? (id as Role) : undefined;
 }
 

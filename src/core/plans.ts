@@ -24,14 +24,22 @@ export interface PlanTable {
   plans: Record<string, Plan>;
 }
 
-const LIMIT_KEYS = ['max_apps', 'max_keys', 'monthly_spans', 'storage_bytes', 'agents_blob_cap_bytes', 'max_concurrent_worker_runs'] as const;
+const LIMIT_KEYS = [
+  'max_apps',
+  'max_keys',
+  'monthly_spans',
+  'storage_bytes',
+  'agents_blob_cap_bytes',
+  'max_concurrent_worker_runs',
+] as const;
 /** Limits a plans file written before they existed does not name: none. */
 const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['agents_blob_cap_bytes', 'max_concurrent_worker_runs']);
 
 /** Checks the shape of a plans file; throws an Error naming the bad entry. */
 export function parsePlans(json: unknown): PlanTable {
   const o = json as Partial<PlanTable> | null;
-  if (typeof o !== 'object' || o === null || typeof o.plans !== 'object' || o.plans === null) throw new Error('plans: expected {default, upgrade_url, plans}');
+  if (typeof o !== 'object' || o === null || typeof o.plans !== 'object' || o.plans === null)
+    throw new Error('plans: expected {default, upgrade_url, plans}');
   if (typeof o.upgrade_url !== 'string') throw new Error('plans: upgrade_url must be a string');
   if (typeof o.default !== 'string' || !(o.default in o.plans)) throw new Error('plans: default must name a plan');
   const plans: Record<string, Plan> = Object.create(null);
@@ -44,7 +52,8 @@ export function parsePlans(json: unknown): PlanTable {
     for (const key of LIMIT_KEYS) {
       // A plans file written before agent sync (or workers) names no blob cap (or worker cap): none.
       const v = OPTIONAL_LIMITS.has(key) ? (entry?.[key] ?? null) : entry?.[key];
-      if (v !== null && !(typeof v === 'number' && Number.isInteger(v) && v >= 0)) throw new Error(`plans.${name}.${key}: expected a whole number ≥ 0 or null`);
+      if (v !== null && !(typeof v === 'number' && Number.isInteger(v) && v >= 0))
+        throw new Error(`plans.${name}.${key}: expected a whole number ≥ 0 or null`);
       plan[key] = v;
     }
     plans[name] = plan;
@@ -61,7 +70,11 @@ export function planOf(table: PlanTable, name: string | null | undefined): Plan 
 export function checkEntitlement(entitlement: 'max_apps' | 'max_keys', current: number, limit: number | null): void {
   if (limit === null || current < limit) return;
   const what = entitlement === 'max_apps' ? 'apps' : 'API keys';
-  throw new ApiError('entitlement_required', `The plan allows ${limit} ${what}; the tenant has ${current}`, { entitlement, current, limit });
+  throw new ApiError('entitlement_required', `The plan allows ${limit} ${what}; the tenant has ${current}`, {
+    entitlement,
+    current,
+    limit,
+  });
 }
 
 export interface QuotaRefusal {
@@ -74,7 +87,12 @@ export interface QuotaRefusal {
  * Whether storing `incomingSpans` spans of `incomingBytes` bytes would pass the plan: refused whole,
  * never in part, so nothing of the request is stored.
  */
-export function quotaRefusal(plan: Plan, usage: { monthSpans: number; storedBytes: number }, incomingSpans: number, incomingBytes: number): QuotaRefusal | null {
+export function quotaRefusal(
+  plan: Plan,
+  usage: { monthSpans: number; storedBytes: number },
+  incomingSpans: number,
+  incomingBytes: number,
+): QuotaRefusal | null {
   if (plan.monthly_spans !== null && usage.monthSpans + incomingSpans > plan.monthly_spans) {
     return { code: 'span_limit_exceeded', current: usage.monthSpans, limit: plan.monthly_spans };
   }
@@ -96,9 +114,18 @@ export function monthOf(nowMs: number): string {
 export function quotaError(r: QuotaRefusal, upgradeUrl: string, nowMs: number): ApiError {
   const now = new Date(nowMs);
   const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  const retry = r.code === 'span_limit_exceeded' ? Math.max(1, Math.ceil((nextMonth - nowMs) / 1000)) : STORAGE_RETRY_SECONDS;
-  const message = r.code === 'span_limit_exceeded' ? `Monthly span quota of ${r.limit} reached` : `Storage cap of ${r.limit} bytes reached`;
-  return new ApiError(r.code, message, { currentCount: r.current, limit: r.limit, upgradeUrl, retry_after_seconds: retry }, { 'Retry-After': String(retry) });
+  const retry =
+    r.code === 'span_limit_exceeded' ? Math.max(1, Math.ceil((nextMonth - nowMs) / 1000)) : STORAGE_RETRY_SECONDS;
+  const message =
+    r.code === 'span_limit_exceeded'
+      ? `Monthly span quota of ${r.limit} reached`
+      : `Storage cap of ${r.limit} bytes reached`;
+  return new ApiError(
+    r.code,
+    message,
+    { currentCount: r.current, limit: r.limit, upgradeUrl, retry_after_seconds: retry },
+    { 'Retry-After': String(retry) },
+  );
 }
 
 /** A plan matters to the writer only when it limits spans or storage. */

@@ -63,7 +63,8 @@ const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 function wellFormed(value: unknown): unknown {
   if (typeof value === 'string') return value.toWellFormed();
   if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormed(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormed(v)]));
   return value;
 }
 

@@ -22,7 +22,12 @@ export interface WindowNames {
 const SEARCH_NAMES: WindowNames = { start: 'start_date', end: 'end_date' };
 
 /** Resolves optional ISO 8601 bounds against `nowMs`; `names` word the refusals. */
-export function resolveWindow(startDate: string | undefined, endDate: string | undefined, nowMs: number, names: WindowNames = SEARCH_NAMES): TimeWindow {
+export function resolveWindow(
+  startDate: string | undefined,
+  endDate: string | undefined,
+  nowMs: number,
+  names: WindowNames = SEARCH_NAMES,
+): TimeWindow {
   const toMs = endDate === undefined ? nowMs : parse(endDate, names.end);
   const fromMs = startDate === undefined ? toMs - DEFAULT_WINDOW_DAYS * DAY_MS : parse(startDate, names.start);
   if (fromMs >= toMs) throw new ApiError('invalid_time_window', `${names.start} must be before ${names.end}`);
@@ -34,6 +39,7 @@ export function resolveWindow(startDate: string | undefined, endDate: string | u
 
 function parse(text: string, field: string): number {
   const ms = Date.parse(text);
-  if (!Number.isFinite(ms)) throw new ApiError('invalid_time_window', `${field} is not an ISO 8601 date-time: "${text}"`);
+  if (!Number.isFinite(ms))
+    throw new ApiError('invalid_time_window', `${field} is not an ISO 8601 date-time: "${text}"`);
   return ms;
 }

@@ -8,9 +8,18 @@
 import type { Octokit } from '@octokit/rest';
 import { ApiError } from '../core/errors.js';
 import { parseRepositoryName, type RepositoryName } from '../core/git/names.js';
-import { MAX_FILE_BYTES, MAX_LISTED_FILES, type FileAtCommit, type GitReader, type RepositoryInfo, type TreeFile } from './provider.js';
+import {
+  MAX_FILE_BYTES,
+  MAX_LISTED_FILES,
+  type FileAtCommit,
+  type GitReader,
+  type RepositoryInfo,
+  type TreeFile,
+} from './provider.js';
 
-export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string; installationId: number };
+export type GitHubAuth =
+  | { kind: 'token'; token: string }
+  | { kind: 'app'; appId: number; privateKey: string; installationId: number };
 
 /** GitHub answers slower than a disk: a request is abandoned after this long. */
 const TIMEOUT_MS = 15_000;
@@ -22,14 +31,26 @@ const TIMEOUT_MS = 15_000;
 let octokitModules: Promise<[typeof import('@octokit/rest'), typeof import('@octokit/auth-app')]> | undefined;
 
 /** A client for `apiUrl` as `auth`. */
-async function client(apiUrl: string, auth: GitHubAuth | { kind: 'app-only'; appId: number; privateKey: string }): Promise<Octokit> {
-  const [{ Octokit }, { createAppAuth }] = await (octokitModules ??= Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]));
-  const request = { fetch: (url: string, init: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) }) };
+async function client(
+  apiUrl: string,
+  auth: GitHubAuth | { kind: 'app-only'; appId: number; privateKey: string },
+): Promise<Octokit> {
+  const [{ Octokit }, { createAppAuth }] = await (octokitModules ??= Promise.all([
+    import('@octokit/rest'),
+    import('@octokit/auth-app'),
+  ]));
+  const request = {
+    fetch: (url: string, init: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) }),
+  };
   // Octokit logs failed requests to the console by default; they are answered (and logged) by us.
   const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const base = { baseUrl: apiUrl.replace(/\/+$/, ''), userAgent: 'tracelake', request, log };
   if (auth.kind === 'token') return new Octokit({ ...base, auth: auth.token });
-  const appAuth = { appId: auth.appId, privateKey: auth.privateKey, ...(auth.kind === 'app' ? { installationId: auth.installationId } : {}) };
+  const appAuth = {
+    appId: auth.appId,
+    privateKey: auth.privateKey,
+    ...(auth.kind === 'app' ? { installationId: auth.installationId } : {}),
+  };
   return new Octokit({ ...base, authStrategy: createAppAuth, auth: appAuth });
 }
 
@@ -37,7 +58,11 @@ async function client(apiUrl: string, auth: GitHubAuth | { kind: 'app-only'; app
 function failure(e: unknown, what: string): never {
   const status = (e as { status?: number }).status;
   if (status === 404) throw new ApiError('not_found', `GitHub has no ${what} (or the connection cannot see it)`);
-  if (status === 401 || status === 403) throw new ApiError('git_connection_missing', `GitHub refused the connection's credentials (${status}) for ${what}: connect again`);
+  if (status === 401 || status === 403)
+    throw new ApiError(
+      'git_connection_missing',
+      `GitHub refused the connection's credentials (${status}) for ${what}: connect again`,
+    );
   throw new ApiError('unavailable', `GitHub could not be reached for ${what}: ${(e as Error).message}`);
 }
 
@@ -51,7 +76,11 @@ function repoOf(repository: string): RepositoryName {
  * Checks that `installationId` is an installation of the App (the JWT of its private key reads it);
  * answers the account it is installed on.
  */
-export async function verifyInstallation(apiUrl: string, app: { appId: number; privateKey: string }, installationId: number): Promise<{ account: string | null }> {
+export async function verifyInstallation(
+  apiUrl: string,
+  app: { appId: number; privateKey: string },
+  installationId: number,
+): Promise<{ account: string | null }> {
   try {
     const octokit = await client(apiUrl, { kind: 'app-only', appId: app.appId, privateKey: app.privateKey });
     const { data } = await octokit.rest.apps.getInstallation({ installation_id: installationId });
@@ -82,7 +111,9 @@ export class GitHubProvider implements GitReader {
         this.auth.kind === 'app'
           ? await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 })
           : await octokit.paginate(octokit.rest.repos.listForAuthenticatedUser, { per_page: 100 });
-      return repos.map((r) => ({ name: r.name, full_name: r.full_name, default_branch: r.default_branch ?? 'main' })).sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
+      return repos
+        .map((r) => ({ name: r.name, full_name: r.full_name, default_branch: r.default_branch ?? 'main' }))
+        .sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
     } catch (e) {
       return failure(e, 'repository list');
     }
@@ -124,17 +155,26 @@ export class GitHubProvider implements GitReader {
     // A directory is a list; a symlink or submodule is not a file to serve.
     const file = data as { type?: string; encoding?: string; content?: string; sha?: string; size?: number };
     if (Array.isArray(data) || file.type !== 'file' || typeof file.sha !== 'string') return null;
-    if ((file.size ?? 0) > MAX_FILE_BYTES || file.encoding !== 'base64') throw new ApiError('payload_too_large', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
+    if ((file.size ?? 0) > MAX_FILE_BYTES || file.encoding !== 'base64')
+      throw new ApiError('payload_too_large', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
     return { content: Buffer.from(file.content ?? '', 'base64'), blobSha: file.sha };
   }
 
   async listFiles(repository: string, commit: string, dir: string): Promise<TreeFile[]> {
     const { owner, name } = repoOf(repository);
     try {
-      const { data } = await (await this.client()).rest.git.getTree({ owner, repo: name, tree_sha: commit, recursive: 'true' });
+      const { data } = await (await this.client()).rest.git.getTree({
+        owner,
+        repo: name,
+        tree_sha: commit,
+        recursive: 'true',
+      });
       const prefix = `${dir}/`;
       return data.tree
-        .filter((e) => e.type === 'blob' && typeof e.path === 'string' && e.path.startsWith(prefix) && typeof e.sha === 'string')
+        .filter(
+          (e) =>
+            e.type === 'blob' && typeof e.path === 'string' && e.path.startsWith(prefix) && typeof e.sha === 'string',
+        )
         .slice(0, MAX_LISTED_FILES)
         .map((e) => ({ path: e.path!, blobSha: e.sha! }));
     } catch (e) {

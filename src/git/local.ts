@@ -14,7 +14,16 @@ import type { default as IsomorphicGit } from 'isomorphic-git';
 import { ApiError } from '../core/errors.js';
 import { KeyedLock } from '../core/keyedLock.js';
 import { parseRepositoryName } from '../core/git/names.js';
-import { MAX_FILE_BYTES, MAX_LISTED_FILES, type Author, type FileAtCommit, type GitReader, type GitWorkspace, type RepositoryInfo, type TreeFile } from './provider.js';
+import {
+  MAX_FILE_BYTES,
+  MAX_LISTED_FILES,
+  type Author,
+  type FileAtCommit,
+  type GitReader,
+  type GitWorkspace,
+  type RepositoryInfo,
+  type TreeFile,
+} from './provider.js';
 
 /**
  * isomorphic-git, loaded at the first git read or write rather than by every start
@@ -82,7 +91,8 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     const gitdir = await this.gitdir(repository);
     try {
       const { oid, blob } = await git.readBlob({ fs, gitdir, oid: commit, filepath: path, cache: this.cache });
-      if (blob.byteLength > MAX_FILE_BYTES) throw new ApiError('payload_too_large', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
+      if (blob.byteLength > MAX_FILE_BYTES)
+        throw new ApiError('payload_too_large', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
       return { content: blob, blobSha: oid };
     } catch (e) {
       if (e instanceof ApiError) throw e;
@@ -138,7 +148,10 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     return { commit };
   }
 
-  async commitAndPush(dir: string, input: { branch: string; message: string; author: Author }): Promise<{ commit: string | null }> {
+  async commitAndPush(
+    dir: string,
+    input: { branch: string; message: string; author: Author },
+  ): Promise<{ commit: string | null }> {
     const git = await isomorphicGit();
     const gitdir = join(dir, '.git');
     const repository = await git.getConfig({ fs, gitdir, path: 'tracelake.repository' });
@@ -152,7 +165,13 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
       else await git.add({ fs, dir, filepath, cache: this.cache });
     }
     if (!changed) return { commit: null };
-    const commit = await git.commit({ fs, dir, message: input.message, author: { ...input.author, timestamp: Math.floor(Date.now() / 1000) }, cache: this.cache });
+    const commit = await git.commit({
+      fs,
+      dir,
+      message: input.message,
+      author: { ...input.author, timestamp: Math.floor(Date.now() / 1000) },
+      cache: this.cache,
+    });
     await this.pushing.run(`${source}\0${input.branch}`, () => this.push(gitdir, source, commit, input.branch));
     return { commit };
   }
@@ -190,7 +209,11 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     } catch {
       current = null;
     }
-    if (current !== null && current !== commit && !(await git.isDescendent({ fs, gitdir: source, oid: commit, ancestor: current, depth: -1 }))) {
+    if (
+      current !== null &&
+      current !== commit &&
+      !(await git.isDescendent({ fs, gitdir: source, oid: commit, ancestor: current, depth: -1 }))
+    ) {
       throw new ApiError('conflict', `Branch ${branch} has moved on: the push is not a fast-forward`);
     }
     await git.writeRef({ fs, gitdir: source, ref: `refs/heads/${branch}`, value: commit, force: true });
@@ -243,18 +266,27 @@ async function gitdirOf(dir: string): Promise<string | null> {
 
 async function subdirectories(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    return (await readdir(dir, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isDirectory(), () => false);
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 function sorted(repos: RepositoryInfo[]): RepositoryInfo[] {
@@ -286,7 +318,14 @@ async function copyObject(from: string, to: string, oid: string, copied: Set<str
 }
 
 /** Copies a tree and everything under it; with `skipPresentIn`, objects that repository has already are skipped. */
-async function copyTree(from: string, to: string, oid: string, copied: Set<string>, cache: object, skipPresentIn?: string): Promise<void> {
+async function copyTree(
+  from: string,
+  to: string,
+  oid: string,
+  copied: Set<string>,
+  cache: object,
+  skipPresentIn?: string,
+): Promise<void> {
   const git = await isomorphicGit();
   if (copied.has(oid) || (skipPresentIn && (await hasObject(skipPresentIn, oid)))) {
     copied.add(oid);
@@ -295,7 +334,12 @@ async function copyTree(from: string, to: string, oid: string, copied: Set<strin
   const { tree } = await git.readTree({ fs, gitdir: from, oid, cache });
   for (const entry of tree) {
     if (entry.type === 'tree') await copyTree(from, to, entry.oid, copied, cache, skipPresentIn);
-    else if (entry.type === 'blob' && !copied.has(entry.oid) && !(skipPresentIn && (await hasObject(skipPresentIn, entry.oid)))) await copyObject(from, to, entry.oid, copied);
+    else if (
+      entry.type === 'blob' &&
+      !copied.has(entry.oid) &&
+      !(skipPresentIn && (await hasObject(skipPresentIn, entry.oid)))
+    )
+      await copyObject(from, to, entry.oid, copied);
   }
   await copyObject(from, to, oid, copied);
 }

@@ -53,7 +53,10 @@ export interface GitWorkspace {
    * pushes it to `branch` of its repository, creating the branch or fast-forwarding it.
    * `commit` is null when nothing changed (nothing is pushed then).
    */
-  commitAndPush(dir: string, input: { branch: string; message: string; author: Author }): Promise<{ commit: string | null }>;
+  commitAndPush(
+    dir: string,
+    input: { branch: string; message: string; author: Author },
+  ): Promise<{ commit: string | null }>;
   /**
    * The commit a working copy made by `checkout` is at, and whether anything in it changed since
    * (a worker reuses a clean workspace for a session's next turn); null when `dir` is no such copy.

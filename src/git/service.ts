@@ -16,7 +16,9 @@ import { LocalGitProvider } from './local.js';
 import type { GitReader } from './provider.js';
 
 /** What a connection's sealed credentials hold. */
-export type GitCredentials = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string; slug: string };
+export type GitCredentials =
+  | { kind: 'token'; token: string }
+  | { kind: 'app'; appId: number; privateKey: string; slug: string };
 
 export interface GitSettings {
   /** TRACELAKE_GIT_ROOT; null when local repositories are not offered. */
@@ -33,7 +35,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export class GitService {
   readonly local: LocalGitProvider | null;
-  private readonly readers = new Map<string, { sealed: string | null; installationId: number | null; reader: GitReader }>();
+  private readonly readers = new Map<
+    string,
+    { sealed: string | null; installationId: number | null; reader: GitReader }
+  >();
   private readonly lastLook = new Map<string, number>();
 
   constructor(
@@ -65,7 +70,11 @@ export class GitService {
 
   private makeReader(row: ConnectionRow): GitReader {
     if (row.provider === 'local') {
-      if (!this.local) throw new ApiError('git_connection_missing', 'This server has no TRACELAKE_GIT_ROOT any more: local repositories cannot be read; connect again');
+      if (!this.local)
+        throw new ApiError(
+          'git_connection_missing',
+          'This server has no TRACELAKE_GIT_ROOT any more: local repositories cannot be read; connect again',
+        );
       return this.local;
     }
     const auth = this.githubAuth(row);
@@ -74,15 +83,23 @@ export class GitService {
 
   /** The GitHub credentials of a connection, opened. */
   credentialsOf(row: ConnectionRow): GitCredentials {
-    const opened = row.credentials === null ? null : (openCredentials(this.secret, GitService.boundTo(row), row.credentials) as GitCredentials | null);
-    if (!opened) throw new ApiError('git_connection_missing', 'The credentials of this git connection cannot be read under the server secret (was the secret reset?): connect again');
+    const opened =
+      row.credentials === null
+        ? null
+        : (openCredentials(this.secret, GitService.boundTo(row), row.credentials) as GitCredentials | null);
+    if (!opened)
+      throw new ApiError(
+        'git_connection_missing',
+        'The credentials of this git connection cannot be read under the server secret (was the secret reset?): connect again',
+      );
     return opened;
   }
 
   private githubAuth(row: ConnectionRow): GitHubAuth {
     const c = this.credentialsOf(row);
     if (c.kind === 'token') return c;
-    if (row.installationId === null) throw new ApiError('git_connection_missing', 'The GitHub App is not installed yet: finish the handshake');
+    if (row.installationId === null)
+      throw new ApiError('git_connection_missing', 'The GitHub App is not installed yet: finish the handshake');
     return { kind: 'app', appId: c.appId, privateKey: c.privateKey, installationId: row.installationId };
   }
 
@@ -90,7 +107,13 @@ export class GitService {
   async connected(app: AppRef): Promise<{ row: ConnectionRow; repository: string; branch: string; reader: GitReader }> {
     const row = await this.connection(app);
     const picked = selection(row);
-    if (!row || !picked) throw new ApiError('git_connection_missing', row ? 'The git handshake of this app is not finished: no repository is selected yet' : 'This app has no git connection: POST /v1/apps/{appId}/git/connect');
+    if (!row || !picked)
+      throw new ApiError(
+        'git_connection_missing',
+        row
+          ? 'The git handshake of this app is not finished: no repository is selected yet'
+          : 'This app has no git connection: POST /v1/apps/{appId}/git/connect',
+      );
     return { row, ...picked, reader: this.readerOf(row) };
   }
 
@@ -113,10 +136,20 @@ export class GitService {
       const read = await Promise.all(batch.map((f) => reader.readFile(repository, commit, f.path)));
       for (const [j, f] of batch.entries()) {
         const file = read[j];
-        prompts.push({ name: f.name, path: f.path, blobSha: f.blobSha, document: file ? await documentOf(file.content) : { error: 'the file vanished while it was read' } });
+        prompts.push({
+          name: f.name,
+          path: f.path,
+          blobSha: f.blobSha,
+          document: file ? await documentOf(file.content) : { error: 'the file vanished while it was read' },
+        });
       }
     }
-    return this.store.run('syncPrompts', { app: { tenantId: app.tenantId, appId: app.appId }, commitSha: commit, prompts, by });
+    return this.store.run('syncPrompts', {
+      app: { tenantId: app.tenantId, appId: app.appId },
+      commitSha: commit,
+      prompts,
+      by,
+    });
   }
 
   /**

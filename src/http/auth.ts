@@ -48,7 +48,10 @@ function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean)
   if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
   const bearer = /^bearer\s+/i.exec(authorization);
   if (bearer && rawKeyOnly) {
-    throw new ApiError('unauthorized', 'Trace ingestion takes the raw API key in Authorization, without the "Bearer " prefix');
+    throw new ApiError(
+      'unauthorized',
+      'Trace ingestion takes the raw API key in Authorization, without the "Bearer " prefix',
+    );
   }
   return bearer ? authorization.slice(bearer[0].length).trim() : authorization;
 }
@@ -62,12 +65,16 @@ function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean)
 function namedEnvironment(headers: Readonly<Record<string, string>>): string | undefined {
   const pr = headers['x-service-pull-request']?.trim();
   if (pr !== undefined) {
-    if (!/^[1-9][0-9]{0,9}$/.test(pr)) throw validationError('headers', { 'x-service-pull-request': 'must be a pull request number (1 to 9999999999)' });
+    if (!/^[1-9][0-9]{0,9}$/.test(pr))
+      throw validationError('headers', { 'x-service-pull-request': 'must be a pull request number (1 to 9999999999)' });
     return `pr-${pr}`;
   }
   const named = headers['x-service-environment']?.trim();
   if (!named) return undefined;
-  if (!ENVIRONMENT_NAME.test(named)) throw validationError('headers', { 'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)' });
+  if (!ENVIRONMENT_NAME.test(named))
+    throw validationError('headers', {
+      'x-service-environment': 'must be an environment name (lowercase letters, digits and "-", at most 63)',
+    });
   return named;
 }
 
@@ -79,9 +86,15 @@ function isSessionToken(credential: string): boolean {
 /** 403 naming the missing permission, when the principal may not call a route needing `need`. */
 export function authorize(principal: Principal, need: Requirement): void {
   if (allows(principal.role, principal.permissions, need, principal.runId !== undefined)) return;
-  if (principal.runId !== undefined) throw new ApiError('forbidden', `This key reports trials and status for eval run ${principal.runId} and does nothing else`);
+  if (principal.runId !== undefined)
+    throw new ApiError(
+      'forbidden',
+      `This key reports trials and status for eval run ${principal.runId} and does nothing else`,
+    );
   const required = need === 'admin' || need === 'eval_run' ? 'full_access' : need;
-  throw new ApiError('forbidden', `This endpoint requires the ${required} permission`, { required_permission: required });
+  throw new ApiError('forbidden', `This endpoint requires the ${required} permission`, {
+    required_permission: required,
+  });
 }
 
 export class Authenticator {
@@ -99,9 +112,20 @@ export class Authenticator {
     this.sessionKey = deriveSessionKey(secret);
   }
 
-  async authenticate(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean, now = Date.now()): Promise<Principal> {
+  async authenticate(
+    headers: Readonly<Record<string, string>>,
+    rawKeyOnly: boolean,
+    now = Date.now(),
+  ): Promise<Principal> {
     if (this.local && !headers.authorization) {
-      return { kind: 'local', ...this.local, readEnvironmentId: this.local.environmentId, keyId: null, role: 'full_access', permissions: FULL };
+      return {
+        kind: 'local',
+        ...this.local,
+        readEnvironmentId: this.local.environmentId,
+        keyId: null,
+        role: 'full_access',
+        permissions: FULL,
+      };
     }
     const { key, appId } = readCredentials(headers, rawKeyOnly);
     if (!key.startsWith(KEY_PREFIX)) {
@@ -109,25 +133,38 @@ export class Authenticator {
       throw new ApiError('unauthorized', 'Invalid API key');
     }
     const record = await this.validKey(key, now);
-    if (record.appId !== appId) throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
+    if (record.appId !== appId)
+      throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
     this.touch(record.id, now);
-    const pin = record.environmentId !== null && record.environmentKind !== null ? { environmentId: record.environmentId, kind: record.environmentKind } : null;
+    const pin =
+      record.environmentId !== null && record.environmentKind !== null
+        ? { environmentId: record.environmentId, kind: record.environmentKind }
+        : null;
     let environmentId: string;
     let readEnvironmentId: string | null;
     if (record.environmentId !== null) {
       // A pinned key works in its environment; a header naming another one is a mistake, not a switch.
       const named = namedEnvironment(headers);
       if (named !== undefined) {
-        const env = await this.store.run('selectEnvironment', { tenantId: record.tenantId, appId: record.appId, name: named, createPreview: false });
+        const env = await this.store.run('selectEnvironment', {
+          tenantId: record.tenantId,
+          appId: record.appId,
+          name: named,
+          createPreview: false,
+        });
         if (env?.id !== record.environmentId) {
-          throw new ApiError('forbidden', `This key is pinned to another environment than "${named}": leave X-Service-Environment out or name its own`);
+          throw new ApiError(
+            'forbidden',
+            `This key is pinned to another environment than "${named}": leave X-Service-Environment out or name its own`,
+          );
         }
       }
       environmentId = record.environmentId;
       // A tenant admin's Full Access key (the bootstrap key) administers every environment of the
       // app, so it reads them all too; any other pinned key reads its own environment only.
       // A Worker key pinned there serves every environment of the app alike (its turns, nothing more).
-      readEnvironmentId = (record.role === 'full_access' || record.role === 'worker') && isTenantAdmin(pin) ? null : record.environmentId;
+      readEnvironmentId =
+        (record.role === 'full_access' || record.role === 'worker') && isTenantAdmin(pin) ? null : record.environmentId;
     } else {
       environmentId = readEnvironmentId = await this.selectedEnvironment(record, headers);
     }
@@ -152,7 +189,10 @@ export class Authenticator {
    * is refused as `authenticate` refuses it (401), and a run-scoped key, which reports for its eval
    * run and does nothing else, with 403. In local mode no Authorization is the local app.
    */
-  async appOf(headers: Readonly<Record<string, string>>, now = Date.now()): Promise<{ tenantId: string; appId: string }> {
+  async appOf(
+    headers: Readonly<Record<string, string>>,
+    now = Date.now(),
+  ): Promise<{ tenantId: string; appId: string }> {
     if (this.local && !headers.authorization) return { tenantId: this.local.tenantId, appId: this.local.appId };
     const key = readKey(headers, false);
     if (!key.startsWith(KEY_PREFIX)) {
@@ -161,7 +201,11 @@ export class Authenticator {
       return { tenantId: claims.tenant_id, appId: claims.app_id };
     }
     const record = await this.validKey(key, now);
-    if (record.runId) throw new ApiError('forbidden', `This key reports trials and status for eval run ${record.runId} and does nothing else`);
+    if (record.runId)
+      throw new ApiError(
+        'forbidden',
+        `This key reports trials and status for eval run ${record.runId} and does nothing else`,
+      );
     this.touch(record.id, now);
     return { tenantId: record.tenantId, appId: record.appId };
   }
@@ -172,7 +216,8 @@ export class Authenticator {
     const record = await this.lookup(keyHash, now);
     if (!record || !sameHash(record.keyHash, keyHash)) throw new ApiError('unauthorized', 'Invalid API key');
     if (record.revokedAt !== null) throw new ApiError('unauthorized', 'This API key has been revoked');
-    if (record.expiresAt !== null && record.expiresAt <= now) throw new ApiError('unauthorized', 'This API key has expired');
+    if (record.expiresAt !== null && record.expiresAt <= now)
+      throw new ApiError('unauthorized', 'This API key has expired');
     return record;
   }
 
@@ -186,7 +231,10 @@ export class Authenticator {
     const kinds = record.allowedKinds ?? [];
     const name = namedEnvironment(headers);
     if (!name) {
-      throw new ApiError('forbidden', `This key is scoped to environment kinds (${kinds.join(', ')}): name the environment in X-Service-Environment or X-Service-Pull-Request`);
+      throw new ApiError(
+        'forbidden',
+        `This key is scoped to environment kinds (${kinds.join(', ')}): name the environment in X-Service-Environment or X-Service-Pull-Request`,
+      );
     }
     const env = await this.store.run('selectEnvironment', {
       tenantId: record.tenantId,
@@ -195,7 +243,11 @@ export class Authenticator {
       createPreview: headers['x-service-pull-request'] !== undefined && kinds.includes('preview'),
     });
     if (!env) throw new ApiError('forbidden', `No environment "${name}" in this app`);
-    if (!kinds.includes(env.kind)) throw new ApiError('forbidden', `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`);
+    if (!kinds.includes(env.kind))
+      throw new ApiError(
+        'forbidden',
+        `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`,
+      );
     return env.id;
   }
 
@@ -203,14 +255,24 @@ export class Authenticator {
    * A session token (HS256 JWT issued by the CLI to a tenant admin) acts with Full Access on the app
    * it names, in that app's default environment. The app must still exist in the token's tenant.
    */
-  private async session(token: string, appId: string, headers: Readonly<Record<string, string>>, now: number): Promise<Principal> {
+  private async session(
+    token: string,
+    appId: string,
+    headers: Readonly<Record<string, string>>,
+    now: number,
+  ): Promise<Principal> {
     const { claims, scope } = await this.verifiedSession(token, appId, now);
     // A tenant admin reads every environment of the app and writes to its default one, unless a
     // header names one: then both happen there.
     const named = namedEnvironment(headers);
     let selected: string | null = null;
     if (named !== undefined) {
-      const env = await this.store.run('selectEnvironment', { tenantId: claims.tenant_id, appId: claims.app_id, name: named, createPreview: false });
+      const env = await this.store.run('selectEnvironment', {
+        tenantId: claims.tenant_id,
+        appId: claims.app_id,
+        name: named,
+        createPreview: false,
+      });
       if (!env) throw new ApiError('forbidden', `No environment "${named}" in this app`);
       selected = env.id;
     }
@@ -233,7 +295,8 @@ export class Authenticator {
     const verified = verifySessionToken(token, this.sessionKey, Math.floor(now / 1000));
     if (!verified.ok) throw new ApiError('unauthorized', `Invalid session token: ${verified.reason}`);
     const { claims } = verified;
-    if (appId !== null && claims.app_id !== appId) throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
+    if (appId !== null && claims.app_id !== appId)
+      throw new ApiError('unauthorized', 'This session token is for another app than X-Service-App-Id names');
     const scope = await this.store.run('sessionScope', { tenantId: claims.tenant_id, appId: claims.app_id });
     if (!scope) throw new ApiError('unauthorized', 'The app of this session token no longer exists');
     return { claims, scope };

@@ -26,7 +26,11 @@ export function corsHeaders(origins: CorsOrigins, origin: string | undefined): R
  * The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`): its headers when the
  * origin is allowed — the browser then sends the request — and none otherwise (the browser stops).
  */
-export function preflightHeaders(origins: CorsOrigins, origin: string | undefined, requestHeaders: string | undefined): Record<string, string> {
+export function preflightHeaders(
+  origins: CorsOrigins,
+  origin: string | undefined,
+  requestHeaders: string | undefined,
+): Record<string, string> {
   if (!allowed(origins, origin)) return {};
   return {
     ...corsHeaders(origins, origin),

@@ -26,6 +26,10 @@ export function chooseFrontEnd(choice: FrontEndChoice): ChosenFrontEnd {
   if (choice === 'node') return { frontEnd: new NodeFrontEnd(), fallback: null };
   const load = loadNativeUws();
   if (load.kind === 'loaded') return { frontEnd: new UwsFrontEnd(load.uws, load.build), fallback: null };
-  if (choice === 'uws') throw new StartRefusal(`${load.why} Start with --front-end auto (or node) to serve through node:http.`, EXIT_NO_NATIVE_HTTP);
+  if (choice === 'uws')
+    throw new StartRefusal(
+      `${load.why} Start with --front-end auto (or node) to serve through node:http.`,
+      EXIT_NO_NATIVE_HTTP,
+    );
   return { frontEnd: new NodeFrontEnd(), fallback: load.why };
 }

@@ -12,22 +12,34 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export function listenMetrics(ops: OpsMetrics, host: string, port: number, onError: (e: unknown) => void): Promise<MetricsListener> {
+export function listenMetrics(
+  ops: OpsMetrics,
+  host: string,
+  port: number,
+  onError: (e: unknown) => void,
+): Promise<MetricsListener> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found: the Prometheus metrics are at /metrics\n');
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Not found: the Prometheus metrics are at /metrics\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      res
+        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed\n');
       return;
     }
     ops.scrape().then(
-      ({ text, contentType }) => res.writeHead(200, { 'Content-Type': contentType }).end(req.method === 'HEAD' ? undefined : text),
+      ({ text, contentType }) =>
+        res.writeHead(200, { 'Content-Type': contentType }).end(req.method === 'HEAD' ? undefined : text),
       (e: unknown) => {
         onError(e);
-        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('The metrics could not be collected; see the server log\n');
+        res
+          .writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end('The metrics could not be collected; see the server log\n');
       },
     );
   });

@@ -41,7 +41,9 @@ export class NodeFrontEnd implements FrontEnd {
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerParseError(err, socket));
     this.server = server;
     return new Promise((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortInUse(host, port) : e));
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'EADDRINUSE' ? new PortInUse(host, port) : e),
+      );
       // Node never sets SO_REUSEPORT unless asked: a second server on the port fails with EADDRINUSE.
       server.listen({ host, port, exclusive: true }, () => resolve((server.address() as AddressInfo).port));
     });
@@ -167,7 +169,14 @@ function refuse(res: ServerResponse, error: ApiError): void {
 /** The spec's error body for `error`, and the headers of an answer after which the connection closes. */
 function closingAnswer(error: ApiError): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(error.toBody());
-  return { body, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' } };
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      Connection: 'close',
+    },
+  };
 }
 
 /**
@@ -177,20 +186,29 @@ function closingAnswer(error: ApiError): { body: string; headers: Record<string,
  */
 function answerParseError(err: NodeJS.ErrnoException, socket: Socket): void {
   // An answer already under way on the connection (pipelining) cannot be followed by another's bytes.
-  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  const answering =
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || answering) return void socket.destroy();
   const error = parseError(err.code);
   const { body, headers } = closingAnswer(error);
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status]}\r\n${head}\r\n${body}`);
 }
 
 function parseError(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('request_header_fields_too_large', `The request line and headers exceed ${MAX_HEAD_BYTES} bytes`, { limit: MAX_HEAD_BYTES });
+      return new ApiError(
+        'request_header_fields_too_large',
+        `The request line and headers exceed ${MAX_HEAD_BYTES} bytes`,
+        { limit: MAX_HEAD_BYTES },
+      );
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return validationError('headers', { 'content-length': 'given more than once with different values, or with Transfer-Encoding' });
+      return validationError('headers', {
+        'content-length': 'given more than once with different values, or with Transfer-Encoding',
+      });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADERS_TIMEOUT':
       return new ApiError('request_timeout', 'The request line and headers did not arrive in time');

@@ -11,9 +11,14 @@ import { OPERATOR, type Principal } from './principal.js';
 
 /** The operator principal, or 401; 404 when no token is configured (the operator API is off). */
 export function authenticateOperator(headers: Readonly<Record<string, string>>, token: string | undefined): Principal {
-  if (token === undefined) throw new ApiError('not_found', 'The operator API is off: set TRACELAKE_OPERATOR_TOKEN to turn it on');
+  if (token === undefined)
+    throw new ApiError('not_found', 'The operator API is off: set TRACELAKE_OPERATOR_TOKEN to turn it on');
   const authorization = headers.authorization?.trim();
-  if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header: the operator API takes the operator token (TRACELAKE_OPERATOR_TOKEN)');
+  if (!authorization)
+    throw new ApiError(
+      'unauthorized',
+      'Missing Authorization header: the operator API takes the operator token (TRACELAKE_OPERATOR_TOKEN)',
+    );
   const presented = authorization.replace(/^bearer\s+/i, '');
   if (!sameToken(presented, token)) throw new ApiError('unauthorized', 'Invalid operator token');
   return OPERATOR;

@@ -12,7 +12,16 @@ import type { StoreStats } from '../store/ops/stats.js';
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
   queues(): { pool: 'store' | 'compute'; depth: number; rejections: number; abandoned: number }[];
-  ingest(): { backlogBytes: number; admitted: number; duplicates: number; overBound: number; invalid: number; quotaRefused: number; replayFailures: number; setAside: number };
+  ingest(): {
+    backlogBytes: number;
+    admitted: number;
+    duplicates: number;
+    overBound: number;
+    invalid: number;
+    quotaRefused: number;
+    replayFailures: number;
+    setAside: number;
+  };
   /** From the store thread (one cheap task per scrape). */
   store(): Promise<StoreStats>;
   /** The background-priority sweep (src/ingest/ackPriority.ts). */
@@ -47,19 +56,36 @@ export class OpsMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'tracelake_http_requests_total', help: 'HTTP requests answered, by route pattern and status (aborted: the client went away).', labelNames: ['method', 'route', 'status'], registers });
-    this.latency = new Histogram({ name: 'tracelake_http_request_duration_seconds', help: "Time from a request's arrival to its answer, by route pattern and status.", labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers });
-    this.storeTasks = new Histogram({ name: 'tracelake_store_task_duration_seconds', help: 'Store thread tasks (DuckDB transactions and queries), queueing included, by task.', labelNames: ['task', 'outcome'], buckets: LATENCY_BUCKETS, registers });
+    this.requests = new Counter({
+      name: 'tracelake_http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status (aborted: the client went away).',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'tracelake_http_request_duration_seconds',
+      help: "Time from a request's arrival to its answer, by route pattern and status.",
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.storeTasks = new Histogram({
+      name: 'tracelake_store_task_duration_seconds',
+      help: 'Store thread tasks (DuckDB transactions and queries), queueing included, by task.',
+      labelNames: ['task', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.ingestPhases = new Histogram({
       name: 'tracelake_ingest_phase_seconds',
-      help: 'Where an ingestion request (an OTLP export, an agents sync, a worker run\'s trace) spends the time before its answer, by phase: check (decompress, check the body and read its span ids; JSON bodies and agent batches on a compute worker), admission, log_sync (append and fdatasync).',
+      help: "Where an ingestion request (an OTLP export, an agents sync, a worker run's trace) spends the time before its answer, by phase: check (decompress, check the body and read its span ids; JSON bodies and agent batches on a compute worker), admission, log_sync (append and fdatasync).",
       labelNames: ['phase'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
     this.generationStages = new Histogram({
       name: 'tracelake_generation_seconds',
-      help: 'Where a generation of ingested spans (a compute worker\'s rows of up to 200 ms, by default) spends the time from its first record to readable, by stage: open (until it is cut), write (its rows to Parquet segments), queue (behind the commits before it), commit (the store\'s transaction).',
+      help: "Where a generation of ingested spans (a compute worker's rows of up to 200 ms, by default) spends the time from its first record to readable, by stage: open (until it is cut), write (its rows to Parquet segments), queue (behind the commits before it), commit (the store's transaction).",
       labelNames: ['stage'],
       buckets: LATENCY_BUCKETS,
       registers,
@@ -73,7 +99,12 @@ export class OpsMetrics {
     const snap = () => this.snapshot;
 
     /** A counter whose total is kept elsewhere: each scrape adds what it grew by since the last. */
-    const mirrored = <L extends string>(name: string, help: string, labelNames: L[], read: (s: Snapshot) => [Partial<Record<L, string>>, number][]) => {
+    const mirrored = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: L[],
+      read: (s: Snapshot) => [Partial<Record<L, string>>, number][],
+    ) => {
       const last = new Map<string, number>();
       new Counter<L>({
         name,
@@ -93,7 +124,12 @@ export class OpsMetrics {
       });
     };
     /** A gauge set from the snapshot at each scrape (series not in it are dropped). */
-    const reading = <L extends string>(name: string, help: string, labelNames: L[], read: (s: Snapshot) => [Partial<Record<L, string>>, number][]) =>
+    const reading = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: L[],
+      read: (s: Snapshot) => [Partial<Record<L, string>>, number][],
+    ) =>
       new Gauge<L>({
         name,
         help,
@@ -107,32 +143,104 @@ export class OpsMetrics {
         },
       });
 
-    mirrored('tracelake_spans_ingested_total', 'Spans admitted by OTLP ingestion (durable once their request is answered).', [], (s) => [[{}, s.ingest.admitted]]);
-    mirrored('tracelake_spans_refused_total', 'Spans refused by OTLP ingestion, by reason (invalid ids or times, over the per-trace bound, over the plan quota).', ['reason'], (s) => [
-      [{ reason: 'invalid' }, s.ingest.invalid],
-      [{ reason: 'over_trace_bound' }, s.ingest.overBound],
-      [{ reason: 'quota' }, s.ingest.quotaRefused],
+    mirrored(
+      'tracelake_spans_ingested_total',
+      'Spans admitted by OTLP ingestion (durable once their request is answered).',
+      [],
+      (s) => [[{}, s.ingest.admitted]],
+    );
+    mirrored(
+      'tracelake_spans_refused_total',
+      'Spans refused by OTLP ingestion, by reason (invalid ids or times, over the per-trace bound, over the plan quota).',
+      ['reason'],
+      (s) => [
+        [{ reason: 'invalid' }, s.ingest.invalid],
+        [{ reason: 'over_trace_bound' }, s.ingest.overBound],
+        [{ reason: 'quota' }, s.ingest.quotaRefused],
+      ],
+    );
+    mirrored('tracelake_spans_duplicate_total', 'Re-sent spans dropped by ingestion (already stored).', [], (s) => [
+      [{}, s.ingest.duplicates],
     ]);
-    mirrored('tracelake_spans_duplicate_total', 'Re-sent spans dropped by ingestion (already stored).', [], (s) => [[{}, s.ingest.duplicates]]);
-    mirrored('tracelake_ingest_replay_failures_total', "Replays of an ended compute worker's ingest log that failed (each is tried again; until one succeeds its spans are durable, not readable).", [], (s) => [[{}, s.ingest.replayFailures]]);
-    mirrored('tracelake_ingest_requests_set_aside_total', 'Acknowledged requests whose spans the store refused, set aside in quarantine/ingest-log (unreadable until an operator restores them).', [], (s) => [[{}, s.ingest.setAside]]);
-    reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [[{}, s.ingest.backlogBytes]]);
-    reading('tracelake_queue_depth', 'Tasks waiting for a worker thread, by pool.', ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.depth]));
-    mirrored('tracelake_queue_rejections_total', "Tasks refused because a worker pool's queue was full (answered 503 overloaded).", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.rejections]));
-    mirrored('tracelake_queue_abandoned_total', "Tasks dropped from a worker pool's queue unrun because their client went away.", ['pool'], (s) => s.queues.map((q) => [{ pool: q.pool }, q.abandoned]));
-    reading('tracelake_segments', 'Live segment files, by level (0 written by ingestion, 1 compacted).', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.files]));
-    reading('tracelake_segment_rows', 'Span rows in live segments, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.rows]));
-    reading('tracelake_segment_bytes', 'Bytes of live segment files, by level.', ['level'], (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.bytes]));
-    mirrored('tracelake_compacted_segments_total', 'Small segment files merged into large sorted ones by compaction.', [], (s) => [[{}, s.store.compactions]]);
-    mirrored('tracelake_summary_merges_total', 'Background merges of trace summary parts into one row per trace (run only after parts were committed).', [], (s) => [[{}, s.store.summaryMerges]]);
-    mirrored('tracelake_summary_parts_merged_total', 'Trace summary parts folded into merged rows by the background merges.', [], (s) => [[{}, s.store.summaryPartsMerged]]);
+    mirrored(
+      'tracelake_ingest_replay_failures_total',
+      "Replays of an ended compute worker's ingest log that failed (each is tried again; until one succeeds its spans are durable, not readable).",
+      [],
+      (s) => [[{}, s.ingest.replayFailures]],
+    );
+    mirrored(
+      'tracelake_ingest_requests_set_aside_total',
+      'Acknowledged requests whose spans the store refused, set aside in quarantine/ingest-log (unreadable until an operator restores them).',
+      [],
+      (s) => [[{}, s.ingest.setAside]],
+    );
+    reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [
+      [{}, s.ingest.backlogBytes],
+    ]);
+    reading('tracelake_queue_depth', 'Tasks waiting for a worker thread, by pool.', ['pool'], (s) =>
+      s.queues.map((q) => [{ pool: q.pool }, q.depth]),
+    );
+    mirrored(
+      'tracelake_queue_rejections_total',
+      "Tasks refused because a worker pool's queue was full (answered 503 overloaded).",
+      ['pool'],
+      (s) => s.queues.map((q) => [{ pool: q.pool }, q.rejections]),
+    );
+    mirrored(
+      'tracelake_queue_abandoned_total',
+      "Tasks dropped from a worker pool's queue unrun because their client went away.",
+      ['pool'],
+      (s) => s.queues.map((q) => [{ pool: q.pool }, q.abandoned]),
+    );
+    reading(
+      'tracelake_segments',
+      'Live segment files, by level (0 written by ingestion, 1 compacted).',
+      ['level'],
+      (s) => s.store.segments.map((l) => [{ level: String(l.level) }, l.files]),
+    );
+    reading('tracelake_segment_rows', 'Span rows in live segments, by level.', ['level'], (s) =>
+      s.store.segments.map((l) => [{ level: String(l.level) }, l.rows]),
+    );
+    reading('tracelake_segment_bytes', 'Bytes of live segment files, by level.', ['level'], (s) =>
+      s.store.segments.map((l) => [{ level: String(l.level) }, l.bytes]),
+    );
+    mirrored(
+      'tracelake_compacted_segments_total',
+      'Small segment files merged into large sorted ones by compaction.',
+      [],
+      (s) => [[{}, s.store.compactions]],
+    );
+    mirrored(
+      'tracelake_summary_merges_total',
+      'Background merges of trace summary parts into one row per trace (run only after parts were committed).',
+      [],
+      (s) => [[{}, s.store.summaryMerges]],
+    );
+    mirrored(
+      'tracelake_summary_parts_merged_total',
+      'Trace summary parts folded into merged rows by the background merges.',
+      [],
+      (s) => [[{}, s.store.summaryPartsMerged]],
+    );
     reading('tracelake_database_bytes', 'Size of the DuckDB database, by file (database, wal).', ['file'], (s) => [
       [{ file: 'database' }, s.store.databaseBytes],
       [{ file: 'wal' }, s.store.walBytes],
     ]);
-    reading('tracelake_background_threads_lowered', 'Threads set to the background priority (--background-nice): all but the main thread, the log sync thread and Node\'s platform threads; 0 with --background-nice 0.', [], (s) => [[{}, s.priority.lowered]]);
-    mirrored('tracelake_priority_sweeps_total', "Looks at the process's threads for new ones to set to the background priority (one a second, Linux only).", [], (s) => [[{}, s.priority.sweeps]]);
-    reading('tracelake_blob_bytes', 'Bytes of out-of-line span fields and media.', [], (s) => [[{}, s.store.blobBytes]]);
+    reading(
+      'tracelake_background_threads_lowered',
+      "Threads set to the background priority (--background-nice): all but the main thread, the log sync thread and Node's platform threads; 0 with --background-nice 0.",
+      [],
+      (s) => [[{}, s.priority.lowered]],
+    );
+    mirrored(
+      'tracelake_priority_sweeps_total',
+      "Looks at the process's threads for new ones to set to the background priority (one a second, Linux only).",
+      [],
+      (s) => [[{}, s.priority.sweeps]],
+    );
+    reading('tracelake_blob_bytes', 'Bytes of out-of-line span fields and media.', [], (s) => [
+      [{}, s.store.blobBytes],
+    ]);
   }
 
   /** Connects the scrape-time readings (the parts they read exist only once the server is built). */
@@ -165,7 +273,12 @@ export class OpsMetrics {
   async scrape(): Promise<{ text: string; contentType: string }> {
     if (this.sources) {
       const store = await this.sources.store();
-      this.snapshot = { queues: this.sources.queues(), ingest: this.sources.ingest(), store, priority: this.sources.priority() };
+      this.snapshot = {
+        queues: this.sources.queues(),
+        ingest: this.sources.ingest(),
+        store,
+        priority: this.sources.priority(),
+      };
     }
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }

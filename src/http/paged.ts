@@ -13,7 +13,10 @@ export interface Page {
 }
 
 /** Fetches the page `query` asks for and answers it with its pagination. */
-export async function paged(query: { limit?: number; offset?: number }, fetch: (page: Page) => Promise<{ data: unknown[]; total: number }>): Promise<Reply> {
+export async function paged(
+  query: { limit?: number; offset?: number },
+  fetch: (page: Page) => Promise<{ data: unknown[]; total: number }>,
+): Promise<Reply> {
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 };
   const { data, total } = await fetch(page);
   return json({ data, pagination: { total, ...page } });

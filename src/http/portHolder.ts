@@ -35,7 +35,9 @@ export function findPortHolder(port: number, proc = '/proc'): PortHolder | null 
 
 function commandOf(proc: string, pid: string): string {
   try {
-    const argv = readFileSync(join(proc, pid, 'cmdline'), 'utf8').split('\0').filter((a) => a !== '');
+    const argv = readFileSync(join(proc, pid, 'cmdline'), 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
     const line = argv.join(' ');
     return line.length > 200 ? `${line.slice(0, 200)}…` : line || '?';
   } catch {

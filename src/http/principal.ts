@@ -65,7 +65,10 @@ export function administeredApp(p: Principal, appId: string | undefined): string
   const app = appId?.toLowerCase() ?? p.appId;
   const pin = p.pin ?? null;
   if (!isTenantAdmin(pin) && app !== p.appId) {
-    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment of app ${p.appId}: it administers that app only`);
+    throw new ApiError(
+      'forbidden',
+      `This key is pinned to a ${pin!.kind} environment of app ${p.appId}: it administers that app only`,
+    );
   }
   return app;
 }
@@ -77,6 +80,9 @@ export function administeredApp(p: Principal, appId: string | undefined): string
 export function requireTenantAdmin(p: Principal, what: string): void {
   const pin = p.pin ?? null;
   if (!isTenantAdmin(pin)) {
-    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: only a tenant admin (unpinned, or pinned to production) may ${what}`);
+    throw new ApiError(
+      'forbidden',
+      `This key is pinned to a ${pin!.kind} environment: only a tenant admin (unpinned, or pinned to production) may ${what}`,
+    );
   }
 }

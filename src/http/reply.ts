@@ -11,7 +11,13 @@ export type Reply =
    * sent and answers what to call when the stream ends — the client went away, the handler ended
    * it, or the server is draining (it ends every stream, so a stop is never held up by a reader).
    */
-  | { kind: 'stream'; status: number; contentType: string; headers?: Record<string, string>; open: (sink: StreamSink) => () => void };
+  | {
+      kind: 'stream';
+      status: number;
+      contentType: string;
+      headers?: Record<string, string>;
+      open: (sink: StreamSink) => () => void;
+    };
 
 export interface StreamSink {
   /** Writes a chunk at once; false when the stream has ended (nothing is written then). */
@@ -28,7 +34,12 @@ export function data(value: unknown, status = 200): Reply {
   return json({ data: value }, status);
 }
 
-export function bytes(body: Uint8Array | string, contentType: string, status = 200, headers?: Record<string, string>): Reply {
+export function bytes(
+  body: Uint8Array | string,
+  contentType: string,
+  status = 200,
+  headers?: Record<string, string>,
+): Reply {
   return { kind: 'bytes', status, body, contentType, ...(headers ? { headers } : {}) };
 }
 
@@ -36,6 +47,10 @@ export function file(path: string, contentType: string, headers?: Record<string,
   return { kind: 'file', status: 200, path, contentType, ...(headers ? { headers } : {}) };
 }
 
-export function stream(contentType: string, open: (sink: StreamSink) => () => void, headers?: Record<string, string>): Reply {
+export function stream(
+  contentType: string,
+  open: (sink: StreamSink) => () => void,
+  headers?: Record<string, string>,
+): Reply {
   return { kind: 'stream', status: 200, contentType, open, ...(headers ? { headers } : {}) };
 }

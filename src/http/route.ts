@@ -79,13 +79,23 @@ export interface Validators {
 }
 
 /** What the validator `K` of `V` checks its input into, or `Otherwise` when there is none. */
-type Checked<V, K extends keyof Validators, Otherwise> = V extends { [key in K]?: (input: never) => IValidation<infer T> } ? (unknown extends T ? Otherwise : T) : Otherwise;
+type Checked<V, K extends keyof Validators, Otherwise> = V extends {
+  [key in K]?: (input: never) => IValidation<infer T>;
+}
+  ? unknown extends T
+    ? Otherwise
+    : T
+  : Otherwise;
 
 /** A raw body is the bytes; otherwise the body validator's type (none: no body). */
 type BodyOf<V, M> = M extends 'raw' ? Buffer : Checked<V, 'body', undefined>;
 
 /** `/ui/:file` → `'file'`. */
-type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<Rest>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
 /** The path's own parameters, as strings, when the path is written as a literal. */
 type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
@@ -99,8 +109,10 @@ export type RouteDeclaration<V extends Validators, M extends BodyMode | undefine
   'validate' | 'body' | 'path'
 > & { path: P; validate?: V; body?: M };
 
-export function route<const V extends Validators = Record<never, never>, const M extends BodyMode | undefined = undefined, const P extends string = string>(
-  r: RouteDeclaration<V, M, P>,
-): AnyRoute {
+export function route<
+  const V extends Validators = Record<never, never>,
+  const M extends BodyMode | undefined = undefined,
+  const P extends string = string,
+>(r: RouteDeclaration<V, M, P>): AnyRoute {
   return r as unknown as AnyRoute;
 }

@@ -39,10 +39,30 @@ import { workerRoutes } from './routes/workers.js';
  * Every route of a server started with `config`; `secret` hashes the keys that API key and operator
  * routes mint. The operator API exists only when an operator token is configured.
  */
-export function allRoutes(secret: Buffer, config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken' | 'metricsListen'>>): AnyRoute[] {
+export function allRoutes(
+  secret: Buffer,
+  config: Pick<Config, 'faultInjection'> & Partial<Pick<Config, 'operatorToken' | 'metricsListen'>>,
+): AnyRoute[] {
   const routes: AnyRoute[] = [];
   // Capabilities are derived from the finished table, hence the late-bound reference.
-  routes.push(...healthRoutes, ...systemRoutes(() => routes), ...referenceRoutes(documentedRoutes), ...apiKeyRoutes(secret), ...devRoutes, ...ingestRoutes, ...traceRoutes, ...appRoutes, ...blobRoutes, ...scoreRoutes, ...searchRoutes, ...adminRoutes, ...agentRoutes, ...metricsRoutes, ...uiRoutes, ...credentialRoutes);
+  routes.push(
+    ...healthRoutes,
+    ...systemRoutes(() => routes),
+    ...referenceRoutes(documentedRoutes),
+    ...apiKeyRoutes(secret),
+    ...devRoutes,
+    ...ingestRoutes,
+    ...traceRoutes,
+    ...appRoutes,
+    ...blobRoutes,
+    ...scoreRoutes,
+    ...searchRoutes,
+    ...adminRoutes,
+    ...agentRoutes,
+    ...metricsRoutes,
+    ...uiRoutes,
+    ...credentialRoutes,
+  );
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
@@ -65,5 +85,9 @@ const DOCUMENTED_OPERATOR_TOKEN = 'the reference describes the operator API';
  * docs/openapi.json); only shapes are read, so the placeholder secret signs nothing.
  */
 export function documentedRoutes(): AnyRoute[] {
-  return allRoutes(Buffer.alloc(32), { faultInjection: false, operatorToken: DOCUMENTED_OPERATOR_TOKEN, metricsListen: { kind: 'api' } });
+  return allRoutes(Buffer.alloc(32), {
+    faultInjection: false,
+    operatorToken: DOCUMENTED_OPERATOR_TOKEN,
+    metricsListen: { kind: 'api' },
+  });
 }

@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ApiError, isStorageFailure, overloaded, RETRY_AFTER_SECONDS, storageUnavailable, validationError } from '../core/errors.js';
+import {
+  ApiError,
+  isStorageFailure,
+  overloaded,
+  RETRY_AFTER_SECONDS,
+  storageUnavailable,
+  validationError,
+} from '../core/errors.js';
 import { RequestBudget } from './requestBudget.js';
 import { authorize } from './auth.js';
 import { authenticateOperator } from './operatorAuth.js';
@@ -128,17 +135,37 @@ export class HttpServer {
     });
 
     if (this.draining) {
-      this.send(ex, errorReply(new ApiError('unavailable', 'Server is shutting down', { retry_after_seconds: RETRY_AFTER_SECONDS }, { 'Retry-After': String(RETRY_AFTER_SECONDS) })));
+      this.send(
+        ex,
+        errorReply(
+          new ApiError(
+            'unavailable',
+            'Server is shutting down',
+            { retry_after_seconds: RETRY_AFTER_SECONDS },
+            { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+          ),
+        ),
+      );
       return;
     }
     if (wire.headerFields > MAX_HEADER_FIELDS) {
       ex.close = true;
-      this.send(ex, errorReply(new ApiError('request_header_fields_too_large', `More than ${MAX_HEADER_FIELDS} header fields`, { limit: MAX_HEADER_FIELDS })));
+      this.send(
+        ex,
+        errorReply(
+          new ApiError('request_header_fields_too_large', `More than ${MAX_HEADER_FIELDS} header fields`, {
+            limit: MAX_HEADER_FIELDS,
+          }),
+        ),
+      );
       return;
     }
     if (wire.lengthInDoubt) {
       ex.close = true;
-      this.send(ex, errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })));
+      this.send(
+        ex,
+        errorReply(validationError('headers', { 'content-length': 'given more than once with different values' })),
+      );
       return;
     }
     const unreadable = unreadableHeader(headers);
@@ -147,7 +174,10 @@ export class HttpServer {
       return;
     }
     if (ex.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
-      this.answerPreflight(ex, preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']));
+      this.answerPreflight(
+        ex,
+        preflightHeaders(this.config.corsOrigins, headers.origin, headers['access-control-request-headers']),
+      );
       return;
     }
     if (!(ex.admitted = this.budget.enter(ex.write))) {
@@ -163,7 +193,10 @@ export class HttpServer {
     if (match.kind === 'not_found') {
       const unbuilt = unbuiltEndpoint(ex.method, ex.path);
       const error = unbuilt
-        ? new ApiError('not_implemented', `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`)
+        ? new ApiError(
+            'not_implemented',
+            `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`,
+          )
         : new ApiError('not_found', `No route for ${ex.method} ${ex.path}`);
       this.send(ex, errorReply(error));
       return;
@@ -204,7 +237,12 @@ export class HttpServer {
         authorize(principal, route.permission);
         const rate = this.services.rateLimiter.take(principal.tenantId, Date.now());
         if (!rate.allowed) {
-          throw new ApiError('rate_limited', `Too many requests for this tenant; retry in ${rate.retryAfterSeconds} s`, { retry_after_seconds: rate.retryAfterSeconds }, { 'Retry-After': String(rate.retryAfterSeconds) });
+          throw new ApiError(
+            'rate_limited',
+            `Too many requests for this tenant; retry in ${rate.retryAfterSeconds} s`,
+            { retry_after_seconds: rate.retryAfterSeconds },
+            { 'Retry-After': String(rate.retryAfterSeconds) },
+          );
         }
       }
       const raw = body ? await body : null;
@@ -213,7 +251,11 @@ export class HttpServer {
       const onAbort = (fn: () => void) => void (ex.onAbort ??= []).push(fn);
       const abandoned = new AbortController();
       onAbort(() => abandoned.abort());
-      const services = { ...this.services, store: this.services.store.forRequest(abandoned.signal), compute: this.services.compute.forRequest(abandoned.signal) };
+      const services = {
+        ...this.services,
+        store: this.services.store.forRequest(abandoned.signal),
+        compute: this.services.compute.forRequest(abandoned.signal),
+      };
       const ctx: Context = { principal, config: this.config, services, requestId: ex.requestId, onAbort };
       const reply = await route.handler(input, ctx);
       this.send(ex, reply);
@@ -221,7 +263,14 @@ export class HttpServer {
       if (route.logRefusals && e instanceof ApiError) {
         const known = principal !== ANONYMOUS;
         this.services.refusals.note(
-          { tenant_id: known ? principal.tenantId : null, app_id: known ? principal.appId : headers['x-service-app-id']?.slice(0, 64) ?? null, key_prefix: keyPrefixOf(headers.authorization), reason: e.code, status: e.status, message: e.message },
+          {
+            tenant_id: known ? principal.tenantId : null,
+            app_id: known ? principal.appId : (headers['x-service-app-id']?.slice(0, 64) ?? null),
+            key_prefix: keyPrefixOf(headers.authorization),
+            reason: e.code,
+            status: e.status,
+            message: e.message,
+          },
           Date.now(),
         );
       }
@@ -260,7 +309,8 @@ export class HttpServer {
         }
         size += chunk.byteLength;
         if (size > cap) refuse(tooLarge(cap));
-        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved)) refuse(overloaded('Too many request bytes in flight; retry later'));
+        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved))
+          refuse(overloaded('Too many request bytes in flight; retry later'));
         else {
           ex.reserved = Math.max(ex.reserved, size);
           // The chunk is only valid during this callback: copy it.
@@ -329,9 +379,15 @@ export class HttpServer {
    * encoding (no length is known). The stream ends when its owner ends it, when the client
    * goes away, or when the server drains; `finish` is called once either way.
    */
-  private openStream(ex: Exchange, reply: Extract<Reply, { kind: 'stream' }>, extraHeaders: Record<string, string>): void {
+  private openStream(
+    ex: Exchange,
+    reply: Extract<Reply, { kind: 'stream' }>,
+    extraHeaders: Record<string, string>,
+  ): void {
     ex.answered = true;
-    const body = ex.wire.openChunked(this.head(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }));
+    const body = ex.wire.openChunked(
+      this.head(ex, reply.status, reply.contentType, { ...reply.headers, ...extraHeaders }),
+    );
     let ended = false;
     let stop: () => void = () => undefined;
     const end = () => {
@@ -364,7 +420,11 @@ export class HttpServer {
   /** A CORS preflight: 204 and no body, with the allowing headers when the origin is allowed. */
   private answerPreflight(ex: Exchange, headers: Record<string, string>): void {
     ex.answered = true;
-    ex.wire.respondWithoutBody({ status: 204, headers: { 'X-Request-Id': ex.requestId, ...headers } }, 0, this.draining);
+    ex.wire.respondWithoutBody(
+      { status: 204, headers: { 'X-Request-Id': ex.requestId, ...headers } },
+      0,
+      this.draining,
+    );
     this.finish(ex, 204);
   }
 
@@ -372,7 +432,11 @@ export class HttpServer {
    * Streams a file as the body, a chunk at a time: the next chunk is read only once the connection
    * has taken the last (the front end's back-pressure). The file is deleted as soon as it is open.
    */
-  private async stream(ex: Exchange, reply: Extract<Reply, { kind: 'file' }>, extraHeaders: Record<string, string>): Promise<void> {
+  private async stream(
+    ex: Exchange,
+    reply: Extract<Reply, { kind: 'file' }>,
+    extraHeaders: Record<string, string>,
+  ): Promise<void> {
     ex.answered = true;
     const handle = await open(reply.path, 'r');
     // Unlinked at once: the open handle still reads it, and nothing is left behind whatever happens.
@@ -406,7 +470,10 @@ export class HttpServer {
     ex.reserved = 0;
     const ms = performance.now() - ex.started;
     this.services.ops?.request(ex.method, ex.route, ex.aborted ? 'aborted' : String(status), ms / 1000);
-    this.log.debug({ requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(ms), aborted: ex.aborted }, 'request');
+    this.log.debug(
+      { requestId: ex.requestId, method: ex.method, path: ex.path, status, ms: Math.round(ms), aborted: ex.aborted },
+      'request',
+    );
   }
 }
 

@@ -46,4 +46,7 @@ export interface Services {
  * The services as one request's handler sees them: the pools carry the request's abort signal, so
  * a task still waiting for a worker when the client goes away is dropped (pool/taskPool.ts).
  */
-export type RequestServices = Omit<Services, 'store' | 'compute'> & { store: TaskRunner<StoreTasks>; compute: TaskRunner<ComputeTasks> };
+export type RequestServices = Omit<Services, 'store' | 'compute'> & {
+  store: TaskRunner<StoreTasks>;
+  compute: TaskRunner<ComputeTasks>;
+};

@@ -10,8 +10,14 @@ import type { Method } from './route.js';
 export const UNBUILT: readonly (readonly [Method, string])[] = [];
 
 /** A matcher of a list like UNBUILT: the endpoint `method path` falls on, as its pattern; null when none. */
-export function unbuiltMatcher(list: readonly (readonly [Method, string])[]): (method: string, path: string) => string | null {
-  const patterns = list.map(([method, path]) => ({ method, path, regex: new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`) }));
+export function unbuiltMatcher(
+  list: readonly (readonly [Method, string])[],
+): (method: string, path: string) => string | null {
+  const patterns = list.map(([method, path]) => ({
+    method,
+    path,
+    regex: new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`),
+  }));
   return (method, path) => {
     const hit = patterns.find((p) => p.method === method && p.regex.test(path));
     return hit ? `${hit.method} ${hit.path}` : null;

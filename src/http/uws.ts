@@ -22,15 +22,25 @@ export function loadNativeUws(): UwsLoad {
   const runtime = currentRuntime();
   const root = packageRoot(UWS_BUILD.name);
   if (!root) return { kind: 'missing', why: noNativeBuild(runtime, `${UWS_BUILD.name} is not installed`) };
-  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   const binary = join(root, UWS_BUILD.binaryDir, binaryName(runtime));
-  if (!existsSync(binary)) return { kind: 'missing', why: noNativeBuild(runtime, `${name}@${version} has no binary for this Node (ABI ${runtime.abi})`) };
+  if (!existsSync(binary))
+    return {
+      kind: 'missing',
+      why: noNativeBuild(runtime, `${name}@${version} has no binary for this Node (ABI ${runtime.abi})`),
+    };
   // Read once, when the binary loads: the largest request head, as node:http's front end takes it.
   process.env.UWS_HTTP_MAX_HEADERS_SIZE = String(MAX_HEAD_BYTES);
   try {
     return { kind: 'loaded', uws: require(binary) as UwsModule, build: `${name}@${version}` };
   } catch (e) {
-    return { kind: 'missing', why: noNativeBuild(runtime, `${name}@${version}: ${whyNotLoaded((e as Error).message)}`) };
+    return {
+      kind: 'missing',
+      why: noNativeBuild(runtime, `${name}@${version}: ${whyNotLoaded((e as Error).message)}`),
+    };
   }
 }
 

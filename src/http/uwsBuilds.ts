@@ -62,7 +62,8 @@ export function versionBelow(version: string, floor: string): boolean {
 /** Where a uWebSockets.js build would load, for the system this is. */
 function whereItLoads(r: Runtime): string {
   if (r.platform === 'linux' && r.glibc === null) return 'it has no build for musl (Alpine)';
-  if (r.glibc !== null && versionBelow(r.glibc, GLIBC_FOR_UWS)) return `its Linux build needs glibc ${GLIBC_FOR_UWS} or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later)`;
+  if (r.glibc !== null && versionBelow(r.glibc, GLIBC_FOR_UWS))
+    return `its Linux build needs glibc ${GLIBC_FOR_UWS} or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later)`;
   return 'its build has binaries for Node 20, 22, 24 and 25';
 }
 

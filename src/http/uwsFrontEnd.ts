@@ -26,7 +26,12 @@ export class UwsFrontEnd implements FrontEnd {
     app.any('/*', (res, req) => onRequest(new UwsWire(res, req)));
     return new Promise((resolve, reject) => {
       // The typings know the options only without a host; the binary takes (host, port, options, cb).
-      const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => void;
+      const listen = app.listen as unknown as (
+        host: string,
+        port: number,
+        options: number,
+        cb: (socket: uWS.us_listen_socket | false) => void,
+      ) => void;
       listen.call(app, host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
         // uWS says only that it failed; with a free port and a valid address, the port was taken.
         if (!socket) return reject(new PortInUse(host, port));

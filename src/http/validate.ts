@@ -27,5 +27,8 @@ export function validateInput(
 function noQuery(query: string): Record<string, never> {
   const names = [...new Set(new URLSearchParams(query).keys())];
   if (names.length === 0) return {};
-  throw validationError('query', Object.fromEntries(names.map((n) => [n, 'unknown parameter (this endpoint takes none)'])));
+  throw validationError(
+    'query',
+    Object.fromEntries(names.map((n) => [n, 'unknown parameter (this endpoint takes none)'])),
+  );
 }

@@ -49,7 +49,10 @@ export class WorkerService {
   /** Starts the lease sweep: every half lease (at most every second), expired leases are settled. */
   start(): void {
     const every = Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 2)));
-    this.sweeper = setInterval(() => void this.sweep().catch((err: unknown) => this.log.warn({ err }, 'worker lease sweep failed')), every);
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((err: unknown) => this.log.warn({ err }, 'worker lease sweep failed')),
+      every,
+    );
     this.sweeper.unref();
   }
 
@@ -143,7 +146,10 @@ export class WorkerService {
     const bound = now + this.settings.leaseMs;
     // Eval runs whose lease expired fail (`lease_expired`): the eval state table has no way back to queued.
     for (const ended of await this.store.run('expireWorkerEvalLeases', {})) {
-      this.log.warn({ eval_run_id: ended.runId, tenant_id: ended.tenantId }, 'a worker lease on an eval run expired: the run failed');
+      this.log.warn(
+        { eval_run_id: ended.runId, tenant_id: ended.tenantId },
+        'a worker lease on an eval run expired: the run failed',
+      );
       for (const hash of ended.revokedKeyHashes) this.forgetKey(hash);
     }
     const changed = await this.store.run('expireWorkerLeases', { maxAttempts: this.settings.maxAttempts });
@@ -151,7 +157,16 @@ export class WorkerService {
     this.quietUntil = Math.min(bound, next === null ? Infinity : Date.now() + next);
     if (changed.length === 0) return;
     for (const { turn } of changed) {
-      this.log.warn({ run_id: turn.run_id, turn_index: turn.turn_index, attempt: turn.attempt, worker: turn.worker, status: turn.status }, 'a worker lease expired');
+      this.log.warn(
+        {
+          run_id: turn.run_id,
+          turn_index: turn.turn_index,
+          attempt: turn.attempt,
+          worker: turn.worker,
+          status: turn.status,
+        },
+        'a worker lease expired',
+      );
     }
     if (changed.some((c) => c.turn.status === 'queued')) this.workQueued();
     for (const { tenantId, turn } of changed) {
@@ -184,12 +199,21 @@ export class WorkerService {
     if (!inputs) return;
     const plan = planOf(this.plans, inputs.plan);
     // Built in a compute thread: a long run's events would hold this thread up (see TraceInputs).
-    const { prepared, figures } = await this.compute.run('prepareRunTrace', { text: inputs.text, ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes }, scope: inputs.scope });
+    const { prepared, figures } = await this.compute.run('prepareRunTrace', {
+      text: inputs.text,
+      ceiling: { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes },
+      scope: inputs.scope,
+    });
     if (prepared) {
-      for (const r of prepared.rejected) this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
+      for (const r of prepared.rejected)
+        this.log.warn({ run_id: runId, reason: r.reason }, 'the trace of a worker run was refused');
       if (prepared.sessions.length > 0) {
         const traceIds = prepared.sessions.map((s) => WorkerService.traceIdOf(inputs.scope, s.id, s.agent));
-        const known = await this.store.run('agentsKnown', { scope: inputs.scope, traceIds, blobShas: prepared.blobShas });
+        const known = await this.store.run('agentsKnown', {
+          scope: inputs.scope,
+          traceIds,
+          blobShas: prepared.blobShas,
+        });
         const outcome = await this.ingest.ingest(
           {
             body: prepared.body,
@@ -204,9 +228,14 @@ export class WorkerService {
           },
           true,
         );
-        if (outcome.refused) this.log.warn({ run_id: runId, code: outcome.refused.code }, 'the trace of a worker run was refused by the plan\'s quota');
+        if (outcome.refused)
+          this.log.warn(
+            { run_id: runId, code: outcome.refused.code },
+            "the trace of a worker run was refused by the plan's quota",
+          );
       }
     }
-    if (figures.length > 0) await this.store.run('recordWorkerFigures', { tenantId: inputs.scope.tenantId, runId, figures });
+    if (figures.length > 0)
+      await this.store.run('recordWorkerFigures', { tenantId: inputs.scope.tenantId, runId, figures });
   }
 }

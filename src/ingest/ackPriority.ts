@@ -27,7 +27,13 @@ function threadIds(): number[] {
 }
 
 /** Read as this module is evaluated: before the server starts a worker, a database or DuckDB's threads. */
-const PLATFORM = platformThreads(threadIds(), process.pid, process.execArgv, process.env.NODE_OPTIONS ?? '', availableParallelism());
+const PLATFORM = platformThreads(
+  threadIds(),
+  process.pid,
+  process.execArgv,
+  process.env.NODE_OPTIONS ?? '',
+  availableParallelism(),
+);
 
 export class AckPriority {
   /** Threads already seen (lowered, or left as they were). */

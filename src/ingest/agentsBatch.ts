@@ -11,14 +11,26 @@
  */
 import type { IValidation } from 'typia';
 import { checkBlob, sha256Hex } from '../core/agents/blobs.js';
-import { isTextMedia, MAX_INPUT_DEPTH, nestingDepth, scrubSessions, scrubTexts, type Findings } from '../core/agents/scrub.js';
+import {
+  isTextMedia,
+  MAX_INPUT_DEPTH,
+  nestingDepth,
+  scrubSessions,
+  scrubTexts,
+  type Findings,
+} from '../core/agents/scrub.js';
 import type { AgentBlob, AgentEvent, AgentSession } from '../core/agents/session.js';
 import { STORABLE_TIMES, unstorableTime } from '../core/agents/map.js';
 import { clampSession, keepsBlob, type TierCeiling } from '../core/agents/tier.js';
 import { validationError } from '../core/errors.js';
 import { cutText, parseMendedJson } from '../core/text.js';
 import { checked, jsonBodyText } from '../contract/checked.js';
-import { validateAgentBlob, validateAgentSession, validateAgentSyncBody, type SyncRejection } from '../contract/agents.js';
+import {
+  validateAgentBlob,
+  validateAgentSession,
+  validateAgentSyncBody,
+  type SyncRejection,
+} from '../contract/agents.js';
 import type { BlobRecord } from './rows.js';
 
 /** The batch as stored: sessions ready to map, blobs ready to keep. */
@@ -37,14 +49,26 @@ export interface PreparedAgents {
   findings: Findings;
 }
 
-export async function prepareAgentBatch<R>(raw: Uint8Array, contentType: string | undefined, ceiling: TierCeiling, rowsOf: (batch: AgentBatch) => R): Promise<PreparedAgents & R> {
+export async function prepareAgentBatch<R>(
+  raw: Uint8Array,
+  contentType: string | undefined,
+  ceiling: TierCeiling,
+  rowsOf: (batch: AgentBatch) => R,
+): Promise<PreparedAgents & R> {
   return prepareAgentEnvelope(parseBody(raw, contentType), ceiling, rowsOf);
 }
 
 /** `prepareAgentBatch` of a body already parsed (a worker run's session, built in the same thread: runTrace.ts). */
-export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeiling, rowsOf: (batch: AgentBatch) => R): Promise<PreparedAgents & R> {
+export async function prepareAgentEnvelope<R>(
+  body: unknown,
+  ceiling: TierCeiling,
+  rowsOf: (batch: AgentBatch) => R,
+): Promise<PreparedAgents & R> {
   const envelope = checked('body', validateAgentSyncBody(body));
-  if (envelope.schemaVersion !== 1) throw validationError('body', { schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}` });
+  if (envelope.schemaVersion !== 1)
+    throw validationError('body', {
+      schemaVersion: `must be 1 (this server reads version 1 sessions), got ${envelope.schemaVersion}`,
+    });
   const rejected: SyncRejection[] = [];
   const findings: Findings = {};
 
@@ -61,7 +85,8 @@ export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeilin
       rejected.push({ index, id, reason: `blob: ${check.reason}` });
       continue;
     }
-    if (keepsBlob(ceiling, check.data.length)) blobs.set(v.data.sha256, { sha256: v.data.sha256, mediaType: v.data.mediaType, data: check.data });
+    if (keepsBlob(ceiling, check.data.length))
+      blobs.set(v.data.sha256, { sha256: v.data.sha256, mediaType: v.data.mediaType, data: check.data });
   }
   const renamed = await scrubTextBlobs(blobs, findings);
 
@@ -74,7 +99,9 @@ export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeilin
       rejected.push({ index, id, reason: reasonOf(v) });
       continue;
     }
-    const problem = structureProblem(v.data) ?? (seen.has(`${v.data.agent.name}\u0000${id}`) ? 'the same session is in the batch twice' : null);
+    const problem =
+      structureProblem(v.data) ??
+      (seen.has(`${v.data.agent.name}\u0000${id}`) ? 'the same session is in the batch twice' : null);
     if (problem) {
       rejected.push({ index, id, reason: problem });
       continue;
@@ -82,7 +109,9 @@ export async function prepareAgentEnvelope<R>(body: unknown, ceiling: TierCeilin
     seen.add(`${v.data.agent.name}\u0000${id}`);
     clamped.push(clampSession(v.data, ceiling));
   }
-  const sessions = (await scrubSessions(clamped, findings)).map((s) => (renamed.size > 0 ? followRenames(s, renamed) : s));
+  const sessions = (await scrubSessions(clamped, findings)).map((s) =>
+    renamed.size > 0 ? followRenames(s, renamed) : s,
+  );
   rejected.sort((a, b) => a.index - b.index);
   const batch = { sessions, blobs: [...blobs.values()] };
   return {
@@ -105,20 +134,31 @@ function structureProblem(s: AgentSession): string | null {
   const ids = new Set<string>();
   const subagents = new Set<string>();
   for (const [i, e] of s.events.entries()) {
-    if (e.type === 'tool_call' && nestingDepth(e.input, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH) return `events[${i}].input: nested deeper than ${MAX_INPUT_DEPTH} levels`;
+    if (e.type === 'tool_call' && nestingDepth(e.input, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH)
+      return `events[${i}].input: nested deeper than ${MAX_INPUT_DEPTH} levels`;
     if (ids.has(e.id)) return `events: the id "${e.id}" is used twice`;
     ids.add(e.id);
-    if (e.parentId != null && !subagents.has(e.parentId)) return `events: "${e.id}" names "${e.parentId}" as its parent, which is not an earlier subagent_start`;
+    if (e.parentId != null && !subagents.has(e.parentId))
+      return `events: "${e.id}" names "${e.parentId}" as its parent, which is not an earlier subagent_start`;
     if (e.type === 'subagent_start') subagents.add(e.id);
   }
   return null;
 }
 
 /** Scrubs text blobs in place (in one run of the scrubber); returns old → new hash (and size) of those that changed. */
-async function scrubTextBlobs(blobs: Map<string, BlobRecord>, findings: Findings): Promise<Map<string, { sha256: string; bytes: number }>> {
+async function scrubTextBlobs(
+  blobs: Map<string, BlobRecord>,
+  findings: Findings,
+): Promise<Map<string, { sha256: string; bytes: number }>> {
   const renamed = new Map<string, { sha256: string; bytes: number }>();
-  const texts = [...blobs].filter(([, blob]) => isTextMedia(blob.mediaType)).map(([sha, blob]) => ({ sha, blob, text: Buffer.from(blob.data).toString('utf8') }));
-  const clean = await scrubTexts(texts.map((x) => x.text), 'blob.txt', findings);
+  const texts = [...blobs]
+    .filter(([, blob]) => isTextMedia(blob.mediaType))
+    .map(([sha, blob]) => ({ sha, blob, text: Buffer.from(blob.data).toString('utf8') }));
+  const clean = await scrubTexts(
+    texts.map((x) => x.text),
+    'blob.txt',
+    findings,
+  );
   texts.forEach(({ sha, blob, text }, i) => {
     if (clean[i] === text) return;
     const data = Buffer.from(clean[i]!, 'utf8');
@@ -133,20 +173,35 @@ async function scrubTextBlobs(blobs: Map<string, BlobRecord>, findings: Findings
 function followRenames(s: AgentSession, renamed: ReadonlyMap<string, { sha256: string; bytes: number }>): AgentSession {
   const events = s.events.map((e): AgentEvent => {
     if (!('content' in e)) return e;
-    return { ...e, content: e.content.map((p) => (p.type === 'blob' && renamed.has(p.sha256) ? { ...p, ...renamed.get(p.sha256)! } : p)) } as AgentEvent;
+    return {
+      ...e,
+      content: e.content.map((p) =>
+        p.type === 'blob' && renamed.has(p.sha256) ? { ...p, ...renamed.get(p.sha256)! } : p,
+      ),
+    } as AgentEvent;
   });
   return { ...s, events };
 }
 
 /** The log record body of a batch: JSON, blob bytes in base64. */
 export function encodeAgentBatch(batch: AgentBatch): Uint8Array {
-  const blobs = batch.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data).toString('base64') }));
+  const blobs = batch.blobs.map((b) => ({
+    sha256: b.sha256,
+    mediaType: b.mediaType,
+    data: Buffer.from(b.data).toString('base64'),
+  }));
   return Buffer.from(JSON.stringify({ sessions: batch.sessions, blobs }), 'utf8');
 }
 
 export function decodeAgentBatch(body: Uint8Array): AgentBatch {
-  const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as { sessions: AgentSession[]; blobs: Omit<AgentBlob, 'bytes'>[] };
-  return { sessions: parsed.sessions, blobs: parsed.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data, 'base64') })) };
+  const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as {
+    sessions: AgentSession[];
+    blobs: Omit<AgentBlob, 'bytes'>[];
+  };
+  return {
+    sessions: parsed.sessions,
+    blobs: parsed.blobs.map((b) => ({ sha256: b.sha256, mediaType: b.mediaType, data: Buffer.from(b.data, 'base64') })),
+  };
 }
 
 function parseBody(raw: Uint8Array, contentType: string | undefined): unknown {
@@ -163,7 +218,12 @@ function parseBody(raw: Uint8Array, contentType: string | undefined): unknown {
 
 /** The first few validation errors in words: `events[3].timestamp: expected string & Format<"date-time">`. */
 function reasonOf(v: IValidation.IFailure): string {
-  const shown = v.errors.slice(0, 3).map((e) => `${e.path.replace(/^\$input\.?/, '') || 'item'}: ${e.expected === 'undefined' ? 'unknown property' : `expected ${e.expected}`}`);
+  const shown = v.errors
+    .slice(0, 3)
+    .map(
+      (e) =>
+        `${e.path.replace(/^\$input\.?/, '') || 'item'}: ${e.expected === 'undefined' ? 'unknown property' : `expected ${e.expected}`}`,
+    );
   return v.errors.length > 3 ? `${shown.join('; ')}; and ${v.errors.length - 3} more` : shown.join('; ');
 }
 

@@ -12,7 +12,13 @@ const YOUNG_GENERATION_MB = 128;
 /** CPU work off the event loop: OTLP decoding and mapping, segment writing, agent batches. */
 export type ComputeClient = TaskPool<ComputeTasks>;
 
-export function createComputeClient(o: { threads: number; maxQueue: number; pricing: unknown; dataDir: string; onMessage: (m: unknown) => void }): ComputeClient {
+export function createComputeClient(o: {
+  threads: number;
+  maxQueue: number;
+  pricing: unknown;
+  dataDir: string;
+  onMessage: (m: unknown) => void;
+}): ComputeClient {
   const workerData: ComputeThreadData = { pricing: o.pricing, dataDir: o.dataDir };
   return new TaskPool<ComputeTasks>({
     entry: new URL('./computeThread.js', import.meta.url),

@@ -65,7 +65,13 @@ class Generation {
     private readonly buffer: SegmentBuffer,
   ) {}
 
-  async add(scope: Scope, rows: SpanRow[], blobs: BlobRecord[], resources: ResourceRecord[], bytes: number): Promise<void> {
+  async add(
+    scope: Scope,
+    rows: SpanRow[],
+    blobs: BlobRecord[],
+    resources: ResourceRecord[],
+    bytes: number,
+  ): Promise<void> {
     this.parts.add(rows);
     const byDay = new Map<string, SpanRow[]>();
     for (const row of rows) {
@@ -80,8 +86,19 @@ class Generation {
       if (!cell) this.cells.set(key, (cell = this.buffer.cell().then((buffered) => ({ scope, date, rows: buffered }))));
       this.buffer.append((await cell).rows, dayRows);
     }
-    for (const b of blobs) this.blobs.set(`${scope.tenantId}/${scope.appId}/${scope.environmentId}/${b.sha256}`, { ...b, tenantId: scope.tenantId, appId: scope.appId, environmentId: scope.environmentId });
-    for (const r of resources) this.resources.set(`${scope.tenantId}/${scope.appId}/${r.id}`, { ...r, tenantId: scope.tenantId, appId: scope.appId });
+    for (const b of blobs)
+      this.blobs.set(`${scope.tenantId}/${scope.appId}/${scope.environmentId}/${b.sha256}`, {
+        ...b,
+        tenantId: scope.tenantId,
+        appId: scope.appId,
+        environmentId: scope.environmentId,
+      });
+    for (const r of resources)
+      this.resources.set(`${scope.tenantId}/${scope.appId}/${r.id}`, {
+        ...r,
+        tenantId: scope.tenantId,
+        appId: scope.appId,
+      });
     const u = this.usage.get(scope.tenantId) ?? { spans: 0, bytes: 0 };
     u.spans += rows.length;
     u.bytes += bytes;
@@ -121,7 +138,12 @@ export interface IngestProblem {
 }
 
 /** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
-export type ReplayedLog = { report: GenerationReport | null; discardedBytes: number; skippedRecords: number; keys: SpanKeys[] };
+export type ReplayedLog = {
+  report: GenerationReport | null;
+  discardedBytes: number;
+  skippedRecords: number;
+  keys: SpanKeys[];
+};
 
 export class ComputeIngest {
   readonly workerId = randomUUID();
@@ -181,7 +203,10 @@ export class ComputeIngest {
     }
     g.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes)
       .catch((e: unknown) => {
-        if (g.broken === undefined) this.onError(e, { msg: "a record's rows could not be buffered; its generation will be written from its log" });
+        if (g.broken === undefined)
+          this.onError(e, {
+            msg: "a record's rows could not be buffered; its generation will be written from its log",
+          });
         g.broken ??= e;
       })
       .finally(() => g.done());
@@ -210,7 +235,7 @@ export class ComputeIngest {
 
   private chain(work: Generation[]): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      let error: unknown ;
+      let error: unknown;
       for (const g of work) {
         try {
           await this.write(g);
@@ -225,7 +250,12 @@ export class ComputeIngest {
       }
       this.failures++;
       const retryInMs = this.retryDelay();
-      this.onError(error, { msg: 'segment write failed; retrying', attempt: this.failures, retryInMs, generations: this.failed.length });
+      this.onError(error, {
+        msg: 'segment write failed; retrying',
+        attempt: this.failures,
+        retryInMs,
+        generations: this.failed.length,
+      });
       this.retryIn(retryInMs);
     });
     return this.flushing;
@@ -289,7 +319,11 @@ export class ComputeIngest {
       }
       gen.bodyBytes += body.byteLength;
       await gen.add(prepared.scope, prepared.rows, prepared.blobs, prepared.resources, prepared.bytes);
-      keys.push({ scope: prepared.scope, traceIds: prepared.rows.map((r) => r[TRACE] as string), spanIds: prepared.rows.map((r) => r[SPAN] as string) });
+      keys.push({
+        scope: prepared.scope,
+        traceIds: prepared.rows.map((r) => r[TRACE] as string),
+        spanIds: prepared.rows.map((r) => r[SPAN] as string),
+      });
     }
     try {
       const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
@@ -376,19 +410,32 @@ interface PreparedRecord {
 }
 
 /** A log record's rows: decoded and mapped (unless `held` has them), without the rows admission refused. */
-function prepareRecord(header: LogHeader, body: Uint8Array, costOf: MapOptions['costOf'], held?: () => Mapped): PreparedRecord {
+function prepareRecord(
+  header: LogHeader,
+  body: Uint8Array,
+  costOf: MapOptions['costOf'],
+  held?: () => Mapped,
+): PreparedRecord {
   const scope = { tenantId: header.tenantId, appId: header.appId, environmentId: header.environmentId };
   const { rows, blobs, resources } = held
     ? held()
     : prepare(
-        { body, encoding: header.encoding, contentEncoding: header.contentEncoding ?? undefined, maxDecompressedBytes: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: header.maxSpansPerTrace, scope },
+        {
+          body,
+          encoding: header.encoding,
+          contentEncoding: header.contentEncoding ?? undefined,
+          maxDecompressedBytes: Number.MAX_SAFE_INTEGER,
+          maxSpansPerTrace: header.maxSpansPerTrace,
+          scope,
+        },
         costOf,
       );
   const dropped = new Set(header.drop);
   const kept = dropped.size === 0 ? rows : rows.filter((_, i) => !dropped.has(i));
   if (REFUSED_SPAN_NAME) for (const row of kept) if (row[NAME] === REFUSED_SPAN_NAME) row[COST] = 1e300;
   // Records before the estimate was logged: what the rows themselves weigh.
-  const bytes = header.bytes ?? kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
+  const bytes =
+    header.bytes ?? kept.reduce((n, r) => n + rowBytes(r), 0) + blobs.reduce((n, b) => n + b.data.byteLength, 0);
   return { scope, rows: kept, blobs, resources, bytes };
 }
 

@@ -12,7 +12,10 @@ export interface AgentComputeTasks {
    * A sync request's body → the batch to store (checked, clamped, scrubbed), what was rejected, and
    * the row keys of the batch mapped for `scope` (the thread holds the rows for the request's record).
    */
-  prepareAgents: { in: { body: Uint8Array; contentType: string | undefined; ceiling: TierCeiling; scope: Scope }; out: PreparedAgents & RowsHeld };
+  prepareAgents: {
+    in: { body: Uint8Array; contentType: string | undefined; ceiling: TierCeiling; scope: Scope };
+    out: PreparedAgents & RowsHeld;
+  };
   /** A worker run's text from the store (`workerTraceInputs`) → its session as a batch to store (as `prepareAgents`), and its ended turns' figures. */
   prepareRunTrace: { in: { text: string; ceiling: TierCeiling; scope: Scope }; out: PreparedRunTrace<RowsHeld> };
   /** A worker's `POST …/leases/{id}/events` body → its events checked, as the store inserts them. */

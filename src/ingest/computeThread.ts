@@ -34,8 +34,20 @@ const sink: GenerationSink = { generationReady: (report: GenerationReport) => se
 const segments = new LocalSegmentStore(storeDirs(data.dataDir).segments);
 if (WORKER_START_DELAY_MS > 0) await new Promise((r) => setTimeout(r, WORKER_START_DELAY_MS));
 const buffer = await SegmentBuffer.open(segments.root);
-const ingest = new ComputeIngest(ingestLogDir(data.dataDir), segments, buffer, sink, priceOf, (err, { msg, attempt, retryInMs, generations }) =>
-  send({ t: 'log', level: 'warn', msg, err: String((err as Error)?.stack ?? err), fields: { attempt, retry_in_ms: retryInMs, generations } }),
+const ingest = new ComputeIngest(
+  ingestLogDir(data.dataDir),
+  segments,
+  buffer,
+  sink,
+  priceOf,
+  (err, { msg, attempt, retryInMs, generations }) =>
+    send({
+      t: 'log',
+      level: 'warn',
+      msg,
+      err: String((err as Error)?.stack ?? err),
+      fields: { attempt, retry_in_ms: retryInMs, generations },
+    }),
 );
 const scanner = new Scanner(ingest.workerId, priceOf);
 
@@ -63,8 +75,10 @@ parentPort!.postMessage({ tracelakeWorker: { workerId: ingest.workerId, port: th
 const handlers: { [K in keyof ComputeTasks]: (input: ComputeTasks[K]['in']) => Promise<ComputeTasks[K]['out']> } = {
   scan: async (input) => scanner.scan(input),
   replayLog: ({ path, name, record }) => ingest.replayFile(path, name, record),
-  prepareAgents: ({ body, contentType, ceiling, scope }) => prepareAgentBatch(body, contentType, ceiling, (batch) => scanner.agents(batch, scope)),
-  prepareRunTrace: ({ text, ceiling, scope }) => prepareRunTrace(text, ceiling, (batch) => scanner.agents(batch, scope), priceOf),
+  prepareAgents: ({ body, contentType, ceiling, scope }) =>
+    prepareAgentBatch(body, contentType, ceiling, (batch) => scanner.agents(batch, scope)),
+  prepareRunTrace: ({ text, ceiling, scope }) =>
+    prepareRunTrace(text, ceiling, (batch) => scanner.agents(batch, scope), priceOf),
   prepareWorkerEvents: async ({ body, contentType }) => prepareWorkerEvents(body, contentType),
 };
 

@@ -141,7 +141,11 @@ export class IngestCoordinator {
       this.options.flush,
       (gen) => this.times.cut({ workerId, seq: gen.seq }, gen),
       // Every append to it failed (each request was answered 5xx): if it stays, the next start replays it.
-      (name) => this.removeLog(name, 'could not delete the ingest log file of a generation whose appends all failed; the next start will replay it'),
+      (name) =>
+        this.removeLog(
+          name,
+          'could not delete the ingest log file of a generation whose appends all failed; the next start will replay it',
+        ),
     );
     this.lanes.set(workerId, lane);
     port.on('message', (m: ComputeMessage) => this.onMessage(workerId, lane, m));
@@ -164,7 +168,15 @@ export class IngestCoordinator {
   }
 
   /** Spans by what became of them, since the start (the operations metrics read them). */
-  readonly counts = { admitted: 0, duplicates: 0, overBound: 0, invalid: 0, quotaRefused: 0, replayFailures: 0, setAside: 0 };
+  readonly counts = {
+    admitted: 0,
+    duplicates: 0,
+    overBound: 0,
+    invalid: 0,
+    quotaRefused: 0,
+    replayFailures: 0,
+    setAside: 0,
+  };
 
   /** Bytes accepted but not yet in committed segments (with requests in flight). */
   get backlogBytes(): number {
@@ -194,7 +206,8 @@ export class IngestCoordinator {
   private async ingestClaimed(input: IngestRequest, waitVisible: boolean, claim: HeldClaim): Promise<IngestOutcome> {
     const started = performance.now();
     const requestBytes = input.body.byteLength;
-    if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes) throw overloaded('Too much ingested data is waiting to be written; retry shortly');
+    if (this.backlogBytes + requestBytes > this.options.maxBacklogBytes)
+      throw overloaded('Too much ingested data is waiting to be written; retry shortly');
     if (input.plan) await this.quotas.load(input.scope.tenantId);
     this.inFlightBytes += requestBytes;
     let record: { gen: LoggedRecord; kept: number } | null;
@@ -208,7 +221,10 @@ export class IngestCoordinator {
       const admittedAt = performance.now();
       outcome = this.outcome(admitted, started);
       if (admitted.kept === 0 && !admitted.refused) this.admission.settle(admitted.ticket, false);
-      record = admitted.kept > 0 ? { gen: await this.append(input, admitted, body, waitVisible, claim), kept: admitted.kept } : null;
+      record =
+        admitted.kept > 0
+          ? { gen: await this.append(input, admitted, body, waitVisible, claim), kept: admitted.kept }
+          : null;
       if (record) outcome.accepted = record.kept;
       outcome.ackMs = performance.now() - started;
       this.observe(checked - checking, admittedAt - checked, performance.now() - admittedAt);
@@ -220,7 +236,9 @@ export class IngestCoordinator {
     const g = record.gen;
     this.progress.addPending(g, requestBytes);
     const waitStarted = performance.now();
-    outcome.visible = waitVisible ? await this.progress.whenCommitted(g, this.options.visibleTimeoutMs, g.record) : this.progress.isCommitted(g);
+    outcome.visible = waitVisible
+      ? await this.progress.whenCommitted(g, this.options.visibleTimeoutMs, g.record)
+      : this.progress.isCommitted(g);
     outcome.visibleWaitMs = performance.now() - waitStarted;
     return outcome;
   }
@@ -282,15 +300,49 @@ export class IngestCoordinator {
     const kept = rows - drop.length;
     // The storage estimate of the kept rows: their share of the body (the main thread maps nothing).
     const bytes = kept === 0 ? 0 : estimateRowBytes(Math.round((bodyBytes * kept) / rows), kept);
-    const refused = input.plan && kept > 0 ? this.quotas.reserve(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
+    const refused =
+      input.plan && kept > 0 ? this.quotas.reserve(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
     const errors = [...keys.errors];
-    if (a.overBound > 0) errors.push(`${a.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
+    if (a.overBound > 0)
+      errors.push(`${a.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
     if (refused) this.admission.settle(a.ticket, false);
-    return { rejected: keys.rejected + a.overBound, errors, duplicates, overBound: a.overBound, refused, drop, kept: refused ? 0 : kept, overQuota: refused ? kept : 0, bytes, ticket: a.ticket };
+    return {
+      rejected: keys.rejected + a.overBound,
+      errors,
+      duplicates,
+      overBound: a.overBound,
+      refused,
+      drop,
+      kept: refused ? 0 : kept,
+      overQuota: refused ? kept : 0,
+      bytes,
+      ticket: a.ticket,
+    };
   }
 
-  private outcome(o: { rejected: number; errors: string[]; duplicates?: number; overBound?: number; refused?: QuotaRefusal | null; overQuota?: number }, started: number): IngestOutcome {
-    return { rejected: o.rejected, errors: o.errors, duplicates: o.duplicates ?? 0, overBound: o.overBound ?? 0, refused: o.refused ?? null, accepted: 0, overQuota: o.overQuota ?? 0, visible: true, ackMs: performance.now() - started, visibleWaitMs: 0 };
+  private outcome(
+    o: {
+      rejected: number;
+      errors: string[];
+      duplicates?: number;
+      overBound?: number;
+      refused?: QuotaRefusal | null;
+      overQuota?: number;
+    },
+    started: number,
+  ): IngestOutcome {
+    return {
+      rejected: o.rejected,
+      errors: o.errors,
+      duplicates: o.duplicates ?? 0,
+      overBound: o.overBound ?? 0,
+      refused: o.refused ?? null,
+      accepted: 0,
+      overQuota: o.overQuota ?? 0,
+      visible: true,
+      ackMs: performance.now() - started,
+      visibleWaitMs: 0,
+    };
   }
 
   /**
@@ -298,7 +350,13 @@ export class IngestCoordinator {
    * to the worker — the one that holds the decoded body, while it lives. Admission's ticket is
    * settled either way, and quota given back on failure.
    */
-  private async append(input: IngestRequest, a: ReturnType<IngestCoordinator['admit']>, body: Uint8Array, waitVisible: boolean, claim: HeldClaim): Promise<LoggedRecord> {
+  private async append(
+    input: IngestRequest,
+    a: ReturnType<IngestCoordinator['admit']>,
+    body: Uint8Array,
+    waitVisible: boolean,
+    claim: HeldClaim,
+  ): Promise<LoggedRecord> {
     const lane = (claim.held && this.lanes.get(claim.held.workerId)) || this.pickLane();
     if (!lane) {
       this.fail(a.ticket);
@@ -339,7 +397,9 @@ export class IngestCoordinator {
     // A held body's worker is gone when another lane was picked: nothing is held any more.
     const held = claim.held?.workerId === lane.workerId ? claim.held.id : undefined;
     claim.held = null;
-    lane.send({ t: 'record', seq: gen.seq, header, body: own, ...(held === undefined ? {} : { held }) }, [own.buffer as ArrayBuffer]);
+    lane.send({ t: 'record', seq: gen.seq, header, body: own, ...(held === undefined ? {} : { held }) }, [
+      own.buffer as ArrayBuffer,
+    ]);
     gen.end();
     lane.appended(gen, waitVisible);
     this.watchAges();
@@ -407,7 +467,10 @@ export class IngestCoordinator {
    */
   async start(): Promise<Replayed & { remembered: number }> {
     let remembered = 0;
-    const recent = await this.store.run('recentSpanKeys', { sinceMs: Date.now() - RECENT_MS, limit: Math.floor(this.options.dedupeSpans / 2) });
+    const recent = await this.store.run('recentSpanKeys', {
+      sinceMs: Date.now() - RECENT_MS,
+      limit: Math.floor(this.options.dedupeSpans / 2),
+    });
     for (const k of recent) {
       this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
       remembered += k.spanIds.length;
@@ -426,8 +489,15 @@ export class IngestCoordinator {
   }
 
   private triageDeps(): TriageDeps {
-    const remember = (scope: Scope, traceIds: string[], spanIds: string[]) => this.admission.remember(scopeKey(scope), traceIds, spanIds);
-    return { store: this.store, compute: this.compute, log: this.log, remember, quarantineDir: this.options.quarantineDir };
+    const remember = (scope: Scope, traceIds: string[], spanIds: string[]) =>
+      this.admission.remember(scopeKey(scope), traceIds, spanIds);
+    return {
+      store: this.store,
+      compute: this.compute,
+      log: this.log,
+      remember,
+      quarantineDir: this.options.quarantineDir,
+    };
   }
 
   /**
@@ -461,7 +531,11 @@ export class IngestCoordinator {
     switch (m.t) {
       case 'generation':
         lane.reported();
-        if (m.report.skippedRecords > 0) this.log.error({ worker: workerId, log: m.report.log, records: m.report.skippedRecords }, 'ingest log records that could not be decoded were skipped');
+        if (m.report.skippedRecords > 0)
+          this.log.error(
+            { worker: workerId, log: m.report.log, records: m.report.skippedRecords },
+            'ingest log records that could not be decoded were skipped',
+          );
         this.enqueueCommit(m.report);
         return;
       case 'closed':
@@ -526,7 +600,10 @@ export class IngestCoordinator {
         return null;
       } catch (err) {
         if (isStoreRefusal(err)) return err as Error;
-        this.log.warn({ err, logs: reports.map((r) => r.log), attempt }, 'could not commit flushed generations; retrying');
+        this.log.warn(
+          { err, logs: reports.map((r) => r.log), attempt },
+          'could not commit flushed generations; retrying',
+        );
         await new Promise((r) => setTimeout(r, COMMIT_RETRY_MS));
       }
     }
@@ -547,7 +624,10 @@ export class IngestCoordinator {
    * (logTriage.ts, which deletes the log file). Tried again while the store or a worker fails.
    */
   private async triage(report: GenerationReport, refusal: Error): Promise<void> {
-    this.log.error({ err: refusal, log: report.log }, 'the store refused a generation for a value in its data; committing its requests one by one to set aside those it refuses');
+    this.log.error(
+      { err: refusal, log: report.log },
+      'the store refused a generation for a value in its data; committing its requests one by one to set aside those it refuses',
+    );
     const committing = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -598,7 +678,10 @@ export class IngestCoordinator {
       } catch (err) {
         this.counts.replayFailures++;
         const retryInMs = Math.min(REPLAY_RETRY_MAX_MS, REPLAY_RETRY_MS * 2 ** (attempt - 1));
-        this.log.error({ err, attempt, retry_in_ms: retryInMs }, 'could not replay the ingest log of an ended worker; retrying');
+        this.log.error(
+          { err, attempt, retry_in_ms: retryInMs },
+          'could not replay the ingest log of an ended worker; retrying',
+        );
         setTimeout(() => this.replayEnded(workerId, attempt + 1), retryInMs).unref();
         return;
       }
@@ -621,7 +704,11 @@ type LoggedRecord = GenerationId & { record: number };
  * copy (a small Buffer can be a slice of Node's shared pool, which must never be detached).
  */
 function ownedBuffer(body: Uint8Array): Uint8Array {
-  return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer) ? body : new Uint8Array(body);
+  return body.byteOffset === 0 &&
+    body.byteLength === body.buffer.byteLength &&
+    !(body.buffer instanceof SharedArrayBuffer)
+    ? body
+    : new Uint8Array(body);
 }
 
 function scopeKey(s: Scope): string {

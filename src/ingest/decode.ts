@@ -17,7 +17,10 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
-  throw new ApiError('unsupported_media_type', `OTLP/HTTP takes application/x-protobuf or application/json, not "${type || 'nothing'}"`);
+  throw new ApiError(
+    'unsupported_media_type',
+    `OTLP/HTTP takes application/x-protobuf or application/json, not "${type || 'nothing'}"`,
+  );
 }
 
 /** Undoes Content-Encoding, refusing output over `maxBytes` (413) and broken streams (400). */
@@ -29,7 +32,11 @@ export function decompress(body: Uint8Array, contentEncoding: string | undefined
  * {@link decompress} on the libuv pool, for the main thread: the event loop never inflates. The same
  * answers and refusals.
  */
-export function decompressAsync(body: Uint8Array, contentEncoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
+export function decompressAsync(
+  body: Uint8Array,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+): Promise<Uint8Array> {
   return undo(body, contentEncoding, maxBytes, ASYNC);
 }
 
@@ -68,7 +75,8 @@ function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes
   if (encoding === 'identity' || encoding === '') return z.done(body);
   const options = { maxOutputLength: maxBytes };
   const refuse = (e: unknown): never => {
-    if (isTooLarge(e)) throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
+    if (isTooLarge(e))
+      throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
     throw badBody(`not valid ${encoding}: ${(e as Error).message}`);
   };
   if (encoding === 'gzip' || encoding === 'x-gzip') return z.attempt(() => z.gzip(body, options), refuse);
@@ -79,7 +87,10 @@ function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes
       (e) => (isTooLarge(e) ? refuse(e) : z.attempt(() => z.raw(body, options), refuse)),
     );
   }
-  throw new ApiError('unsupported_media_type', `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`);
+  throw new ApiError(
+    'unsupported_media_type',
+    `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`,
+  );
 }
 
 /** The spec's body error: the generic message, and what was wrong in `details.body`. */

@@ -44,7 +44,10 @@ export class IngestLogFile {
     try {
       const n = writevSync(this.fd, buffers, this.written);
       // On a regular file a short write means the disk (or the file-size limit) is full.
-      if (n !== size) throw new Error(`short write to the ingest log (${n} of ${size} bytes): No space left on device, or the file size limit`);
+      if (n !== size)
+        throw new Error(
+          `short write to the ingest log (${n} of ${size} bytes): No space left on device, or the file size limit`,
+        );
     } catch (e) {
       this.fail(e as Error);
       return Promise.reject(e as Error);
@@ -111,4 +114,5 @@ export class IngestLogFile {
   }
 }
 
-const poolSync: SyncFn = (fd) => new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+const poolSync: SyncFn = (fd) =>
+  new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));

@@ -39,8 +39,16 @@ export async function replayLogs(deps: TriageDeps, logDir: string, workerId?: st
         continue;
       }
       discardedBytes += replayed.discardedBytes;
-      if (replayed.discardedBytes > 0) deps.log.warn({ file: name, discarded_bytes: replayed.discardedBytes }, 'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed');
-      if (replayed.skippedRecords > 0) deps.log.error({ file: name, records: replayed.skippedRecords }, 'ingest log records that could not be decoded were skipped');
+      if (replayed.discardedBytes > 0)
+        deps.log.warn(
+          { file: name, discarded_bytes: replayed.discardedBytes },
+          'ingest log ended in a torn or damaged record; the bytes after the last whole record were not replayed',
+        );
+      if (replayed.skippedRecords > 0)
+        deps.log.error(
+          { file: name, records: replayed.skippedRecords },
+          'ingest log records that could not be decoded were skipped',
+        );
       for (const k of replayed.keys) {
         deps.remember(k.scope, k.traceIds, k.spanIds);
         spans += k.spanIds.length;
@@ -59,7 +67,10 @@ async function replayFile(deps: TriageDeps, path: string, name: string) {
     return replayed;
   } catch (err) {
     if (!isStoreRefusal(err)) throw err;
-    deps.log.error({ err, file: name }, 'the store refused a replayed generation for a value in its data; committing its requests one by one to set aside those it refuses');
+    deps.log.error(
+      { err, file: name },
+      'the store refused a replayed generation for a value in its data; committing its requests one by one to set aside those it refuses',
+    );
     return null;
   }
 }
@@ -67,7 +78,9 @@ async function replayFile(deps: TriageDeps, path: string, name: string) {
 /** Log files in the directory, oldest generation first within each worker. */
 function logFiles(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort();
   } catch {
     return [];
   }

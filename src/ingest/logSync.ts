@@ -18,14 +18,17 @@ export class LogSyncThread {
 
   constructor() {
     this.worker = new Worker(new URL('./logSyncWorker.js', import.meta.url));
-    this.worker.on('message', ({ id, error, tid }: { id: number; error: { message: string; code: string | null } | null; tid?: number }) => {
-      if (tid !== undefined) return void (this.tid = tid);
-      const w = this.waiting.get(id);
-      this.waiting.delete(id);
-      if (!w) return;
-      if (!error) return w.resolve();
-      w.reject(Object.assign(new Error(error.message), error.code ? { code: error.code } : {}));
-    });
+    this.worker.on(
+      'message',
+      ({ id, error, tid }: { id: number; error: { message: string; code: string | null } | null; tid?: number }) => {
+        if (tid !== undefined) return void (this.tid = tid);
+        const w = this.waiting.get(id);
+        this.waiting.delete(id);
+        if (!w) return;
+        if (!error) return w.resolve();
+        w.reject(Object.assign(new Error(error.message), error.code ? { code: error.code } : {}));
+      },
+    );
     this.worker.on('error', (e) => this.end(e));
     this.worker.on('exit', () => this.end(new Error('the ingest log sync thread ended')));
     this.worker.unref();

@@ -71,7 +71,15 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
       setAside.push(i);
       const { tenantId, appId, environmentId, receivedAtMs } = record.header;
       deps.log.error(
-        { err, file: name, record: i, tenant_id: tenantId, app_id: appId, environment_id: environmentId, received_at: new Date(receivedAtMs).toISOString() },
+        {
+          err,
+          file: name,
+          record: i,
+          tenant_id: tenantId,
+          app_id: appId,
+          environment_id: environmentId,
+          received_at: new Date(receivedAtMs).toISOString(),
+        },
         'the store refused the spans of an acknowledged request; the request is set aside in quarantine/ingest-log, unreadable until an operator restores it (docs/reliability.md)',
       );
     }
@@ -80,7 +88,10 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
   if (setAside.length > 0) {
     mkdirSync(deps.quarantineDir, { recursive: true });
     quarantined = join(deps.quarantineDir, name);
-    writeFileAtomic(quarantined, Buffer.concat(setAside.flatMap((i) => encodeRecord(records[i]!.header, records[i]!.body))));
+    writeFileAtomic(
+      quarantined,
+      Buffer.concat(setAside.flatMap((i) => encodeRecord(records[i]!.header, records[i]!.body))),
+    );
   }
   rmSync(path, { force: true });
   return { records: records.length, setAside, spans, quarantined };

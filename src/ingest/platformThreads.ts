@@ -6,9 +6,21 @@
  * (Should thread ids wrap around during the start, a few other threads are taken for them: they
  * would then keep the process's priority, nothing worse.)
  */
-export function platformThreads(tids: readonly number[], pid: number, execArgv: readonly string[], nodeOptions: string, cores: number): number[] {
+export function platformThreads(
+  tids: readonly number[],
+  pid: number,
+  execArgv: readonly string[],
+  nodeOptions: string,
+  cores: number,
+): number[] {
   // node reads NODE_OPTIONS before the command line's options, which override it.
-  const flag = [...nodeOptions.split(/\s+/), ...execArgv].map((a) => /^--v8-pool-size=(\d+)$/.exec(a)?.[1]).filter((v) => v !== undefined).pop();
+  const flag = [...nodeOptions.split(/\s+/), ...execArgv]
+    .map((a) => /^--v8-pool-size=(\d+)$/.exec(a)?.[1])
+    .filter((v) => v !== undefined)
+    .pop();
   const pool = flag === undefined ? 4 : Number(flag) === 0 ? cores : Number(flag);
-  return tids.filter((t) => t !== pid).sort((a, b) => a - b).slice(0, pool + 2);
+  return tids
+    .filter((t) => t !== pid)
+    .sort((a, b) => a - b)
+    .slice(0, pool + 2);
 }

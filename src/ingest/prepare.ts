@@ -47,7 +47,11 @@ export function prepare(input: PrepareInput, costOf: MapOptions['costOf']): Mapp
 }
 
 /** A decoded OTLP export → its rows. */
-export function mapOtlp(request: ExportTraceServiceRequest, input: Pick<PrepareInput, 'scope' | 'maxSpansPerTrace'>, costOf: MapOptions['costOf']): Mapped {
+export function mapOtlp(
+  request: ExportTraceServiceRequest,
+  input: Pick<PrepareInput, 'scope' | 'maxSpansPerTrace'>,
+  costOf: MapOptions['costOf'],
+): Mapped {
   const mapped = mapExportRequest(request, { maxSpansPerTrace: input.maxSpansPerTrace, costOf });
   const { rows, blobs, resources } = toRows(input.scope, mapped.spans as SpanRecord[]);
   return { rows, blobs, resources, rejected: mapped.rejected, errors: mapped.errors };
@@ -56,7 +60,8 @@ export function mapOtlp(request: ExportTraceServiceRequest, input: Pick<PrepareI
 /** A coding-agent batch (checked, clamped and scrubbed) → rows, and its blobs with those the rows split off. */
 export function mapAgentBatch(batch: AgentBatch, scope: Scope, costOf: MapOptions['costOf']): Mapped {
   const blobTexts = new Map<string, string>();
-  for (const b of batch.blobs) if (isTextMedia(b.mediaType)) blobTexts.set(b.sha256, Buffer.from(b.data).toString('utf8'));
+  for (const b of batch.blobs)
+    if (isTextMedia(b.mediaType)) blobTexts.set(b.sha256, Buffer.from(b.data).toString('utf8'));
   const spans = batch.sessions.flatMap((s) => mapSession(s, scope, { costOf, blobTexts }));
   const { rows, blobs, resources } = toRows(scope, spans);
   const all = new Map(batch.blobs.map((b) => [b.sha256, b]));

@@ -15,7 +15,20 @@
  */
 import type { ExportTraceServiceRequest, ResourceSpans, ScopeSpans, Span, SpanEvent } from '../core/otlp/wire.js';
 import { MAX_MESSAGE_DEPTH } from './protoDecode.js';
-import { Reader, readBool, readEnd, readFixed32, readFixed64Big, readTag, readUint32, skipField, skipFixed64, skipString, skipVarint64, viewBytes } from './protoReader.js';
+import {
+  Reader,
+  readBool,
+  readEnd,
+  readFixed32,
+  readFixed64Big,
+  readTag,
+  readUint32,
+  skipField,
+  skipFixed64,
+  skipString,
+  skipVarint64,
+  viewBytes,
+} from './protoReader.js';
 
 /** What the skeleton's spans carry in `events`: the mapper counts them, and reads nothing of them. */
 const EVENT: SpanEvent = Object.freeze({});
@@ -31,7 +44,8 @@ export function checkTraceRequest(bytes: Uint8Array): ExportTraceServiceRequest 
   const end = bytes.length;
   while (r.pos < end) {
     const t = readTag(r, end);
-    if (t === 10 /* resourceSpans = 1 */) (request.resourceSpans ??= []).push(checkResourceSpans(r, readEnd(r, end), 1));
+    if (t === 10 /* resourceSpans = 1 */)
+      (request.resourceSpans ??= []).push(checkResourceSpans(r, readEnd(r, end), 1));
     else skipField(r, t, end);
   }
   return request;
@@ -85,36 +99,41 @@ function checkSpan(r: Reader, end: number, depth: number): Span {
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 10 /* traceId = 1 */: {
-        const b = viewBytes(r, end);
-        if (b.length !== 0) m.traceId = b;
-        else delete m.traceId;
-        break;
-      }
-      case 18 /* spanId = 2 */: {
-        const b = viewBytes(r, end);
-        if (b.length !== 0) m.spanId = b;
-        else delete m.spanId;
-        break;
-      }
-      case 34 /* parentSpanId = 4 */: {
-        const b = viewBytes(r, end);
-        if (b.length !== 0) m.parentSpanId = b;
-        else delete m.parentSpanId;
-        break;
-      }
-      case 57 /* startTimeUnixNano = 7 */: {
-        const n = readFixed64Big(r, end);
-        if (n !== 0n) m.startTimeUnixNano = n;
-        else delete m.startTimeUnixNano;
-        break;
-      }
-      case 65 /* endTimeUnixNano = 8 */: {
-        const n = readFixed64Big(r, end);
-        if (n !== 0n) m.endTimeUnixNano = n;
-        else delete m.endTimeUnixNano;
-        break;
-      }
+      case 10 /* traceId = 1 */:
+        {
+          const b = viewBytes(r, end);
+          if (b.length !== 0) m.traceId = b;
+          else delete m.traceId;
+          break;
+        }
+      case 18 /* spanId = 2 */:
+        {
+          const b = viewBytes(r, end);
+          if (b.length !== 0) m.spanId = b;
+          else delete m.spanId;
+          break;
+        }
+      case 34 /* parentSpanId = 4 */:
+        {
+          const b = viewBytes(r, end);
+          if (b.length !== 0) m.parentSpanId = b;
+          else delete m.parentSpanId;
+          break;
+        }
+      case 57 /* startTimeUnixNano = 7 */:
+        {
+          const n = readFixed64Big(r, end);
+          if (n !== 0n) m.startTimeUnixNano = n;
+          else delete m.startTimeUnixNano;
+          break;
+        }
+      case 65 /* endTimeUnixNano = 8 */:
+        {
+          const n = readFixed64Big(r, end);
+          if (n !== 0n) m.endTimeUnixNano = n;
+          else delete m.endTimeUnixNano;
+          break;
+        }
       case 26 /* traceState = 3 */:
       case 42 /* name = 5 */:
         skipString(r, end);

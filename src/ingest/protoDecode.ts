@@ -69,7 +69,6 @@ import {
 /** Messages may nest this deep below the request (protobufjs' and protoc's recursion limit). */
 export const MAX_MESSAGE_DEPTH = 100;
 
-
 /**
  * Decodes an OTLP/HTTP protobuf trace export body. The result has the shape `decodeExportRequest`
  * returns (see the module comment) and shares no memory with `bytes`. Throws an Error on malformed input.
@@ -80,7 +79,8 @@ export function decodeTraceRequest(bytes: Uint8Array): ExportTraceServiceRequest
   const end = bytes.length;
   while (r.pos < end) {
     const t = readTag(r, end);
-    if (t === 10 /* resourceSpans = 1, LEN */) (request.resourceSpans ??= []).push(decodeResourceSpans(r, readEnd(r, end), 1));
+    if (t === 10 /* resourceSpans = 1, LEN */)
+      (request.resourceSpans ??= []).push(decodeResourceSpans(r, readEnd(r, end), 1));
     else skipField(r, t, end);
   }
   return request;
@@ -101,12 +101,13 @@ function decodeResourceSpans(r: Reader, end: number, depth: number): ResourceSpa
       case 18 /* scopeSpans = 2, LEN */:
         (m.scopeSpans ??= []).push(decodeScopeSpans(r, readEnd(r, end), depth + 1));
         break;
-      case 26 /* schemaUrl = 3, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.schemaUrl = s;
-        else delete m.schemaUrl;
-        break;
-      }
+      case 26 /* schemaUrl = 3, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.schemaUrl = s;
+          else delete m.schemaUrl;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -122,12 +123,13 @@ function decodeResource(r: Reader, end: number, depth: number, into: Resource | 
       case 10 /* attributes = 1, LEN */:
         (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
         break;
-      case 16 /* droppedAttributesCount = 2, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedAttributesCount = n;
-        else delete m.droppedAttributesCount;
-        break;
-      }
+      case 16 /* droppedAttributesCount = 2, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedAttributesCount = n;
+          else delete m.droppedAttributesCount;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -146,12 +148,13 @@ function decodeScopeSpans(r: Reader, end: number, depth: number): ScopeSpans {
       case 18 /* spans = 2, LEN */:
         (m.spans ??= []).push(decodeSpan(r, readEnd(r, end), depth + 1));
         break;
-      case 26 /* schemaUrl = 3, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.schemaUrl = s;
-        else delete m.schemaUrl;
-        break;
-      }
+      case 26 /* schemaUrl = 3, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.schemaUrl = s;
+          else delete m.schemaUrl;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -159,32 +162,40 @@ function decodeScopeSpans(r: Reader, end: number, depth: number): ScopeSpans {
   return m;
 }
 
-function decodeScope(r: Reader, end: number, depth: number, into: InstrumentationScope | null | undefined): InstrumentationScope {
+function decodeScope(
+  r: Reader,
+  end: number,
+  depth: number,
+  into: InstrumentationScope | null | undefined,
+): InstrumentationScope {
   const m: InstrumentationScope = into ?? {};
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 10 /* name = 1, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.name = s;
-        else delete m.name;
-        break;
-      }
-      case 18 /* version = 2, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.version = s;
-        else delete m.version;
-        break;
-      }
+      case 10 /* name = 1, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.name = s;
+          else delete m.name;
+          break;
+        }
+      case 18 /* version = 2, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.version = s;
+          else delete m.version;
+          break;
+        }
       case 26 /* attributes = 3, LEN */:
         (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
         break;
-      case 32 /* droppedAttributesCount = 4, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedAttributesCount = n;
-        else delete m.droppedAttributesCount;
-        break;
-      }
+      case 32 /* droppedAttributesCount = 4, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedAttributesCount = n;
+          else delete m.droppedAttributesCount;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -197,90 +208,102 @@ function decodeSpan(r: Reader, end: number, depth: number): Span {
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 10 /* traceId = 1, LEN */: {
-        const b = readBytes(r, end);
-        if (b.length !== 0) m.traceId = b;
-        else delete m.traceId;
-        break;
-      }
-      case 18 /* spanId = 2, LEN */: {
-        const b = readBytes(r, end);
-        if (b.length !== 0) m.spanId = b;
-        else delete m.spanId;
-        break;
-      }
-      case 26 /* traceState = 3, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.traceState = s;
-        else delete m.traceState;
-        break;
-      }
-      case 34 /* parentSpanId = 4, LEN */: {
-        const b = readBytes(r, end);
-        if (b.length !== 0) m.parentSpanId = b;
-        else delete m.parentSpanId;
-        break;
-      }
-      case 42 /* name = 5, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.name = s;
-        else delete m.name;
-        break;
-      }
-      case 48 /* kind = 6, VARINT */: {
-        const n = readUint32(r, end) | 0;
-        if (n !== 0) m.kind = n;
-        else delete m.kind;
-        break;
-      }
-      case 57 /* startTimeUnixNano = 7, FIXED64 */: {
-        const s = readFixed64(r, end);
-        if (s !== '0') m.startTimeUnixNano = s;
-        else delete m.startTimeUnixNano;
-        break;
-      }
-      case 65 /* endTimeUnixNano = 8, FIXED64 */: {
-        const s = readFixed64(r, end);
-        if (s !== '0') m.endTimeUnixNano = s;
-        else delete m.endTimeUnixNano;
-        break;
-      }
+      case 10 /* traceId = 1, LEN */:
+        {
+          const b = readBytes(r, end);
+          if (b.length !== 0) m.traceId = b;
+          else delete m.traceId;
+          break;
+        }
+      case 18 /* spanId = 2, LEN */:
+        {
+          const b = readBytes(r, end);
+          if (b.length !== 0) m.spanId = b;
+          else delete m.spanId;
+          break;
+        }
+      case 26 /* traceState = 3, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.traceState = s;
+          else delete m.traceState;
+          break;
+        }
+      case 34 /* parentSpanId = 4, LEN */:
+        {
+          const b = readBytes(r, end);
+          if (b.length !== 0) m.parentSpanId = b;
+          else delete m.parentSpanId;
+          break;
+        }
+      case 42 /* name = 5, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.name = s;
+          else delete m.name;
+          break;
+        }
+      case 48 /* kind = 6, VARINT */:
+        {
+          const n = readUint32(r, end) | 0;
+          if (n !== 0) m.kind = n;
+          else delete m.kind;
+          break;
+        }
+      case 57 /* startTimeUnixNano = 7, FIXED64 */:
+        {
+          const s = readFixed64(r, end);
+          if (s !== '0') m.startTimeUnixNano = s;
+          else delete m.startTimeUnixNano;
+          break;
+        }
+      case 65 /* endTimeUnixNano = 8, FIXED64 */:
+        {
+          const s = readFixed64(r, end);
+          if (s !== '0') m.endTimeUnixNano = s;
+          else delete m.endTimeUnixNano;
+          break;
+        }
       case 74 /* attributes = 9, LEN */:
         (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
         break;
-      case 80 /* droppedAttributesCount = 10, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedAttributesCount = n;
-        else delete m.droppedAttributesCount;
-        break;
-      }
+      case 80 /* droppedAttributesCount = 10, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedAttributesCount = n;
+          else delete m.droppedAttributesCount;
+          break;
+        }
       case 90 /* events = 11, LEN */:
         (m.events ??= []).push(decodeEvent(r, readEnd(r, end), depth + 1));
         break;
-      case 96 /* droppedEventsCount = 12, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedEventsCount = n;
-        else delete m.droppedEventsCount;
-        break;
-      }
+      case 96 /* droppedEventsCount = 12, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedEventsCount = n;
+          else delete m.droppedEventsCount;
+          break;
+        }
       case 106 /* links = 13, LEN */:
         (m.links ??= []).push(decodeLink(r, readEnd(r, end), depth + 1));
         break;
-      case 112 /* droppedLinksCount = 14, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedLinksCount = n;
-        else delete m.droppedLinksCount;
-        break;
-      }
+      case 112 /* droppedLinksCount = 14, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedLinksCount = n;
+          else delete m.droppedLinksCount;
+          break;
+        }
       case 122 /* status = 15, LEN */:
         m.status = decodeStatus(r, readEnd(r, end), m.status);
         break;
-      case 133 /* flags = 16, FIXED32 */: {
-        const n = readFixed32(r, end);
-        if (n !== 0) m.flags = n;
-        else delete m.flags;
-        break;
-      }
+      case 133 /* flags = 16, FIXED32 */:
+        {
+          const n = readFixed32(r, end);
+          if (n !== 0) m.flags = n;
+          else delete m.flags;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -293,27 +316,30 @@ function decodeEvent(r: Reader, end: number, depth: number): SpanEvent {
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 9 /* timeUnixNano = 1, FIXED64 */: {
-        const s = readFixed64(r, end);
-        if (s !== '0') m.timeUnixNano = s;
-        else delete m.timeUnixNano;
-        break;
-      }
-      case 18 /* name = 2, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.name = s;
-        else delete m.name;
-        break;
-      }
+      case 9 /* timeUnixNano = 1, FIXED64 */:
+        {
+          const s = readFixed64(r, end);
+          if (s !== '0') m.timeUnixNano = s;
+          else delete m.timeUnixNano;
+          break;
+        }
+      case 18 /* name = 2, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.name = s;
+          else delete m.name;
+          break;
+        }
       case 26 /* attributes = 3, LEN */:
         (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
         break;
-      case 32 /* droppedAttributesCount = 4, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedAttributesCount = n;
-        else delete m.droppedAttributesCount;
-        break;
-      }
+      case 32 /* droppedAttributesCount = 4, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedAttributesCount = n;
+          else delete m.droppedAttributesCount;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -326,39 +352,44 @@ function decodeLink(r: Reader, end: number, depth: number): SpanLink {
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 10 /* traceId = 1, LEN */: {
-        const b = readBytes(r, end);
-        if (b.length !== 0) m.traceId = b;
-        else delete m.traceId;
-        break;
-      }
-      case 18 /* spanId = 2, LEN */: {
-        const b = readBytes(r, end);
-        if (b.length !== 0) m.spanId = b;
-        else delete m.spanId;
-        break;
-      }
-      case 26 /* traceState = 3, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.traceState = s;
-        else delete m.traceState;
-        break;
-      }
+      case 10 /* traceId = 1, LEN */:
+        {
+          const b = readBytes(r, end);
+          if (b.length !== 0) m.traceId = b;
+          else delete m.traceId;
+          break;
+        }
+      case 18 /* spanId = 2, LEN */:
+        {
+          const b = readBytes(r, end);
+          if (b.length !== 0) m.spanId = b;
+          else delete m.spanId;
+          break;
+        }
+      case 26 /* traceState = 3, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.traceState = s;
+          else delete m.traceState;
+          break;
+        }
       case 34 /* attributes = 4, LEN */:
         (m.attributes ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
         break;
-      case 40 /* droppedAttributesCount = 5, VARINT */: {
-        const n = readUint32(r, end);
-        if (n !== 0) m.droppedAttributesCount = n;
-        else delete m.droppedAttributesCount;
-        break;
-      }
-      case 53 /* flags = 6, FIXED32 */: {
-        const n = readFixed32(r, end);
-        if (n !== 0) m.flags = n;
-        else delete m.flags;
-        break;
-      }
+      case 40 /* droppedAttributesCount = 5, VARINT */:
+        {
+          const n = readUint32(r, end);
+          if (n !== 0) m.droppedAttributesCount = n;
+          else delete m.droppedAttributesCount;
+          break;
+        }
+      case 53 /* flags = 6, FIXED32 */:
+        {
+          const n = readFixed32(r, end);
+          if (n !== 0) m.flags = n;
+          else delete m.flags;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -371,18 +402,20 @@ function decodeStatus(r: Reader, end: number, into: Status | null | undefined): 
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 18 /* message = 2, LEN */: {
-        const s = readString(r, end);
-        if (s !== '') m.message = s;
-        else delete m.message;
-        break;
-      }
-      case 24 /* code = 3, VARINT */: {
-        const n = readUint32(r, end) | 0;
-        if (n !== 0) m.code = n;
-        else delete m.code;
-        break;
-      }
+      case 18 /* message = 2, LEN */:
+        {
+          const s = readString(r, end);
+          if (s !== '') m.message = s;
+          else delete m.message;
+          break;
+        }
+      case 24 /* code = 3, VARINT */:
+        {
+          const n = readUint32(r, end) | 0;
+          if (n !== 0) m.code = n;
+          else delete m.code;
+          break;
+        }
       default:
         skipField(r, t, end);
     }
@@ -396,12 +429,13 @@ function decodeKeyValue(r: Reader, end: number, depth: number, into: KeyValue | 
   while (r.pos < end) {
     const t = readTag(r, end);
     switch (t) {
-      case 10 /* key = 1, LEN */: {
-        const s = readKey(r, end);
-        if (s !== '') m.key = s;
-        else delete m.key;
-        break;
-      }
+      case 10 /* key = 1, LEN */:
+        {
+          const s = readKey(r, end);
+          if (s !== '') m.key = s;
+          else delete m.key;
+          break;
+        }
       case 18 /* value = 2, LEN */:
         m.value = decodeAnyValue(r, readEnd(r, end), depth + 1, m.value);
         break;
@@ -413,7 +447,15 @@ function decodeKeyValue(r: Reader, end: number, depth: number, into: KeyValue | 
 }
 
 type AnyValueMember = keyof AnyValue;
-const ANY_VALUE_MEMBERS: readonly AnyValueMember[] = ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'];
+const ANY_VALUE_MEMBERS: readonly AnyValueMember[] = [
+  'stringValue',
+  'boolValue',
+  'intValue',
+  'doubleValue',
+  'arrayValue',
+  'kvlistValue',
+  'bytesValue',
+];
 
 /** The oneof: `set` is the member present so far; setting another one removes it (last one wins). */
 function decodeAnyValue(r: Reader, end: number, depth: number, into: AnyValue | null | undefined): AnyValue {
@@ -469,18 +511,25 @@ function decodeArrayValue(r: Reader, end: number, depth: number, into: ArrayValu
   const m: ArrayValue = into ?? {};
   while (r.pos < end) {
     const t = readTag(r, end);
-    if (t === 10 /* values = 1, LEN */) (m.values ??= []).push(decodeAnyValue(r, readEnd(r, end), depth + 1, undefined));
+    if (t === 10 /* values = 1, LEN */)
+      (m.values ??= []).push(decodeAnyValue(r, readEnd(r, end), depth + 1, undefined));
     else skipField(r, t, end);
   }
   return m;
 }
 
-function decodeKeyValueList(r: Reader, end: number, depth: number, into: KeyValueList | null | undefined): KeyValueList {
+function decodeKeyValueList(
+  r: Reader,
+  end: number,
+  depth: number,
+  into: KeyValueList | null | undefined,
+): KeyValueList {
   checkDepth(depth);
   const m: KeyValueList = into ?? {};
   while (r.pos < end) {
     const t = readTag(r, end);
-    if (t === 10 /* values = 1, LEN */) (m.values ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
+    if (t === 10 /* values = 1, LEN */)
+      (m.values ??= []).push(decodeKeyValue(r, readEnd(r, end), depth + 1, undefined));
     else skipField(r, t, end);
   }
   return m;

@@ -167,8 +167,14 @@ function shortAscii(buf: Buffer, start: number, end: number): string | undefined
   let i = start;
   let s = '';
   if (end - i >= 8) {
-    const c0 = buf[i]!, c1 = buf[i + 1]!, c2 = buf[i + 2]!, c3 = buf[i + 3]!;
-    const c4 = buf[i + 4]!, c5 = buf[i + 5]!, c6 = buf[i + 6]!, c7 = buf[i + 7]!;
+    const c0 = buf[i]!,
+      c1 = buf[i + 1]!,
+      c2 = buf[i + 2]!,
+      c3 = buf[i + 3]!;
+    const c4 = buf[i + 4]!,
+      c5 = buf[i + 5]!,
+      c6 = buf[i + 6]!,
+      c7 = buf[i + 7]!;
     if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) >= 0x80) return undefined;
     s = String.fromCharCode(c0, c1, c2, c3, c4, c5, c6, c7);
     i += 8;

@@ -42,13 +42,42 @@ export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit =
     const input = outOfLine(s.input, inlineLimit, keep);
     const output = outOfLine(s.output, inlineLimit, keep);
     const row: SpanRow = [
-      scope.tenantId, scope.appId, scope.environmentId,
-      s.traceId, s.spanId, s.parentId, s.name, s.type, s.spanKind, s.status, s.statusMessage,
-      s.startNs, s.endNs, s.model, s.promptName, s.serviceName,
-      int(s.inputTokens), int(s.outputTokens), int(s.cachedInputTokens), int(s.tokens), storableCost(s.cost),
-      input.preview, output.preview, input.inline, output.inline, input.ref, output.ref,
-      s.sessionId, s.userId, s.runId, s.tags,
-      json(s.metadata), json(s.graph), null, resourceOf(s).id, null,
+      scope.tenantId,
+      scope.appId,
+      scope.environmentId,
+      s.traceId,
+      s.spanId,
+      s.parentId,
+      s.name,
+      s.type,
+      s.spanKind,
+      s.status,
+      s.statusMessage,
+      s.startNs,
+      s.endNs,
+      s.model,
+      s.promptName,
+      s.serviceName,
+      int(s.inputTokens),
+      int(s.outputTokens),
+      int(s.cachedInputTokens),
+      int(s.tokens),
+      storableCost(s.cost),
+      input.preview,
+      output.preview,
+      input.inline,
+      output.inline,
+      input.ref,
+      output.ref,
+      s.sessionId,
+      s.userId,
+      s.runId,
+      s.tags,
+      json(s.metadata),
+      json(s.graph),
+      null,
+      resourceOf(s).id,
+      null,
     ];
     // After the other columns: an attribute is left out only when its column holds the same value.
     const attributes = storedAttributes(s.attributes, row);
@@ -61,7 +90,9 @@ export function toRows(scope: Scope, spans: readonly SpanRecord[], inlineLimit =
 
 function resourceRecord(s: SpanRecord): ResourceRecord {
   const resource = json(s.resource);
-  const digest = createHash('sha256').update(`${resource ?? ''}\u0000${s.scope.name ?? ''}\u0000${s.scope.version ?? ''}`).digest();
+  const digest = createHash('sha256')
+    .update(`${resource ?? ''}\u0000${s.scope.name ?? ''}\u0000${s.scope.version ?? ''}`)
+    .digest();
   return { id: digest.readBigUInt64BE(0), resource, scopeName: s.scope.name, scopeVersion: s.scope.version };
 }
 
@@ -97,7 +128,11 @@ function outOfLine(text: string | null, limit: number, keep: (b: BlobRecord) => 
   if (bytes <= limit) return { preview: null, inline: stored, ref: null };
   const preview = leadingChars(stored, PREVIEW_CHARS);
   const data = Buffer.from(stored, 'utf8');
-  const blob = { sha256: sha256(data), mediaType: looksLikeJson(stored) ? 'application/json' : 'text/plain; charset=utf-8', data };
+  const blob = {
+    sha256: sha256(data),
+    mediaType: looksLikeJson(stored) ? 'application/json' : 'text/plain; charset=utf-8',
+    data,
+  };
   keep(blob);
   return { preview, inline: null, ref: blob.sha256 };
 }

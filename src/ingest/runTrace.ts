@@ -16,10 +16,20 @@ export interface PreparedRunTrace<R = unknown> {
   figures: RunTrace['figures'];
 }
 
-export async function prepareRunTrace<R>(text: string, ceiling: TierCeiling, rowsOf: (batch: AgentBatch) => R, costOf?: CostFn): Promise<PreparedRunTrace<R>> {
+export async function prepareRunTrace<R>(
+  text: string,
+  ceiling: TierCeiling,
+  rowsOf: (batch: AgentBatch) => R,
+  costOf?: CostFn,
+): Promise<PreparedRunTrace<R>> {
   const { run, turns, events } = JSON.parse(text) as RunTraceText;
-  const stored = events.map((e) => ({ ...e, event: e.event === null ? null : (JSON.parse(e.event) as Record<string, unknown>) }));
+  const stored = events.map((e) => ({
+    ...e,
+    event: e.event === null ? null : (JSON.parse(e.event) as Record<string, unknown>),
+  }));
   const { session, figures } = runTrace(run, turns, stored, costOf);
-  const prepared = session ? await prepareAgentEnvelope({ schemaVersion: 1, sessions: [session] }, ceiling, rowsOf) : null;
+  const prepared = session
+    ? await prepareAgentEnvelope({ schemaVersion: 1, sessions: [session] }, ceiling, rowsOf)
+    : null;
   return { prepared, figures };
 }

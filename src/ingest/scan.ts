@@ -53,7 +53,8 @@ export class Scanner {
 
   /** OTLP/JSON is decoded and held until its record; with `discard` mapped too, and dropped. */
   scan(input: ScanInput): ScanOutcome {
-    if (input.discard || input.encoding !== 'json') return { keys: keysOfRows(prepare(input, this.costOf)), decompressed: null, held: null };
+    if (input.discard || input.encoding !== 'json')
+      return { keys: keysOfRows(prepare(input, this.costOf)), decompressed: null, held: null };
     const bytes = decompress(input.body, input.contentEncoding, input.maxDecompressedBytes);
     const request = decodeRequest(bytes, input.encoding);
     const keys = rowKeys(request, { maxSpansPerTrace: input.maxSpansPerTrace });

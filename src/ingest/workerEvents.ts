@@ -36,10 +36,31 @@ export function prepareWorkerEvents(raw: Uint8Array | null, contentType: string 
 
 function storedRow(e: WorkerEventInput): StoredEventRow {
   const atMs = Date.parse(e.at);
-  if (e.kind !== 'agent') return { seq: e.seq, at_ms: atMs, kind: e.kind, text: e.text ?? '', level: e.kind === 'step' ? (e.level ?? 'info') : null, event: null };
+  if (e.kind !== 'agent')
+    return {
+      seq: e.seq,
+      at_ms: atMs,
+      kind: e.kind,
+      text: e.text ?? '',
+      level: e.kind === 'step' ? (e.level ?? 'info') : null,
+      event: null,
+    };
   const raw = e.event ?? {};
-  const stamped = { ...raw, id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : `e${e.seq}`, parentId: raw.parentId ?? null, timestamp: typeof raw.timestamp === 'string' ? raw.timestamp : e.at };
+  const stamped = {
+    ...raw,
+    id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : `e${e.seq}`,
+    parentId: raw.parentId ?? null,
+    timestamp: typeof raw.timestamp === 'string' ? raw.timestamp : e.at,
+  };
   const checked = pruneAgentEvent(stamped as unknown as AgentEvent);
-  if (checked.success) return { seq: e.seq, at_ms: atMs, kind: 'agent', text: null, level: null, event: JSON.stringify(checked.data) };
-  return { seq: e.seq, at_ms: atMs, kind: 'stdout', text: cutText(JSON.stringify(raw), 65536), level: null, event: null };
+  if (checked.success)
+    return { seq: e.seq, at_ms: atMs, kind: 'agent', text: null, level: null, event: JSON.stringify(checked.data) };
+  return {
+    seq: e.seq,
+    at_ms: atMs,
+    kind: 'stdout',
+    text: cutText(JSON.stringify(raw), 65536),
+    level: null,
+    event: null,
+  };
 }

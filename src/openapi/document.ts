@@ -136,7 +136,8 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   for (const route of input.routes) add(route.method, route.path, operation(route, noteOf(route), input.catalog));
   for (const [method, path] of input.unbuilt) add(method, path, unbuiltOperation(method, path));
   // Tags in the order given (else the order the notes are written: by subject), those without a note last.
-  const order = input.tagOrder ?? [...input.routes.map((r) => r.note), ...Object.values(input.notes ?? {})].map((n) => n?.tag);
+  const order =
+    input.tagOrder ?? [...input.routes.map((r) => r.note), ...Object.values(input.notes ?? {})].map((n) => n?.tag);
   const rank = (tag: string) => {
     const i = order.indexOf(tag);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
@@ -144,7 +145,12 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   tags.sort((a, b) => rank(a) - rank(b));
   return {
     openapi: '3.1.0',
-    info: { title: 'Tracelake gateway API', version: input.version, description: input.description, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
+    info: {
+      title: 'Tracelake gateway API',
+      version: input.version,
+      description: input.description,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
     servers: [
       { url: '/', description: 'The server that serves this document' },
       { url: 'http://127.0.0.1:4318', description: 'The default address of `npm start`' },
@@ -163,13 +169,15 @@ const SECURITY_SCHEMES: OpenApiDocument['components']['securitySchemes'] = {
   apiKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key (`sk_service_…`) or a session token in `Authorization`; the `Bearer ` prefix is optional on the REST API.',
+    description:
+      'An API key (`sk_service_…`) or a session token in `Authorization`; the `Bearer ` prefix is optional on the REST API.',
   },
   otlpKey: {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
-    description: 'OTLP ingestion: the raw API key, without `Bearer ` (a `Bearer ` value is 401), as OpenTelemetry exporters send headers.',
+    description:
+      'OTLP ingestion: the raw API key, without `Bearer ` (a `Bearer ` value is 401), as OpenTelemetry exporters send headers.',
   },
   appId: {
     type: 'apiKey',
@@ -203,8 +211,14 @@ function operation(route: RouteShape, note: OperationNote | undefined, catalog: 
     ...(route.permission === 'operator' ? { 'x-tracelake-requires': 'operator-token' as const } : {}),
     'x-tracelake-surface': modes,
     security: note?.credentialAlone ? [{ apiKey: [] }] : security(route),
-    parameters: [...pathParameters(route.path, note?.params, catalog), ...queryParameters(note?.query, catalog), ...headerParameters(note?.headers)],
-    ...(note?.body ? { requestBody: { required: note.body.optional !== true, content: content(note.body, catalog) } } : {}),
+    parameters: [
+      ...pathParameters(route.path, note?.params, catalog),
+      ...queryParameters(note?.query, catalog),
+      ...headerParameters(note?.headers),
+    ],
+    ...(note?.body
+      ? { requestBody: { required: note.body.optional !== true, content: content(note.body, catalog) } }
+      : {}),
     responses: responses(route, note, modes, catalog),
   };
   return op;
@@ -231,10 +245,16 @@ export function catalogRef(catalog: SchemaCollection, name: string): string {
 }
 
 /** The object schema behind a catalog name (its properties become parameters). */
-function objectSchema(catalog: SchemaCollection, name: string): { properties: Record<string, Schema>; required: string[] } {
+function objectSchema(
+  catalog: SchemaCollection,
+  name: string,
+): { properties: Record<string, Schema>; required: string[] } {
   const ref = catalogRef(catalog, name);
   const schema = canonical(catalog.components.schemas![ref.replace('#/components/schemas/', '')]) as Schema;
-  return { properties: (schema.properties ?? {}) as Record<string, Schema>, required: (schema.required ?? []) as string[] };
+  return {
+    properties: (schema.properties ?? {}) as Record<string, Schema>,
+    required: (schema.required ?? []) as string[],
+  };
 }
 
 function parameter(name: string, where: Parameter['in'], required: boolean, schema: Schema): Parameter {
@@ -255,14 +275,23 @@ function queryParameters(type: string | undefined, catalog: SchemaCollection): P
 }
 
 function headerParameters(headers: OperationNote['headers']): Parameter[] {
-  return Object.entries(headers ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+  return Object.entries(headers ?? {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  }));
 }
 
 function content(payload: Payload, catalog: SchemaCollection): Record<string, MediaType> {
   const out: Record<string, MediaType> = {};
   if (payload.type !== undefined) {
     out['application/json'] = { schema: { $ref: catalogRef(catalog, payload.type) } };
-    if (payload.examples) out['application/json'].examples = Object.fromEntries(Object.entries(payload.examples).map(([name, value]) => [name, { value }]));
+    if (payload.examples)
+      out['application/json'].examples = Object.fromEntries(
+        Object.entries(payload.examples).map(([name, value]) => [name, { value }]),
+      );
   }
   for (const [type, description] of Object.entries(payload.media ?? {})) out[type] = { schema: { description } };
   return out;
@@ -291,9 +320,15 @@ function commonErrors(route: RouteShape, modes: readonly Mode[]): number[] {
   ];
 }
 
-function responses(route: RouteShape, note: OperationNote | undefined, modes: readonly Mode[], catalog: SchemaCollection): Record<string, Response> {
+function responses(
+  route: RouteShape,
+  note: OperationNote | undefined,
+  modes: readonly Mode[],
+  catalog: SchemaCollection,
+): Record<string, Response> {
   const out: Record<string, Response> = {};
-  for (const answer of note?.answers ?? [{ status: 200, description: 'OK' }]) out[String(answer.status)] = answerResponse(answer, catalog);
+  for (const answer of note?.answers ?? [{ status: 200, description: 'OK' }])
+    out[String(answer.status)] = answerResponse(answer, catalog);
   const extra = new Map<number, string[]>();
   for (const e of note?.errors ?? []) extra.set(e.status, [...(extra.get(e.status) ?? []), e.when]);
   const statuses = [...new Set([...commonErrors(route, modes), ...extra.keys()])].sort((a, b) => a - b);
@@ -301,20 +336,28 @@ function responses(route: RouteShape, note: OperationNote | undefined, modes: re
     const key = String(status);
     if (out[key]) continue;
     const when = extra.get(status);
-    out[key] = { $ref: `#/components/responses/Error${status}`, description: when ? when.join(' ') : errorDescription(status) };
+    out[key] = {
+      $ref: `#/components/responses/Error${status}`,
+      description: when ? when.join(' ') : errorDescription(status),
+    };
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 function answerResponse(answer: Answer, catalog: SchemaCollection): Response {
   const response: Response = { description: answer.description };
-  if (answer.headers) response.headers = Object.fromEntries(Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+  if (answer.headers)
+    response.headers = Object.fromEntries(
+      Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+    );
   if (answer.type !== undefined || answer.media) response.content = content(answer, catalog);
   return response;
 }
 
 function errorDescription(status: number): string {
-  const codes = Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => `\`${code}\``);
+  const codes = Object.entries(ERRORS)
+    .filter(([, e]) => e.status === status)
+    .map(([code]) => `\`${code}\``);
   return `${STATUS_TEXT[status]}: ${codes.join(', ')}.`;
 }
 
@@ -365,8 +408,15 @@ export function canonical(value: unknown): unknown {
   for (const [key, v] of Object.entries(value)) {
     if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(v)) {
       out[key] = v.map(canonical).sort((a, b) => order(JSON.stringify(a), JSON.stringify(b)));
-    } else if ((key === 'properties' || key === 'mapping') && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      out[key] = Object.fromEntries(sortedEntries(v as Record<string, unknown>).map(([name, schema]) => [name, canonical(schema)]));
+    } else if (
+      (key === 'properties' || key === 'mapping') &&
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v)
+    ) {
+      out[key] = Object.fromEntries(
+        sortedEntries(v as Record<string, unknown>).map(([name, schema]) => [name, canonical(schema)]),
+      );
     } else if (key === 'required' && Array.isArray(v)) {
       out[key] = [...(v as string[])].sort();
     } else out[key] = canonical(v);

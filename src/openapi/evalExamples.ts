@@ -49,7 +49,15 @@ export const FINISHED_RUN: Catalog['EvalRunAnswer']['data'] = {
   finished_at: FINISHED,
 };
 
-const FIGURES = { task_count: 50, trial_count: 52, resolved_rate: 0.72, mean_cost_usd: 0.0412, total_cost_usd: 2.06, mean_duration_ms: 48210, p95_duration_ms: 121400 };
+const FIGURES = {
+  task_count: 50,
+  trial_count: 52,
+  resolved_rate: 0.72,
+  mean_cost_usd: 0.0412,
+  total_cost_usd: 2.06,
+  mean_duration_ms: 48210,
+  p95_duration_ms: 121400,
+};
 
 export const EXPERIMENT_RUN: Catalog['ExperimentAnswer']['data']['runs'][number] = {
   id: RUN_ID,
@@ -93,4 +101,3 @@ export const COMPARISON = buildComparison({
   cost: { baselineMean: 0.0462, candidateMean: 0.0412, diffMean: -0.005, diffSd: 0.012 },
   duration: { baselineMean: 51830, candidateMean: 48210, diffMean: -3620, diffSd: 9100 },
 });
-

@@ -109,12 +109,38 @@ export const ENVIRONMENT_EXAMPLE: Catalog['EnvironmentAnswer']['data'] = {
 /** Examples of error bodies, by status (each an ErrorBody). */
 export const ERROR_EXAMPLES: Readonly<Record<number, Examples<'ErrorBody'>>> = {
   400: {
-    validation: { error: { code: 'invalid_request_body', message: 'Invalid request body', details: { limit: 'must be an integer from 1 to 1000' } } },
+    validation: {
+      error: {
+        code: 'invalid_request_body',
+        message: 'Invalid request body',
+        details: { limit: 'must be an integer from 1 to 1000' },
+      },
+    },
     filter: { error: { code: 'invalid_filter', message: 'Unknown field "modle" (did you mean "model"?)' } },
   },
   401: { missingKey: { error: { code: 'unauthorized', message: 'Missing Authorization header' } } },
-  403: { permission: { error: { code: 'forbidden', message: 'This endpoint requires the trace.read permission', required_permission: 'trace.read' } } },
-  429: { rateLimited: { error: { code: 'rate_limited', message: 'Too many requests for this tenant; retry in 1 s', retry_after_seconds: 1 } } },
-  501: { local: { error: { code: 'not_available_locally', message: 'Not available on the local development server' } } },
-  503: { overloaded: { error: { code: 'overloaded', message: 'More than 2048 requests in flight', retry_after_seconds: 1 } } },
+  403: {
+    permission: {
+      error: {
+        code: 'forbidden',
+        message: 'This endpoint requires the trace.read permission',
+        required_permission: 'trace.read',
+      },
+    },
+  },
+  429: {
+    rateLimited: {
+      error: {
+        code: 'rate_limited',
+        message: 'Too many requests for this tenant; retry in 1 s',
+        retry_after_seconds: 1,
+      },
+    },
+  },
+  501: {
+    local: { error: { code: 'not_available_locally', message: 'Not available on the local development server' } },
+  },
+  503: {
+    overloaded: { error: { code: 'overloaded', message: 'More than 2048 requests in flight', retry_after_seconds: 1 } },
+  },
 };

@@ -19,7 +19,12 @@ export function escapeHtml(text: string): string {
 export function prose(text: string): string {
   return text
     .split(/\n{2,}/)
-    .map((p) => `<p>${escapeHtml(p).replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`)
+    .map(
+      (p) =>
+        `<p>${escapeHtml(p)
+          .replace(/`([^`]+)`/g, '<code>$1</code>')
+          .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`,
+    )
     .join('\n');
 }
 
@@ -40,7 +45,8 @@ export function typeOf(s: Schema): string {
   if (alternatives) return alternatives.map(typeOf).join(' | ');
   if ('const' in s) return `<code>${escapeHtml(JSON.stringify(s.const))}</code>`;
   if (s.type === 'array') return `${typeOf((s.items ?? {}) as Schema)}[]${bounds(s)}`;
-  if (s.type === 'object' && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties as Schema)}`;
+  if (s.type === 'object' && typeof s.additionalProperties === 'object')
+    return `map of ${typeOf(s.additionalProperties as Schema)}`;
   if (typeof s.type === 'string') return `${s.type}${bounds(s)}`;
   return 'any';
 }
@@ -57,7 +63,9 @@ const BOUNDS: readonly [string, string][] = [
 ];
 
 function bounds(s: Schema): string {
-  const parts = BOUNDS.filter(([key]) => s[key] !== undefined).map(([key, label]) => `${label}${escapeHtml(String(s[key]))}`);
+  const parts = BOUNDS.filter(([key]) => s[key] !== undefined).map(
+    ([key, label]) => `${label}${escapeHtml(String(s[key]))}`,
+  );
   if (s.uniqueItems === true) parts.push('unique');
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
@@ -70,7 +78,10 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 function media(content: Record<string, MediaType> | undefined): string {
   return Object.entries(content ?? {})
     .map(([type, m]) => {
-      const examples = Object.entries(m.examples ?? {}).map(([name, e]) => `<p class="meta">Example <code>${escapeHtml(name)}</code></p><pre>${escapeHtml(JSON.stringify(e.value, null, 2))}</pre>`);
+      const examples = Object.entries(m.examples ?? {}).map(
+        ([name, e]) =>
+          `<p class="meta">Example <code>${escapeHtml(name)}</code></p><pre>${escapeHtml(JSON.stringify(e.value, null, 2))}</pre>`,
+      );
       const described = typeof m.schema.description === 'string' ? ` — ${inline(m.schema.description)}` : '';
       return `<p><code>${escapeHtml(type)}</code>: ${typeOf(m.schema)}${described}</p>${examples.join('')}`;
     })
@@ -80,12 +91,22 @@ function media(content: Record<string, MediaType> | undefined): string {
 function parameters(list: readonly Parameter[]): string {
   return table(
     ['Parameter', 'In', 'Type', 'Required', 'Meaning'],
-    list.map((p) => [`<code>${escapeHtml(p.name)}</code>`, p.in, typeOf(p.schema), p.required ? 'yes' : 'no', inline(p.description ?? '')]),
+    list.map((p) => [
+      `<code>${escapeHtml(p.name)}</code>`,
+      p.in,
+      typeOf(p.schema),
+      p.required ? 'yes' : 'no',
+      inline(p.description ?? ''),
+    ]),
   );
 }
 
 function responses(list: Record<string, Response>): string {
-  const rows = Object.entries(list).map(([status, r]) => [status, inline(r.description), r.$ref ? typeOf({ $ref: `${REF}ErrorBody` }) : media(r.content)]);
+  const rows = Object.entries(list).map(([status, r]) => [
+    status,
+    inline(r.description),
+    r.$ref ? typeOf({ $ref: `${REF}ErrorBody` }) : media(r.content),
+  ]);
   return table(['Status', 'When', 'Body'], rows);
 }
 
@@ -101,7 +122,9 @@ function meta(op: Operation): string {
 }
 
 function operation(path: string, method: string, op: Operation): string {
-  const body = op.requestBody ? `<h4>Request body${op.requestBody.required ? '' : ' (optional)'}</h4>${media(op.requestBody.content)}` : '';
+  const body = op.requestBody
+    ? `<h4>Request body${op.requestBody.required ? '' : ' (optional)'}</h4>${media(op.requestBody.content)}`
+    : '';
   return `<section class="op" id="op-${op.operationId}">
 <h3><span class="method">${method}</span><code>${escapeHtml(path)}</code></h3>
 <p>${inline(op.summary)}</p>${op.description ? prose(op.description) : ''}
@@ -113,18 +136,35 @@ ${parameters(op.parameters)}${body}<h4>Responses</h4>${responses(op.responses)}
 function schema(name: string, s: Schema): string {
   const properties = Object.entries((s.properties ?? {}) as Record<string, Schema>);
   const required = (s.required ?? []) as string[];
-  const rows = properties.map(([p, ps]) => [`<code>${escapeHtml(p)}</code>`, typeOf(ps), required.includes(p) ? 'yes' : 'no', inline(typeof ps.description === 'string' ? ps.description : '')]);
+  const rows = properties.map(([p, ps]) => [
+    `<code>${escapeHtml(p)}</code>`,
+    typeOf(ps),
+    required.includes(p) ? 'yes' : 'no',
+    inline(typeof ps.description === 'string' ? ps.description : ''),
+  ]);
   const shape = properties.length > 0 ? table(['Field', 'Type', 'Required', 'Meaning'], rows) : `<p>${typeOf(s)}</p>`;
   const described = typeof s.description === 'string' ? `<p>${inline(s.description)}</p>` : '';
   return `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${described}${shape}</section>`;
 }
 
 export function renderReference(doc: OpenApiDocument): string {
-  const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
-  const byTag = doc.tags.map(({ name }) => ({ name, id: `tag-${escapeHtml(name.replace(/\W+/g, '-'))}`, ops: operations.filter((o) => o.op.tags[0] === name) }));
-  const sections = byTag.map(({ name, id, ops }) => `<h2 id="${id}">${escapeHtml(name)}</h2>${ops.map((o) => operation(o.path, o.method, o.op)).join('\n')}`);
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+  );
+  const byTag = doc.tags.map(({ name }) => ({
+    name,
+    id: `tag-${escapeHtml(name.replace(/\W+/g, '-'))}`,
+    ops: operations.filter((o) => o.op.tags[0] === name),
+  }));
+  const sections = byTag.map(
+    ({ name, id, ops }) =>
+      `<h2 id="${id}">${escapeHtml(name)}</h2>${ops.map((o) => operation(o.path, o.method, o.op)).join('\n')}`,
+  );
   const toc = byTag
-    .map(({ name, id, ops }) => `<li><a href="#${id}"><strong>${escapeHtml(name)}</strong></a><ul>${ops.map((o) => `<li><a href="#op-${o.op.operationId}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`).join('')}</ul></li>`)
+    .map(
+      ({ name, id, ops }) =>
+        `<li><a href="#${id}"><strong>${escapeHtml(name)}</strong></a><ul>${ops.map((o) => `<li><a href="#op-${o.op.operationId}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`).join('')}</ul></li>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -135,7 +175,9 @@ ${prose(doc.info.description)}
 <nav><ul>${toc}</ul></nav>
 ${sections.join('\n')}
 <h2 id="schemas">Schemas</h2>
-${Object.entries(doc.components.schemas).map(([name, s]) => schema(name, s)).join('\n')}
+${Object.entries(doc.components.schemas)
+  .map(([name, s]) => schema(name, s))
+  .join('\n')}
 </body></html>
 `;
 }

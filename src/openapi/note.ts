@@ -52,6 +52,11 @@ export function payload<K extends CatalogName>(type: K, examples?: Examples<K>):
 }
 
 /** An answer carrying a catalog type as JSON. */
-export function answer<K extends CatalogName>(status: number, type: K, description: string, examples?: Examples<K>): Answer {
+export function answer<K extends CatalogName>(
+  status: number,
+  type: K,
+  description: string,
+  examples?: Examples<K>,
+): Answer {
   return { status, description, ...payload(type, examples) };
 }

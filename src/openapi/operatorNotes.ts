@@ -19,7 +19,10 @@ export const ONLY_WITH_OPERATOR_TOKEN =
 
 /** Errors of every operator route: the token is its only credential (no 403, no rate limit). */
 const COMMON_ERRORS: NonNullable<OperationNote['errors']> = [
-  { status: 401, when: '`unauthorized`: no operator token, or a wrong one (an API key or a session token is refused here too).' },
+  {
+    status: 401,
+    when: '`unauthorized`: no operator token, or a wrong one (an API key or a session token is refused here too).',
+  },
   { status: 404, when: '`not_found`: the server has no operator token (the operator API is off).' },
 ];
 
@@ -57,14 +60,21 @@ const KEY_EXAMPLE: Catalog['OperatorKeyAnswer']['data'] = {
   revoked_at: null,
 };
 
-const TENANT_EXAMPLE: Catalog['TenantAnswer']['data'] = { id: TENANT_ID, name: 'acme', plan: 'team', created_at: CREATED, apps: 2 };
+const TENANT_EXAMPLE: Catalog['TenantAnswer']['data'] = {
+  id: TENANT_ID,
+  name: 'acme',
+  plan: 'team',
+  created_at: CREATED,
+  apps: 2,
+};
 
 /** A note of the operator API: its tag, the sentence on the token, and the common errors added. */
 function operator(note: Omit<RouteNote, 'tag'>): RouteNote {
   return {
     ...note,
     tag: OPERATOR_TAG,
-    description: note.description === undefined ? ONLY_WITH_OPERATOR_TOKEN : `${note.description}\n\n${ONLY_WITH_OPERATOR_TOKEN}`,
+    description:
+      note.description === undefined ? ONLY_WITH_OPERATOR_TOKEN : `${note.description}\n\n${ONLY_WITH_OPERATOR_TOKEN}`,
     errors: [...COMMON_ERRORS, ...(note.errors ?? [])],
   };
 }
@@ -78,7 +88,8 @@ function status(name: OperatorCommandName): number {
 export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
   'tenant create': operator({
     summary: 'Create a tenant',
-    description: 'With an app `default` and that app\'s `production` environment; `created_by` is `operator`. Tenant names are unique.',
+    description:
+      "With an app `default` and that app's `production` environment; `created_by` is `operator`. Tenant names are unique.",
     body: payload('OperatorCreateTenantBody', { acme: { name: 'acme', plan: 'team' } }),
     answers: [
       answer(status('tenant create'), 'CreatedTenantAnswer', 'The tenant, with the ids of its app and environment.', {
@@ -96,24 +107,29 @@ export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
     answers: [answer(status('tenant list'), 'TenantListAnswer', 'The tenants.', { one: { data: [TENANT_EXAMPLE] } })],
   }),
   'tenant set-plan': operator({
-    summary: 'Set a tenant\'s plan',
-    description: 'The plan\'s quotas apply from the tenant\'s next request (its keys are dropped from the auth cache).',
+    summary: "Set a tenant's plan",
+    description: "The plan's quotas apply from the tenant's next request (its keys are dropped from the auth cache).",
     params: 'OperatorTenantParams',
     body: payload('OperatorSetPlanBody', { team: { plan: 'team' } }),
     answers: [answer(status('tenant set-plan'), 'TenantAnswer', 'The tenant.', { team: { data: TENANT_EXAMPLE } })],
-    errors: [
-      refusedBody("`plan`: one of the server's plans."),
-      { status: 404, when: 'Or no tenant has that id.' },
-    ],
+    errors: [refusedBody("`plan`: one of the server's plans."), { status: 404, when: 'Or no tenant has that id.' }],
   }),
   'app create': operator({
     summary: 'Create an app of a tenant',
-    description: 'With its default `production` environment. The plan\'s app limit does not apply (as in the CLI).',
+    description: "With its default `production` environment. The plan's app limit does not apply (as in the CLI).",
     params: 'OperatorTenantParams',
     body: payload('OperatorCreateAppBody', { web: { name: 'web', display_name: 'Web shop' } }),
     answers: [
       answer(status('app create'), 'AppAnswer', 'The app.', {
-        web: { data: { ...APP_EXAMPLE, name: 'web', display_name: 'Web shop', created_by: 'operator', updated_by: 'operator' } },
+        web: {
+          data: {
+            ...APP_EXAMPLE,
+            name: 'web',
+            display_name: 'Web shop',
+            created_by: 'operator',
+            updated_by: 'operator',
+          },
+        },
       }),
     ],
     errors: [
@@ -134,9 +150,15 @@ export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
     summary: 'Create an environment of an app',
     params: 'OperatorAppParams',
     body: payload('OperatorCreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
-    answers: [answer(status('environment create'), 'EnvironmentAnswer', 'The environment.', { staging: { data: ENVIRONMENT_EXAMPLE } })],
+    answers: [
+      answer(status('environment create'), 'EnvironmentAnswer', 'The environment.', {
+        staging: { data: ENVIRONMENT_EXAMPLE },
+      }),
+    ],
     errors: [
-      refusedBody('`name`: an environment name (lowercase letters, digits and "-", at most 63, starting with a letter or digit).'),
+      refusedBody(
+        '`name`: an environment name (lowercase letters, digits and "-", at most 63, starting with a letter or digit).',
+      ),
       { status: 404, when: 'Or no app has that id.' },
       { status: 409, when: '`conflict`: the app has an environment of that name.' },
     ],
@@ -151,12 +173,17 @@ export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
   'key create': operator({
     summary: 'Create an API key of an app',
     description:
-      'Exactly one of `role` (`sdk`, `read-only`, `full-access`) and `permissions` (a custom key); exactly one of `environment` (pinned to it) and `kinds` (kind-scoped: the environment is named per request with `X-Service-Environment` or `X-Service-Pull-Request`). The plan\'s key limit does not apply (as in the CLI). The key itself is in this answer only.',
+      "Exactly one of `role` (`sdk`, `read-only`, `full-access`) and `permissions` (a custom key); exactly one of `environment` (pinned to it) and `kinds` (kind-scoped: the environment is named per request with `X-Service-Environment` or `X-Service-Pull-Request`). The plan's key limit does not apply (as in the CLI). The key itself is in this answer only.",
     params: 'OperatorAppParams',
     body: payload('OperatorCreateKeyBody', {
       pinned: { name: 'checkout-service', role: 'sdk', environment: 'production' },
       kindScoped: { name: 'previews', role: 'read-only', kinds: ['preview', 'development'] },
-      custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment: 'production', expires_at: '2027-06-30T00:00:00Z' },
+      custom: {
+        name: 'grader',
+        permissions: ['trace.read', 'score.write'],
+        environment: 'production',
+        expires_at: '2027-06-30T00:00:00Z',
+      },
     }),
     answers: [
       answer(status('key create'), 'CreatedOperatorKeyAnswer', 'The key, with `plaintext_key` this once.', {
@@ -179,15 +206,23 @@ export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
   }),
   'key revoke': operator({
     summary: 'Revoke an API key',
-    description: 'The next request with the key is 401 (it is dropped from the auth cache). Revoking twice keeps the first time.',
+    description:
+      'The next request with the key is 401 (it is dropped from the auth cache). Revoking twice keeps the first time.',
     params: 'OperatorKeyParams',
-    answers: [answer(status('key revoke'), 'OperatorKeyAnswer', 'The revoked key.', { revoked: { data: { ...KEY_EXAMPLE, revoked_at: CREATED } } })],
+    answers: [
+      answer(status('key revoke'), 'OperatorKeyAnswer', 'The revoked key.', {
+        revoked: { data: { ...KEY_EXAMPLE, revoked_at: CREATED } },
+      }),
+    ],
     errors: [{ status: 404, when: 'Or no app has that id, or the app has no key of that id.' }],
   }),
   'token create': operator({
     summary: 'Issue a session token',
-    description: 'A token for a tenant admin of one app, signed with this store\'s secret; `ttl_seconds` from 60 to 7 days (default 3600).',
-    body: payload('OperatorCreateTokenBody', { admin: { tenant_id: TENANT_ID, app_id: APP_ID, subject: 'ops@example.com', ttl_seconds: 3600 } }),
+    description:
+      "A token for a tenant admin of one app, signed with this store's secret; `ttl_seconds` from 60 to 7 days (default 3600).",
+    body: payload('OperatorCreateTokenBody', {
+      admin: { tenant_id: TENANT_ID, app_id: APP_ID, subject: 'ops@example.com', ttl_seconds: 3600 },
+    }),
     answers: [
       answer(status('token create'), 'SessionTokenAnswer', 'The token and its claims.', {
         admin: {
@@ -204,7 +239,10 @@ export const COMMAND_NOTES: Record<OperatorCommandName, RouteNote> = {
         },
       }),
     ],
-    errors: [refusedBody('`subject`: an e-mail address; `ttl_seconds`: 60 to 604,800 (7 days).'), { status: 404, when: 'Or no app has that id, or the app is not the tenant\'s.' }],
+    errors: [
+      refusedBody('`subject`: an e-mail address; `ttl_seconds`: 60 to 604,800 (7 days).'),
+      { status: 404, when: "Or no app has that id, or the app is not the tenant's." },
+    ],
   }),
 };
 
@@ -213,6 +251,8 @@ export const SERVER_NOTE: RouteNote = operator({
   summary: 'Which server this is, and which store it serves',
   description: 'The CLI asks this before sending a command, and sends it only to the server of its own data dir.',
   answers: [
-    answer(200, 'OperatorServerAnswer', 'The server.', { server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } } }),
+    answer(200, 'OperatorServerAnswer', 'The server.', {
+      server: { data: { data_dir: '/var/lib/tracelake', version: '0.1.0', pid: 1, started_at: CREATED } },
+    }),
   ],
 });

@@ -12,18 +12,33 @@ export const COMMIT = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 export const STATE = 'p3Yq8cN2vK1mT7wX4zR9bL6hF0dJ5sA2eG8uI3oW1yE';
 export const EXPIRES = '2026-11-20T10:15:02.114Z';
 export const SETUP_PAGE_HEADERS = {
-  'Cache-Control': '`no-store`: the page carries the handshake\'s token.',
+  'Cache-Control': "`no-store`: the page carries the handshake's token.",
   'Content-Security-Policy': 'Nothing loaded from elsewhere, and the form posts to this server only.',
 };
 /** Why `labels` are refused, on a new version and on a move. */
 export const LABELS_REFUSED = `\`labels\` with a label that is not ${LABEL_RULE}, \`latest\` (the server's), or a label given twice`;
-export const NOT_CONNECTED = '`git_connection_missing`: the app has no git connection, or its handshake has not finished (no repository picked).';
-export const CACHE_HEADERS = { ETag: 'A hash of the body; send it back in `If-None-Match`.', 'Cache-Control': '`no-cache`: revalidate with `If-None-Match`.' };
+export const NOT_CONNECTED =
+  '`git_connection_missing`: the app has no git connection, or its handshake has not finished (no repository picked).';
+export const CACHE_HEADERS = {
+  ETag: 'A hash of the body; send it back in `If-None-Match`.',
+  'Cache-Control': '`no-cache`: revalidate with `If-None-Match`.',
+};
 export const IF_NONE_MATCH = { 'If-None-Match': 'The `ETag` of an earlier answer: 304 while the answer is the same.' };
-export const NOT_MODIFIED = { status: 304, description: 'Not modified: the `ETag` sent is the answer\'s (no body).', headers: CACHE_HEADERS };
-export const TENANT_ADMIN = '`forbidden`: not admin credentials, or an admin pinned to an environment other than production (the connection feeds every environment: a tenant admin\'s call).';
+export const NOT_MODIFIED = {
+  status: 304,
+  description: "Not modified: the `ETag` sent is the answer's (no body).",
+  headers: CACHE_HEADERS,
+};
+export const TENANT_ADMIN =
+  "`forbidden`: not admin credentials, or an admin pinned to an environment other than production (the connection feeds every environment: a tenant admin's call).";
 
-export const CONNECTED: Catalog['GitStatusAnswer']['data'] = { connected: true, provider: 'local', installation_id: 1, repository: 'acme/prompts', branch: 'main' };
+export const CONNECTED: Catalog['GitStatusAnswer']['data'] = {
+  connected: true,
+  provider: 'local',
+  installation_id: 1,
+  repository: 'acme/prompts',
+  branch: 'main',
+};
 
 export const VERSION_EXAMPLE: Catalog['PromptVersionAnswer']['data'] = {
   name: 'support/greeting',
@@ -60,4 +75,3 @@ export const CHAT_VERSION: Catalog['PromptVersionAnswer']['data'] = {
   commit_sha: null,
   blob_sha: null,
 };
-

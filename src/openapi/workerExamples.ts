@@ -8,7 +8,10 @@ import { CREATED, ENV_ID } from './examples.js';
 
 export const WORKER =
   'Takes a Worker key (role Worker: it claims turns and reports on them, and reads nothing) or admin credentials (`x-tracelake-permission: worker`). A Worker key pinned to a production environment serves every environment of its app; one pinned elsewhere, its own.';
-export const LEASE_GONE = { status: 404, when: '`not_found` (`reason: lease_lost`): the lease expired, or its turn ended or was handed back. Stop the turn and drop its work.' } as const;
+export const LEASE_GONE = {
+  status: 404,
+  when: '`not_found` (`reason: lease_lost`): the lease expired, or its turn ended or was handed back. Stop the turn and drop its work.',
+} as const;
 
 export const RUN_ID = '5d7e9f1a-2b3c-4d5e-8f6a-7b8c9d0e1f2a';
 export const BASE = '9fceb02d0ae598e95dc970b74767f19372d61af8';
@@ -84,10 +87,21 @@ const QUEUED_SUMMARY: Catalog['WorkerRunPage']['data'][number] = {
 };
 export const QUEUED_RUN: Run = { ...QUEUED_SUMMARY, turns: [QUEUED_TURN] };
 
-export const IDLE_SUMMARY: Catalog['WorkerRunPage']['data'][number] = { ...QUEUED_SUMMARY, status: 'idle', head_commit: CHECKPOINT, cost_usd: 0.4187, latest_turn: DONE_TURN };
+export const IDLE_SUMMARY: Catalog['WorkerRunPage']['data'][number] = {
+  ...QUEUED_SUMMARY,
+  status: 'idle',
+  head_commit: CHECKPOINT,
+  cost_usd: 0.4187,
+  latest_turn: DONE_TURN,
+};
 export const IDLE_RUN: Run = { ...IDLE_SUMMARY, turns: [DONE_TURN] };
-export const CANCELLED_TURN: Turn = { ...QUEUED_TURN, status: 'cancelled', reason: 'cancelled', error: 'Cancelled before a worker claimed it', finished_at: '2026-11-20T09:15:04.000Z' };
+export const CANCELLED_TURN: Turn = {
+  ...QUEUED_TURN,
+  status: 'cancelled',
+  reason: 'cancelled',
+  error: 'Cancelled before a worker claimed it',
+  finished_at: '2026-11-20T09:15:04.000Z',
+};
 
 export const LAUNCH_DESCRIPTION =
-  'The run works on the repository of the app\'s git connection (the `local` provider: workers check it out from the same git root), from `branch` (default the connection\'s), and pushes a checkpoint commit after each turn to its own branch `tracelake/<run id>`. It belongs to the environment named (any of the app\'s for a tenant admin, else its own), default the one the credentials write to. `profile` names the agent a worker runs (`claude-code` by default; workers know the profiles). `url` is the live thread page: it asks for credentials, never carries them.';
-
+  "The run works on the repository of the app's git connection (the `local` provider: workers check it out from the same git root), from `branch` (default the connection's), and pushes a checkpoint commit after each turn to its own branch `tracelake/<run id>`. It belongs to the environment named (any of the app's for a tenant admin, else its own), default the one the credentials write to. `profile` names the agent a worker runs (`claude-code` by default; workers know the profiles). `url` is the live thread page: it asks for credentials, never carries them.";

@@ -99,7 +99,12 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     };
   }
 
-  private async runFor<K extends keyof T & string>(request: RequestTasks | null, task: K, input: T[K]['in'], transfer?: ArrayBuffer[]): Promise<T[K]['out']> {
+  private async runFor<K extends keyof T & string>(
+    request: RequestTasks | null,
+    task: K,
+    input: T[K]['in'],
+    transfer?: ArrayBuffer[],
+  ): Promise<T[K]['out']> {
     if (this.running < this.capacity && this.waiting.length === 0) {
       this.running++;
       if (request) request.started = true;
@@ -149,11 +154,17 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     });
   }
 
-  private async dispatch<K extends keyof T & string>(task: K, input: T[K]['in'], transfer?: ArrayBuffer[]): Promise<T[K]['out']> {
+  private async dispatch<K extends keyof T & string>(
+    task: K,
+    input: T[K]['in'],
+    transfer?: ArrayBuffer[],
+  ): Promise<T[K]['out']> {
     let result: TaskResult<T[K]['out']>;
     const started = this.observer ? performance.now() : 0;
     try {
-      result = (await this.pool.run({ task, input }, transfer ? { transferList: transfer } : {})) as TaskResult<T[K]['out']>;
+      result = (await this.pool.run({ task, input }, transfer ? { transferList: transfer } : {})) as TaskResult<
+        T[K]['out']
+      >;
     } catch (e) {
       this.observer?.(task, false, (performance.now() - started) / 1000);
       if (e instanceof Error && /queue is at limit|no task queue available/i.test(e.message)) {

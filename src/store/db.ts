@@ -5,7 +5,13 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import type {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBPreparedStatement,
+  DuckDBType,
+  DuckDBValue,
+} from '@duckdb/node-api';
 import { DOUBLE, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
 import { overloaded, type ApiError } from '../core/errors.js';
 import { DATABASE_FILE, storeDirs } from './layout.js';
@@ -143,7 +149,9 @@ export class Database {
     });
     const db = new Database(instance, options, path, walDamage);
     db.watermark = recordWatermark(path);
-    const allowed = Object.values(dirs).map((d) => `'${d.replaceAll("'", "''")}/'`).join(', ');
+    const allowed = Object.values(dirs)
+      .map((d) => `'${d.replaceAll("'", "''")}/'`)
+      .join(', ');
     // Segment footers are read once, not by every query that opens the file.
     await db.exec('SET parquet_metadata_cache = true');
     await db.exec(`SET allowed_directories = [${allowed}]`);
@@ -157,14 +165,21 @@ export class Database {
    * statement is its own transaction: one that loses a write conflict runs again.
    */
   async query<T = Row>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-    return retryingConflicts(() => this.withConnection((c) => this.read<T>(c, sql, params, true)), () => HANDLES_KEYS.test(sql));
+    return retryingConflicts(
+      () => this.withConnection((c) => this.read<T>(c, sql, params, true)),
+      () => HANDLES_KEYS.test(sql),
+    );
   }
 
   /**
    * Runs `sql` and hands its result over chunk by chunk, as columns of plain JS values (BIGINT as
    * bigint, lists as arrays); returns the number of rows. Memory stays at one chunk.
    */
-  async streamColumns(sql: string, params: DuckDBValue[], onChunk: (columns: unknown[][], rows: number) => void): Promise<number> {
+  async streamColumns(
+    sql: string,
+    params: DuckDBValue[],
+    onChunk: (columns: unknown[][], rows: number) => void,
+  ): Promise<number> {
     return this.withConnection((c) =>
       this.timed(c, async () => {
         const result = await c.stream(sql, params, bindTypes(params));
@@ -179,7 +194,10 @@ export class Database {
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
-    await retryingConflicts(() => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))), () => HANDLES_KEYS.test(sql));
+    await retryingConflicts(
+      () => this.withConnection((c) => this.timed(c, () => c.run(sql, params, bindTypes(params)))),
+      () => HANDLES_KEYS.test(sql),
+    );
   }
 
   /** Transactions running, and a checkpoint waiting for them to end (it holds new ones back). */
@@ -196,7 +214,12 @@ export class Database {
    * nothing outside the transaction (its checks and `ON CONFLICT` clauses then see the winner's row).
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: { retryConflicts?: boolean } = {}): Promise<T> {
-    return options.retryConflicts ? retryingConflicts(() => this.transactionOnce(work), () => true) : this.transactionOnce(work);
+    return options.retryConflicts
+      ? retryingConflicts(
+          () => this.transactionOnce(work),
+          () => true,
+        )
+      : this.transactionOnce(work);
   }
 
   private async transactionOnce<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -215,7 +238,8 @@ export class Database {
       try {
         const result = await work({
           query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
-          exec: async (sql: string, params: DuckDBValue[] = []) => void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
+          exec: async (sql: string, params: DuckDBValue[] = []) =>
+            void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
           append: async (table, kinds, rows) => {
             const appender = await c.createAppender(table);
             try {
@@ -282,7 +306,8 @@ export class Database {
   }
 
   private async read<T>(c: DuckDBConnection, sql: string, params: DuckDBValue[], keep: boolean): Promise<T[]> {
-    if (!keep || params.length === 0 || NOT_REPEATABLE.test(sql)) return (await this.timed(c, () => c.runAndReadAll(sql, params, bindTypes(params)))).getRowObjectsJson() as T[];
+    if (!keep || params.length === 0 || NOT_REPEATABLE.test(sql))
+      return (await this.timed(c, () => c.runAndReadAll(sql, params, bindTypes(params)))).getRowObjectsJson() as T[];
     const reader = await this.timed(c, async () => {
       const statement = await this.prepared(c, sql);
       try {
@@ -334,7 +359,8 @@ export class Database {
     try {
       return await run();
     } catch (e) {
-      if (interrupted && e instanceof Error && /\bINTERRUPT\b/.test(e.message)) throw queryTimedOut(this.options.queryTimeoutMs);
+      if (interrupted && e instanceof Error && /\bINTERRUPT\b/.test(e.message))
+        throw queryTimedOut(this.options.queryTimeoutMs);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -413,5 +439,7 @@ function appendRow(a: DuckDBAppender, kinds: readonly ColumnKind[], row: readonl
 
 /** A statement stopped at the query timeout: 503 with Retry-After, like any overload. */
 function queryTimedOut(timeoutMs: number): ApiError {
-  return overloaded(`The query ran past the query timeout (${timeoutMs} ms) and was stopped; retry later, or narrow its time window or filter`);
+  return overloaded(
+    `The query ran past the query timeout (${timeoutMs} ms) and was stopped; retry later, or narrow its time window or filter`,
+  );
 }

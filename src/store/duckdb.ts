@@ -15,7 +15,19 @@ const api = require('@duckdb/node-api') as typeof Api;
 /** The C API underneath, for filling a data chunk's vectors from typed arrays (spans/segmentBuffer). */
 export const bindings = require('@duckdb/node-bindings') as typeof Bindings;
 
-export const { BIGINT, DOUBLE, DuckDBDataChunk, DuckDBInstance, ENUM, INTEGER, JSDuckDBValueConverter, LIST, listValue, UBIGINT, VARCHAR } = api;
+export const {
+  BIGINT,
+  DOUBLE,
+  DuckDBDataChunk,
+  DuckDBInstance,
+  ENUM,
+  INTEGER,
+  JSDuckDBValueConverter,
+  LIST,
+  listValue,
+  UBIGINT,
+  VARCHAR,
+} = api;
 // The two classes used as values are types too: importing both names from one place.
 export type DuckDBInstance = Api.DuckDBInstance;
 export type DuckDBDataChunk = Api.DuckDBDataChunk;

@@ -85,7 +85,10 @@ export async function checkHealth(
       const files = quarantined(dataDir);
       if (files.length > 0) {
         throw new Error(
-          `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`,
+          `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files
+            .slice(0, 5)
+            .map((f) => f.name)
+            .join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`,
         );
       }
       return { files: 0 };
@@ -94,7 +97,10 @@ export async function checkHealth(
   return Promise.all(checks.map((name) => timeCheck(name, run[name])));
 }
 
-async function timeCheck(name: string, check: () => Promise<Record<string, number | string> | undefined>): Promise<DependencyCheck> {
+async function timeCheck(
+  name: string,
+  check: () => Promise<Record<string, number | string> | undefined>,
+): Promise<DependencyCheck> {
   const started = performance.now();
   try {
     const detail = await check();

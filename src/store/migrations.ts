@@ -10,4 +10,12 @@ import { WORKER_MIGRATIONS } from './workers/migrations.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [...ADMIN_MIGRATIONS, ...SPAN_MIGRATIONS, ...SCORE_MIGRATIONS, ...EVAL_MIGRATIONS, ...GIT_MIGRATIONS, ...PROMPT_MIGRATIONS, ...WORKER_MIGRATIONS].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [
+  ...ADMIN_MIGRATIONS,
+  ...SPAN_MIGRATIONS,
+  ...SCORE_MIGRATIONS,
+  ...EVAL_MIGRATIONS,
+  ...GIT_MIGRATIONS,
+  ...PROMPT_MIGRATIONS,
+  ...WORKER_MIGRATIONS,
+].sort((a, b) => a.version - b.version);

@@ -8,7 +8,8 @@
  * DuckDB names an error's kind before its message (`Conversion Error: …`); its appender and the
  * Node bindings do not (`Could not cast value …`, `bigint out of int64 range`).
  */
-const REFUSAL = /^(?:(?:Conversion|Out of Range|Invalid Input|Constraint|Mismatch Type) Error:|Could not cast value|bigint out of int64 range)|can't be cast because the value is out of range/;
+const REFUSAL =
+  /^(?:(?:Conversion|Out of Range|Invalid Input|Constraint|Mismatch Type) Error:|Could not cast value|bigint out of int64 range)|can't be cast because the value is out of range/;
 
 export function isStoreRefusal(e: unknown): boolean {
   return e instanceof Error && REFUSAL.test(e.message);
@@ -20,7 +21,8 @@ export function isStoreRefusal(e: unknown): boolean {
  * or UNIQUE constraint violation`). A check before an insert cannot see a concurrent transaction's
  * row; this is the refusal that then tells a create it lost the race (a 409, not a 500).
  */
-const UNIQUE_VIOLATION = /Duplicate key .* violates (?:unique|primary key) constraint|PRIMARY KEY or UNIQUE constraint violation/s;
+const UNIQUE_VIOLATION =
+  /Duplicate key .* violates (?:unique|primary key) constraint|PRIMARY KEY or UNIQUE constraint violation/s;
 
 export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Error && UNIQUE_VIOLATION.test(e.message);

@@ -16,5 +16,8 @@ export function scopeSql(scope: ReadScope, alias = ''): { sql: string; params: D
   const p = alias ? `${alias}.` : '';
   return scope.environmentId === null
     ? { sql: `${p}tenant_id = $1 AND ${p}app_id = $2`, params: [scope.tenantId, scope.appId] }
-    : { sql: `${p}tenant_id = $1 AND ${p}app_id = $2 AND ${p}environment_id = $3`, params: [scope.tenantId, scope.appId, scope.environmentId] };
+    : {
+        sql: `${p}tenant_id = $1 AND ${p}app_id = $2 AND ${p}environment_id = $3`,
+        params: [scope.tenantId, scope.appId, scope.environmentId],
+      };
 }

@@ -8,8 +8,20 @@ export type StoreClient = TaskPool<StoreTasks>;
 /** Store tasks the store thread runs at once (each on a DuckDB connection of its own); more wait. */
 export const STORE_TASKS_AT_ONCE = 64;
 
-export function createStoreClient(database: DatabaseOptions, background: StoreBackground, maxQueue: number, onMessage?: (m: unknown) => void): StoreClient {
+export function createStoreClient(
+  database: DatabaseOptions,
+  background: StoreBackground,
+  maxQueue: number,
+  onMessage?: (m: unknown) => void,
+): StoreClient {
   const workerData: StoreThreadData = { database, background };
   // One thread owns the database; it runs many async tasks at once, each on its own connection.
-  return new TaskPool<StoreTasks>({ entry: new URL('./storeThread.js', import.meta.url), workerData, threads: 1, tasksPerThread: STORE_TASKS_AT_ONCE, maxQueue, ...(onMessage ? { onMessage } : {}) });
+  return new TaskPool<StoreTasks>({
+    entry: new URL('./storeThread.js', import.meta.url),
+    workerData,
+    threads: 1,
+    tasksPerThread: STORE_TASKS_AT_ONCE,
+    maxQueue,
+    ...(onMessage ? { onMessage } : {}),
+  });
 }

@@ -22,17 +22,34 @@ import type { ScoreTasks } from './scores/handlers.js';
 import type { WorkerTasks } from './workers/handlers.js';
 
 /** Tasks of the store thread, the one owner of the DuckDB database. */
-export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTasks, AgentStoreTasks, MetricsTasks, WorkerTasks {
+export interface StoreTasks
+  extends ScoreTasks,
+    AdminTasks,
+    EvalTasks,
+    PromptTasks,
+    AgentStoreTasks,
+    MetricsTasks,
+    WorkerTasks {
   init: {
     in: { bootstrap: { keyHash: string; keyPrefix: string }; secret: { check: string; fresh: boolean } };
-    out: { applied: number[]; secret: SecretVerdict; bootstrapped: Scope | null; local: (Scope & { plan: string }) | null; orphanSegments: number; walDamage: WalDamage | null };
+    out: {
+      applied: number[];
+      secret: SecretVerdict;
+      bootstrapped: Scope | null;
+      local: (Scope & { plan: string }) | null;
+      orphanSegments: number;
+      walDamage: WalDamage | null;
+    };
   };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };
   createKey: { in: NewKey; out: KeyView };
   sessionScope: { in: { tenantId: string; appId: string }; out: { environmentId: string; plan: string } | null };
-  selectEnvironment: { in: { tenantId: string; appId: string; name: string; createPreview: boolean }; out: { id: string; kind: string } | null };
+  selectEnvironment: {
+    in: { tenantId: string; appId: string; name: string; createPreview: boolean };
+    out: { id: string; kind: string } | null;
+  };
   listKeys: { in: { tenantId: string; appId: string; pin: Pin | null }; out: KeyView[] };
   revokeKey: { in: { tenantId: string; appId: string; pin: Pin | null; id: string }; out: string | null };
   createApp: { in: NewApp; out: AppView | null };
@@ -47,14 +64,26 @@ export interface StoreTasks extends ScoreTasks, AdminTasks, EvalTasks, PromptTas
   traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };
   traceWithSpans: {
     in: { scope: ReadScope; traceId: string };
-    out: { trace: TraceSummary & { metadata: Record<string, unknown> }; spans: (SpanView & { graph: Record<string, unknown> })[] } | null;
+    out: {
+      trace: TraceSummary & { metadata: Record<string, unknown> };
+      spans: (SpanView & { graph: Record<string, unknown> })[];
+    } | null;
   };
   spanDetail: { in: { scope: ReadScope; spanId: string; traceId?: string }; out: SpanDetail | null };
-  tracesWhere: { in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number }; out: Page<TraceSummary> };
-  listSessions: { in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string }; out: Page<SessionView> };
+  tracesWhere: {
+    in: { scope: ReadScope; column: 'session_id' | 'run_id'; value: string; limit: number; offset: number };
+    out: Page<TraceSummary>;
+  };
+  listSessions: {
+    in: { scope: ReadScope; fromMs: number; toMs: number; limit: number; offset: number; userId?: string };
+    out: Page<SessionView>;
+  };
   searchTraces: { in: { query: SearchQuery; filter: Filter }; out: SearchAnswer<TraceListItem> };
   searchSpans: { in: { query: SearchQuery; filter: Filter }; out: SearchAnswer<Record<string, unknown>> };
-  exportSpans: { in: { query: SearchQuery; filter: Filter; format: ExportFormat; limit: number | null }; out: ExportFile };
+  exportSpans: {
+    in: { query: SearchQuery; filter: Filter; format: ExportFormat; limit: number | null };
+    out: ExportFile;
+  };
   checkpoint: { in: Record<string, never>; out: null };
   /** Fault injection only (`GET /v1/_faults/store-sleep`): holds a slot of the store thread for `ms`, and counts. */
   faultSleep: { in: { ms: number }; out: { sleeps: number } };

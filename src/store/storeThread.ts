@@ -120,7 +120,8 @@ const background = {
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
         const dropped = await applyRetention(d, schedule.retentionDays, now);
-        if (dropped.segments > 0 || dropped.traces > 0) report('info', 'retention dropped spans past their apps\' retention', dropped);
+        if (dropped.segments > 0 || dropped.traces > 0)
+          report('info', "retention dropped spans past their apps' retention", dropped);
         // The dropped files go with the next purge, after the grace period.
       }
       if (now - this.last.purge >= PURGE_INTERVAL_MS) {
@@ -161,7 +162,11 @@ const handlers: Handlers = {
     const d = await db();
     // Before anything writes: files no manifest row names are leftovers of a crash — or, when the
     // WAL was found damaged, files whose manifest rows were lost with it (then they are kept).
-    const orphanSegments = await manifest.sweepOrphans(d, segments, d.walDamage ? join(database.dataDir, QUARANTINE_DIR, 'segments') : null);
+    const orphanSegments = await manifest.sweepOrphans(
+      d,
+      segments,
+      d.walDamage ? join(database.dataDir, QUARANTINE_DIR, 'segments') : null,
+    );
     removeStaleExports(database.dataDir);
     const applied = await migrate(d);
     const secret = await verifySecret(d, candidate.check, candidate.fresh);
@@ -202,7 +207,8 @@ const handlers: Handlers = {
   traceSpans: async ({ scope, traceId }) => reads.traceSpans(await src(), scope, traceId),
   traceWithSpans: async ({ scope, traceId }) => reads.traceWithSpans(await src(), scope, traceId),
   spanDetail: async ({ scope, spanId, traceId }) => reads.spanDetail(await src(), scope, spanId, traceId),
-  tracesWhere: async ({ scope, column, value, limit, offset }) => reads.tracesWhere(await db(), scope, column, value, limit, offset),
+  tracesWhere: async ({ scope, column, value, limit, offset }) =>
+    reads.tracesWhere(await db(), scope, column, value, limit, offset),
   listSessions: async ({ scope, ...q }) => reads.listSessions(await db(), scope, q),
   searchTraces: async ({ query, filter }) => search.searchTraces(await src(), query, filter),
   searchSpans: async ({ query, filter }) => search.searchSpans(await src(), query, filter),
@@ -213,7 +219,11 @@ const handlers: Handlers = {
   ...evalHandlers(db),
   ...workerHandlers(db),
   ...promptHandlers(db, segments),
-  ...metricsHandlers(src, db, database.dataDir, () => ({ compactions: background.compactions, summaryMerges: background.merges, summaryPartsMerged: background.partsMerged })),
+  ...metricsHandlers(src, db, database.dataDir, () => ({
+    compactions: background.compactions,
+    summaryMerges: background.merges,
+    summaryPartsMerged: background.partsMerged,
+  })),
   async faultSleep({ ms }) {
     faultSleeps++;
     await new Promise((r) => setTimeout(r, ms));
@@ -235,7 +245,9 @@ const handlers: Handlers = {
       const d = await opened;
       await mergeParts(d).catch(() => undefined);
       // The file is left without the holes the summaries' rewrites made (see reclaimSummaryBlocks).
-      await reclaim(d).catch((e: unknown) => report('warn', 'could not give the summaries\' free blocks back at shutdown', e));
+      await reclaim(d).catch((e: unknown) =>
+        report('warn', "could not give the summaries' free blocks back at shutdown", e),
+      );
       await d.checkpoint();
       d.close();
       opened = undefined;
@@ -247,14 +259,27 @@ const handlers: Handlers = {
 /** Rewrites the summaries into the database file's holes when they fit (summaryMerge.ts), and says so. */
 async function reclaim(d: Database): Promise<void> {
   const done = await reclaimSummaryBlocks(d);
-  if (done) report('info', 'the summaries were rewritten into the database file\'s free blocks', { free_blocks_before: done.freeBefore, blocks: done.blocksBefore });
+  if (done)
+    report('info', "the summaries were rewritten into the database file's free blocks", {
+      free_blocks_before: done.freeBefore,
+      blocks: done.blocksBefore,
+    });
 }
 
 /** Sets aside the segments (created since `sinceMs`) whose footers cannot be read, and says so. */
 async function verifySegments(d: Database, sinceMs: number | null): Promise<void> {
-  const damaged = await manifest.verifySegments(d, segments, join(database.dataDir, QUARANTINE_DIR, 'segments'), sinceMs);
+  const damaged = await manifest.verifySegments(
+    d,
+    segments,
+    join(database.dataDir, QUARANTINE_DIR, 'segments'),
+    sinceMs,
+  );
   if (damaged.length > 0) {
-    report('error', `${damaged.length} segment file(s) could not be read and were set aside in quarantine/segments; their spans are unreadable until the files are restored (docs/reliability.md)`, { files: damaged });
+    report(
+      'error',
+      `${damaged.length} segment file(s) could not be read and were set aside in quarantine/segments; their spans are unreadable until the files are restored (docs/reliability.md)`,
+      { files: damaged },
+    );
   }
 }
 

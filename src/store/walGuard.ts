@@ -11,7 +11,20 @@
  * when the WAL restarts. A WAL that is missing altogether is not judged: a clean stop leaves none.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** Bytes of the WAL's head that the watermark hashes (the header entry and the first commits). */
@@ -88,11 +101,13 @@ export function checkWal(dataDir: string, dbPath: string, now = new Date()): Wal
   const found = walState(`${dbPath}.wal`);
   if (!mark || !found || mark.size === 0) return null;
   let reason: string | null = null;
-  if (found.size < mark.size) reason = `the WAL is ${found.size} bytes, shorter than the ${mark.size} bytes already committed to it (truncated)`;
+  if (found.size < mark.size)
+    reason = `the WAL is ${found.size} bytes, shorter than the ${mark.size} bytes already committed to it (truncated)`;
   else if (found.headBytes >= mark.headBytes) {
     // Compare the same span of bytes the watermark hashed.
     const head = headHash(`${dbPath}.wal`, mark.headBytes);
-    if (head !== mark.head) reason = `the first ${mark.headBytes} bytes of the WAL are not those committed (overwritten)`;
+    if (head !== mark.head)
+      reason = `the first ${mark.headBytes} bytes of the WAL are not those committed (overwritten)`;
   }
   if (!reason) return null;
   const dir = join(dataDir, QUARANTINE_DIR);

@@ -75,8 +75,14 @@ async function send<T>(method: 'GET' | 'POST', path: string, payload: unknown, w
     if (with_.appId) headers['X-Service-App-Id'] = with_.appId;
   }
   if (payload !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(path, { method, headers, ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}) });
-  const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string; details?: Record<string, string> } } | null;
+  const res = await fetch(path, {
+    method,
+    headers,
+    ...(payload !== undefined ? { body: JSON.stringify(payload) } : {}),
+  });
+  const body = (await res.json().catch(() => null)) as {
+    error?: { code: string; message: string; details?: Record<string, string> };
+  } | null;
   if (!res.ok) {
     const e = body?.error;
     if (res.status === 401 && with_ === credentials) onUnauthorized();

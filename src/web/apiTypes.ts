@@ -15,10 +15,22 @@ export type { MeanChange, Outcome, TaskPair } from '../core/evals/comparison.js'
 export type { FilterSchema, SchemaField } from '../core/filter/schema.js';
 export type { TraceGraph as Graph } from '../core/graph.js';
 export type { ScoreAggregation as Aggregation } from '../core/scores/selection.js';
-export type { BaselineComparison, Capabilities, CredentialApp, ExperimentDetail, MetricsAnswer, TraceDetail } from '../contract/responses.js';
+export type {
+  BaselineComparison,
+  Capabilities,
+  CredentialApp,
+  ExperimentDetail,
+  MetricsAnswer,
+  TraceDetail,
+} from '../contract/responses.js';
 /** A span in a trace or a list (a trace's spans carry one field more; the opened one is a SpanDetail). */
 export type { SpanListItem as Span } from '../contract/responses.js';
-export type { ExperimentRun, ExperimentSummary, ExperimentView as Experiment, RunFigures } from '../store/evals/experiments.js';
+export type {
+  ExperimentRun,
+  ExperimentSummary,
+  ExperimentView as Experiment,
+  RunFigures,
+} from '../store/evals/experiments.js';
 export type { MetricsRow } from '../store/metrics/metrics.js';
 export type { PromptVersionMetrics, ScoreAverage } from '../store/prompts/metrics.js';
 export type { PromptSummary, PromptVersionView as PromptVersion } from '../store/prompts/prompts.js';
@@ -39,4 +51,11 @@ export interface Page<T> {
 export type WorkerRun = WorkerRunView & Partial<Pick<WorkerRunDetail, 'turns'>>;
 
 /** The comparison page's order of outcomes: what changed first. */
-export const OUTCOMES = ['fixed', 'regressed', 'both_resolved', 'both_failed', 'only_baseline', 'only_candidate'] as const satisfies readonly Outcome[];
+export const OUTCOMES = [
+  'fixed',
+  'regressed',
+  'both_resolved',
+  'both_failed',
+  'only_baseline',
+  'only_candidate',
+] as const satisfies readonly Outcome[];

@@ -16,7 +16,11 @@ mkdirSync(out, { recursive: true });
 // Type-check first: esbuild only strips types. `--no-check` (npm's prepare) skips it: the bundle is
 // the same, and `npm run build`, which `npm test` runs, checks.
 if (!process.argv.includes('--no-check')) {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(here, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(here, 'tsconfig.json')],
+    { stdio: 'inherit' },
+  );
 }
 
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
@@ -33,7 +37,10 @@ await build({
   define: { __TRACELAKE_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
 });
-writeFileSync(join(out, 'index.html'), readFileSync(join(here, 'index.html'), 'utf8').replaceAll('__VERSION__', version));
+writeFileSync(
+  join(out, 'index.html'),
+  readFileSync(join(here, 'index.html'), 'utf8').replaceAll('__VERSION__', version),
+);
 copyFileSync(join(here, 'favicon.svg'), join(out, 'favicon.svg'));
 
 const size = (f) => {

@@ -45,7 +45,13 @@ export function short(text: string | null | undefined, n = 120): string {
 }
 
 /** Windows the pages offer, as `from` offsets from now. */
-export const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000 };
+export const WINDOWS: Record<string, number> = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+  '90d': 90 * 86_400_000,
+};
 
 export function windowFrom(w: string | null): string {
   return new Date(Date.now() - (WINDOWS[w ?? '7d'] ?? WINDOWS['7d']!)).toISOString();

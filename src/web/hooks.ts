@@ -34,7 +34,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
  * which useLoad fills with the previous answer (right for a table being re-filtered, wrong here).
  */
 export function useLoadOf<T>(key: string, load: () => Promise<T>): Loaded<T> {
-  const [state, setState] = useState<Loaded<T> & { key: string | null }>({ data: null, error: null, loading: true, key: null });
+  const [state, setState] = useState<Loaded<T> & { key: string | null }>({
+    data: null,
+    error: null,
+    loading: true,
+    key: null,
+  });
   useEffect(() => {
     let current = true;
     load().then(

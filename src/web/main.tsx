@@ -5,7 +5,15 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { appOf, get, loadCredentials, saveCredentials, useCredentials, type Capabilities, type Credentials } from './api.js';
+import {
+  appOf,
+  get,
+  loadCredentials,
+  saveCredentials,
+  useCredentials,
+  type Capabilities,
+  type Credentials,
+} from './api.js';
 import { PAGES } from './pages.js';
 import { href, match, useLocation } from './router.js';
 
@@ -42,13 +50,29 @@ function SignIn({ onSignIn, reason }: { onSignIn: (c: Credentials) => void; reas
         <p>Sign in with an API key (or a session token). It stays in this browser tab only.</p>
         <label>
           API key or session token
-          <input name="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} required />
+          <input
+            name="token"
+            type="password"
+            autocomplete="off"
+            value={token}
+            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+            required
+          />
         </label>
         <label>
           App id <span class="hint">(optional: found from the key when left empty)</span>
-          <input name="app" value={appId} onInput={(e) => setAppId((e.target as HTMLInputElement).value)} pattern="[0-9a-fA-F-]{36}" />
+          <input
+            name="app"
+            value={appId}
+            onInput={(e) => setAppId((e.target as HTMLInputElement).value)}
+            pattern="[0-9a-fA-F-]{36}"
+          />
         </label>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <button type="submit" disabled={busy}>
           {busy ? 'Checking…' : 'Sign in'}
         </button>
@@ -68,7 +92,10 @@ function App() {
     setReason('Your credentials were refused (revoked or expired?): sign in again.');
   });
   useEffect(() => {
-    get<{ data: Capabilities }>('/v1/capabilities', null).then((r) => setCaps(r.data), () => undefined);
+    get<{ data: Capabilities }>('/v1/capabilities', null).then(
+      (r) => setCaps(r.data),
+      () => undefined,
+    );
   }, []);
   if (!credentials) {
     return (
@@ -90,9 +117,15 @@ function App() {
   return (
     <div class="shell">
       <nav class="top" aria-label="Areas">
-        <a class="brand" href={href('/traces')}>Tracelake</a>
+        <a class="brand" href={href('/traces')}>
+          Tracelake
+        </a>
         {PAGES.filter((p) => p.nav && offered(p.feature)).map((p) => (
-          <a key={p.path} href={href(p.path)} class={loc.path === p.path || loc.path.startsWith(`${p.path}/`) ? 'current' : ''}>
+          <a
+            key={p.path}
+            href={href(p.path)}
+            class={loc.path === p.path || loc.path.startsWith(`${p.path}/`) ? 'current' : ''}
+          >
             {p.nav}
           </a>
         ))}
@@ -111,7 +144,13 @@ function App() {
           Sign out
         </button>
       </nav>
-      <main>{Page ? <Page loc={loc} params={found!.params!} features={features} /> : <p class="error">Nothing at {loc.path} on this server.</p>}</main>
+      <main>
+        {Page ? (
+          <Page loc={loc} params={found!.params!} features={features} />
+        ) : (
+          <p class="error">Nothing at {loc.path} on this server.</p>
+        )}
+      </main>
     </div>
   );
 }

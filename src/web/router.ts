@@ -22,7 +22,11 @@ export function href(path: string, params: Record<string, string | number | unde
   return `#${path}${s ? `?${s}` : ''}`;
 }
 
-export function navigate(path: string, params: Record<string, string | number | undefined | null> = {}, replace = false): void {
+export function navigate(
+  path: string,
+  params: Record<string, string | number | undefined | null> = {},
+  replace = false,
+): void {
   const target = href(path, params);
   if (replace) history.replaceState(null, '', target);
   else location.hash = target;

@@ -45,7 +45,8 @@ export interface AgentSpec {
 }
 
 /** What a worker logs when an agent's guard could not be started (`AgentSpec.onUnguarded`). */
-export const UNGUARDED = 'the agent runs without its guard (is sh installed?): if this worker dies, nothing stops the agent';
+export const UNGUARDED =
+  'the agent runs without its guard (is sh installed?): if this worker dies, nothing stops the agent';
 
 /** How long a stopped agent has between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 3000;
@@ -53,7 +54,12 @@ const KILL_GRACE_MS = 3000;
 export function runAgent(spec: AgentSpec): AgentRun {
   const started = performance.now();
   const [program, ...args] = spec.argv;
-  const child = spawn(program!, args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn(program!, args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   const guard = child.pid === undefined ? null : guardGroup(child.pid, (reason) => spec.onUnguarded?.(reason));
   let stoppedFor: StopReason | null = null;
   let spawnError: string | null = null;

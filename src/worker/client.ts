@@ -35,8 +35,19 @@ export class GatewayClient {
   constructor(private readonly o: GatewayOptions) {}
 
   /** A turn (or, with `evals`, an eval run) to run, or null when none came within `waitSeconds`. */
-  claim(worker: string, profiles: string[], waitSeconds: number, signal?: AbortSignal, evals = false): Promise<TurnClaim | EvalClaim | null> {
-    return this.call<TurnClaim | EvalClaim | null>('/v1/workers/claim', { worker, profiles, wait_seconds: waitSeconds, ...(evals ? { evals: true } : {}) }, signal, 0);
+  claim(
+    worker: string,
+    profiles: string[],
+    waitSeconds: number,
+    signal?: AbortSignal,
+    evals = false,
+  ): Promise<TurnClaim | EvalClaim | null> {
+    return this.call<TurnClaim | EvalClaim | null>(
+      '/v1/workers/claim',
+      { worker, profiles, wait_seconds: waitSeconds, ...(evals ? { evals: true } : {}) },
+      signal,
+      0,
+    );
   }
 
   heartbeat(leaseId: string): Promise<Heartbeat> {
@@ -70,7 +81,12 @@ export class GatewayClient {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await fetch(this.o.url + path, { method: 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal ? { signal } : {}) });
+        res = await fetch(this.o.url + path, {
+          method: 'POST',
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          ...(signal ? { signal } : {}),
+        });
       } catch (e) {
         if (signal?.aborted || attempt >= retries) throw e;
         await pause(attempt);

@@ -52,15 +52,24 @@ export function startEvalRun(claim: EvalClaim, ctx: EvalContext): RunningEval {
   const beat = setInterval(() => {
     ctx.gateway.heartbeat(claim.lease_id).then(
       () => undefined,
-      (e: unknown) => (e instanceof LeaseLost ? stop('lease_lost') : ctx.log.warn({ err: e, eval_run_id: claim.eval_run.id }, 'heartbeat failed')),
+      (e: unknown) =>
+        e instanceof LeaseLost
+          ? stop('lease_lost')
+          : ctx.log.warn({ err: e, eval_run_id: claim.eval_run.id }, 'heartbeat failed'),
     );
   }, claim.heartbeat_ms);
   const done = (async (): Promise<TurnOutcome> => {
     try {
-      return await runEval(claim, ctx, events, () => stopping, (c) => {
-        command = c;
-        if (stopping) c.stop(stopping);
-      });
+      return await runEval(
+        claim,
+        ctx,
+        events,
+        () => stopping,
+        (c) => {
+          command = c;
+          if (stopping) c.stop(stopping);
+        },
+      );
     } finally {
       clearInterval(beat);
     }
@@ -83,13 +92,24 @@ async function prepare(claim: EvalClaim, ctx: EvalContext): Promise<{ dir: strin
     return { dir, how: `checked out ${run.repository} ${ref} at ${commit.slice(0, 12)}` };
   }
   await mkdir(dir, { recursive: true });
-  return { dir, how: `an empty directory (${ref === null ? 'the run names no commit or branch' : 'the app has no local git connection'})` };
+  return {
+    dir,
+    how: `an empty directory (${ref === null ? 'the run names no commit or branch' : 'the app has no local git connection'})`,
+  };
 }
 
-async function runEval(claim: EvalClaim, ctx: EvalContext, events: EventStream, stopping: () => StopReason | null, started: (c: AgentRun) => void): Promise<TurnOutcome> {
+async function runEval(
+  claim: EvalClaim,
+  ctx: EvalContext,
+  events: EventStream,
+  stopping: () => StopReason | null,
+  started: (c: AgentRun) => void,
+): Promise<TurnOutcome> {
   const run = claim.eval_run;
   const step = (text: string, level: 'info' | 'error' = 'info') => events.push({ kind: 'step', text, level });
-  step(`Starting eval run ${run.id} (experiment ${run.experiment}, suite ${run.suite}${run.suite_version ? ` ${run.suite_version}` : ''})`);
+  step(
+    `Starting eval run ${run.id} (experiment ${run.experiment}, suite ${run.suite}${run.suite_version ? ` ${run.suite_version}` : ''})`,
+  );
   let dir: string;
   try {
     const prepared = await prepare(claim, ctx);
@@ -97,7 +117,12 @@ async function runEval(claim: EvalClaim, ctx: EvalContext, events: EventStream, 
     step(`Directory: ${prepared.how}`);
   } catch (e) {
     step(`The directory could not be prepared: ${(e as Error).message}`, 'error');
-    return finish(claim, ctx, events, { status: 'failed', reason: 'workspace', exit_code: null, error: `The eval run's directory could not be prepared: ${(e as Error).message}` });
+    return finish(claim, ctx, events, {
+      status: 'failed',
+      reason: 'workspace',
+      exit_code: null,
+      error: `The eval run's directory could not be prepared: ${(e as Error).message}`,
+    });
   }
   try {
     if (stopping() === 'handback') return await handBack(claim, ctx, events);
@@ -126,15 +151,26 @@ async function runEval(claim: EvalClaim, ctx: EvalContext, events: EventStream, 
     }
     if (exit.stoppedFor === 'handback') return await handBack(claim, ctx, events);
     const stoppedFor = exit.stoppedFor === 'timeout' || exit.stoppedFor === 'output_limit' ? exit.stoppedFor : null;
-    const end = evalEnd({ code: exit.code, signal: exit.signal, stoppedFor, spawnError: exit.spawnError }, lastLine, { timeoutSeconds: ctx.timeoutSeconds, maxOutputBytes: ctx.maxOutputBytes });
-    step(end.status === 'succeeded' ? `The eval command exited with 0 after ${(exit.ms / 1000).toFixed(1)} s` : end.error, end.status === 'succeeded' ? 'info' : 'error');
+    const end = evalEnd({ code: exit.code, signal: exit.signal, stoppedFor, spawnError: exit.spawnError }, lastLine, {
+      timeoutSeconds: ctx.timeoutSeconds,
+      maxOutputBytes: ctx.maxOutputBytes,
+    });
+    step(
+      end.status === 'succeeded' ? `The eval command exited with 0 after ${(exit.ms / 1000).toFixed(1)} s` : end.error,
+      end.status === 'succeeded' ? 'info' : 'error',
+    );
     return await finish(claim, ctx, events, end);
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-async function finish(claim: EvalClaim, ctx: EvalContext, events: EventStream, body: CompleteBody): Promise<TurnOutcome> {
+async function finish(
+  claim: EvalClaim,
+  ctx: EvalContext,
+  events: EventStream,
+  body: CompleteBody,
+): Promise<TurnOutcome> {
   try {
     await events.flush();
     await ctx.gateway.complete(claim.lease_id, body);

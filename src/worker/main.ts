@@ -24,7 +24,12 @@ export interface WorkerIo {
 /** Pause before claiming again after the gateway could not be reached or refused. */
 const CLAIM_BACKOFF_MS = 2000;
 
-export async function runWorker(o: WorkerOptions, profiles: Record<string, AgentProfile>, io: WorkerIo, stop: AbortSignal): Promise<void> {
+export async function runWorker(
+  o: WorkerOptions,
+  profiles: Record<string, AgentProfile>,
+  io: WorkerIo,
+  stop: AbortSignal,
+): Promise<void> {
   const gateway = new GatewayClient({ url: o.url, key: o.key, appId: o.appId });
   const git = new LocalGitProvider(resolve(o.gitRoot));
   const workspaces = new Workspaces(resolve(o.workDir), git);
@@ -36,7 +41,11 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
 
   const onStop = () => {
     claims.abort();
-    io.log('info', { running: running.size, grace_seconds: o.graceSeconds }, 'stopping: no more claims; running turns finish or are handed back');
+    io.log(
+      'info',
+      { running: running.size, grace_seconds: o.graceSeconds },
+      'stopping: no more claims; running turns finish or are handed back',
+    );
     const timer = setTimeout(() => {
       for (const turn of running) turn.handBack();
     }, o.graceSeconds * 1000);
@@ -45,19 +54,42 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
   if (stop.aborted) return;
   stop.addEventListener('abort', onStop, { once: true });
 
-  io.log('info', { worker: o.name, url: o.url, profiles: names, concurrency: o.concurrency, work_dir: resolve(o.workDir), evals: o.evalCommand !== null }, 'worker started');
+  io.log(
+    'info',
+    {
+      worker: o.name,
+      url: o.url,
+      profiles: names,
+      concurrency: o.concurrency,
+      work_dir: resolve(o.workDir),
+      evals: o.evalCommand !== null,
+    },
+    'worker started',
+  );
   const runEvalClaim = async (claim: EvalClaim) => {
     const run = claim.eval_run;
     io.log('info', { eval_run_id: run.id, experiment: run.experiment, suite: run.suite }, 'eval run claimed');
     const evalRun = startEvalRun(claim, {
-      gateway, git, workDir: resolve(o.workDir), command: o.evalCommand!, timeoutSeconds: o.evalTimeoutSeconds, maxOutputBytes: o.evalMaxOutputBytes, url: o.url, appId: o.appId, log,
+      gateway,
+      git,
+      workDir: resolve(o.workDir),
+      command: o.evalCommand!,
+      timeoutSeconds: o.evalTimeoutSeconds,
+      maxOutputBytes: o.evalMaxOutputBytes,
+      url: o.url,
+      appId: o.appId,
+      log,
     });
     running.add(evalRun);
     try {
       const outcome = await evalRun.done;
       if (outcome !== 'reported') io.log('info', { eval_run_id: run.id, outcome }, `eval run ${outcome}`);
     } catch (e) {
-      io.log('error', { eval_run_id: run.id, err: (e as Error).message }, 'the eval run could not be reported: its lease will expire and it will fail');
+      io.log(
+        'error',
+        { eval_run_id: run.id, err: (e as Error).message },
+        'the eval run could not be reported: its lease will expire and it will fail',
+      );
     } finally {
       running.delete(evalRun);
     }
@@ -84,14 +116,23 @@ export async function runWorker(o: WorkerOptions, profiles: Record<string, Agent
         continue;
       }
       const profile = profiles[claim.run.profile]!;
-      io.log('info', { run_id: claim.run.id, turn_index: claim.turn.index, attempt: claim.turn.attempt, profile: profile.name }, 'turn claimed');
+      io.log(
+        'info',
+        { run_id: claim.run.id, turn_index: claim.turn.index, attempt: claim.turn.attempt, profile: profile.name },
+        'turn claimed',
+      );
       const turn = startTurn(claim, { gateway, workspaces, profile, log });
       running.add(turn);
       try {
         const outcome = await turn.done;
-        if (outcome !== 'reported') io.log('info', { run_id: claim.run.id, turn_index: claim.turn.index, outcome }, `turn ${outcome}`);
+        if (outcome !== 'reported')
+          io.log('info', { run_id: claim.run.id, turn_index: claim.turn.index, outcome }, `turn ${outcome}`);
       } catch (e) {
-        io.log('error', { run_id: claim.run.id, turn_index: claim.turn.index, err: (e as Error).message }, 'the turn could not be reported: its lease will expire and it will be tried again');
+        io.log(
+          'error',
+          { run_id: claim.run.id, turn_index: claim.turn.index, err: (e as Error).message },
+          'the turn could not be reported: its lease will expire and it will be tried again',
+        );
       } finally {
         running.delete(turn);
       }

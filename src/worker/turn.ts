@@ -53,16 +53,25 @@ export function startTurn(claim: TurnClaim, ctx: TurnContext): RunningTurn {
   const beat = setInterval(() => {
     ctx.gateway.heartbeat(claim.lease_id).then(
       (h) => h.cancel && stop('cancelled'),
-      (e: unknown) => (e instanceof LeaseLost ? stop('lease_lost') : ctx.log.warn({ err: e, run_id: claim.run.id }, 'heartbeat failed')),
+      (e: unknown) =>
+        e instanceof LeaseLost
+          ? stop('lease_lost')
+          : ctx.log.warn({ err: e, run_id: claim.run.id }, 'heartbeat failed'),
     );
   }, claim.heartbeat_ms);
 
   const done = (async (): Promise<TurnOutcome> => {
     try {
-      return await runTurn(claim, ctx, events, () => stopping, (a) => {
-        agent = a;
-        if (stopping) a.stop(stopping);
-      });
+      return await runTurn(
+        claim,
+        ctx,
+        events,
+        () => stopping,
+        (a) => {
+          agent = a;
+          if (stopping) a.stop(stopping);
+        },
+      );
     } finally {
       clearInterval(beat);
     }
@@ -70,10 +79,18 @@ export function startTurn(claim: TurnClaim, ctx: TurnContext): RunningTurn {
   return { claim, handBack: () => stop('handback'), done };
 }
 
-async function runTurn(claim: TurnClaim, ctx: TurnContext, events: EventStream, stopping: () => StopReason | null, started: (a: AgentRun) => void): Promise<TurnOutcome> {
+async function runTurn(
+  claim: TurnClaim,
+  ctx: TurnContext,
+  events: EventStream,
+  stopping: () => StopReason | null,
+  started: (a: AgentRun) => void,
+): Promise<TurnOutcome> {
   const { run, turn } = claim;
   const step = (text: string, level: 'info' | 'error' = 'info') => events.push({ kind: 'step', text, level });
-  step(`${turn.resume ? 'Resuming' : 'Starting'} turn ${turn.index} of ${run.kind === 'session' ? 'session' : 'run'} ${run.id} (attempt ${turn.attempt}) with profile ${ctx.profile.name}`);
+  step(
+    `${turn.resume ? 'Resuming' : 'Starting'} turn ${turn.index} of ${run.kind === 'session' ? 'session' : 'run'} ${run.id} (attempt ${turn.attempt}) with profile ${ctx.profile.name}`,
+  );
 
   let prepared: Prepared;
   try {
@@ -81,7 +98,14 @@ async function runTurn(claim: TurnClaim, ctx: TurnContext, events: EventStream, 
     step(`Workspace: ${prepared.how}`);
   } catch (e) {
     step(`The workspace could not be prepared: ${(e as Error).message}`, 'error');
-    return finish(claim, ctx, events, { status: 'failed', reason: 'workspace', exit_code: null, error: (e as Error).message, commit_sha: null, head_commit: run.head_commit });
+    return finish(claim, ctx, events, {
+      status: 'failed',
+      reason: 'workspace',
+      exit_code: null,
+      error: (e as Error).message,
+      commit_sha: null,
+      head_commit: run.head_commit,
+    });
   }
   if (stopping() === 'handback') return handBack(claim, ctx, events);
   if (stopping() === 'lease_lost') return 'lease lost';
@@ -132,16 +156,35 @@ async function runTurn(claim: TurnClaim, ctx: TurnContext, events: EventStream, 
     step(commit ? `Checkpoint ${commit} pushed to ${run.work_branch}` : 'Nothing changed: no checkpoint');
   } catch (e) {
     step(`The checkpoint failed: ${(e as Error).message}`, 'error');
-    if (end.body.status === 'succeeded') return finish(claim, ctx, events, { status: 'failed', reason: 'checkpoint', exit_code: exit.code, error: (e as Error).message, commit_sha: null, head_commit: prepared.commit });
+    if (end.body.status === 'succeeded')
+      return finish(claim, ctx, events, {
+        status: 'failed',
+        reason: 'checkpoint',
+        exit_code: exit.code,
+        error: (e as Error).message,
+        commit_sha: null,
+        head_commit: prepared.commit,
+      });
   }
   return finish(claim, ctx, events, { ...end.body, commit_sha: commit, head_commit: head });
 }
 
 /** How an agent's exit reads as a turn's end. */
-function endOf(exit: AgentExit, profile: AgentProfile): { text: string; body: Omit<CompleteBody, 'commit_sha' | 'head_commit'> } {
+function endOf(
+  exit: AgentExit,
+  profile: AgentProfile,
+): { text: string; body: Omit<CompleteBody, 'commit_sha' | 'head_commit'> } {
   const seconds = (exit.ms / 1000).toFixed(1);
-  if (exit.spawnError !== null) return { text: `The agent could not be started: ${exit.spawnError}`, body: { status: 'failed', reason: 'spawn', exit_code: null, error: exit.spawnError } };
-  if (exit.stoppedFor === 'cancelled') return { text: `Cancelled after ${seconds} s`, body: { status: 'cancelled', reason: 'cancelled', exit_code: exit.code, error: null } };
+  if (exit.spawnError !== null)
+    return {
+      text: `The agent could not be started: ${exit.spawnError}`,
+      body: { status: 'failed', reason: 'spawn', exit_code: null, error: exit.spawnError },
+    };
+  if (exit.stoppedFor === 'cancelled')
+    return {
+      text: `Cancelled after ${seconds} s`,
+      body: { status: 'cancelled', reason: 'cancelled', exit_code: exit.code, error: null },
+    };
   if (exit.stoppedFor === 'timeout') {
     const error = `The agent ran past its timeout of ${profile.timeoutSeconds} s and was stopped`;
     return { text: error, body: { status: 'failed', reason: 'timeout', exit_code: exit.code, error } };
@@ -150,16 +193,37 @@ function endOf(exit: AgentExit, profile: AgentProfile): { text: string; body: Om
     const error = `The agent printed more than ${profile.maxOutputBytes} bytes and was stopped`;
     return { text: error, body: { status: 'failed', reason: 'output_limit', exit_code: exit.code, error } };
   }
-  if (exit.code === 0) return { text: `The agent exited with 0 after ${seconds} s`, body: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null } };
+  if (exit.code === 0)
+    return {
+      text: `The agent exited with 0 after ${seconds} s`,
+      body: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null },
+    };
   const how = exit.code === null ? `was killed by ${exit.signal ?? 'a signal'}` : `exited with ${exit.code}`;
-  return { text: `The agent ${how} after ${seconds} s`, body: { status: 'failed', reason: 'exit', exit_code: exit.code, error: `The agent ${how}` } };
+  return {
+    text: `The agent ${how} after ${seconds} s`,
+    body: { status: 'failed', reason: 'exit', exit_code: exit.code, error: `The agent ${how}` },
+  };
 }
 
-async function finish(claim: TurnClaim, ctx: TurnContext, events: EventStream, body: CompleteBody): Promise<TurnOutcome> {
+async function finish(
+  claim: TurnClaim,
+  ctx: TurnContext,
+  events: EventStream,
+  body: CompleteBody,
+): Promise<TurnOutcome> {
   try {
     await events.flush();
     await ctx.gateway.complete(claim.lease_id, body);
-    ctx.log.info({ run_id: claim.run.id, turn_index: claim.turn.index, status: body.status, reason: body.reason, commit: body.commit_sha }, 'turn reported');
+    ctx.log.info(
+      {
+        run_id: claim.run.id,
+        turn_index: claim.turn.index,
+        status: body.status,
+        reason: body.reason,
+        commit: body.commit_sha,
+      },
+      'turn reported',
+    );
     return 'reported';
   } catch (e) {
     if (e instanceof LeaseLost) return 'lease lost';
@@ -199,8 +263,20 @@ export class EventStream {
     private readonly leaseId: string,
   ) {}
 
-  push(e: { kind: WorkerEventInput['kind']; text?: string; level?: 'info' | 'error'; event?: Record<string, unknown> }): void {
-    this.pending.push({ seq: this.seq++, at: new Date().toISOString(), kind: e.kind, ...(e.text !== undefined ? { text: e.text } : {}), ...(e.level ? { level: e.level } : {}), ...(e.event ? { event: e.event } : {}) });
+  push(e: {
+    kind: WorkerEventInput['kind'];
+    text?: string;
+    level?: 'info' | 'error';
+    event?: Record<string, unknown>;
+  }): void {
+    this.pending.push({
+      seq: this.seq++,
+      at: new Date().toISOString(),
+      kind: e.kind,
+      ...(e.text !== undefined ? { text: e.text } : {}),
+      ...(e.level ? { level: e.level } : {}),
+      ...(e.event ? { event: e.event } : {}),
+    });
     if (this.pending.length >= BATCH_EVENTS) void this.send();
     else this.timer ??= setTimeout(() => void this.send(), BATCH_WAIT_MS);
   }

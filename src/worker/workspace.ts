@@ -43,15 +43,29 @@ export class Workspaces {
     }
     await rm(dir, { recursive: true, force: true });
     const { commit } = await this.git.checkout(claim.run.repository, claim.run.checkout_branch, dir);
-    const why = state === null ? '' : state.clean ? ' (the workspace was at another commit)' : ' (the workspace held changes no turn reported)';
-    return { dir, agentDir, commit, how: `checked out ${claim.run.repository} ${claim.run.checkout_branch} at ${commit.slice(0, 12)}${why}` };
+    const why =
+      state === null
+        ? ''
+        : state.clean
+          ? ' (the workspace was at another commit)'
+          : ' (the workspace held changes no turn reported)';
+    return {
+      dir,
+      agentDir,
+      commit,
+      how: `checked out ${claim.run.repository} ${claim.run.checkout_branch} at ${commit.slice(0, 12)}${why}`,
+    };
   }
 
   /** Commits what the turn changed and pushes it to the run's work branch; null when nothing changed. */
   async checkpoint(claim: TurnClaim, dir: string): Promise<string | null> {
     const first = cutText(claim.turn.prompt.split('\n')[0]!, 72);
     const message = `Tracelake run ${claim.run.id}, turn ${claim.turn.index}: ${first}\n\nRun: ${claim.run.id}\nTurn: ${claim.turn.index}\nAttempt: ${claim.turn.attempt}\n`;
-    const { commit } = await this.git.commitAndPush(dir, { branch: claim.run.work_branch, message, author: CHECKPOINT_AUTHOR });
+    const { commit } = await this.git.commitAndPush(dir, {
+      branch: claim.run.work_branch,
+      message,
+      author: CHECKPOINT_AUTHOR,
+    });
     return commit;
   }
 }

@@ -33,10 +33,21 @@ t.test('update an app', async (t) => {
     updated_by: `key:${rootKeyId}`,
   });
   t.ok(patched.body.data.updated_at > before.updated_at, 'updated_at moves');
-  t.same((await call(server, 'GET', `/v1/apps/${root.appId}`, { auth: root })).body.data, patched.body.data, 'a read shows the update');
+  t.same(
+    (await call(server, 'GET', `/v1/apps/${root.appId}`, { auth: root })).body.data,
+    patched.body.data,
+    'a read shows the update',
+  );
 
-  const cleared = await call(server, 'PATCH', `/v1/apps/${root.appId}`, { auth: root, body: { display_name: null, commit_sha: null } });
-  t.match(cleared.body.data, { display_name: null, commit_sha: null, entry_point: 'src/index.ts', runtime: 'python' }, 'null clears; others stay');
+  const cleared = await call(server, 'PATCH', `/v1/apps/${root.appId}`, {
+    auth: root,
+    body: { display_name: null, commit_sha: null },
+  });
+  t.match(
+    cleared.body.data,
+    { display_name: null, commit_sha: null, entry_point: 'src/index.ts', runtime: 'python' },
+    'null clears; others stay',
+  );
 
   for (const [body, field] of [
     [{}, 'body'],
@@ -54,7 +65,10 @@ t.test('update an app', async (t) => {
   }
 
   const other = await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'other' } });
-  const theirs = await call(server, 'PATCH', `/v1/apps/${other.body.data.id}`, { auth: root, body: { entry_point: 'main.py' } });
+  const theirs = await call(server, 'PATCH', `/v1/apps/${other.body.data.id}`, {
+    auth: root,
+    body: { entry_point: 'main.py' },
+  });
   t.equal(theirs.status, 200, 'an admin of the tenant updates its other apps');
   t.equal(theirs.body.data.entry_point, 'main.py');
 
@@ -72,33 +86,63 @@ t.test('delete an app with its environments and keys', async (t) => {
   t.equal(own.body.error.code, 'conflict');
 
   const app = (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'doomed' } })).body.data;
-  await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview', app_id: app.id } });
+  await call(server, 'POST', '/v1/environments', {
+    auth: root,
+    body: { name: 'staging', kind: 'preview', app_id: app.id },
+  });
   const theirKeys = [
     await createKey(server, root, { name: 'a', role: 'Full Access', app_id: app.id }),
     await createKey(server, root, { name: 'b', role: 'SDK', app_id: app.id, environment_name: 'staging' }),
   ].map((k) => ({ ...k, appId: app.id as string }));
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: theirKeys[0]! })).status, 200, 'their key works before');
 
-  const wrong = await call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root, body: { confirmation_name: 'other' } });
+  const wrong = await call(server, 'DELETE', `/v1/apps/${app.id}`, {
+    auth: root,
+    body: { confirmation_name: 'other' },
+  });
   t.equal(wrong.status, 400, 'a confirmation, when sent, must be the name');
   t.match(wrong.body.error.details, { confirmation_name: /doomed/ });
-  t.equal((await call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root, body: { confirmation: 'doomed' } })).status, 400, 'unknown fields');
+  t.equal(
+    (await call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root, body: { confirmation: 'doomed' } })).status,
+    400,
+    'unknown fields',
+  );
 
-  const deleted = await call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root, body: { confirmation_name: 'doomed' } });
+  const deleted = await call(server, 'DELETE', `/v1/apps/${app.id}`, {
+    auth: root,
+    body: { confirmation_name: 'doomed' },
+  });
   t.equal(deleted.status, 200);
-  t.same(deleted.body.data.cascade, { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false, environments_deleted: 2 });
+  t.same(deleted.body.data.cascade, {
+    alerts_deleted: 0,
+    api_keys_revoked: 2,
+    deployments_deleted: 0,
+    runtime_app_destroyed: false,
+    environments_deleted: 2,
+  });
   t.equal(deleted.body.data.id, app.id);
   t.match(deleted.body.data.deleted_at, /Z$/);
-  for (const key of theirKeys) t.equal((await call(server, 'GET', '/v1/api-keys', { auth: key })).status, 401, 'its keys answer 401');
+  for (const key of theirKeys)
+    t.equal((await call(server, 'GET', '/v1/api-keys', { auth: key })).status, 401, 'its keys answer 401');
   t.equal((await call(server, 'GET', `/v1/apps/${app.id}`, { auth: root })).status, 404);
   t.equal((await call(server, 'GET', `/v1/environments?app_id=${app.id}`, { auth: root })).status, 404);
   t.equal((await call(server, 'DELETE', `/v1/apps/${app.id}`, { auth: root })).status, 404, 'a second delete');
-  t.equal((await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'doomed' } })).status, 201, 'the name is free again');
+  t.equal(
+    (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'doomed' } })).status,
+    201,
+    'the name is free again',
+  );
 
   const quiet = (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'no-body' } })).body.data;
   const noBody = await call(server, 'DELETE', `/v1/apps/${quiet.id}`, { auth: root });
   t.equal(noBody.status, 200, 'the body is optional');
-  t.same(noBody.body.data.cascade, { alerts_deleted: 0, api_keys_revoked: 0, deployments_deleted: 0, runtime_app_destroyed: false, environments_deleted: 1 });
+  t.same(noBody.body.data.cascade, {
+    alerts_deleted: 0,
+    api_keys_revoked: 0,
+    deployments_deleted: 0,
+    runtime_app_destroyed: false,
+    environments_deleted: 1,
+  });
   t.equal((await call(server, 'DELETE', `/v1/apps/${randomUUID()}`, { auth: root })).status, 404);
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).status, 200, 'the caller is untouched');
 });

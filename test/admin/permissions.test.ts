@@ -50,5 +50,9 @@ t.test('admin routes refuse non-admin keys', async (t) => {
   // Nothing was changed by the refused calls.
   t.same((await call(server, 'GET', '/v1/environments', { auth: root })).body.data, [production]);
   t.equal((await call(server, 'GET', `/v1/apps/${other.id}`, { auth: root })).body.data.runtime, 'nodejs');
-  t.equal((await call(server, 'PATCH', `/v1/environments/${randomUUID()}`, { auth: denied[0]!, body: {} })).status, 403, 'authorisation comes before validation');
+  t.equal(
+    (await call(server, 'PATCH', `/v1/environments/${randomUUID()}`, { auth: denied[0]!, body: {} })).status,
+    403,
+    'authorisation comes before validation',
+  );
 });

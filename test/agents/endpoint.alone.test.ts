@@ -9,7 +9,16 @@ import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { call, createKey, rootCredentials, serverFor, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import {
+  call,
+  createKey,
+  rootCredentials,
+  serverFor,
+  startServer,
+  tempDir,
+  type Credentials,
+  type TestServer,
+} from '../helpers/server.js';
 import { unhooked } from '../helpers/unhooked.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
@@ -28,10 +37,38 @@ function session(id: string, image: Buffer = PNG, extra: Record<string, unknown>
     startedAt: '2025-11-20T09:00:00.000Z',
     title: 'A title',
     events: [
-      { id: 'u1', timestamp: '2025-11-20T09:00:00.000Z', type: 'user_message', content: [{ type: 'text', text: 'Look at this screenshot.' }, { type: 'blob', sha256: sha(image), mediaType: 'image/png', bytes: image.length }] },
-      { id: 'a1', timestamp: '2025-11-20T09:00:03.000Z', type: 'assistant_message', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'Checking the build.' }], usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 1000, cacheCreationTokens: 500 } },
-      { id: 'c1', timestamp: '2025-11-20T09:00:03.100Z', type: 'tool_call', callId: 'call-1', name: 'Bash', input: { command: 'npm run build' } },
-      { id: 'r1', timestamp: '2025-11-20T09:00:05.000Z', type: 'tool_result', callId: 'call-1', content: [{ type: 'text', text: 'build ok' }] },
+      {
+        id: 'u1',
+        timestamp: '2025-11-20T09:00:00.000Z',
+        type: 'user_message',
+        content: [
+          { type: 'text', text: 'Look at this screenshot.' },
+          { type: 'blob', sha256: sha(image), mediaType: 'image/png', bytes: image.length },
+        ],
+      },
+      {
+        id: 'a1',
+        timestamp: '2025-11-20T09:00:03.000Z',
+        type: 'assistant_message',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'Checking the build.' }],
+        usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 1000, cacheCreationTokens: 500 },
+      },
+      {
+        id: 'c1',
+        timestamp: '2025-11-20T09:00:03.100Z',
+        type: 'tool_call',
+        callId: 'call-1',
+        name: 'Bash',
+        input: { command: 'npm run build' },
+      },
+      {
+        id: 'r1',
+        timestamp: '2025-11-20T09:00:05.000Z',
+        type: 'tool_result',
+        callId: 'call-1',
+        content: [{ type: 'text', text: 'build ok' }],
+      },
       ...extra,
     ],
   };
@@ -54,30 +91,59 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
 
   const version = await call(server, 'POST', '/v1/agents/sync', { auth, body: { schemaVersion: 2, sessions: [] } });
   t.equal(version.status, 400);
-  t.match(version.body.error, { code: 'invalid_request_body', message: 'Invalid request body', details: { schemaVersion: /must be 1/ } });
+  t.match(version.body.error, {
+    code: 'invalid_request_body',
+    message: 'Invalid request body',
+    details: { schemaVersion: /must be 1/ },
+  });
   const shape = await call(server, 'POST', '/v1/agents/sync', { auth, body: { schemaVersion: 1 } });
   t.equal(shape.status, 400);
   t.match(shape.body.error.details, { sessions: /expected/ });
-  const notJson = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: '{"schemaVersion":', headers: { 'content-type': 'application/json' } });
+  const notJson = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    rawBody: '{"schemaVersion":',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(notJson.status, 400);
   t.match(notJson.body.error.details.body, /not valid JSON/);
 
   const good = session('good-1');
   const noEvents = { ...session('bad-1'), events: undefined };
   const badTime = session('bad-2', PNG, [{ id: 'x', timestamp: 'yesterday', type: 'system', kind: 'info' }]);
-  const twice = session('bad-3', PNG, [{ id: 'u1', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
-  const orphan = session('bad-4', PNG, [{ id: 'e9', parentId: 'nowhere', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' }]);
+  const twice = session('bad-3', PNG, [
+    { id: 'u1', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' },
+  ]);
+  const orphan = session('bad-4', PNG, [
+    { id: 'e9', parentId: 'nowhere', timestamp: '2025-11-20T09:00:06.000Z', type: 'system', kind: 'info' },
+  ]);
   const deepInput = Array.from({ length: 65 }).reduce<unknown>((inner) => ({ next: inner }), 'ghp_' + 'x'.repeat(36));
-  const tooDeep = session('bad-5', PNG, [{ id: 'd1', timestamp: '2025-11-20T09:00:06.000Z', type: 'tool_call', callId: 'deep', name: 'Bash', input: deepInput }]);
+  const tooDeep = session('bad-5', PNG, [
+    {
+      id: 'd1',
+      timestamp: '2025-11-20T09:00:06.000Z',
+      type: 'tool_call',
+      callId: 'deep',
+      name: 'Bash',
+      input: deepInput,
+    },
+  ]);
   const wrongHash = { ...blob(Buffer.from('other bytes')), sha256: 'a'.repeat(64) };
   const wrongSize = { ...blob(Buffer.from('some bytes')), bytes: 3 };
-  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, noEvents, badTime, twice, orphan, 'not a session', tooDeep], [blob(PNG), wrongHash, wrongSize]) });
+  const answer = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody(
+      [good, noEvents, badTime, twice, orphan, 'not a session', tooDeep],
+      [blob(PNG), wrongHash, wrongSize],
+    ),
+  });
   t.equal(answer.status, 200, answer.text);
   const data = answer.body.data;
   t.same(data.accepted, ['good-1']);
   t.match(data, { tenantTier: 'full', blobsStored: 1 });
   t.ok(data.spanRows >= 4, 'the good session is stored');
-  const reasons = Object.fromEntries(data.rejected.map((r: { index: number; id: string; reason: string }) => [`${r.id}@${r.index}`, r.reason]));
+  const reasons = Object.fromEntries(
+    data.rejected.map((r: { index: number; id: string; reason: string }) => [`${r.id}@${r.index}`, r.reason]),
+  );
   t.match(reasons, {
     'bad-1@1': /events: expected/,
     'bad-2@2': /events\[4\]\.timestamp/,
@@ -90,25 +156,57 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   });
   t.equal(data.rejected.length, 8);
   const longId = `${'x'.repeat(255)}😀tail`;
-  const cut = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([{ ...session(longId), events: undefined }]) });
-  t.same(cut.body.data.rejected.map((r: { id: string }) => r.id), ['x'.repeat(255)], "a rejected item's id is echoed cut at 256 units, never inside a character");
+  const cut = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([{ ...session(longId), events: undefined }]),
+  });
+  t.same(
+    cut.body.data.rejected.map((r: { id: string }) => r.id),
+    ['x'.repeat(255)],
+    "a rejected item's id is echoed cut at 256 units, never inside a character",
+  );
 
-  const image = await fetch(`${server.url}/v1/agents/blob/${sha(PNG)}`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId } });
+  const image = await fetch(`${server.url}/v1/agents/blob/${sha(PNG)}`, {
+    headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId },
+  });
   t.equal(image.status, 200);
   t.same(Buffer.from(await image.arrayBuffer()), PNG);
-  t.equal((await call(server, 'GET', `/v1/agents/blob/${'a'.repeat(64)}`, { auth })).status, 404, 'a rejected blob is not stored');
+  t.equal(
+    (await call(server, 'GET', `/v1/agents/blob/${'a'.repeat(64)}`, { auth })).status,
+    404,
+    'a rejected blob is not stored',
+  );
 
-  const again = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good, session('good-2')], [blob(PNG)]) });
-  t.match(again.body.data, { accepted: ['good-1', 'good-2'], blobsStored: 0 }, 'a blob stored already is not counted again');
+  const again = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([good, session('good-2')], [blob(PNG)]),
+  });
+  t.match(
+    again.body.data,
+    { accepted: ['good-1', 'good-2'], blobsStored: 0 },
+    'a blob stored already is not counted again',
+  );
   const repeat = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([good]) });
   t.match(repeat.body.data, { accepted: ['good-1'], spanRows: 0 }, 'a session synced again stores nothing');
 
   // The log line of the last request may reach us just after its answer: wait for it.
   await server.waitForLog((l) => l.msg === 'agents sync steps' && l.spanRows === 0);
   const steps = server.logs.filter((l) => l.msg === 'agents sync steps');
-  t.same(steps.map((l) => [l.sessions, l.spanRows]), [[1, data.spanRows], [2, again.body.data.spanRows], [1, 0]], 'each request that kept a session logs its steps');
-  t.ok(steps[2]!.knownSpans as number >= 4, 'the store knew the repeated session\'s spans');
-  for (const key of ['prepareMs', 'knownMs', 'ackMs', 'visibleWaitMs']) t.ok(steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0), key);
+  t.same(
+    steps.map((l) => [l.sessions, l.spanRows]),
+    [
+      [1, data.spanRows],
+      [2, again.body.data.spanRows],
+      [1, 0],
+    ],
+    'each request that kept a session logs its steps',
+  );
+  t.ok((steps[2]!.knownSpans as number) >= 4, "the store knew the repeated session's spans");
+  for (const key of ['prepareMs', 'knownMs', 'ackMs', 'visibleWaitMs'])
+    t.ok(
+      steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0),
+      key,
+    );
 });
 
 t.test('the body is checked as the router checks one: media type, UTF-8, and not empty', async (t) => {
@@ -120,20 +218,36 @@ t.test('the body is checked as the router checks one: media type, UTF-8, and not
     return r.status === 404 ? 0 : (r.body.data as unknown[]).length; // an unknown session is 404
   };
 
-  const plain = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: text, headers: { 'content-type': 'text/plain' } });
+  const plain = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    rawBody: text,
+    headers: { 'content-type': 'text/plain' },
+  });
   t.equal(plain.status, 415);
   t.match(plain.body.error, { code: 'unsupported_media_type', message: /Expected application\/json, got text\/plain/ });
   t.equal(await traces(), 0, 'a refused body stores nothing');
-  const notUtf8 = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: Buffer.from([0x7b, 0xff, 0x7d]), headers: { 'content-type': 'application/json' } });
+  const notUtf8 = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    rawBody: Buffer.from([0x7b, 0xff, 0x7d]),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(notUtf8.status, 400);
   t.same(notUtf8.body.error.details, { body: 'not valid UTF-8' });
   for (const empty of ['', '  \n']) {
-    const answer = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: empty, headers: { 'content-type': 'application/json' } });
+    const answer = await call(server, 'POST', '/v1/agents/sync', {
+      auth,
+      rawBody: empty,
+      headers: { 'content-type': 'application/json' },
+    });
     t.equal(answer.status, 400, `${JSON.stringify(empty)}: 400`);
     t.same(answer.body.error.details, { body: 'is empty' });
   }
 
-  const json = await call(server, 'POST', '/v1/agents/sync', { auth, rawBody: text, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  const json = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    rawBody: text,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
   t.equal(json.status, 200, 'the same bytes as JSON are taken');
   t.same(json.body.data.accepted, ['plain-1']);
   t.equal(await traces(), 1);
@@ -142,15 +256,37 @@ t.test('the body is checked as the router checks one: media type, UTF-8, and not
 t.test('secrets in text blobs are scrubbed and the sessions follow the new hash', async (t) => {
   const server = await serverFor(t);
   const auth = rootCredentials(server);
-  const log = Buffer.from('deploy log\nexport GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s01\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\nall done\n');
+  const log = Buffer.from(
+    'deploy log\nexport GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s01\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\nall done\n',
+  );
   const s = session('blobs-1', PNG, [
-    { id: 'c2', timestamp: '2025-11-20T09:00:06.000Z', type: 'tool_call', callId: 'call-2', name: 'Bash', input: { command: 'cat deploy.log' } },
-    { id: 'r2', timestamp: '2025-11-20T09:00:07.000Z', type: 'tool_result', callId: 'call-2', content: [{ type: 'blob', sha256: sha(log), mediaType: 'text/plain', bytes: log.length }] },
+    {
+      id: 'c2',
+      timestamp: '2025-11-20T09:00:06.000Z',
+      type: 'tool_call',
+      callId: 'call-2',
+      name: 'Bash',
+      input: { command: 'cat deploy.log' },
+    },
+    {
+      id: 'r2',
+      timestamp: '2025-11-20T09:00:07.000Z',
+      type: 'tool_result',
+      callId: 'call-2',
+      content: [{ type: 'blob', sha256: sha(log), mediaType: 'text/plain', bytes: log.length }],
+    },
   ]);
-  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([s], [blob(PNG), blob(log, 'text/plain')]) });
+  const answer = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([s], [blob(PNG), blob(log, 'text/plain')]),
+  });
   t.equal(answer.status, 200, answer.text);
   t.equal(answer.body.data.blobsStored, 2);
-  t.equal((await call(server, 'GET', `/v1/agents/blob/${sha(log)}`, { auth })).status, 404, 'the blob as sent is not stored');
+  t.equal(
+    (await call(server, 'GET', `/v1/agents/blob/${sha(log)}`, { auth })).status,
+    404,
+    'the blob as sent is not stored',
+  );
   const spans = await spansOf(server, auth, 'blobs-1');
   const tool = spans.find((x) => x.name === 'Bash' && /deploy/.test(x.output_preview ?? ''));
   t.ok(tool, 'the tool span shows the (scrubbed) text of its blob');
@@ -164,13 +300,30 @@ t.test('half a character in a transcript is mended, the same in every field', as
   const auth = rootCredentials(server);
   // JSON.stringify writes a lone surrogate as an escape, as an agent's own JSONL would hold it.
   const cut = session('cut-1', PNG, [
-    { id: 'u2', timestamp: '2025-11-20T09:00:06.000Z', type: 'user_message', content: [{ type: 'text', text: 'why \udc00 this' }] },
-    { id: 'a2', timestamp: '2025-11-20T09:00:07.000Z', type: 'assistant_message', model: 'm', content: [{ type: 'text', text: 'done \ud83d' }] },
+    {
+      id: 'u2',
+      timestamp: '2025-11-20T09:00:06.000Z',
+      type: 'user_message',
+      content: [{ type: 'text', text: 'why \udc00 this' }],
+    },
+    {
+      id: 'a2',
+      timestamp: '2025-11-20T09:00:07.000Z',
+      type: 'assistant_message',
+      model: 'm',
+      content: [{ type: 'text', text: 'done \ud83d' }],
+    },
   ]);
-  const answer = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([{ ...cut, title: 'A \udc00 title' }], [blob(PNG)]) });
+  const answer = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([{ ...cut, title: 'A \udc00 title' }], [blob(PNG)]),
+  });
   t.same([answer.status, answer.body.data.accepted], [200, ['cut-1']], answer.text);
   const spans = await spansOf(server, auth, 'cut-1');
-  t.ok(spans.some((s) => s.name === 'A \ufffd title'), 'the title, U+FFFD for the half');
+  t.ok(
+    spans.some((s) => s.name === 'A \ufffd title'),
+    'the title, U+FFFD for the half',
+  );
   const last = spans.find((s) => s.output_preview?.startsWith('done'));
   t.equal(last?.output_preview, 'done \ufffd', 'a message text');
   // The answer's input is the conversation as JSON: the half was left there as an escape before.
@@ -178,31 +331,82 @@ t.test('half a character in a transcript is mended, the same in every field', as
   t.notMatch(last?.input_preview, /\\u[dD][89a-fA-F]/, 'no escaped half in it');
 });
 
-t.test('each plan\'s tier ceiling, and who may sync', async (t) => {
+t.test("each plan's tier ceiling, and who may sync", async (t) => {
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const plansFile = join(dataDir, '..', `plans-${process.pid}.json`);
-  writeFileSync(plansFile, JSON.stringify({
-    default: 'self_hosted',
-    upgrade_url: 'https://example.com/upgrade',
-    plans: {
-      self_hosted: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'full' },
-      basic: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'metrics' },
-      pro: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'transcripts', agents_blob_cap_bytes: 64 },
-    },
-  }));
+  writeFileSync(
+    plansFile,
+    JSON.stringify({
+      default: 'self_hosted',
+      upgrade_url: 'https://example.com/upgrade',
+      plans: {
+        self_hosted: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'full' },
+        basic: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, agents_tier: 'metrics' },
+        pro: {
+          max_apps: null,
+          max_keys: null,
+          monthly_spans: null,
+          storage_bytes: null,
+          agents_tier: 'transcripts',
+          agents_blob_cap_bytes: 64,
+        },
+      },
+    }),
+  );
   t.teardown(() => rmSync(plansFile, { force: true }));
   const cli = (...args: string[]) =>
-    new Promise<any>((resolve, reject) => // eslint-disable-line @typescript-eslint/no-explicit-any
-      execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (e, out, err) => (e ? reject(new Error(err)) : resolve(JSON.parse(out)))),
+    new Promise<any>(
+      (
+        resolve,
+        reject, // eslint-disable-line @typescript-eslint/no-explicit-any
+      ) =>
+        execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (e, out, err) =>
+          e ? reject(new Error(err)) : resolve(JSON.parse(out)),
+        ),
     );
   // Keys are made offline, before the server holds the store: an SDK key to sync, a Full Access one to read.
   const keys: Record<string, Credentials> = {};
   const readers: Record<string, Credentials> = {};
-  for (const [name, plan] of [['f', 'self_hosted'], ['m', 'basic'], ['tr', 'pro']]) {
-    const tenant = await cli('tenant', 'create', '--name', `tenant-${name}`, '--plan', plan!, '--plans-file', plansFile);
-    const key = await cli('key', 'create', '--app', tenant.app_id, '--name', 'sync', '--role', 'sdk', '--environment', 'production');
-    const admin = await cli('key', 'create', '--app', tenant.app_id, '--name', 'admin', '--role', 'full-access', '--environment', 'production');
+  for (const [name, plan] of [
+    ['f', 'self_hosted'],
+    ['m', 'basic'],
+    ['tr', 'pro'],
+  ]) {
+    const tenant = await cli(
+      'tenant',
+      'create',
+      '--name',
+      `tenant-${name}`,
+      '--plan',
+      plan!,
+      '--plans-file',
+      plansFile,
+    );
+    const key = await cli(
+      'key',
+      'create',
+      '--app',
+      tenant.app_id,
+      '--name',
+      'sync',
+      '--role',
+      'sdk',
+      '--environment',
+      'production',
+    );
+    const admin = await cli(
+      'key',
+      'create',
+      '--app',
+      tenant.app_id,
+      '--name',
+      'admin',
+      '--role',
+      'full-access',
+      '--environment',
+      'production',
+    );
     keys[plan!] = { key: key.plaintext_key, appId: tenant.app_id };
     readers[plan!] = { key: admin.plaintext_key, appId: tenant.app_id };
   }
@@ -220,21 +424,44 @@ t.test('each plan\'s tier ceiling, and who may sync', async (t) => {
 
   const m = await spansOf(server, readers.basic!, 'tiered');
   const gen = m.find((s) => s.type === 'GENERATION');
-  t.match(gen, { input_tokens: 1510, output_tokens: 20, cached_input_tokens: 1000, model: 'claude-sonnet-4-5-20250929' }, 'metrics keeps counts');
+  t.match(
+    gen,
+    { input_tokens: 1510, output_tokens: 20, cached_input_tokens: 1000, model: 'claude-sonnet-4-5-20250929' },
+    'metrics keeps counts',
+  );
   t.ok(gen.cost > 0, 'and costs');
-  t.same(JSON.parse(gen.output_preview), { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', name: 'Bash' }] }, 'but no content: the names of the tools it called');
+  t.same(
+    JSON.parse(gen.output_preview),
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', name: 'Bash' }] },
+    'but no content: the names of the tools it called',
+  );
   const tool = m.find((s) => s.span_kind === 'tool');
-  t.match(tool, { name: 'Bash', input_preview: null, output_preview: null }, 'tool names without their input or output');
+  t.match(
+    tool,
+    { name: 'Bash', input_preview: null, output_preview: null },
+    'tool names without their input or output',
+  );
   t.equal(m.find((s) => s.parent_id === null).name, 'claude-code session', 'no title either');
 
   const tr = await spansOf(server, readers.pro!, 'tiered');
   const prompt = tr.find((s) => s.name === 'user message');
-  t.match(prompt.input_preview, /Look at this screenshot\.\n\n\[blob not kept: image\/png, 229 bytes, over this plan's 64-byte cap\]/);
-  t.match(tr.find((s) => s.span_kind === 'tool'), { input_preview: /npm run build/, output_preview: 'build ok' }, 'transcripts keep content');
+  t.match(
+    prompt.input_preview,
+    /Look at this screenshot\.\n\n\[blob not kept: image\/png, 229 bytes, over this plan's 64-byte cap\]/,
+  );
+  t.match(
+    tr.find((s) => s.span_kind === 'tool'),
+    { input_preview: /npm run build/, output_preview: 'build ok' },
+    'transcripts keep content',
+  );
   t.equal((await call(server, 'GET', `/v1/agents/blob/${sha(big)}`, { auth: readers.pro! })).status, 404);
 
   const f = await spansOf(server, readers.self_hosted!, 'tiered');
-  t.match(f.find((s) => s.name === 'user message').input_preview, /"sha256":"[0-9a-f]{64}"/, 'full keeps the blob reference');
+  t.match(
+    f.find((s) => s.name === 'user message').input_preview,
+    /"sha256":"[0-9a-f]{64}"/,
+    'full keeps the blob reference',
+  );
   t.equal((await call(server, 'GET', `/v1/agents/blob/${sha(big)}`, { auth: readers.self_hosted! })).status, 200);
 
   const readOnlyKey = await createKey(server, readers.self_hosted!, { name: 'reader', role: 'Read-Only' });

@@ -31,15 +31,19 @@ interface Run {
 
 function run(file: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(...unhooked(process.execPath, [file, ...args]), { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr, json });
-    });
+    execFile(
+      ...unhooked(process.execPath, [file, ...args]),
+      { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr, json });
+      },
+    );
   });
 }
 
@@ -52,11 +56,25 @@ function home(): string {
 }
 
 function sync(server: TestServer, auth: Credentials, dir: string, ...extra: string[]): Promise<Run> {
-  return run(CLI, ['agents', 'sync', '--claude-dir', join(dir, '.claude'), '--codex-dir', join(dir, '.codex'), '--state', join(dir, 'state.json'), ...extra], {
-    TRACELAKE_URL: server.url,
-    TRACELAKE_API_KEY: auth.key,
-    TRACELAKE_APP_ID: auth.appId,
-  });
+  return run(
+    CLI,
+    [
+      'agents',
+      'sync',
+      '--claude-dir',
+      join(dir, '.claude'),
+      '--codex-dir',
+      join(dir, '.codex'),
+      '--state',
+      join(dir, 'state.json'),
+      ...extra,
+    ],
+    {
+      TRACELAKE_URL: server.url,
+      TRACELAKE_API_KEY: auth.key,
+      TRACELAKE_APP_ID: auth.appId,
+    },
+  );
 }
 
 async function traceOf(server: TestServer, auth: Credentials, sessionId: string) {
@@ -74,7 +92,8 @@ interface Tokens {
 }
 
 /** Token counts of a trace's generations by model, as stored (cache writes from the span attributes). */
-async function storedTokens(server: TestServer, auth: Credentials, trace: any): Promise<Record<string, Tokens>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function storedTokens(server: TestServer, auth: Credentials, trace: any): Promise<Record<string, Tokens>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const out: Record<string, Tokens> = {};
   for (const s of trace.spans.filter((s: { type: string }) => s.type === 'GENERATION')) {
     const detail = (await call(server, 'GET', `/v1/traces/${trace.id}/spans/${s.id}`, { auth })).body.data;
@@ -87,7 +106,7 @@ async function storedTokens(server: TestServer, auth: Credentials, trace: any): 
   return out;
 }
 
-t.test('a sync from the agents\' directories, read back and checked against ccusage', async (t) => {
+t.test("a sync from the agents' directories, read back and checked against ccusage", async (t) => {
   const server = await serverFor(t);
   const auth = rootCredentials(server);
   const dir = home();
@@ -95,8 +114,17 @@ t.test('a sync from the agents\' directories, read back and checked against ccus
 
   const first = await sync(server, auth, dir);
   t.equal(first.code, 0, first.stderr);
-  t.match(first.json, { files: 4, sessions: { found: 3, sent: 3, accepted: 3, rejected: 0 }, tenantTier: 'full', rejected: [] });
-  t.same(first.json.skippedLines, { unknown: 1, malformed: 1, truncated: 1 }, 'unknown, malformed and truncated lines are skipped and counted');
+  t.match(first.json, {
+    files: 4,
+    sessions: { found: 3, sent: 3, accepted: 3, rejected: 0 },
+    tenantTier: 'full',
+    rejected: [],
+  });
+  t.same(
+    first.json.skippedLines,
+    { unknown: 1, malformed: 1, truncated: 1 },
+    'unknown, malformed and truncated lines are skipped and counted',
+  );
   t.equal(first.json.blobsStored, 2, 'the two images');
   t.ok(first.json.spanRows > 20);
 
@@ -105,20 +133,46 @@ t.test('a sync from the agents\' directories, read back and checked against ccus
 
   // The Claude Code session: the trace's shape.
   const shop = await traceOf(server, auth, SHOP);
-  t.match(shop, { name: 'Fix rounding in cart totals', session_id: SHOP, metadata: { agent: 'claude-code', agent_version: '2.0.42', cwd: '/home/dev/shop', git_branch: 'feature/prices' } });
+  t.match(shop, {
+    name: 'Fix rounding in cart totals',
+    session_id: SHOP,
+    metadata: { agent: 'claude-code', agent_version: '2.0.42', cwd: '/home/dev/shop', git_branch: 'feature/prices' },
+  });
   const spans = shop.spans as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   const byId = new Map(spans.map((s) => [s.id, s]));
   const root = spans.find((s) => s.parent_id === null);
   t.match(root, { type: 'SPAN', span_kind: 'agent', service_name: 'claude-code' });
-  t.equal(spans.filter((s) => s.type === 'GENERATION').length, 7, 'one generation per API response, however many lines it was written in');
-  t.same(spans.filter((s) => s.span_kind === 'tool').map((s) => s.name).sort(), ['Bash', 'Edit', 'Grep', 'Read', 'Task']);
+  t.equal(
+    spans.filter((s) => s.type === 'GENERATION').length,
+    7,
+    'one generation per API response, however many lines it was written in',
+  );
+  t.same(
+    spans
+      .filter((s) => s.span_kind === 'tool')
+      .map((s) => s.name)
+      .sort(),
+    ['Bash', 'Edit', 'Grep', 'Read', 'Task'],
+  );
   const task = spans.find((s) => s.name === 'Task');
   const subagent = spans.find((s) => s.span_kind === 'agent' && s.parent_id !== null);
   t.equal(subagent.parent_id, task.id, 'the sub-agent is a child of the Task call that launched it');
-  t.same(spans.filter((s) => s.parent_id === subagent.id && s.type === 'GENERATION').map((s) => s.model), ['claude-haiku-4-5-20251001', 'claude-haiku-4-5-20251001'], 'its generations beneath it');
+  t.same(
+    spans.filter((s) => s.parent_id === subagent.id && s.type === 'GENERATION').map((s) => s.model),
+    ['claude-haiku-4-5-20251001', 'claude-haiku-4-5-20251001'],
+    'its generations beneath it',
+  );
   t.equal(byId.get(spans.find((s) => s.name === 'Grep').parent_id).id, subagent.id);
   t.equal(spans.find((s) => s.name === 'Edit').status, 'ERROR', 'a tool result marked as an error');
-  t.ok(spans.some((s) => s.type === 'EVENT' && s.name === 'system: compaction' && /continued from a previous conversation/.test(s.output_preview)), 'the compaction summary');
+  t.ok(
+    spans.some(
+      (s) =>
+        s.type === 'EVENT' &&
+        s.name === 'system: compaction' &&
+        /continued from a previous conversation/.test(s.output_preview),
+    ),
+    'the compaction summary',
+  );
 
   // Secrets are gone from what was stored.
   const bash = spans.find((s) => s.name === 'Bash');
@@ -134,39 +188,100 @@ t.test('a sync from the agents\' directories, read back and checked against ccus
   const image = JSON.parse(readDetail.output)[0];
   t.match(image, { type: 'blob', mediaType: 'image/png', base64: /^iVBOR/ });
   const sha = JSON.parse(read.output_preview)[0].sha256;
-  const blob = await fetch(`${server.url}/v1/agents/blob/${sha}`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId } });
+  const blob = await fetch(`${server.url}/v1/agents/blob/${sha}`, {
+    headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId },
+  });
   t.equal(blob.status, 200);
   t.equal(blob.headers.get('content-type'), 'image/png');
   t.equal(Buffer.from(await blob.arrayBuffer()).toString('base64'), image.base64);
 
   // Token totals per session and per model: what ccusage reports for the same files.
-  const claudeRef = await run(join(ROOT, 'node_modules/ccusage/dist/index.js'), ['session', '--json', '--offline'], { CLAUDE_CONFIG_DIR: join(dir, '.claude') });
+  const claudeRef = await run(join(ROOT, 'node_modules/ccusage/dist/index.js'), ['session', '--json', '--offline'], {
+    CLAUDE_CONFIG_DIR: join(dir, '.claude'),
+  });
   t.equal(claudeRef.code, 0, claudeRef.stderr);
   const refByProject = new Map(claudeRef.json.sessions.map((s: { sessionId: string }) => [s.sessionId, s]));
-  for (const [id, project] of [[SHOP, '-home-dev-shop'], [API, '-home-dev-api']] as const) {
+  for (const [id, project] of [
+    [SHOP, '-home-dev-shop'],
+    [API, '-home-dev-api'],
+  ] as const) {
     const ref = refByProject.get(project) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const trace = await traceOf(server, auth, id);
     t.equal(trace.tokens, ref.totalTokens, `${project}: session total`);
     const stored = await storedTokens(server, auth, trace);
-    const expected = Object.fromEntries(ref.modelBreakdowns.map((m: any) => [m.modelName, { input: m.inputTokens + m.cacheCreationTokens + m.cacheReadTokens, output: m.outputTokens, cacheRead: m.cacheReadTokens, cacheCreation: m.cacheCreationTokens }])); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const expected = Object.fromEntries(
+      ref.modelBreakdowns.map((m: any) => [
+        m.modelName,
+        {
+          input: m.inputTokens + m.cacheCreationTokens + m.cacheReadTokens,
+          output: m.outputTokens,
+          cacheRead: m.cacheReadTokens,
+          cacheCreation: m.cacheCreationTokens,
+        },
+      ]),
+    ); // eslint-disable-line @typescript-eslint/no-explicit-any
     t.same(stored, expected, `${project}: per model`);
-    for (const m of ref.modelBreakdowns) t.match(first.json.models[m.modelName], { inputTokens: m.inputTokens, outputTokens: m.outputTokens, cacheReadTokens: m.cacheReadTokens, cacheCreationTokens: m.cacheCreationTokens }, `the command's summary for ${m.modelName}`);
+    for (const m of ref.modelBreakdowns)
+      t.match(
+        first.json.models[m.modelName],
+        {
+          inputTokens: m.inputTokens,
+          outputTokens: m.outputTokens,
+          cacheReadTokens: m.cacheReadTokens,
+          cacheCreationTokens: m.cacheCreationTokens,
+        },
+        `the command's summary for ${m.modelName}`,
+      );
   }
-  const codexRef = await run(join(ROOT, 'node_modules/@ccusage/codex/dist/index.js'), ['session', '--json', '--offline'], { CODEX_HOME: join(dir, '.codex') });
+  const codexRef = await run(
+    join(ROOT, 'node_modules/@ccusage/codex/dist/index.js'),
+    ['session', '--json', '--offline'],
+    { CODEX_HOME: join(dir, '.codex') },
+  );
   t.equal(codexRef.code, 0, codexRef.stderr);
   const codexSession = codexRef.json.sessions.find((s: { sessionId: string }) => s.sessionId.endsWith(CODEX));
   const codexTrace = await traceOf(server, auth, CODEX);
   t.equal(codexTrace.tokens, codexSession.totalTokens, 'codex: session total');
   const codexStored = await storedTokens(server, auth, codexTrace);
-  for (const [model, ref] of Object.entries(codexSession.models) as [string, any][]) { // eslint-disable-line @typescript-eslint/no-explicit-any
-    t.match(codexStored[model], { input: ref.inputTokens, output: ref.outputTokens, cacheRead: ref.cachedInputTokens }, `codex: ${model}`);
+  for (const [model, ref] of Object.entries(codexSession.models) as [string, any][]) {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
+    t.match(
+      codexStored[model],
+      { input: ref.inputTokens, output: ref.outputTokens, cacheRead: ref.cachedInputTokens },
+      `codex: ${model}`,
+    );
   }
-  t.match(codexTrace, { metadata: { agent: 'codex', agent_version: '0.58.0', git_repository: 'git@github.com:acme/shop.git', git_commit: '9d3c1b7e2a4f6081c5d7e9f0a1b2c3d4e5f60718', git_branch: 'main' } });
-  t.same(codexTrace.spans.filter((s: { span_kind: string }) => s.span_kind === 'tool').map((s: { name: string; status: string }) => [s.name, s.status]), [['shell', 'ERROR'], ['apply_patch', 'OK']], 'the failing test run is an error (exit code 1)');
+  t.match(codexTrace, {
+    metadata: {
+      agent: 'codex',
+      agent_version: '0.58.0',
+      git_repository: 'git@github.com:acme/shop.git',
+      git_commit: '9d3c1b7e2a4f6081c5d7e9f0a1b2c3d4e5f60718',
+      git_branch: 'main',
+    },
+  });
+  t.same(
+    codexTrace.spans
+      .filter((s: { span_kind: string }) => s.span_kind === 'tool')
+      .map((s: { name: string; status: string }) => [s.name, s.status]),
+    [
+      ['shell', 'ERROR'],
+      ['apply_patch', 'OK'],
+    ],
+    'the failing test run is an error (exit code 1)',
+  );
 
   // Filters find the sessions by agent.
-  for (const [agent, n] of [['claude-code', 2], ['codex', 1]] as const) {
-    const found = await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent(`service_name = ${agent}`)}&${WINDOW}`, { auth });
+  for (const [agent, n] of [
+    ['claude-code', 2],
+    ['codex', 1],
+  ] as const) {
+    const found = await call(
+      server,
+      'GET',
+      `/v1/traces?filter=${encodeURIComponent(`service_name = ${agent}`)}&${WINDOW}`,
+      { auth },
+    );
     t.equal(found.status, 200, found.text);
     t.equal(found.body.data.length, n, `service_name = ${agent}`);
   }
@@ -176,18 +291,29 @@ t.test('a sync from the agents\' directories, read back and checked against ccus
   t.match(again.json, { sessions: { found: 0, sent: 0 }, spanRows: 0 }, 'unchanged files are not even read');
   rmSync(join(dir, 'state.json'));
   const fresh = await sync(server, auth, dir);
-  t.match(fresh.json, { sessions: { sent: 3, accepted: 3 }, spanRows: 0, blobsStored: 0 }, 'a full re-sync stores nothing twice');
+  t.match(
+    fresh.json,
+    { sessions: { sent: 3, accepted: 3 }, spanRows: 0, blobsStored: 0 },
+    'a full re-sync stores nothing twice',
+  );
   t.equal((await traceOf(server, auth, SHOP)).spans.length, spans.length);
 
   // Appending: the truncated last line is completed, and the agent answers; exactly those spans.
   const shopFile = join(dir, `.claude/projects/-home-dev-shop/${SHOP}.jsonl`);
-  appendFileSync(shopFile, 'sts"},"uuid":"c0000000-0000-4000-8000-000000000016","timestamp":"2025-11-20T09:07:00.000Z"}\n');
+  appendFileSync(
+    shopFile,
+    'sts"},"uuid":"c0000000-0000-4000-8000-000000000016","timestamp":"2025-11-20T09:07:00.000Z"}\n',
+  );
   appendFileSync(
     shopFile,
     `${JSON.stringify({ parentUuid: 'c0000000-0000-4000-8000-000000000016', isSidechain: false, userType: 'external', cwd: '/home/dev/shop', sessionId: SHOP, version: '2.0.42', gitBranch: 'feature/prices', type: 'assistant', uuid: 'c0000000-0000-4000-8000-000000000017', timestamp: '2025-11-20T09:07:09.000Z', requestId: 'req_011CVa1b2c3d4e5f6g7h8i9q', message: { id: 'msg_01AbCdEfGhIjKlMnOpQrSt06', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'All 12 tests pass.' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 19360, cache_creation_input_tokens: 120 } } })}\n`,
   );
   const grown = await sync(server, auth, dir);
-  t.match(grown.json, { sessions: { found: 1, sent: 1, accepted: 1 }, spanRows: 2, skippedLines: { truncated: 0 } }, 'the user message and the answer');
+  t.match(
+    grown.json,
+    { sessions: { found: 1, sent: 1, accepted: 1 }, spanRows: 2, skippedLines: { truncated: 0 } },
+    'the user message and the answer',
+  );
   const after = await traceOf(server, auth, SHOP);
   t.equal(after.spans.length, spans.length + 2);
   t.equal(after.tokens, shop.tokens + 5 + 9 + 19360 + 120, 'the trace summary follows the session');
@@ -199,10 +325,26 @@ t.test('--watch follows a growing rollout', async (t) => {
   const auth = rootCredentials(server);
   const dir = home();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const child = spawn(...unhooked(process.execPath, [CLI, 'agents', 'sync', '--watch', '--interval', '0.1', '--claude-dir', join(dir, '.claude'), '--codex-dir', join(dir, '.codex'), '--state', join(dir, 'state.json')]), {
-    env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    ...unhooked(process.execPath, [
+      CLI,
+      'agents',
+      'sync',
+      '--watch',
+      '--interval',
+      '0.1',
+      '--claude-dir',
+      join(dir, '.claude'),
+      '--codex-dir',
+      join(dir, '.codex'),
+      '--state',
+      join(dir, 'state.json'),
+    ]),
+    {
+      env: { ...process.env, TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   t.teardown(() => void child.kill('SIGKILL'));
   const rounds: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -226,9 +368,32 @@ t.test('--watch follows a growing rollout', async (t) => {
   const line = (type: string, payload: unknown, at: string) => `${JSON.stringify({ timestamp: at, type, payload })}\n`;
   appendFileSync(
     file,
-    line('event_msg', { type: 'user_message', message: 'Now run the whole suite.', images: [] }, '2025-11-20T10:16:10.000Z') +
-      line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'All 12 tests pass.' }] }, '2025-11-20T10:16:30.000Z') +
-      line('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: 8300, cached_input_tokens: 8064, output_tokens: 20, reasoning_output_tokens: 0, total_tokens: 8320 } } }, '2025-11-20T10:16:30.100Z'),
+    line(
+      'event_msg',
+      { type: 'user_message', message: 'Now run the whole suite.', images: [] },
+      '2025-11-20T10:16:10.000Z',
+    ) +
+      line(
+        'response_item',
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'All 12 tests pass.' }] },
+        '2025-11-20T10:16:30.000Z',
+      ) +
+      line(
+        'event_msg',
+        {
+          type: 'token_count',
+          info: {
+            last_token_usage: {
+              input_tokens: 8300,
+              cached_input_tokens: 8064,
+              output_tokens: 20,
+              reasoning_output_tokens: 0,
+              total_tokens: 8320,
+            },
+          },
+        },
+        '2025-11-20T10:16:30.100Z',
+      ),
   );
   t.match(await round(2), { sessions: { sent: 1, accepted: 1 }, spanRows: 2 }, 'the growth is sent as it happens');
   const after = await traceOf(server, auth, CODEX);
@@ -249,7 +414,22 @@ t.test('usage errors exit 2; a server that cannot be reached exits 1', async (t)
   t.equal(unknown.code, 2);
   const dir = home();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const down = await run(CLI, ['agents', 'sync', '--url', 'http://127.0.0.1:9', '--key', 'sk_service_x', '--app', '00000000-0000-4000-8000-000000000000', '--claude-dir', join(dir, '.claude'), '--codex-dir', join(dir, '.codex'), '--state', join(dir, 's.json')]);
+  const down = await run(CLI, [
+    'agents',
+    'sync',
+    '--url',
+    'http://127.0.0.1:9',
+    '--key',
+    'sk_service_x',
+    '--app',
+    '00000000-0000-4000-8000-000000000000',
+    '--claude-dir',
+    join(dir, '.claude'),
+    '--codex-dir',
+    join(dir, '.codex'),
+    '--state',
+    join(dir, 's.json'),
+  ]);
   t.equal(down.code, 1);
   t.match(down.stderr, /cannot reach/);
 });

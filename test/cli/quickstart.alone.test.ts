@@ -23,13 +23,18 @@ interface Run {
 
 function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(...unhooked(command, args), { cwd: ROOT, env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '', TRACELAKE_APP_ID: '', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      ...unhooked(command, args),
+      { cwd: ROOT, env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '', TRACELAKE_APP_ID: '', ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
-const quickstart = (args: string[], env?: Record<string, string>) => run(process.execPath, [CLI, 'quickstart', ...args], env);
+const quickstart = (args: string[], env?: Record<string, string>) =>
+  run(process.execPath, [CLI, 'quickstart', ...args], env);
 
 /** A loopback port nothing listens on: taken from the system, then let go. */
 function freePort(): Promise<number> {
@@ -68,7 +73,15 @@ t.test('the sample trace, sent with the key alone, read back through the API', a
   t.same(d.tags, ['quickstart', 'support']);
   const spans = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: root });
   t.same(
-    spans.body.data.map((s: { name: string; span_kind: string; model: string | null; input_tokens: number | null; output_tokens: number | null }) => [s.name, s.span_kind, s.model, s.input_tokens, s.output_tokens]),
+    spans.body.data.map(
+      (s: {
+        name: string;
+        span_kind: string;
+        model: string | null;
+        input_tokens: number | null;
+        output_tokens: number | null;
+      }) => [s.name, s.span_kind, s.model, s.input_tokens, s.output_tokens],
+    ),
     [
       ['invoke_agent support-agent', 'agent', null, null, null],
       ['chat gpt-4.1-mini', 'llm', 'gpt-4.1-mini-2025-04-14', 412, 38],
@@ -79,34 +92,68 @@ t.test('the sample trace, sent with the key alone, read back through the API', a
   );
   const sessionId = /session {3}(\S+), user user-ada$/m.exec(r.stdout)?.[1];
   t.equal(sessionId, `demo-${traceId.slice(0, 8)}`, 'the session it printed');
-  t.ok(spans.body.data.every((s: { session_id: string }) => s.session_id === sessionId), 'every span in it');
+  t.ok(
+    spans.body.data.every((s: { session_id: string }) => s.session_id === sessionId),
+    'every span in it',
+  );
   const session = await call(server, 'GET', `/v1/sessions/${encodeURIComponent(sessionId!)}/traces`, { auth: root });
-  t.same(session.body?.data?.map((x: { id: string }) => x.id), [traceId], `its session (${sessionId})`);
+  t.same(
+    session.body?.data?.map((x: { id: string }) => x.id),
+    [traceId],
+    `its session (${sessionId})`,
+  );
 
   const scores = await call(server, 'GET', `/v1/scores?trace_id=${traceId}`, { auth: root });
   t.equal(scores.status, 200, scores.text.slice(0, 300));
-  const byName = Object.fromEntries(scores.body.data.map((s: { name: string; score: number; label: string | null; data_type: string }) => [s.name, [s.data_type, s.score, s.label]]));
-  t.same(byName, { helpfulness: ['NUMERIC', 0.9, null], resolved: ['BOOLEAN', 1, null], tone: ['CATEGORICAL', 1, 'friendly'] });
+  const byName = Object.fromEntries(
+    scores.body.data.map((s: { name: string; score: number; label: string | null; data_type: string }) => [
+      s.name,
+      [s.data_type, s.score, s.label],
+    ]),
+  );
+  t.same(byName, {
+    helpfulness: ['NUMERIC', 0.9, null],
+    resolved: ['BOOLEAN', 1, null],
+    tone: ['CATEGORICAL', 1, 'friendly'],
+  });
 
   // `npm run demo`, with the key from the environment and the app given.
-  const demo = await run('npm', ['run', '--silent', 'demo', '--', '--url', server.url, '--app', root.appId], { TRACELAKE_API_KEY: root.key });
+  const demo = await run('npm', ['run', '--silent', 'demo', '--', '--url', server.url, '--app', root.appId], {
+    TRACELAKE_API_KEY: root.key,
+  });
   t.equal(demo.code, 0, demo.stderr);
   t.match(demo.stdout, `${server.url}/#/traces/`);
-  t.equal((await call(server, 'GET', '/v1/traces', { auth: root })).body.pagination.total, 2, 'a second trace of its own');
+  t.equal(
+    (await call(server, 'GET', '/v1/traces', { auth: root })).body.pagination.total,
+    2,
+    'a second trace of its own',
+  );
 });
 
 t.test('no server, a refused key, a usage error', async (t) => {
   const port = await freePort();
   const none = await quickstart(['--key', 'sk_service_x', '--url', `http://127.0.0.1:${port}`]);
   t.equal(none.code, 1);
-  t.match(none.stderr, new RegExp(`^tracelake: no Tracelake server answers at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start one with "npm start", or give its address with --url\\n$`));
+  t.match(
+    none.stderr,
+    new RegExp(
+      `^tracelake: no Tracelake server answers at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start one with "npm start", or give its address with --url\\n$`,
+    ),
+  );
   t.equal(none.stdout, '');
 
   const server = await serverFor(t);
   const refused = await quickstart(['--key', `sk_service_${'9'.repeat(40)}`, '--url', server.url]);
   t.equal(refused.code, 1);
   t.match(refused.stderr, /^tracelake: the server at http:\/\/127\.0\.0\.1:\d+ refused the key: Invalid API key\n$/);
-  const wrongApp = await quickstart(['--key', rootCredentials(server).key, '--url', server.url, '--app', '00000000-0000-4000-8000-000000000000']);
+  const wrongApp = await quickstart([
+    '--key',
+    rootCredentials(server).key,
+    '--url',
+    server.url,
+    '--app',
+    '00000000-0000-4000-8000-000000000000',
+  ]);
   t.equal(wrongApp.code, 1);
   t.match(wrongApp.stderr, /refused the key: This API key does not belong to the app named in X-Service-App-Id\n$/);
   const reader = await createKey(server, rootCredentials(server), { name: 'reader', role: 'Read-Only' });

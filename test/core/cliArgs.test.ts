@@ -2,16 +2,43 @@
 import t from 'tap';
 import { parseFlags, UsageError, wantsHelp, type ArgsSpec } from '../../src/core/cliArgs.js';
 
-const SPEC: ArgsSpec = { command: 'demo', strings: ['url', 'key'], lists: ['tag'], switches: ['watch'], positionals: true };
+const SPEC: ArgsSpec = {
+  command: 'demo',
+  strings: ['url', 'key'],
+  lists: ['tag'],
+  switches: ['watch'],
+  positionals: true,
+};
 
 t.test('values, lists, switches and positionals, in the order given', async (t) => {
-  const args = parseFlags(['a', '--key=k', '--tag', 'x', '--watch', 'b', '--url', 'http://h', '--tag=y', '--', '--not-a-flag'], SPEC);
-  t.same([...args.values], [['key', 'k'], ['url', 'http://h']]);
+  const args = parseFlags(
+    ['a', '--key=k', '--tag', 'x', '--watch', 'b', '--url', 'http://h', '--tag=y', '--', '--not-a-flag'],
+    SPEC,
+  );
+  t.same(
+    [...args.values],
+    [
+      ['key', 'k'],
+      ['url', 'http://h'],
+    ],
+  );
   t.same([...args.lists], [['tag', ['x', 'y']]]);
   t.same([...args.switches], ['watch']);
   t.same(args.positionals, ['a', 'b', '--not-a-flag'], 'after "--" every word is a positional');
-  t.same([...parseFlags(['--key=--odd', '--url='], SPEC).values], [['key', '--odd'], ['url', '']], 'with "=", any value, an empty one too');
-  t.same(parseFlags([], { strings: [] }), { values: new Map(), lists: new Map(), switches: new Set(), positionals: [] });
+  t.same(
+    [...parseFlags(['--key=--odd', '--url='], SPEC).values],
+    [
+      ['key', '--odd'],
+      ['url', ''],
+    ],
+    'with "=", any value, an empty one too',
+  );
+  t.same(parseFlags([], { strings: [] }), {
+    values: new Map(),
+    lists: new Map(),
+    switches: new Set(),
+    positionals: [],
+  });
 });
 
 t.test('usage errors name the flag', async (t) => {
@@ -34,7 +61,11 @@ t.test('usage errors name the flag', async (t) => {
   refused(['--url', '--watch'], SPEC, '--url needs a value (one that starts with "-" is written --url=VALUE)', 'url');
   refused(['--watch=yes'], SPEC, '--watch takes no value', 'watch');
   refused(['--url', 'a', '--url=b'], SPEC, '--url is given twice', 'url');
-  t.same([...parseFlags(['--url', 'a', '--url=b'], { strings: ['url'], repeats: 'last wins' }).values], [['url', 'b']], 'unless a later one wins');
+  t.same(
+    [...parseFlags(['--url', 'a', '--url=b'], { strings: ['url'], repeats: 'last wins' }).values],
+    [['url', 'b']],
+    'unless a later one wins',
+  );
 });
 
 t.test('an error that is not about the command line passes through', async (t) => {

@@ -2,11 +2,14 @@ import t from 'tap';
 import { toCsv } from '../../src/core/csv.js';
 
 t.test('csv', async (t) => {
-  const csv = toCsv(['id', 'name', 'cost', 'tags', 'note'], [
-    { id: 'a', name: 'plain', cost: 0.5, tags: ['x', 'y'], note: null },
-    { id: 'b', name: 'with, comma', cost: 0, tags: [], note: 'say "hi"\nbye' },
-    { id: 'c', name: '=HYPERLINK("x")', cost: -1, tags: undefined, note: '@risk' },
-  ]);
+  const csv = toCsv(
+    ['id', 'name', 'cost', 'tags', 'note'],
+    [
+      { id: 'a', name: 'plain', cost: 0.5, tags: ['x', 'y'], note: null },
+      { id: 'b', name: 'with, comma', cost: 0, tags: [], note: 'say "hi"\nbye' },
+      { id: 'c', name: '=HYPERLINK("x")', cost: -1, tags: undefined, note: '@risk' },
+    ],
+  );
   t.equal(
     csv,
     'id,name,cost,tags,note\r\n' +

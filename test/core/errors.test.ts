@@ -1,5 +1,18 @@
 import t from 'tap';
-import { ApiError, ERRORS, fromErrorData, isErrorData, isStorageFailure, overloaded, rateLimited, RETRY_AFTER_SECONDS, storageUnavailable, toErrorData, validationError, type ErrorCode } from '../../src/core/errors.js';
+import {
+  ApiError,
+  ERRORS,
+  fromErrorData,
+  isErrorData,
+  isStorageFailure,
+  overloaded,
+  rateLimited,
+  RETRY_AFTER_SECONDS,
+  storageUnavailable,
+  toErrorData,
+  validationError,
+  type ErrorCode,
+} from '../../src/core/errors.js';
 
 t.test('the error table', async (t) => {
   const codes = Object.keys(ERRORS) as ErrorCode[];
@@ -12,20 +25,48 @@ t.test('the error table', async (t) => {
   }
   // The architecture §7 codes and the spec's named codes, with their statuses.
   const expected: Record<string, number> = {
-    invalid_query_parameters: 400, invalid_path_parameters: 400, invalid_request_body: 400, invalid_filter: 400,
-    invalid_time_window: 400, unauthorized: 401, entitlement_required: 402, forbidden: 403, not_found: 404,
-    duplicate_app_name: 409, git_connection_missing: 409, environment_busy: 409, payload_too_large: 413,
-    rate_limited: 429, span_limit_exceeded: 429, storage_cap_exceeded: 429, internal_error: 500,
-    not_available_locally: 501, not_available_on_cloud: 501, overloaded: 503,
+    invalid_query_parameters: 400,
+    invalid_path_parameters: 400,
+    invalid_request_body: 400,
+    invalid_filter: 400,
+    invalid_time_window: 400,
+    unauthorized: 401,
+    entitlement_required: 402,
+    forbidden: 403,
+    not_found: 404,
+    duplicate_app_name: 409,
+    git_connection_missing: 409,
+    environment_busy: 409,
+    payload_too_large: 413,
+    rate_limited: 429,
+    span_limit_exceeded: 429,
+    storage_cap_exceeded: 429,
+    internal_error: 500,
+    not_available_locally: 501,
+    not_available_on_cloud: 501,
+    overloaded: 503,
   };
   for (const [code, status] of Object.entries(expected)) t.equal(ERRORS[code as ErrorCode].status, status, code);
 });
 
 t.test('ApiError bodies follow the spec: {error: {code, message, ...flat fields}}', async (t) => {
-  const e = new ApiError('span_limit_exceeded', undefined, { currentCount: 10, limit: 5, upgradeUrl: 'https://example.invalid' }, { 'Retry-After': '30' });
+  const e = new ApiError(
+    'span_limit_exceeded',
+    undefined,
+    { currentCount: 10, limit: 5, upgradeUrl: 'https://example.invalid' },
+    { 'Retry-After': '30' },
+  );
   t.equal(e.status, 429);
   t.equal(e.message, ERRORS.span_limit_exceeded.message, 'default message');
-  t.same(e.toBody(), { error: { code: 'span_limit_exceeded', message: 'Monthly span quota exceeded', currentCount: 10, limit: 5, upgradeUrl: 'https://example.invalid' } });
+  t.same(e.toBody(), {
+    error: {
+      code: 'span_limit_exceeded',
+      message: 'Monthly span quota exceeded',
+      currentCount: 10,
+      limit: 5,
+      upgradeUrl: 'https://example.invalid',
+    },
+  });
   t.same(e.headers, { 'Retry-After': '30' });
   t.equal(new ApiError('not_found', 'No such trace').message, 'No such trace');
   t.ok(new ApiError('forbidden') instanceof Error);
@@ -60,7 +101,14 @@ t.test('errors survive the trip across the worker boundary', async (t) => {
 });
 
 t.test('storage refusals are told from other failures by their message, and answer 503 with Retry-After', async (t) => {
-  for (const message of ['ENOSPC: no space left on device, write', 'IO Error: Could not write file "x": No space left on device', 'EFBIG: file too large', 'EROFS: read-only file system, open', 'Disk quota exceeded', 'EIO: i/o error']) {
+  for (const message of [
+    'ENOSPC: no space left on device, write',
+    'IO Error: Could not write file "x": No space left on device',
+    'EFBIG: file too large',
+    'EROFS: read-only file system, open',
+    'Disk quota exceeded',
+    'EIO: i/o error',
+  ]) {
     t.ok(isStorageFailure(new Error(message)), message);
   }
   t.notOk(isStorageFailure(new Error('Catalog Error: Table with name spans does not exist')), 'another error');

@@ -1,7 +1,13 @@
 import t from 'tap';
 import { buildGraph, type GraphSpan } from '../../src/core/graph.js';
 
-const span = (id: string, parent_id: string | null, graph: Record<string, unknown> = {}, name = id): GraphSpan => ({ id, parent_id, name, span_kind: 'function', graph });
+const span = (id: string, parent_id: string | null, graph: Record<string, unknown> = {}, name = id): GraphSpan => ({
+  id,
+  parent_id,
+  name,
+  span_kind: 'function',
+  graph,
+});
 
 t.test('nodes come from spans with graph.node.* attributes', async (t) => {
   const g = buildGraph([
@@ -17,10 +23,14 @@ t.test('nodes come from spans with graph.node.* attributes', async (t) => {
     { id: 'tool', span_id: 's4', name: 's4', type: 'function', attributes: {} },
     { id: '7', span_id: 's5', name: 's5', type: 'function', attributes: {} },
   ]);
-  t.same(g.edges, [
-    { source: 'router', target: 's3' },
-    { source: 'router', target: 'tool' },
-  ], 'explicit parents, else the nearest node ancestor; roots have no edge');
+  t.same(
+    g.edges,
+    [
+      { source: 'router', target: 's3' },
+      { source: 'router', target: 'tool' },
+    ],
+    'explicit parents, else the nearest node ancestor; roots have no edge',
+  );
 });
 
 t.test('duplicates, self-edges and parent cycles', async (t) => {

@@ -9,10 +9,20 @@ t.test('the spec names eleven permissions', async (t) => {
 
 t.test('presets', async (t) => {
   t.same(permissionsFor('sdk'), ['trace.write', 'score.write', 'template.read']);
-  t.same(permissionsFor('read_only'), PERMISSIONS.filter((p) => p.endsWith('.read')));
-  t.notOk(permissionsFor('read_only').some((p) => p.endsWith('.write') || p.endsWith('.delete')), 'Read-Only cannot write');
+  t.same(
+    permissionsFor('read_only'),
+    PERMISSIONS.filter((p) => p.endsWith('.read')),
+  );
+  t.notOk(
+    permissionsFor('read_only').some((p) => p.endsWith('.write') || p.endsWith('.delete')),
+    'Read-Only cannot write',
+  );
   t.same(permissionsFor('full_access'), [...PERMISSIONS]);
-  t.same(permissionsFor('custom', ['score.read', 'trace.write']), ['trace.write', 'score.read'], 'custom, in canonical order');
+  t.same(
+    permissionsFor('custom', ['score.read', 'trace.write']),
+    ['trace.write', 'score.read'],
+    'custom, in canonical order',
+  );
   t.same(permissionsFor('custom'), [], 'custom with nothing listed has nothing');
   t.same(permissionsFor('worker'), [], 'a Worker key reads and writes nothing: it claims turns and reports on them');
   // The spec: SDK cannot delete or read traces; write-only keys cannot read back.
@@ -40,7 +50,10 @@ t.test('allows', async (t) => {
   t.notOk(allows('custom', [...PERMISSIONS], 'eval_run'));
   t.ok(allows('custom', [], 'eval_run', true), 'or a run-scoped key');
   t.ok(allows('custom', [], 'none', true));
-  t.notOk(allows('full_access', [...PERMISSIONS], 'trace.read', true), 'a run-scoped key does nothing else, whatever its row says');
+  t.notOk(
+    allows('full_access', [...PERMISSIONS], 'trace.read', true),
+    'a run-scoped key does nothing else, whatever its row says',
+  );
   t.notOk(allows('full_access', [...PERMISSIONS], 'admin', true));
   t.ok(allows('worker', [], 'worker'), 'a Worker key claims and reports');
   t.ok(allows('full_access', [], 'worker'), 'and so may admin credentials');

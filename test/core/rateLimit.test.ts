@@ -3,7 +3,11 @@ import { RateLimiter } from '../../src/core/rateLimit.js';
 
 t.test('token bucket per tenant', async (t) => {
   const r = new RateLimiter(2, 3);
-  t.same([1, 2, 3].map(() => r.take('a', 0).allowed), [true, true, true], 'the burst');
+  t.same(
+    [1, 2, 3].map(() => r.take('a', 0).allowed),
+    [true, true, true],
+    'the burst',
+  );
   t.same(r.take('a', 0), { allowed: false, retryAfterSeconds: 1 });
   t.ok(r.take('b', 0).allowed, 'tenants do not share a bucket');
   t.ok(r.take('a', 500).allowed, 'half a second refills one token at 2/s');

@@ -4,7 +4,7 @@ import { cutIndex, cutText, leadingChars, parseMendedJson } from '../../src/core
 
 t.test('a cut inside a surrogate pair moves before it', async (t) => {
   const smile = '😀'; // two UTF-16 units
-  t.equal(cutText(`ab${smile}c`, 3), 'ab', 'after the pair\'s first half: the pair goes');
+  t.equal(cutText(`ab${smile}c`, 3), 'ab', "after the pair's first half: the pair goes");
   t.equal(cutText(`ab${smile}c`, 4), `ab${smile}`, 'after the pair: kept whole');
   t.equal(cutText(`ab${smile}c`, 2), 'ab', 'before the pair');
   t.ok(cutText(`${'x'.repeat(9)}${smile}`.repeat(50), 10).isWellFormed());
@@ -18,7 +18,7 @@ t.test('other cuts are plain', async (t) => {
   t.equal(cutText('abc', 10), 'abc');
   t.equal(cutIndex('abc', 10), 3, 'a shorter text is cut at its end');
   t.equal(cutIndex('abc', 0), 0);
-  t.equal(cutText('\ud83dx', 1), '\ud83d', 'a lone half already in the text is not this function\'s to judge');
+  t.equal(cutText('\ud83dx', 1), '\ud83d', "a lone half already in the text is not this function's to judge");
   t.equal(cutText('x\ude00y', 1), 'x', 'a low half after an ordinary unit');
 });
 
@@ -34,7 +34,11 @@ t.test('the first characters, a pair counting as one', async (t) => {
   t.equal(leadingChars(`x${smile}`, 0), '');
   t.equal(leadingChars('\ud83dx\ude00yz', 3), '\ud83dx\ude00', 'a lone half is a character of its own');
   t.equal(leadingChars(`${smile}\ud83d`, 2), `${smile}\ud83d`, 'a high half at the very end: one character');
-  t.equal(leadingChars(`${'x'.repeat(498)}${smile}${'y'.repeat(9)}`, 500), `${'x'.repeat(498)}${smile}y`, 'as a 500-character preview');
+  t.equal(
+    leadingChars(`${'x'.repeat(498)}${smile}${'y'.repeat(9)}`, 500),
+    `${'x'.repeat(498)}${smile}y`,
+    'as a 500-character preview',
+  );
 });
 
 t.test('JSON parsed and mended', async (t) => {

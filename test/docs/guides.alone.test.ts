@@ -21,7 +21,15 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const GUIDES = join(ROOT, 'docs/guide');
 const README_LIMIT = 12_000;
 /** The variables every snippet may take as given: the server the reader started, and its settings. */
-const PROVIDED = ['URL', 'KEY', 'APP', 'TRACELAKE_HOST', 'TRACELAKE_PORT', 'TRACELAKE_DATA_DIR', 'TRACELAKE_OPERATOR_TOKEN'];
+const PROVIDED = [
+  'URL',
+  'KEY',
+  'APP',
+  'TRACELAKE_HOST',
+  'TRACELAKE_PORT',
+  'TRACELAKE_DATA_DIR',
+  'TRACELAKE_OPERATOR_TOKEN',
+];
 const TAGS = new Set(['no-test', 'env']);
 const FILE_TIMEOUT_MS = 180_000;
 
@@ -29,7 +37,9 @@ const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 
 /** The pages whose shell blocks run: the README, then every guide. */
 function pages(): string[] {
-  const guides = readdirSync(GUIDES).filter((f) => f.endsWith('.md')).sort();
+  const guides = readdirSync(GUIDES)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return ['README.md', ...guides.map((f) => `docs/guide/${f}`)];
 }
 
@@ -99,7 +109,11 @@ t.test('every relative link reaches a file, and its anchor a heading', async (t)
       const to = path === '' ? join(ROOT, file) : resolve(ROOT, dirname(file), decodeURIComponent(path));
       const where = `${file}:${line} → ${target}`;
       if (!existsSync(to)) broken.push(`${where}: no such file`);
-      else if (anchor !== undefined && to.endsWith('.md') && !anchors(readFileSync(to, 'utf8')).has(decodeURIComponent(anchor)))
+      else if (
+        anchor !== undefined &&
+        to.endsWith('.md') &&
+        !anchors(readFileSync(to, 'utf8')).has(decodeURIComponent(anchor))
+      )
         broken.push(`${where}: no heading #${anchor} in ${relative(ROOT, to)}`);
     }
   }
@@ -121,7 +135,10 @@ t.test('the shell blocks of the README and the guides', async (t) => {
 
   // `tracelake` on the PATH, as `npm link` puts it there.
   const bin = tempDir();
-  writeFileSync(join(bin, 'tracelake'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'dist/src/cli.js')}' "$@"\n`);
+  writeFileSync(
+    join(bin, 'tracelake'),
+    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'dist/src/cli.js')}' "$@"\n`,
+  );
   chmodSync(join(bin, 'tracelake'), 0o755);
   const provided: Record<string, string> = {
     URL: server.url,
@@ -140,11 +157,18 @@ t.test('the shell blocks of the README and the guides', async (t) => {
       const blocks = shellBlocks(read(page));
       const place = (b: ShellBlock): string => `${page}:${b.line}`;
       t.same(blocks.filter((b) => b.language !== 'sh').map(place), [], 'shell blocks are fenced as sh');
-      t.same(blocks.filter((b) => b.tags.some((tag) => !TAGS.has(tag))).map(place), [], `tags are ${[...TAGS].join(', ')}`);
+      t.same(
+        blocks.filter((b) => b.tags.some((tag) => !TAGS.has(tag))).map(place),
+        [],
+        `tags are ${[...TAGS].join(', ')}`,
+      );
       const envBlocks = blocks.filter((b) => b.tags.includes('env'));
       for (const b of envBlocks) {
         const names = assigned(b);
-        t.ok(names.length > 0 && names.every((n) => PROVIDED.includes(n)), `${place(b)} sets only variables the test provides: ${names.join(', ')}`);
+        t.ok(
+          names.length > 0 && names.every((n) => PROVIDED.includes(n)),
+          `${place(b)} sets only variables the test provides: ${names.join(', ')}`,
+        );
       }
       const skipped = blocks.filter((b) => b.tags.includes('no-test'));
       const runnable = blocks.filter((b) => b.tags.length === 0);

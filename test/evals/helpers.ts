@@ -9,14 +9,31 @@ export interface Run {
   keyId: string;
 }
 
-export async function createRun(server: TestServer, admin: Credentials, body: Record<string, unknown> = {}): Promise<Run> {
-  const r = await call(server, 'POST', '/v1/evals/runs', { auth: admin, body: { experiment: 'exp', suite: 'suite-a', ...body } });
+export async function createRun(
+  server: TestServer,
+  admin: Credentials,
+  body: Record<string, unknown> = {},
+): Promise<Run> {
+  const r = await call(server, 'POST', '/v1/evals/runs', {
+    auth: admin,
+    body: { experiment: 'exp', suite: 'suite-a', ...body },
+  });
   if (r.status !== 201) throw new Error(`run creation answered ${r.status}: ${r.text}`);
   const d = r.body.data;
-  return { id: d.id, experimentId: d.experiment_id, worker: { key: d.api_key.plaintext_key, appId: admin.appId }, keyId: d.api_key.id };
+  return {
+    id: d.id,
+    experimentId: d.experiment_id,
+    worker: { key: d.api_key.plaintext_key, appId: admin.appId },
+    keyId: d.api_key.id,
+  };
 }
 
-export function report(server: TestServer, auth: Credentials, runId: string, body: Record<string, unknown>): Promise<Answer> {
+export function report(
+  server: TestServer,
+  auth: Credentials,
+  runId: string,
+  body: Record<string, unknown>,
+): Promise<Answer> {
   return call(server, 'POST', `/v1/evals/runs/${runId}/status`, { auth, body });
 }
 
@@ -25,7 +42,11 @@ export function sendTrials(server: TestServer, auth: Credentials, runId: string,
 }
 
 /** A claimed run (status running). */
-export async function claimedRun(server: TestServer, admin: Credentials, body: Record<string, unknown> = {}): Promise<Run> {
+export async function claimedRun(
+  server: TestServer,
+  admin: Credentials,
+  body: Record<string, unknown> = {},
+): Promise<Run> {
   const run = await createRun(server, admin, body);
   const claim = await report(server, run.worker, run.id, {});
   if (claim.status !== 200) throw new Error(`claim answered ${claim.status}: ${claim.text}`);

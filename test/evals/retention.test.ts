@@ -16,7 +16,11 @@ t.test('span retention keeps eval artifacts', async (t) => {
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const first = await startServer({ dataDir });
   const root = rootCredentials(first);
-  const scope = { tenantId: first.bootstrap!.tenant_id as string, appId: root.appId, environmentId: first.bootstrap!.environment_id as string };
+  const scope = {
+    tenantId: first.bootstrap!.tenant_id as string,
+    appId: root.appId,
+    environmentId: first.bootstrap!.environment_id as string,
+  };
   const run = await claimedRun(first, root, { experiment: 'retention' });
   const sent = await sendTrials(first, run.worker, run.id, [trial('kept', { artifact: { keep: 'me' } })]);
   t.equal(sent.body.data.blobsStored, 1);
@@ -25,9 +29,16 @@ t.test('span retention keeps eval artifacts', async (t) => {
 
   // Ten days pass for every blob; a blob no trial names stands for a span's.
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '256MiB', queryTimeoutMs: 10_000 });
-  await db.exec("UPDATE blobs SET created_at = created_at - INTERVAL 10 DAY");
-  await db.exec(`INSERT INTO blobs VALUES ($1, $2, '${OLD_BLOB}', 'application/json', 2, '{}'::BLOB, now()::TIMESTAMP - INTERVAL 10 DAY)`, [scope.tenantId, scope.appId]);
-  await db.exec(`INSERT INTO blob_refs VALUES ($1, $2, $3, '${OLD_BLOB}')`, [scope.tenantId, scope.appId, scope.environmentId]);
+  await db.exec('UPDATE blobs SET created_at = created_at - INTERVAL 10 DAY');
+  await db.exec(
+    `INSERT INTO blobs VALUES ($1, $2, '${OLD_BLOB}', 'application/json', 2, '{}'::BLOB, now()::TIMESTAMP - INTERVAL 10 DAY)`,
+    [scope.tenantId, scope.appId],
+  );
+  await db.exec(`INSERT INTO blob_refs VALUES ($1, $2, $3, '${OLD_BLOB}')`, [
+    scope.tenantId,
+    scope.appId,
+    scope.environmentId,
+  ]);
   db.close();
 
   const server = await startServer({ dataDir, args: ['--retention-days', '1'] });

@@ -7,7 +7,8 @@ import t, { type Test } from 'tap';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
 import { claimedRun, createRun, report, sendTrials, trial } from './helpers.js';
 
-const isError = (t: Test, body: unknown, code: string) => t.match(body, { error: { code, message: String } }, `error ${code}`);
+const isError = (t: Test, body: unknown, code: string) =>
+  t.match(body, { error: { code, message: String } }, `error ${code}`);
 
 t.test('eval runs', async (t) => {
   const server = await serverFor(t);
@@ -22,13 +23,32 @@ t.test('eval runs', async (t) => {
   await t.test('creation answers the run, queued, with its key once', async (t) => {
     const r = await call(server, 'POST', '/v1/evals/runs', {
       auth: root,
-      body: { experiment: 'creation', suite: 'swe-lite', suite_version: '2.1', config: { model: 'gpt-x', temperature: 0 }, git_commit: 'ABCDEF1', git_branch: 'main' },
+      body: {
+        experiment: 'creation',
+        suite: 'swe-lite',
+        suite_version: '2.1',
+        config: { model: 'gpt-x', temperature: 0 },
+        git_commit: 'ABCDEF1',
+        git_branch: 'main',
+      },
     });
     t.equal(r.status, 201, r.text);
     const run = r.body.data;
     t.match(run, {
-      experiment: 'creation', suite: 'swe-lite', suite_version: '2.1', config: { model: 'gpt-x', temperature: 0 }, git_commit: 'abcdef1', git_branch: 'main',
-      status: 'queued', key_id: run.api_key.id, cost_usd: null, card: null, error: null, claimed_at: null, finished_at: null, environment_id: server.bootstrap!.environment_id,
+      experiment: 'creation',
+      suite: 'swe-lite',
+      suite_version: '2.1',
+      config: { model: 'gpt-x', temperature: 0 },
+      git_commit: 'abcdef1',
+      git_branch: 'main',
+      status: 'queued',
+      key_id: run.api_key.id,
+      cost_usd: null,
+      card: null,
+      error: null,
+      claimed_at: null,
+      finished_at: null,
+      environment_id: server.bootstrap!.environment_id,
     });
     t.match(run.api_key.plaintext_key, /^sk_service_[0-9A-Za-z]{43}$/);
     t.equal(run.api_key.key_prefix, run.api_key.plaintext_key.slice(0, 12));
@@ -36,7 +56,11 @@ t.test('eval runs', async (t) => {
     t.equal(read.status, 200);
     t.notOk(read.text.includes(run.api_key.plaintext_key), 'the plaintext is shown once');
     const keys = await call(server, 'GET', '/v1/api-keys', { auth: root });
-    t.match(keys.body.data.find((k: { id: string }) => k.id === run.api_key.id), { name: 'eval run', role: 'custom', permissions: [], revoked_at: null }, 'listed among the keys, with no permission of its own');
+    t.match(
+      keys.body.data.find((k: { id: string }) => k.id === run.api_key.id),
+      { name: 'eval run', role: 'custom', permissions: [], revoked_at: null },
+      'listed among the keys, with no permission of its own',
+    );
     const again = await createRun(server, root, { experiment: 'creation' });
     t.equal(again.experimentId, run.experiment_id, 'the experiment is created on first use, then reused');
   });
@@ -46,15 +70,25 @@ t.test('eval runs', async (t) => {
     t.equal(missing.status, 400);
     isError(t, missing.body, 'invalid_request_body');
     t.ok(missing.body.error.details.experiment, 'names the field');
-    const extra = await call(server, 'POST', '/v1/evals/runs', { auth: root, body: { experiment: 'e', suite: 's', surprise: 1 } });
+    const extra = await call(server, 'POST', '/v1/evals/runs', {
+      auth: root,
+      body: { experiment: 'e', suite: 's', surprise: 1 },
+    });
     t.equal(extra.status, 400);
-    const badCommit = await call(server, 'POST', '/v1/evals/runs', { auth: root, body: { experiment: 'e', suite: 's', git_commit: 'xyz' } });
+    const badCommit = await call(server, 'POST', '/v1/evals/runs', {
+      auth: root,
+      body: { experiment: 'e', suite: 's', git_commit: 'xyz' },
+    });
     t.ok(badCommit.body.error.details.git_commit);
     const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
     const refused = await call(server, 'POST', '/v1/evals/runs', { auth: sdk, body: { experiment: 'e', suite: 's' } });
     t.equal(refused.status, 403);
     t.equal(refused.body.error.required_permission, 'full_access');
-    const reader = await createKey(server, root, { name: 'no-experiments', role: 'Custom', permissions: ['trace.read'] });
+    const reader = await createKey(server, root, {
+      name: 'no-experiments',
+      role: 'Custom',
+      permissions: ['trace.read'],
+    });
     t.equal((await call(server, 'GET', '/v1/evals/runs', { auth: reader })).status, 403, 'reads need experiment.read');
   });
 
@@ -62,10 +96,20 @@ t.test('eval runs', async (t) => {
     const run = await createRun(server, root, { experiment: 'table' });
     const claim = await report(server, run.worker, run.id, { card: null, costUsd: null, error: null });
     t.equal(claim.status, 200, 'a report with neither card nor error claims the claimable run');
-    t.match(claim.body.data, { status: 'running', config: {}, claimed_at: String, finished_at: null }, 'the claim answers the run: what the worker needs to start');
+    t.match(
+      claim.body.data,
+      { status: 'running', config: {}, claimed_at: String, finished_at: null },
+      'the claim answers the run: what the worker needs to start',
+    );
     const complete = await report(server, run.worker, run.id, { card: { resolved: 40, of: 50 }, costUsd: 1.25 });
     t.equal(complete.status, 200, complete.text);
-    t.match(complete.body.data, { status: 'succeeded', card: { resolved: 40, of: 50 }, cost_usd: 1.25, error: null, finished_at: String });
+    t.match(complete.body.data, {
+      status: 'succeeded',
+      card: { resolved: 40, of: 50 },
+      cost_usd: 1.25,
+      error: null,
+      finished_at: String,
+    });
     const after = await report(server, run.worker, run.id, {});
     t.equal(after.status, 401, 'the run key was revoked with the completion');
     t.match(after.body.error.message, /revoked/);
@@ -78,7 +122,11 @@ t.test('eval runs', async (t) => {
       t.equal(again.body.error.status, 'succeeded');
     }
     const read = await call(server, 'GET', `/v1/evals/runs/${run.id}`, { auth: root });
-    t.match(read.body.data, { status: 'succeeded', card: { resolved: 40, of: 50 } }, 'unchanged by the refused reports');
+    t.match(
+      read.body.data,
+      { status: 'succeeded', card: { resolved: 40, of: 50 } },
+      'unchanged by the refused reports',
+    );
   });
 
   await t.test('the state table: claim, fail with an error; the key is revoked at once; then 409', async (t) => {
@@ -86,7 +134,11 @@ t.test('eval runs', async (t) => {
     const fail = await report(server, run.worker, run.id, { error: 'the sandbox ran out of disk', costUsd: 0.5 });
     t.equal(fail.status, 200);
     t.match(fail.body.data, { status: 'failed', error: 'the sandbox ran out of disk', cost_usd: 0.5, card: null });
-    t.equal((await report(server, run.worker, run.id, { error: 'again' })).status, 401, 'the run key was revoked with the failure');
+    t.equal(
+      (await report(server, run.worker, run.id, { error: 'again' })).status,
+      401,
+      'the run key was revoked with the failure',
+    );
     t.equal((await sendTrials(server, run.worker, run.id, [trial('t')])).status, 401);
     for (const body of [{}, { card: {} }, { error: 'late' }]) {
       const again = await report(server, root, run.id, body);
@@ -115,8 +167,15 @@ t.test('eval runs', async (t) => {
   await t.test('a claim race: two workers claim at once, exactly one wins', async (t) => {
     for (let round = 0; round < 5; round++) {
       const run = await createRun(server, root, { experiment: 'race' });
-      const answers = await Promise.all([report(server, run.worker, run.id, {}), report(server, run.worker, run.id, {})]);
-      t.same(answers.map((a) => a.status).sort(), [200, 409], `round ${round}: ${answers.map((a) => a.text.slice(0, 80)).join(' | ')}`);
+      const answers = await Promise.all([
+        report(server, run.worker, run.id, {}),
+        report(server, run.worker, run.id, {}),
+      ]);
+      t.same(
+        answers.map((a) => a.status).sort(),
+        [200, 409],
+        `round ${round}: ${answers.map((a) => a.text.slice(0, 80)).join(' | ')}`,
+      );
       t.equal(answers.find((a) => a.status === 409)!.body.error.code, 'conflict');
     }
   });
@@ -129,8 +188,13 @@ t.test('eval runs', async (t) => {
     isError(t, foreign.body, 'forbidden');
     t.equal((await sendTrials(server, mine.worker, other.id, [trial('t')])).status, 403, "another run's trials");
     for (const [method, path, body] of [
-      ['GET', '/v1/traces'], ['GET', `/v1/evals/runs/${mine.id}`], ['GET', '/v1/experiments'], ['GET', '/v1/scores'],
-      ['POST', '/v1/scores', { name: 'x', resource_id: 'ab'.repeat(16), score: 1 }], ['POST', '/v1/evals/runs', { experiment: 'e', suite: 's' }], ['GET', '/v1/api-keys'],
+      ['GET', '/v1/traces'],
+      ['GET', `/v1/evals/runs/${mine.id}`],
+      ['GET', '/v1/experiments'],
+      ['GET', '/v1/scores'],
+      ['POST', '/v1/scores', { name: 'x', resource_id: 'ab'.repeat(16), score: 1 }],
+      ['POST', '/v1/evals/runs', { experiment: 'e', suite: 's' }],
+      ['GET', '/v1/api-keys'],
     ] as const) {
       const r = await call(server, method, path, { auth: mine.worker, ...(body ? { body } : {}) });
       t.equal(r.status, 403, `${method} ${path}`);
@@ -144,7 +208,10 @@ t.test('eval runs', async (t) => {
     t.equal(unknown.status, 404);
     isError(t, unknown.body, 'not_found');
     t.equal((await sendTrials(server, root, '00000000-0000-4000-8000-000000000000', [trial('t')])).status, 404);
-    t.equal((await call(server, 'GET', '/v1/evals/runs/00000000-0000-4000-8000-000000000000', { auth: root })).status, 404);
+    t.equal(
+      (await call(server, 'GET', '/v1/evals/runs/00000000-0000-4000-8000-000000000000', { auth: root })).status,
+      404,
+    );
     const bad = await report(server, root, 'not-a-uuid', {});
     t.equal(bad.status, 400);
     isError(t, bad.body, 'invalid_path_parameters');
@@ -155,21 +222,42 @@ t.test('eval runs', async (t) => {
     t.equal((await report(server, root, run.id, {})).status, 200);
     const done = await report(server, root, run.id, { card: { by: 'admin' } });
     t.equal(done.body.data.status, 'succeeded');
-    t.equal((await report(server, run.worker, run.id, {})).status, 401, 'the run key ends with the run whoever ended it');
+    t.equal(
+      (await report(server, run.worker, run.id, {})).status,
+      401,
+      'the run key ends with the run whoever ended it',
+    );
   });
 
   await t.test('listing runs: newest first, by experiment and status, paginated', async (t) => {
     const a = await createRun(server, root, { experiment: 'listing' });
     const b = await claimedRun(server, root, { experiment: 'listing' });
     const all = await call(server, 'GET', `/v1/evals/runs?experiment_id=${a.experimentId}`, { auth: root });
-    t.same(all.body.data.map((r: { id: string }) => r.id), [b.id, a.id]);
+    t.same(
+      all.body.data.map((r: { id: string }) => r.id),
+      [b.id, a.id],
+    );
     t.same(all.body.pagination, { total: 2, limit: 50, offset: 0 });
-    const running = await call(server, 'GET', `/v1/evals/runs?experiment_id=${a.experimentId}&status=running`, { auth: root });
-    t.same(running.body.data.map((r: { id: string }) => r.id), [b.id]);
-    const page = await call(server, 'GET', `/v1/evals/runs?experiment_id=${a.experimentId}&limit=1&offset=1`, { auth: root });
-    t.same(page.body.data.map((r: { id: string }) => r.id), [a.id]);
+    const running = await call(server, 'GET', `/v1/evals/runs?experiment_id=${a.experimentId}&status=running`, {
+      auth: root,
+    });
+    t.same(
+      running.body.data.map((r: { id: string }) => r.id),
+      [b.id],
+    );
+    const page = await call(server, 'GET', `/v1/evals/runs?experiment_id=${a.experimentId}&limit=1&offset=1`, {
+      auth: root,
+    });
+    t.same(
+      page.body.data.map((r: { id: string }) => r.id),
+      [a.id],
+    );
     t.equal((await call(server, 'GET', '/v1/evals/runs?status=done', { auth: root })).status, 400);
     const readOnly = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
-    t.equal((await call(server, 'GET', `/v1/evals/runs/${a.id}`, { auth: readOnly })).status, 200, 'experiment.read reads runs');
+    t.equal(
+      (await call(server, 'GET', `/v1/evals/runs/${a.id}`, { auth: readOnly })).status,
+      200,
+      'experiment.read reads runs',
+    );
   });
 });

@@ -21,7 +21,16 @@ const SPANS_PER_REQUEST = 10;
  */
 const RESTART_BOUND_MS = 30_000;
 const KEY = 'sk_service_' + 'Cycles'.repeat(7);
-const ARGS = ['--flush-interval-ms', '50', '--compaction-interval-ms', '200', '--compaction-rows', '2000', '--compaction-age-ms', '0'];
+const ARGS = [
+  '--flush-interval-ms',
+  '50',
+  '--compaction-interval-ms',
+  '200',
+  '--compaction-rows',
+  '2000',
+  '--compaction-age-ms',
+  '0',
+];
 
 /** A seeded generator, so a failing run can be replayed. */
 function prng(seed: number): () => number {
@@ -58,7 +67,12 @@ t.test(`${CYCLES} kill -9 cycles under load: no acknowledged span lost or duplic
     const server: TestServer = await startServer({ dataDir, args: ARGS, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
     restarts.push(performance.now() - started);
     appId ||= server.bootstrap!.app_id as string;
-    const headers = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json', 'x-tracelake-wait': '' };
+    const headers = {
+      authorization: KEY,
+      'x-service-app-id': appId,
+      'content-type': 'application/json',
+      'x-tracelake-wait': '',
+    };
     // Re-send what the last cycle did not get an answer for, then new requests, until killed.
     const queue = pending;
     pending = [];
@@ -82,8 +96,12 @@ t.test(`${CYCLES} kill -9 cycles under load: no acknowledged span lost or duplic
   // A last start replays what the logs hold; a clean stop writes it all.
   const last = await startServer({ dataDir, args: ARGS, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
   t.equal(await last.stop('SIGTERM'), 0);
-  const stored = await atRest(dataDir, async (c) =>
-    (await c.runAndReadAll('SELECT span_id, count(*)::INTEGER AS n FROM spans GROUP BY span_id')).getRowObjectsJson() as { span_id: string; n: number }[],
+  const stored = await atRest(
+    dataDir,
+    async (c) =>
+      (
+        await c.runAndReadAll('SELECT span_id, count(*)::INTEGER AS n FROM spans GROUP BY span_id')
+      ).getRowObjectsJson() as { span_id: string; n: number }[],
   );
   const counts = new Map(stored.map((r) => [r.span_id, r.n]));
   const lost = [...acked].filter((id) => !counts.has(id));
@@ -92,6 +110,11 @@ t.test(`${CYCLES} kill -9 cycles under load: no acknowledged span lost or duplic
   t.same(duplicated, [], 'no span is stored twice');
   t.ok(acked.size > CYCLES * SPANS_PER_REQUEST, `load reached the server: ${acked.size} spans acknowledged`);
   const worst = Math.max(...restarts);
-  t.ok(worst <= RESTART_BOUND_MS, `every restart finished within ${RESTART_BOUND_MS} ms (worst ${Math.round(worst)} ms)`);
-  t.comment(`kill -9 cycles: ${CYCLES} kills, ${acked.size} spans acknowledged, ${stored.length} stored, 0 lost, 0 duplicated; restart median ${Math.round(restarts.sort((a, b) => a - b)[restarts.length >> 1]!)} ms, worst ${Math.round(worst)} ms`);
+  t.ok(
+    worst <= RESTART_BOUND_MS,
+    `every restart finished within ${RESTART_BOUND_MS} ms (worst ${Math.round(worst)} ms)`,
+  );
+  t.comment(
+    `kill -9 cycles: ${CYCLES} kills, ${acked.size} spans acknowledged, ${stored.length} stored, 0 lost, 0 duplicated; restart median ${Math.round(restarts.sort((a, b) => a - b)[restarts.length >> 1]!)} ms, worst ${Math.round(worst)} ms`,
+  );
 });

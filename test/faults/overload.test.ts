@@ -21,49 +21,106 @@ function peakRssMiB(pid: number): number {
 }
 
 /** One POST with a raw body over its own connection; resolves with status and Retry-After. */
-function post(server: TestServer, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; retryAfter: string | null; ms: number }> {
+function post(
+  server: TestServer,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; retryAfter: string | null; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
     // A connection of its own (`agent: false`): Node's keep-alive agent may reuse a socket the server
     // is closing, which shows up as ECONNRESET on the client's side only.
-    const req = request({ host: '127.0.0.1', port: server.port, path, method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length), connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, ms: performance.now() - started }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, 'content-length': String(body.length), connection: 'close' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
     // A refused upload may be cut short by the server: that is an answer too, if one came.
     req.on('error', () => resolve({ status: 0, retryAfter: null, ms: performance.now() - started }));
     req.end(body);
   });
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 
-t.test('96 concurrent 14 MiB uploads: admitted against the byte budget, the rest 503 at once, RSS bounded', async (t) => {
-  const budgetMiB = 128;
-  const server = await serverFor(t, { env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--max-inflight-bytes', `${budgetMiB}MiB`] });
-  const appId = server.bootstrap!.app_id as string;
-  const before = peakRssMiB(server.child.pid!);
-  const text = 'y'.repeat(4500);
-  const body = Buffer.from(JSON.stringify(exportRequest(Array.from({ length: 3000 }, (_, i) => ({ traceId: hex(16), attributes: { 'input.value': text + i } })))));
-  t.ok(body.length > 13 * 1024 * 1024, `bodies of ${(body.length / 1024 ** 2).toFixed(1)} MiB`);
-  const answers = await Promise.all(
-    Array.from({ length: 96 }, () => post(server, '/v1/traces', { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' }, body)),
-  );
-  const by = (s: number) => answers.filter((a) => a.status === s).length;
-  t.equal(by(200) + by(503), 96, `only 200 and 503: ${JSON.stringify(answers.map((a) => a.status))}`);
-  t.ok(by(200) > 0, `some uploads were admitted (${by(200)})`);
-  t.ok(by(503) > 0, `some were refused (${by(503)})`);
-  t.ok(answers.filter((a) => a.status === 503).every((a) => Number(a.retryAfter) > 0), 'every 503 has Retry-After');
-  const peak = peakRssMiB(server.child.pid!);
-  // Bodies in memory are bounded by the budget; decoding one request per worker adds a few times
-  // its size; the base (V8, DuckDB, the worker threads) is what the server held before.
-  const bound = before + budgetMiB + 600;
-  t.ok(peak < bound, `peak RSS ${Math.round(peak)} MiB under ${Math.round(bound)} MiB (base ${Math.round(before)} MiB + budget ${budgetMiB} + decoding 600)`);
-  t.comment(`large uploads: ${by(200)} admitted, ${by(503)} refused with 503; peak RSS ${Math.round(peak)} MiB (base ${Math.round(before)} MiB); refusals answered in p50 ${Math.round(quantile(answers.filter((a) => a.status === 503).map((a) => a.ms), 0.5))} ms`);
-});
+t.test(
+  '96 concurrent 14 MiB uploads: admitted against the byte budget, the rest 503 at once, RSS bounded',
+  async (t) => {
+    const budgetMiB = 128;
+    const server = await serverFor(t, {
+      env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+      args: ['--max-inflight-bytes', `${budgetMiB}MiB`],
+    });
+    const appId = server.bootstrap!.app_id as string;
+    const before = peakRssMiB(server.child.pid!);
+    const text = 'y'.repeat(4500);
+    const body = Buffer.from(
+      JSON.stringify(
+        exportRequest(
+          Array.from({ length: 3000 }, (_, i) => ({ traceId: hex(16), attributes: { 'input.value': text + i } })),
+        ),
+      ),
+    );
+    t.ok(body.length > 13 * 1024 * 1024, `bodies of ${(body.length / 1024 ** 2).toFixed(1)} MiB`);
+    const answers = await Promise.all(
+      Array.from({ length: 96 }, () =>
+        post(
+          server,
+          '/v1/traces',
+          { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' },
+          body,
+        ),
+      ),
+    );
+    const by = (s: number) => answers.filter((a) => a.status === s).length;
+    t.equal(by(200) + by(503), 96, `only 200 and 503: ${JSON.stringify(answers.map((a) => a.status))}`);
+    t.ok(by(200) > 0, `some uploads were admitted (${by(200)})`);
+    t.ok(by(503) > 0, `some were refused (${by(503)})`);
+    t.ok(
+      answers.filter((a) => a.status === 503).every((a) => Number(a.retryAfter) > 0),
+      'every 503 has Retry-After',
+    );
+    const peak = peakRssMiB(server.child.pid!);
+    // Bodies in memory are bounded by the budget; decoding one request per worker adds a few times
+    // its size; the base (V8, DuckDB, the worker threads) is what the server held before.
+    const bound = before + budgetMiB + 600;
+    t.ok(
+      peak < bound,
+      `peak RSS ${Math.round(peak)} MiB under ${Math.round(bound)} MiB (base ${Math.round(before)} MiB + budget ${budgetMiB} + decoding 600)`,
+    );
+    t.comment(
+      `large uploads: ${by(200)} admitted, ${by(503)} refused with 503; peak RSS ${Math.round(peak)} MiB (base ${Math.round(before)} MiB); refusals answered in p50 ${Math.round(
+        quantile(
+          answers.filter((a) => a.status === 503).map((a) => a.ms),
+          0.5,
+        ),
+      )} ms`,
+    );
+  },
+);
 
 t.test('twice the capacity: only 2xx, 429 or 503 with Retry-After, and reads keep being answered', async (t) => {
-  const server = await serverFor(t, { env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: ['--max-requests', '256', '--ingest-backlog', '32MiB'] });
+  const server = await serverFor(t, {
+    env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+    args: ['--max-requests', '256', '--ingest-backlog', '32MiB'],
+  });
   const appId = server.bootstrap!.app_id as string;
   const headers = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
   const statuses = new Map<number, number>();
@@ -96,6 +153,12 @@ t.test('twice the capacity: only 2xx, 429 or 503 with Retry-After, and reads kee
   t.same(unexpected, [], `writes answered only 200, 429 or 503: ${JSON.stringify(Object.fromEntries(statuses))}`);
   t.equal(missingRetryAfter, 0, 'every 503 carries Retry-After');
   t.ok((statuses.get(503) ?? 0) > 0, 'the load was past capacity (some 503s)');
-  t.same([...readStatuses.keys()], [200], `reads were all answered 200: ${JSON.stringify(Object.fromEntries(readStatuses))}`);
-  t.comment(`twice capacity: writes ${JSON.stringify(Object.fromEntries(statuses))}; reads ${readLatencies.length}, p50 ${Math.round(quantile(readLatencies, 0.5))} ms, p99 ${Math.round(quantile(readLatencies, 0.99))} ms`);
+  t.same(
+    [...readStatuses.keys()],
+    [200],
+    `reads were all answered 200: ${JSON.stringify(Object.fromEntries(readStatuses))}`,
+  );
+  t.comment(
+    `twice capacity: writes ${JSON.stringify(Object.fromEntries(statuses))}; reads ${readLatencies.length}, p50 ${Math.round(quantile(readLatencies, 0.5))} ms, p99 ${Math.round(quantile(readLatencies, 0.99))} ms`,
+  );
 });

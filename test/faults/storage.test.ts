@@ -29,8 +29,17 @@ async function diskOrSkip(t: Test, sizeMiB: number): Promise<SmallDisk | null> {
   return disk;
 }
 
-async function serverOn(t: Test, disk: SmallDisk, args: string[] = []): Promise<{ server: TestServer; auth: Credentials }> {
-  const server = await startServer({ dataDir: `${disk.dir}/store`, wrap: disk.wrap, args: [...SERVER_ARGS, ...args], env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+async function serverOn(
+  t: Test,
+  disk: SmallDisk,
+  args: string[] = [],
+): Promise<{ server: TestServer; auth: Credentials }> {
+  const server = await startServer({
+    dataDir: `${disk.dir}/store`,
+    wrap: disk.wrap,
+    args: [...SERVER_ARGS, ...args],
+    env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+  });
   t.teardown(() => server.stop('SIGKILL'));
   return { server, auth: { key: KEY, appId: server.bootstrap!.app_id as string } };
 }
@@ -39,8 +48,17 @@ async function serverOn(t: Test, disk: SmallDisk, args: string[] = []): Promise<
 function send(server: TestServer, auth: Credentials, traceId: string, spans: number, wait: boolean) {
   const big = 'x'.repeat(4096);
   return call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest(Array.from({ length: spans }, (_, i) => ({ traceId, name: `s${i}`, attributes: { 'input.value': big + i } })))),
-    headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json', 'x-tracelake-wait': wait ? 'visible' : '' },
+    rawBody: JSON.stringify(
+      exportRequest(
+        Array.from({ length: spans }, (_, i) => ({ traceId, name: `s${i}`, attributes: { 'input.value': big + i } })),
+      ),
+    ),
+    headers: {
+      authorization: auth.key,
+      'x-service-app-id': auth.appId,
+      'content-type': 'application/json',
+      'x-tracelake-wait': wait ? 'visible' : '',
+    },
   });
 }
 
@@ -69,7 +87,10 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
   t.equal(lastOtlp?.body.error.code, 'storage_unavailable');
   t.ok(Number(lastOtlp?.headers.get('retry-after')) > 0, 'with Retry-After');
 
-  const score = await call(server, 'POST', '/v1/scores', { auth, body: { name: 'on-full-disk', score: 1, resource_id: acked[0] } });
+  const score = await call(server, 'POST', '/v1/scores', {
+    auth,
+    body: { name: 'on-full-disk', score: 1, resource_id: acked[0] },
+  });
   t.not(score.status, 500, `a JSON write is not a 500 either: ${score.status} ${score.text}`);
   if (score.status !== 201) {
     t.equal(score.status, 503);
@@ -86,43 +107,60 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
     const trace = await call(server, 'GET', `/v1/traces/${id}`, { auth: { ...auth } });
     t.equal(trace.status, 200, `acknowledged trace ${id} is readable`);
   }
-  t.comment(`full disk: ${acked.length} traces acknowledged across the episode (${acked.length - 4} of them after the disk was filled, before the first 503), all readable after`);
+  t.comment(
+    `full disk: ${acked.length} traces acknowledged across the episode (${acked.length - 4} of them after the disk was filled, before the first 503), all readable after`,
+  );
   // Whatever the episode refused or held back, nothing of it may stay counted in the backlog.
   t.equal(await opsMetric(server, 'tracelake_ingest_backlog_bytes'), 0, 'the backlog is empty once all is readable');
   // Once everything is committed, every log file is deleted (in the background).
-  const logFiles = () => readdirSync(disk.path(relative(disk.dir, ingestLogDir(server.dataDir)))).filter((f) => f.endsWith('.log'));
+  const logFiles = () =>
+    readdirSync(disk.path(relative(disk.dir, ingestLogDir(server.dataDir)))).filter((f) => f.endsWith('.log'));
   t.ok(await until(() => logFiles().length === 0), `no ingest log file is left (${logFiles().join(', ')})`);
 });
 
-t.test('a checkpoint on a full disk kills the database: exit 75, /health unhealthy, restart serves what was acked', async (t) => {
-  const disk = await diskOrSkip(t, 96);
-  if (!disk) return;
-  const { server, auth } = await serverOn(t, disk);
-  const acked = hex(16);
-  t.equal((await send(server, auth, acked, 20, true)).status, 200);
-  // Grow the WAL a little so the checkpoint has something to write.
-  for (let i = 0; i < 20; i++) await call(server, 'POST', '/v1/scores', { auth, body: { name: `s${i}`, score: i, resource_id: acked } });
+t.test(
+  'a checkpoint on a full disk kills the database: exit 75, /health unhealthy, restart serves what was acked',
+  async (t) => {
+    const disk = await diskOrSkip(t, 96);
+    if (!disk) return;
+    const { server, auth } = await serverOn(t, disk);
+    const acked = hex(16);
+    t.equal((await send(server, auth, acked, 20, true)).status, 200);
+    // Grow the WAL a little so the checkpoint has something to write.
+    for (let i = 0; i < 20; i++)
+      await call(server, 'POST', '/v1/scores', { auth, body: { name: `s${i}`, score: i, resource_id: acked } });
 
-  disk.fill(0);
-  const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
-  const checkpoint = await call(server, 'POST', '/v1/_faults/checkpoint');
-  t.equal(checkpoint.status, 503, `the failed checkpoint answers 503: ${checkpoint.text}`);
-  const started = performance.now();
-  const code = await exited;
-  t.equal(code, 75, 'the process exits 75 (EX_TEMPFAIL) so a supervisor restarts it');
-  t.ok(server.logs.some((l) => l.level === 60 && /cannot be used any more/.test(l.msg)), 'and says why at fatal');
+    disk.fill(0);
+    const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
+    const checkpoint = await call(server, 'POST', '/v1/_faults/checkpoint');
+    t.equal(checkpoint.status, 503, `the failed checkpoint answers 503: ${checkpoint.text}`);
+    const started = performance.now();
+    const code = await exited;
+    t.equal(code, 75, 'the process exits 75 (EX_TEMPFAIL) so a supervisor restarts it');
+    t.ok(
+      server.logs.some((l) => l.level === 60 && /cannot be used any more/.test(l.msg)),
+      'and says why at fatal',
+    );
 
-  disk.free();
-  const restartedAt = performance.now();
-  const again = await startServer({ dataDir: `${disk.dir}/store`, wrap: disk.wrap, args: SERVER_ARGS, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-  t.teardown(() => again.stop('SIGKILL'));
-  const restartMs = performance.now() - restartedAt;
-  t.equal((await call(again, 'GET', `/v1/traces/${acked}`, { auth })).status, 200, 'the acked trace survives');
-  const scores = await call(again, 'GET', `/v1/scores?limit=100`, { auth });
-  t.equal(scores.body.pagination.total, 20, 'and the committed scores');
-  t.equal((await call(again, 'GET', '/health')).status, 200);
-  t.comment(`fatal checkpoint: exit ${Math.round(performance.now() - started)} ms after the failure; restart to listening ${Math.round(restartMs)} ms`);
-});
+    disk.free();
+    const restartedAt = performance.now();
+    const again = await startServer({
+      dataDir: `${disk.dir}/store`,
+      wrap: disk.wrap,
+      args: SERVER_ARGS,
+      env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+    });
+    t.teardown(() => again.stop('SIGKILL'));
+    const restartMs = performance.now() - restartedAt;
+    t.equal((await call(again, 'GET', `/v1/traces/${acked}`, { auth })).status, 200, 'the acked trace survives');
+    const scores = await call(again, 'GET', `/v1/scores?limit=100`, { auth });
+    t.equal(scores.body.pagination.total, 20, 'and the committed scores');
+    t.equal((await call(again, 'GET', '/health')).status, 200);
+    t.comment(
+      `fatal checkpoint: exit ${Math.round(performance.now() - started)} ms after the failure; restart to listening ${Math.round(restartMs)} ms`,
+    );
+  },
+);
 
 t.test('a file-size limit answers 503, not 500', async (t) => {
   const disk = await diskOrSkip(t, 64);
@@ -140,14 +178,22 @@ t.test('a file-size limit answers 503, not 500', async (t) => {
   const small = hex(16);
   t.equal((await send(server, auth, small, 5, true)).status, 200, 'small requests fit');
   // One request whose log record alone exceeds the limit.
-  const exited = new Promise<string>((resolve) => server.child.on('exit', (code, signal) => resolve(`exit ${code} ${signal}`)));
+  const exited = new Promise<string>((resolve) =>
+    server.child.on('exit', (code, signal) => resolve(`exit ${code} ${signal}`)),
+  );
   const r = await send(server, auth, hex(16), 3200, false).catch(async (e: Error) => {
-    throw new Error(`${e.message}: the server ended (${await exited}); its last lines: ${JSON.stringify(server.logs.slice(-3))}`);
+    throw new Error(
+      `${e.message}: the server ended (${await exited}); its last lines: ${JSON.stringify(server.logs.slice(-3))}`,
+    );
   });
   t.equal(r.status, 503, `over the file-size limit: ${r.text}`);
   t.equal(r.body.error.code, 'storage_unavailable');
   t.equal((await call(server, 'GET', `/v1/traces/${small}`, { auth })).status, 200, 'the server keeps serving');
-  t.equal(server.child.exitCode, null, `and runs on (${JSON.stringify(server.logs.filter((l) => (l.level as number) >= 50).map((l) => l.msg))})`);
+  t.equal(
+    server.child.exitCode,
+    null,
+    `and runs on (${JSON.stringify(server.logs.filter((l) => (l.level as number) >= 50).map((l) => l.msg))})`,
+  );
 });
 
 t.test('a read-only data directory stops the start with one clear line', async (t) => {

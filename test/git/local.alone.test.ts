@@ -28,7 +28,11 @@ t.test('local provider', async (t) => {
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const source = join(root, '..', `src-${Date.now()}`);
   t.teardown(() => rmSync(source, { recursive: true, force: true }));
-  const first = workingRepo(source, { 'prompts/a.md': 'A {{x}}\n', 'prompts/deep/b.md': 'B\n', 'src/app.ts': 'export {};\n' });
+  const first = workingRepo(source, {
+    'prompts/a.md': 'A {{x}}\n',
+    'prompts/deep/b.md': 'B\n',
+    'src/app.ts': 'export {};\n',
+  });
   const bare = bareRepo(root, 'acme', 'app', source);
   symlinkSync('/etc', join(root, 'acme', 'etc'));
   const local = new LocalGitProvider(root);
@@ -44,7 +48,10 @@ t.test('local provider', async (t) => {
     t.equal(file!.blobSha, git(source, 'rev-parse', 'main:prompts/a.md'));
     t.equal(await local.readFile('acme/app', first, 'prompts/none.md'), null);
     t.equal(await local.readFile('acme/app', first, 'prompts'), null, 'a directory');
-    t.same((await local.listFiles('acme/app', first, 'prompts')).map((f) => f.path), ['prompts/a.md', 'prompts/deep/b.md']);
+    t.same(
+      (await local.listFiles('acme/app', first, 'prompts')).map((f) => f.path),
+      ['prompts/a.md', 'prompts/deep/b.md'],
+    );
     t.same(await local.listFiles('acme/app', first, 'nothing'), []);
     await refused(t, local.listBranches('acme/etc'), 'not_found');
     await refused(t, local.listBranches('acme/../..'), 'not_found');
@@ -56,7 +63,11 @@ t.test('local provider', async (t) => {
     const { commit: base } = await local.checkout('acme/app', 'main', dir);
     t.equal(base, first);
     t.equal(readFileSync(join(dir, 'prompts/a.md'), 'utf8'), 'A {{x}}\n');
-    t.same(await local.commitAndPush(dir, { branch: 'work/one', message: 'nothing', author }), { commit: null }, 'nothing changed');
+    t.same(
+      await local.commitAndPush(dir, { branch: 'work/one', message: 'nothing', author }),
+      { commit: null },
+      'nothing changed',
+    );
 
     writeFileSync(join(dir, 'prompts/a.md'), 'A changed {{x}}\n');
     writeFileSync(join(dir, 'NEW.md'), 'new\n');

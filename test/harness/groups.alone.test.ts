@@ -37,7 +37,10 @@ t.test('every test file runs once: alone, or in one group', async (t) => {
   const listed = tapList();
   t.ok(listed.length > 40, `tap lists ${listed.length} files`);
   const groups = listed.filter((f) => f.endsWith('.tests.js'));
-  t.ok(groups.some((f) => f.endsWith('/short.tests.js')) && groups.some((f) => f.endsWith('/all.tests.js')), 'both kinds of group run');
+  t.ok(
+    groups.some((f) => f.endsWith('/short.tests.js')) && groups.some((f) => f.endsWith('/all.tests.js')),
+    'both kinds of group run',
+  );
   const runs = new Map<string, string[]>();
   for (const f of listed) if (!f.endsWith('.tests.js')) runs.set(f, [...(runs.get(f) ?? []), 'alone']);
   for (const g of groups) {
@@ -48,19 +51,48 @@ t.test('every test file runs once: alone, or in one group', async (t) => {
   }
   const tests = files.filter((f) => !f.endsWith('.tests.js'));
   t.ok(tests.length > 200, `${tests.length} test files`);
-  t.same(tests.filter((f) => !runs.has(f)), [], 'none is never run');
-  t.same(tests.filter((f) => (runs.get(f)?.length ?? 0) > 1).map((f) => `${f}: ${runs.get(f)!.join(', ')}`), [], 'none runs twice');
-  t.same([...runs.keys()].filter((f) => !tests.includes(f)), [], 'every file run is a test file');
+  t.same(
+    tests.filter((f) => !runs.has(f)),
+    [],
+    'none is never run',
+  );
+  t.same(
+    tests.filter((f) => (runs.get(f)?.length ?? 0) > 1).map((f) => `${f}: ${runs.get(f)!.join(', ')}`),
+    [],
+    'none runs twice',
+  );
+  t.same(
+    [...runs.keys()].filter((f) => !tests.includes(f)),
+    [],
+    'every file run is a test file',
+  );
 });
 
-t.test('tap runs the group files and the `.alone` tests, nothing else; a folder of grouped tests has its group', async (t) => {
-  const listed = tapList();
-  t.same(listed.filter((f) => !f.endsWith('.tests.js') && !f.endsWith('.alone.test.js')), [], 'no grouped test runs as its own process');
-  const files = testFiles();
-  const folders = new Set(files.filter((f) => isGrouped(f)).map((f) => f.slice(0, f.lastIndexOf('/'))));
-  const grouped = [...folders].filter((dir) => ['all.tests.js', 'short.tests.js'].some((g) => existsSync(join(ROOT, dir, g))));
-  t.same([...folders].filter((dir) => !grouped.includes(dir)), [], 'every folder with a grouped test has a group file');
-  // A group of test/core or test/unit is what test/coverage-map.mjs reads a folder's coverage from, even of one file.
-  const shortGroups = files.filter((f) => f.endsWith('/short.tests.js'));
-  t.same(shortGroups.filter((g) => groupMembers(join(ROOT, g)).length < 2), [], 'no short group of one (it would save nothing)');
-});
+t.test(
+  'tap runs the group files and the `.alone` tests, nothing else; a folder of grouped tests has its group',
+  async (t) => {
+    const listed = tapList();
+    t.same(
+      listed.filter((f) => !f.endsWith('.tests.js') && !f.endsWith('.alone.test.js')),
+      [],
+      'no grouped test runs as its own process',
+    );
+    const files = testFiles();
+    const folders = new Set(files.filter((f) => isGrouped(f)).map((f) => f.slice(0, f.lastIndexOf('/'))));
+    const grouped = [...folders].filter((dir) =>
+      ['all.tests.js', 'short.tests.js'].some((g) => existsSync(join(ROOT, dir, g))),
+    );
+    t.same(
+      [...folders].filter((dir) => !grouped.includes(dir)),
+      [],
+      'every folder with a grouped test has a group file',
+    );
+    // A group of test/core or test/unit is what test/coverage-map.mjs reads a folder's coverage from, even of one file.
+    const shortGroups = files.filter((f) => f.endsWith('/short.tests.js'));
+    t.same(
+      shortGroups.filter((g) => groupMembers(join(ROOT, g)).length < 2),
+      [],
+      'no short group of one (it would save nothing)',
+    );
+  },
+);

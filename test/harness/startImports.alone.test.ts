@@ -44,11 +44,34 @@ function packagesOf(entry: string): Map<string, Reached> {
 const THREADS: Record<string, { entry: string; notAtStart: string[] }> = {
   // The HTTP thread never touches DuckDB (the store thread owns the database), and the git
   // providers load their clients at their first request.
-  main: { entry: 'main.js', notAtStart: ['@duckdb/node-api', '@duckdb/node-bindings', 'apache-arrow', 'isomorphic-git', '@octokit/rest', '@octokit/auth-app', '@secretlint/core'] },
+  main: {
+    entry: 'main.js',
+    notAtStart: [
+      '@duckdb/node-api',
+      '@duckdb/node-bindings',
+      'apache-arrow',
+      'isomorphic-git',
+      '@octokit/rest',
+      '@octokit/auth-app',
+      '@secretlint/core',
+    ],
+  },
   // Arrow exports are rare: apache-arrow loads at the first.
-  store: { entry: 'store/storeThread.js', notAtStart: ['apache-arrow', 'isomorphic-git', '@octokit/rest', '@secretlint/core'] },
+  store: {
+    entry: 'store/storeThread.js',
+    notAtStart: ['apache-arrow', 'isomorphic-git', '@octokit/rest', '@secretlint/core'],
+  },
   // Secret scrubbing is for agent sessions only: secretlint loads at the first scrub.
-  compute: { entry: 'ingest/computeThread.js', notAtStart: ['apache-arrow', '@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', 'isomorphic-git', '@octokit/rest'] },
+  compute: {
+    entry: 'ingest/computeThread.js',
+    notAtStart: [
+      'apache-arrow',
+      '@secretlint/core',
+      '@secretlint/secretlint-rule-preset-recommend',
+      'isomorphic-git',
+      '@octokit/rest',
+    ],
+  },
 };
 
 for (const [thread, { entry, notAtStart }] of Object.entries(THREADS)) {
@@ -59,6 +82,9 @@ for (const [thread, { entry, notAtStart }] of Object.entries(THREADS)) {
     for (const name of notAtStart) t.notOk(packages.get(name), `${name} is not imported at start`);
     // DuckDB's API is CommonJS: an ESM import of it lexes its files for named exports, ~0.3 s of
     // CPU a thread at every start; store/duckdb.ts requires it.
-    if (thread !== 'main') t.same(packages.get('@duckdb/node-api')?.how, 'require', 'DuckDB is loaded with require()', { chain: packages.get('@duckdb/node-api')?.chain });
+    if (thread !== 'main')
+      t.same(packages.get('@duckdb/node-api')?.how, 'require', 'DuckDB is loaded with require()', {
+        chain: packages.get('@duckdb/node-api')?.chain,
+      });
   });
 }

@@ -10,19 +10,33 @@ import t from 'tap';
 import { unhooked } from '../helpers/unhooked.js';
 import { until } from '../helpers/until.js';
 
-const PROBE = 'process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null, argv: process.argv.slice(1) }))';
+const PROBE =
+  'process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null, argv: process.argv.slice(1) }))';
 
 t.test('a child runs without the runner hook and with its own arguments', async (t) => {
-  t.match(process.env.NODE_OPTIONS ?? '', /@tapjs\/processinfo/, 'tap hooks this test process (else this test proves nothing)');
+  t.match(
+    process.env.NODE_OPTIONS ?? '',
+    /@tapjs\/processinfo/,
+    'tap hooks this test process (else this test proves nothing)',
+  );
   const plain = JSON.parse(execFileSync(process.execPath, ['-e', PROBE], { encoding: 'utf8' }));
   t.match(plain.options, /processinfo/, 'a plain spawn gets the hook back whatever env it is given');
-  const seen = JSON.parse(execFileSync(...unhooked(process.execPath, ['-e', PROBE, 'a=b', '--x']), { encoding: 'utf8' }));
+  const seen = JSON.parse(
+    execFileSync(...unhooked(process.execPath, ['-e', PROBE, 'a=b', '--x']), { encoding: 'utf8' }),
+  );
   t.equal(seen.options, null, 'no NODE_OPTIONS left');
   t.same(seen.argv, ['a=b', '--x'], 'arguments with = and dashes reach the program as they are');
 });
 
 t.test('other NODE_OPTIONS are kept', async (t) => {
-  const seen = JSON.parse(execFileSync(...unhooked(process.execPath, ['-e', PROBE], { NODE_OPTIONS: `${process.env.NODE_OPTIONS} --max-old-space-size=512` }), { encoding: 'utf8' }));
+  const seen = JSON.parse(
+    execFileSync(
+      ...unhooked(process.execPath, ['-e', PROBE], {
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS} --max-old-space-size=512`,
+      }),
+      { encoding: 'utf8' },
+    ),
+  );
   t.equal(seen.options, '--max-old-space-size=512');
 });
 
@@ -49,8 +63,13 @@ t.test('a child dies with the process that started it, even one killed without i
     const child = spawn(...unhooked(process.execPath, ['-e', 'setInterval(() => {}, 1000)']), { stdio: 'ignore' });
     console.log(child.pid);
     setInterval(() => {}, 1000);`;
-  const parent = spawn(process.execPath, ['--input-type=module', '-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = await createInterface({ input: parent.stdout! })[Symbol.asyncIterator]().next().then((r) => [r.value as string]);
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', parentScript], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = await createInterface({ input: parent.stdout! })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((r) => [r.value as string]);
   const child = Number(line);
   t.ok(child > 0 && alive(child), `the child runs (pid ${line})`);
   parent.kill('SIGKILL');

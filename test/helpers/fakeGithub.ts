@@ -59,7 +59,8 @@ export class FakeGitHub {
   private caller(options: FakeOptions, header: string | undefined): Caller {
     const [scheme, value] = (header ?? '').split(' ');
     if (!value) return null;
-    if (/^bearer$/i.test(scheme!) && value.split('.').length === 3) return verifyJwt(value, options.app) ? { kind: 'app' } : null;
+    if (/^bearer$/i.test(scheme!) && value.split('.').length === 3)
+      return verifyJwt(value, options.app) ? { kind: 'app' } : null;
     const inst = /^ghs_installation_(\d+)$/.exec(value);
     if (inst && options.installations[Number(inst[1])]) return { kind: 'installation', id: Number(inst[1]) };
     return value === options.token ? { kind: 'token' } : null;
@@ -75,19 +76,32 @@ export class FakeGitHub {
       res.end(JSON.stringify(body));
     };
     if (!caller) return send(401, { message: 'Bad credentials' });
-    const visible = (full: string) => caller.kind === 'token' || (caller.kind === 'installation' && options.installations[caller.id]!.includes(full));
-    const repoView = (r: FakeRepo) => ({ name: r.name, full_name: `${r.owner}/${r.name}`, default_branch: r.defaultBranch, private: true });
+    const visible = (full: string) =>
+      caller.kind === 'token' || (caller.kind === 'installation' && options.installations[caller.id]!.includes(full));
+    const repoView = (r: FakeRepo) => ({
+      name: r.name,
+      full_name: `${r.owner}/${r.name}`,
+      default_branch: r.defaultBranch,
+      private: true,
+    });
     let m: RegExpExecArray | null;
 
     if ((m = /^\/app\/installations\/(\d+)$/.exec(url.pathname)) && req.method === 'GET') {
       if (caller.kind !== 'app') return send(401, { message: 'A JSON web token could not be decoded' });
       const id = Number(m[1]);
-      return options.installations[id] ? send(200, { id, app_id: options.app.id, account: { login: 'acme' } }) : send(404, { message: 'Not Found' });
+      return options.installations[id]
+        ? send(200, { id, app_id: options.app.id, account: { login: 'acme' } })
+        : send(404, { message: 'Not Found' });
     }
     if ((m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname)) && req.method === 'POST') {
       if (caller.kind !== 'app') return send(401, { message: 'A JSON web token could not be decoded' });
       if (!options.installations[Number(m[1])]) return send(404, { message: 'Not Found' });
-      return send(201, { token: `ghs_installation_${m[1]}`, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: 'read' }, repository_selection: 'selected' });
+      return send(201, {
+        token: `ghs_installation_${m[1]}`,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        permissions: { contents: 'read' },
+        repository_selection: 'selected',
+      });
     }
     if (url.pathname === '/installation/repositories' && caller.kind === 'installation') {
       const repos = options.repos.filter((r) => visible(`${r.owner}/${r.name}`)).map(repoView);
@@ -97,10 +111,15 @@ export class FakeGitHub {
 
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/(.+)$/.exec(url.pathname))) {
       const repo = options.repos.find((r) => r.owner === m![1] && r.name === m![2]);
-      if (!repo || !visible(`${repo.owner}/${repo.name}`) || caller.kind === 'app') return send(404, { message: 'Not Found' });
+      if (!repo || !visible(`${repo.owner}/${repo.name}`) || caller.kind === 'app')
+        return send(404, { message: 'Not Found' });
       const rest = m[3]!;
       const commitOf = (ref: string) => repo.branches[ref] ?? (repo.commits[ref] ? ref : undefined);
-      if (rest === 'branches') return send(200, Object.entries(repo.branches).map(([name, sha]) => ({ name, commit: { sha } })));
+      if (rest === 'branches')
+        return send(
+          200,
+          Object.entries(repo.branches).map(([name, sha]) => ({ name, commit: { sha } })),
+        );
       if ((m = /^commits\/(.+)$/.exec(rest))) {
         const sha = commitOf(decodeURIComponent(m[1]!));
         return sha ? send(200, { sha }) : send(422, { message: 'No commit found for SHA' });
@@ -110,12 +129,29 @@ export class FakeGitHub {
         const path = decodeURIComponent(m[1]!);
         const content = sha ? repo.commits[sha]![path] : undefined;
         if (content === undefined) return send(404, { message: 'Not Found' });
-        return send(200, { type: 'file', encoding: 'base64', path, sha: blobSha(content), size: Buffer.byteLength(content), content: Buffer.from(content).toString('base64') });
+        return send(200, {
+          type: 'file',
+          encoding: 'base64',
+          path,
+          sha: blobSha(content),
+          size: Buffer.byteLength(content),
+          content: Buffer.from(content).toString('base64'),
+        });
       }
       if ((m = /^git\/trees\/(.+)$/.exec(rest))) {
         const files = repo.commits[decodeURIComponent(m[1]!)];
         if (!files) return send(404, { message: 'Not Found' });
-        return send(200, { sha: m[1], truncated: false, tree: Object.entries(files).map(([path, content]) => ({ path, type: 'blob', mode: '100644', sha: blobSha(content), size: Buffer.byteLength(content) })) });
+        return send(200, {
+          sha: m[1],
+          truncated: false,
+          tree: Object.entries(files).map(([path, content]) => ({
+            path,
+            type: 'blob',
+            mode: '100644',
+            sha: blobSha(content),
+            size: Buffer.byteLength(content),
+          })),
+        });
       }
     }
     return send(404, { message: 'Not Found' });
@@ -125,7 +161,8 @@ export class FakeGitHub {
 /** An RS256 JWT of the App: signed by its key, issued by its id, not expired. */
 function verifyJwt(token: string, app: FakeOptions['app']): boolean {
   const [header, payload, signature] = token.split('.') as [string, string, string];
-  if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'))) return false;
+  if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url')))
+    return false;
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: unknown; exp?: number };
   return String(claims.iss) === String(app.id) && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now();
 }

@@ -54,11 +54,23 @@ function chatCompletion(model: string): unknown {
     object: 'chat.completion',
     created: CREATED,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: {
       ...usage,
       prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
     },
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
@@ -98,7 +110,8 @@ function embeddings(body: { input?: unknown; encoding_format?: unknown }): unkno
   const { model, vector, tokensPerInput } = FAKE_ANSWERS.embeddings;
   const inputs = Array.isArray(body.input) ? body.input : [body.input];
   // The openai SDK asks for base64 (little-endian float32) unless told otherwise and decodes it.
-  const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : [...vector];
+  const embedding =
+    body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : [...vector];
   const tokens = inputs.length * tokensPerInput;
   return {
     object: 'list',
@@ -155,7 +168,8 @@ export async function fakeModelFor(t: { teardown(fn: () => unknown): void }): Pr
       if (typeof body !== 'object' || body === null) return send(res, 400, failure('body must be a JSON object'));
       const { model, stream } = body as { model?: unknown; stream?: unknown };
       if (stream === true) return send(res, 400, failure('the fake does not stream'));
-      if (typeof model !== 'string' || !route.serves(model)) return send(res, 404, failure(`unknown model ${String(model)}`));
+      if (typeof model !== 'string' || !route.serves(model))
+        return send(res, 404, failure(`unknown model ${String(model)}`));
       send(res, 200, route.answer(body as Record<string, unknown>));
     })().catch((err: unknown) => send(res, 500, failure(String(err))));
   });

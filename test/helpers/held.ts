@@ -25,10 +25,20 @@ export async function heldRequest(server: TestServer, ms: number, init: RequestI
 
 /** Resolves true once the store runs a task (a held request sent some other way), false after `ms`. */
 export function storeBusy(server: TestServer, ms?: number): Promise<boolean> {
-  return until(async () => ((await (await fetch(`${server.url}/v1/_faults/store-queue`)).json()) as { active: number }).active > 0, ms);
+  return until(
+    async () => ((await (await fetch(`${server.url}/v1/_faults/store-queue`)).json()) as { active: number }).active > 0,
+    ms,
+  );
 }
 
 /** Resolves true once a new connection to the server is refused (it closed its listen socket), false after `ms`. */
 export function refusesConnections(server: TestServer, ms = 10_000): Promise<boolean> {
-  return until(() => fetch(`${server.url}/health`, { headers: { connection: 'close' } }).then(() => false, () => true), ms);
+  return until(
+    () =>
+      fetch(`${server.url}/health`, { headers: { connection: 'close' } }).then(
+        () => false,
+        () => true,
+      ),
+    ms,
+  );
 }

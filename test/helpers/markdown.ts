@@ -83,7 +83,8 @@ export function links(text: string): Link[] {
   prose(text)
     .split('\n')
     .forEach((line, i) => {
-      for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) found.push({ line: i + 1, target: m[1]! });
+      for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+        found.push({ line: i + 1, target: m[1]! });
       const definition = /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/.exec(line);
       if (definition) found.push({ line: i + 1, target: definition[1]! });
     });

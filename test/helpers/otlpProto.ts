@@ -18,7 +18,11 @@ const SCHEMA = {
     otlp: {
       nested: {
         AnyValue: {
-          oneofs: { value: { oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] } },
+          oneofs: {
+            value: {
+              oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'],
+            },
+          },
           fields: {
             stringValue: f(1, 'string'),
             boolValue: f(2, 'bool'),
@@ -33,11 +37,20 @@ const SCHEMA = {
         KeyValueList: { fields: { values: f(1, 'KeyValue', 'repeated') } },
         KeyValue: { fields: { key: f(1, 'string'), value: f(2, 'AnyValue') } },
         InstrumentationScope: {
-          fields: { name: f(1, 'string'), version: f(2, 'string'), attributes: f(3, 'KeyValue', 'repeated'), droppedAttributesCount: f(4, 'uint32') },
+          fields: {
+            name: f(1, 'string'),
+            version: f(2, 'string'),
+            attributes: f(3, 'KeyValue', 'repeated'),
+            droppedAttributesCount: f(4, 'uint32'),
+          },
         },
         Resource: { fields: { attributes: f(1, 'KeyValue', 'repeated'), droppedAttributesCount: f(2, 'uint32') } },
-        ResourceSpans: { fields: { resource: f(1, 'Resource'), scopeSpans: f(2, 'ScopeSpans', 'repeated'), schemaUrl: f(3, 'string') } },
-        ScopeSpans: { fields: { scope: f(1, 'InstrumentationScope'), spans: f(2, 'Span', 'repeated'), schemaUrl: f(3, 'string') } },
+        ResourceSpans: {
+          fields: { resource: f(1, 'Resource'), scopeSpans: f(2, 'ScopeSpans', 'repeated'), schemaUrl: f(3, 'string') },
+        },
+        ScopeSpans: {
+          fields: { scope: f(1, 'InstrumentationScope'), spans: f(2, 'Span', 'repeated'), schemaUrl: f(3, 'string') },
+        },
         Span: {
           fields: {
             traceId: f(1, 'bytes'),
@@ -59,7 +72,12 @@ const SCHEMA = {
           },
         },
         Event: {
-          fields: { timeUnixNano: f(1, 'fixed64'), name: f(2, 'string'), attributes: f(3, 'KeyValue', 'repeated'), droppedAttributesCount: f(4, 'uint32') },
+          fields: {
+            timeUnixNano: f(1, 'fixed64'),
+            name: f(2, 'string'),
+            attributes: f(3, 'KeyValue', 'repeated'),
+            droppedAttributesCount: f(4, 'uint32'),
+          },
         },
         Link: {
           fields: {
@@ -99,6 +117,8 @@ export function encodeExportRequest(request: object): Uint8Array {
 }
 
 /** Test helper: reads an OTLP answer (the server's is encoded by exportResponse.ts). */
-export function decodeExportResponse(bytes: Uint8Array): { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } } {
+export function decodeExportResponse(bytes: Uint8Array): {
+  partialSuccess?: { rejectedSpans?: string; errorMessage?: string };
+} {
   return Response.toObject(Response.decode(bytes), { longs: String, defaults: false });
 }

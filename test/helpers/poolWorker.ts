@@ -23,4 +23,5 @@ const handlers: { [K in keyof PoolTestTasks]: (input: PoolTestTasks[K]['in']) =>
   started: async () => [...started],
 };
 
-export default (message: { task: keyof PoolTestTasks; input: unknown }) => dispatchTask<PoolTestTasks>(handlers, message);
+export default (message: { task: keyof PoolTestTasks; input: unknown }) =>
+  dispatchTask<PoolTestTasks>(handlers, message);

@@ -17,8 +17,37 @@ export interface SampleContext {
 }
 
 /** Text a sender may well send: ASCII, quotes and escapes, accents, CJK, emoji, controls. */
-const PALETTE = ['a', 'Z', '0', ' ', '-', '_', '.', '/', ':', '"', "'", '\\', '<', '%', 'é', '漢', '😀', '\n', '\t', '\u0000', '\u202e'];
-const DATES = ['2026-11-28T00:00:00Z', '1970-01-01T00:00:00Z', '2000-02-29T12:34:56.789Z', '9999-12-31T23:59:59.999Z', '2026-11-28T10:00:00+05:30', new Date().toISOString()];
+const PALETTE = [
+  'a',
+  'Z',
+  '0',
+  ' ',
+  '-',
+  '_',
+  '.',
+  '/',
+  ':',
+  '"',
+  "'",
+  '\\',
+  '<',
+  '%',
+  'é',
+  '漢',
+  '😀',
+  '\n',
+  '\t',
+  '\u0000',
+  '\u202e',
+];
+const DATES = [
+  '2026-11-28T00:00:00Z',
+  '1970-01-01T00:00:00Z',
+  '2000-02-29T12:34:56.789Z',
+  '9999-12-31T23:59:59.999Z',
+  '2026-11-28T10:00:00+05:30',
+  new Date().toISOString(),
+];
 const NUMBERS = [0, 1, -1, 0.5, 1e-9, 42, 2 ** 31, 2 ** 53 - 1, -(2 ** 53 - 1), 1e308, -1e308, 5e-324];
 /** Deeper than this, objects take their required properties only and arrays their fewest items. */
 const DEEP = 5;
@@ -91,7 +120,10 @@ function object(schema: Schema, c: SampleContext, depth: number): Record<string,
     // A map (Record<string, X>): a few keys, odd ones among them.
     for (let i = between(0, 3, c); i > 0; i--) {
       const key = pick(['k', 'model', 'a.b', 'ünï', '', 'x'.repeat(200), '__proto__', 'constructor'], c);
-      out[key] = typeof extra === 'object' && extra !== null ? sample(extra as Schema, c, depth + 1) : pick(['v', 1, true, null], c);
+      out[key] =
+        typeof extra === 'object' && extra !== null
+          ? sample(extra as Schema, c, depth + 1)
+          : pick(['v', 1, true, null], c);
     }
   }
   return out;
@@ -142,7 +174,9 @@ function string(schema: Schema, c: SampleContext): string {
 function number(schema: Schema, c: SampleContext, integral: boolean): number {
   const lo = (schema.minimum as number | undefined) ?? -Infinity;
   const hi = (schema.maximum as number | undefined) ?? Infinity;
-  const edges = [lo, hi, ...NUMBERS].filter((n) => Number.isFinite(n) && n >= lo && n <= hi && (!integral || Number.isSafeInteger(n)));
+  const edges = [lo, hi, ...NUMBERS].filter(
+    (n) => Number.isFinite(n) && n >= lo && n <= hi && (!integral || Number.isSafeInteger(n)),
+  );
   if (edges.length > 0 && c.random() < 0.7) return pick(edges, c);
   const from = Number.isFinite(lo) ? lo : -1000;
   const to = Number.isFinite(hi) ? hi : from + 2000;
@@ -198,7 +232,10 @@ function fits(schema: Schema, v: unknown): boolean {
   }
   if ((schema.type === 'integer' || schema.type === 'number') && typeof v === 'number') {
     if (schema.type === 'integer' && !Number.isInteger(v)) return false;
-    return v >= ((schema.minimum as number | undefined) ?? -Infinity) && v <= ((schema.maximum as number | undefined) ?? Infinity);
+    return (
+      v >= ((schema.minimum as number | undefined) ?? -Infinity) &&
+      v <= ((schema.maximum as number | undefined) ?? Infinity)
+    );
   }
   return false;
 }

@@ -93,9 +93,28 @@ export function copyOfStore(dataDir: string): string {
 function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   const [wrapper, ...wrapArgs] = options.wrap ?? [];
   const node = options.node ?? process.execPath;
-  const [program, ...programArgs] = options.command ?? [...(wrapper ? [wrapper, ...wrapArgs] : []), node, options.main ?? MAIN];
+  const [program, ...programArgs] = options.command ?? [
+    ...(wrapper ? [wrapper, ...wrapArgs] : []),
+    node,
+    options.main ?? MAIN,
+  ];
   const settings = [
-    ...(options.testSettings === false ? [] : ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--duckdb-threads', '2', '--duckdb-memory', '1GiB']),
+    ...(options.testSettings === false
+      ? []
+      : [
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--data-dir',
+          dataDir,
+          '--workers',
+          '1',
+          '--duckdb-threads',
+          '2',
+          '--duckdb-memory',
+          '1GiB',
+        ]),
     ...(options.args ?? []),
   ];
   const [command, args] = unhooked(program!, [...programArgs, ...settings]);
@@ -136,7 +155,11 @@ export function runToExit(
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   const { signalAt } = options;
-  if (signalAt) createInterface({ input: child.stdout! }).on('line', (line) => line.includes(`"msg":${JSON.stringify(signalAt.msg)}`) && child.kill(signalAt.signal));
+  if (signalAt)
+    createInterface({ input: child.stdout! }).on(
+      'line',
+      (line) => line.includes(`"msg":${JSON.stringify(signalAt.msg)}`) && child.kill(signalAt.signal),
+    );
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) =>
     child.on('close', (code) => {
@@ -234,7 +257,10 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 }
 
 /** Starts a server for the duration of a tap test and removes its data dir afterwards. */
-export async function serverFor(t: { teardown(fn: () => unknown): void }, options: ServerOptions = {}): Promise<TestServer> {
+export async function serverFor(
+  t: { teardown(fn: () => unknown): void },
+  options: ServerOptions = {},
+): Promise<TestServer> {
   const server = await startServer(options);
   t.teardown(async () => {
     // A server-side error is the first thing to read when a test fails: show it.
@@ -290,7 +316,7 @@ export async function call(
   }
   const res = await fetch(server.url + path, { method, headers, body });
   const text = await res.text();
-  let parsed: unknown ;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -300,7 +326,11 @@ export async function call(
 }
 
 /** Creates a key through the API and returns its credentials and creation answer. */
-export async function createKey(server: TestServer, admin: Credentials, spec: Record<string, unknown>): Promise<Credentials & { id: string; answer: Answer }> {
+export async function createKey(
+  server: TestServer,
+  admin: Credentials,
+  spec: Record<string, unknown>,
+): Promise<Credentials & { id: string; answer: Answer }> {
   const answer = await call(server, 'POST', '/v1/api-keys', { auth: admin, body: spec });
   if (answer.status !== 201) throw new Error(`key creation failed: ${answer.status} ${answer.text}`);
   return { key: answer.body.data.plaintext_key, appId: admin.appId, id: answer.body.data.id, answer };

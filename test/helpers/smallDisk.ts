@@ -33,7 +33,19 @@ export async function smallDisk(sizeMiB: number): Promise<SmallDisk | string> {
   const dir = mkdtempSync(join(tmpdir(), 'tracelake-disk-'));
   let keeper: ChildProcess;
   try {
-    keeper = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${sizeMiB}m tracelake-test "$0" && echo ready && exec sleep 3600`, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    keeper = spawn(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        `mount -t tmpfs -o size=${sizeMiB}m tracelake-test "$0" && echo ready && exec sleep 3600`,
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
   } catch (e) {
     return `unshare failed: ${(e as Error).message}`;
   }

@@ -17,7 +17,13 @@ export interface SummaryScope {
  * starts `firstNs` + i seconds, its span `offsetNs` after that — merged into the summaries, then a
  * checkpoint.
  */
-export async function mergedTraces(db: Database, scope: SummaryScope, count: number, firstNs: bigint, offsetNs = 0n): Promise<void> {
+export async function mergedTraces(
+  db: Database,
+  scope: SummaryScope,
+  count: number,
+  firstNs: bigint,
+  offsetNs = 0n,
+): Promise<void> {
   await db.exec(
     `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
      SELECT $1, $2, $3, md5(i::VARCHAR), $4 + i * 1000000000, $4 + i * 1000000000 + 5, 0, 1, 'trace ' || i, i / 1000, i, 1, 0, 1, []

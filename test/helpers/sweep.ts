@@ -40,14 +40,23 @@ export function documented(method: string, template: string): Operation {
  * reference names for that status (in JSON; a success in another format, when `asked` one, is not
  * judged here). Empty when nothing is.
  */
-export function answerProblems(method: string, template: string, a: Answer, where: string, asked: 'json' | 'other' = 'json'): string[] {
+export function answerProblems(
+  method: string,
+  template: string,
+  a: Answer,
+  where: string,
+  asked: 'json' | 'other' = 'json',
+): string[] {
   const found: string[] = [];
   const key = noteKey(method, template);
   if (a.status >= 500 && a.status !== 501 && a.status !== 503) found.push(`a server error: ${where}`);
-  if (!documented(method, template).responses[String(a.status)]) found.push(`a status the reference does not list: ${where}`);
-  const answerType = OPERATIONS[key]?.answers.find((x) => x.status === a.status)?.type ?? (a.status >= 400 ? 'ErrorBody' : undefined);
+  if (!documented(method, template).responses[String(a.status)])
+    found.push(`a status the reference does not list: ${where}`);
+  const answerType =
+    OPERATIONS[key]?.answers.find((x) => x.status === a.status)?.type ?? (a.status >= 400 ? 'ErrorBody' : undefined);
   if (answerType && (asked === 'json' || a.status >= 400)) {
-    if (!(a.headers.get('content-type') ?? '').startsWith('application/json')) found.push(`not JSON (${a.headers.get('content-type')}): ${where}`);
+    if (!(a.headers.get('content-type') ?? '').startsWith('application/json'))
+      found.push(`not JSON (${a.headers.get('content-type')}): ${where}`);
     const shaped = validateCatalogValues({ [answerType]: [a.body] } as CatalogValues);
     if (!shaped.success) found.push(`not a valid ${answerType}: ${JSON.stringify(shaped.errors.slice(0, 2))} ${where}`);
   }
@@ -63,14 +72,20 @@ export function answerProblems(method: string, template: string, a: Answer, wher
  */
 export function unstatedRefusal(key: string, a: Answer, code: string, where: string): string[] {
   if (a.body?.error?.code !== code) return [];
-  const stated = (OPERATIONS[key]?.errors ?? []).filter((e) => e.status === 400).map((e) => e.when).join(' ');
+  const stated = (OPERATIONS[key]?.errors ?? [])
+    .filter((e) => e.status === 400)
+    .map((e) => e.when)
+    .join(' ');
   const fields = Object.entries((a.body.error.details ?? {}) as Record<string, unknown>).map(([field, why]) =>
     /^\d+$/.test(field) && typeof why === 'string' ? (/^(\w+):/.exec(why)?.[1] ?? field) : field.replace(/[[.].*$/, ''),
   );
   // `variables.<name>` states the rule of every `variables.x`; `details.body` a conflict between fields.
-  const named = (field: string) => [`\`${field}\``, `\`${field}.`, `\`${field}[`, `\`details.${field}\``].some((form) => stated.includes(form));
+  const named = (field: string) =>
+    [`\`${field}\``, `\`${field}.`, `\`${field}[`, `\`details.${field}\``].some((form) => stated.includes(form));
   const unstated = fields.filter((field) => !named(field));
-  return unstated.length > 0 ? [`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`] : [];
+  return unstated.length > 0
+    ? [`refused by a rule the reference does not state (${unstated.join(', ')}): ${where}`]
+    : [];
 }
 
 /**
@@ -79,7 +94,9 @@ export function unstatedRefusal(key: string, a: Answer, code: string, where: str
  * when it is not 200.
  */
 export function storedListing(a: Answer): unknown {
-  return a.status === 200 ? JSON.parse(a.text.replace(/"last_used_at":("[^"]*"|null)/g, '"last_used_at":null')) : a.status;
+  return a.status === 200
+    ? JSON.parse(a.text.replace(/"last_used_at":("[^"]*"|null)/g, '"last_used_at":null'))
+    : a.status;
 }
 
 export interface Populated {
@@ -100,10 +117,15 @@ export async function populatedServer(t: Test): Promise<Populated> {
   const gitRoot = tempDir('tracelake-git-root-');
   t.teardown(() => rmSync(gitRoot, { recursive: true, force: true }));
   const repo = join(gitRoot, 'acme', 'prompts');
-  workingRepo(repo, { 'prompts/greeting.md': '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n' });
+  workingRepo(repo, {
+    'prompts/greeting.md': '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n',
+  });
   git(repo, 'branch', 'staging');
   // The set-up's lease is what the lease routes are sent to: it outlives a sweep (30 s by default did not).
-  const server = await serverFor(t, { args: ['--git-root', gitRoot, '--worker-lease-seconds', '3600'], env: { TRACELAKE_OPERATOR_TOKEN: operatorToken } });
+  const server = await serverFor(t, {
+    args: ['--git-root', gitRoot, '--worker-lease-seconds', '3600'],
+    env: { TRACELAKE_OPERATOR_TOKEN: operatorToken },
+  });
   const root = rootCredentials(server);
   const operator = { authorization: `Bearer ${operatorToken}` };
   const ok = async (a: Promise<Answer>, what: string) => {
@@ -115,16 +137,61 @@ export async function populatedServer(t: Test): Promise<Populated> {
   // and its experiment, a worker session with a lease, an operator tenant with an app.
   const traceId = hex(16);
   const spanId = hex(8);
-  await ok(call(server, 'POST', '/v1/traces', { headers: { authorization: root.key, 'x-service-app-id': root.appId }, body: exportRequest([{ traceId, spanId, name: 'root', attributes: { 'session.id': 'session-1', 'gen_ai.request.model': 'gpt-4o' } }]) }), 'a trace');
-  await ok(call(server, 'POST', '/v1/score-configs', { auth: root, body: { name: 'tone', data_type: 'NUMERIC', min_value: 0, max_value: 1 } }), 'a score config');
-  for (const example of Object.values(OPERATIONS['POST /v1/prompts']!.body!.examples!)) await ok(call(server, 'POST', '/v1/prompts', { auth: root, body: example }), 'a prompt');
-  await ok(call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/prompts', branch: 'main' } }), 'a git connection');
-  const environment = await ok(call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } }), 'an environment');
-  const run = await ok(call(server, 'POST', '/v1/evals/runs', { auth: root, body: OPERATIONS['POST /v1/evals/runs']!.body!.examples!['run'] }), 'an eval run');
-  const session = await ok(call(server, 'POST', '/v1/workers/sessions', { auth: root, body: OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] }), 'a worker session');
-  const claim = await ok(call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: [session.profile] } }), 'a lease');
-  const tenant = await ok(call(server, 'POST', '/v1/operator/tenants', { headers: operator, body: { name: 'acme' } }), 'a tenant');
-  const app = await ok(call(server, 'POST', `/v1/operator/tenants/${tenant.tenant_id}/apps`, { headers: operator, body: { name: 'web' } }), 'an operator app');
+  await ok(
+    call(server, 'POST', '/v1/traces', {
+      headers: { authorization: root.key, 'x-service-app-id': root.appId },
+      body: exportRequest([
+        { traceId, spanId, name: 'root', attributes: { 'session.id': 'session-1', 'gen_ai.request.model': 'gpt-4o' } },
+      ]),
+    }),
+    'a trace',
+  );
+  await ok(
+    call(server, 'POST', '/v1/score-configs', {
+      auth: root,
+      body: { name: 'tone', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
+    }),
+    'a score config',
+  );
+  for (const example of Object.values(OPERATIONS['POST /v1/prompts']!.body!.examples!))
+    await ok(call(server, 'POST', '/v1/prompts', { auth: root, body: example }), 'a prompt');
+  await ok(
+    call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, {
+      auth: root,
+      body: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
+    }),
+    'a git connection',
+  );
+  const environment = await ok(
+    call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } }),
+    'an environment',
+  );
+  const run = await ok(
+    call(server, 'POST', '/v1/evals/runs', {
+      auth: root,
+      body: OPERATIONS['POST /v1/evals/runs']!.body!.examples!['run'],
+    }),
+    'an eval run',
+  );
+  const session = await ok(
+    call(server, 'POST', '/v1/workers/sessions', {
+      auth: root,
+      body: OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'],
+    }),
+    'a worker session',
+  );
+  const claim = await ok(
+    call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles: [session.profile] } }),
+    'a lease',
+  );
+  const tenant = await ok(
+    call(server, 'POST', '/v1/operator/tenants', { headers: operator, body: { name: 'acme' } }),
+    'a tenant',
+  );
+  const app = await ok(
+    call(server, 'POST', `/v1/operator/tenants/${tenant.tenant_id}/apps`, { headers: operator, body: { name: 'web' } }),
+    'an operator app',
+  );
 
   const pathValues: Record<string, string> = {
     appId: root.appId,

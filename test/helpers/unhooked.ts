@@ -19,7 +19,23 @@
 const RUNNER_HOOK = /"?--import=[^"\s]*@tapjs\/processinfo[^"\s]*"?/g;
 const SETPRIV = '/usr/bin/setpriv';
 
-export function unhooked(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): [string, string[]] {
+export function unhooked(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): [string, string[]] {
   const options = (env.NODE_OPTIONS ?? '').replace(RUNNER_HOOK, '').trim();
-  return [SETPRIV, ['--pdeathsig', 'KILL', '/usr/bin/env', '-u', 'NODE_OPTIONS', ...(options ? [`NODE_OPTIONS=${options}`] : []), command, ...args]];
+  return [
+    SETPRIV,
+    [
+      '--pdeathsig',
+      'KILL',
+      '/usr/bin/env',
+      '-u',
+      'NODE_OPTIONS',
+      ...(options ? [`NODE_OPTIONS=${options}`] : []),
+      command,
+      ...args,
+    ],
+  ];
 }

@@ -37,9 +37,17 @@ export const LEN = 2;
 export const I32 = 5;
 
 /** A field's key; `minBytes` pads it with zero groups (a valid, if unusual, encoding). */
-export const tag = (field: number, wireType: number, minBytes = 1): number[] => varint(BigInt(field) * 8n + BigInt(wireType), minBytes);
-export const lenField = (field: number, payload: readonly number[], padLength = 1): number[] => [...tag(field, LEN), ...varint(payload.length, padLength), ...payload];
-export const varintField = (field: number, value: bigint | number): number[] => [...tag(field, VARINT), ...varint(value)];
+export const tag = (field: number, wireType: number, minBytes = 1): number[] =>
+  varint(BigInt(field) * 8n + BigInt(wireType), minBytes);
+export const lenField = (field: number, payload: readonly number[], padLength = 1): number[] => [
+  ...tag(field, LEN),
+  ...varint(payload.length, padLength),
+  ...payload,
+];
+export const varintField = (field: number, value: bigint | number): number[] => [
+  ...tag(field, VARINT),
+  ...varint(value),
+];
 export const fixed64Field = (field: number, value: bigint): number[] => [...tag(field, I64), ...le64(value)];
 export const fixed32Field = (field: number, value: number): number[] => [...tag(field, I32), ...le32(value)];
 export const doubleField = (field: number, value: number): number[] => [...tag(field, I64), ...f64(value)];
@@ -59,9 +67,11 @@ export const UNKNOWN_FIELDS: readonly number[] = [
 // ---------------------------------------------------------------------------------------------------
 // Every message in its place, and every field of each.
 
-
 /** Where each message sits: its parent and its field there (the message is reached by that path). */
-export const PLACE: Record<Exclude<OtlpMessage, 'ExportTraceServiceRequest'>, [parent: OtlpMessage, field: number, name: string, repeated: boolean]> = {
+export const PLACE: Record<
+  Exclude<OtlpMessage, 'ExportTraceServiceRequest'>,
+  [parent: OtlpMessage, field: number, name: string, repeated: boolean]
+> = {
   ResourceSpans: ['ExportTraceServiceRequest', 1, 'resourceSpans', true],
   Resource: ['ResourceSpans', 1, 'resource', false],
   ScopeSpans: ['ResourceSpans', 2, 'scopeSpans', true],
@@ -99,13 +109,31 @@ export function extract(msg: OtlpMessage, request: ExportTraceServiceRequest): R
 export type FieldKind = 'string' | 'bytes' | 'uint32' | 'int32' | 'fixed32' | 'fixed64';
 
 /** A value of each kind as sent and as decoded, and its default (which leaves the field absent). */
-export const SAMPLES: Record<FieldKind, { wireType: number; value: (f: number) => number[]; decoded: unknown; zero: (f: number) => number[] }> = {
+export const SAMPLES: Record<
+  FieldKind,
+  { wireType: number; value: (f: number) => number[]; decoded: unknown; zero: (f: number) => number[] }
+> = {
   string: { wireType: LEN, value: (f) => lenField(f, utf8('vé')), decoded: 'vé', zero: (f) => lenField(f, []) },
-  bytes: { wireType: LEN, value: (f) => lenField(f, [1, 2, 3]), decoded: new Uint8Array([1, 2, 3]), zero: (f) => lenField(f, []) },
+  bytes: {
+    wireType: LEN,
+    value: (f) => lenField(f, [1, 2, 3]),
+    decoded: new Uint8Array([1, 2, 3]),
+    zero: (f) => lenField(f, []),
+  },
   uint32: { wireType: VARINT, value: (f) => varintField(f, 300), decoded: 300, zero: (f) => varintField(f, 0) },
   int32: { wireType: VARINT, value: (f) => varintField(f, -2n), decoded: -2, zero: (f) => varintField(f, 0) },
-  fixed32: { wireType: I32, value: (f) => fixed32Field(f, 0x80000001), decoded: 0x80000001, zero: (f) => fixed32Field(f, 0) },
-  fixed64: { wireType: I64, value: (f) => fixed64Field(f, 1_700_000_000_000_000_001n), decoded: '1700000000000000001', zero: (f) => fixed64Field(f, 0n) },
+  fixed32: {
+    wireType: I32,
+    value: (f) => fixed32Field(f, 0x80000001),
+    decoded: 0x80000001,
+    zero: (f) => fixed32Field(f, 0),
+  },
+  fixed64: {
+    wireType: I64,
+    value: (f) => fixed64Field(f, 1_700_000_000_000_000_001n),
+    decoded: '1700000000000000001',
+    zero: (f) => fixed64Field(f, 0n),
+  },
 };
 
 /** The scalar fields of each message, with implicit presence. */
@@ -158,4 +186,3 @@ export const REPEATED: Array<[OtlpMessage, string, number, OtlpMessage]> = [
 ];
 
 export const ALL_MESSAGES: OtlpMessage[] = ['ExportTraceServiceRequest', ...(Object.keys(PLACE) as OtlpMessage[])];
-

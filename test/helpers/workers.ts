@@ -102,7 +102,10 @@ export function running(pid: number): boolean {
  */
 export function agentPids(workDir: string, runId: string): { agent: number; child: number } {
   const state = join(workDir, 'runs', runId, 'agent');
-  return { agent: Number(readFileSync(join(state, 'pid'), 'utf8')), child: Number(readFileSync(join(state, 'child-pid'), 'utf8')) };
+  return {
+    agent: Number(readFileSync(join(state, 'pid'), 'utf8')),
+    child: Number(readFileSync(join(state, 'child-pid'), 'utf8')),
+  };
 }
 
 export interface LogLine {
@@ -125,9 +128,40 @@ process.on('exit', () => {
   for (const w of workers) w.kill('SIGKILL');
 });
 
-export function startWorker(server: TestServer, key: Credentials, o: { name: string; gitRoot: string; profiles: string; workDir: string; args?: string[]; env?: Record<string, string> }): TestWorker {
+export function startWorker(
+  server: TestServer,
+  key: Credentials,
+  o: {
+    name: string;
+    gitRoot: string;
+    profiles: string;
+    workDir: string;
+    args?: string[];
+    env?: Record<string, string>;
+  },
+): TestWorker {
   const child = spawn(
-    ...unhooked(process.execPath, [CLI, 'worker', '--url', server.url, '--key', key.key, '--app', key.appId, '--git-root', o.gitRoot, '--profiles', o.profiles, '--work-dir', o.workDir, '--name', o.name, '--poll-seconds', '5', ...(o.args ?? [])]),
+    ...unhooked(process.execPath, [
+      CLI,
+      'worker',
+      '--url',
+      server.url,
+      '--key',
+      key.key,
+      '--app',
+      key.appId,
+      '--git-root',
+      o.gitRoot,
+      '--profiles',
+      o.profiles,
+      '--work-dir',
+      o.workDir,
+      '--name',
+      o.name,
+      '--poll-seconds',
+      '5',
+      ...(o.args ?? []),
+    ]),
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRACELAKE_API_KEY: '', TRACELAKE_URL: '', ...o.env } },
   );
   workers.add(child);
@@ -190,7 +224,10 @@ export interface RunWatch {
 /** Opens a run's live stream (`GET /v1/workers/runs/{id}/stream`) and keeps what it says. */
 export async function watchRun(server: TestServer, auth: Credentials, runId: string): Promise<RunWatch> {
   const abort = new AbortController();
-  const res = await fetch(`${server.url}/v1/workers/runs/${runId}/stream`, { headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId }, signal: abort.signal });
+  const res = await fetch(`${server.url}/v1/workers/runs/${runId}/stream`, {
+    headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId },
+    signal: abort.signal,
+  });
   if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
   const events: any[] = [];
   const runs: any[] = [];
@@ -226,7 +263,9 @@ export async function watchRun(server: TestServer, auth: Credentials, runId: str
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(wake);
-        reject(new Error(`run ${runId}: no ${what} in ${ms} ms; last run: ${JSON.stringify(runs.at(-1))?.slice(0, 2000)}`));
+        reject(
+          new Error(`run ${runId}: no ${what} in ${ms} ms; last run: ${JSON.stringify(runs.at(-1))?.slice(0, 2000)}`),
+        );
       }, ms);
       const wake = () => {
         const found = find();

@@ -17,7 +17,10 @@ async function queue(server: TestServer): Promise<{ queued: number; active: numb
 }
 
 /** Polls the queue until `predicate` holds (each poll is a request answered on the main thread). */
-async function until(server: TestServer, predicate: (q: { queued: number; active: number }) => boolean): Promise<{ queued: number; active: number }> {
+async function until(
+  server: TestServer,
+  predicate: (q: { queued: number; active: number }) => boolean,
+): Promise<{ queued: number; active: number }> {
   for (;;) {
     const q = await queue(server);
     if (predicate(q)) return q;
@@ -27,13 +30,18 @@ async function until(server: TestServer, predicate: (q: { queued: number; active
 
 t.test('abandoned requests leave the store queue unrun', async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api'], env: { TRACELAKE_FAULT_INJECTION: 'on' } });
-  const sleep = (ms: number, signal?: AbortSignal) => fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, signal ? { signal } : {});
+  const sleep = (ms: number, signal?: AbortSignal) =>
+    fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, signal ? { signal } : {});
   const holders = Array.from({ length: STORE_TASKS_AT_ONCE }, () => sleep(HOLD_MS));
   await until(server, (q) => q.active === STORE_TASKS_AT_ONCE);
 
   const clients = Array.from({ length: EXTRA }, () => new AbortController());
   const extras = clients.map((c) => sleep(0, c.signal).catch((e: unknown) => e));
-  t.same(await until(server, (q) => q.queued === EXTRA), { queued: EXTRA, active: STORE_TASKS_AT_ONCE }, 'the extra requests wait for the store');
+  t.same(
+    await until(server, (q) => q.queued === EXTRA),
+    { queued: EXTRA, active: STORE_TASKS_AT_ONCE },
+    'the extra requests wait for the store',
+  );
 
   for (const c of clients) c.abort();
   const drained = await until(server, (q) => q.queued === 0);
@@ -42,6 +50,10 @@ t.test('abandoned requests leave the store queue unrun', async (t) => {
 
   for (const h of await Promise.all(holders)) t.equal(h.status, 200);
   const after = await (await sleep(0)).json();
-  t.same(after, { sleeps: STORE_TASKS_AT_ONCE + 1 }, 'the abandoned tasks never ran: only the holders and this one did');
+  t.same(
+    after,
+    { sleeps: STORE_TASKS_AT_ONCE + 1 },
+    'the abandoned tasks never ran: only the holders and this one did',
+  );
   t.equal(await opsMetric(server, 'tracelake_queue_abandoned_total{pool="store"}', 0), EXTRA);
 });

@@ -33,12 +33,19 @@ const MIXED_AT_ONCE = 8;
  * Routes left to the end of a seed, in this order: each can take away what the others need (the
  * lease ends, the git connection, the app itself).
  */
-const LAST = ['POST /v1/workers/leases/:leaseId/complete', 'POST /v1/workers/leases/:leaseId/release', 'DELETE /v1/apps/:appId/git', 'DELETE /v1/environments/:id', 'DELETE /v1/apps/:appId'];
+const LAST = [
+  'POST /v1/workers/leases/:leaseId/complete',
+  'POST /v1/workers/leases/:leaseId/release',
+  'DELETE /v1/apps/:appId/git',
+  'DELETE /v1/environments/:id',
+  'DELETE /v1/apps/:appId',
+];
 
 /** The id of what a set-up request created. */
 async function createdId(answer: Promise<Answer>): Promise<string> {
   const a = await answer;
-  if (a.status >= 300 || typeof a.body?.data?.id !== 'string') throw new Error(`set-up failed: ${a.status} ${a.text.slice(0, 300)}`);
+  if (a.status >= 300 || typeof a.body?.data?.id !== 'string')
+    throw new Error(`set-up failed: ${a.status} ${a.text.slice(0, 300)}`);
   return a.body.data.id as string;
 }
 
@@ -50,10 +57,16 @@ const STAGING_PROFILE = 'codex';
  * environment made again when a group before deleted it: the mixed groups send deletions at random).
  */
 async function stagingSession({ server, root }: Populated): Promise<string> {
-  const body = { ...(OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] as object), environment: 'staging', profile: STAGING_PROFILE };
+  const body = {
+    ...(OPERATIONS['POST /v1/workers/sessions']!.body!.examples!['session'] as object),
+    environment: 'staging',
+    profile: STAGING_PROFILE,
+  };
   let made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
   if (made.status === 404 && made.body?.error?.details?.environment !== undefined) {
-    await createdId(call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } }));
+    await createdId(
+      call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } }),
+    );
     made = await call(server, 'POST', '/v1/workers/sessions', { auth: root, body });
   }
   // An environment has one session open at most: the conflict names it.
@@ -64,7 +77,10 @@ async function stagingSession({ server, root }: Populated): Promise<string> {
 
 /** A claim of the oldest queued turn of `profiles`, without waiting (no lease in the answer when none is queued). */
 function claimTurn({ server, root }: Populated, profiles: unknown[]): Promise<Answer> {
-  return call(server, 'POST', '/v1/workers/claim', { auth: root, body: { worker: 'sweep', profiles, wait_seconds: 0 } });
+  return call(server, 'POST', '/v1/workers/claim', {
+    auth: root,
+    body: { worker: 'sweep', profiles, wait_seconds: 0 },
+  });
 }
 
 /**
@@ -78,17 +94,26 @@ async function idleStagingEnvironment(p: Populated): Promise<Record<string, stri
   for (let i = 0; i < 8; i++) {
     const lease = (await claimTurn(p, [STAGING_PROFILE])).body?.data;
     if (typeof lease?.lease_id !== 'string') break;
-    const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, { auth: root, body: OPERATIONS['POST /v1/workers/leases/:leaseId/complete']!.body!.examples!['succeeded'] });
+    const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, {
+      auth: root,
+      body: OPERATIONS['POST /v1/workers/leases/:leaseId/complete']!.body!.examples!['succeeded'],
+    });
     if (done.status !== 200) throw new Error(`set-up failed: ${done.status} ${done.text.slice(0, 300)}`);
   }
   const run = await call(server, 'GET', `/v1/workers/runs/${runId}`, { auth: root });
-  if (typeof run.body?.data?.environment_id !== 'string') throw new Error(`set-up failed: ${run.status} ${run.text.slice(0, 300)}`);
+  if (typeof run.body?.data?.environment_id !== 'string')
+    throw new Error(`set-up failed: ${run.status} ${run.text.slice(0, 300)}`);
   return { envId: run.body.data.environment_id as string };
 }
 
 /** A lease of its own: a one-shot run made, then a turn claimed (that one or another queued). */
 async function freshLease(p: Populated): Promise<Record<string, string>> {
-  await createdId(call(p.server, 'POST', '/v1/workers/runs', { auth: p.root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] }));
+  await createdId(
+    call(p.server, 'POST', '/v1/workers/runs', {
+      auth: p.root,
+      body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'],
+    }),
+  );
   const claim = await claimTurn(p, p.real.profile!);
   const leaseId = claim.body?.data?.lease_id;
   if (typeof leaseId !== 'string') throw new Error(`set-up failed: ${claim.status} ${claim.text.slice(0, 300)}`);
@@ -103,16 +128,40 @@ async function freshLease(p: Populated): Promise<Record<string, string>> {
  */
 const FRESH: Record<string, (p: Populated, group: number) => Promise<Record<string, string>>> = {
   'DELETE /v1/scores/:scoreId': async ({ server, root, real }) => ({
-    scoreId: await createdId(call(server, 'POST', '/v1/scores', { auth: root, body: { name: 'at-once', resource_id: real.trace_id![0], score: 0.5 } })),
+    scoreId: await createdId(
+      call(server, 'POST', '/v1/scores', {
+        auth: root,
+        body: { name: 'at-once', resource_id: real.trace_id![0], score: 0.5 },
+      }),
+    ),
   }),
   'DELETE /v1/comments/:commentId': async ({ server, root, real }) => ({
-    commentId: await createdId(call(server, 'POST', '/v1/comments', { auth: root, body: { resource_type: 'trace', resource_id: real.trace_id![0], content: 'once' } })),
+    commentId: await createdId(
+      call(server, 'POST', '/v1/comments', {
+        auth: root,
+        body: { resource_type: 'trace', resource_id: real.trace_id![0], content: 'once' },
+      }),
+    ),
   }),
-  'DELETE /v1/api-keys/:id': async ({ server, root }) => ({ id: await createdId(call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'at-once', role: 'SDK' } })) }),
+  'DELETE /v1/api-keys/:id': async ({ server, root }) => ({
+    id: await createdId(call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'at-once', role: 'SDK' } })),
+  }),
   'DELETE /v1/operator/apps/:app/keys/:id': async ({ server, operator, pathValues }) => ({
-    id: await createdId(call(server, 'POST', `/v1/operator/apps/${pathValues.app}/keys`, { headers: operator, body: { name: 'at-once', role: 'sdk', environment: 'production' } })),
+    id: await createdId(
+      call(server, 'POST', `/v1/operator/apps/${pathValues.app}/keys`, {
+        headers: operator,
+        body: { name: 'at-once', role: 'sdk', environment: 'production' },
+      }),
+    ),
   }),
-  'POST /v1/workers/runs/:runId/cancel': async ({ server, root }) => ({ runId: await createdId(call(server, 'POST', '/v1/workers/runs', { auth: root, body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'] })) }),
+  'POST /v1/workers/runs/:runId/cancel': async ({ server, root }) => ({
+    runId: await createdId(
+      call(server, 'POST', '/v1/workers/runs', {
+        auth: root,
+        body: OPERATIONS['POST /v1/workers/runs']!.body!.examples!['run'],
+      }),
+    ),
+  }),
   // A session is what closes (a one-shot run is cancelled): one of staging's, where the set-up's
   // session (production's, which the turn routes use) is not.
   'POST /v1/workers/runs/:runId/close': async (p) => ({ runId: await stagingSession(p) }),
@@ -124,7 +173,13 @@ const FRESH: Record<string, (p: Populated, group: number) => Promise<Record<stri
 };
 
 /** The routes whose fresh target is a worker run, which needs the app's git connection. */
-const FRESH_RUNS = new Set(['POST /v1/workers/environments/:envId/turns', 'POST /v1/workers/runs/:runId/cancel', 'POST /v1/workers/runs/:runId/close', 'POST /v1/workers/leases/:leaseId/complete', 'POST /v1/workers/leases/:leaseId/release']);
+const FRESH_RUNS = new Set([
+  'POST /v1/workers/environments/:envId/turns',
+  'POST /v1/workers/runs/:runId/cancel',
+  'POST /v1/workers/runs/:runId/close',
+  'POST /v1/workers/leases/:leaseId/complete',
+  'POST /v1/workers/leases/:leaseId/release',
+]);
 
 /**
  * What an example needs beyond the ids `withRealIds` puts in: the operator's app is one of the
@@ -149,7 +204,8 @@ function withRealIds(value: unknown, real: Populated['real']): unknown {
     Object.entries(value).map(([k, v]) => {
       const options = real[k];
       if (!ID_PROPERTY.test(k) || !options) return [k, withRealIds(v, real)];
-      const like = (x: unknown) => options.find((o) => typeof o === typeof x && String(o).length === String(x).length) ?? options[0];
+      const like = (x: unknown) =>
+        options.find((o) => typeof o === typeof x && String(o).length === String(x).length) ?? options[0];
       return [k, Array.isArray(v) ? v.map(like) : like(v)];
     }),
   );
@@ -173,7 +229,13 @@ function senderFor(populated: Populated, route: DocumentedRoute, random: () => n
   const key = noteKey(route.method, route.path);
   const type = OPERATIONS[key]?.body?.type;
   const pathWith = (values: Record<string, string>) =>
-    route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(name === 'name' ? nameOf(route.path) : (values[name] ?? pathValues[name] ?? String(real[name]?.[0] ?? 'unknown'))));
+    route.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+      encodeURIComponent(
+        name === 'name'
+          ? nameOf(route.path)
+          : (values[name] ?? pathValues[name] ?? String(real[name]?.[0] ?? 'unknown')),
+      ),
+    );
   let path = pathWith({});
   return {
     key,
@@ -184,18 +246,30 @@ function senderFor(populated: Populated, route: DocumentedRoute, random: () => n
     }),
     body: () => {
       if (!type) return { body: undefined };
-      const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
+      const body = sample(
+        { $ref: `#/components/schemas/${type}` },
+        { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] },
+      ) as Record<string, unknown>;
       // A claim's long poll would only wait when no work is queued.
       if (type === 'ClaimBody') body.wait_seconds = 0;
       const valid = validateCatalogValues({ [type]: [body] } as CatalogValues).success;
-      return valid ? { body } : { problem: `not a valid ${type} by its own validator: ${JSON.stringify(body).slice(0, 300)}` };
+      return valid
+        ? { body }
+        : { problem: `not a valid ${type} by its own validator: ${JSON.stringify(body).slice(0, 300)}` };
     },
     refresh: async (group) => {
       if (FRESH[key]) path = pathWith(await FRESH[key](populated, group));
     },
     send: (body) => {
-      if (key === 'POST /v1/traces') return call(server, 'POST', path, { headers: { authorization: root.key, 'x-service-app-id': root.appId }, body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]) });
-      return call(server, route.method, path, { body, ...(route.path.startsWith('/v1/operator/') ? { headers: operator } : { auth: root }) });
+      if (key === 'POST /v1/traces')
+        return call(server, 'POST', path, {
+          headers: { authorization: root.key, 'x-service-app-id': root.appId },
+          body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]),
+        });
+      return call(server, route.method, path, {
+        body,
+        ...(route.path.startsWith('/v1/operator/') ? { headers: operator } : { auth: root }),
+      });
     },
   };
 }
@@ -210,7 +284,10 @@ function changingRoutes(): DocumentedRoute[] {
 
 /** Connects the app's git repository again: a sweep deletes the connection, and worker runs need it. */
 async function connectGit(t: Test, { server, root }: Populated, when: string): Promise<void> {
-  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/prompts', branch: 'main' } });
+  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, {
+    auth: root,
+    body: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
+  });
   t.equal(connected.status, 200, `${when}: the app's git connection`);
 }
 
@@ -235,7 +312,9 @@ t.test('requests sent at once, on every route that changes something', async (t)
         // The first group sends the documented examples, which can succeed where sampled bodies
         // seldom do (a score's value and type that agree, an environment's own name).
         const documented = g === 0 && sender.examples.length > 0;
-        const [a, b] = documented ? [{ body: sender.examples[0] }, { body: sender.examples[1] ?? sender.examples[0] }] : [sender.body(), sender.body()];
+        const [a, b] = documented
+          ? [{ body: sender.examples[0] }, { body: sender.examples[1] ?? sender.examples[0] }]
+          : [sender.body(), sender.body()];
         const problem = 'problem' in a ? a.problem : 'problem' in b ? b.problem : null;
         if (problem !== null || !('body' in a) || !('body' in b)) {
           found.push(`seed ${seed} group ${g}: ${problem}`);
@@ -252,13 +331,18 @@ t.test('requests sent at once, on every route that changes something', async (t)
       }
       t.same(found, [], `${sender.key}: ${GROUPS_PER_ROUTE} groups of four at once, seed ${seed}`);
       // A connect that succeeded leaves the connection waiting for its repository: the routes after need it whole.
-      if (sender.key === 'POST /v1/apps/:appId/git/connect') await connectGit(t, populated, `seed ${seed}, after ${sender.key}`);
+      if (sender.key === 'POST /v1/apps/:appId/git/connect')
+        await connectGit(t, populated, `seed ${seed}, after ${sender.key}`);
     }
   }
   noFailures(t, populated.server);
   t.comment(JSON.stringify(Object.fromEntries([...statuses].map(([k, s]) => [k, [...s].sort()]))));
   // What the fresh targets are for: a group's requests race for something one of them can have.
-  for (const key of Object.keys(FRESH)) t.ok([...(statuses.get(key) ?? [])].some((s) => s >= 200 && s < 300), `${key}: a fresh target taken by one request at least`);
+  for (const key of Object.keys(FRESH))
+    t.ok(
+      [...(statuses.get(key) ?? [])].some((s) => s >= 200 && s < 300),
+      `${key}: a fresh target taken by one request at least`,
+    );
   t.equal((await call(populated.server, 'GET', '/health')).status, 200, 'and the server still serves');
 });
 
@@ -280,9 +364,15 @@ t.test('requests to different routes sent at once, reads among them', async (t) 
       const picked = Array.from({ length: MIXED_AT_ONCE }, () => senders[Math.floor(random() * senders.length)]!);
       const bodies = picked.map((sender) => sender.body());
       // A worker run is made afresh for some routes (FRESH_RUNS); a group before may have deleted the git connection it needs.
-      if (picked.some((sender) => FRESH_RUNS.has(sender.key))) await connectGit(t, populated, `seed ${seed} group ${g}`);
+      if (picked.some((sender) => FRESH_RUNS.has(sender.key)))
+        await connectGit(t, populated, `seed ${seed} group ${g}`);
       for (const sender of new Set(picked)) await sender.refresh(0);
-      const answers = await Promise.all(picked.map((sender, i) => { const b = bodies[i]!; return 'body' in b ? sender.send(b.body) : Promise.resolve(null); }));
+      const answers = await Promise.all(
+        picked.map((sender, i) => {
+          const b = bodies[i]!;
+          return 'body' in b ? sender.send(b.body) : Promise.resolve(null);
+        }),
+      );
       for (const [i, answer] of answers.entries()) {
         const b = bodies[i]!;
         if (answer === null || !('body' in b)) {
@@ -291,7 +381,15 @@ t.test('requests to different routes sent at once, reads among them', async (t) 
         }
         const where = `${picked[i]!.key} seed ${seed} group ${g} (with ${picked.map((p) => p.key).join(', ')}) ${JSON.stringify(b.body)?.slice(0, 200)} → ${answer.status} ${answer.text.slice(0, 300)}`;
         const { method, path } = picked[i]!.route;
-        found.push(...answerProblems(method, path, answer, where, path.startsWith('/ui') || path === '/metrics' ? 'other' : 'json'));
+        found.push(
+          ...answerProblems(
+            method,
+            path,
+            answer,
+            where,
+            path.startsWith('/ui') || path === '/metrics' ? 'other' : 'json',
+          ),
+        );
       }
     }
     t.same(found, [], `${MIXED_GROUPS} groups of ${MIXED_AT_ONCE} requests to routes drawn at random, seed ${seed}`);

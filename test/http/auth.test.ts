@@ -19,7 +19,11 @@ t.test('authentication rules', async (t) => {
     await expect401(t, { 'x-service-app-id': root.appId }, /Missing Authorization/);
     await expect401(t, { authorization: root.key }, /Missing X-Service-App-Id/);
     await expect401(t, { authorization: root.key, 'x-service-app-id': 'not-a-uuid' }, /must be a UUID/);
-    await expect401(t, { authorization: 'sk_service_' + 'x'.repeat(43), 'x-service-app-id': root.appId }, /Invalid API key/);
+    await expect401(
+      t,
+      { authorization: 'sk_service_' + 'x'.repeat(43), 'x-service-app-id': root.appId },
+      /Invalid API key/,
+    );
     await expect401(t, { authorization: 'Bearer not-a-key', 'x-service-app-id': root.appId }, /Invalid API key/);
     // A valid key naming an app it does not belong to.
     await expect401(t, { authorization: root.key, 'x-service-app-id': randomUUID() }, /does not belong/);
@@ -39,7 +43,11 @@ t.test('authentication rules', async (t) => {
       }
     }
     const both = await call(server, 'GET', '/v1/api-keys', {
-      headers: { authorization: root.key, 'x-service-app-id': root.appId, 'x-partner-app-id': root.appId.toUpperCase() },
+      headers: {
+        authorization: root.key,
+        'x-service-app-id': root.appId,
+        'x-partner-app-id': root.appId.toUpperCase(),
+      },
     });
     t.equal(both.status, 200, 'both headers naming the same app');
   });
@@ -49,7 +57,14 @@ t.test('authentication rules', async (t) => {
     t.same(sdk.answer.body.data.permissions, ['trace.write', 'score.write', 'template.read']);
     const ro = await createKey(server, root, { name: 'ro', role: 'Read-Only' });
     t.same(ro.answer.body.data.permissions, [
-      'trace.read', 'span.read', 'session.read', 'score.read', 'score_config.read', 'metrics.read', 'experiment.read', 'template.read',
+      'trace.read',
+      'span.read',
+      'session.read',
+      'score.read',
+      'score_config.read',
+      'metrics.read',
+      'experiment.read',
+      'template.read',
     ]);
     const custom = await createKey(server, root, { name: 'custom', permissions: ['score.read', 'trace.read'] });
     t.same(custom.answer.body.data.permissions, ['trace.read', 'score.read'], 'custom keeps exactly the listed ones');
@@ -70,14 +85,21 @@ t.test('authentication rules', async (t) => {
     const k = await createKey(server, root, { name: 'pinned', role: 'SDK', environment_name: 'production' });
     t.match(k.answer.body.data.environment_id, /^[0-9a-f-]{36}$/);
     t.equal(k.answer.body.data.environment_name, 'production');
-    const missing = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'x', role: 'SDK', environment_name: 'staging' } });
+    const missing = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      body: { name: 'x', role: 'SDK', environment_name: 'staging' },
+    });
     t.equal(missing.status, 404);
     t.equal(missing.body.error.code, 'not_found');
   });
 
   t.test('a revoked key is refused on the very next request', async (t) => {
     const k = await createKey(server, root, { name: 'to-revoke', role: 'Full Access' });
-    t.equal((await call(server, 'GET', '/v1/api-keys', { auth: k })).status, 200, 'works before revocation (and is cached)');
+    t.equal(
+      (await call(server, 'GET', '/v1/api-keys', { auth: k })).status,
+      200,
+      'works before revocation (and is cached)',
+    );
     const revoked = await call(server, 'DELETE', `/v1/api-keys/${k.id}`, { auth: root });
     t.equal(revoked.status, 200);
     t.match(revoked.body.data.revoked_at, /^\d{4}-\d\d-\d\dT/);
@@ -95,7 +117,11 @@ t.test('authentication rules', async (t) => {
     let expiresAt = '';
     for (let lifeMs = 250; lifeMs <= 16_000 && k === undefined; lifeMs *= 2) {
       expiresAt = new Date(Date.now() + lifeMs).toISOString();
-      const made = await createKey(server, root, { name: `short-lived-${lifeMs}`, role: 'Full Access', expires_at: expiresAt }).catch(() => undefined);
+      const made = await createKey(server, root, {
+        name: `short-lived-${lifeMs}`,
+        role: 'Full Access',
+        expires_at: expiresAt,
+      }).catch(() => undefined);
       if (made && (await call(server, 'GET', '/v1/api-keys', { auth: made })).status === 200) k = made;
     }
     if (!k) return void t.fail('no key lived long enough for one request');
@@ -105,7 +131,10 @@ t.test('authentication rules', async (t) => {
     const after = await call(server, 'GET', '/v1/api-keys', { auth: k });
     t.equal(after.status, 401);
     t.match(after.body.error.message, /expired/);
-    const past = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'x', role: 'SDK', expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      body: { name: 'x', role: 'SDK', expires_at: '2020-01-01T00:00:00Z' },
+    });
     t.equal(past.status, 400);
     t.same(past.body.error.details, { expires_at: 'must be in the future' });
   });

@@ -25,10 +25,16 @@ t.test('bootstrap once, restart keeps keys, nothing stored in plain text', async
 
   const second = await startServer({ dataDir });
   t.equal(second.bootstrap, undefined, 'no second bootstrap on the same store');
-  t.notOk(second.logs.some((l) => JSON.stringify(l).includes('sk_service_')), 'no key printed on restart');
+  t.notOk(
+    second.logs.some((l) => JSON.stringify(l).includes('sk_service_')),
+    'no key printed on restart',
+  );
   t.equal((await call(second, 'GET', '/v1/api-keys', { auth: root })).status, 200, 'the bootstrap key still works');
   const listed = await call(second, 'GET', '/v1/api-keys', { auth: root });
-  t.ok(listed.body.data.some((k: { id: string }) => k.id === extra.id), 'keys survive the restart');
+  t.ok(
+    listed.body.data.some((k: { id: string }) => k.id === extra.id),
+    'keys survive the restart',
+  );
   t.equal(await second.stop('SIGTERM'), 0);
 
   // At rest: no file holds a plaintext key, and the table holds only HMAC hashes.
@@ -63,7 +69,9 @@ t.test('TRACELAKE_BOOTSTRAP_KEY is used and not printed', async (t) => {
   t.ok(server.bootstrap);
   t.equal(server.bootstrap!.api_key, undefined, 'the chosen key is not logged');
   t.notOk(server.logs.some((l) => JSON.stringify(l).includes(chosen)));
-  const r = await call(server, 'GET', '/v1/api-keys', { auth: { key: chosen, appId: server.bootstrap!.app_id as string } });
+  const r = await call(server, 'GET', '/v1/api-keys', {
+    auth: { key: chosen, appId: server.bootstrap!.app_id as string },
+  });
   t.equal(r.status, 200);
   t.equal(r.body.data[0].role, 'full_access');
 });
@@ -83,7 +91,9 @@ t.test('--help prints every setting and starts nothing', async (t) => {
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const main = new URL('../../src/main.js', import.meta.url).pathname;
   const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-    execFile(...unhooked(process.execPath, [main, '--help', '--data-dir', dataDir]), (err, out) => resolve({ stdout: out, code: err ? (err as { code?: number }).code ?? 1 : 0 }));
+    execFile(...unhooked(process.execPath, [main, '--help', '--data-dir', dataDir]), (err, out) =>
+      resolve({ stdout: out, code: err ? ((err as { code?: number }).code ?? 1) : 0 }),
+    );
   });
   t.equal(code, 0);
   t.match(stdout, /TRACELAKE_PORT/);

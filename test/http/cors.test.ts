@@ -9,7 +9,14 @@ t.test('with allowed origins: preflights and answers say so for them only', asyn
   const server = await serverFor(t, { args: ['--cors-origins', `${APP}, http://localhost:3000`] });
   const root = rootCredentials(server);
   const preflight = (origin: string) =>
-    fetch(`${server.url}/v1/traces`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-service-app-id, content-type' } });
+    fetch(`${server.url}/v1/traces`, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, x-service-app-id, content-type',
+      },
+    });
 
   const ok = await preflight(APP);
   t.equal(ok.status, 204);
@@ -19,18 +26,29 @@ t.test('with allowed origins: preflights and answers say so for them only', asyn
   t.equal((await ok.arrayBuffer()).byteLength, 0, 'no body');
   const other = await preflight('https://evil.example.com');
   t.equal(other.status, 204);
-  t.equal(other.headers.get('access-control-allow-origin'), null, 'another origin is not allowed: the browser stops there');
+  t.equal(
+    other.headers.get('access-control-allow-origin'),
+    null,
+    'another origin is not allowed: the browser stops there',
+  );
 
   // An OTLP export from a browser (the JSON exporter), and an error answer: both readable by the page.
   const exported = await fetch(`${server.url}/v1/traces`, {
     method: 'POST',
-    headers: { origin: APP, authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
+    headers: {
+      origin: APP,
+      authorization: root.key,
+      'x-service-app-id': root.appId,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
   });
   t.equal(exported.status, 200);
   t.equal(exported.headers.get('access-control-allow-origin'), APP);
   t.equal(exported.headers.get('vary'), 'Origin');
-  const refused = await fetch(`${server.url}/v1/traces?limit=0`, { headers: { origin: APP, authorization: root.key, 'x-service-app-id': root.appId } });
+  const refused = await fetch(`${server.url}/v1/traces?limit=0`, {
+    headers: { origin: APP, authorization: root.key, 'x-service-app-id': root.appId },
+  });
   t.equal(refused.status, 400);
   t.equal(refused.headers.get('access-control-allow-origin'), APP, 'errors carry it too');
   t.match(refused.headers.get('access-control-expose-headers'), /X-Request-Id/);
@@ -40,7 +58,10 @@ t.test('with allowed origins: preflights and answers say so for them only', asyn
 
 t.test('off by default: a preflight gets no allowing headers', async (t) => {
   const server = await serverFor(t);
-  const r = await fetch(`${server.url}/v1/traces`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST' } });
+  const r = await fetch(`${server.url}/v1/traces`, {
+    method: 'OPTIONS',
+    headers: { origin: APP, 'access-control-request-method': 'POST' },
+  });
   t.equal(r.status, 204);
   t.equal(r.headers.get('access-control-allow-origin'), null);
   const plain = await fetch(`${server.url}/health`, { headers: { origin: APP } });

@@ -17,7 +17,10 @@ t.test('error shapes', async (t) => {
   const root = rootCredentials(server);
 
   t.test('400 validation errors carry details per field', async (t) => {
-    const r = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: '', role: 'SDK', extra: true, expires_at: 'tomorrow' } });
+    const r = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      body: { name: '', role: 'SDK', extra: true, expires_at: 'tomorrow' },
+    });
     t.equal(r.status, 400);
     isErrorShape(t, r.body, 'invalid_request_body');
     t.equal(r.body.error.message, 'Invalid request body');
@@ -25,12 +28,19 @@ t.test('error shapes', async (t) => {
     t.equal(r.body.error.details.extra, 'unknown property');
     t.match(r.body.error.details.name, /MinLength/);
 
-    const notJson = await call(server, 'POST', '/v1/api-keys', { auth: root, rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
+    const notJson = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     t.equal(notJson.status, 400);
     isErrorShape(t, notJson.body, 'invalid_request_body');
     t.match(notJson.body.error.details.body, /not valid JSON/);
 
-    const empty = await call(server, 'POST', '/v1/api-keys', { auth: root, headers: { 'content-type': 'application/json' } });
+    const empty = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      headers: { 'content-type': 'application/json' },
+    });
     t.equal(empty.status, 400, 'a missing body is a validation error');
     t.ok(empty.body.error.details.body);
 
@@ -66,19 +76,30 @@ t.test('error shapes', async (t) => {
     const served = await call(server, 'POST', '/v1/workers/environments/env-1/turns', { auth: root, body: {} });
     t.equal(served.status, 400);
     isErrorShape(t, served.body, 'invalid_path_parameters');
-    t.equal((await call(server, 'GET', '/v1/experiments/a/b/c', { auth: root })).status, 404, 'a path of no endpoint stays 404');
+    t.equal(
+      (await call(server, 'GET', '/v1/experiments/a/b/c', { auth: root })).status,
+      404,
+      'a path of no endpoint stays 404',
+    );
 
     const wrongMethod = await call(server, 'PUT', '/v1/api-keys', { auth: root });
     t.equal(wrongMethod.status, 405);
     isErrorShape(t, wrongMethod.body, 'method_not_allowed');
     t.match(wrongMethod.headers.get('allow'), /GET/);
 
-    const big = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'x'.repeat(4096), role: 'SDK' } });
+    const big = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      body: { name: 'x'.repeat(4096), role: 'SDK' },
+    });
     t.equal(big.status, 413);
     isErrorShape(t, { error: { code: big.body.error.code, message: big.body.error.message } }, 'payload_too_large');
     t.equal(big.body.error.limit, 2048);
 
-    const form = await call(server, 'POST', '/v1/api-keys', { auth: root, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await call(server, 'POST', '/v1/api-keys', {
+      auth: root,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     t.equal(form.status, 415);
     isErrorShape(t, form.body, 'unsupported_media_type');
 

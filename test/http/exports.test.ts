@@ -21,16 +21,26 @@ t.test('span exports', async (t) => {
     const spans = Array.from({ length: 100 }, (_, i) => ({
       traceId,
       name: `op-${i % 5}`,
-      attributes: { 'gen_ai.request.model': i % 2 ? 'gpt-4o' : 'gpt-4o-mini', 'gen_ai.usage.input_tokens': i, 'tracelake.metadata.team': `t${i % 3}`, 'tracelake.tags': 'a' },
+      attributes: {
+        'gen_ai.request.model': i % 2 ? 'gpt-4o' : 'gpt-4o-mini',
+        'gen_ai.usage.input_tokens': i,
+        'tracelake.metadata.team': `t${i % 3}`,
+        'tracelake.tags': 'a',
+      },
     }));
-    const r = await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest(spans)), headers: { ...headers, 'content-type': 'application/json' } });
+    const r = await call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(exportRequest(spans)),
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
     t.equal(r.status, 200);
   }
   const filter = encodeURIComponent('model = gpt-4o and metadata.team = t1');
   const listed = async () => {
     const ids: string[] = [];
     for (let offset = 0; ; offset += 500) {
-      const page = await call(server, 'GET', `/v1/spans?filter=${filter}&limit=500&offset=${offset}&sort_order=asc`, { auth: root });
+      const page = await call(server, 'GET', `/v1/spans?filter=${filter}&limit=500&offset=${offset}&sort_order=asc`, {
+        auth: root,
+      });
       ids.push(...page.body.data.map((s: { id: string }) => s.id));
       if (offset + 500 >= page.body.pagination.total) return { ids, total: page.body.pagination.total as number };
     }
@@ -46,9 +56,20 @@ t.test('span exports', async (t) => {
   writeFileSync(join(dir, 'spans.parquet'), Buffer.from(await parquet.arrayBuffer()));
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const rows = (await c.runAndReadAll(`SELECT id, model, json_extract_string(metadata, '$.team') AS team, tags, typeof(start_time) AS ts FROM read_parquet('${join(dir, 'spans.parquet')}')`)).getRowObjectsJson();
-  t.same(rows.map((r) => r.id), json.ids, 'DuckDB reads the Parquet export: the same spans in the same order');
-  t.ok(rows.every((r) => r.model === 'gpt-4o' && r.team === 't1'), 'filtered');
+  const rows = (
+    await c.runAndReadAll(
+      `SELECT id, model, json_extract_string(metadata, '$.team') AS team, tags, typeof(start_time) AS ts FROM read_parquet('${join(dir, 'spans.parquet')}')`,
+    )
+  ).getRowObjectsJson();
+  t.same(
+    rows.map((r) => r.id),
+    json.ids,
+    'DuckDB reads the Parquet export: the same spans in the same order',
+  );
+  t.ok(
+    rows.every((r) => r.model === 'gpt-4o' && r.team === 't1'),
+    'filtered',
+  );
   t.same(rows[0]!.tags, ['a']);
   t.equal(rows[0]!.ts, 'TIMESTAMP');
   c.closeSync();
@@ -58,7 +79,11 @@ t.test('span exports', async (t) => {
   t.equal(arrow.status, 200);
   t.equal(arrow.headers.get('content-type'), 'application/vnd.apache.arrow.stream');
   const table = tableFromIPC(new Uint8Array(await arrow.arrayBuffer()));
-  t.same(table.getChild('id')!.toArray(), json.ids, 'apache-arrow reads the Arrow export: the same spans in the same order');
+  t.same(
+    table.getChild('id')!.toArray(),
+    json.ids,
+    'apache-arrow reads the Arrow export: the same spans in the same order',
+  );
   t.ok(table.batches.length >= 1);
   const first = table.get(0)!.toJSON();
   t.equal(first.model, 'gpt-4o');
@@ -70,10 +95,15 @@ t.test('span exports', async (t) => {
   t.equal(all.numRows, 3000, 'without a limit: every span of the window, across several record batches');
   t.ok(all.batches.length >= 2, `${all.batches.length} record batches`);
 
-  const none = await fetch(`${server.url}/v1/spans?format=arrow&filter=${encodeURIComponent('model = nothing')}`, { headers });
+  const none = await fetch(`${server.url}/v1/spans?format=arrow&filter=${encodeURIComponent('model = nothing')}`, {
+    headers,
+  });
   const empty = tableFromIPC(new Uint8Array(await none.arrayBuffer()));
   t.equal(empty.numRows, 0, 'an empty export is a valid stream');
-  t.ok(empty.schema.fields.some((f) => f.name === 'trace_id'), 'with its schema');
+  t.ok(
+    empty.schema.fields.some((f) => f.name === 'trace_id'),
+    'with its schema',
+  );
 
   const page = await fetch(`${server.url}/v1/spans?format=parquet&limit=7&offset=2`, { headers });
   t.equal(page.headers.get('x-total-count'), '7', 'limit and offset, when given, choose a page');
@@ -86,5 +116,9 @@ t.test('span exports', async (t) => {
   abort.abort();
   t.equal((await call(server, 'GET', '/health')).status, 200, 'still serving');
 
-  t.same(readdirSync(join(server.dataDir, 'tmp')).filter((f) => f.startsWith('export-')), [], 'the temporary files are gone');
+  t.same(
+    readdirSync(join(server.dataDir, 'tmp')).filter((f) => f.startsWith('export-')),
+    [],
+    'the temporary files are gone',
+  );
 });

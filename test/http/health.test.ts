@@ -18,7 +18,10 @@ t.test('health endpoints', async (t) => {
   t.equal(head.status, 200, 'HEAD /health answers');
   t.equal(head.headers.get('content-type'), 'application/json');
   // uptime_s may have gained a digit since the GET: the length is the body's, give or take that.
-  t.ok(Math.abs(Number(head.headers.get('content-length')) - Buffer.byteLength(JSON.stringify(live.body))) <= 2, 'with the length of the GET body');
+  t.ok(
+    Math.abs(Number(head.headers.get('content-length')) - Buffer.byteLength(JSON.stringify(live.body))) <= 2,
+    'with the length of the GET body',
+  );
   t.equal((await head.arrayBuffer()).byteLength, 0, 'and no body');
   t.equal((await fetch(`${server.url}/v1/traces`, { method: 'HEAD' })).status, 401, 'HEAD goes through auth like GET');
 
@@ -39,7 +42,11 @@ t.test('health endpoints', async (t) => {
   }
   const ingestion = await call(server, 'GET', '/v1/health/ingestion');
   const duckdb = ingestion.body.dependencies.find((d: { name: string }) => d.name === 'duckdb');
-  t.equal(duckdb.detail.schema_version, Math.max(...MIGRATIONS.map((m) => m.version)), 'the check really queried the store');
+  t.equal(
+    duckdb.detail.schema_version,
+    Math.max(...MIGRATIONS.map((m) => m.version)),
+    'the check really queried the store',
+  );
 
   t.test('a broken dependency makes the report unhealthy with the same shape', async (t) => {
     // Replace the segments directory with a file: the files check can no longer list it.
@@ -77,7 +84,8 @@ t.test('capabilities and pricing', async (t) => {
   t.match(table.as_of, /^\d{4}-\d\d-\d\d$/);
   t.equal(table.currency, 'USD');
   const providers = new Set(table.models.map((m: { provider: string }) => m.provider));
-  for (const p of ['openai', 'anthropic', 'google', 'mistral', 'meta', 'deepseek']) t.ok(providers.has(p), `has ${p} models`);
+  for (const p of ['openai', 'anthropic', 'google', 'mistral', 'meta', 'deepseek'])
+    t.ok(providers.has(p), `has ${p} models`);
   for (const m of table.models) {
     t.ok(m.input >= 0 && m.output >= 0, `${m.id} has prices`);
     t.doesNotThrow(() => new RegExp(m.match, 'i'), `${m.id} has a valid pattern`);

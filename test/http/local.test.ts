@@ -37,7 +37,9 @@ t.test('local mode', async (t) => {
     const withKey = await call(server, 'GET', '/v1/dev/whoami', { auth: root });
     t.equal(withKey.status, 200);
     t.equal(withKey.body.data.kind, 'key');
-    const bad = await call(server, 'GET', '/v1/dev/whoami', { headers: { authorization: 'sk_service_nope', 'x-service-app-id': root.appId } });
+    const bad = await call(server, 'GET', '/v1/dev/whoami', {
+      headers: { authorization: 'sk_service_nope', 'x-service-app-id': root.appId },
+    });
     t.equal(bad.status, 401, 'a wrong key is not silently treated as local');
   });
 

@@ -49,7 +49,11 @@ function fixture(now: number): FixtureTrace[] {
         startMs: start,
         endMs: start + 200 + ((i * 37) % 500),
         error: i % 6 === 1,
-        model: null, inputTokens: null, outputTokens: null, cost: null, promptName: null,
+        model: null,
+        inputTokens: null,
+        outputTokens: null,
+        cost: null,
+        promptName: null,
         userId: user,
         sessionId: session,
       },
@@ -64,13 +68,24 @@ function fixture(now: number): FixtureTrace[] {
         outputTokens: 20 + i * 3,
         cost: 0.0001 * (i + 1) + 0.00037,
         promptName: i % 2 === 0 ? 'answer-v2' : null,
-        userId: null, sessionId: null,
+        userId: null,
+        sessionId: null,
       },
     ];
     if (i % 2 === 0) {
       spans.push({
-        name: 'lookup', kind: 'tool', startMs: start + 10, endMs: start + 10 + 20 + i * 3, error: i % 7 === 2,
-        model: null, inputTokens: null, outputTokens: null, cost: null, promptName: null, userId: null, sessionId: null,
+        name: 'lookup',
+        kind: 'tool',
+        startMs: start + 10,
+        endMs: start + 10 + 20 + i * 3,
+        error: i % 7 === 2,
+        model: null,
+        inputTokens: null,
+        outputTokens: null,
+        cost: null,
+        promptName: null,
+        userId: null,
+        sessionId: null,
       });
     }
     out.push({ environment: i % 4 === 3 ? 'staging' : 'production', service: i % 2 === 0 ? 'web' : 'worker', spans });
@@ -94,7 +109,11 @@ function attributesOf(s: FixtureSpan): Record<string, string | number> {
 }
 
 /** Sends the fixture through the OpenTelemetry SDK (batched, one provider per key and service). */
-async function send(server: TestServer, keys: Record<FixtureTrace['environment'], Credentials>, traces: FixtureTrace[]): Promise<string[]> {
+async function send(
+  server: TestServer,
+  keys: Record<FixtureTrace['environment'], Credentials>,
+  traces: FixtureTrace[],
+): Promise<string[]> {
   const providers = new Map<string, BasicTracerProvider>();
   const ids: string[] = [];
   for (const f of traces) {
@@ -103,7 +122,12 @@ async function send(server: TestServer, keys: Record<FixtureTrace['environment']
     if (!provider) {
       provider = new BasicTracerProvider({
         resource: resourceFromAttributes({ 'service.name': f.service }),
-        spanProcessors: [new BatchSpanProcessor(exporterFor(server, keys[f.environment], 'proto'), { maxExportBatchSize: 512, scheduledDelayMillis: 60_000 })],
+        spanProcessors: [
+          new BatchSpanProcessor(exporterFor(server, keys[f.environment], 'proto'), {
+            maxExportBatchSize: 512,
+            scheduledDelayMillis: 60_000,
+          }),
+        ],
       });
       providers.set(id, provider);
     }
@@ -134,7 +158,8 @@ type Row = { timeMs: number; dims: Record<string, string | null>; values: Record
 /** The start of the UTC bucket holding `ms` (weeks start on Monday), by calendar arithmetic. */
 function bucketStart(ms: number, bucket: string): number {
   const d = new Date(ms);
-  if (bucket === 'minute') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
+  if (bucket === 'minute')
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
   if (bucket === 'hour') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours());
   const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
   if (bucket === 'day') return day;
@@ -157,19 +182,32 @@ const mean = (xs: number[]) => sum(xs) / xs.length;
 function measure(name: string, rows: Row[]): number {
   const latencies = rows.map((r) => r.values.latency!);
   switch (name) {
-    case 'count': return rows.length;
-    case 'cost': return sum(rows.map((r) => r.values.cost!));
-    case 'input_tokens': return sum(rows.map((r) => r.values.input_tokens!));
-    case 'output_tokens': return sum(rows.map((r) => r.values.output_tokens!));
-    case 'total_tokens': return sum(rows.map((r) => r.values.tokens!));
-    case 'latency_mean': return mean(latencies);
-    case 'latency_p50': return quantile(latencies, 0.5);
-    case 'latency_p90': return quantile(latencies, 0.9);
-    case 'latency_p95': return quantile(latencies, 0.95);
-    case 'latency_p99': return quantile(latencies, 0.99);
-    case 'error_rate': return rows.filter((r) => r.values.error === 1).length / rows.length;
-    case 'score_avg': return mean(rows.map((r) => r.values.score!));
-    default: throw new Error(`no expectation for ${name}`);
+    case 'count':
+      return rows.length;
+    case 'cost':
+      return sum(rows.map((r) => r.values.cost!));
+    case 'input_tokens':
+      return sum(rows.map((r) => r.values.input_tokens!));
+    case 'output_tokens':
+      return sum(rows.map((r) => r.values.output_tokens!));
+    case 'total_tokens':
+      return sum(rows.map((r) => r.values.tokens!));
+    case 'latency_mean':
+      return mean(latencies);
+    case 'latency_p50':
+      return quantile(latencies, 0.5);
+    case 'latency_p90':
+      return quantile(latencies, 0.9);
+    case 'latency_p95':
+      return quantile(latencies, 0.95);
+    case 'latency_p99':
+      return quantile(latencies, 0.99);
+    case 'error_rate':
+      return rows.filter((r) => r.values.error === 1).length / rows.length;
+    case 'score_avg':
+      return mean(rows.map((r) => r.values.score!));
+    default:
+      throw new Error(`no expectation for ${name}`);
   }
 }
 
@@ -237,7 +275,16 @@ function spanRows(traces: FixtureTrace[]): Row[] {
   return traces.flatMap((f) =>
     f.spans.map((s) => ({
       timeMs: s.startMs,
-      dims: { model: s.model, name: s.name, environment: f.environment, user_id: s.userId, session_id: s.sessionId, prompt_name: s.promptName, service_name: f.service, span_kind: s.kind },
+      dims: {
+        model: s.model,
+        name: s.name,
+        environment: f.environment,
+        user_id: s.userId,
+        session_id: s.sessionId,
+        prompt_name: s.promptName,
+        service_name: f.service,
+        span_kind: s.kind,
+      },
       values: {
         latency: s.endMs - s.startMs,
         cost: s.cost,
@@ -252,12 +299,17 @@ function spanRows(traces: FixtureTrace[]): Row[] {
 
 /** Numbers equal to 1e-9 (sums of decimal costs are exact in the store, not in JS). */
 function close(actual: unknown, want: unknown): boolean {
-  if (Array.isArray(actual) && Array.isArray(want)) return actual.length === want.length && actual.every((a, i) => close(a, want[i]));
-  if (typeof actual === 'number' && typeof want === 'number') return Math.abs(actual - want) <= 1e-9 * Math.max(1, Math.abs(want));
+  if (Array.isArray(actual) && Array.isArray(want))
+    return actual.length === want.length && actual.every((a, i) => close(a, want[i]));
+  if (typeof actual === 'number' && typeof want === 'number')
+    return Math.abs(actual - want) <= 1e-9 * Math.max(1, Math.abs(want));
   if (actual && want && typeof actual === 'object' && typeof want === 'object') {
     const ka = Object.keys(actual).sort();
     const kw = Object.keys(want).sort();
-    return JSON.stringify(ka) === JSON.stringify(kw) && ka.every((k) => close((actual as Record<string, unknown>)[k], (want as Record<string, unknown>)[k]));
+    return (
+      JSON.stringify(ka) === JSON.stringify(kw) &&
+      ka.every((k) => close((actual as Record<string, unknown>)[k], (want as Record<string, unknown>)[k]))
+    );
   }
   return actual === want;
 }
@@ -265,7 +317,10 @@ function close(actual: unknown, want: unknown): boolean {
 t.test('GET /v1/metrics', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  t.equal((await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
   const keys = {
     production: await createKey(server, root, { name: 'prod sdk', role: 'SDK' }),
     staging: await createKey(server, root, { name: 'staging sdk', role: 'SDK', environment_name: 'staging' }),
@@ -275,37 +330,86 @@ t.test('GET /v1/metrics', async (t) => {
   const traceIds = await send(server, keys, traces);
 
   // Scores: two names, given by two users, some scoped to the trace's session.
-  const environments = new Map<string, string>(((await call(server, 'GET', '/v1/environments', { auth: root })).body.data as { id: string; name: string }[]).map((e) => [e.id, e.name]));
+  const environments = new Map<string, string>(
+    ((await call(server, 'GET', '/v1/environments', { auth: root })).body.data as { id: string; name: string }[]).map(
+      (e) => [e.id, e.name],
+    ),
+  );
   const scores: Row[] = [];
   for (const [i, id] of traceIds.entries()) {
     for (const name of i % 3 === 0 ? ['quality', 'helpfulness'] : ['quality']) {
       const score = ((i * 7 + name.length) % 10) / 10;
       const user = i % 2 === 0 ? 'reviewer-1' : 'reviewer-2';
       const session = traces[i]!.spans[0]!.sessionId;
-      const body = { name, resource_id: id, score, user_id: user, ...(i % 4 === 1 && session ? { session_id: session } : {}) };
+      const body = {
+        name,
+        resource_id: id,
+        score,
+        user_id: user,
+        ...(i % 4 === 1 && session ? { session_id: session } : {}),
+      };
       const r = await call(server, 'POST', '/v1/scores', { auth: root, body });
       t.equal(r.status, 201, r.text);
       scores.push({
         timeMs: Date.parse(r.body.data.created_at),
-        dims: { score_name: name, environment: environments.get(r.body.data.environment_id) ?? null, user_id: user, session_id: 'session_id' in body ? session : null },
+        dims: {
+          score_name: name,
+          environment: environments.get(r.body.data.environment_id) ?? null,
+          user_id: user,
+          session_id: 'session_id' in body ? session : null,
+        },
         values: { score },
       });
     }
   }
 
   const window = `from=${new Date(now - 6 * HOUR).toISOString()}&to=${new Date(now + MINUTE).toISOString()}`;
-  const metrics = async (query: string, auth: Credentials = root) => call(server, 'GET', `/v1/metrics?${query}`, { auth });
+  const metrics = async (query: string, auth: Credentials = root) =>
+    call(server, 'GET', `/v1/metrics?${query}`, { auth });
 
   const VIEWS = {
     traces: {
       rows: traceRows(traces),
-      measures: ['count', 'cost', 'total_tokens', 'latency_mean', 'latency_p50', 'latency_p90', 'latency_p95', 'latency_p99', 'error_rate'],
+      measures: [
+        'count',
+        'cost',
+        'total_tokens',
+        'latency_mean',
+        'latency_p50',
+        'latency_p90',
+        'latency_p95',
+        'latency_p99',
+        'error_rate',
+      ],
       groupings: [[], ['name'], ['environment'], ['user_id'], ['session_id'], ['name', 'user_id']],
     },
     spans: {
       rows: spanRows(traces),
-      measures: ['count', 'cost', 'input_tokens', 'output_tokens', 'total_tokens', 'latency_mean', 'latency_p50', 'latency_p90', 'latency_p95', 'latency_p99', 'error_rate'],
-      groupings: [[], ['model'], ['name'], ['environment'], ['user_id'], ['session_id'], ['prompt_name'], ['service_name'], ['span_kind'], ['model', 'environment']],
+      measures: [
+        'count',
+        'cost',
+        'input_tokens',
+        'output_tokens',
+        'total_tokens',
+        'latency_mean',
+        'latency_p50',
+        'latency_p90',
+        'latency_p95',
+        'latency_p99',
+        'error_rate',
+      ],
+      groupings: [
+        [],
+        ['model'],
+        ['name'],
+        ['environment'],
+        ['user_id'],
+        ['session_id'],
+        ['prompt_name'],
+        ['service_name'],
+        ['span_kind'],
+        ['model', 'environment'],
+      ],
     },
     scores: {
       rows: scores,
@@ -321,7 +425,10 @@ t.test('GET /v1/metrics', async (t) => {
         const r = await metrics(q);
         t.equal(r.status, 200, `${q}: ${r.text.slice(0, 300)}`);
         const want = expected(spec.rows, 'hour', [...groupBy], [...spec.measures], 100);
-        t.ok(close(r.body.data, want.rows), `${view} by [${groupBy.join(', ')}]`, { found: r.body.data, wanted: want.rows });
+        t.ok(close(r.body.data, want.rows), `${view} by [${groupBy.join(', ')}]`, {
+          found: r.body.data,
+          wanted: want.rows,
+        });
         if (groupBy.length) t.equal(r.body.meta.groups, want.groups, 'the groups counted');
         t.same(r.body.meta.measures, spec.measures);
         t.same(r.body.meta.group_by, groupBy);
@@ -347,22 +454,52 @@ t.test('GET /v1/metrics', async (t) => {
     t.equal(week.body.meta.bucket, 'hour', 'the default window, 7 days: hours');
   });
 
-  t.test('the filter of the view\'s list, and the group limit', async (t) => {
-    const llm = await metrics(`view=spans&${window}&bucket=day&measures=count,total_tokens&filter=${encodeURIComponent('type = GENERATION and model starts with gpt')}`);
+  t.test("the filter of the view's list, and the group limit", async (t) => {
+    const llm = await metrics(
+      `view=spans&${window}&bucket=day&measures=count,total_tokens&filter=${encodeURIComponent('type = GENERATION and model starts with gpt')}`,
+    );
     t.equal(llm.status, 200, llm.text);
     const gpt = VIEWS.spans.rows.filter((r) => r.dims.model?.startsWith('gpt'));
     t.ok(close(llm.body.data, expected(gpt, 'day', [], ['count', 'total_tokens']).rows));
     const errors = await metrics(`${window}&bucket=day&filter=${encodeURIComponent('status = ERROR')}`);
-    t.ok(close(errors.body.data, expected(VIEWS.traces.rows.filter((r) => r.values.error === 1), 'day', [], ['count']).rows));
-    const byModel = await metrics(`view=traces&${window}&bucket=day&filter=${encodeURIComponent('model = claude-3-5-sonnet')}`);
-    t.equal(sum(byModel.body.data.map((r: { count: number }) => r.count)), traces.filter((f) => f.spans.some((s) => s.model === 'claude-3-5-sonnet')).length, 'span-level predicates on the traces view');
+    t.ok(
+      close(
+        errors.body.data,
+        expected(
+          VIEWS.traces.rows.filter((r) => r.values.error === 1),
+          'day',
+          [],
+          ['count'],
+        ).rows,
+      ),
+    );
+    const byModel = await metrics(
+      `view=traces&${window}&bucket=day&filter=${encodeURIComponent('model = claude-3-5-sonnet')}`,
+    );
+    t.equal(
+      sum(byModel.body.data.map((r: { count: number }) => r.count)),
+      traces.filter((f) => f.spans.some((s) => s.model === 'claude-3-5-sonnet')).length,
+      'span-level predicates on the traces view',
+    );
     const top = await metrics(`view=spans&${window}&bucket=day&group_by=name&group_limit=2`);
     const want = expected(VIEWS.spans.rows, 'day', ['name'], ['count'], 2);
     t.ok(close(top.body.data, want.rows), 'the two largest groups are kept');
     t.equal(top.body.meta.groups, want.groups);
     t.equal(top.body.meta.groups_omitted, want.groups - 2);
-    const scoreFilter = await metrics(`view=scores&${window}&bucket=day&measures=score_avg&filter=${encodeURIComponent('name = quality and score >= 0.5')}`);
-    t.ok(close(scoreFilter.body.data, expected(scores.filter((s) => s.dims.score_name === 'quality' && s.values.score! >= 0.5), 'day', [], ['score_avg']).rows));
+    const scoreFilter = await metrics(
+      `view=scores&${window}&bucket=day&measures=score_avg&filter=${encodeURIComponent('name = quality and score >= 0.5')}`,
+    );
+    t.ok(
+      close(
+        scoreFilter.body.data,
+        expected(
+          scores.filter((s) => s.dims.score_name === 'quality' && s.values.score! >= 0.5),
+          'day',
+          [],
+          ['score_avg'],
+        ).rows,
+      ),
+    );
     const badFilter = await metrics(`${window}&filter=${encodeURIComponent('nmae = x')}`);
     t.equal(badFilter.status, 400);
     t.equal(badFilter.body.error.code, 'invalid_filter');
@@ -370,11 +507,25 @@ t.test('GET /v1/metrics', async (t) => {
 
   t.test('environments: narrowed by name; a pinned key reads its own', async (t) => {
     const staging = await metrics(`${window}&bucket=day&environment=staging`);
-    t.ok(close(staging.body.data, expected(VIEWS.traces.rows.filter((r) => r.dims.environment === 'staging'), 'day', [], ['count']).rows));
+    t.ok(
+      close(
+        staging.body.data,
+        expected(
+          VIEWS.traces.rows.filter((r) => r.dims.environment === 'staging'),
+          'day',
+          [],
+          ['count'],
+        ).rows,
+      ),
+    );
     const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
     const own = await metrics(`${window}&bucket=day&group_by=environment`, reader);
     // A row per day bucket: a window across midnight UTC gives production two (failed in CI at 00:40 UTC).
-    t.same([...new Set(own.body.data.map((r: { environment: string }) => r.environment))], ['production'], 'a key pinned to production sees production only');
+    t.same(
+      [...new Set(own.body.data.map((r: { environment: string }) => r.environment))],
+      ['production'],
+      'a key pinned to production sees production only',
+    );
     t.equal((await metrics(`${window}&environment=staging`, reader)).status, 403);
     const unknown = await metrics(`${window}&environment=nowhere`);
     t.equal(unknown.status, 400);

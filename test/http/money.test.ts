@@ -26,7 +26,11 @@ t.test('span, trace and session costs are answered without float noise', async (
   const trace = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
   t.equal(trace.text.includes('0000000000'), false, 'no float noise anywhere in the answer');
   t.equal(trace.body.data.cost, 0.33278, '0.1 + 0.2 + 0.03278, as a decimal');
-  t.same(trace.body.data.spans.map((s: { name: string; cost: number }) => [s.name, s.cost]).sort(), [['a', 0.2], ['agent', 0.1], ['b', 0.03278]]);
+  t.same(trace.body.data.spans.map((s: { name: string; cost: number }) => [s.name, s.cost]).sort(), [
+    ['a', 0.2],
+    ['agent', 0.1],
+    ['b', 0.03278],
+  ]);
   const listed = await call(server, 'GET', '/v1/traces', { auth: root });
   t.equal(listed.body.data[0].cost, 0.33278);
   const csv = await call(server, 'GET', '/v1/traces?format=csv', { auth: root });

@@ -6,7 +6,10 @@ import { call, createKey, rootCredentials, serverFor, type Credentials } from '.
 t.test('pinning isolates environments both ways', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  t.equal((await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
   const permissions = ['trace.write', 'trace.read', 'span.read', 'session.read'];
   const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
   const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
@@ -23,25 +26,55 @@ t.test('pinning isolates environments both ways', async (t) => {
   const p = await ingest(prod);
   const s = await ingest(staging);
 
-  for (const [key, own, other, env] of [[prod, p, s, 'production'], [staging, s, p, 'staging']] as const) {
+  for (const [key, own, other, env] of [
+    [prod, p, s, 'production'],
+    [staging, s, p, 'staging'],
+  ] as const) {
     t.equal((await call(server, 'GET', `/v1/traces/${own}`, { auth: key })).status, 200, `${env} sees its trace`);
-    t.equal((await call(server, 'GET', `/v1/traces/${other}`, { auth: key })).status, 404, `${env} does not see the other's`);
+    t.equal(
+      (await call(server, 'GET', `/v1/traces/${other}`, { auth: key })).status,
+      404,
+      `${env} does not see the other's`,
+    );
     const list = await call(server, 'GET', '/v1/traces', { auth: key });
-    t.same(list.body.data.map((x: { id: string }) => x.id), [own]);
+    t.same(
+      list.body.data.map((x: { id: string }) => x.id),
+      [own],
+    );
     t.equal(list.body.data[0].environment, env, 'the trace landed in the key’s environment');
     const sessions = await call(server, 'GET', '/v1/sessions', { auth: key });
     t.equal(sessions.body.data.length, 1);
   }
   const ids = (r: { body: { data: { id: string }[] } }) => r.body.data.map((x) => x.id).sort();
   // The bootstrap key (Full Access, a tenant admin) reads every environment and narrows at will.
-  t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), "the tenant admin's key reads every environment");
+  t.same(
+    ids(await call(server, 'GET', '/v1/traces', { auth: root })),
+    [p, s].sort(),
+    "the tenant admin's key reads every environment",
+  );
   t.equal((await call(server, 'GET', `/v1/traces/${s}`, { auth: root })).status, 200);
   t.same(ids(await call(server, 'GET', '/v1/traces?environment=staging', { auth: root })), [s], '?environment narrows');
-  t.same(ids(await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = staging')}`, { auth: root })), [s], 'so does the filter field');
-  t.same(ids(await call(server, 'POST', '/v1/traces/search', { auth: root, body: { environment: 'production' } })), [p], 'and the search body');
-  t.same((await call(server, 'GET', '/v1/spans?environment=staging', { auth: root })).body.data.map((x: { trace_id: string }) => x.trace_id), [s], 'span lists too');
   t.same(
-    (await call(server, 'GET', `/v1/spans?filter=${encodeURIComponent('environment = production')}`, { auth: root })).body.data.map((x: { trace_id: string }) => x.trace_id),
+    ids(await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = staging')}`, { auth: root })),
+    [s],
+    'so does the filter field',
+  );
+  t.same(
+    ids(await call(server, 'POST', '/v1/traces/search', { auth: root, body: { environment: 'production' } })),
+    [p],
+    'and the search body',
+  );
+  t.same(
+    (await call(server, 'GET', '/v1/spans?environment=staging', { auth: root })).body.data.map(
+      (x: { trace_id: string }) => x.trace_id,
+    ),
+    [s],
+    'span lists too',
+  );
+  t.same(
+    (
+      await call(server, 'GET', `/v1/spans?filter=${encodeURIComponent('environment = production')}`, { auth: root })
+    ).body.data.map((x: { trace_id: string }) => x.trace_id),
     [p],
     'span filters name environments as well',
   );
@@ -49,27 +82,55 @@ t.test('pinning isolates environments both ways', async (t) => {
   t.equal(sessions.body.data.length, 2, 'sessions of every environment');
 
   // Names the app lacks are mistakes, answered as such.
-  const unknownFilter = await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment in (staging, stagign)')}`, { auth: root });
+  const unknownFilter = await call(
+    server,
+    'GET',
+    `/v1/traces?filter=${encodeURIComponent('environment in (staging, stagign)')}`,
+    { auth: root },
+  );
   t.equal(unknownFilter.status, 400);
   t.equal(unknownFilter.body.error.code, 'invalid_filter');
   t.match(unknownFilter.body.error.message, /unknown environment "stagign"; this app has production, staging/);
   const unknownParam = await call(server, 'GET', '/v1/traces?environment=stagign', { auth: root });
   t.equal(unknownParam.status, 400);
   t.same(unknownParam.body.error.details, { environment: 'no environment "stagign" in this app' });
-  t.equal((await call(server, 'POST', '/v1/spans/search', { auth: root, body: { environment: 'stagign' } })).body.error.code, 'invalid_request_body');
+  t.equal(
+    (await call(server, 'POST', '/v1/spans/search', { auth: root, body: { environment: 'stagign' } })).body.error.code,
+    'invalid_request_body',
+  );
 
   // A pinned key stays in its environment: naming another is 403, however it is named.
   const other = await call(server, 'GET', '/v1/traces?environment=production', { auth: staging });
   t.equal(other.status, 403);
   t.match(other.body.error.message, /reads its own environment only/);
-  t.same(ids(await call(server, 'GET', '/v1/traces?environment=staging', { auth: staging })), [s], 'its own name is fine');
-  t.same(ids(await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = production')}`, { auth: staging })), [], 'a filter on another environment matches nothing of its own');
-  const header = await call(server, 'GET', '/v1/traces', { auth: staging, headers: { 'x-service-environment': 'production' } });
+  t.same(
+    ids(await call(server, 'GET', '/v1/traces?environment=staging', { auth: staging })),
+    [s],
+    'its own name is fine',
+  );
+  t.same(
+    ids(
+      await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('environment = production')}`, {
+        auth: staging,
+      }),
+    ),
+    [],
+    'a filter on another environment matches nothing of its own',
+  );
+  const header = await call(server, 'GET', '/v1/traces', {
+    auth: staging,
+    headers: { 'x-service-environment': 'production' },
+  });
   t.equal(header.status, 403, 'a header contradicting the pin is refused, not ignored');
   t.match(header.body.error.message, /pinned to another environment than "production"/);
   const write = await call(server, 'POST', '/v1/traces', {
     rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-    headers: { authorization: staging.key, 'x-service-app-id': staging.appId, 'content-type': 'application/json', 'x-service-environment': 'production' },
+    headers: {
+      authorization: staging.key,
+      'x-service-app-id': staging.appId,
+      'content-type': 'application/json',
+      'x-service-environment': 'production',
+    },
   });
   t.equal(write.status, 403, 'on ingestion too');
   t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), 'and nothing was stored');
@@ -78,7 +139,10 @@ t.test('pinning isolates environments both ways', async (t) => {
 t.test('one trace id in two environments: a reader of both gets the one that started last', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  t.equal((await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
   const permissions = ['trace.write', 'trace.read', 'span.read'];
   const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
   const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
@@ -91,7 +155,12 @@ t.test('one trace id in two environments: a reader of both gets the one that sta
     span.endTimeUnixNano = String(startNs + 1_000_000n);
     const r = await call(server, 'POST', '/v1/traces', {
       rawBody: JSON.stringify(request),
-      headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' },
+      headers: {
+        authorization: auth.key,
+        'x-service-app-id': auth.appId,
+        'content-type': 'application/json',
+        'x-tracelake-wait': 'visible',
+      },
     });
     t.equal(r.status, 200);
   };
@@ -100,11 +169,19 @@ t.test('one trace id in two environments: a reader of both gets the one that sta
   const both = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
   t.equal(both.status, 200);
   t.equal(both.body.data.environment, 'staging', 'the trace that started last');
-  t.same(both.body.data.spans.map((s: { name: string }) => s.name), ['recent']);
+  t.same(
+    both.body.data.spans.map((s: { name: string }) => s.name),
+    ['recent'],
+  );
   const old = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: prod });
-  t.same([old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)], ['production', ['old']], 'each environment keeps its own');
+  t.same(
+    [old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)],
+    ['production', ['old']],
+    'each environment keeps its own',
+  );
   // The trace's spans alone are found by the same rule (through its range, not its summary).
-  const names = async (auth: Credentials) => (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth })).body.data.map((s: { name: string }) => s.name);
+  const names = async (auth: Credentials) =>
+    (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth })).body.data.map((s: { name: string }) => s.name);
   t.same(await names(root), ['recent'], 'its spans: the trace that started last');
   t.same(await names(prod), ['old'], 'its spans, pinned');
 
@@ -115,13 +192,30 @@ t.test('one trace id in two environments: a reader of both gets the one that sta
   const startNs = BigInt(Date.now() - 3_600_000) * 1_000_000n;
   await ingest(staging, 'tied-staging', startNs, tiedId);
   await ingest(prod, 'tied-production', startNs, tiedId);
-  const environments: { id: string; name: string }[] = (await call(server, 'GET', '/v1/environments', { auth: root })).body.data;
+  const environments: { id: string; name: string }[] = (await call(server, 'GET', '/v1/environments', { auth: root }))
+    .body.data;
   const first = [...environments].sort((a, b) => (a.id < b.id ? -1 : 1))[0]!.name;
   const tied = await call(server, 'GET', `/v1/traces/${tiedId}`, { auth: root });
   t.equal(tied.body.data.environment, first, 'equal starts: the environment whose id comes first');
-  t.same(tied.body.data.spans.map((s: { name: string }) => s.name), [`tied-${first}`], 'with its own spans only');
+  t.same(
+    tied.body.data.spans.map((s: { name: string }) => s.name),
+    [`tied-${first}`],
+    'with its own spans only',
+  );
   const tiedSpans = await call(server, 'GET', `/v1/traces/${tiedId}/spans`, { auth: root });
-  t.same(tiedSpans.body.data.map((s: { name: string }) => s.name), [`tied-${first}`], 'its spans alone by the same rule');
-  const listed: { id: string; environment: string }[] = (await call(server, 'GET', '/v1/traces', { auth: root })).body.data;
-  t.same(listed.filter((x) => x.id === tiedId).map((x) => x.environment).sort(), ['production', 'staging'], 'a list shows both');
+  t.same(
+    tiedSpans.body.data.map((s: { name: string }) => s.name),
+    [`tied-${first}`],
+    'its spans alone by the same rule',
+  );
+  const listed: { id: string; environment: string }[] = (await call(server, 'GET', '/v1/traces', { auth: root })).body
+    .data;
+  t.same(
+    listed
+      .filter((x) => x.id === tiedId)
+      .map((x) => x.environment)
+      .sort(),
+    ['production', 'staging'],
+    'a list shows both',
+  );
 });

@@ -12,10 +12,18 @@ t.test('role presets end to end', async (t) => {
   const ro = await createKey(server, root, { name: 'ro', role: 'Read-Only' });
   const traceId = hex(16);
   const ingest = (key: { key: string; appId: string }) =>
-    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId }])), headers: { authorization: key.key, 'x-service-app-id': key.appId, 'content-type': 'application/json' } });
+    call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(exportRequest([{ traceId }])),
+      headers: { authorization: key.key, 'x-service-app-id': key.appId, 'content-type': 'application/json' },
+    });
 
   t.equal((await ingest(sdk)).status, 200, 'SDK ingests');
-  t.equal((await call(server, 'POST', '/v1/scores', { auth: sdk, body: { name: 'ok', score: 1, resource_id: traceId } })).status, 201, 'SDK writes scores');
+  t.equal(
+    (await call(server, 'POST', '/v1/scores', { auth: sdk, body: { name: 'ok', score: 1, resource_id: traceId } }))
+      .status,
+    201,
+    'SDK writes scores',
+  );
   const sdkRead = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: sdk });
   t.equal(sdkRead.status, 403, 'SDK cannot read traces back');
   t.equal(sdkRead.body.error.required_permission, 'trace.read');
@@ -27,13 +35,17 @@ t.test('role presets end to end', async (t) => {
   t.equal((await call(server, 'GET', '/v1/scores', { auth: ro })).status, 200);
   const roWrite = await ingest(ro);
   t.equal(roWrite.status, 403, 'Read-Only cannot ingest');
-  const roScore = await call(server, 'POST', '/v1/scores', { auth: ro, body: { name: 'x', score: 1, resource_id: traceId } });
+  const roScore = await call(server, 'POST', '/v1/scores', {
+    auth: ro,
+    body: { name: 'x', score: 1, resource_id: traceId },
+  });
   t.equal(roScore.status, 403, 'Read-Only cannot write scores');
   t.equal(roScore.body.error.required_permission, 'score.write');
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: ro })).status, 403, 'Read-Only is not an admin');
 
   // Use is recorded (at most once a minute per key, asynchronously).
-  const listedSdk = async () => (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.find((k: { id: string }) => k.id === sdk.id);
+  const listedSdk = async () =>
+    (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.find((k: { id: string }) => k.id === sdk.id);
   await until(async () => (await listedSdk()).last_used_at !== null);
   const listed = await listedSdk();
   t.match(listed.last_used_at, /^\d{4}-\d\d-\d\dT/, 'last_used_at is set after use');

@@ -12,11 +12,18 @@ import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, createKey, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
-async function scrape(url: string): Promise<{ status: number; type: string | null; families: Map<string, PromFamily>; text: string }> {
+async function scrape(
+  url: string,
+): Promise<{ status: number; type: string | null; families: Map<string, PromFamily>; text: string }> {
   const res = await fetch(url);
   const text = await res.text();
   // The parser refuses any line that is not valid text format (it throws), so parsing is the check.
-  return { status: res.status, type: res.headers.get('content-type'), families: new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f])), text };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    families: new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f])),
+    text,
+  };
 }
 
 /**
@@ -25,7 +32,9 @@ async function scrape(url: string): Promise<{ status: number; type: string | nul
  */
 function histogramSeries(text: string, name: string, labels: string): { count: number; sum: number; inf: number } {
   const read = (suffix: string, extra = '') => {
-    const line = text.split('\n').find((l) => l.startsWith(`${name}_${suffix}{`) && l.includes(labels) && l.includes(extra));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`${name}_${suffix}{`) && l.includes(labels) && l.includes(extra));
     return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
   };
   return { count: read('count'), sum: read('sum'), inf: read('bucket', 'le="+Inf"') };
@@ -51,14 +60,21 @@ t.test('--metrics-listen on a port of its own', async (t) => {
 
   // Spans through the SDK, one export with a span whose id is not hex (refused), and some reads.
   const { provider, tracer } = tracerProvider(server, sdk, 'proto', 'prom-test');
-  for (let i = 0; i < 3; i++) tracer.startActiveSpan(`op-${i}`, (s) => {
+  for (let i = 0; i < 3; i++)
+    tracer.startActiveSpan(`op-${i}`, (s) => {
       tracer.startSpan('child').end();
       s.end();
     });
   await provider.forceFlush();
   await provider.shutdown();
-  const bad = exportRequest([{ traceId: hex(16), name: 'fine' }, { traceId: hex(16), spanId: 'not-hex!', name: 'broken' }]);
-  const partial = await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(bad), headers: { authorization: sdk.key, 'x-service-app-id': sdk.appId, 'content-type': 'application/json' } });
+  const bad = exportRequest([
+    { traceId: hex(16), name: 'fine' },
+    { traceId: hex(16), spanId: 'not-hex!', name: 'broken' },
+  ]);
+  const partial = await call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(bad),
+    headers: { authorization: sdk.key, 'x-service-app-id': sdk.appId, 'content-type': 'application/json' },
+  });
   t.equal(partial.status, 200);
   t.equal(partial.body.partialSuccess?.rejectedSpans, '1');
   for (let i = 0; i < 4; i++) t.equal((await call(server, 'GET', '/v1/traces', { auth: root })).status, 200);
@@ -68,32 +84,75 @@ t.test('--metrics-listen on a port of its own', async (t) => {
   const { status, type, families, text } = await scrape(url);
   t.equal(status, 200);
   t.match(type, /^text\/plain; version=0\.0\.4/);
-  t.equal(value(families, 'tracelake_http_requests_total', { method: 'GET', route: '/v1/traces', status: '200' }), 4, 'requests by route pattern and status');
+  t.equal(
+    value(families, 'tracelake_http_requests_total', { method: 'GET', route: '/v1/traces', status: '200' }),
+    4,
+    'requests by route pattern and status',
+  );
   t.equal(value(families, 'tracelake_http_requests_total', { method: 'GET', route: '/v1/traces', status: '401' }), 1);
-  t.equal(value(families, 'tracelake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1, 'unknown paths share one label');
-  t.ok(value(families, 'tracelake_http_requests_total', { method: 'POST', route: '/v1/traces', status: '200' }) >= 2, 'exports');
+  t.equal(
+    value(families, 'tracelake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    1,
+    'unknown paths share one label',
+  );
+  t.ok(
+    value(families, 'tracelake_http_requests_total', { method: 'POST', route: '/v1/traces', status: '200' }) >= 2,
+    'exports',
+  );
   const latency = families.get('tracelake_http_request_duration_seconds')!;
   t.equal(latency.type, 'HISTOGRAM');
-  const listed = histogramSeries(text, 'tracelake_http_request_duration_seconds', 'method="GET",route="/v1/traces",status="200"');
+  const listed = histogramSeries(
+    text,
+    'tracelake_http_request_duration_seconds',
+    'method="GET",route="/v1/traces",status="200"',
+  );
   t.equal(listed.count, 4, 'a latency histogram per route and status');
   t.equal(listed.inf, 4);
   t.ok(listed.sum > 0);
-  t.equal(value(families, 'tracelake_spans_ingested_total'), 7, 'six spans through the SDK and the good one of the hand-made export');
+  t.equal(
+    value(families, 'tracelake_spans_ingested_total'),
+    7,
+    'six spans through the SDK and the good one of the hand-made export',
+  );
   t.equal(value(families, 'tracelake_spans_refused_total', { reason: 'invalid' }), 1);
   t.equal(value(families, 'tracelake_spans_refused_total', { reason: 'quota' }), 0);
   t.equal(families.get('tracelake_queue_depth')!.metrics.length, 2, 'a queue depth for each pool');
   t.equal(value(families, 'tracelake_queue_depth', { pool: 'store' }), 0);
   t.equal(value(families, 'tracelake_queue_rejections_total', { pool: 'compute' }), 0);
-  t.equal(value(families, 'tracelake_queue_abandoned_total', { pool: 'store' }), 0, 'no task dropped unrun while every client waited');
+  t.equal(
+    value(families, 'tracelake_queue_abandoned_total', { pool: 'store' }),
+    0,
+    'no task dropped unrun while every client waited',
+  );
   t.equal(families.get('tracelake_store_task_duration_seconds')?.type, 'HISTOGRAM');
-  t.ok(histogramSeries(text, 'tracelake_store_task_duration_seconds', 'task="searchTraces",outcome="ok"').count >= 4, 'store task latency, by task');
+  t.ok(
+    histogramSeries(text, 'tracelake_store_task_duration_seconds', 'task="searchTraces",outcome="ok"').count >= 4,
+    'store task latency, by task',
+  );
   // Every export is timed in each phase of its way to the answer.
-  const exports = value(families, 'tracelake_http_requests_total', { method: 'POST', route: '/v1/traces', status: '200' });
-  const phases = Object.fromEntries(['check', 'admission', 'log_sync'].map((p) => [p, histogramSeries(text, 'tracelake_ingest_phase_seconds', `phase="${p}"`)]));
-  for (const [phase, series] of Object.entries(phases)) t.equal(series.count, exports, `ingest phase ${phase}: one observation an export`);
+  const exports = value(families, 'tracelake_http_requests_total', {
+    method: 'POST',
+    route: '/v1/traces',
+    status: '200',
+  });
+  const phases = Object.fromEntries(
+    ['check', 'admission', 'log_sync'].map((p) => [
+      p,
+      histogramSeries(text, 'tracelake_ingest_phase_seconds', `phase="${p}"`),
+    ]),
+  );
+  for (const [phase, series] of Object.entries(phases))
+    t.equal(series.count, exports, `ingest phase ${phase}: one observation an export`);
   t.ok(phases.log_sync!.sum > 0 && phases.check!.sum > 0, 'the check and the fdatasync take time');
-  const exportLatency = histogramSeries(text, 'tracelake_http_request_duration_seconds', 'method="POST",route="/v1/traces",status="200"');
-  t.ok(Object.values(phases).reduce((n, p) => n + p.sum, 0) <= exportLatency.sum, 'the phases fit in the exports\' answer times');
+  const exportLatency = histogramSeries(
+    text,
+    'tracelake_http_request_duration_seconds',
+    'method="POST",route="/v1/traces",status="200"',
+  );
+  t.ok(
+    Object.values(phases).reduce((n, p) => n + p.sum, 0) <= exportLatency.sum,
+    "the phases fit in the exports' answer times",
+  );
   t.ok(value(families, 'tracelake_segments', { level: '0' }) >= 1, 'segments by level');
   t.ok(value(families, 'tracelake_segment_rows', { level: '0' }) >= 7);
   t.ok(value(families, 'tracelake_database_bytes', { file: 'database' }) > 0, 'the database file size');
@@ -104,7 +163,11 @@ t.test('--metrics-listen on a port of its own', async (t) => {
   for (const f of families.values()) t.ok(f.help.length > 0, `${f.name} has help`);
 
   const again = await scrape(url);
-  t.equal(value(again.families, 'tracelake_spans_ingested_total'), 7, 'counters read from elsewhere do not grow by being scraped');
+  t.equal(
+    value(again.families, 'tracelake_spans_ingested_total'),
+    7,
+    'counters read from elsewhere do not grow by being scraped',
+  );
   t.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 404, 'only /metrics');
   t.equal((await fetch(url, { method: 'POST' })).status, 405);
   t.equal((await call(server, 'GET', '/metrics')).status, 404, 'never on the API port without a setting');
@@ -112,7 +175,10 @@ t.test('--metrics-listen on a port of its own', async (t) => {
 
 t.test('--metrics-listen api serves it on the API port, unauthenticated', async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
-  t.notOk(server.logs.some((l) => l.msg === 'metrics listening'), 'no port of its own');
+  t.notOk(
+    server.logs.some((l) => l.msg === 'metrics listening'),
+    'no port of its own',
+  );
   await call(server, 'GET', '/health');
   const { status, families } = await scrape(`${server.url}/metrics`);
   t.equal(status, 200);
@@ -132,16 +198,30 @@ t.test('summary parts are merged once committed, and an idle store runs no merge
   const root = rootCredentials(server);
   const metric = (name: string) => opsMetric(server, name);
   const send = () =>
-    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' } });
+    call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
+      headers: {
+        authorization: root.key,
+        'x-service-app-id': root.appId,
+        'content-type': 'application/json',
+        'x-tracelake-wait': 'visible',
+      },
+    });
   t.equal((await send()).status, 200);
-  t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 1), 'the committed part is merged');
+  t.ok(
+    await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 1),
+    'the committed part is merged',
+  );
   const merges = await metric('tracelake_summary_merges_total');
   // The priority sweep runs once a second: three of them outlast a merge's interval (2 s).
   const sweeps = await metric('tracelake_priority_sweeps_total');
   t.ok(await until(async () => (await metric('tracelake_priority_sweeps_total')) >= sweeps + 3), 'three seconds pass');
   t.equal(await metric('tracelake_summary_merges_total'), merges, 'no merge while nothing was committed');
   t.equal((await send()).status, 200);
-  t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 2), 'a new commit: its part merged');
+  t.ok(
+    await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 2),
+    'a new commit: its part merged',
+  );
   t.ok((await metric('tracelake_summary_merges_total')) > merges);
 });
 
@@ -149,12 +229,27 @@ t.test('the way to readable: each generation by stage, each request from its ans
   const server = await serverFor(t, { args: ['--metrics-listen', 'api', '--flush-interval-ms', '60000'] });
   const root = rootCredentials(server);
   const send = (wait: string) =>
-    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-tracelake-wait': wait } });
+    call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
+      headers: {
+        authorization: root.key,
+        'x-service-app-id': root.appId,
+        'content-type': 'application/json',
+        'x-tracelake-wait': wait,
+      },
+    });
   // One worker, generations cut only on request: the third export's wait cuts the one generation
   // that holds all three, so all three are readable when it is answered.
   for (const wait of ['', '', 'visible']) t.equal((await send(wait)).status, 200);
   const { text } = await scrape(`${server.url}/metrics`);
-  const visible = (suffix: string) => Number(text.split('\n').find((l) => l.startsWith(`tracelake_ingest_visible_seconds_${suffix}`))?.split(' ').pop());
+  const visible = (suffix: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`tracelake_ingest_visible_seconds_${suffix}`))
+        ?.split(' ')
+        .pop(),
+    );
   t.equal(visible('count'), 3, 'every request kept, from its answer to readable');
   t.ok(visible('sum') > 0);
   for (const stage of ['open', 'write', 'queue', 'commit']) {

@@ -3,11 +3,26 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import {
+  call,
+  createKey,
+  rootCredentials,
+  serverFor,
+  tempDir,
+  type Credentials,
+  type TestServer,
+} from '../helpers/server.js';
 
 function plansFile(plan: Record<string, number | null>): string {
   const path = join(tempDir('tracelake-plans-'), 'plans.json');
-  writeFileSync(path, JSON.stringify({ default: 'self_hosted', upgrade_url: 'https://example.com/upgrade', plans: { self_hosted: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, ...plan } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      default: 'self_hosted',
+      upgrade_url: 'https://example.com/upgrade',
+      plans: { self_hosted: { max_apps: null, max_keys: null, monthly_spans: null, storage_bytes: null, ...plan } },
+    }),
+  );
   return path;
 }
 
@@ -22,10 +37,20 @@ function ingest(server: TestServer, auth: Credentials, spans: number, attributes
 t.test('entitlements: apps and keys', async (t) => {
   const server = await serverFor(t, { args: ['--plans-file', plansFile({ max_apps: 2, max_keys: 2 })] });
   const root = rootCredentials(server);
-  t.equal((await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'second' } })).status, 201, 'the bootstrap app is the first of two');
+  t.equal(
+    (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'second' } })).status,
+    201,
+    'the bootstrap app is the first of two',
+  );
   const third = await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'third' } });
   t.equal(third.status, 402);
-  t.same(third.body.error, { code: 'entitlement_required', message: 'The plan allows 2 apps; the tenant has 2', entitlement: 'max_apps', current: 2, limit: 2 });
+  t.same(third.body.error, {
+    code: 'entitlement_required',
+    message: 'The plan allows 2 apps; the tenant has 2',
+    entitlement: 'max_apps',
+    current: 2,
+    limit: 2,
+  });
   const apps = await call(server, 'GET', '/v1/apps', { auth: root });
   t.equal(apps.body.data.length, 2, 'nothing stored on refusal');
 
@@ -37,7 +62,10 @@ t.test('entitlements: apps and keys', async (t) => {
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.length, 2);
   // Revoked keys do not count.
   t.equal((await call(server, 'DELETE', `/v1/api-keys/${k.id}`, { auth: root })).status, 200);
-  t.equal((await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'replacement', role: 'SDK' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'replacement', role: 'SDK' } })).status,
+    201,
+  );
 });
 
 /**
@@ -66,7 +94,11 @@ t.test('monthly span quota: 429 with Retry-After, and nothing of the request sto
   const retry = Number(second.headers.get('retry-after'));
   t.ok(retry > 0 && retry <= 31 * 86400, 'Retry-After until the next month');
   t.equal(second.body.error.retry_after_seconds, retry);
-  t.equal((await call(server, 'GET', `/v1/traces/${second.traceId}`, { auth: root })).status, 404, 'the refused request stored nothing');
+  t.equal(
+    (await call(server, 'GET', `/v1/traces/${second.traceId}`, { auth: root })).status,
+    404,
+    'the refused request stored nothing',
+  );
   t.equal((await ingest(server, root, 2)).status, 200, 'exactly up to the quota is accepted');
   t.equal((await ingest(server, root, 1)).status, 429);
 });
@@ -91,14 +123,26 @@ t.test('rate limiting per tenant', async (t) => {
   const server = await serverFor(t, { args: ['--rate-limit', '0.05', '--rate-burst', '3'] });
   const root = rootCredentials(server);
   const started = performance.now();
-  for (let i = 0; i < 3; i++) t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).status, 200, `burst request ${i + 1}`);
+  for (let i = 0; i < 3; i++)
+    t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).status, 200, `burst request ${i + 1}`);
   const limited = await call(server, 'GET', '/v1/api-keys', { auth: root });
   const elapsedSeconds = (performance.now() - started) / 1000;
   t.equal(limited.status, 429);
   t.equal(limited.body.error.code, 'rate_limited');
   const wait = limited.body.error.retry_after_seconds;
-  t.ok(wait <= 20 && wait >= Math.ceil(20 - elapsedSeconds), `the wait, ${wait} s, is 20 s less the refill of ${elapsedSeconds.toFixed(2)} s`);
+  t.ok(
+    wait <= 20 && wait >= Math.ceil(20 - elapsedSeconds),
+    `the wait, ${wait} s, is 20 s less the refill of ${elapsedSeconds.toFixed(2)} s`,
+  );
   t.equal(limited.headers.get('retry-after'), String(wait));
   t.equal((await call(server, 'GET', '/health')).status, 200, 'unauthenticated endpoints are not a tenant’s');
-  t.equal((await call(server, 'GET', '/v1/api-keys', { headers: { authorization: 'sk_service_nope', 'x-service-app-id': root.appId } })).status, 401, 'auth is judged before the rate');
+  t.equal(
+    (
+      await call(server, 'GET', '/v1/api-keys', {
+        headers: { authorization: 'sk_service_nope', 'x-service-app-id': root.appId },
+      })
+    ).status,
+    401,
+    'auth is judged before the rate',
+  );
 });

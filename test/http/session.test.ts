@@ -17,7 +17,21 @@ t.test('a CLI session token acts as a tenant admin on its app', async (t) => {
   const root = rootCredentials(first);
   const tenant = first.bootstrap!.tenant_id as string;
   await first.stop('SIGTERM');
-  const { stdout } = await run(...unhooked(process.execPath, [CLI, 'token', 'create', '--data-dir', dataDir, '--tenant', tenant, '--app', root.appId, '--subject', 'ada@example.com']));
+  const { stdout } = await run(
+    ...unhooked(process.execPath, [
+      CLI,
+      'token',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--tenant',
+      tenant,
+      '--app',
+      root.appId,
+      '--subject',
+      'ada@example.com',
+    ]),
+  );
   const token = (JSON.parse(stdout) as { token: string }).token;
   t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
@@ -31,16 +45,33 @@ t.test('a CLI session token acts as a tenant admin on its app', async (t) => {
   t.equal(app.body.data.created_by, 'session:ada@example.com', 'the admin is named in created_by');
 
   // A tenant admin reads every environment of the app; a header chooses where writes land.
-  t.equal((await call(server, 'POST', '/v1/environments', { auth, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
   const traceId = hex(16);
   const sent = await call(server, 'POST', '/v1/traces', {
     rawBody: JSON.stringify(exportRequest([{ traceId }])),
-    headers: { authorization: token, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-service-environment': 'staging' },
+    headers: {
+      authorization: token,
+      'x-service-app-id': root.appId,
+      'content-type': 'application/json',
+      'x-service-environment': 'staging',
+    },
   });
   t.equal(sent.status, 200, sent.text);
   const listed = await call(server, 'GET', '/v1/traces', { auth });
-  t.same(listed.body.data.map((x: { id: string; environment: string }) => [x.id, x.environment]), [[traceId, 'staging']], 'the token reads the staging trace without naming it');
-  t.equal((await call(server, 'GET', '/v1/traces', { auth, headers: { 'x-service-environment': 'production' } })).body.data.length, 0, 'a header narrows its reads');
+  t.same(
+    listed.body.data.map((x: { id: string; environment: string }) => [x.id, x.environment]),
+    [[traceId, 'staging']],
+    'the token reads the staging trace without naming it',
+  );
+  t.equal(
+    (await call(server, 'GET', '/v1/traces', { auth, headers: { 'x-service-environment': 'production' } })).body.data
+      .length,
+    0,
+    'a header narrows its reads',
+  );
 
   const [head, payload, signature] = token.split('.') as [string, string, string];
   const forged = `${head}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;

@@ -24,7 +24,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const again = await startServer({ dataDir });
     t.teardown(() => again.stop('SIGKILL'));
     const keys = await call(again, 'GET', '/v1/api-keys', { auth: root });
-    t.ok(keys.body.data.some((x: { id: string }) => x.id === k.id), 'what was written before shutdown is there after');
+    t.ok(
+      keys.body.data.some((x: { id: string }) => x.id === k.id),
+      'what was written before shutdown is there after',
+    );
   });
 }
 
@@ -39,17 +42,22 @@ t.test('new connections are refused once draining has begun', async (t) => {
   t.equal(await exit, 0);
 });
 
-t.test('the server listens only once its compute workers are ready, so a stop right after the start is clean', async (t) => {
-  // A worker terminated while it opens DuckDB aborts the process (seen under load as SIGABRT on a
-  // SIGTERM soon after the start); the hook holds the worker back as a loaded machine would.
-  const delayMs = 4_000;
-  const started = performance.now();
-  const server = await startServer({ env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_WORKER_START_DELAY_MS: String(delayMs) } });
-  t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
-  t.ok(performance.now() - started >= delayMs, 'listening came after the worker opened its DuckDB');
-  t.equal(await server.stop('SIGTERM'), 0, 'a stop at once exits 0');
-  t.ok(server.logs.some((l) => l.msg === 'stopped'));
-});
+t.test(
+  'the server listens only once its compute workers are ready, so a stop right after the start is clean',
+  async (t) => {
+    // A worker terminated while it opens DuckDB aborts the process (seen under load as SIGABRT on a
+    // SIGTERM soon after the start); the hook holds the worker back as a loaded machine would.
+    const delayMs = 4_000;
+    const started = performance.now();
+    const server = await startServer({
+      env: { TRACELAKE_FAULT_INJECTION: 'on', TRACELAKE_WORKER_START_DELAY_MS: String(delayMs) },
+    });
+    t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
+    t.ok(performance.now() - started >= delayMs, 'listening came after the worker opened its DuckDB');
+    t.equal(await server.stop('SIGTERM'), 0, 'a stop at once exits 0');
+    t.ok(server.logs.some((l) => l.msg === 'stopped'));
+  },
+);
 
 t.test('a SIGTERM during the start stops the server once it has started, cleanly', async (t) => {
   // When the handlers were set after the start, which logs "listening" before it
@@ -59,6 +67,12 @@ t.test('a SIGTERM during the start stops the server once it has started, cleanly
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const { code, stdout } = await runToExit({ dataDir, signalAt: { msg: 'migrated', signal: 'SIGTERM' } });
   t.equal(code, 0, 'exit code 0, not killed by the signal');
-  const messages = stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
-  t.same(messages.filter((m) => ['migrated', 'listening', 'shutting down', 'stopped'].includes(m)), ['migrated', 'listening', 'shutting down', 'stopped']);
+  const messages = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { msg: string }).msg);
+  t.same(
+    messages.filter((m) => ['migrated', 'listening', 'shutting down', 'stopped'].includes(m)),
+    ['migrated', 'listening', 'shutting down', 'stopped'],
+  );
 });

@@ -22,7 +22,15 @@ import { OPERATIONS } from '../../src/openapi/operations.js';
 import { seededRandom } from '../helpers/random.js';
 import { sample } from '../helpers/schemaSample.js';
 import { call } from '../helpers/server.js';
-import { answerProblems, DOC, populatedServer, storedListing, SWEEP_SEEDS, sweepCount, unstatedRefusal } from '../helpers/sweep.js';
+import {
+  answerProblems,
+  DOC,
+  populatedServer,
+  storedListing,
+  SWEEP_SEEDS,
+  sweepCount,
+  unstatedRefusal,
+} from '../helpers/sweep.js';
 
 const BODIES_PER_ROUTE = sweepCount(30, 10);
 
@@ -40,7 +48,15 @@ const WATCHED: [prefix: string, listings: string[]][] = [
   ['/v1/prompts', ['/v1/prompts']],
   ['/v1/evals', ['/v1/evals/runs']],
   ['/v1/experiments', ['/v1/experiments']],
-  ['/v1/operator', ['/v1/operator/tenants', '/v1/operator/tenants/:tenant/apps', '/v1/operator/apps/:app/environments', '/v1/operator/apps/:app/keys']],
+  [
+    '/v1/operator',
+    [
+      '/v1/operator/tenants',
+      '/v1/operator/tenants/:tenant/apps',
+      '/v1/operator/apps/:app/environments',
+      '/v1/operator/apps/:app/keys',
+    ],
+  ],
 ];
 
 t.test('bodies the reference calls valid, on every route that takes one', async (t) => {
@@ -50,8 +66,12 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
   const watched = async (template: string): Promise<Record<string, unknown>> => {
     const read: Record<string, unknown> = {};
     for (const listing of WATCHED.find(([prefix]) => template.startsWith(prefix))?.[1] ?? []) {
-      const path = listing.replace(/:([A-Za-z]+)/g, (_, name: string) => (name === 'traceId' ? traceId : pathValues[name]!));
-      const a = path.startsWith('/v1/operator/') ? await call(server, 'GET', path, { headers: operator }) : await call(server, 'GET', path, { auth: root });
+      const path = listing.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+        name === 'traceId' ? traceId : pathValues[name]!,
+      );
+      const a = path.startsWith('/v1/operator/')
+        ? await call(server, 'GET', path, { headers: operator })
+        : await call(server, 'GET', path, { auth: root });
       read[path] = storedListing(a);
     }
     return read;
@@ -65,19 +85,28 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
     for (const route of routes) {
       const key = noteKey(route.method, route.path);
       const type = OPERATIONS[key]!.body!.type!;
-      const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(name === 'name' ? nameOf(route.path) : (pathValues[name] ?? 'unknown')));
+      const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+        encodeURIComponent(name === 'name' ? nameOf(route.path) : (pathValues[name] ?? 'unknown')),
+      );
       const found: string[] = [];
       let stored = await watched(route.path);
       for (let i = 0; i < BODIES_PER_ROUTE; i++) {
-        const body = sample({ $ref: `#/components/schemas/${type}` }, { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] }) as Record<string, unknown>;
+        const body = sample(
+          { $ref: `#/components/schemas/${type}` },
+          { components: DOC.components.schemas, random, hints: (p) => real[p] ?? [] },
+        ) as Record<string, unknown>;
         // A claim's long poll would only wait (up to 30 s a body) when no work is queued.
         if (type === 'ClaimBody') body.wait_seconds = 0;
         const valid = validateCatalogValues({ [type]: [body] } as CatalogValues);
         if (!valid.success) {
-          found.push(`seed ${seed} body ${i}: not a valid ${type} by its own validator: ${JSON.stringify(valid.errors.slice(0, 2))} ${JSON.stringify(body).slice(0, 300)}`);
+          found.push(
+            `seed ${seed} body ${i}: not a valid ${type} by its own validator: ${JSON.stringify(valid.errors.slice(0, 2))} ${JSON.stringify(body).slice(0, 300)}`,
+          );
           continue;
         }
-        const a = route.path.startsWith('/v1/operator/') ? await call(server, route.method, path, { headers: operator, body }) : await call(server, route.method, path, { auth: root, body });
+        const a = route.path.startsWith('/v1/operator/')
+          ? await call(server, route.method, path, { headers: operator, body })
+          : await call(server, route.method, path, { auth: root, body });
         const statuses = answered.get(key) ?? new Map<number, number>();
         statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
         answered.set(key, statuses);
@@ -85,8 +114,13 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
         found.push(...answerProblems(route.method, route.path, a, where));
         found.push(...unstatedRefusal(key, a, 'invalid_request_body', where));
         const now = await watched(route.path);
-        const changed = Object.keys(now).filter((listing) => JSON.stringify(now[listing]) !== JSON.stringify(stored[listing]));
-        if (a.status >= 400 && changed.length > 0) found.push(`a refusal changed what is stored (${changed.map((l) => `${l}: ${JSON.stringify(stored[l]).slice(0, 300)} → ${JSON.stringify(now[l]).slice(0, 300)}`).join('; ')}): ${where}`);
+        const changed = Object.keys(now).filter(
+          (listing) => JSON.stringify(now[listing]) !== JSON.stringify(stored[listing]),
+        );
+        if (a.status >= 400 && changed.length > 0)
+          found.push(
+            `a refusal changed what is stored (${changed.map((l) => `${l}: ${JSON.stringify(stored[l]).slice(0, 300)} → ${JSON.stringify(now[l]).slice(0, 300)}`).join('; ')}): ${where}`,
+          );
         stored = now;
       }
       t.same(found, [], `${key}: ${BODIES_PER_ROUTE} bodies of seed ${seed}`);
@@ -94,6 +128,10 @@ t.test('bodies the reference calls valid, on every route that takes one', async 
   }
   const summary = Object.fromEntries([...answered].map(([k, m]) => [k, Object.fromEntries(m)]));
   const reachedSuccess = [...answered.values()].filter((m) => [...m.keys()].some((s) => s < 300)).length;
-  t.ok(reachedSuccess >= routes.length * 0.6, `most routes took some of the bodies (${reachedSuccess} of ${routes.length})`, { summary });
+  t.ok(
+    reachedSuccess >= routes.length * 0.6,
+    `most routes took some of the bodies (${reachedSuccess} of ${routes.length})`,
+    { summary },
+  );
   t.equal((await call(server, 'GET', '/health')).status, 200, 'and the server still serves');
 });

@@ -29,10 +29,17 @@ function niceness(pid: number): Map<number, number> {
 /** Sends an export, so the threads that start with the first ingestion (libuv's pool) exist. */
 async function ingestOnce(server: TestServer): Promise<void> {
   const root = rootCredentials(server);
-  const r = await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json', 'x-tracelake-wait': 'visible' } });
+  const r = await call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
+    headers: {
+      authorization: root.key,
+      'x-service-app-id': root.appId,
+      'content-type': 'application/json',
+      'x-tracelake-wait': 'visible',
+    },
+  });
   if (r.status !== 200) throw new Error(`ingest answered ${r.status}`);
 }
-
 
 /**
  * Waits for a sweep that started after this call: the sweep runs on the main thread in one go, as
@@ -40,38 +47,60 @@ async function ingestOnce(server: TestServer): Promise<void> {
  */
 async function nextSweep(server: TestServer): Promise<void> {
   const before = await opsMetric(server, 'tracelake_priority_sweeps_total');
-  if (!(await until(async () => (await opsMetric(server, 'tracelake_priority_sweeps_total')) > before))) throw new Error('no priority sweep came');
+  if (!(await until(async () => (await opsMetric(server, 'tracelake_priority_sweeps_total')) > before)))
+    throw new Error('no priority sweep came');
 }
 
-t.test('by default, every thread but the main, log sync and platform threads at nice 5', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
-  const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
-  const platform = ((await server.waitForLog((l) => l.msg.startsWith('background threads:'))).platform_threads as number[]).slice();
-  await ingestOnce(server);
-  const pid = server.child.pid!;
-  const started = [...niceness(pid).keys()].filter((tid) => tid !== pid).sort((a, b) => a - b);
-  t.equal(platform.length, 6, "Node's platform: V8's pool of 4, its delayed-task thread, the inspector's signal thread");
-  t.same(platform, started.slice(0, 6), 'the first threads the process created');
-  // V8 and libuv may start a thread between a sweep and the look at /proc: the next sweep lowers it.
-  let nice = niceness(pid);
-  for (let sweeps = 0; sweeps < 5; sweeps++) {
-    await nextSweep(server);
-    nice = niceness(pid);
-    if ([...nice.values()].filter((n) => n === 0).length === 2 + platform.length) break;
-  }
-  const kept = [...nice].filter(([tid, n]) => n === 0 && tid !== pid && !platform.includes(tid)).map(([tid]) => tid);
-  const lowered = [...nice].filter(([, n]) => n === 5).length;
-  t.equal(nice.get(pid), 0, 'the main thread keeps the priority');
-  t.same(platform.map((tid) => nice.get(tid)), platform.map(() => 0), 'so do the platform threads');
-  t.equal(kept.length, 1, 'and one other thread (the log sync thread)');
-  t.equal(lowered + 2 + platform.length, nice.size, `the ${lowered} others run at nice 5`);
-  t.ok((await opsMetric(server, 'tracelake_background_threads_lowered')) >= lowered, 'the metrics count the lowered threads');
-});
+t.test(
+  'by default, every thread but the main, log sync and platform threads at nice 5',
+  { skip: process.platform !== 'linux' && 'Linux only' },
+  async (t) => {
+    const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
+    const platform = (
+      (await server.waitForLog((l) => l.msg.startsWith('background threads:'))).platform_threads as number[]
+    ).slice();
+    await ingestOnce(server);
+    const pid = server.child.pid!;
+    const started = [...niceness(pid).keys()].filter((tid) => tid !== pid).sort((a, b) => a - b);
+    t.equal(
+      platform.length,
+      6,
+      "Node's platform: V8's pool of 4, its delayed-task thread, the inspector's signal thread",
+    );
+    t.same(platform, started.slice(0, 6), 'the first threads the process created');
+    // V8 and libuv may start a thread between a sweep and the look at /proc: the next sweep lowers it.
+    let nice = niceness(pid);
+    for (let sweeps = 0; sweeps < 5; sweeps++) {
+      await nextSweep(server);
+      nice = niceness(pid);
+      if ([...nice.values()].filter((n) => n === 0).length === 2 + platform.length) break;
+    }
+    const kept = [...nice].filter(([tid, n]) => n === 0 && tid !== pid && !platform.includes(tid)).map(([tid]) => tid);
+    const lowered = [...nice].filter(([, n]) => n === 5).length;
+    t.equal(nice.get(pid), 0, 'the main thread keeps the priority');
+    t.same(
+      platform.map((tid) => nice.get(tid)),
+      platform.map(() => 0),
+      'so do the platform threads',
+    );
+    t.equal(kept.length, 1, 'and one other thread (the log sync thread)');
+    t.equal(lowered + 2 + platform.length, nice.size, `the ${lowered} others run at nice 5`);
+    t.ok(
+      (await opsMetric(server, 'tracelake_background_threads_lowered')) >= lowered,
+      'the metrics count the lowered threads',
+    );
+  },
+);
 
 t.test('--background-nice 0 lowers no thread', { skip: process.platform !== 'linux' && 'Linux only' }, async (t) => {
   const server = await serverFor(t, { args: ['--background-nice', '0', '--metrics-listen', 'api'] });
   await ingestOnce(server);
   await nextSweep(server);
   const nice = niceness(server.child.pid!);
-  t.same([...nice.values()].filter((n) => n !== 0), [], `all ${nice.size} threads at nice 0 after a sweep`);
+  t.same(
+    [...nice.values()].filter((n) => n !== 0),
+    [],
+    `all ${nice.size} threads at nice 0 after a sweep`,
+  );
   t.equal(await opsMetric(server, 'tracelake_background_threads_lowered'), 0, 'and the metrics say so');
 });

@@ -15,12 +15,25 @@ t.test('concurrent replays on a fresh store', async (t) => {
   const body = JSON.stringify(exportRequest([{ traceId }, { traceId }, { traceId }]));
   const answers = await Promise.all(
     Array.from({ length: 12 }, () =>
-      call(server, 'POST', '/v1/traces', { rawBody: body, headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' } }),
+      call(server, 'POST', '/v1/traces', {
+        rawBody: body,
+        headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
+      }),
     ),
   );
-  t.same(answers.map((a) => a.status), Array(12).fill(200), 'every request answered 200');
+  t.same(
+    answers.map((a) => a.status),
+    Array(12).fill(200),
+    'every request answered 200',
+  );
   const spans = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: root });
   t.equal(spans.body.data.length, 3, 'stored once');
-  const summary = await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('span_count = 3')}`, { auth: root });
-  t.same(summary.body.data.map((x: { id: string }) => x.id), [traceId], 'the summary parts counted it once');
+  const summary = await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent('span_count = 3')}`, {
+    auth: root,
+  });
+  t.same(
+    summary.body.data.map((x: { id: string }) => x.id),
+    [traceId],
+    'the summary parts counted it once',
+  );
 });

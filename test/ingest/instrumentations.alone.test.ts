@@ -10,7 +10,12 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { embed, generateText } from 'ai';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
@@ -29,12 +34,18 @@ class AsyncContextManager implements ContextManager {
   active(): Context {
     return this.storage.getStore() ?? ROOT_CONTEXT;
   }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.storage.run(ctx, () => fn.apply(thisArg, args));
   }
   bind<T>(ctx: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const run = (self: unknown, args: unknown[]): unknown => this.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(self, args));
+    const run = (self: unknown, args: unknown[]): unknown =>
+      this.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(self, args));
     return function (this: unknown, ...args: unknown[]) {
       return run(this, args);
     } as T;
@@ -80,7 +91,10 @@ const usd = (n: number): number => Math.round(n * 1e10) / 1e10;
 
 /** The price-table row the server would pick for `model`: exact id first, then the first pattern. */
 function priceOf(table: PriceTable, model: string): ModelPrice | undefined {
-  return table.models.find((m) => m.id.toLowerCase() === model.toLowerCase()) ?? table.models.find((m) => new RegExp(m.match, 'i').test(model));
+  return (
+    table.models.find((m) => m.id.toLowerCase() === model.toLowerCase()) ??
+    table.models.find((m) => new RegExp(m.match, 'i').test(model))
+  );
 }
 
 interface Env {
@@ -137,7 +151,13 @@ interface Call {
   output: number | null;
 }
 
-const chatCall = (input: number, output: number): Call => ({ model: FAKE_ANSWERS.model, kind: 'llm', priceId: 'gpt-4o-mini', input, output });
+const chatCall = (input: number, output: number): Call => ({
+  model: FAKE_ANSWERS.model,
+  kind: 'llm',
+  priceId: 'gpt-4o-mini',
+  input,
+  output,
+});
 
 /** The model call's span: a GENERATION with the fake's model and usage, priced from the table. */
 function assertGeneration(t: Test, env: Env, span: ApiSpan | undefined, want: Call): void {
@@ -153,7 +173,11 @@ function assertGeneration(t: Test, env: Env, span: ApiSpan | undefined, want: Ca
   t.equal(price?.id, want.priceId, `${want.model} is priced as ${want.priceId}`);
   const expected = usd((want.input * price!.input + (want.output ?? 0) * price!.output) / 1e6);
   t.ok(expected > 0);
-  t.equal(usd(span.cost), expected, `cost = ${want.input} × $${price!.input}/1M + ${want.output ?? 0} × $${price!.output}/1M`);
+  t.equal(
+    usd(span.cost),
+    expected,
+    `cost = ${want.input} × $${price!.input}/1M + ${want.output ?? 0} × $${price!.output}/1M`,
+  );
 }
 
 t.test('OpenInference OpenAI instrumentation: chat.completions, OTLP/HTTP protobuf', async (t) => {
@@ -190,7 +214,12 @@ t.test('OpenInference OpenAI instrumentation: chat.completions, OTLP/HTTP protob
   const { trace, spans } = await readTrace(t, env, traceId);
   t.equal(spans.length, 1);
   const span = spans.find((s) => s.id === spanId);
-  assertGeneration(t, env, span, chatCall(FAKE_ANSWERS.chat.usage.prompt_tokens, FAKE_ANSWERS.chat.usage.completion_tokens));
+  assertGeneration(
+    t,
+    env,
+    span,
+    chatCall(FAKE_ANSWERS.chat.usage.prompt_tokens, FAKE_ANSWERS.chat.usage.completion_tokens),
+  );
   t.equal(span?.name, 'OpenAI Chat Completions');
   t.equal(span?.service_name, 'openinference-chat');
   t.equal(span?.status, 'OK');
@@ -205,7 +234,11 @@ t.test('OpenInference OpenAI instrumentation: chat.completions, OTLP/HTTP protob
   t.equal(output.choices[0].message.content, FAKE_ANSWERS.chat.content, 'output is the answer (output.value)');
   t.ok(span?.output_preview.includes(FAKE_ANSWERS.chat.content), 'the preview shows the answer');
   t.equal(full.attributes?.['input.value'], undefined, 'the input is not stored twice');
-  t.equal(full.attributes?.['llm.output_messages.0.message.content'], FAKE_ANSWERS.chat.content, 'the message form stays an attribute');
+  t.equal(
+    full.attributes?.['llm.output_messages.0.message.content'],
+    FAKE_ANSWERS.chat.content,
+    'the message form stays an attribute',
+  );
 });
 
 t.test('OpenInference OpenAI instrumentation: responses.create, OTLP/HTTP JSON', async (t) => {
@@ -222,13 +255,21 @@ t.test('OpenInference OpenAI instrumentation: responses.create, OTLP/HTTP JSON',
   await provider.shutdown();
 
   t.equal(answer.output_text, FAKE_ANSWERS.responses.content);
-  t.same(env.fake.requests.map((r) => r.path), ['/v1/responses']);
+  t.same(
+    env.fake.requests.map((r) => r.path),
+    ['/v1/responses'],
+  );
   const [emitted] = recorder.named('OpenAI Responses');
   t.ok(emitted, 'the OpenInference responses span');
   const { traceId, spanId } = emitted!.spanContext();
   const { trace, spans } = await readTrace(t, env, traceId);
   const span = spans.find((s) => s.id === spanId);
-  assertGeneration(t, env, span, chatCall(FAKE_ANSWERS.responses.usage.input_tokens, FAKE_ANSWERS.responses.usage.output_tokens));
+  assertGeneration(
+    t,
+    env,
+    span,
+    chatCall(FAKE_ANSWERS.responses.usage.input_tokens, FAKE_ANSWERS.responses.usage.output_tokens),
+  );
   t.equal(trace.tokens, FAKE_ANSWERS.responses.usage.total_tokens);
   const full = await readSpan(t, env, traceId, spanId);
   t.equal(JSON.parse(full.input).input, prompt);
@@ -249,7 +290,10 @@ t.test('OpenInference OpenAI instrumentation: embeddings.create, OTLP/HTTP proto
   await provider.shutdown();
 
   t.same([...result.data[0]!.embedding], FAKE_ANSWERS.embeddings.vector, 'the client decoded the fake vector');
-  t.same(env.fake.requests.map((r) => r.path), ['/v1/embeddings']);
+  t.same(
+    env.fake.requests.map((r) => r.path),
+    ['/v1/embeddings'],
+  );
   const [emitted] = recorder.named('OpenAI Embeddings');
   t.ok(emitted, 'the OpenInference embedding span');
   const { traceId, spanId } = emitted!.spanContext();
@@ -279,7 +323,10 @@ t.test('Vercel AI SDK telemetry: embed, OTLP/HTTP JSON', async (t) => {
   await provider.shutdown();
 
   t.same(result.embedding, FAKE_ANSWERS.embeddings.vector);
-  t.same(env.fake.requests.map((r) => r.path), ['/v1/embeddings']);
+  t.same(
+    env.fake.requests.map((r) => r.path),
+    ['/v1/embeddings'],
+  );
   const [outerEmitted] = recorder.named('ai.embed');
   const [innerEmitted] = recorder.named('ai.embed.doEmbed');
   t.ok(outerEmitted && innerEmitted, 'an outer and a provider-call span');
@@ -288,14 +335,24 @@ t.test('Vercel AI SDK telemetry: embed, OTLP/HTTP JSON', async (t) => {
   const outer = spans.find((s) => s.id === outerEmitted!.spanContext().spanId);
   const inner = spans.find((s) => s.id === innerEmitted!.spanContext().spanId);
   const tokens = FAKE_ANSWERS.embeddings.tokensPerInput;
-  assertGeneration(t, env, inner, { model: FAKE_ANSWERS.embeddings.model, kind: 'embedding', priceId: 'text-embedding-3-small', input: tokens, output: null });
+  assertGeneration(t, env, inner, {
+    model: FAKE_ANSWERS.embeddings.model,
+    kind: 'embedding',
+    priceId: 'text-embedding-3-small',
+    input: tokens,
+    output: null,
+  });
   t.equal(inner?.parent_id, outer?.id);
   t.match(outer, { type: 'SPAN', model: null, tokens: null, cost: null }, 'ai.embed only wraps doEmbed');
   t.equal(trace.tokens, tokens, 'counted once');
   t.equal(usd(trace.cost), usd(inner?.cost));
   t.same(trace.metadata, { customer: 'acme' });
   const full = await readSpan(t, env, traceId, innerEmitted!.spanContext().spanId);
-  t.same(JSON.parse(full.input).map((v: string) => JSON.parse(v)), [value], 'input from ai.values');
+  t.same(
+    JSON.parse(full.input).map((v: string) => JSON.parse(v)),
+    [value],
+    'input from ai.values',
+  );
   t.equal(trace.input_preview, JSON.stringify(value), 'the outer span input from ai.value');
 });
 
@@ -335,7 +392,11 @@ for (const c of aiSdkCases) {
     await provider.shutdown();
 
     t.equal(result.text, c.content, 'the SDK got the fake answer');
-    t.same(env.fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]), [[c.path, 'gpt-4o-mini']], 'one call reached the fake');
+    t.same(
+      env.fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]),
+      [[c.path, 'gpt-4o-mini']],
+      'one call reached the fake',
+    );
     t.match(JSON.stringify(env.fake.requests[0]!.body), prompt);
     const [outerEmitted] = recorder.named('ai.generateText');
     const [innerEmitted] = recorder.named('ai.generateText.doGenerate');
@@ -360,7 +421,19 @@ for (const c of aiSdkCases) {
     assertGeneration(t, env, inner, chatCall(c.usage.input, c.usage.output));
     t.same(inner?.metadata, { customer: 'acme' }, 'ai.telemetry.metadata.* is metadata');
 
-    t.match(outer, { type: 'SPAN', span_kind: 'function', model: null, input_tokens: null, output_tokens: null, tokens: null, cost: null }, 'the wrapper is no generation');
+    t.match(
+      outer,
+      {
+        type: 'SPAN',
+        span_kind: 'function',
+        model: null,
+        input_tokens: null,
+        output_tokens: null,
+        tokens: null,
+        cost: null,
+      },
+      'the wrapper is no generation',
+    );
     t.same(outer?.metadata, { customer: 'acme' });
     t.same(trace.metadata, { customer: 'acme' }, 'trace metadata is the root span metadata');
     t.equal(trace.name, 'ai.generateText');
@@ -371,12 +444,20 @@ for (const c of aiSdkCases) {
     t.equal(trace.output_preview, c.content);
 
     const full = await readSpan(t, env, traceId, innerId);
-    t.same(JSON.parse(full.input), [{ role: 'user', content: [{ type: 'text', text: prompt }] }], 'input from ai.prompt.messages');
+    t.same(
+      JSON.parse(full.input),
+      [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+      'input from ai.prompt.messages',
+    );
     t.equal(full.output, c.content, 'output from ai.response.text');
     const wrapper = await readSpan(t, env, traceId, outerId);
     t.equal(wrapper.output, c.content);
     t.same(
-      [wrapper.attributes['ai.model.id'], wrapper.attributes['ai.usage.promptTokens'], wrapper.attributes['ai.usage.completionTokens']],
+      [
+        wrapper.attributes['ai.model.id'],
+        wrapper.attributes['ai.usage.promptTokens'],
+        wrapper.attributes['ai.usage.completionTokens'],
+      ],
       ['gpt-4o-mini', c.usage.input, c.usage.output],
       'the wrapper keeps its usage in attributes',
     );

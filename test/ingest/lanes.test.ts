@@ -11,7 +11,13 @@ function lane() {
   const channel = new MessageChannel();
   const flushed: number[] = [];
   const discarded: string[] = [];
-  const l = new Lane('w1', channel.port1, { maxRows: 100, maxBodyBytes: 1 << 20, maxAgeMs: 1000 }, (gen) => flushed.push(gen.seq), (name) => discarded.push(name));
+  const l = new Lane(
+    'w1',
+    channel.port1,
+    { maxRows: 100, maxBodyBytes: 1 << 20, maxAgeMs: 1000 },
+    (gen) => flushed.push(gen.seq),
+    (name) => discarded.push(name),
+  );
   const close = () => {
     channel.port1.close();
     channel.port2.close();

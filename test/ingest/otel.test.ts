@@ -54,7 +54,11 @@ async function emitConversation(server: TestServer, sdk: Credentials, protocol: 
   llm.addEvent('first-token', { 'latency.ms': 120 });
   llm.setStatus({ code: SpanStatusCode.OK });
   llm.end();
-  const tool = tracer.startSpan('lookup-account', { attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup' } }, ctx);
+  const tool = tracer.startSpan(
+    'lookup-account',
+    { attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup' } },
+    ctx,
+  );
   tool.setStatus({ code: SpanStatusCode.ERROR, message: 'account locked' });
   tool.end();
   root.end();
@@ -116,12 +120,19 @@ for (const protocol of ['proto', 'json'] as const) {
     const withGraph = await call(server, 'GET', `/v1/traces/${ids.traceId}?fields=graph`, { auth: reader });
     t.same(withGraph.body.data.graph.edges, [{ source: 'router', target: 'answer' }]);
     const graph = await call(server, 'GET', `/v1/traces/${ids.traceId}/graph`, { auth: reader });
-    t.same(graph.body.data.nodes.map((n: { id: string; name: string }) => [n.id, n.name]).sort(), [['answer', 'chat gpt-4o-mini'], ['router', 'Router']]);
+    t.same(graph.body.data.nodes.map((n: { id: string; name: string }) => [n.id, n.name]).sort(), [
+      ['answer', 'chat gpt-4o-mini'],
+      ['router', 'Router'],
+    ]);
 
     const spans = await call(server, 'GET', `/v1/traces/${ids.traceId}/spans`, { auth: reader });
     t.equal(spans.status, 200);
     const starts = spans.body.data.map((s: { timestamp: string }) => Date.parse(s.timestamp));
-    t.same(starts, [...starts].sort((a, b) => a - b), 'ordered by start');
+    t.same(
+      starts,
+      [...starts].sort((a, b) => a - b),
+      'ordered by start',
+    );
     t.notOk('pagination' in spans.body, 'not paginated');
 
     const one = await call(server, 'GET', `/v1/traces/${ids.traceId}/spans/${ids.llmId}`, { auth: reader });
@@ -142,9 +153,15 @@ for (const protocol of ['proto', 'json'] as const) {
     t.equal(s.tokens, 1500);
     t.equal(s.user_id, 'user-42');
     const sessionTraces = await call(server, 'GET', `/v1/sessions/${sessionId}/traces`, { auth: reader });
-    t.same(sessionTraces.body.data.map((x: { id: string }) => x.id), [ids.traceId]);
+    t.same(
+      sessionTraces.body.data.map((x: { id: string }) => x.id),
+      [ids.traceId],
+    );
     const run = await call(server, 'GET', `/v1/runs/run-${protocol}/traces`, { auth: reader });
-    t.same(run.body.data.map((x: { id: string }) => x.id), [ids.traceId]);
+    t.same(
+      run.body.data.map((x: { id: string }) => x.id),
+      [ids.traceId],
+    );
 
     // Write-only keys cannot read back (spec rule 3).
     t.equal((await call(server, 'GET', `/v1/traces/${ids.traceId}`, { auth: sdk })).status, 403);

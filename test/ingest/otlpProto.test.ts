@@ -15,7 +15,12 @@ t.test('requests round trip through the schema, field numbers as OTLP has them',
         schemaUrl: 'https://opentelemetry.io/schemas/1.26.0',
         scopeSpans: [
           {
-            scope: { name: 'lib', version: '1.0', attributes: [{ key: 'k', value: { boolValue: true } }], droppedAttributesCount: 2 },
+            scope: {
+              name: 'lib',
+              version: '1.0',
+              attributes: [{ key: 'k', value: { boolValue: true } }],
+              droppedAttributesCount: 2,
+            },
             schemaUrl: 's',
             spans: [
               {
@@ -36,9 +41,20 @@ t.test('requests round trip through the schema, field numbers as OTLP has them',
                   { key: 'kv', value: { kvlistValue: { values: [{ key: 'n', value: { intValue: '1' } }] } } },
                 ],
                 droppedAttributesCount: 3,
-                events: [{ timeUnixNano: '5', name: 'e', attributes: [{ key: 'x', value: {} }], droppedAttributesCount: 4 }],
+                events: [
+                  { timeUnixNano: '5', name: 'e', attributes: [{ key: 'x', value: {} }], droppedAttributesCount: 4 },
+                ],
                 droppedEventsCount: 5,
-                links: [{ traceId, spanId: new Uint8Array(8).fill(3), traceState: 't', attributes: [], droppedAttributesCount: 6, flags: 1 }],
+                links: [
+                  {
+                    traceId,
+                    spanId: new Uint8Array(8).fill(3),
+                    traceState: 't',
+                    attributes: [],
+                    droppedAttributesCount: 6,
+                    flags: 1,
+                  },
+                ],
                 droppedLinksCount: 7,
                 status: { code: 2, message: 'boom' },
               },
@@ -68,5 +84,7 @@ t.test('requests round trip through the schema, field numbers as OTLP has them',
 t.test('answers read back', async (t) => {
   t.same(decodeExportResponse(new Uint8Array(0)), {}, 'full success: an empty message');
   // partial_success { rejected_spans: 3, error_message: "no" }
-  t.same(decodeExportResponse(Uint8Array.from([0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f])), { partialSuccess: { rejectedSpans: '3', errorMessage: 'no' } });
+  t.same(decodeExportResponse(Uint8Array.from([0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f])), {
+    partialSuccess: { rejectedSpans: '3', errorMessage: 'no' },
+  });
 });

@@ -15,16 +15,26 @@ function allocatorOptions(stderr: string): Record<string, string> {
 }
 
 async function optionsWith(conf: string): Promise<Record<string, string>> {
-  const run = await runToExit({ dataDir: tempDir(), env: { DUCKDB_JE_MALLOC_CONF: conf }, signalAt: { msg: 'listening', signal: 'SIGTERM' } });
+  const run = await runToExit({
+    dataDir: tempDir(),
+    env: { DUCKDB_JE_MALLOC_CONF: conf },
+    signalAt: { msg: 'listening', signal: 'SIGTERM' },
+  });
   if (run.code !== 0) throw new Error(`the server exited ${run.code}: ${run.stderr.slice(-500)}`);
   return allocatorOptions(run.stderr);
 }
 
-t.test('DuckDB keeps unused pages 10 s, and the operator\'s settings come after the server\'s', async (t) => {
-  const [ours, theirs] = await Promise.all([optionsWith('stats_print:true'), optionsWith('dirty_decay_ms:2500,stats_print:true')]);
+t.test("DuckDB keeps unused pages 10 s, and the operator's settings come after the server's", async (t) => {
+  const [ours, theirs] = await Promise.all([
+    optionsWith('stats_print:true'),
+    optionsWith('dirty_decay_ms:2500,stats_print:true'),
+  ]);
   t.same(
-    { ours: [ours['dirty_decay_ms'], ours['muzzy_decay_ms']], theirs: [theirs['dirty_decay_ms'], theirs['muzzy_decay_ms']] },
+    {
+      ours: [ours['dirty_decay_ms'], ours['muzzy_decay_ms']],
+      theirs: [theirs['dirty_decay_ms'], theirs['muzzy_decay_ms']],
+    },
     { ours: ['10000', '10000'], theirs: ['2500', '10000'] },
-    'decays in ms (dirty, muzzy): the server\'s defaults, then the operator\'s dirty decay over them',
+    "decays in ms (dirty, muzzy): the server's defaults, then the operator's dirty decay over them",
   );
 });

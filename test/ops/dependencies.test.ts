@@ -13,7 +13,10 @@ import { packageOf, specifiersIn } from '../helpers/moduleImports.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVER = join(ROOT, 'dist/src');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 /** Each package the compiled server loads, with a file that loads it. */
 function packagesLoaded(): Map<string, string> {
@@ -52,8 +55,13 @@ t.test('the specifiers the scan reads, and the packages they name', async (t) =>
 t.test('the server loads production dependencies only, and every one of them', async (t) => {
   const loaded = packagesLoaded();
   // The scan finds what is known to be there, through each form of import.
-  t.ok(loaded.has('@duckdb/node-api') && loaded.has('typia') && loaded.has('prom-client') && loaded.has('yaml'), `the scan finds ${loaded.size} packages`);
-  const notProduction = [...loaded].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (${file})`);
+  t.ok(
+    loaded.has('@duckdb/node-api') && loaded.has('typia') && loaded.has('prom-client') && loaded.has('yaml'),
+    `the scan finds ${loaded.size} packages`,
+  );
+  const notProduction = [...loaded]
+    .filter(([name]) => !(name in pkg.dependencies))
+    .map(([name, file]) => `${name} (${file})`);
   t.same(notProduction, [], 'every package the server loads is a production dependency');
   // The uWebSockets.js build is loaded by its binary's path (http/uwsBuilds.ts), not by an import.
   const unused = Object.keys(pkg.dependencies).filter((name) => !loaded.has(name) && name !== UWS_BUILD.name);

@@ -29,7 +29,11 @@ interface Instruction {
 /** The Dockerfile's instructions by stage: continuation lines joined, comments dropped. */
 function dockerStages(text: string): Instruction[][] {
   const stages: Instruction[][] = [];
-  const logical = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const logical = text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   for (const line of logical) {
     const [, keyword, args] = /^(\S+)\s*(.*)$/.exec(line)!;
     const instruction = { keyword: keyword!.toUpperCase(), args: args! };
@@ -62,7 +66,11 @@ const only = (stage: Instruction[], keyword: string) => {
 
 /** Runs a command to its end; resolves with its exit code. */
 function exitCode(command: string[], env: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => execFile(...unhooked(command[0]!, command.slice(1)), { env: { ...process.env, ...env } }, (error) => resolve(error ? Number(error.code ?? 1) : 0)));
+  return new Promise((resolve) =>
+    execFile(...unhooked(command[0]!, command.slice(1)), { env: { ...process.env, ...env } }, (error) =>
+      resolve(error ? Number(error.code ?? 1) : 0),
+    ),
+  );
 }
 
 t.test('the Dockerfile: a multi-stage, non-root image with its data dir as a volume', async (t) => {
@@ -76,7 +84,10 @@ t.test('the Dockerfile: a multi-stage, non-root image with its data dir as a vol
   t.match(build.map((i) => i.args).join('\n'), /npm run prepare/, 'it builds as npm install does');
   t.match(build.map((i) => i.args).join('\n'), /npm prune --omit=dev/, 'and drops the dev dependencies');
   for (const copy of runtime.filter((i) => i.keyword === 'COPY')) {
-    t.ok(copy.args.startsWith(`--from=${buildName} `) || /^data\/\S+\.json( data\/\S+\.json)* \.\/data\/$/.test(copy.args), `the runtime stage copies built files or data files only: COPY ${copy.args}`);
+    t.ok(
+      copy.args.startsWith(`--from=${buildName} `) || /^data\/\S+\.json( data\/\S+\.json)* \.\/data\/$/.test(copy.args),
+      `the runtime stage copies built files or data files only: COPY ${copy.args}`,
+    );
     t.notMatch(copy.args, /(^|\s)(\/app\/)?src(\s|$)/, 'never the sources');
   }
   const user = only(runtime, 'USER');
@@ -86,18 +97,31 @@ t.test('the Dockerfile: a multi-stage, non-root image with its data dir as a vol
   t.same(execForm(only(runtime, 'VOLUME')), [env.TRACELAKE_DATA_DIR], 'the data dir is the volume');
   t.equal(only(runtime, 'EXPOSE'), env.TRACELAKE_PORT);
   t.equal(only(runtime, 'WORKDIR'), '/app');
-  t.match(only(runtime, 'RUN'), /ln -s \/app\/dist\/src\/cli\.js \/usr\/local\/bin\/tracelake/, 'tracelake is the compiled CLI');
+  t.match(
+    only(runtime, 'RUN'),
+    /ln -s \/app\/dist\/src\/cli\.js \/usr\/local\/bin\/tracelake/,
+    'tracelake is the compiled CLI',
+  );
   t.equal(only(runtime, 'STOPSIGNAL'), 'SIGTERM');
   t.same(execForm(only(runtime, 'ENTRYPOINT')), ['tracelake', 'serve']);
   t.equal(runtime.filter((i) => i.keyword === 'CMD').length, 0, 'no CMD: arguments to docker run are settings');
   t.ok(existsSync(join(ROOT, '.dockerignore')), '.dockerignore');
-  t.match(readFileSync(join(ROOT, '.dockerignore'), 'utf8'), /^node_modules$[\s\S]*^dist$[\s\S]*^data\/store$/m, 'no local build, dependencies or store in the build context');
+  t.match(
+    readFileSync(join(ROOT, '.dockerignore'), 'utf8'),
+    /^node_modules$[\s\S]*^dist$[\s\S]*^data\/store$/m,
+    'no local build, dependencies or store in the build context',
+  );
 });
 
 t.test("the image's ENTRYPOINT serves, its HEALTHCHECK sees it, its STOPSIGNAL stops it cleanly", async (t) => {
   const runtime = dockerStages(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).at(-1)!;
   const image = envOf(runtime);
-  const here = (arg: string) => (arg === 'tracelake' ? [process.execPath, join(ROOT, 'dist/src/cli.js')] : arg === 'node' ? [process.execPath] : [arg.replace(/^\/app\//, ROOT)]);
+  const here = (arg: string) =>
+    arg === 'tracelake'
+      ? [process.execPath, join(ROOT, 'dist/src/cli.js')]
+      : arg === 'node'
+        ? [process.execPath]
+        : [arg.replace(/^\/app\//, ROOT)];
   const entrypoint = execForm(only(runtime, 'ENTRYPOINT')).flatMap(here);
   const check = /^(?:--\S+\s+)*CMD\s+(\[.*\])$/.exec(only(runtime, 'HEALTHCHECK'));
   t.ok(check, 'HEALTHCHECK [options] CMD [exec form]');
@@ -106,9 +130,17 @@ t.test("the image's ENTRYPOINT serves, its HEALTHCHECK sees it, its STOPSIGNAL s
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   // The image's environment; only the volume is a temporary directory and the port a free one.
-  const server = await startServer({ command: entrypoint, testSettings: false, dataDir, env: { ...image, TRACELAKE_DATA_DIR: dataDir, TRACELAKE_PORT: '0', TRACELAKE_WORKERS: '1' } });
+  const server = await startServer({
+    command: entrypoint,
+    testSettings: false,
+    dataDir,
+    env: { ...image, TRACELAKE_DATA_DIR: dataDir, TRACELAKE_PORT: '0', TRACELAKE_WORKERS: '1' },
+  });
   t.teardown(() => server.stop('SIGKILL'));
-  t.match(server.logs.find((l) => l.msg === 'listening'), { host: '0.0.0.0', data_dir: dataDir });
+  t.match(
+    server.logs.find((l) => l.msg === 'listening'),
+    { host: '0.0.0.0', data_dir: dataDir },
+  );
   t.ok(server.bootstrap, 'a first start on the volume bootstraps');
   const probe = { ...image, TRACELAKE_PORT: String(server.port) };
   t.equal(await exitCode(healthcheck, probe), 0, 'healthy');
@@ -136,16 +168,32 @@ function unitEntries(text: string): [string, string][] {
 }
 
 /** Paths of the installation as they are here: the checkout, and the node running the tests. */
-const installed = (value: string) => value.replaceAll('/usr/bin/node', process.execPath).replaceAll('/opt/tracelake', ROOT.replace(/\/$/, ''));
+const installed = (value: string) =>
+  value.replaceAll('/usr/bin/node', process.execPath).replaceAll('/opt/tracelake', ROOT.replace(/\/$/, ''));
 
-t.test('the systemd unit: a stop timeout above the server\'s, no root, hardening', async (t) => {
+t.test("the systemd unit: a stop timeout above the server's, no root, hardening", async (t) => {
   const unit = new Map(unitEntries(unitText()));
   const timeoutMs = Number(OPTIONS.find((o) => o.key === 'shutdownTimeoutMs')!.fallback);
-  t.ok(Number(unit.get('TimeoutStopSec')) * 1000 > timeoutMs + SHUTDOWN_GRACE_MS, `TimeoutStopSec=${unit.get('TimeoutStopSec')} > ${(timeoutMs + SHUTDOWN_GRACE_MS) / 1000} s`);
+  t.ok(
+    Number(unit.get('TimeoutStopSec')) * 1000 > timeoutMs + SHUTDOWN_GRACE_MS,
+    `TimeoutStopSec=${unit.get('TimeoutStopSec')} > ${(timeoutMs + SHUTDOWN_GRACE_MS) / 1000} s`,
+  );
   t.equal(unit.get('KillSignal'), 'SIGTERM');
-  t.equal(unit.get('Restart'), 'on-failure', 'restarted after a failure (exit 75 when the database failed), not after a clean stop');
+  t.equal(
+    unit.get('Restart'),
+    'on-failure',
+    'restarted after a failure (exit 75 when the database failed), not after a clean stop',
+  );
   t.ok(unit.get('User') && unit.get('User') !== 'root', 'not root');
-  for (const [key, value] of Object.entries({ NoNewPrivileges: 'yes', ProtectSystem: 'strict', ProtectHome: 'yes', PrivateTmp: 'yes', PrivateDevices: 'yes', CapabilityBoundingSet: '', RestrictNamespaces: 'yes' })) {
+  for (const [key, value] of Object.entries({
+    NoNewPrivileges: 'yes',
+    ProtectSystem: 'strict',
+    ProtectHome: 'yes',
+    PrivateTmp: 'yes',
+    PrivateDevices: 'yes',
+    CapabilityBoundingSet: '',
+    RestrictNamespaces: 'yes',
+  })) {
     t.equal(unit.get(key), value, `${key}=${value}`);
   }
   t.match(unit.get('ExecStart'), /^\/\S+ .* serve$/, 'an absolute path, running `serve`');
@@ -154,7 +202,9 @@ t.test('the systemd unit: a stop timeout above the server\'s, no root, hardening
 t.test('the systemd unit: its ExecStart serves and its KillSignal stops it cleanly', async (t) => {
   const entries = unitEntries(unitText());
   const unit = new Map(entries);
-  const env = Object.fromEntries(entries.filter(([k]) => k === 'Environment').map(([, v]) => v.split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const env = Object.fromEntries(
+    entries.filter(([k]) => k === 'Environment').map(([, v]) => v.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  );
   t.ok(env.TRACELAKE_DATA_DIR, 'the unit names its data directory');
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -182,14 +232,20 @@ function systemdAnalyze(): string | null {
 }
 const analyze = systemdAnalyze();
 
-t.test('the systemd unit passes systemd-analyze verify', { skip: analyze ? false : 'systemd-analyze is not installed here' }, async (t) => {
-  const dir = tempDir();
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'tracelake.service');
-  writeFileSync(file, installed(unitText()));
-  const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-    execFile(analyze!, ['verify', file], (error, _out, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr })),
-  );
-  t.equal(result.code, 0, result.stderr);
-  t.equal(result.stderr.trim(), '', 'no unknown key, no warning');
-});
+t.test(
+  'the systemd unit passes systemd-analyze verify',
+  { skip: analyze ? false : 'systemd-analyze is not installed here' },
+  async (t) => {
+    const dir = tempDir();
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'tracelake.service');
+    writeFileSync(file, installed(unitText()));
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(analyze!, ['verify', file], (error, _out, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      ),
+    );
+    t.equal(result.code, 0, result.stderr);
+    t.equal(result.stderr.trim(), '', 'no unknown key, no warning');
+  },
+);

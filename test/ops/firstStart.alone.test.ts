@@ -18,7 +18,9 @@ const BLOCK_END = /npm run demo -- --key .*\n/;
 
 /** The variables of the block's `export NAME=value` lines, as a shell would set them. */
 function exportsOf(block: string): Record<string, string> {
-  return Object.fromEntries([...block.matchAll(/^ {2}export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1')]));
+  return Object.fromEntries(
+    [...block.matchAll(/^ {2}export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1')]),
+  );
 }
 
 function everyLineIsJson(server: TestServer): boolean {
@@ -32,8 +34,13 @@ async function exportWithEnvironment(env: Record<string, string>, protocol: 'jso
   try {
     // The exporters read the variables when they are made.
     const exporter = protocol === 'json' ? new JsonExporter() : new ProtoExporter();
-    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': `first-start-${protocol}` }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const span = provider.getTracer('first-start').startSpan(`hello ${protocol}`, { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' } });
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': `first-start-${protocol}` }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const span = provider.getTracer('first-start').startSpan(`hello ${protocol}`, {
+      attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' },
+    });
     span.end();
     await provider.forceFlush();
     await provider.shutdown();
@@ -55,7 +62,10 @@ t.test('the first start prints the block once, with what works; a restart prints
   t.ok(stderr.includes(HEADING), 'the block is on stderr');
   const block = stderr.slice(stderr.indexOf(HEADING));
   t.ok(everyLineIsJson(first), 'stdout stays JSON lines');
-  t.ok(first.logs.some((l) => l.msg === 'bootstrap' && l.api_key === root.key), 'beside the bootstrap log line');
+  t.ok(
+    first.logs.some((l) => l.msg === 'bootstrap' && l.api_key === root.key),
+    'beside the bootstrap log line',
+  );
   t.match(block, `  UI        http://127.0.0.1:${first.port}/ `, 'the UI at the real port');
   t.match(block, `  app id    ${root.appId}\n`, 'the app id of the bootstrap line');
   t.match(block, `  API key   ${root.key}   (shown once: keep it)\n`, 'and its key');
@@ -69,7 +79,10 @@ t.test('the first start prints the block once, with what works; a restart prints
   for (const protocol of ['json', 'proto'] as const) {
     // The traces-only header variable adds the wait for visibility, so the read below needs no
     // polling; the endpoint and the credentials come from the printed variables alone.
-    const traceId = await exportWithEnvironment({ ...variables, OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'X-Tracelake-Wait=visible' }, protocol);
+    const traceId = await exportWithEnvironment(
+      { ...variables, OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'X-Tracelake-Wait=visible' },
+      protocol,
+    );
     const read = await call(first, 'GET', `/v1/traces/${traceId}`, { auth: root });
     t.equal(read.status, 200, `the ${protocol} exporter's span was stored: ${read.text.slice(0, 200)}`);
     t.equal(read.body?.data?.spans?.[0]?.model, 'gpt-4.1-mini');
@@ -97,5 +110,5 @@ t.test('a key the operator chose is not printed', async (t) => {
   t.notMatch(block, key, 'the key is not in the block');
   t.equal(server.bootstrap!.api_key, undefined, 'nor in the log');
   const works = await call(server, 'GET', '/v1/auth/app', { headers: { authorization: `Bearer ${key}` } });
-  t.equal(works.body?.data?.app_id, server.bootstrap!.app_id, 'the chosen key is the app\'s');
+  t.equal(works.body?.data?.app_id, server.bootstrap!.app_id, "the chosen key is the app's");
 });

@@ -52,8 +52,14 @@ function serverPid(t: Test, server: TestServer): number {
 async function expectCleanStop(t: Test, server: TestServer, signal: NodeJS.Signals): Promise<void> {
   const pid = serverPid(t, server);
   t.equal(await server.stop(signal), 0, `${signal}: exit code 0`);
-  t.ok(server.logs.some((l) => l.msg === 'shutting down' && l.signal === signal), 'the server got the signal');
-  t.ok(server.logs.some((l) => l.msg === 'stopped'), 'and stopped cleanly');
+  t.ok(
+    server.logs.some((l) => l.msg === 'shutting down' && l.signal === signal),
+    'the server got the signal',
+  );
+  t.ok(
+    server.logs.some((l) => l.msg === 'stopped'),
+    'and stopped cleanly',
+  );
   t.notOk(isAlive(pid), 'the server process is gone');
   const next = await startServer({ dataDir: server.dataDir });
   t.pass('a second start on the same data dir got the DuckDB lock');
@@ -62,7 +68,9 @@ async function expectCleanStop(t: Test, server: TestServer, signal: NodeJS.Signa
 
 function run(command: string, args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(...unhooked(command, args), { cwd }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    execFile(...unhooked(command, args), { cwd }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 

@@ -26,7 +26,10 @@ t.test('tasks past the capacity wait in order; past the queue, 503', async (t) =
   const refused = await p.run('hold', { id: 6, ms: 0 }).catch((e: unknown) => e);
   t.ok(refused instanceof ApiError && refused.code === 'overloaded' && refused.status === 503, 'a sixth is refused');
   t.equal(p.rejections, 1);
-  t.same((await Promise.all(done)).map((r) => r.id), ids);
+  t.same(
+    (await Promise.all(done)).map((r) => r.id),
+    ids,
+  );
   t.same(await p.run('started', {}), ids, 'they started in the order they came');
   t.equal(p.queueSize, 0);
 });
@@ -36,13 +39,22 @@ t.test('the waiting tasks of an abandoned request leave the queue unrun; running
   const first = p.run('hold', { id: 1, ms: 300 });
   const second = p.run('hold', { id: 2, ms: 300 });
   const requests = [3, 4, 5].map(() => new AbortController());
-  const waiting = [3, 4, 5].map((id, i) => p.forRequest(requests[i]!.signal).run('hold', { id, ms: 0 }).catch((e: unknown) => e));
+  const waiting = [3, 4, 5].map((id, i) =>
+    p
+      .forRequest(requests[i]!.signal)
+      .run('hold', { id, ms: 0 })
+      .catch((e: unknown) => e),
+  );
   t.equal(p.queueSize, 3);
 
   requests[0]!.abort();
   requests[2]!.abort();
   const [three, five] = await Promise.all([waiting[0], waiting[2]]);
-  for (const e of [three, five]) t.ok(e instanceof ApiError && e.code === 'unavailable' && e.status === 503, 'the abandoned tasks are answered at once');
+  for (const e of [three, five])
+    t.ok(
+      e instanceof ApiError && e.code === 'unavailable' && e.status === 503,
+      'the abandoned tasks are answered at once',
+    );
   t.equal(p.queueSize, 1, 'and are out of the queue while the first two still run');
   t.equal(p.abandoned, 2);
 
@@ -64,7 +76,11 @@ t.test('once a task of a request has started, its other tasks run even if the cl
   t.equal(c.id, 3, 'the waiting task of a request under way ran: its work is done whole, or not at all');
   t.equal(a.thread, c.thread, 'and the worker that ran the first, whose client went away, was not terminated');
   t.equal(p.abandoned, 0);
-  t.same(await request.run('hold', { id: 4, ms: 0 }), { id: 4, thread: a.thread }, 'nor is a task it sends after the abort refused');
+  t.same(
+    await request.run('hold', { id: 4, ms: 0 }),
+    { id: 4, thread: a.thread },
+    'nor is a task it sends after the abort refused',
+  );
 });
 
 t.test('a request already abandoned when its first task must wait is not queued', async (t) => {
@@ -72,7 +88,10 @@ t.test('a request already abandoned when its first task must wait is not queued'
   const busy = [1, 2].map((id) => p.run('hold', { id, ms: 100 }));
   const gone = new AbortController();
   gone.abort();
-  const e = await p.forRequest(gone.signal).run('hold', { id: 3, ms: 0 }).catch((x: unknown) => x);
+  const e = await p
+    .forRequest(gone.signal)
+    .run('hold', { id: 3, ms: 0 })
+    .catch((x: unknown) => x);
   t.ok(e instanceof ApiError && e.code === 'unavailable');
   t.equal(p.queueSize, 0);
   t.equal(p.abandoned, 1);

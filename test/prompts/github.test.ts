@@ -17,8 +17,23 @@ const C1 = 'a'.repeat(40);
 const C2 = 'b'.repeat(40);
 
 const REPOS: FakeRepo[] = [
-  { owner: 'acme', name: 'prompts', defaultBranch: 'main', branches: { main: C1, dev: C2 }, commits: { [C1]: { 'prompts/greeting.md': GREETING, 'README.md': 'x' }, [C2]: { 'prompts/greeting.md': GREETING.replace('Hello', 'Hey') } } },
-  { owner: 'acme', name: 'secret', defaultBranch: 'trunk', branches: { trunk: C1 }, commits: { [C1]: { 'prompts/x.md': 'x' } } },
+  {
+    owner: 'acme',
+    name: 'prompts',
+    defaultBranch: 'main',
+    branches: { main: C1, dev: C2 },
+    commits: {
+      [C1]: { 'prompts/greeting.md': GREETING, 'README.md': 'x' },
+      [C2]: { 'prompts/greeting.md': GREETING.replace('Hello', 'Hey') },
+    },
+  },
+  {
+    owner: 'acme',
+    name: 'secret',
+    defaultBranch: 'trunk',
+    branches: { trunk: C1 },
+    commits: { [C1]: { 'prompts/x.md': 'x' } },
+  },
 ];
 
 /** Every file of the data directory, as bytes. */
@@ -32,13 +47,21 @@ function dataBytes(dir: string): Buffer {
 }
 
 function form(server: TestServer, fields: Record<string, string>) {
-  return call(server, 'POST', '/v1/git/setup', { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return call(server, 'POST', '/v1/git/setup', {
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 }
 
 t.test('github provider against a fake GitHub', async (t) => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const fake = await FakeGitHub.start({ app: { id: 4242, publicKey }, installations: { 77: ['acme/prompts'] }, token: TOKEN, repos: REPOS });
+  const fake = await FakeGitHub.start({
+    app: { id: 4242, publicKey },
+    installations: { 77: ['acme/prompts'] },
+    token: TOKEN,
+    repos: REPOS,
+  });
   t.teardown(() => fake.close());
   const server = await serverFor(t, { args: ['--github-api-url', fake.url] });
   const root = rootCredentials(server);
@@ -64,7 +87,17 @@ t.test('github provider against a fake GitHub', async (t) => {
     const r = await connect({ provider: 'github', token: TOKEN });
     t.equal(r.status, 200, r.text);
     answers.push(r.text);
-    t.same(r.body.data.status, { connected: true, provider: 'github', installation_id: r.body.data.status.installation_id, repository: null, branch: null }, 'authorised, no repository yet');
+    t.same(
+      r.body.data.status,
+      {
+        connected: true,
+        provider: 'github',
+        installation_id: r.body.data.status.installation_id,
+        repository: null,
+        branch: null,
+      },
+      'authorised, no repository yet',
+    );
     const repos = await get(`${gitPath}/repositories`);
     t.same(repos.body.data, [
       { name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' },
@@ -81,43 +114,102 @@ t.test('github provider against a fake GitHub', async (t) => {
     t.match(status.body.data, { connected: true, provider: 'github', repository: 'acme/prompts', branch: 'dev' });
     const template = await get('/v1/templates?path=prompts/greeting.md');
     t.equal(template.status, 200, template.text);
-    t.match(template.body.data, { commit_sha: C2, sha: blobSha(GREETING.replace('Hello', 'Hey')), content: GREETING.replace('Hello', 'Hey'), variables: ['name'], labels: ['production'] });
+    t.match(template.body.data, {
+      commit_sha: C2,
+      sha: blobSha(GREETING.replace('Hello', 'Hey')),
+      content: GREETING.replace('Hello', 'Hey'),
+      variables: ['name'],
+      labels: ['production'],
+    });
     t.equal((await get(`/v1/templates?path=prompts/greeting.md&ref=${C1}`)).body.data.content, GREETING);
     t.equal((await get('/v1/templates?path=prompts/none.md')).status, 404);
-    t.ok(fake.requests.every((q) => q.caller === 'token' || q.caller === 'none'), 'the token was sent');
+    t.ok(
+      fake.requests.every((q) => q.caller === 'token' || q.caller === 'none'),
+      'the token was sent',
+    );
   });
 
   await t.test('a GitHub App: installed on GitHub, called back, then picked', async (t) => {
-    t.equal((await connect({ provider: 'github', app: { app_id: 4242, private_key: 'not a key', slug: 'tracelake' } })).status, 400);
+    t.equal(
+      (await connect({ provider: 'github', app: { app_id: 4242, private_key: 'not a key', slug: 'tracelake' } }))
+        .status,
+      400,
+    );
     const r = await connect({ provider: 'github', app: { app_id: 4242, private_key: pem, slug: 'tracelake-test' } });
     t.equal(r.status, 200, r.text);
     answers.push(r.text);
     const state = r.body.data.state as string;
-    t.equal(r.body.data.url, `${fake.url}/github-apps/tracelake-test/installations/new?state=${encodeURIComponent(state)}`, "the App's installation page");
-    t.same((await get(gitPath)).body.data, { connected: false, provider: 'github', installation_id: null, repository: null, branch: null });
+    t.equal(
+      r.body.data.url,
+      `${fake.url}/github-apps/tracelake-test/installations/new?state=${encodeURIComponent(state)}`,
+      "the App's installation page",
+    );
+    t.same((await get(gitPath)).body.data, {
+      connected: false,
+      provider: 'github',
+      installation_id: null,
+      repository: null,
+      branch: null,
+    });
     t.equal((await get(`${gitPath}/repositories`)).status, 409, 'not installed yet');
-    t.equal((await fetch(`${server.url}/v1/git/setup?state=${encodeURIComponent(state)}`)).status, 409, 'the page waits for the installation');
+    t.equal(
+      (await fetch(`${server.url}/v1/git/setup?state=${encodeURIComponent(state)}`)).status,
+      409,
+      'the page waits for the installation',
+    );
 
-    const foreign = await fetch(`${server.url}/v1/git/github/callback?state=${encodeURIComponent(state)}&installation_id=99&setup_action=install`, { redirect: 'manual' });
+    const foreign = await fetch(
+      `${server.url}/v1/git/github/callback?state=${encodeURIComponent(state)}&installation_id=99&setup_action=install`,
+      { redirect: 'manual' },
+    );
     t.equal(foreign.status, 404, 'an installation of another App is refused');
-    const back = await fetch(`${server.url}/v1/git/github/callback?state=${encodeURIComponent(state)}&installation_id=77&setup_action=install`, { redirect: 'manual' });
+    const back = await fetch(
+      `${server.url}/v1/git/github/callback?state=${encodeURIComponent(state)}&installation_id=77&setup_action=install`,
+      { redirect: 'manual' },
+    );
     t.equal(back.status, 302);
     t.equal(back.headers.get('location'), `/v1/git/setup?state=${encodeURIComponent(state)}`);
-    t.ok(fake.requests.some((q) => q.path === '/app/installations/77' && q.caller === 'app'), 'verified with the App JWT');
+    t.ok(
+      fake.requests.some((q) => q.path === '/app/installations/77' && q.caller === 'app'),
+      'verified with the App JWT',
+    );
     const authorised = await get(gitPath);
     answers.push(authorised.text);
-    t.same(authorised.body.data, { connected: true, provider: 'github', installation_id: 77, repository: null, branch: null });
+    t.same(authorised.body.data, {
+      connected: true,
+      provider: 'github',
+      installation_id: 77,
+      repository: null,
+      branch: null,
+    });
     const repos = await get(`${gitPath}/repositories`);
-    t.same(repos.body.data.map((x: { full_name: string }) => x.full_name), ['acme/prompts'], 'what the installation reaches');
-    t.ok(fake.requests.some((q) => q.path === '/installation/repositories' && q.caller === 'installation'), 'with an installation token');
+    t.same(
+      repos.body.data.map((x: { full_name: string }) => x.full_name),
+      ['acme/prompts'],
+      'what the installation reaches',
+    );
+    t.ok(
+      fake.requests.some((q) => q.path === '/installation/repositories' && q.caller === 'installation'),
+      'with an installation token',
+    );
     t.equal((await form(server, { state, repository: 'acme/secret' })).status, 400, 'outside the installation');
     t.equal((await form(server, { state, repository: 'acme/prompts' })).status, 200);
-    t.match((await get(gitPath)).body.data, { connected: true, installation_id: 77, repository: 'acme/prompts', branch: 'main' });
+    t.match((await get(gitPath)).body.data, {
+      connected: true,
+      installation_id: 77,
+      repository: 'acme/prompts',
+      branch: 'main',
+    });
 
     const sync = await call(server, 'POST', '/v1/prompts/sync', { auth: root });
     t.equal(sync.status, 200, sync.text);
     t.same(sync.body.data.created, [{ name: 'greeting', version: 1, path: 'prompts/greeting.md' }]);
-    t.match((await get('/v1/prompts/greeting')).body.data, { version: 1, commit_sha: C1, blob_sha: blobSha(GREETING), labels: ['production', 'latest'] });
+    t.match((await get('/v1/prompts/greeting')).body.data, {
+      version: 1,
+      commit_sha: C1,
+      blob_sha: blobSha(GREETING),
+      labels: ['production', 'latest'],
+    });
   });
 
   await t.test('credentials never come back out, nor sit in the data directory in clear', async (t) => {

@@ -34,7 +34,13 @@ user:
 function makeRoot() {
   const root = tempDir('tracelake-git-root-');
   const prompts = join(root, 'acme', 'prompts');
-  workingRepo(prompts, { 'README.md': '# prompts\n', 'prompts/greeting.md': GREETING, 'prompts/support/agent.md': AGENT, 'prompts/broken.md': '---\ntype: audio\n---\nx\n', 'prompts/notes.txt': 'Dear {{customer}},\n' });
+  workingRepo(prompts, {
+    'README.md': '# prompts\n',
+    'prompts/greeting.md': GREETING,
+    'prompts/support/agent.md': AGENT,
+    'prompts/broken.md': '---\ntype: audio\n---\nx\n',
+    'prompts/notes.txt': 'Dear {{customer}},\n',
+  });
   git(prompts, 'checkout', '-q', '-b', 'staging');
   const stagingCommit = commit(prompts, { 'prompts/greeting.md': GREETING.replace('Hello', 'Hi') }, 'staging greeting');
   git(prompts, 'checkout', '-q', 'main');
@@ -51,7 +57,10 @@ function makeRoot() {
 }
 
 function form(server: TestServer, fields: Record<string, string>) {
-  return call(server, 'POST', '/v1/git/setup', { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return call(server, 'POST', '/v1/git/setup', {
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 }
 
 t.test('local git connection', async (t) => {
@@ -60,7 +69,8 @@ t.test('local git connection', async (t) => {
   const root = rootCredentials(server);
   const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
   const gitPath = `/v1/apps/${root.appId}/git`;
-  const get = (path: string, auth = root, headers: Record<string, string> = {}) => call(server, 'GET', path, { auth, headers });
+  const get = (path: string, auth = root, headers: Record<string, string> = {}) =>
+    call(server, 'GET', path, { auth, headers });
 
   await t.test('capabilities report git, templates and prompts', async (t) => {
     const caps = await call(server, 'GET', '/v1/capabilities');
@@ -70,8 +80,18 @@ t.test('local git connection', async (t) => {
   await t.test('before a connection: connected false, and 409 git_connection_missing', async (t) => {
     const status = await get(gitPath);
     t.equal(status.status, 200);
-    t.same(status.body.data, { connected: false, provider: null, installation_id: null, repository: null, branch: null });
-    for (const path of [`${gitPath}/repositories`, `${gitPath}/branches?repository=acme/prompts`, '/v1/templates?path=prompts/greeting.md']) {
+    t.same(status.body.data, {
+      connected: false,
+      provider: null,
+      installation_id: null,
+      repository: null,
+      branch: null,
+    });
+    for (const path of [
+      `${gitPath}/repositories`,
+      `${gitPath}/branches?repository=acme/prompts`,
+      '/v1/templates?path=prompts/greeting.md',
+    ]) {
       const r = await get(path);
       t.equal(r.status, 409, path);
       t.equal(r.body.error.code, 'git_connection_missing', path);
@@ -85,7 +105,10 @@ t.test('local git connection', async (t) => {
   let state = '';
   let url = '';
   await t.test('connect: a page to pick the repository, and a state token', async (t) => {
-    const bad = await call(server, 'POST', `${gitPath}/connect`, { auth: root, body: { provider: 'local', token: 'x' } });
+    const bad = await call(server, 'POST', `${gitPath}/connect`, {
+      auth: root,
+      body: { provider: 'local', token: 'x' },
+    });
     t.equal(bad.status, 400);
     t.match(bad.body.error.details, { token: 'only for provider github' });
     const r = await call(server, 'POST', `${gitPath}/connect`, { auth: root, body: { provider: 'local' } });
@@ -94,7 +117,13 @@ t.test('local git connection', async (t) => {
     url = r.body.data.url;
     t.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/v1/git/setup\\?state=`));
     t.ok(state.length >= 43);
-    t.same(r.body.data.status, { connected: false, provider: 'local', installation_id: null, repository: null, branch: null });
+    t.same(r.body.data.status, {
+      connected: false,
+      provider: 'local',
+      installation_id: null,
+      repository: null,
+      branch: null,
+    });
     t.same((await get(gitPath)).body.data, r.body.data.status, 'a headless client polls: not connected yet');
     t.equal((await get(`${gitPath}/repositories`)).status, 409, 'not authorised yet');
   });
@@ -123,7 +152,13 @@ t.test('local git connection', async (t) => {
     t.equal(done.status, 200, done.text);
     t.match(done.text, 'acme/prompts');
     const status = await get(gitPath);
-    t.match(status.body.data, { connected: true, provider: 'local', installation_id: Number, repository: 'acme/prompts', branch: 'main' });
+    t.match(status.body.data, {
+      connected: true,
+      provider: 'local',
+      installation_id: Number,
+      repository: 'acme/prompts',
+      branch: 'main',
+    });
     t.ok(Number.isInteger(status.body.data.installation_id));
     t.equal((await fetch(url)).status, 404, 'the link is used up');
   });
@@ -136,7 +171,11 @@ t.test('local git connection', async (t) => {
       { name: 'shared', full_name: 'acme/shared', default_branch: 'main' },
     ]);
     t.same((await get(`${gitPath}/branches?repository=acme/prompts`)).body.data, ['main', 'staging']);
-    t.same((await get(`${gitPath}/branches?repository=acme/shared`)).body.data, ['feature', 'main'], 'a bare repository');
+    t.same(
+      (await get(`${gitPath}/branches?repository=acme/shared`)).body.data,
+      ['feature', 'main'],
+      'a bare repository',
+    );
     t.equal((await get(`${gitPath}/branches?repository=acme/nothing`)).status, 404);
     t.equal((await get(`${gitPath}/branches?repository=evil/escape`)).status, 404, 'no way out of the root');
     for (const bad of ['', 'x'.repeat(256), 'acme/../x', 'acme', 'a/b/c']) {
@@ -177,13 +216,26 @@ t.test('local git connection', async (t) => {
     t.equal((await get('/v1/templates?path=prompts/greeting.md&ref=a..b', sdk)).status, 400);
     t.equal((await get('/v1/templates?path=prompts/support', sdk)).status, 404, 'a directory is no file');
 
-    const cached = await get('/v1/templates?path=prompts/greeting.md', sdk, { 'if-none-match': r.headers.get('etag')! });
+    const cached = await get('/v1/templates?path=prompts/greeting.md', sdk, {
+      'if-none-match': r.headers.get('etag')!,
+    });
     t.equal(cached.status, 304);
     t.equal(cached.text, '');
   });
 
   await t.test('traversal and paths outside prompts/ are 400', async (t) => {
-    for (const path of ['prompts/../README.md', '../etc/passwd', '/prompts/greeting.md', 'README.md', 'prompts//greeting.md', 'prompts\\greeting.md', 'prompts/./greeting.md', 'prompts/', 'prompts', `prompts/greeting.md\u0000`]) {
+    for (const path of [
+      'prompts/../README.md',
+      '../etc/passwd',
+      '/prompts/greeting.md',
+      'README.md',
+      'prompts//greeting.md',
+      'prompts\\greeting.md',
+      'prompts/./greeting.md',
+      'prompts/',
+      'prompts',
+      `prompts/greeting.md\u0000`,
+    ]) {
       const r = await get(`/v1/templates?path=${encodeURIComponent(path)}`, sdk);
       t.equal(r.status, 400, JSON.stringify(path));
       t.equal(r.body.error.code, 'invalid_query_parameters');
@@ -191,16 +243,34 @@ t.test('local git connection', async (t) => {
     }
     const encoded = await get('/v1/templates?path=prompts/%2e%2e/README.md', sdk);
     t.equal(encoded.status, 400, 'percent-encoded dots are dots');
-    t.notMatch(readFileSync(join(repo.prompts, 'README.md'), 'utf8'), 'Hello', 'sanity: the README is what a traversal would read');
+    t.notMatch(
+      readFileSync(join(repo.prompts, 'README.md'), 'utf8'),
+      'Hello',
+      'sanity: the README is what a traversal would read',
+    );
   });
 
   await t.test('connecting with the repository named picks it at once; disconnecting', async (t) => {
-    const r = await call(server, 'POST', `${gitPath}/connect`, { auth: root, body: { provider: 'local', repository: 'acme/shared', branch: 'feature' } });
+    const r = await call(server, 'POST', `${gitPath}/connect`, {
+      auth: root,
+      body: { provider: 'local', repository: 'acme/shared', branch: 'feature' },
+    });
     t.equal(r.status, 200, r.text);
     t.equal(r.body.data.url, null);
     t.match(r.body.data.status, { connected: true, repository: 'acme/shared', branch: 'feature' });
-    t.match((await get('/v1/templates?path=prompts/shared.md', sdk)).body.data, { content: 'Feature {{thing}}\n', ref: 'feature' });
-    t.equal((await call(server, 'POST', `${gitPath}/connect`, { auth: root, body: { provider: 'local', repository: 'acme/shared', branch: 'nope' } })).status, 400);
+    t.match((await get('/v1/templates?path=prompts/shared.md', sdk)).body.data, {
+      content: 'Feature {{thing}}\n',
+      ref: 'feature',
+    });
+    t.equal(
+      (
+        await call(server, 'POST', `${gitPath}/connect`, {
+          auth: root,
+          body: { provider: 'local', repository: 'acme/shared', branch: 'nope' },
+        })
+      ).status,
+      400,
+    );
     const off = await call(server, 'DELETE', gitPath, { auth: root });
     t.equal(off.status, 200);
     t.same((await get(gitPath)).body.data.connected, false);

@@ -25,14 +25,33 @@ import { refusalFor } from '../../src/http/surface.js';
 import { join } from 'node:path';
 import { workingRepo } from '../helpers/git.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, createKey, serverFor, tempDir, type Answer, type Credentials, type TestServer } from '../helpers/server.js';
+import {
+  call,
+  createKey,
+  serverFor,
+  tempDir,
+  type Answer,
+  type Credentials,
+  type TestServer,
+} from '../helpers/server.js';
 import { unhooked } from '../helpers/unhooked.js';
 import { FULL_SWEEPS } from '../helpers/sweepSize.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
-type Caller = 'another tenant' | 'another app' | 'another app, preview-pinned admin' | 'another environment' | 'lacking the permission';
-const CALLERS: readonly Caller[] = ['another tenant', 'another app', 'another app, preview-pinned admin', 'another environment', 'lacking the permission'];
+type Caller =
+  | 'another tenant'
+  | 'another app'
+  | 'another app, preview-pinned admin'
+  | 'another environment'
+  | 'lacking the permission';
+const CALLERS: readonly Caller[] = [
+  'another tenant',
+  'another app',
+  'another app, preview-pinned admin',
+  'another environment',
+  'lacking the permission',
+];
 /** Callers whose key belongs to another app than A's: naming A's app with it must be 401. */
 const FOREIGN: readonly Caller[] = ['another tenant', 'another app', 'another app, preview-pinned admin'];
 
@@ -159,7 +178,10 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/traces/:traceId': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}`) },
   'GET /v1/traces/:traceId/graph': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}/graph`) },
   'GET /v1/traces/:traceId/spans': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}/spans`) },
-  'GET /v1/traces/:traceId/spans/:spanId': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}/spans/${w.a.spanIds[0]}`) },
+  'GET /v1/traces/:traceId/spans/:spanId': {
+    aim: 'data',
+    target: (w) => at(`/v1/traces/${w.a.traceId}/spans/${w.a.spanIds[0]}`),
+  },
   'GET /v1/spans/:spanId': { aim: 'data', target: (w) => at(`/v1/spans/${w.a.spanIds[1]}`) },
   'GET /v1/sessions': { target: () => at('/v1/sessions') },
   'GET /v1/sessions/:sessionId/traces': { aim: 'data', target: (w) => at(`/v1/sessions/${w.a.sessionId}/traces`) },
@@ -171,11 +193,16 @@ const TARGETS: Record<string, Fixture> = {
   'POST /v1/spans/search': { target: () => at('/v1/spans/search', {}) },
   'GET /v1/filter-schema': { target: () => at('/v1/filter-schema') },
 
-  'POST /v1/scores': { aim: 'data', target: (w) => at('/v1/scores', { name: 'intruder', resource_id: w.a.traceId, score: 1 }) },
+  'POST /v1/scores': {
+    aim: 'data',
+    target: (w) => at('/v1/scores', { name: 'intruder', resource_id: w.a.traceId, score: 1 }),
+  },
   'POST /v1/scores/batch': {
     aim: 'data',
     target: (w) => at('/v1/scores/batch', { scores: [{ name: 'intruder', resource_id: w.a.traceId, score: 1 }] }),
-    refused: (r) => r.status === 400 && r.body?.error?.results?.every((x: { error?: { code: string } }) => x.error?.code === 'not_found'),
+    refused: (r) =>
+      r.status === 400 &&
+      r.body?.error?.results?.every((x: { error?: { code: string } }) => x.error?.code === 'not_found'),
   },
   'GET /v1/scores': { target: (w) => at(`/v1/scores?session_id=${w.a.sessionId}`) },
   'GET /v1/scores/names': { target: () => at('/v1/scores/names') },
@@ -189,7 +216,10 @@ const TARGETS: Record<string, Fixture> = {
   'GET /v1/score-configs/:name': { aim: 'config', target: (w) => at(`/v1/score-configs/${w.a.configName}`) },
   'POST /v1/score-configs': { target: () => at('/v1/score-configs', { name: next('intruder'), data_type: 'NUMERIC' }) },
   'PATCH /v1/score-configs/:name': { aim: 'config', target: freshConfig },
-  'POST /v1/comments': { aim: 'data', target: (w) => at('/v1/comments', { resource_type: 'trace', resource_id: w.a.traceId, content: 'intruder' }) },
+  'POST /v1/comments': {
+    aim: 'data',
+    target: (w) => at('/v1/comments', { resource_type: 'trace', resource_id: w.a.traceId, content: 'intruder' }),
+  },
   'GET /v1/comments': { target: (w) => at(`/v1/comments?resource_type=trace&resource_id=${w.a.traceId}`) },
   'GET /v1/comments/:commentId': { aim: 'data', target: (w) => at(`/v1/comments/${w.a.commentId}`) },
   'DELETE /v1/comments/:commentId': { aim: 'data', target: freshComment },
@@ -200,12 +230,21 @@ const TARGETS: Record<string, Fixture> = {
   'POST /v1/apps': { target: () => at('/v1/apps', { name: next('intruder') }) },
   'GET /v1/apps': { target: () => at('/v1/apps') },
   'GET /v1/apps/:appId': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}`) },
-  'PATCH /v1/apps/:appId': { aim: 'tenant app', target: (w) => freshApp(w, () => ({ display_name: 'intruder', retention_days: 1 })) },
+  'PATCH /v1/apps/:appId': {
+    aim: 'tenant app',
+    target: (w) => freshApp(w, () => ({ display_name: 'intruder', retention_days: 1 })),
+  },
   'DELETE /v1/apps/:appId': { aim: 'tenant app', target: (w) => freshApp(w, (name) => ({ confirmation_name: name })) },
   'POST /v1/environments': { aim: 'environment', target: createEnvironment },
   'GET /v1/environments': { aim: 'app', target: (w) => at(`/v1/environments?app_id=${w.a.appId}`) },
-  'PATCH /v1/environments/:id': { aim: 'environment', target: (w) => freshEnvironment(w, () => ({ name: next('renamed'), app_id: w.a.appId })) },
-  'DELETE /v1/environments/:id': { aim: 'environment', target: (w) => freshEnvironment(w, (name) => ({ confirmation_name: name, app_id: w.a.appId })) },
+  'PATCH /v1/environments/:id': {
+    aim: 'environment',
+    target: (w) => freshEnvironment(w, () => ({ name: next('renamed'), app_id: w.a.appId })),
+  },
+  'DELETE /v1/environments/:id': {
+    aim: 'environment',
+    target: (w) => freshEnvironment(w, (name) => ({ confirmation_name: name, app_id: w.a.appId })),
+  },
 
   'POST /v1/evals/runs': { target: () => at('/v1/evals/runs', { experiment: next('intruder'), suite: 'intruder' }) },
   'GET /v1/evals/runs': { target: () => at('/v1/evals/runs') },
@@ -215,15 +254,26 @@ const TARGETS: Record<string, Fixture> = {
   'POST /v1/evals/trials': { aim: 'data', target: freshTrials },
   'GET /v1/experiments': { target: () => at('/v1/experiments') },
   'GET /v1/experiments/:experimentId': { aim: 'data', target: (w) => at(`/v1/experiments/${w.a.experimentId}`) },
-  'GET /v1/experiments/baseline': { aim: 'data', target: (w) => at(`/v1/experiments/baseline?experiment_id=${w.a.experimentId}`) },
+  'GET /v1/experiments/baseline': {
+    aim: 'data',
+    target: (w) => at(`/v1/experiments/baseline?experiment_id=${w.a.experimentId}`),
+  },
   'PUT /v1/experiments/:experimentId/baseline': {
     aim: 'data',
-    target: (w) => ({ path: `/v1/experiments/${w.a.experimentId}/baseline`, body: { run_id: w.a.evalRunId }, probe: () => read(w, `/v1/experiments/${w.a.experimentId}`, (x: { baseline_run_id: unknown }) => x.baseline_run_id) }),
+    target: (w) => ({
+      path: `/v1/experiments/${w.a.experimentId}/baseline`,
+      body: { run_id: w.a.evalRunId },
+      probe: () =>
+        read(w, `/v1/experiments/${w.a.experimentId}`, (x: { baseline_run_id: unknown }) => x.baseline_run_id),
+    }),
   },
   // Git: A's app is connected to acme/prompts of the world's git root.
   'GET /v1/apps/:appId/git': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git`) },
   'GET /v1/apps/:appId/git/repositories': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git/repositories`) },
-  'GET /v1/apps/:appId/git/branches': { aim: 'app', target: (w) => at(`/v1/apps/${w.a.appId}/git/branches?repository=acme/prompts`) },
+  'GET /v1/apps/:appId/git/branches': {
+    aim: 'app',
+    target: (w) => at(`/v1/apps/${w.a.appId}/git/branches?repository=acme/prompts`),
+  },
   'POST /v1/apps/:appId/git/connect': { aim: 'tenant app', target: (w) => freshGitApp(w, false) },
   'DELETE /v1/apps/:appId/git': { aim: 'tenant app', target: (w) => freshGitApp(w, true) },
   // The handshake's pages answer to the state token, never to credentials.
@@ -235,40 +285,73 @@ const TARGETS: Record<string, Fixture> = {
   'POST /v1/prompts': { target: () => at('/v1/prompts', { name: next('intruder'), prompt: 'intruder' }) },
   'POST /v1/prompts/sync': { target: () => at('/v1/prompts/sync') },
   'GET /v1/prompts/:name': { aim: 'config', target: (w) => at(`/v1/prompts/${w.a.promptName}?label=latest`) },
-  'POST /v1/prompts/:name/render': { aim: 'config', target: (w) => at(`/v1/prompts/${w.a.promptName}/render`, { variables: {}, label: 'latest' }) },
+  'POST /v1/prompts/:name/render': {
+    aim: 'config',
+    target: (w) => at(`/v1/prompts/${w.a.promptName}/render`, { variables: {}, label: 'latest' }),
+  },
   'GET /v1/prompts/:name/metrics': { target: (w) => at(`/v1/prompts/${w.a.promptName}/metrics`) },
-  'PATCH /v1/prompts/:name/versions/:version': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/versions/1`, body: { labels: ['intruder'] } })) },
-  'DELETE /v1/prompts/:name/labels/:label': { aim: 'config', target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/labels/production` })) },
+  'PATCH /v1/prompts/:name/versions/:version': {
+    aim: 'config',
+    target: (w) =>
+      freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/versions/1`, body: { labels: ['intruder'] } })),
+  },
+  'DELETE /v1/prompts/:name/labels/:label': {
+    aim: 'config',
+    target: (w) => freshPrompt(w, (name) => ({ path: `/v1/prompts/${name}/labels/production` })),
+  },
 
   // Workers: runs of A's production on its connected repository. Each profile name is fresh, so a
   // claim can only take the turn it aims at; nobody else's claim may take A's turns.
-  'POST /v1/workers/runs': { target: () => at('/v1/workers/runs', { task_prompt: 'intruder', profile: next('intruder') }) },
+  'POST /v1/workers/runs': {
+    target: () => at('/v1/workers/runs', { task_prompt: 'intruder', profile: next('intruder') }),
+  },
   'POST /v1/workers/sessions': { target: freshSessionLaunch },
   'POST /v1/workers/environments/:envId/turns': { aim: 'data', target: freshIdleSession },
   'GET /v1/workers/runs': { target: () => at('/v1/workers/runs') },
   'GET /v1/workers/runs/:runId': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}`) },
-  'GET /v1/workers/runs/:runId/events': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/events`) },
-  'GET /v1/workers/runs/:runId/stream': { aim: 'data', target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/stream`) },
+  'GET /v1/workers/runs/:runId/events': {
+    aim: 'data',
+    target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/events`),
+  },
+  'GET /v1/workers/runs/:runId/stream': {
+    aim: 'data',
+    target: (w) => at(`/v1/workers/runs/${w.a.workerRunId}/stream`),
+  },
   'POST /v1/workers/runs/:runId/cancel': { aim: 'data', target: (w) => freshWorkerRun(w, 'runs', 'cancel') },
   'POST /v1/workers/runs/:runId/close': { aim: 'data', target: (w) => freshWorkerRun(w, 'sessions', 'close') },
   // Another scope's claim finds nothing of A's: an empty claim is its refusal.
-  'POST /v1/workers/claim': { aim: 'data', target: freshClaim, refused: (r) => r.status === 200 && r.body?.data === null },
+  'POST /v1/workers/claim': {
+    aim: 'data',
+    target: freshClaim,
+    refused: (r) => r.status === 200 && r.body?.data === null,
+  },
   'POST /v1/workers/leases/:leaseId/heartbeat': { aim: 'data', target: (w) => freshLease(w, 'heartbeat') },
-  'POST /v1/workers/leases/:leaseId/events': { aim: 'data', target: (w) => freshLease(w, 'events', { events: [{ seq: 0, at: '2026-11-24T10:00:00.000Z', kind: 'stdout', text: 'intruder' }] }) },
-  'POST /v1/workers/leases/:leaseId/complete': { aim: 'data', target: (w) => freshLease(w, 'complete', { status: 'failed', reason: 'exit', exit_code: 1 }) },
+  'POST /v1/workers/leases/:leaseId/events': {
+    aim: 'data',
+    target: (w) =>
+      freshLease(w, 'events', {
+        events: [{ seq: 0, at: '2026-11-24T10:00:00.000Z', kind: 'stdout', text: 'intruder' }],
+      }),
+  },
+  'POST /v1/workers/leases/:leaseId/complete': {
+    aim: 'data',
+    target: (w) => freshLease(w, 'complete', { status: 'failed', reason: 'exit', exit_code: 1 }),
+  },
   'POST /v1/workers/leases/:leaseId/release': { aim: 'data', target: (w) => freshLease(w, 'release') },
 };
 
 // ---- A's disposable objects, for the write routes ----
 
 /** A GET with A's root key, as the snapshot holds it. */
-async function read(w: World, path: string, pick: (data: any) => unknown = (d) => d): Promise<unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function read(w: World, path: string, pick: (data: any) => unknown = (d) => d): Promise<unknown> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await call(w.server, 'GET', path, { auth: w.a.root });
   return { status: r.status, state: r.status === 200 ? pick(r.body?.data ?? r.text) : r.body?.error?.code };
 }
 
 /** A call with A's root key that must succeed; its `data`. */
-async function asRoot(w: World, method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function asRoot(w: World, method: string, path: string, body?: unknown): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await call(w.server, method, path, { auth: w.a.root, body });
   if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${r.text}`);
   return r.body?.data;
@@ -287,14 +370,22 @@ async function freshScore(w: World): Promise<Target> {
 }
 
 async function freshComment(w: World): Promise<Target> {
-  const { id } = await asRoot(w, 'POST', '/v1/comments', { resource_type: 'trace', resource_id: w.a.traceId, content: 'victim' });
+  const { id } = await asRoot(w, 'POST', '/v1/comments', {
+    resource_type: 'trace',
+    resource_id: w.a.traceId,
+    content: 'victim',
+  });
   return { path: `/v1/comments/${id}`, probe: () => read(w, `/v1/comments/${id}`) };
 }
 
 async function freshConfig(w: World): Promise<Target> {
   const name = next('victim');
   await asRoot(w, 'POST', '/v1/score-configs', { name, data_type: 'NUMERIC', min_value: 0, max_value: 1 });
-  return { path: `/v1/score-configs/${name}`, body: { max_value: 100 }, probe: () => read(w, `/v1/score-configs/${name}`) };
+  return {
+    path: `/v1/score-configs/${name}`,
+    body: { max_value: 100 },
+    probe: () => read(w, `/v1/score-configs/${name}`),
+  };
 }
 
 function mintKey(w: World): Target {
@@ -307,8 +398,15 @@ function mintKey(w: World): Target {
 }
 
 async function freshKey(w: World): Promise<Target> {
-  const { id } = await createKey(w.server, w.a.root, { name: next('victim'), role: 'SDK', environment_name: 'production' });
-  return { path: `/v1/api-keys/${id}?app_id=${w.a.appId}`, probe: () => read(w, '/v1/api-keys', (keys: { id: string }[]) => keyRow(keys.find((k) => k.id === id))) };
+  const { id } = await createKey(w.server, w.a.root, {
+    name: next('victim'),
+    role: 'SDK',
+    environment_name: 'production',
+  });
+  return {
+    path: `/v1/api-keys/${id}?app_id=${w.a.appId}`,
+    probe: () => read(w, '/v1/api-keys', (keys: { id: string }[]) => keyRow(keys.find((k) => k.id === id))),
+  };
 }
 
 async function freshApp(w: World, body: (name: string) => unknown): Promise<Target> {
@@ -320,7 +418,8 @@ async function freshApp(w: World, body: (name: string) => unknown): Promise<Targ
 /** Another app of A's tenant, connected to the world's repository when `connected`. */
 async function freshGitApp(w: World, connected: boolean): Promise<Target> {
   const { id } = await asRoot(w, 'POST', '/v1/apps', { name: next('victim') });
-  if (connected) await asRoot(w, 'POST', `/v1/apps/${id}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
+  if (connected)
+    await asRoot(w, 'POST', `/v1/apps/${id}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
   return {
     path: connected ? `/v1/apps/${id}/git` : `/v1/apps/${id}/git/connect`,
     ...(connected ? {} : { body: { provider: 'local', repository: 'acme/prompts' } }),
@@ -341,20 +440,32 @@ function environmentsNamed(w: World, name: string) {
 
 function createEnvironment(w: World): Target {
   const name = next('intruder');
-  return { path: '/v1/environments', body: { name, kind: 'production', app_id: w.a.appId }, probe: () => environmentsNamed(w, name) };
+  return {
+    path: '/v1/environments',
+    body: { name, kind: 'production', app_id: w.a.appId },
+    probe: () => environmentsNamed(w, name),
+  };
 }
 
 /** A production-kind environment of A besides the default: what a staging admin must not manage. */
 async function freshEnvironment(w: World, body: (name: string) => unknown): Promise<Target> {
   const name = next('victim');
   const { id } = await asRoot(w, 'POST', '/v1/environments', { name, kind: 'production' });
-  return { path: `/v1/environments/${id}`, body: body(name), probe: () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.find((e) => e.id === id)) };
+  return {
+    path: `/v1/environments/${id}`,
+    body: body(name),
+    probe: () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.find((e) => e.id === id)),
+  };
 }
 
 /** A queued eval run of A, for a status report (a claim) aimed at it. */
 async function freshEvalRun(w: World): Promise<Target> {
   const { id } = await asRoot(w, 'POST', '/v1/evals/runs', { experiment: w.a.experimentName, suite: 'victim' });
-  return { path: `/v1/evals/runs/${id}/status`, body: {}, probe: () => read(w, `/v1/evals/runs/${id}`, (r: { status: string }) => r.status) };
+  return {
+    path: `/v1/evals/runs/${id}/status`,
+    body: {},
+    probe: () => read(w, `/v1/evals/runs/${id}`, (r: { status: string }) => r.status),
+  };
 }
 
 /** A claimed eval run of A, for trials aimed at it. */
@@ -362,7 +473,11 @@ async function freshTrials(w: World): Promise<Target> {
   const { id } = await asRoot(w, 'POST', '/v1/evals/runs', { experiment: w.a.experimentName, suite: 'victim' });
   await asRoot(w, 'POST', `/v1/evals/runs/${id}/status`, {});
   const trials = [{ taskId: 'intruder', resolved: true, costUsd: 0, durationMs: 0, artifact: {} }];
-  return { path: '/v1/evals/trials', body: { evalRunId: id, schemaVersion: 1, trials }, probe: () => read(w, `/v1/evals/runs/${id}/trials`) };
+  return {
+    path: '/v1/evals/trials',
+    body: { evalRunId: id, schemaVersion: 1, trials },
+    probe: () => read(w, `/v1/evals/runs/${id}/trials`),
+  };
 }
 
 /** A launch of a session in a fresh environment of A (one open session per environment). */
@@ -374,23 +489,45 @@ async function freshSessionLaunch(w: World): Promise<Target> {
 /** An open, idle session of A (its first turn cancelled), for a turn aimed at its environment. */
 async function freshIdleSession(w: World): Promise<Target> {
   const env = await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' });
-  const run = await asRoot(w, 'POST', '/v1/workers/sessions', { task_prompt: 'victim', profile: next('victim'), environment: env.name });
+  const run = await asRoot(w, 'POST', '/v1/workers/sessions', {
+    task_prompt: 'victim',
+    profile: next('victim'),
+    environment: env.name,
+  });
   await asRoot(w, 'POST', `/v1/workers/runs/${run.id}/cancel`);
-  return { path: `/v1/workers/environments/${env.id}/turns`, body: { task_prompt: 'intruder' }, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { turn_count: number }) => r.turn_count) };
+  return {
+    path: `/v1/workers/environments/${env.id}/turns`,
+    body: { task_prompt: 'intruder' },
+    probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { turn_count: number }) => r.turn_count),
+  };
 }
 
 /** A queued run (or open session) of A, for a cancel (or close) aimed at it. */
 async function freshWorkerRun(w: World, kind: 'runs' | 'sessions', action: 'cancel' | 'close'): Promise<Target> {
-  const env = kind === 'sessions' ? (await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' })).name : undefined;
-  const run = await asRoot(w, 'POST', `/v1/workers/${kind}`, { task_prompt: 'victim', profile: next('victim'), ...(env ? { environment: env } : {}) });
-  return { path: `/v1/workers/runs/${run.id}/${action}`, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status) };
+  const env =
+    kind === 'sessions'
+      ? (await asRoot(w, 'POST', '/v1/environments', { name: next('iso'), kind: 'development' })).name
+      : undefined;
+  const run = await asRoot(w, 'POST', `/v1/workers/${kind}`, {
+    task_prompt: 'victim',
+    profile: next('victim'),
+    ...(env ? { environment: env } : {}),
+  });
+  return {
+    path: `/v1/workers/runs/${run.id}/${action}`,
+    probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status),
+  };
 }
 
 /** A queued turn of A with a profile of its own, for a claim naming that profile. */
 async function freshClaim(w: World): Promise<Target> {
   const profile = next('victim');
   const run = await asRoot(w, 'POST', '/v1/workers/runs', { task_prompt: 'victim', profile });
-  return { path: '/v1/workers/claim', body: { worker: 'intruder', profiles: [profile] }, probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status) };
+  return {
+    path: '/v1/workers/claim',
+    body: { worker: 'intruder', profiles: [profile] },
+    probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { status: string }) => r.status),
+  };
 }
 
 /** A turn of A claimed by A, for a report on its lease. */
@@ -401,13 +538,18 @@ async function freshLease(w: World, what: string, body?: unknown): Promise<Targe
   return {
     path: `/v1/workers/leases/${claim.lease_id}/${what}`,
     ...(body === undefined ? {} : { body }),
-    probe: () => read(w, `/v1/workers/runs/${run.id}`, (r: { latest_turn: { status: string; attempt: number } }) => [r.latest_turn.status, r.latest_turn.attempt]),
+    probe: () =>
+      read(w, `/v1/workers/runs/${run.id}`, (r: { latest_turn: { status: string; attempt: number } }) => [
+        r.latest_turn.status,
+        r.latest_turn.attempt,
+      ]),
   };
 }
 
 // ---- the world: tenants A and B, A2, keys, and A's data ----
 
-function cli(dataDir: string, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function cli(dataDir: string, ...args: string[]): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
     execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (error, stdout, stderr) =>
       error ? reject(new Error(`tracelake ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout)),
@@ -418,8 +560,25 @@ function cli(dataDir: string, ...args: string[]): Promise<any> { // eslint-disab
 /** A tenant and a production-pinned Full Access key of its app, made offline (the CLI needs the store to itself). */
 async function tenant(dataDir: string, name: string, keyName: string) {
   const made = await cli(dataDir, 'tenant', 'create', '--name', name);
-  const key = await cli(dataDir, 'key', 'create', '--app', made.app_id, '--name', keyName, '--role', 'full-access', '--environment', 'production');
-  return { tenantId: made.tenant_id as string, productionId: made.environment_id as string, keyId: key.id as string, root: { key: key.plaintext_key as string, appId: made.app_id as string } };
+  const key = await cli(
+    dataDir,
+    'key',
+    'create',
+    '--app',
+    made.app_id,
+    '--name',
+    keyName,
+    '--role',
+    'full-access',
+    '--environment',
+    'production',
+  );
+  return {
+    tenantId: made.tenant_id as string,
+    productionId: made.environment_id as string,
+    keyId: key.id as string,
+    root: { key: key.plaintext_key as string, appId: made.app_id as string },
+  };
 }
 
 /** A trace of A's production: two spans in a session and a run, an input with the data token, an image blob. */
@@ -429,12 +588,21 @@ async function ingestA(server: TestServer, root: Credentials) {
   const sessionId = `session-${hex(4)}`;
   const runId = `run-${hex(4)}`;
   const image = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.from(DATA_TOKEN)]);
-  const output = JSON.stringify({ role: 'assistant', content: [{ type: 'image', mimeType: 'image/png', base64: image.toString('base64') }] });
+  const output = JSON.stringify({
+    role: 'assistant',
+    content: [{ type: 'image', mimeType: 'image/png', base64: image.toString('base64') }],
+  });
   const common = { 'session.id': sessionId, 'tracelake.run.id': runId, 'input.value': `${DATA_TOKEN} prompt` };
   const r = await call(server, 'POST', '/v1/traces', {
     body: exportRequest([
       { traceId, spanId: spanIds[0], name: 'root', attributes: common },
-      { traceId, spanId: spanIds[1], parentSpanId: spanIds[0], name: 'child', attributes: { ...common, 'output.value': output } },
+      {
+        traceId,
+        spanId: spanIds[1],
+        parentSpanId: spanIds[0],
+        name: 'child',
+        attributes: { ...common, 'output.value': output },
+      },
     ]),
     headers: { authorization: root.key, 'x-service-app-id': root.appId },
   });
@@ -453,39 +621,80 @@ async function world(t: Test): Promise<World> {
   workingRepo(join(gitRoot, 'acme', 'prompts'), { 'prompts/isolation.md': 'Isolation {{x}}\n' });
   const server = await serverFor(t, { dataDir, args: ['--git-root', gitRoot] });
   const root = a.root;
-  const admin = (path: string, body: unknown) => call(server, 'POST', path, { auth: root, body }).then((r) => r.body.data);
+  const admin = (path: string, body: unknown) =>
+    call(server, 'POST', path, { auth: root, body }).then((r) => r.body.data);
 
   await call(server, 'PATCH', `/v1/apps/${root.appId}`, { auth: root, body: { display_name: APP_TOKEN } });
   const staging = await admin('/v1/environments', { name: 'staging', kind: 'preview' });
   const a2 = await admin('/v1/apps', { name: 'a2' });
   await admin('/v1/environments', { name: 'staging', kind: 'preview', app_id: a2.id });
   const key = (spec: Record<string, unknown>) => createKey(server, root, spec);
-  const stagingAdmin = await key({ name: `${STAGING_KEYS_TOKEN}-admin`, role: 'Full Access', environment_name: 'staging' });
+  const stagingAdmin = await key({
+    name: `${STAGING_KEYS_TOKEN}-admin`,
+    role: 'Full Access',
+    environment_name: 'staging',
+  });
   const a2Admin = await key({ name: 'a2-admin', role: 'Full Access', app_id: a2.id, environment_name: 'production' });
-  const a2Pinned = await key({ name: 'a2-staging-admin', role: 'Full Access', app_id: a2.id, environment_name: 'staging' });
-  const lacking = new Map<Requirement, Credentials & { id: string }>([['admin', await key({ name: `${PROD_KEYS_TOKEN}-sdk`, role: 'SDK' })]]);
-  for (const p of PERMISSIONS) lacking.set(p, await key({ name: `${PROD_KEYS_TOKEN}-no-${p}`, permissions: PERMISSIONS.filter((q) => q !== p) }));
+  const a2Pinned = await key({
+    name: 'a2-staging-admin',
+    role: 'Full Access',
+    app_id: a2.id,
+    environment_name: 'staging',
+  });
+  const lacking = new Map<Requirement, Credentials & { id: string }>([
+    ['admin', await key({ name: `${PROD_KEYS_TOKEN}-sdk`, role: 'SDK' })],
+  ]);
+  for (const p of PERMISSIONS)
+    lacking.set(p, await key({ name: `${PROD_KEYS_TOKEN}-no-${p}`, permissions: PERMISSIONS.filter((q) => q !== p) }));
   // An eval worker's routes take admin credentials or a run's own key: an SDK key has neither.
   lacking.set('eval_run', lacking.get('admin')!);
   // A worker's routes take a Worker key or admin credentials: an SDK key has neither.
   lacking.set('worker', lacking.get('admin')!);
 
   const trace = await ingestA(server, root);
-  const score = await admin('/v1/scores', { name: 'quality', resource_id: trace.traceId, score: 1, reason: DATA_TOKEN });
-  const comment = await admin('/v1/comments', { resource_type: 'trace', resource_id: trace.traceId, content: DATA_TOKEN });
+  const score = await admin('/v1/scores', {
+    name: 'quality',
+    resource_id: trace.traceId,
+    score: 1,
+    reason: DATA_TOKEN,
+  });
+  const comment = await admin('/v1/comments', {
+    resource_type: 'trace',
+    resource_id: trace.traceId,
+    content: DATA_TOKEN,
+  });
   const configName = `config-${hex(6)}`;
   await admin('/v1/score-configs', { name: configName, data_type: 'NUMERIC', min_value: 0, max_value: 1 });
   const experimentName = `experiment-${DATA_TOKEN}`;
-  const evalRun = await admin('/v1/evals/runs', { experiment: experimentName, suite: 'suite', config: { secret: DATA_TOKEN } });
+  const evalRun = await admin('/v1/evals/runs', {
+    experiment: experimentName,
+    suite: 'suite',
+    config: { secret: DATA_TOKEN },
+  });
   await admin(`/v1/evals/runs/${evalRun.id}/status`, {});
-  await admin('/v1/evals/trials', { evalRunId: evalRun.id, schemaVersion: 1, trials: [{ taskId: 'task', resolved: true, costUsd: 0.1, durationMs: 5, traceId: trace.traceId, artifact: { note: DATA_TOKEN } }] });
+  await admin('/v1/evals/trials', {
+    evalRunId: evalRun.id,
+    schemaVersion: 1,
+    trials: [
+      {
+        taskId: 'task',
+        resolved: true,
+        costUsd: 0.1,
+        durationMs: 5,
+        traceId: trace.traceId,
+        artifact: { note: DATA_TOKEN },
+      },
+    ],
+  });
   await admin(`/v1/evals/runs/${evalRun.id}/status`, { card: { note: DATA_TOKEN } });
   await admin(`/v1/apps/${root.appId}/git/connect`, { provider: 'local', repository: 'acme/prompts' });
   const promptName = `prompt-${hex(6)}`;
   await admin('/v1/prompts', { name: promptName, prompt: 'isolation prompt', labels: ['production'] });
   const workerRun = await admin('/v1/workers/runs', { task_prompt: `isolation ${DATA_TOKEN}`, profile: 'iso-world' });
   const lease = (await admin('/v1/workers/claim', { worker: 'iso', profiles: ['iso-world'] })).lease_id;
-  await admin(`/v1/workers/leases/${lease}/events`, { events: [{ seq: 0, at: new Date().toISOString(), kind: 'stdout', text: DATA_TOKEN }] });
+  await admin(`/v1/workers/leases/${lease}/events`, {
+    events: [{ seq: 0, at: new Date().toISOString(), kind: 'stdout', text: DATA_TOKEN }],
+  });
   await admin(`/v1/workers/leases/${lease}/complete`, { status: 'succeeded', reason: 'exit', exit_code: 0 });
 
   const tenantA: TenantA = {
@@ -521,7 +730,19 @@ async function world(t: Test): Promise<World> {
 
 function markersOf(a: TenantA): Record<Category, string[]> {
   return {
-    data: [DATA_TOKEN, a.traceId, ...a.spanIds, a.sessionId, a.runId, a.sha256, a.scoreId, a.commentId, a.evalRunId, a.experimentId, a.workerRunId],
+    data: [
+      DATA_TOKEN,
+      a.traceId,
+      ...a.spanIds,
+      a.sessionId,
+      a.runId,
+      a.sha256,
+      a.scoreId,
+      a.commentId,
+      a.evalRunId,
+      a.experimentId,
+      a.workerRunId,
+    ],
     config: [a.configName, a.promptName],
     'production keys': [PROD_KEYS_TOKEN, a.root.key],
     'staging keys': [STAGING_KEYS_TOKEN],
@@ -535,7 +756,10 @@ function snapshotProbes(w: World): [string, () => Promise<unknown>][] {
   const { a } = w;
   return [
     ['trace', () => read(w, `/v1/traces/${a.traceId}`)],
-    ...a.spanIds.map((s): [string, () => Promise<unknown>] => [`span ${s}`, () => read(w, `/v1/traces/${a.traceId}/spans/${s}`)]),
+    ...a.spanIds.map((s): [string, () => Promise<unknown>] => [
+      `span ${s}`,
+      () => read(w, `/v1/traces/${a.traceId}/spans/${s}`),
+    ]),
     ['blob', () => read(w, `/v1/agents/blob/${a.sha256}`)],
     ['score', () => read(w, `/v1/scores/${a.scoreId}`)],
     ['comment', () => read(w, `/v1/comments/${a.commentId}`)],
@@ -547,8 +771,20 @@ function snapshotProbes(w: World): [string, () => Promise<unknown>][] {
     ['worker events', () => read(w, `/v1/workers/runs/${a.workerRunId}/events`)],
     ['git', () => read(w, `/v1/apps/${a.appId}/git`)],
     ['app', () => read(w, `/v1/apps/${a.appId}`)],
-    ['environments', () => read(w, '/v1/environments', (envs: { id: string }[]) => envs.filter((e) => e.id === a.productionId || e.id === a.stagingId))],
-    ['keys', () => read(w, '/v1/api-keys', (keys: { id: string }[]) => keys.filter((k) => a.keyIds.includes(k.id)).map((k) => keyRow(k)))],
+    [
+      'environments',
+      () =>
+        read(w, '/v1/environments', (envs: { id: string }[]) =>
+          envs.filter((e) => e.id === a.productionId || e.id === a.stagingId),
+        ),
+    ],
+    [
+      'keys',
+      () =>
+        read(w, '/v1/api-keys', (keys: { id: string }[]) =>
+          keys.filter((k) => a.keyIds.includes(k.id)).map((k) => keyRow(k)),
+        ),
+    ],
   ];
 }
 
@@ -576,8 +812,12 @@ function credentialsFor(w: World, caller: Caller, route: AnyRoute): Credentials 
 function send(w: World, route: AnyRoute, target: Target, auth: Credentials, appId = auth.appId): Promise<Answer> {
   // OTLP ingestion takes the raw key (spec: Authentication, rule 1).
   const authorization = route.rawKeyOnly ? auth.key : `Bearer ${auth.key}`;
-  if (route.path.endsWith('/stream')) return openStream(w.server, target.path, { authorization, 'x-service-app-id': appId });
-  return call(w.server, route.method, target.path, { body: target.body, headers: { authorization, 'x-service-app-id': appId } });
+  if (route.path.endsWith('/stream'))
+    return openStream(w.server, target.path, { authorization, 'x-service-app-id': appId });
+  return call(w.server, route.method, target.path, {
+    body: target.body,
+    headers: { authorization, 'x-service-app-id': appId },
+  });
 }
 
 /** A live stream answers and stays open: its status and first message, then it is closed. */
@@ -601,7 +841,8 @@ async function openStream(server: TestServer, path: string, headers: Record<stri
 
 const show = (r: Answer) => `${r.status} ${r.text.slice(0, 300)}`;
 const isRefusal = (r: Answer, fixture: Fixture) => [401, 403, 404].includes(r.status) || fixture.refused?.(r) === true;
-const isAllowed = (fixture: Fixture, caller: Caller) => fixture.aim !== undefined && ALLOWED[caller].includes(fixture.aim);
+const isAllowed = (fixture: Fixture, caller: Caller) =>
+  fixture.aim !== undefined && ALLOWED[caller].includes(fixture.aim);
 
 /** The 501 of a route this (cloud) server does not offer: it comes before auth, for everyone. */
 function surfaceRefusal(route: AnyRoute): string | null {
@@ -616,7 +857,10 @@ function expectStatus(t: Test, route: AnyRoute, fixture: Fixture, caller: Caller
     t.equal(answer.status, 403, show(answer));
     t.equal(answer.body?.error?.code, 'forbidden');
   } else if (isAllowed(fixture, caller)) {
-    t.ok(answer.status >= 200 && answer.status < 300, `allowed to reach A's ${fixture.aim} (see ALLOWED): ${show(answer)}`);
+    t.ok(
+      answer.status >= 200 && answer.status < 300,
+      `allowed to reach A's ${fixture.aim} (see ALLOWED): ${show(answer)}`,
+    );
   } else if (fixture.aim) {
     t.ok(isRefusal(answer, fixture), `refused on A's ${fixture.aim}: ${show(answer)}`);
   } else {
@@ -638,10 +882,18 @@ interface Watched {
   before: unknown;
 }
 
-async function runCase(t: Test, w: World, route: AnyRoute, fixture: Fixture, caller: Caller, watched: Watched[]): Promise<void> {
+async function runCase(
+  t: Test,
+  w: World,
+  route: AnyRoute,
+  fixture: Fixture,
+  caller: Caller,
+  watched: Watched[],
+): Promise<void> {
   const target = await fixture.target(w);
   // What a caller may reach it may change; everything else is compared after the matrix.
-  if (target.probe && !isAllowed(fixture, caller)) watched.push({ name: t.name, probe: target.probe, before: await target.probe() });
+  if (target.probe && !isAllowed(fixture, caller))
+    watched.push({ name: t.name, probe: target.probe, before: await target.probe() });
   const auth = credentialsFor(w, caller, route);
   if (FOREIGN.includes(caller) && !surfaceRefusal(route)) {
     const posing = await send(w, route, target, auth, w.a.appId);
@@ -657,8 +909,10 @@ t.test('isolation matrix over the route table', async (t) => {
   const routes = allRoutes(Buffer.alloc(32), { faultInjection: false });
   const keys = new Set(routes.map(keyOf));
   await t.test('every route of the table has a target', async (t) => {
-    for (const key of keys) if (!TARGETS[key]) t.fail(`${key} has no entry in TARGETS: say how to aim it at tenant A's objects`);
-    for (const key of Object.keys(TARGETS)) if (!keys.has(key)) t.fail(`TARGETS names ${key}, which the route table does not have`);
+    for (const key of keys)
+      if (!TARGETS[key]) t.fail(`${key} has no entry in TARGETS: say how to aim it at tenant A's objects`);
+    for (const key of Object.keys(TARGETS))
+      if (!keys.has(key)) t.fail(`TARGETS names ${key}, which the route table does not have`);
     t.pass(`${keys.size} routes`);
   });
 
@@ -680,7 +934,9 @@ t.test('isolation matrix over the route table', async (t) => {
       await t.test(`${keyOf(route)}: ${caller}, the key alone`, async (t) => {
         const target = await fixture.target(w);
         const auth = credentialsFor(w, caller, route);
-        const answer = await call(w.server, route.method, target.path, { headers: { authorization: `Bearer ${auth.key}` } });
+        const answer = await call(w.server, route.method, target.path, {
+          headers: { authorization: `Bearer ${auth.key}` },
+        });
         t.equal(answer.status, 200, show(answer));
         t.equal(answer.body?.data?.app_id, auth.appId, "the caller's own app");
         expectNothingOfA(t, w, caller, target, answer);

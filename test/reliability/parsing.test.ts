@@ -27,7 +27,11 @@ t.test('query strings', async (t) => {
     t.match(r.body.error.details[field], words, `${query}: ${r.body.error.details[field]}`);
     t.notMatch(JSON.stringify(r.body), /Type<|uint32|&/, 'no type expressions leak');
   }
-  t.equal((await call(server, 'GET', '/v1/traces?limit=10&offset=0', { auth: root })).status, 200, 'plain numbers pass');
+  t.equal(
+    (await call(server, 'GET', '/v1/traces?limit=10&offset=0', { auth: root })).status,
+    200,
+    'plain numbers pass',
+  );
 
   const none = await call(server, 'GET', '/v1/api-keys?verbose=1', { auth: root });
   t.equal(none.status, 400, 'an endpoint without parameters refuses any');
@@ -45,20 +49,40 @@ t.test('JSON bodies must be UTF-8 text; refused ones store nothing', async (t) =
   t.equal(sent.status, 200);
   const score = (name: string) => `{"name":"${name}","score":1,"resource_id":"${traceId}"}`;
 
-  const invalid = Buffer.concat([Buffer.from(score('q').slice(0, 9)), Buffer.from([0xff, 0xfe]), Buffer.from(score('q').slice(10))]);
-  const bad = await call(server, 'POST', '/v1/scores', { auth: root, rawBody: invalid, headers: { 'content-type': 'application/json' } });
+  const invalid = Buffer.concat([
+    Buffer.from(score('q').slice(0, 9)),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(score('q').slice(10)),
+  ]);
+  const bad = await call(server, 'POST', '/v1/scores', {
+    auth: root,
+    rawBody: invalid,
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(bad.status, 400);
   t.equal(bad.body.error.code, 'invalid_request_body');
   t.match(bad.body.error.details.body, /not valid UTF-8/);
 
-  const surrogate = await call(server, 'POST', '/v1/scores', { auth: root, rawBody: score('lone \\ud800 half'), headers: { 'content-type': 'application/json' } });
+  const surrogate = await call(server, 'POST', '/v1/scores', {
+    auth: root,
+    rawBody: score('lone \\ud800 half'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(surrogate.status, 400);
   t.match(surrogate.body.error.details.name, /lone surrogate/, 'the field is named');
 
-  const pair = await call(server, 'POST', '/v1/scores', { auth: root, rawBody: score('emoji \\ud83d\\ude00'), headers: { 'content-type': 'application/json' } });
+  const pair = await call(server, 'POST', '/v1/scores', {
+    auth: root,
+    rawBody: score('emoji \\ud83d\\ude00'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(pair.status, 201, `a whole surrogate pair is text: ${pair.text}`);
   const listed = await call(server, 'GET', '/v1/scores', { auth: root });
-  t.same(listed.body.data.map((s: { name: string }) => s.name), ['emoji 😀'], 'only the accepted score is stored');
+  t.same(
+    listed.body.data.map((s: { name: string }) => s.name),
+    ['emoji 😀'],
+    'only the accepted score is stored',
+  );
 });
 
 t.test('a bad percent-encoding in a path parameter is a 400 naming it', async (t) => {
@@ -68,5 +92,9 @@ t.test('a bad percent-encoding in a path parameter is a 400 naming it', async (t
   t.equal(r.status, 400);
   t.equal(r.body.error.code, 'invalid_path_parameters');
   t.match(r.body.error.details.traceId, /percent-encoding/);
-  t.equal((await call(server, 'GET', '/v1/nothing/%E0%A4%A', { auth: root })).status, 404, 'no route of that shape: still a 404');
+  t.equal(
+    (await call(server, 'GET', '/v1/nothing/%E0%A4%A', { auth: root })).status,
+    404,
+    'no route of that shape: still a 404',
+  );
 });

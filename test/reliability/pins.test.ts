@@ -9,13 +9,22 @@ import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
-async function withStaging(server: TestServer): Promise<{ root: Credentials; prod: Credentials; staging: Credentials; stagingAdmin: Credentials & { id: string } }> {
+async function withStaging(
+  server: TestServer,
+): Promise<{ root: Credentials; prod: Credentials; staging: Credentials; stagingAdmin: Credentials & { id: string } }> {
   const root = rootCredentials(server);
-  t.equal((await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status, 201);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
   const permissions = ['trace.write', 'trace.read', 'span.read'];
   const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
   const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
-  const stagingAdmin = await createKey(server, root, { name: 'staging-admin', role: 'Full Access', environment_name: 'staging' });
+  const stagingAdmin = await createKey(server, root, {
+    name: 'staging-admin',
+    role: 'Full Access',
+    environment_name: 'staging',
+  });
   return { root, prod, staging, stagingAdmin };
 }
 
@@ -30,35 +39,67 @@ t.test('a staging-pinned admin manages staging keys only', async (t) => {
   const server = await serverFor(t);
   const { root, stagingAdmin } = await withStaging(server);
 
-  const mintProd = await call(server, 'POST', '/v1/api-keys', { auth: stagingAdmin, body: { name: 'escalate', role: 'Full Access', environment_name: 'production' } });
+  const mintProd = await call(server, 'POST', '/v1/api-keys', {
+    auth: stagingAdmin,
+    body: { name: 'escalate', role: 'Full Access', environment_name: 'production' },
+  });
   t.equal(mintProd.status, 403, 'it cannot mint a production key');
   t.equal(mintProd.body.error.code, 'forbidden');
-  const mintOwn = await call(server, 'POST', '/v1/api-keys', { auth: stagingAdmin, body: { name: 'own', role: 'SDK' } });
+  const mintOwn = await call(server, 'POST', '/v1/api-keys', {
+    auth: stagingAdmin,
+    body: { name: 'own', role: 'SDK' },
+  });
   t.equal(mintOwn.status, 201, 'it mints staging keys');
   t.equal(mintOwn.body.data.environment_name, 'staging', 'its keys default to its environment');
 
   const listed = await call(server, 'GET', '/v1/api-keys', { auth: stagingAdmin });
   t.equal(listed.status, 200);
-  t.same([...new Set(listed.body.data.map((k: { environment_name?: string }) => k.environment_name))], ['staging'], 'it lists staging keys only');
+  t.same(
+    [...new Set(listed.body.data.map((k: { environment_name?: string }) => k.environment_name))],
+    ['staging'],
+    'it lists staging keys only',
+  );
 
-  const rootKeys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data as { id: string; name: string }[];
+  const rootKeys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data as {
+    id: string;
+    name: string;
+  }[];
   const bootstrap = rootKeys.find((k) => k.name === 'bootstrap')!;
   const revoke = await call(server, 'DELETE', `/v1/api-keys/${bootstrap.id}`, { auth: stagingAdmin });
   t.equal(revoke.status, 404, 'it cannot revoke the production bootstrap key (not one of its keys)');
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: root })).status, 200, 'the bootstrap key still works');
 
   const otherApp = (await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'other' } })).body.data;
-  const crossApp = await call(server, 'POST', '/v1/api-keys', { auth: stagingAdmin, body: { name: 'x', role: 'SDK', app_id: otherApp.id } });
+  const crossApp = await call(server, 'POST', '/v1/api-keys', {
+    auth: stagingAdmin,
+    body: { name: 'x', role: 'SDK', app_id: otherApp.id },
+  });
   t.equal(crossApp.status, 403, 'nor act on another app of the tenant');
   t.equal((await call(server, 'GET', `/v1/api-keys?app_id=${otherApp.id}`, { auth: stagingAdmin })).status, 403);
 
   // The production-pinned bootstrap key is the tenant's admin: every environment, every app.
-  t.equal((await call(server, 'DELETE', `/v1/api-keys/${stagingAdmin.id}`, { auth: root })).status, 200, 'the production admin revokes a staging key');
-  const forOther = await call(server, 'POST', '/v1/api-keys', { auth: root, body: { name: 'o', role: 'SDK', app_id: otherApp.id } });
+  t.equal(
+    (await call(server, 'DELETE', `/v1/api-keys/${stagingAdmin.id}`, { auth: root })).status,
+    200,
+    'the production admin revokes a staging key',
+  );
+  const forOther = await call(server, 'POST', '/v1/api-keys', {
+    auth: root,
+    body: { name: 'o', role: 'SDK', app_id: otherApp.id },
+  });
   t.equal(forOther.status, 201, 'and mints keys for another app');
   const otherKeys = await call(server, 'GET', `/v1/api-keys?app_id=${otherApp.id}`, { auth: root });
-  t.same(otherKeys.body.data.map((k: { id: string }) => k.id), [forOther.body.data.id], 'which it then lists');
-  t.equal((await call(server, 'DELETE', `/v1/api-keys/${forOther.body.data.id}?app_id=${otherApp.id}`, { auth: root })).status, 200, 'and revokes');
+  t.same(
+    otherKeys.body.data.map((k: { id: string }) => k.id),
+    [forOther.body.data.id],
+    'which it then lists',
+  );
+  t.equal(
+    (await call(server, 'DELETE', `/v1/api-keys/${forOther.body.data.id}?app_id=${otherApp.id}`, { auth: root }))
+      .status,
+    200,
+    'and revokes',
+  );
 });
 
 t.test('a trace and span id reused in another environment is another trace, not a duplicate', async (t) => {
@@ -76,33 +117,60 @@ t.test('a trace and span id reused in another environment is another trace, not 
   t.equal(second.status, 200);
   t.same(second.body, {}, 'production takes the same ids: no partial success');
 
-  for (const [key, service] of [[prod, 'prod-service'], [staging, 'staging-service']] as const) {
+  for (const [key, service] of [
+    [prod, 'prod-service'],
+    [staging, 'staging-service'],
+  ] as const) {
     const trace = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: key });
     t.equal(trace.status, 200);
     t.equal(trace.body.data.span_count, 3, `${service}: its own three spans`);
-    t.same(trace.body.data.spans.map((s: { service_name: string }) => s.service_name), [service, service, service]);
+    t.same(
+      trace.body.data.spans.map((s: { service_name: string }) => s.service_name),
+      [service, service, service],
+    );
   }
   // And the bound is per environment: a fourth span in production is over production's bound only.
   const over = await ingest(server, prod, exportRequest([{ traceId, name: 'fourth' }]));
-  t.equal(over.body.partialSuccess?.rejectedSpans, '1', 'production has reached its own bound (OTLP/JSON writes int64 as text)');
+  t.equal(
+    over.body.partialSuccess?.rejectedSpans,
+    '1',
+    'production has reached its own bound (OTLP/JSON writes int64 as text)',
+  );
 });
 
 t.test('a blob is read through the pin of the spans that name it', async (t) => {
   const server = await serverFor(t);
   const { root, prod, staging } = await withStaging(server);
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452deadbeef', 'hex');
-  const media = JSON.stringify({ role: 'assistant', content: [{ type: 'image', mimeType: 'image/png', base64: png.toString('base64') }] });
+  const media = JSON.stringify({
+    role: 'assistant',
+    content: [{ type: 'image', mimeType: 'image/png', base64: png.toString('base64') }],
+  });
   const traceId = hex(16);
   const spanId = hex(8);
-  t.equal((await ingest(server, staging, exportRequest([{ traceId, spanId, attributes: { 'output.value': media } }]))).status, 200);
+  t.equal(
+    (await ingest(server, staging, exportRequest([{ traceId, spanId, attributes: { 'output.value': media } }]))).status,
+    200,
+  );
   const span = await call(server, 'GET', `/v1/traces/${traceId}/spans/${spanId}`, { auth: staging });
-  t.equal(JSON.parse(span.body.data.output).content[0].base64, png.toString('base64'), 'the opened span has its media inline');
+  t.equal(
+    JSON.parse(span.body.data.output).content[0].base64,
+    png.toString('base64'),
+    'the opened span has its media inline',
+  );
   const sha = createHash('sha256').update(png).digest('hex');
 
-  const read = (auth: Credentials) => fetch(`${server.url}/v1/agents/blob/${sha}`, { headers: { authorization: auth.key, 'x-service-app-id': auth.appId } });
+  const read = (auth: Credentials) =>
+    fetch(`${server.url}/v1/agents/blob/${sha}`, {
+      headers: { authorization: auth.key, 'x-service-app-id': auth.appId },
+    });
   const own = await read(staging);
   t.equal(own.status, 200, 'staging reads its blob');
   t.same(Buffer.from(await own.arrayBuffer()), png);
   t.equal((await read(prod)).status, 404, 'production does not, though the app is the same');
-  t.equal((await read(root)).status, 200, "the tenant admin's key reads every environment's blobs (it reads their spans)");
+  t.equal(
+    (await read(root)).status,
+    200,
+    "the tenant admin's key reads every environment's blobs (it reads their spans)",
+  );
 });

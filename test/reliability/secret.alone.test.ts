@@ -15,7 +15,9 @@ const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(...unhooked(process.execPath, [CLI, ...args]), (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+    execFile(...unhooked(process.execPath, [CLI, ...args]), (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -30,7 +32,11 @@ let original: Promise<UsedStore> | undefined;
 
 async function runOnce(): Promise<UsedStore> {
   const server = await startServer();
-  const used = { dataDir: server.dataDir, key: server.bootstrap!.api_key as string, appId: server.bootstrap!.app_id as string };
+  const used = {
+    dataDir: server.dataDir,
+    key: server.bootstrap!.api_key as string,
+    appId: server.bootstrap!.app_id as string,
+  };
   const code = await server.stop('SIGTERM');
   if (code !== 0) throw new Error(`the first start stopped with ${code}`);
   return used;
@@ -54,7 +60,10 @@ t.test('a first start writes the secret whole, owner-only, and leaves no pending
   const { dataDir, key, appId } = await usedStore(t);
   t.match(secretOf(dataDir), /^[0-9a-f]{64}\n$/);
   t.equal(statSync(join(dataDir, 'secret')).mode & 0o777, 0o600);
-  t.same(readdirSync(dataDir).filter((f) => f.startsWith('secret') || f.startsWith('.write-probe')), ['secret']);
+  t.same(
+    readdirSync(dataDir).filter((f) => f.startsWith('secret') || f.startsWith('.write-probe')),
+    ['secret'],
+  );
   // And the next start accepts it (the store recorded its check value).
   const again = await startServer({ dataDir });
   t.teardown(() => again.stop('SIGKILL'));
@@ -85,7 +94,11 @@ t.test('a deleted secret on a store with keys stops the start instead of locking
   const { dataDir } = await usedStore(t);
   unlinkSync(join(dataDir, 'secret'));
   await refused(t, dataDir, /exited with 1.*has API keys but its secret file is missing.*secret reset/s);
-  t.same(readdirSync(dataDir).filter((f) => f.startsWith('secret')), [], 'no new secret is left behind');
+  t.same(
+    readdirSync(dataDir).filter((f) => f.startsWith('secret')),
+    [],
+    'no new secret is left behind',
+  );
 });
 
 t.test("another store's secret stops the start", async (t) => {
@@ -105,7 +118,11 @@ t.test('a secret without its database stops the start unless a new store is aske
   t.teardown(() => server.stop('SIGKILL'));
   t.ok(server.bootstrap, 'asked for, a new store is bootstrapped');
   t.equal(secretOf(dataDir), secret, 'with the surviving secret');
-  t.equal((await call(server, 'GET', '/v1/api-keys', { auth: { key, appId } })).status, 401, 'the old store is gone: its key does not open the new one');
+  t.equal(
+    (await call(server, 'GET', '/v1/api-keys', { auth: { key, appId } })).status,
+    401,
+    'the old store is gone: its key does not open the new one',
+  );
 });
 
 t.test('a pending secret from an interrupted first start is taken, not replaced', async (t) => {
@@ -119,31 +136,56 @@ t.test('a pending secret from an interrupted first start is taken, not replaced'
   t.notOk(existsSync(join(dataDir, 'secret.new')));
 });
 
-t.test('`tracelake secret reset` recovers a store whose secret is lost: old keys revoked, new keys printed', async (t) => {
-  const { dataDir, key, appId } = await usedStore(t);
-  unlinkSync(join(dataDir, 'secret'));
-  const reset = await cli(['secret', 'reset', '--data-dir', dataDir]);
-  t.equal(reset.code, 0, reset.stderr);
-  const answer = JSON.parse(reset.stdout) as { revoked_all_keys: boolean; keys: { app_id: string; role: string; plaintext_key: string }[] };
-  t.equal(answer.revoked_all_keys, true);
-  t.equal(answer.keys.length, 1);
-  t.match(answer.keys[0], { app_id: appId, role: 'full_access' });
-  t.match(secretOf(dataDir), /^[0-9a-f]{64}\n$/);
+t.test(
+  '`tracelake secret reset` recovers a store whose secret is lost: old keys revoked, new keys printed',
+  async (t) => {
+    const { dataDir, key, appId } = await usedStore(t);
+    unlinkSync(join(dataDir, 'secret'));
+    const reset = await cli(['secret', 'reset', '--data-dir', dataDir]);
+    t.equal(reset.code, 0, reset.stderr);
+    const answer = JSON.parse(reset.stdout) as {
+      revoked_all_keys: boolean;
+      keys: { app_id: string; role: string; plaintext_key: string }[];
+    };
+    t.equal(answer.revoked_all_keys, true);
+    t.equal(answer.keys.length, 1);
+    t.match(answer.keys[0], { app_id: appId, role: 'full_access' });
+    t.match(secretOf(dataDir), /^[0-9a-f]{64}\n$/);
 
-  const server = await startServer({ dataDir });
-  t.teardown(() => server.stop('SIGKILL'));
-  t.equal((await call(server, 'GET', '/v1/api-keys', { auth: { key, appId } })).status, 401, 'the old key does not verify');
-  const listed = await call(server, 'GET', '/v1/api-keys', { auth: { key: answer.keys[0]!.plaintext_key, appId } });
-  t.equal(listed.status, 200, 'the printed key does');
-  const bootstrapKey = (listed.body.data as { name: string; status?: string; revoked_at?: string | null }[]).find((k) => k.name === 'bootstrap');
-  t.ok(bootstrapKey, 'the old key is still listed');
-  t.not(bootstrapKey!.revoked_at ?? null, null, 'as revoked');
-});
+    const server = await startServer({ dataDir });
+    t.teardown(() => server.stop('SIGKILL'));
+    t.equal(
+      (await call(server, 'GET', '/v1/api-keys', { auth: { key, appId } })).status,
+      401,
+      'the old key does not verify',
+    );
+    const listed = await call(server, 'GET', '/v1/api-keys', { auth: { key: answer.keys[0]!.plaintext_key, appId } });
+    t.equal(listed.status, 200, 'the printed key does');
+    const bootstrapKey = (listed.body.data as { name: string; status?: string; revoked_at?: string | null }[]).find(
+      (k) => k.name === 'bootstrap',
+    );
+    t.ok(bootstrapKey, 'the old key is still listed');
+    t.not(bootstrapKey!.revoked_at ?? null, null, 'as revoked');
+  },
+);
 
 t.test('the CLI refuses a damaged secret as the server does', async (t) => {
   const { dataDir, appId } = await usedStore(t);
   writeFileSync(join(dataDir, 'secret'), '');
-  const r = await cli(['key', 'create', '--app', appId, '--name', 'x', '--role', 'sdk', '--kinds', 'production', '--data-dir', dataDir]);
+  const r = await cli([
+    'key',
+    'create',
+    '--app',
+    appId,
+    '--name',
+    'x',
+    '--role',
+    'sdk',
+    '--kinds',
+    'production',
+    '--data-dir',
+    dataDir,
+  ]);
   t.equal(r.code, 1);
   t.match(r.stderr, /is not a Tracelake secret/);
 });

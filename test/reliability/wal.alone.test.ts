@@ -48,23 +48,35 @@ async function restart(t: Test, dataDir: string): Promise<TestServer> {
 t.test('an intact WAL after kill -9 replays whole and raises no alarm', async (t) => {
   const { dataDir, traceId, key, appId } = await killedWithWal(t);
   const server = await restart(t, dataDir);
-  t.notOk(server.logs.some((l) => /WAL was damaged/.test(l.msg)), 'no damage reported');
+  t.notOk(
+    server.logs.some((l) => /WAL was damaged/.test(l.msg)),
+    'no damage reported',
+  );
   t.notOk(existsSync(join(dataDir, 'quarantine')), 'nothing quarantined');
-  t.equal((await call(server, 'GET', `/v1/traces/${traceId}`, { auth: { key, appId } })).status, 200, 'the trace is there');
+  t.equal(
+    (await call(server, 'GET', `/v1/traces/${traceId}`, { auth: { key, appId } })).status,
+    200,
+    'the trace is there',
+  );
   t.equal((await call(server, 'GET', '/v1/health/files')).status, 200);
 });
 
 for (const [damage, apply] of [
-  ['garbage at its head', (path: string) => {
-    const bytes = readFileSync(path);
-    bytes.fill(0xab, 0, 64);
-    writeFileSync(path, bytes);
-  }],
+  [
+    'garbage at its head',
+    (path: string) => {
+      const bytes = readFileSync(path);
+      bytes.fill(0xab, 0, 64);
+      writeFileSync(path, bytes);
+    },
+  ],
   ['truncated to half', (path: string) => truncateSync(path, Math.floor(statSync(path).size / 2))],
 ] as const) {
   t.test(`a WAL with ${damage} is quarantined, reported, and its segments kept`, async (t) => {
     const { dataDir, traceId } = await killedWithWal(t);
-    const segmentsBefore = readdirSync(join(dataDir, 'segments'), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
+    const segmentsBefore = readdirSync(join(dataDir, 'segments'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.parquet'));
     t.ok(segmentsBefore.length > 0, 'the trace was written as a segment');
     apply(join(dataDir, WAL));
     const found = readFileSync(join(dataDir, WAL));
@@ -83,7 +95,10 @@ for (const [damage, apply] of [
       // DuckDB dropped the whole WAL, the manifest row of the trace's segment with it: the
       // segment is set aside, not deleted as an orphan.
       const aside = readdirSync(join(dataDir, 'quarantine', 'segments'));
-      t.ok(aside.some((f) => segmentsBefore.some((s) => f.endsWith(s.split('/').pop()!))), `the segment is kept: ${aside.join(', ')}`);
+      t.ok(
+        aside.some((f) => segmentsBefore.some((s) => f.endsWith(s.split('/').pop()!))),
+        `the segment is kept: ${aside.join(', ')}`,
+      );
     }
 
     const files = await call(server, 'GET', '/v1/health/files');

@@ -14,8 +14,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 t.test('POST /v1/scores/batch', async (t) => {
   const w = await world(t, { env: { TRACELAKE_FAULT_INJECTION: 'on' } });
-  const batch = (scores: unknown, headers: Record<string, string> = {}) => call(w.server, 'POST', '/v1/scores/batch', { auth: w.root, body: { scores }, headers });
-  const named = async (name: string) => (await call(w.server, 'GET', `/v1/scores?name=${encodeURIComponent(name)}&limit=1000`, { auth: w.root })).body;
+  const batch = (scores: unknown, headers: Record<string, string> = {}) =>
+    call(w.server, 'POST', '/v1/scores/batch', { auth: w.root, body: { scores }, headers });
+  const named = async (name: string) =>
+    (await call(w.server, 'GET', `/v1/scores?name=${encodeURIComponent(name)}&limit=1000`, { auth: w.root })).body;
   /** Scores that must be at rest when the test ends, by name. */
   const stored: Record<string, number> = {};
 
@@ -23,29 +25,65 @@ t.test('POST /v1/scores/batch', async (t) => {
     const r = await batch([
       { name: 'b-ok', score: 0.25, resource_id: w.traceId, client_id: 'first' },
       { name: 'b-ok', score: 1, dataType: 'BOOLEAN', resource_id: w.childSpanId.toUpperCase(), client_id: 'second' },
-      { name: 'b-ok', score: 3, label: 'x', data_type: 'categorical', resource_id: w.sessionId, session_id: w.sessionId },
+      {
+        name: 'b-ok',
+        score: 3,
+        label: 'x',
+        data_type: 'categorical',
+        resource_id: w.sessionId,
+        session_id: w.sessionId,
+      },
     ]);
     t.equal(r.status, 201);
     t.same(r.body.data.summary, { total: 3, succeeded: 3, failed: 0 });
-    t.same(r.body.data.results.map((x: { status: string; client_id?: string; index: number }) => [x.index, x.status, x.client_id]), [
-      [0, 'success', 'first'],
-      [1, 'success', 'second'],
-      [2, 'success', undefined],
-    ]);
+    t.same(
+      r.body.data.results.map((x: { status: string; client_id?: string; index: number }) => [
+        x.index,
+        x.status,
+        x.client_id,
+      ]),
+      [
+        [0, 'success', 'first'],
+        [1, 'success', 'second'],
+        [2, 'success', undefined],
+      ],
+    );
     for (const x of r.body.data.results) t.match(x.id, UUID);
     const listed = await named('b-ok');
     t.equal(listed.pagination.total, 3);
     const byId = Object.fromEntries(listed.data.map((s: { id: string }) => [s.id, s]));
     const [a, b, c] = r.body.data.results.map((x: { id: string }) => byId[x.id]);
-    t.match(a, { resource_type: 'trace', resource_id: w.traceId, trace_id: w.traceId, data_type: 'NUMERIC', score: 0.25, source: 'api' });
-    t.match(b, { resource_type: 'span', resource_id: w.childSpanId, trace_id: w.traceId, data_type: 'BOOLEAN', score: 1 });
-    t.match(c, { resource_type: 'session', resource_id: w.sessionId, session_id: w.sessionId, data_type: 'CATEGORICAL', label: 'x' });
+    t.match(a, {
+      resource_type: 'trace',
+      resource_id: w.traceId,
+      trace_id: w.traceId,
+      data_type: 'NUMERIC',
+      score: 0.25,
+      source: 'api',
+    });
+    t.match(b, {
+      resource_type: 'span',
+      resource_id: w.childSpanId,
+      trace_id: w.traceId,
+      data_type: 'BOOLEAN',
+      score: 1,
+    });
+    t.match(c, {
+      resource_type: 'session',
+      resource_id: w.sessionId,
+      session_id: w.sessionId,
+      data_type: 'CATEGORICAL',
+      label: 'x',
+    });
     for (const s of listed.data) t.notOk('client_id' in s, 'client_id is not part of a score');
     stored['b-ok'] = 3;
   });
 
   t.test('207: items fail one by one, with their reasons, and the rest is stored', async (t) => {
-    const config = await call(w.server, 'POST', '/v1/score-configs', { auth: w.root, body: { name: 'b-ranged', data_type: 'NUMERIC', min_value: 0, max_value: 1 } });
+    const config = await call(w.server, 'POST', '/v1/score-configs', {
+      auth: w.root,
+      body: { name: 'b-ranged', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
+    });
     t.equal(config.status, 201);
     const r = await batch([
       { name: 'b-mixed', score: 1, resource_id: w.traceId, client_id: 'good-1' },
@@ -64,21 +102,60 @@ t.test('POST /v1/scores/batch', async (t) => {
     ]);
     t.equal(r.status, 207);
     t.same(r.body.data.summary, { total: 13, succeeded: 2, failed: 11 });
-    const results = r.body.data.results as { index: number; id: string | null; status: string; client_id?: string; error?: { code: string; message: string; field?: string } }[];
-    t.same(results.map((x) => x.index), [...Array(13).keys()], 'one result per item, in order');
+    const results = r.body.data.results as {
+      index: number;
+      id: string | null;
+      status: string;
+      client_id?: string;
+      error?: { code: string; message: string; field?: string };
+    }[];
+    t.same(
+      results.map((x) => x.index),
+      [...Array(13).keys()],
+      'one result per item, in order',
+    );
     const byClient = Object.fromEntries(results.filter((x) => x.client_id).map((x) => [x.client_id, x]));
     t.match(byClient['good-1'], { status: 'success', id: UUID });
     t.match(byClient['good-2'], { status: 'success', id: UUID });
-    t.match(byClient['no-resource'], { status: 'error', id: null, error: { code: 'invalid_request_body', field: 'resource_id', message: /resource_id: is required/ } });
-    t.match(byClient['bad-type'], { status: 'error', error: { code: 'invalid_request_body', field: 'dataType', message: /NUMERIC, BOOLEAN, CATEGORICAL/ } });
+    t.match(byClient['no-resource'], {
+      status: 'error',
+      id: null,
+      error: { code: 'invalid_request_body', field: 'resource_id', message: /resource_id: is required/ },
+    });
+    t.match(byClient['bad-type'], {
+      status: 'error',
+      error: { code: 'invalid_request_body', field: 'dataType', message: /NUMERIC, BOOLEAN, CATEGORICAL/ },
+    });
     t.match(byClient['unknown-trace'], { status: 'error', error: { code: 'not_found', field: 'resource_id' } });
-    t.same(byClient['other-app']!.error, { code: 'not_found', field: 'resource_id', message: `resource_id: no trace "${w.other.traceId}" in this app` }, "another app's trace is not found, like an unknown one");
+    t.same(
+      byClient['other-app']!.error,
+      { code: 'not_found', field: 'resource_id', message: `resource_id: no trace "${w.other.traceId}" in this app` },
+      "another app's trace is not found, like an unknown one",
+    );
     t.match(byClient['other-app-span'], { status: 'error', error: { code: 'not_found' } });
-    t.match(byClient['out-of-range'], { status: 'error', error: { code: 'invalid_request_body', field: 'score', message: /at most 1 \(score config "b-ranged"\)/ } });
-    t.match(byClient['unknown-field'], { status: 'error', error: { code: 'invalid_request_body', field: 'colour', message: 'colour: unknown property' } });
-    t.same(results[8], { index: 8, id: null, status: 'error', error: { code: 'invalid_request_body', message: 'a score is a JSON object' } }, 'no client_id to echo');
+    t.match(byClient['out-of-range'], {
+      status: 'error',
+      error: { code: 'invalid_request_body', field: 'score', message: /at most 1 \(score config "b-ranged"\)/ },
+    });
+    t.match(byClient['unknown-field'], {
+      status: 'error',
+      error: { code: 'invalid_request_body', field: 'colour', message: 'colour: unknown property' },
+    });
+    t.same(
+      results[8],
+      {
+        index: 8,
+        id: null,
+        status: 'error',
+        error: { code: 'invalid_request_body', message: 'a score is a JSON object' },
+      },
+      'no client_id to echo',
+    );
     t.match(byClient['no-score'], { status: 'error', error: { field: 'score' } });
-    t.match(byClient['not-in-session'], { status: 'error', error: { code: 'invalid_request_body', field: 'session_id' } });
+    t.match(byClient['not-in-session'], {
+      status: 'error',
+      error: { code: 'invalid_request_body', field: 'session_id' },
+    });
     t.match(results[11], { status: 'error', error: { field: 'client_id' } });
     t.notOk('client_id' in results[11]!, 'a client_id over 128 characters is not echoed');
     t.equal((await named('b-mixed')).pagination.total, 1);
@@ -90,7 +167,10 @@ t.test('POST /v1/scores/batch', async (t) => {
   });
 
   t.test('400: every item failed; the results still say why', async (t) => {
-    const r = await batch([{ name: 'b-none', client_id: 'a' }, { name: 'b-none', score: 1, resource_id: 'f'.repeat(16), client_id: 'b' }]);
+    const r = await batch([
+      { name: 'b-none', client_id: 'a' },
+      { name: 'b-none', score: 1, resource_id: 'f'.repeat(16), client_id: 'b' },
+    ]);
     t.equal(r.status, 400);
     t.equal(r.body.error.code, 'invalid_request_body');
     t.equal(r.body.error.message, 'Invalid request body', "the spec's generic message");
@@ -98,7 +178,13 @@ t.test('POST /v1/scores/batch', async (t) => {
     t.match(r.body.error.details['0'], /resource_id/);
     t.same(Object.keys(r.body), ['error'], 'no top-level data beside the error');
     t.same(r.body.error.summary, { total: 2, succeeded: 0, failed: 2 });
-    t.same(r.body.error.results.map((x: { client_id: string; error: { code: string } }) => [x.client_id, x.error.code]), [['a', 'invalid_request_body'], ['b', 'not_found']]);
+    t.same(
+      r.body.error.results.map((x: { client_id: string; error: { code: string } }) => [x.client_id, x.error.code]),
+      [
+        ['a', 'invalid_request_body'],
+        ['b', 'not_found'],
+      ],
+    );
     t.equal((await named('b-none')).pagination.total, 0);
   });
 
@@ -113,7 +199,11 @@ t.test('POST /v1/scores/batch', async (t) => {
       ['an unknown field', { body: { scores: [{ name: 'q', score: 1, resource_id: w.traceId }], dry_run: true } }],
     ];
     for (const [what, options] of cases) {
-      const r = await call(w.server, 'POST', '/v1/scores/batch', { auth: w.root, ...options, headers: { 'content-type': 'application/json' } });
+      const r = await call(w.server, 'POST', '/v1/scores/batch', {
+        auth: w.root,
+        ...options,
+        headers: { 'content-type': 'application/json' },
+      });
       t.equal(r.status, 400, what);
       t.equal(r.body.error.code, 'invalid_request_body', what);
       t.equal(r.body.error.message, 'Invalid request body', what);
@@ -153,16 +243,31 @@ t.test('POST /v1/scores/batch', async (t) => {
     t.same(Object.keys(r.body.error.details), ['0', '1', '2']);
     t.same(Object.keys(r.body), ['error']);
     t.same(r.body.error.summary, { total: 3, succeeded: 0, failed: 3 });
-    t.same(r.body.error.results.map((x: { id: null; status: string; client_id: string; error: { code: string } }) => [x.id, x.status, x.client_id, x.error.code]), [
-      [null, 'error', 'one', 'internal_error'],
-      [null, 'error', 'two', 'internal_error'],
-      [null, 'error', 'invalid', 'invalid_request_body'],
-    ]);
-    const logged = () => w.server.logs.some((l) => l.msg === 'score insert failed' && /CHECK constraint failed on table scores/.test(String(l.err)));
+    t.same(
+      r.body.error.results.map((x: { id: null; status: string; client_id: string; error: { code: string } }) => [
+        x.id,
+        x.status,
+        x.client_id,
+        x.error.code,
+      ]),
+      [
+        [null, 'error', 'one', 'internal_error'],
+        [null, 'error', 'two', 'internal_error'],
+        [null, 'error', 'invalid', 'invalid_request_body'],
+      ],
+    );
+    const logged = () =>
+      w.server.logs.some(
+        (l) => l.msg === 'score insert failed' && /CHECK constraint failed on table scores/.test(String(l.err)),
+      );
     // Logs arrive through a pipe.
     t.ok(await until(logged, 2_000), 'the store refused the rows (a real constraint failure), and it was logged');
     t.equal((await named('b-fault')).pagination.total, 0, 'nothing of the batch is readable');
-    const single = await call(w.server, 'POST', '/v1/scores', { auth: w.root, body: items[0], headers: { 'x-tracelake-fault': 'score-insert' } });
+    const single = await call(w.server, 'POST', '/v1/scores', {
+      auth: w.root,
+      body: items[0],
+      headers: { 'x-tracelake-fault': 'score-insert' },
+    });
     t.equal(single.status, 500, 'POST /v1/scores fails the same way');
     t.equal(single.body.error.code, 'internal_error');
     t.equal((await named('b-fault')).pagination.total, 0);
@@ -180,7 +285,11 @@ t.test('POST /v1/scores/batch', async (t) => {
     t.equal(denied.body.error.required_permission, 'score.write');
     t.equal((await call(w.server, 'POST', '/v1/scores/batch', { body: { scores: item } })).status, 401);
     const writer = await keyWith(w, 'score.write');
-    t.equal((await call(w.server, 'POST', '/v1/scores/batch', { auth: writer, body: { scores: item } })).status, 201, 'score.write alone is enough');
+    t.equal(
+      (await call(w.server, 'POST', '/v1/scores/batch', { auth: writer, body: { scores: item } })).status,
+      201,
+      'score.write alone is enough',
+    );
     const otherApp = await call(w.server, 'POST', '/v1/scores/batch', { auth: w.other.auth, body: { scores: item } });
     t.equal(otherApp.status, 400, "another app cannot score this app's trace");
     t.equal(otherApp.body.error.results[0].error.code, 'not_found');
@@ -191,11 +300,21 @@ t.test('POST /v1/scores/batch', async (t) => {
     t.equal(await w.server.stop('SIGTERM'), 0);
     const db = await DuckDBInstance.create(join(w.server.dataDir, 'tracelake.duckdb'));
     const c = await db.connect();
-    const rows = (await c.runAndReadAll('SELECT name, count(*)::INTEGER AS n FROM scores GROUP BY name ORDER BY name')).getRowObjectsJson();
+    const rows = (
+      await c.runAndReadAll('SELECT name, count(*)::INTEGER AS n FROM scores GROUP BY name ORDER BY name')
+    ).getRowObjectsJson();
     t.same(Object.fromEntries(rows.map((r) => [r.name, r.n])), stored);
-    const columns = (await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_name = 'scores'`)).getRowObjectsJson().map((r) => r.column_name);
+    const columns = (
+      await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_name = 'scores'`)
+    )
+      .getRowObjectsJson()
+      .map((r) => r.column_name);
     t.notOk(columns.includes('client_id'), 'no column holds client_id');
-    const echoed = (await c.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM scores WHERE list_contains(['first', 'second', 'good-1', 'good-2', 'one', 'two'], label) OR list_contains(['first', 'second', 'good-1', 'good-2', 'one', 'two'], reason)`)).getRowObjectsJson();
+    const echoed = (
+      await c.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM scores WHERE list_contains(['first', 'second', 'good-1', 'good-2', 'one', 'two'], label) OR list_contains(['first', 'second', 'good-1', 'good-2', 'one', 'two'], reason)`,
+      )
+    ).getRowObjectsJson();
     t.same(echoed, [{ n: 0 }], 'client ids are nowhere in the rows');
     c.closeSync();
     db.closeSync();

@@ -33,13 +33,22 @@ const EXPECTED: Record<string, string> = {
 
 t.test('permissions of every score route', async (t) => {
   const w = await world(t);
-  t.same(Object.fromEntries(scoreRoutes.map((r) => [`${r.method} ${r.path}`, r.permission])), EXPECTED, 'the route table says what the spec says');
+  t.same(
+    Object.fromEntries(scoreRoutes.map((r) => [`${r.method} ${r.path}`, r.permission])),
+    EXPECTED,
+    'the route table says what the spec says',
+  );
 
-  const concrete = (path: string) => path.replace(':scoreId', randomUUID()).replace(':commentId', randomUUID()).replace(':name', 'accuracy');
+  const concrete = (path: string) =>
+    path.replace(':scoreId', randomUUID()).replace(':commentId', randomUUID()).replace(':name', 'accuracy');
   const allBut = async (need: string) => keyWith(w, ...PERMISSIONS.filter((p) => p !== need));
   const only = async (need: string) => (need === 'admin' ? w.root : keyWith(w, need));
-  const keys = new Map<string, { denied: Awaited<ReturnType<typeof allBut>>; allowed: Awaited<ReturnType<typeof only>> }>();
-  for (const need of new Set(Object.values(EXPECTED))) keys.set(need, { denied: await allBut(need), allowed: await only(need) });
+  const keys = new Map<
+    string,
+    { denied: Awaited<ReturnType<typeof allBut>>; allowed: Awaited<ReturnType<typeof only>> }
+  >();
+  for (const need of new Set(Object.values(EXPECTED)))
+    keys.set(need, { denied: await allBut(need), allowed: await only(need) });
 
   for (const r of scoreRoutes) {
     const what = `${r.method} ${r.path}`;

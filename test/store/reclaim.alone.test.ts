@@ -22,7 +22,11 @@ const DAY_MS = 86_400_000;
 async function holedStore() {
   const dataDir = tempDir();
   const boot = await startServer({ dataDir });
-  const scope = { tenantId: boot.bootstrap!.tenant_id as string, appId: boot.bootstrap!.app_id as string, environmentId: boot.bootstrap!.environment_id as string };
+  const scope = {
+    tenantId: boot.bootstrap!.tenant_id as string,
+    appId: boot.bootstrap!.app_id as string,
+    environmentId: boot.bootstrap!.environment_id as string,
+  };
   const auth = { key: boot.bootstrap!.api_key as string, appId: scope.appId };
   await boot.stop('SIGTERM');
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 60_000 });
@@ -31,7 +35,9 @@ async function holedStore() {
   const firstNs = BigInt(Date.now() - 2 * DAY_MS) * 1_000_000n;
   await mergedTraces(db, scope, TRACES, firstNs);
   await mergedTraces(db, scope, TRACES, firstNs, 10n);
-  const [{ free } = { free: 0 }] = await db.query<{ free: number }>('SELECT free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()');
+  const [{ free } = { free: 0 }] = await db.query<{ free: number }>(
+    'SELECT free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()',
+  );
   db.close();
   return { dataDir, auth, free, size: () => statSync(join(dataDir, DATABASE_FILE)).size };
 }
@@ -55,9 +61,14 @@ t.test('at shutdown, the file loses the holes and keeps every summary', async (t
   const code = await server.stop('SIGTERM');
   // What the shutdown said past info, for a failure to tell why (it failed once in CI with
   // nothing to say whether the rewrite was declined, failed, or never ran).
-  const warnings = server.logs.filter((l) => typeof l.level === 'number' && l.level >= 40).map((l) => ({ msg: l.msg, err: (l.err as { message?: unknown } | undefined)?.message }));
+  const warnings = server.logs
+    .filter((l) => typeof l.level === 'number' && l.level >= 40)
+    .map((l) => ({ msg: l.msg, err: (l.err as { message?: unknown } | undefined)?.message }));
   t.equal(code, 0, `a clean stop (warnings: ${JSON.stringify(warnings)})`);
-  t.ok(server.logs.some((l) => /rewritten into the database file's free blocks/.test(l.msg)), `the rewrite is logged (warnings: ${JSON.stringify(warnings)})`);
+  t.ok(
+    server.logs.some((l) => /rewritten into the database file's free blocks/.test(l.msg)),
+    `the rewrite is logged (warnings: ${JSON.stringify(warnings)})`,
+  );
   t.ok(store.size() < before, `smaller on disk: ${before} → ${store.size()} bytes`);
   const again = await startServer({ dataDir: store.dataDir });
   t.teardown(() => again.stop('SIGKILL'));

@@ -37,8 +37,16 @@ t.test('bad values name the option', async (t) => {
   t.throws(() => loadConfig({}, ['--colour', 'blue']), /unknown option --colour/);
   t.throws(() => loadConfig({}, ['--port']), /--port needs a value/);
   t.throws(() => loadConfig({}, ['serve']), /unexpected argument "serve"/);
-  t.throws(() => loadConfig({ TRACELAKE_PORT: 'x' }, []), { constructor: UsageError, message: /^TRACELAKE_PORT \/ --port: / }, 'a usage error (exit 2), a bad variable too');
-  t.equal(loadConfig({}, ['--port', '1', '--workers', '2', '--port=2']).port, 2, 'a later flag wins: settings may be appended to a command line');
+  t.throws(
+    () => loadConfig({ TRACELAKE_PORT: 'x' }, []),
+    { constructor: UsageError, message: /^TRACELAKE_PORT \/ --port: / },
+    'a usage error (exit 2), a bad variable too',
+  );
+  t.equal(
+    loadConfig({}, ['--port', '1', '--workers', '2', '--port=2']).port,
+    2,
+    'a later flag wins: settings may be appended to a command line',
+  );
   t.equal(loadConfig({}, ['--fault-injection', 'no']).faultInjection, false);
 });
 
@@ -47,11 +55,19 @@ t.test('git settings', async (t) => {
   t.equal(c.gitRoot, undefined, 'no local repositories unless asked');
   t.equal(c.githubApiUrl, 'https://api.github.com');
   t.equal(c.publicUrl, undefined);
-  const set = loadConfig({ TRACELAKE_GIT_ROOT: '/srv/git' }, ['--github-api-url', 'https://ghe.example.com/api/v3/', '--public-url', 'http://tracelake.example.com']);
+  const set = loadConfig({ TRACELAKE_GIT_ROOT: '/srv/git' }, [
+    '--github-api-url',
+    'https://ghe.example.com/api/v3/',
+    '--public-url',
+    'http://tracelake.example.com',
+  ]);
   t.equal(set.gitRoot, '/srv/git');
   t.equal(set.githubApiUrl, 'https://ghe.example.com/api/v3', 'without the trailing slash');
   t.equal(set.publicUrl, 'http://tracelake.example.com');
-  t.throws(() => loadConfig({}, ['--github-api-url', 'api.github.com']), /TRACELAKE_GITHUB_API_URL .*expected an http\(s\) URL/);
+  t.throws(
+    () => loadConfig({}, ['--github-api-url', 'api.github.com']),
+    /TRACELAKE_GITHUB_API_URL .*expected an http\(s\) URL/,
+  );
   t.throws(() => loadConfig({}, ['--public-url', 'ftp://x']), /TRACELAKE_PUBLIC_URL .*expected an http\(s\) URL/);
 });
 
@@ -69,44 +85,88 @@ t.test('the value parsers', async (t) => {
   t.equal(loadConfig({}, ['--rate-limit', '2.5']).rateLimit, 2.5, 'a rate may be fractional');
   t.equal(loadConfig({}, []).traceHints, 2 ** 21, 'trace hints: 2^21 slots by default');
   t.equal(loadConfig({ TRACELAKE_TRACE_HINTS: '0' }, []).traceHints, 0, '0 turns them off');
-  t.throws(() => loadConfig({}, ['--trace-hints', String(2 ** 28 + 1)]), /TRACELAKE_TRACE_HINTS \/ --trace-hints/, 'past 2^28 slots (3 GiB) refused');
+  t.throws(
+    () => loadConfig({}, ['--trace-hints', String(2 ** 28 + 1)]),
+    /TRACELAKE_TRACE_HINTS \/ --trace-hints/,
+    'past 2^28 slots (3 GiB) refused',
+  );
   t.equal(loadConfig({}, ['--rate-limit=0']).rateLimit, 0);
-  t.throws(() => loadConfig({}, ['--rate-limit=']), /TRACELAKE_RATE_LIMIT \/ --rate-limit: expected a number ≥ 0, got ""/, 'an empty flag value is not 0');
+  t.throws(
+    () => loadConfig({}, ['--rate-limit=']),
+    /TRACELAKE_RATE_LIMIT \/ --rate-limit: expected a number ≥ 0, got ""/,
+    'an empty flag value is not 0',
+  );
   t.throws(() => loadConfig({}, ['--rate-limit', ' ']), /expected a number ≥ 0/);
   t.throws(() => loadConfig({}, ['--rate-limit', 'Infinity']), /expected a number ≥ 0/);
   t.throws(() => loadConfig({}, ['--rate-limit=-1']), /expected a number ≥ 0/);
-  t.throws(() => loadConfig({}, ['--rate-limit', '-1']), /--rate-limit needs a value \(one that starts with "-" is written --rate-limit=VALUE\)/);
+  t.throws(
+    () => loadConfig({}, ['--rate-limit', '-1']),
+    /--rate-limit needs a value \(one that starts with "-" is written --rate-limit=VALUE\)/,
+  );
   t.equal(loadConfig({}, ['--max-body', ' 64 kb ']).maxBodyBytes, 64 * 1024, 'units in any case, spaces around');
   t.equal(loadConfig({}, ['--max-body', '3GiB']).maxBodyBytes, 3 * 1024 ** 3);
   t.equal(loadConfig({}, ['--max-body', '10B']).maxBodyBytes, 10);
-  t.throws(() => loadConfig({}, ['--max-body', '5 parsecs']), /expected a size such as 16MiB, got "5 parsecs"/, 'an unknown unit');
+  t.throws(
+    () => loadConfig({}, ['--max-body', '5 parsecs']),
+    /expected a size such as 16MiB, got "5 parsecs"/,
+    'an unknown unit',
+  );
   t.throws(() => loadConfig({}, ['--workers', '1.5']), /TRACELAKE_WORKERS .*expected an integer in 1\.\.256/);
   t.throws(() => loadConfig({}, ['--workers', '0']), /expected an integer in 1\.\.256/);
   t.equal(loadConfig({}, ['--workers', '256']).workers, 256);
   t.same(loadConfig({}, []).corsOrigins, [], 'CORS is off by default');
-  t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: 'https://app.example.com' }, []).corsOrigins, ['https://app.example.com']);
-  t.throws(() => loadConfig({}, ['--cors-origins', 'example.com']), /TRACELAKE_CORS_ORIGINS \/ --cors-origins: expected origins such as https:\/\/app.example.com, or \*, got "example.com"/);
-  t.throws(() => loadConfig({}, ['--cors-origins', 'https://a.example.com/path']), /got "https:\/\/a.example.com\/path"/, 'an origin has no path');
+  t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: 'https://app.example.com' }, []).corsOrigins, [
+    'https://app.example.com',
+  ]);
+  t.throws(
+    () => loadConfig({}, ['--cors-origins', 'example.com']),
+    /TRACELAKE_CORS_ORIGINS \/ --cors-origins: expected origins such as https:\/\/app.example.com, or \*, got "example.com"/,
+  );
+  t.throws(
+    () => loadConfig({}, ['--cors-origins', 'https://a.example.com/path']),
+    /got "https:\/\/a.example.com\/path"/,
+    'an origin has no path',
+  );
   t.equal(loadConfig({}, ['--cors-origins', ' * ']).corsOrigins, '*');
-  t.same(loadConfig({}, ['--cors-origins', 'https://app.example.com, http://localhost:3000']).corsOrigins, ['https://app.example.com', 'http://localhost:3000']);
+  t.same(loadConfig({}, ['--cors-origins', 'https://app.example.com, http://localhost:3000']).corsOrigins, [
+    'https://app.example.com',
+    'http://localhost:3000',
+  ]);
   t.same(loadConfig({ TRACELAKE_CORS_ORIGINS: ' ' }, []).corsOrigins, [], 'blank is none');
   t.same(loadConfig({}, []).metricsListen, { kind: 'off' }, 'Prometheus metrics are off by default');
-  t.same(loadConfig({}, ['--metrics-listen', '9464']).metricsListen, { kind: 'listen', host: '127.0.0.1', port: 9464 }, 'a bare port is on loopback');
-  t.same(loadConfig({ TRACELAKE_METRICS_LISTEN: '0.0.0.0:9464' }, []).metricsListen, { kind: 'listen', host: '0.0.0.0', port: 9464 });
+  t.same(
+    loadConfig({}, ['--metrics-listen', '9464']).metricsListen,
+    { kind: 'listen', host: '127.0.0.1', port: 9464 },
+    'a bare port is on loopback',
+  );
+  t.same(loadConfig({ TRACELAKE_METRICS_LISTEN: '0.0.0.0:9464' }, []).metricsListen, {
+    kind: 'listen',
+    host: '0.0.0.0',
+    port: 9464,
+  });
   t.same(loadConfig({}, ['--metrics-listen', '[::1]:0']).metricsListen, { kind: 'listen', host: '::1', port: 0 });
   t.same(loadConfig({}, ['--metrics-listen', 'API']).metricsListen, { kind: 'api' }, 'on the API port only when asked');
-  t.throws(() => loadConfig({}, ['--metrics-listen', '70000']), /TRACELAKE_METRICS_LISTEN \/ --metrics-listen: expected off, api, a port or host:port/);
+  t.throws(
+    () => loadConfig({}, ['--metrics-listen', '70000']),
+    /TRACELAKE_METRICS_LISTEN \/ --metrics-listen: expected off, api, a port or host:port/,
+  );
   t.throws(() => loadConfig({}, ['--metrics-listen', 'on']), /got "on"/);
   t.equal(loadConfig({}, []).duckdbMemory, `${4 * 1024 ** 3}B`, 'the DuckDB memory limit goes to DuckDB in bytes');
   t.equal(loadConfig({}, ['--duckdb-memory', '512 mb']).duckdbMemory, `${512 * 1024 ** 2}B`);
-  t.throws(() => loadConfig({}, ['--duckdb-memory', 'lots']), /TRACELAKE_DUCKDB_MEMORY \/ --duckdb-memory: expected a size such as 16MiB, got "lots"/);
+  t.throws(
+    () => loadConfig({}, ['--duckdb-memory', 'lots']),
+    /TRACELAKE_DUCKDB_MEMORY \/ --duckdb-memory: expected a size such as 16MiB, got "lots"/,
+  );
   t.throws(() => loadConfig({}, ['--duckdb-memory', '1MiB']), /expected at least 64MiB, got "1MiB"/);
   t.equal(loadConfig({ TRACELAKE_ALLOW_NEW_STORE: 'YES' }, []).allowNewStore, true);
   t.equal(loadConfig({ TRACELAKE_ALLOW_NEW_STORE: 'Off' }, []).allowNewStore, false);
   t.equal(loadConfig({}, ['--log-level', 'silent']).logLevel, 'silent');
   t.equal(loadConfig({}, ['--bootstrap-key', 'sk_x']).bootstrapKey, 'sk_x');
   t.equal(loadConfig({}, []).plansFile, undefined, 'an option without a default stays unset');
-  t.ok(loadConfig({}, []).maxInflightBytes >= 64 * 1024 ** 2 && loadConfig({}, []).maxInflightBytes <= 1024 ** 3, 'in-flight bytes: 64 MiB to 1 GiB');
+  t.ok(
+    loadConfig({}, []).maxInflightBytes >= 64 * 1024 ** 2 && loadConfig({}, []).maxInflightBytes <= 1024 ** 3,
+    'in-flight bytes: 64 MiB to 1 GiB',
+  );
 });
 
 t.test('the operator token: long, never an API key, never echoed', async (t) => {
@@ -121,10 +181,17 @@ t.test('the operator token: long, never an API key, never echoed', async (t) => 
     } catch (e) {
       message = (e as Error).message;
     }
-    t.match(message, /^TRACELAKE_OPERATOR_TOKEN \/ --operator-token: expected 32 to 512 printable characters without spaces/, JSON.stringify(bad));
+    t.match(
+      message,
+      /^TRACELAKE_OPERATOR_TOKEN \/ --operator-token: expected 32 to 512 printable characters without spaces/,
+      JSON.stringify(bad),
+    );
     t.notOk(message.includes(bad), 'the value is not shown');
   }
-  t.throws(() => loadConfig({}, ['--operator-token', `sk_service_${'A'.repeat(43)}`]), /must not be an API key \(sk_service_…\)/);
+  t.throws(
+    () => loadConfig({}, ['--operator-token', `sk_service_${'A'.repeat(43)}`]),
+    /must not be an API key \(sk_service_…\)/,
+  );
 });
 
 t.test('--help: the settings table', async (t) => {

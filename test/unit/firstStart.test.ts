@@ -43,7 +43,13 @@ t.test('another port: the demo is told where the server is', async (t) => {
 });
 
 t.test('a public URL is the address shown', async (t) => {
-  const block = firstStartBlock({ host: '0.0.0.0', port: 4318, publicUrl: 'https://traces.example.com/', appId: APP, key: KEY });
+  const block = firstStartBlock({
+    host: '0.0.0.0',
+    port: 4318,
+    publicUrl: 'https://traces.example.com/',
+    appId: APP,
+    key: KEY,
+  });
   t.match(block, '  UI        https://traces.example.com/ ', 'one slash');
   t.match(block, 'OTEL_EXPORTER_OTLP_ENDPOINT=https://traces.example.com\n', 'the SDK appends /v1/traces');
   t.match(block, '--url https://traces.example.com\n');
@@ -52,7 +58,11 @@ t.test('a public URL is the address shown', async (t) => {
 t.test('a key the operator chose is not printed', async (t) => {
   const block = firstStartBlock({ host: '127.0.0.1', port: 4318, appId: APP, key: null });
   t.match(block, '  API key   the key you set in TRACELAKE_BOOTSTRAP_KEY (not printed)\n');
-  t.match(block, `OTEL_EXPORTER_OTLP_HEADERS="Authorization=$TRACELAKE_BOOTSTRAP_KEY,X-Service-App-Id=${APP}"`, 'the variable, expanded by the shell');
+  t.match(
+    block,
+    `OTEL_EXPORTER_OTLP_HEADERS="Authorization=$TRACELAKE_BOOTSTRAP_KEY,X-Service-App-Id=${APP}"`,
+    'the variable, expanded by the shell',
+  );
   t.match(block, 'npm run demo -- --key "$TRACELAKE_BOOTSTRAP_KEY"\n');
   t.notMatch(block, /sk_service_/);
 });

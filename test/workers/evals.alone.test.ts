@@ -9,7 +9,15 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { workingRepo } from '../helpers/git.js';
-import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
+import {
+  call,
+  createKey,
+  rootCredentials,
+  serverFor,
+  tempDir,
+  type Credentials,
+  type TestServer,
+} from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 import { fakeAgentProfiles, running, startWorker, type TestWorker } from '../helpers/workers.js';
 
@@ -56,12 +64,18 @@ let workerKey: Credentials;
 let serial = 0;
 const fresh = (what: string) => join(dir, `${what}-${++serial}`);
 
-function worker(name: string, args: string[] = ['--eval-command', JSON.stringify([process.execPath, evalScript])]): TestWorker {
+function worker(
+  name: string,
+  args: string[] = ['--eval-command', JSON.stringify([process.execPath, evalScript])],
+): TestWorker {
   return startWorker(server, workerKey, { name, gitRoot, profiles, workDir: join(dir, `work-${name}`), args });
 }
 
 async function createEvalRun(config: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const r = await call(server, 'POST', '/v1/evals/runs', { auth: root, body: { experiment: 'worker-evals', suite: 'fake-suite', suite_version: '1.0', config, ...extra } });
+  const r = await call(server, 'POST', '/v1/evals/runs', {
+    auth: root,
+    body: { experiment: 'worker-evals', suite: 'fake-suite', suite_version: '1.0', config, ...extra },
+  });
   if (r.status !== 201) throw new Error(`eval run: ${r.status} ${r.text}`);
   return r.body.data;
 }
@@ -79,7 +93,8 @@ async function untilStatus(id: string, statuses: string[], ms = 30_000): Promise
   }
 }
 
-const ended = (id: string) => (l: { msg: string; eval_run_id?: unknown }) => l.eval_run_id === id && /^eval run /.test(l.msg) && l.msg !== 'eval run claimed';
+const ended = (id: string) => (l: { msg: string; eval_run_id?: unknown }) =>
+  l.eval_run_id === id && /^eval run /.test(l.msg) && l.msg !== 'eval run claimed';
 
 /**
  * Waits for the worker's last word on run `id` and checks that it reported the run: a run whose
@@ -97,42 +112,76 @@ t.before(async () => {
   // 2 s, a heartbeat (a third of the lease) 1.3 s late loses it.
   server = await serverFor(t, { args: ['--git-root', gitRoot], env: { TRACELAKE_WORKER_LEASE_SECONDS: '4' } });
   root = rootCredentials(server);
-  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, { auth: root, body: { provider: 'local', repository: 'acme/shop' } });
+  const connected = await call(server, 'POST', `/v1/apps/${root.appId}/git/connect`, {
+    auth: root,
+    body: { provider: 'local', repository: 'acme/shop' },
+  });
   if (connected.status >= 300) throw new Error(`git connect: ${connected.text}`);
   workerKey = await createKey(server, root, { name: 'worker', role: 'Worker' });
 });
 
-t.test('an eval run is claimed by a worker, reports its trials, and succeeds with its card; the minted key is revoked after', async (t) => {
-  const out = fresh('env');
-  const run = await createEvalRun({ mode: 'ok', out }, { git_commit: baseCommit });
-  const w = worker('evals-ok');
-  t.teardown(() => void w.child.kill('SIGKILL'));
-  await reported(t, w, run.id);
-  const done = await readRun(run.id);
-  t.match(done, { status: 'succeeded', card: { resolved_rate: 0.5, tasks: 2, costUsd: 0.5 }, cost_usd: 0.5, error: null });
-  const trials = await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root });
-  t.same(trials.body.data.map((x: any) => x.task_id).sort(), ['t1', 't2'], 'the trials the command reported are stored');
+t.test(
+  'an eval run is claimed by a worker, reports its trials, and succeeds with its card; the minted key is revoked after',
+  async (t) => {
+    const out = fresh('env');
+    const run = await createEvalRun({ mode: 'ok', out }, { git_commit: baseCommit });
+    const w = worker('evals-ok');
+    t.teardown(() => void w.child.kill('SIGKILL'));
+    await reported(t, w, run.id);
+    const done = await readRun(run.id);
+    t.match(done, {
+      status: 'succeeded',
+      card: { resolved_rate: 0.5, tasks: 2, costUsd: 0.5 },
+      cost_usd: 0.5,
+      error: null,
+    });
+    const trials = await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root });
+    t.same(
+      trials.body.data.map((x: any) => x.task_id).sort(),
+      ['t1', 't2'],
+      'the trials the command reported are stored',
+    );
 
-  const seen = JSON.parse(readFileSync(out, 'utf8'));
-  t.match(seen, { run: run.id, suite: 'fake-suite', version: '1.0', app: root.appId, readme: true }, 'the command ran in a checkout of the run\'s commit, told of its run');
-  t.not(seen.key, run.api_key.plaintext_key, 'with a key minted at the claim, not the creation key');
-  t.equal(seen.cwd, join(dir, 'work-evals-ok', 'evals', run.id), "the checkout is in the worker's work directory");
-  t.ok(await until(() => !existsSync(seen.cwd)), 'and removed after the run (just after its report)');
-  const again = await call(server, 'POST', '/v1/evals/trials', { auth: { key: seen.key, appId: root.appId }, body: { evalRunId: run.id, schemaVersion: 1, trials: [{ taskId: 't3', resolved: true, costUsd: 0, durationMs: 1, artifact: {} }] } });
-  t.equal(again.status, 401, 'the minted key is revoked with the run');
-  t.match(again.body.error, { code: 'unauthorized', message: /revoked/ });
-  const creation = await call(server, 'POST', `/v1/evals/runs/${run.id}/status`, { auth: { key: run.api_key.plaintext_key, appId: root.appId }, body: {} });
-  t.equal(creation.status, 401, 'and so is the creation key');
-  const keys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.filter((k: any) => k.name === 'eval run' && k.revoked_at !== null);
-  t.ok(keys.length >= 2, 'both keys are listed, revoked');
+    const seen = JSON.parse(readFileSync(out, 'utf8'));
+    t.match(
+      seen,
+      { run: run.id, suite: 'fake-suite', version: '1.0', app: root.appId, readme: true },
+      "the command ran in a checkout of the run's commit, told of its run",
+    );
+    t.not(seen.key, run.api_key.plaintext_key, 'with a key minted at the claim, not the creation key');
+    t.equal(seen.cwd, join(dir, 'work-evals-ok', 'evals', run.id), "the checkout is in the worker's work directory");
+    t.ok(await until(() => !existsSync(seen.cwd)), 'and removed after the run (just after its report)');
+    const again = await call(server, 'POST', '/v1/evals/trials', {
+      auth: { key: seen.key, appId: root.appId },
+      body: {
+        evalRunId: run.id,
+        schemaVersion: 1,
+        trials: [{ taskId: 't3', resolved: true, costUsd: 0, durationMs: 1, artifact: {} }],
+      },
+    });
+    t.equal(again.status, 401, 'the minted key is revoked with the run');
+    t.match(again.body.error, { code: 'unauthorized', message: /revoked/ });
+    const creation = await call(server, 'POST', `/v1/evals/runs/${run.id}/status`, {
+      auth: { key: run.api_key.plaintext_key, appId: root.appId },
+      body: {},
+    });
+    t.equal(creation.status, 401, 'and so is the creation key');
+    const keys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data.filter(
+      (k: any) => k.name === 'eval run' && k.revoked_at !== null,
+    );
+    t.ok(keys.length >= 2, 'both keys are listed, revoked');
 
-  const events = await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root });
-  t.equal(events.status, 200, events.text.slice(0, 300));
-  const texts = events.body.data.map((e: any) => e.text);
-  t.ok(texts.includes(`evaluating fake-suite for run ${run.id}`), 'its stdout lines are the lease\'s events');
-  t.ok(texts.includes('trials answered 200'), 'and its stderr lines');
-  t.ok(texts.some((x: string) => /^Directory: checked out acme\/shop/.test(x)), 'and the worker\'s steps');
-});
+    const events = await call(server, 'GET', `/v1/workers/runs/${run.id}/events`, { auth: root });
+    t.equal(events.status, 200, events.text.slice(0, 300));
+    const texts = events.body.data.map((e: any) => e.text);
+    t.ok(texts.includes(`evaluating fake-suite for run ${run.id}`), "its stdout lines are the lease's events");
+    t.ok(texts.includes('trials answered 200'), 'and its stderr lines');
+    t.ok(
+      texts.some((x: string) => /^Directory: checked out acme\/shop/.test(x)),
+      "and the worker's steps",
+    );
+  },
+);
 
 t.test('a failing eval command fails the run with the reason', async (t) => {
   const out = fresh('env');
@@ -141,54 +190,92 @@ t.test('a failing eval command fails the run with the reason', async (t) => {
   t.teardown(() => void w.child.kill('SIGKILL'));
   await reported(t, w, run.id);
   const { cwd } = JSON.parse(readFileSync(out, 'utf8'));
-  t.equal(cwd, join(dir, 'work-evals-fail', 'evals', run.id), "a run without a checkout gets an empty directory in the worker's work directory too (not the machine's temp dir, where a killed worker would leave it)");
+  t.equal(
+    cwd,
+    join(dir, 'work-evals-fail', 'evals', run.id),
+    "a run without a checkout gets an empty directory in the worker's work directory too (not the machine's temp dir, where a killed worker would leave it)",
+  );
   t.ok(await until(() => !existsSync(cwd)), 'removed after the run');
   const done = await readRun(run.id);
   t.match(done, { status: 'failed', error: 'The eval command exited with 3', card: null });
-  t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'the trials it reported before failing are kept');
+  t.equal(
+    (await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length,
+    2,
+    'the trials it reported before failing are kept',
+  );
 });
 
-t.test('one claim per run: a run claimed with its own key is not handed out; a run a worker holds is 409 to its key', async (t) => {
-  const own = await createEvalRun({ mode: 'ok' });
-  const byKey = await call(server, 'POST', `/v1/evals/runs/${own.id}/status`, { auth: { key: own.api_key.plaintext_key, appId: root.appId }, body: {} });
-  t.equal(byKey.status, 200, 'claimed with its own key');
-  const gate = fresh('gate');
-  const held = await createEvalRun({ mode: 'hold', gate });
-  const w = worker('evals-race');
-  t.teardown(() => void w.child.kill('SIGKILL'));
-  await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === held.id);
-  const refused = await call(server, 'POST', `/v1/evals/runs/${held.id}/status`, { auth: { key: held.api_key.plaintext_key, appId: root.appId }, body: {} });
-  t.equal(refused.status, 409, 'the run key cannot claim a run the worker holds');
-  t.match(refused.body.error, { code: 'conflict', status: 'running' });
-  writeFileSync(gate, '');
-  await reported(t, w, held.id);
-  t.equal((await readRun(held.id)).status, 'succeeded');
-  t.notOk(w.logs.some((l) => l.eval_run_id === own.id), 'the run claimed with its own key never reached the worker');
-  t.match(await readRun(own.id), { status: 'running', card: null });
-  await call(server, 'POST', `/v1/evals/runs/${own.id}/status`, { auth: { key: own.api_key.plaintext_key, appId: root.appId }, body: { error: 'done with it' } });
-});
+t.test(
+  'one claim per run: a run claimed with its own key is not handed out; a run a worker holds is 409 to its key',
+  async (t) => {
+    const own = await createEvalRun({ mode: 'ok' });
+    const byKey = await call(server, 'POST', `/v1/evals/runs/${own.id}/status`, {
+      auth: { key: own.api_key.plaintext_key, appId: root.appId },
+      body: {},
+    });
+    t.equal(byKey.status, 200, 'claimed with its own key');
+    const gate = fresh('gate');
+    const held = await createEvalRun({ mode: 'hold', gate });
+    const w = worker('evals-race');
+    t.teardown(() => void w.child.kill('SIGKILL'));
+    await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === held.id);
+    const refused = await call(server, 'POST', `/v1/evals/runs/${held.id}/status`, {
+      auth: { key: held.api_key.plaintext_key, appId: root.appId },
+      body: {},
+    });
+    t.equal(refused.status, 409, 'the run key cannot claim a run the worker holds');
+    t.match(refused.body.error, { code: 'conflict', status: 'running' });
+    writeFileSync(gate, '');
+    await reported(t, w, held.id);
+    t.equal((await readRun(held.id)).status, 'succeeded');
+    t.notOk(
+      w.logs.some((l) => l.eval_run_id === own.id),
+      'the run claimed with its own key never reached the worker',
+    );
+    t.match(await readRun(own.id), { status: 'running', card: null });
+    await call(server, 'POST', `/v1/evals/runs/${own.id}/status`, {
+      auth: { key: own.api_key.plaintext_key, appId: root.appId },
+      body: { error: 'done with it' },
+    });
+  },
+);
 
-t.test('a worker killed mid-run: its command is stopped, the lease expires and the run fails with lease_expired', async (t) => {
-  const gate = fresh('never');
-  const run = await createEvalRun({ mode: 'hold', gate });
-  const w = worker('evals-killed');
-  await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === run.id);
-  t.equal((await readRun(run.id)).status, 'running');
-  await untilTrials(run.id, 2);
-  t.ok(await until(() => existsSync(`${gate}.pid`) && readFileSync(`${gate}.pid`, 'utf8') !== ''), 'the command holds');
-  const command = Number(readFileSync(`${gate}.pid`, 'utf8'));
-  t.ok(running(command));
-  w.child.kill('SIGKILL');
-  await w.exited;
-  t.ok(await until(() => !running(command), 10_000), "the killed worker's guard stopped the eval command");
-  const failed = await untilStatus(run.id, ['failed', 'succeeded']);
-  t.match(failed, { status: 'failed', error: 'lease_expired' });
-  t.equal((await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length, 2, 'the trials reported before are kept');
-});
+t.test(
+  'a worker killed mid-run: its command is stopped, the lease expires and the run fails with lease_expired',
+  async (t) => {
+    const gate = fresh('never');
+    const run = await createEvalRun({ mode: 'hold', gate });
+    const w = worker('evals-killed');
+    await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === run.id);
+    t.equal((await readRun(run.id)).status, 'running');
+    await untilTrials(run.id, 2);
+    t.ok(
+      await until(() => existsSync(`${gate}.pid`) && readFileSync(`${gate}.pid`, 'utf8') !== ''),
+      'the command holds',
+    );
+    const command = Number(readFileSync(`${gate}.pid`, 'utf8'));
+    t.ok(running(command));
+    w.child.kill('SIGKILL');
+    await w.exited;
+    t.ok(await until(() => !running(command), 10_000), "the killed worker's guard stopped the eval command");
+    const failed = await untilStatus(run.id, ['failed', 'succeeded']);
+    t.match(failed, { status: 'failed', error: 'lease_expired' });
+    t.equal(
+      (await call(server, 'GET', `/v1/evals/runs/${run.id}/trials`, { auth: root })).body.data.length,
+      2,
+      'the trials reported before are kept',
+    );
+  },
+);
 
 t.test('SIGTERM: the command gets the grace, then the run fails with worker stopped', async (t) => {
   const run = await createEvalRun({ mode: 'hold', gate: fresh('never') });
-  const w = worker('evals-stopped', ['--eval-command', JSON.stringify([process.execPath, evalScript]), '--grace-seconds', '0']);
+  const w = worker('evals-stopped', [
+    '--eval-command',
+    JSON.stringify([process.execPath, evalScript]),
+    '--grace-seconds',
+    '0',
+  ]);
   await w.waitForLog((l) => l.msg === 'eval run claimed' && l.eval_run_id === run.id);
   // The command holds once its trials are in: wait for them, so the stop finds it running.
   await untilTrials(run.id, 2);
@@ -210,12 +297,21 @@ t.test('a worker without --eval-command never gets eval runs; its turns still ru
   const run = await createEvalRun({ mode: 'ok' });
   const w = worker('turns-only', []);
   t.teardown(() => void w.child.kill('SIGKILL'));
-  const launched = await call(server, 'POST', '/v1/workers/runs', { auth: root, body: { task_prompt: 'Write a note', profile: 'fake' } });
+  const launched = await call(server, 'POST', '/v1/workers/runs', {
+    auth: root,
+    body: { task_prompt: 'Write a note', profile: 'fake' },
+  });
   t.equal(launched.status, 201, launched.text);
   // The eval run was queued first: a worker taking eval runs would have claimed it before the turn.
   await w.waitForLog((l) => l.msg === 'turn reported' && l.run_id === launched.body.data.id);
-  t.equal((await call(server, 'GET', `/v1/workers/runs/${launched.body.data.id}`, { auth: root })).body.data.status, 'succeeded');
-  t.notOk(w.logs.some((l) => l.msg === 'eval run claimed'), 'no eval run was claimed');
+  t.equal(
+    (await call(server, 'GET', `/v1/workers/runs/${launched.body.data.id}`, { auth: root })).body.data.status,
+    'succeeded',
+  );
+  t.notOk(
+    w.logs.some((l) => l.msg === 'eval run claimed'),
+    'no eval run was claimed',
+  );
   t.match(await readRun(run.id), { status: 'queued', claimed_at: null });
   t.notOk(existsSync(join(dir, 'work-turns-only', 'evals')), 'nothing was checked out for it');
   // Out of the queue, so no later worker takes it.

@@ -22,11 +22,26 @@ export type CliCommand =
   | { name: 'tenant create'; tenantName: string; plan: string | null; plansFile: string | null }
   | { name: 'tenant set-plan'; tenantId: string; plan: string; plansFile: string | null }
   | { name: 'tenant list' }
-  | { name: 'app create'; tenantId: string; appName: string; displayName: string | null; entryPoint: string | null; runtime: string }
+  | {
+      name: 'app create';
+      tenantId: string;
+      appName: string;
+      displayName: string | null;
+      entryPoint: string | null;
+      runtime: string;
+    }
   | { name: 'app list'; tenantId: string }
   | { name: 'environment create'; appId: string; environmentName: string; kind: EnvironmentKind }
   | { name: 'environment list'; appId: string }
-  | { name: 'key create'; appId: string; keyName: string; role: Role; permissions: Permission[]; scope: KeyScope; expiresAt: number | null }
+  | {
+      name: 'key create';
+      appId: string;
+      keyName: string;
+      role: Role;
+      permissions: Permission[];
+      scope: KeyScope;
+      expiresAt: number | null;
+    }
   | { name: 'key list'; appId: string }
   | { name: 'key revoke'; appId: string; keyId: string }
   | { name: 'token create'; tenantId: string; appId: string; subject: string; ttlSec: number }
@@ -148,15 +163,23 @@ function list<T extends string>(flag: string, text: string, canonical: readonly 
 
 function keyRole(f: Flags): { role: Role; permissions: Permission[] } {
   if (f.oneOf('role', 'permissions') === 'second') {
-    return { role: 'custom', permissions: permissionsFor('custom', list('permissions', f.required('permissions'), PERMISSIONS, isPermission)) };
+    return {
+      role: 'custom',
+      permissions: permissionsFor('custom', list('permissions', f.required('permissions'), PERMISSIONS, isPermission)),
+    };
   }
   const role = parseRole(f.required('role'));
-  if (role === undefined || role === 'custom') throw new UsageError('--role must be sdk, read-only, full-access or worker (use --permissions for a custom key)', 'role');
+  if (role === undefined || role === 'custom')
+    throw new UsageError(
+      '--role must be sdk, read-only, full-access or worker (use --permissions for a custom key)',
+      'role',
+    );
   return { role, permissions: permissionsFor(role) };
 }
 
 function keyScope(f: Flags): KeyScope {
-  if (f.oneOf('environment', 'kinds') === 'first') return { environment: f.matching('environment', ENVIRONMENT_NAME, 'an environment name') };
+  if (f.oneOf('environment', 'kinds') === 'first')
+    return { environment: f.matching('environment', ENVIRONMENT_NAME, 'an environment name') };
   return { kinds: list('kinds', f.required('kinds'), ENVIRONMENT_KINDS, isEnvironmentKind) };
 }
 
@@ -173,7 +196,8 @@ function ttl(f: Flags): number {
   const text = f.optional('ttl');
   if (text === undefined) return DEFAULT_TOKEN_TTL_SEC;
   const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= MIN_TOKEN_TTL_SEC && n <= MAX_SESSION_TTL_SEC)) throw new UsageError(`--ttl must be whole seconds in ${MIN_TOKEN_TTL_SEC}..${MAX_SESSION_TTL_SEC}`, 'ttl');
+  if (!(n >= MIN_TOKEN_TTL_SEC && n <= MAX_SESSION_TTL_SEC))
+    throw new UsageError(`--ttl must be whole seconds in ${MIN_TOKEN_TTL_SEC}..${MAX_SESSION_TTL_SEC}`, 'ttl');
   return n;
 }
 
@@ -190,66 +214,106 @@ function plansFile(f: Flags, env: Env): string | null {
 }
 
 /** Every command: its flags and how they become a CliCommand. */
-const COMMANDS = new Map<string, Spec>(Object.entries({
-  'tenant create': {
-    flags: ['name', 'plan', 'plans-file'],
-    build: (f, _now, env) => ({
-      name: 'tenant create',
-      tenantName: f.label('name'),
-      plan: f.optional('plan') === undefined ? null : f.matching('plan', PLAN, 'a plan name'),
-      plansFile: plansFile(f, env),
-    }),
-  },
-  'tenant set-plan': {
-    flags: ['tenant', 'plan', 'plans-file'],
-    build: (f, _now, env) => ({ name: 'tenant set-plan', tenantId: f.id('tenant'), plan: f.matching('plan', PLAN, 'a plan name'), plansFile: plansFile(f, env) }),
-  },
-  'tenant list': { flags: [], build: () => ({ name: 'tenant list' }) },
-  'app create': {
-    flags: ['tenant', 'name', 'display-name', 'entry-point', 'runtime'],
-    build: (f) => ({
-      name: 'app create',
-      tenantId: f.id('tenant'),
-      appName: f.matching('name', APP_NAME, 'lowercase letters, digits, ".", "_" and "-" (at most 64)'),
-      displayName: f.optional('display-name') === undefined ? null : f.label('display-name'),
-      entryPoint: f.optional('entry-point') === undefined ? null : f.matching('entry-point', /^[^\x00-\x1f\x7f]{1,512}$/, 'a path of at most 512 characters'),
-      runtime: f.optional('runtime') === undefined ? 'nodejs' : f.matching('runtime', /^[A-Za-z0-9._-]{1,32}$/, 'a runtime name'),
-    }),
-  },
-  'app list': { flags: ['tenant'], build: (f) => ({ name: 'app list', tenantId: f.id('tenant') }) },
-  'environment create': {
-    flags: ['app', 'name', 'kind'],
-    build: (f) => ({
-      name: 'environment create',
-      appId: f.id('app'),
-      environmentName: f.matching('name', ENVIRONMENT_NAME, 'an environment name (lowercase letters, digits and "-", at most 63)'),
-      kind: f.matching('kind', /^(development|preview|production)$/, 'development, preview or production') as EnvironmentKind,
-    }),
-  },
-  'environment list': { flags: ['app'], build: (f) => ({ name: 'environment list', appId: f.id('app') }) },
-  'key create': {
-    flags: ['app', 'name', 'role', 'permissions', 'environment', 'kinds', 'expires-at'],
-    build: (f, nowMs) => ({ name: 'key create', appId: f.id('app'), keyName: f.label('name'), ...keyRole(f), scope: keyScope(f), expiresAt: expiry(f, nowMs) }),
-  },
-  'key list': { flags: ['app'], build: (f) => ({ name: 'key list', appId: f.id('app') }) },
-  'key revoke': { flags: ['app', 'id'], build: (f) => ({ name: 'key revoke', appId: f.id('app'), keyId: f.id('id') }) },
-  'token create': {
-    flags: ['tenant', 'app', 'subject', 'ttl'],
-    build: (f) => ({
-      name: 'token create',
-      tenantId: f.id('tenant'),
-      appId: f.id('app'),
-      subject: f.matching('subject', EMAIL, 'an e-mail address'),
-      ttlSec: ttl(f),
-    }),
-  },
-  'secret reset': { flags: [], build: () => ({ name: 'secret reset' }) },
-} satisfies Record<string, Spec>));
+const COMMANDS = new Map<string, Spec>(
+  Object.entries({
+    'tenant create': {
+      flags: ['name', 'plan', 'plans-file'],
+      build: (f, _now, env) => ({
+        name: 'tenant create',
+        tenantName: f.label('name'),
+        plan: f.optional('plan') === undefined ? null : f.matching('plan', PLAN, 'a plan name'),
+        plansFile: plansFile(f, env),
+      }),
+    },
+    'tenant set-plan': {
+      flags: ['tenant', 'plan', 'plans-file'],
+      build: (f, _now, env) => ({
+        name: 'tenant set-plan',
+        tenantId: f.id('tenant'),
+        plan: f.matching('plan', PLAN, 'a plan name'),
+        plansFile: plansFile(f, env),
+      }),
+    },
+    'tenant list': { flags: [], build: () => ({ name: 'tenant list' }) },
+    'app create': {
+      flags: ['tenant', 'name', 'display-name', 'entry-point', 'runtime'],
+      build: (f) => ({
+        name: 'app create',
+        tenantId: f.id('tenant'),
+        appName: f.matching('name', APP_NAME, 'lowercase letters, digits, ".", "_" and "-" (at most 64)'),
+        displayName: f.optional('display-name') === undefined ? null : f.label('display-name'),
+        entryPoint:
+          f.optional('entry-point') === undefined
+            ? null
+            : f.matching('entry-point', /^[^\x00-\x1f\x7f]{1,512}$/, 'a path of at most 512 characters'),
+        runtime:
+          f.optional('runtime') === undefined
+            ? 'nodejs'
+            : f.matching('runtime', /^[A-Za-z0-9._-]{1,32}$/, 'a runtime name'),
+      }),
+    },
+    'app list': { flags: ['tenant'], build: (f) => ({ name: 'app list', tenantId: f.id('tenant') }) },
+    'environment create': {
+      flags: ['app', 'name', 'kind'],
+      build: (f) => ({
+        name: 'environment create',
+        appId: f.id('app'),
+        environmentName: f.matching(
+          'name',
+          ENVIRONMENT_NAME,
+          'an environment name (lowercase letters, digits and "-", at most 63)',
+        ),
+        kind: f.matching(
+          'kind',
+          /^(development|preview|production)$/,
+          'development, preview or production',
+        ) as EnvironmentKind,
+      }),
+    },
+    'environment list': { flags: ['app'], build: (f) => ({ name: 'environment list', appId: f.id('app') }) },
+    'key create': {
+      flags: ['app', 'name', 'role', 'permissions', 'environment', 'kinds', 'expires-at'],
+      build: (f, nowMs) => ({
+        name: 'key create',
+        appId: f.id('app'),
+        keyName: f.label('name'),
+        ...keyRole(f),
+        scope: keyScope(f),
+        expiresAt: expiry(f, nowMs),
+      }),
+    },
+    'key list': { flags: ['app'], build: (f) => ({ name: 'key list', appId: f.id('app') }) },
+    'key revoke': {
+      flags: ['app', 'id'],
+      build: (f) => ({ name: 'key revoke', appId: f.id('app'), keyId: f.id('id') }),
+    },
+    'token create': {
+      flags: ['tenant', 'app', 'subject', 'ttl'],
+      build: (f) => ({
+        name: 'token create',
+        tenantId: f.id('tenant'),
+        appId: f.id('app'),
+        subject: f.matching('subject', EMAIL, 'an e-mail address'),
+        ttlSec: ttl(f),
+      }),
+    },
+    'secret reset': { flags: [], build: () => ({ name: 'secret reset' }) },
+  } satisfies Record<string, Spec>),
+);
 
 /** Every flag of any command: the command, named by the words, says which of them it takes. */
 const ALL_FLAGS = [...new Set([...GLOBAL_FLAGS, ...[...COMMANDS.values()].flatMap((spec) => spec.flags)])];
 
-const NOUN_ALIASES = new Map(Object.entries({ env: 'environment', tenants: 'tenant', apps: 'app', environments: 'environment', keys: 'key', tokens: 'token' }));
+const NOUN_ALIASES = new Map(
+  Object.entries({
+    env: 'environment',
+    tenants: 'tenant',
+    apps: 'app',
+    environments: 'environment',
+    keys: 'key',
+    tokens: 'token',
+  }),
+);
 
 /**
  * Parses the arguments after the program name. `help` first, or `--help` / `-h` anywhere, asks for the usage
@@ -292,10 +356,12 @@ export function buildCommand(name: string, flags: ReadonlyMap<string, string>, n
  */
 function serverTarget(values: ReadonlyMap<string, string>, env: Env): ServerTarget | null {
   const host = values.get('host') ?? (env.TRACELAKE_HOST || DEFAULT_HOST);
-  if (!/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host)) throw new UsageError(`--host (TRACELAKE_HOST) must be a host name or address, got "${host}"`, 'host');
+  if (!/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host))
+    throw new UsageError(`--host (TRACELAKE_HOST) must be a host name or address, got "${host}"`, 'host');
   const portText = values.get('port') ?? (env.TRACELAKE_PORT || String(DEFAULT_PORT));
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-  if (!(port <= 65535)) throw new UsageError(`--port (TRACELAKE_PORT) must be a port number, got "${portText}"`, 'port');
+  if (!(port <= 65535))
+    throw new UsageError(`--port (TRACELAKE_PORT) must be a port number, got "${portText}"`, 'port');
   if (port === 0) return null;
   const token = values.get('operator-token') ?? (env.TRACELAKE_OPERATOR_TOKEN || null);
   return { url: `http://${reachable(host)}:${port}`, token };

@@ -29,11 +29,18 @@ export interface SessionClaims {
   exp: number;
 }
 
-export type JwtResult = { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; reason: string };
+export type JwtResult =
+  | { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> }
+  | { ok: false; reason: string };
 export type SessionResult = { ok: true; claims: SessionClaims } | { ok: false; reason: string };
 
 /** HKDF-SHA256 (RFC 5869) of `ikm`; the salt defaults to empty (RFC 5869: HashLen zero bytes). */
-export function hkdfSha256(ikm: Uint8Array, info: string, length: number, salt: Uint8Array = new Uint8Array(0)): Buffer {
+export function hkdfSha256(
+  ikm: Uint8Array,
+  info: string,
+  length: number,
+  salt: Uint8Array = new Uint8Array(0),
+): Buffer {
   return Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from(info, 'utf8'), length));
 }
 
@@ -61,7 +68,9 @@ export function signJwt(payload: Record<string, unknown>, key: Uint8Array): stri
 function decodeObject(segment: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -79,7 +88,8 @@ export function verifyJwt(token: string, key: Uint8Array): JwtResult {
   // Compared as text: a signature must be the canonical encoding, not merely decode to the right bytes.
   const expected = Buffer.from(hs256(key, `${h}.${p}`), 'ascii');
   const given = Buffer.from(s, 'ascii');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad signature' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad signature' };
   const header = decodeObject(h);
   const payload = decodeObject(p);
   if (!header || !payload) return { ok: false, reason: 'header and payload must be JSON objects' };
@@ -90,8 +100,22 @@ export function verifyJwt(token: string, key: Uint8Array): JwtResult {
 }
 
 /** The claims of a session for `subject` as admin of a tenant's app, valid `ttlSec` from `nowSec`. */
-export function sessionClaims(s: { tenantId: string; appId: string; subject: string; nowSec: number; ttlSec: number }): SessionClaims {
-  return { iss: SESSION_ISSUER, sub: s.subject, tenant_id: s.tenantId, app_id: s.appId, role: 'admin', iat: s.nowSec, exp: s.nowSec + s.ttlSec };
+export function sessionClaims(s: {
+  tenantId: string;
+  appId: string;
+  subject: string;
+  nowSec: number;
+  ttlSec: number;
+}): SessionClaims {
+  return {
+    iss: SESSION_ISSUER,
+    sub: s.subject,
+    tenant_id: s.tenantId,
+    app_id: s.appId,
+    role: 'admin',
+    iat: s.nowSec,
+    exp: s.nowSec + s.ttlSec,
+  };
 }
 
 export function signSessionToken(claims: SessionClaims, key: Uint8Array): string {
@@ -110,13 +134,18 @@ export function verifySessionToken(token: string, key: Uint8Array, nowSec: numbe
   if (c.iss !== SESSION_ISSUER) return { ok: false, reason: 'wrong issuer' };
   if (c.role !== 'admin') return { ok: false, reason: 'wrong role' };
   if (typeof c.sub !== 'string' || c.sub === '') return { ok: false, reason: 'no subject' };
-  if (typeof c.tenant_id !== 'string' || !UUID.test(c.tenant_id)) return { ok: false, reason: 'tenant_id must be a UUID' };
+  if (typeof c.tenant_id !== 'string' || !UUID.test(c.tenant_id))
+    return { ok: false, reason: 'tenant_id must be a UUID' };
   if (typeof c.app_id !== 'string' || !UUID.test(c.app_id)) return { ok: false, reason: 'app_id must be a UUID' };
-  if (!Number.isSafeInteger(c.iat) || !Number.isSafeInteger(c.exp)) return { ok: false, reason: 'iat and exp must be integers' };
+  if (!Number.isSafeInteger(c.iat) || !Number.isSafeInteger(c.exp))
+    return { ok: false, reason: 'iat and exp must be integers' };
   const iat = c.iat as number;
   const exp = c.exp as number;
   if (exp <= iat || exp - iat > MAX_SESSION_TTL_SEC) return { ok: false, reason: 'lifetime out of range' };
   if (iat > nowSec + IAT_SKEW_SEC) return { ok: false, reason: 'issued in the future' };
   if (nowSec >= exp) return { ok: false, reason: 'expired' };
-  return { ok: true, claims: { iss: SESSION_ISSUER, sub: c.sub, tenant_id: c.tenant_id, app_id: c.app_id, role: 'admin', iat, exp } };
+  return {
+    ok: true,
+    claims: { iss: SESSION_ISSUER, sub: c.sub, tenant_id: c.tenant_id, app_id: c.app_id, role: 'admin', iat, exp },
+  };
 }

@@ -49,7 +49,12 @@ export const OPERATOR_ENDPOINTS: Record<OperatorCommandName, OperatorEndpoint> =
     status: 201,
   },
   'app list': { method: 'GET', path: `${PREFIX}/tenants/:tenant/apps`, fields: [], status: 200 },
-  'environment create': { method: 'POST', path: `${PREFIX}/apps/:app/environments`, fields: [text('name'), text('kind')], status: 201 },
+  'environment create': {
+    method: 'POST',
+    path: `${PREFIX}/apps/:app/environments`,
+    fields: [text('name'), text('kind')],
+    status: 201,
+  },
   'environment list': { method: 'GET', path: `${PREFIX}/apps/:app/environments`, fields: [], status: 200 },
   'key create': {
     method: 'POST',
@@ -62,7 +67,12 @@ export const OPERATOR_ENDPOINTS: Record<OperatorCommandName, OperatorEndpoint> =
   'token create': {
     method: 'POST',
     path: `${PREFIX}/tokens`,
-    fields: [text('tenant', 'tenant_id'), text('app', 'app_id'), text('subject'), { flag: 'ttl', name: 'ttl_seconds', type: 'integer' }],
+    fields: [
+      text('tenant', 'tenant_id'),
+      text('app', 'app_id'),
+      text('subject'),
+      { flag: 'ttl', name: 'ttl_seconds', type: 'integer' },
+    ],
     status: 201,
   },
 };
@@ -86,7 +96,8 @@ export function operatorRequest(name: OperatorCommandName, flags: ReadonlyMap<st
   for (const field of endpoint.fields) {
     const value = flags.get(field.flag);
     if (value === undefined) continue;
-    body[field.name] = field.type === 'list' ? value.split(',').map((s) => s.trim()) : field.type === 'integer' ? Number(value) : value;
+    body[field.name] =
+      field.type === 'list' ? value.split(',').map((s) => s.trim()) : field.type === 'integer' ? Number(value) : value;
   }
   return { method: endpoint.method, path, body };
 }
@@ -95,7 +106,12 @@ export function operatorRequest(name: OperatorCommandName, flags: ReadonlyMap<st
  * The command a request to `name`'s endpoint asks for: its path parameters and body as flags,
  * checked as the CLI checks them. Throws UsageError (a 400; `usageDetails` says which field).
  */
-export function operatorCommand(name: OperatorCommandName, params: Readonly<Record<string, string>>, body: Readonly<Record<string, unknown>> | undefined, nowMs: number): OperatorCommand {
+export function operatorCommand(
+  name: OperatorCommandName,
+  params: Readonly<Record<string, string>>,
+  body: Readonly<Record<string, unknown>> | undefined,
+  nowMs: number,
+): OperatorCommand {
   const flags = new Map(Object.entries(params));
   for (const field of OPERATOR_ENDPOINTS[name].fields) {
     const value = body?.[field.name];

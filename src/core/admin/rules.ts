@@ -62,7 +62,8 @@ export interface EnvironmentPatch {
  * find an app's environment by those, and an app always has exactly one default.
  */
 export function environmentChanges(current: EnvironmentState, patch: EnvironmentPatch): EnvironmentPatch {
-  if (patch.name === undefined && patch.kind === undefined) throw validationError('body', { body: 'give name or kind to change' });
+  if (patch.name === undefined && patch.kind === undefined)
+    throw validationError('body', { body: 'give name or kind to change' });
   if (current.is_default && patch.kind !== undefined && patch.kind !== 'production') {
     throw new ApiError('conflict', 'The default environment is always of kind production');
   }
@@ -80,7 +81,8 @@ export function environmentChanges(current: EnvironmentState, patch: Environment
  * outright (409) before the confirmation is judged, so nobody types a name only to be told no.
  */
 export function assertEnvironmentDeletable(env: { name: string; is_default: boolean }, confirmationName: string): void {
-  if (env.is_default) throw new ApiError('conflict', `"${env.name}" is the app's default environment and cannot be deleted`);
+  if (env.is_default)
+    throw new ApiError('conflict', `"${env.name}" is the app's default environment and cannot be deleted`);
   assertConfirmed('environment', env.name, confirmationName);
 }
 
@@ -89,8 +91,16 @@ export function assertEnvironmentDeletable(env: { name: string; is_default: bool
  * credentials (409): that would cut the branch the caller sits on. A confirmation, when given, must
  * be the app's name.
  */
-export function assertAppDeletable(app: { id: string; name: string }, callerAppId: string, confirmationName: string | undefined): void {
-  if (app.id === callerAppId) throw new ApiError('conflict', 'An app cannot be deleted with its own credentials; use an admin key of another app of the tenant');
+export function assertAppDeletable(
+  app: { id: string; name: string },
+  callerAppId: string,
+  confirmationName: string | undefined,
+): void {
+  if (app.id === callerAppId)
+    throw new ApiError(
+      'conflict',
+      'An app cannot be deleted with its own credentials; use an admin key of another app of the tenant',
+    );
   if (confirmationName !== undefined) assertConfirmed('app', app.name, confirmationName);
 }
 
@@ -121,11 +131,20 @@ export interface Deletion<C extends Cascade = Cascade> {
 
 /** The spec's answer to DELETE /v1/environments/{id}; `keysRemoved` counts the key rows deleted. */
 export function environmentDeletion(id: string, deletedAt: string, keysRemoved: number): Deletion {
-  return { id, deleted_at: deletedAt, cascade: { alerts_deleted: 0, api_keys_revoked: keysRemoved, deployments_deleted: 0, runtime_app_destroyed: false } };
+  return {
+    id,
+    deleted_at: deletedAt,
+    cascade: { alerts_deleted: 0, api_keys_revoked: keysRemoved, deployments_deleted: 0, runtime_app_destroyed: false },
+  };
 }
 
 /** The same shape for an app, plus how many environments went with it. */
-export function appDeletion(id: string, deletedAt: string, environmentsRemoved: number, keysRemoved: number): Deletion<AppCascade> {
+export function appDeletion(
+  id: string,
+  deletedAt: string,
+  environmentsRemoved: number,
+  keysRemoved: number,
+): Deletion<AppCascade> {
   const { cascade } = environmentDeletion(id, deletedAt, keysRemoved);
   return { id, deleted_at: deletedAt, cascade: { ...cascade, environments_deleted: environmentsRemoved } };
 }
@@ -133,7 +152,13 @@ export function appDeletion(id: string, deletedAt: string, environmentsRemoved: 
 /** Columns of an app that PATCH may set; SQL takes its column names from this list only. */
 export const APP_PATCH_FIELDS = ['display_name', 'entry_point', 'runtime', 'commit_sha', 'retention_days'] as const;
 export type AppPatchField = (typeof APP_PATCH_FIELDS)[number];
-export type AppPatch = { display_name?: string | null; entry_point?: string | null; runtime?: string; commit_sha?: string | null; retention_days?: number | null };
+export type AppPatch = {
+  display_name?: string | null;
+  entry_point?: string | null;
+  runtime?: string;
+  commit_sha?: string | null;
+  retention_days?: number | null;
+};
 
 /** The (column, value) pairs of an app PATCH, in a fixed order; null clears. Empty is 400. */
 export function appChanges(patch: AppPatch): [AppPatchField, string | number | null][] {
@@ -143,6 +168,7 @@ export function appChanges(patch: AppPatch): [AppPatchField, string | number | n
     if (value === undefined) continue;
     changes.push([field, field === 'commit_sha' && typeof value === 'string' ? value.toLowerCase() : value]);
   }
-  if (changes.length === 0) throw validationError('body', { body: `give at least one of ${APP_PATCH_FIELDS.join(', ')}` });
+  if (changes.length === 0)
+    throw validationError('body', { body: `give at least one of ${APP_PATCH_FIELDS.join(', ')}` });
   return changes;
 }

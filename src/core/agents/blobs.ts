@@ -13,7 +13,8 @@ export function checkBlob(blob: AgentBlob): BlobCheck {
   const text = blob.data.replace(/\s+/g, '');
   if (text.length % 4 !== 0 || !BASE64.test(text)) return { ok: false, reason: 'data is not base64' };
   const data = Buffer.from(text, 'base64');
-  if (data.length !== blob.bytes) return { ok: false, reason: `bytes is ${blob.bytes} but data decodes to ${data.length} bytes` };
+  if (data.length !== blob.bytes)
+    return { ok: false, reason: `bytes is ${blob.bytes} but data decodes to ${data.length} bytes` };
   const digest = sha256Hex(data);
   if (digest !== blob.sha256) return { ok: false, reason: `sha256 does not match the data (its SHA-256 is ${digest})` };
   return { ok: true, data };

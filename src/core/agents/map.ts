@@ -28,7 +28,21 @@ export interface MapSessionOptions {
 }
 
 /** What a span of a session says beyond what all its spans share. */
-type SpanFields = Partial<Omit<SpanRecord, 'traceId' | 'promptName' | 'serviceName' | 'sessionId' | 'userId' | 'runId' | 'tags' | 'graph' | 'resource' | 'scope'>> &
+type SpanFields = Partial<
+  Omit<
+    SpanRecord,
+    | 'traceId'
+    | 'promptName'
+    | 'serviceName'
+    | 'sessionId'
+    | 'userId'
+    | 'runId'
+    | 'tags'
+    | 'graph'
+    | 'resource'
+    | 'scope'
+  >
+> &
   Pick<SpanRecord, 'spanId' | 'parentId' | 'name' | 'type' | 'spanKind' | 'startNs' | 'endNs'>;
 
 /** The span-tree parent of an event: the root, or a sub-agent's AGENT span. */
@@ -42,7 +56,11 @@ interface Thread {
   pending: JsonValue[];
 }
 
-export function mapSession(session: AgentSession, scope: { tenantId: string; appId: string }, options: MapSessionOptions = {}): SpanRecord[] {
+export function mapSession(
+  session: AgentSession,
+  scope: { tenantId: string; appId: string },
+  options: MapSessionOptions = {},
+): SpanRecord[] {
   const key: SessionKey = { ...scope, agent: session.agent.name, sessionId: session.id };
   const traceId = sessionTraceId(key);
   const spanId = (role: string, eventId: string) => sessionSpanId(key, role, eventId);
@@ -152,7 +170,18 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
     return t;
   };
   const event = (e: AgentEvent, ns: bigint, t: Thread, name: string, fields: Partial<SpanFields>) =>
-    spans.push(span({ spanId: spanId('event', e.id), parentId: t.spanId, name, type: 'EVENT', spanKind: 'function', startNs: ns, endNs: ns, ...fields }));
+    spans.push(
+      span({
+        spanId: spanId('event', e.id),
+        parentId: t.spanId,
+        name,
+        type: 'EVENT',
+        spanKind: 'function',
+        startNs: ns,
+        endNs: ns,
+        ...fields,
+      }),
+    );
 
   session.events.forEach((e, index) => {
     const ns = times[index]!;
@@ -170,7 +199,14 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
         const cacheCreation = u?.cacheCreationTokens ?? 0;
         // The whole prompt, as the price table expects it: Anthropic counts cache reads and writes apart.
         const prompt = u ? u.inputTokens + cacheRead + cacheCreation : null;
-        const cost = u && options.costOf ? (options.costOf(e.model, { inputTokens: prompt!, outputTokens: u.outputTokens, cachedInputTokens: cacheRead }) ?? null) : null;
+        const cost =
+          u && options.costOf
+            ? (options.costOf(e.model, {
+                inputTokens: prompt!,
+                outputTokens: u.outputTokens,
+                cachedInputTokens: cacheRead,
+              }) ?? null)
+            : null;
         spans.push(
           span({
             spanId: spanId('generation', e.id),
@@ -231,7 +267,8 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
       }
       case 'tool_result':
         t.pending.push({ role: 'tool', tool_call_id: e.callId });
-        if (!calls.has(e.callId)) event(e, ns, t, 'tool result', { output: render(e.content), status: e.isError ? 'ERROR' : 'UNSET' });
+        if (!calls.has(e.callId))
+          event(e, ns, t, 'tool result', { output: render(e.content), status: e.isError ? 'ERROR' : 'UNSET' });
         break;
       case 'subagent_start': {
         const end = ends.get(e.agentId);
@@ -271,10 +308,18 @@ export function mapSession(session: AgentSession, scope: { tenantId: string; app
  * shape that opening a span turns back into base64 (core/media.ts). Null when there is none.
  */
 export function renderContent(parts: readonly ContentPart[], blobTexts?: ReadonlyMap<string, string>): string | null {
-  const shown = parts.map((p) => (p.type === 'blob' && blobTexts?.has(p.sha256) ? { type: 'text' as const, text: blobTexts.get(p.sha256)! } : p));
+  const shown = parts.map((p) =>
+    p.type === 'blob' && blobTexts?.has(p.sha256) ? { type: 'text' as const, text: blobTexts.get(p.sha256)! } : p,
+  );
   if (shown.length === 0) return null;
   if (shown.every((p) => p.type === 'text')) return shown.map((p) => (p as { text: string }).text).join('\n\n');
-  return JSON.stringify(shown.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : compact({ type: 'blob', mediaType: p.mediaType, sha256: p.sha256, bytes: p.bytes, name: p.name ?? null }))));
+  return JSON.stringify(
+    shown.map((p) =>
+      p.type === 'text'
+        ? { type: 'text', text: p.text }
+        : compact({ type: 'blob', mediaType: p.mediaType, sha256: p.sha256, bytes: p.bytes, name: p.name ?? null }),
+    ),
+  );
 }
 
 /** What a generation answered: its text, with the tool calls it made when it made some. */
@@ -305,7 +350,8 @@ export function unstorableTime(session: AgentSession): { where: string; value: s
   };
   if (!fits(session.startedAt)) return { where: 'startedAt', value: session.startedAt };
   if (session.endedAt != null && !fits(session.endedAt)) return { where: 'endedAt', value: session.endedAt };
-  for (const [i, e] of session.events.entries()) if (!fits(e.timestamp)) return { where: `events[${i}].timestamp`, value: e.timestamp };
+  for (const [i, e] of session.events.entries())
+    if (!fits(e.timestamp)) return { where: `events[${i}].timestamp`, value: e.timestamp };
   return null;
 }
 

@@ -18,10 +18,15 @@ const SEPARATOR = '\n\u0000\n';
 const PATTERNS: Record<string, string[]> = {
   gitlab_token: ['/\\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt|glimt|glagent|glffct|glft|glwt)-[0-9A-Za-z_-]{20,}/g'],
   stripe_key: ['/\\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\\b/g', '/\\bwhsec_[0-9A-Za-z]{24,}\\b/g'],
-  aws_credentials: ['/\\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]*EXAMPLE)[A-Z2-7]{16}\\b/g', '/(?<=\\baws_(?:secret_access_key|session_token)["\']?[ \\t]*[:=][ \\t]*["\']?)[A-Za-z0-9/+=]{16,}/gi'],
+  aws_credentials: [
+    '/\\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]*EXAMPLE)[A-Z2-7]{16}\\b/g',
+    '/(?<=\\baws_(?:secret_access_key|session_token)["\']?[ \\t]*[:=][ \\t]*["\']?)[A-Za-z0-9/+=]{16,}/gi',
+  ],
   google_api_key: ['/\\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g'],
   jwt: ['/\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}/g'],
-  authorization_header: ['/(?<=\\b(?:Proxy-)?Authorization"?\\s*[:=]\\s*"?)(?:(?:Bearer|Basic|Token|Digest|ApiKey)\\s+)?[^\\s"\',;]+/gi'],
+  authorization_header: [
+    '/(?<=\\b(?:Proxy-)?Authorization"?\\s*[:=]\\s*"?)(?:(?:Bearer|Basic|Token|Digest|ApiKey)\\s+)?[^\\s"\',;]+/gi',
+  ],
   api_key_header: ['/(?<=\\b(?:x-api-key|api-key|x-goog-api-key|x-auth-token)"?\\s*[:=]\\s*"?)[^\\s"\',;]+/gi'],
   tracelake_key: ['/\\bsk_service_[0-9A-Za-z]{32,}\\b/g'],
   secret_assignment: [
@@ -30,7 +35,11 @@ const PATTERNS: Record<string, string[]> = {
 };
 
 /** Every value of a `.env` file, when the text is known to be one. */
-const DOTENV = { name: 'dotenv_value', filePathGlobs: ['**/.env', '**/.env.*', '.env', '.env.*'], patterns: ['/(?<=^[ \\t]*(?:export[ \\t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \\t]*=[ \\t]*)\\S.*$/gm'] };
+const DOTENV = {
+  name: 'dotenv_value',
+  filePathGlobs: ['**/.env', '**/.env.*', '.env', '.env.*'],
+  patterns: ['/(?<=^[ \\t]*(?:export[ \\t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \\t]*=[ \\t]*)\\S.*$/gm'],
+};
 
 /**
  * secretlint's engine with our rules, loaded at the first scrub rather than by every compute thread's
@@ -57,7 +66,11 @@ function importEngine() {
       lintSource: core.lintSource,
       rules: [
         { id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended },
-        ...Object.entries(PATTERNS).map(([kind, patterns]) => ({ id: `tracelake/${kind}`, rule: pattern, options: { patterns: [{ name: kind, patterns }] } })),
+        ...Object.entries(PATTERNS).map(([kind, patterns]) => ({
+          id: `tracelake/${kind}`,
+          rule: pattern,
+          options: { patterns: [{ name: kind, patterns }] },
+        })),
         { id: 'tracelake/dotenv_value', rule: pattern, options: { patterns: [DOTENV] } },
       ],
     };
@@ -103,11 +116,18 @@ export type Findings = Record<string, number>;
  * The texts with every secret replaced. `filePath` names the file the texts came from, when known
  * (a `.env` file has all its values redacted).
  */
-export async function scrubTexts(texts: readonly string[], filePath = 'session.txt', findings: Findings = {}): Promise<string[]> {
+export async function scrubTexts(
+  texts: readonly string[],
+  filePath = 'session.txt',
+  findings: Findings = {},
+): Promise<string[]> {
   if (texts.length === 0) return [];
   const content = texts.join(SEPARATOR);
   const { lintSource, rules } = await loadEngine();
-  const result = await lintSource({ source: { content, filePath, ext: '', contentType: 'text' }, options: { config: { rules } } });
+  const result = await lintSource({
+    source: { content, filePath, ext: '', contentType: 'text' },
+    options: { config: { rules } },
+  });
   // At one place the specific rule's name wins over the generic ones (an assignment, a .env value).
   const ranges = result.messages
     .map((m) => ({ start: m.range[0], end: m.range[1], kind: kindOf(m.ruleId) }))
@@ -161,7 +181,10 @@ export async function scrubSession(session: AgentSession, findings: Findings = {
  * `.env` files in a second), since each run has a fixed cost — the rules are built and their
  * patterns compiled anew — that one run per session paid again and again.
  */
-export async function scrubSessions(sessions: readonly AgentSession[], findings: Findings = {}): Promise<AgentSession[]> {
+export async function scrubSessions(
+  sessions: readonly AgentSession[],
+  findings: Findings = {},
+): Promise<AgentSession[]> {
   const general: Slot[] = [];
   const dotenv: Slot[] = [];
   const slot = (to: Slot[], get: () => string | null | undefined, set: (v: string) => void) => {
@@ -170,17 +193,37 @@ export async function scrubSessions(sessions: readonly AgentSession[], findings:
   };
   const out = sessions.map((session) => {
     const s = structuredClone(session);
-    slot(general, () => s.title, (v) => (s.title = v));
-    if (s.git) slot(general, () => s.git!.repository, (v) => (s.git!.repository = v));
-    const envCalls = new Set(s.events.filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? ''))).map((e) => (e as { callId: string }).callId));
+    slot(
+      general,
+      () => s.title,
+      (v) => (s.title = v),
+    );
+    if (s.git)
+      slot(
+        general,
+        () => s.git!.repository,
+        (v) => (s.git!.repository = v),
+      );
+    const envCalls = new Set(
+      s.events
+        .filter((e) => e.type === 'tool_call' && DOTENV_NAMED.test(JSON.stringify(e.input ?? '')))
+        .map((e) => (e as { callId: string }).callId),
+    );
     for (const e of s.events) {
       const to = e.type === 'tool_result' && envCalls.has(e.callId) ? dotenv : general;
       slotsOf(e, to, slot);
     }
     return s;
   });
-  for (const [slots, path] of [[general, 'session.txt'], [dotenv, '.env']] as const) {
-    const clean = await scrubTexts(slots.map((x) => x.text), path, findings);
+  for (const [slots, path] of [
+    [general, 'session.txt'],
+    [dotenv, '.env'],
+  ] as const) {
+    const clean = await scrubTexts(
+      slots.map((x) => x.text),
+      path,
+      findings,
+    );
     for (const [i, x] of slots.entries()) x.set(clean[i]!);
   }
   return out;
@@ -196,26 +239,53 @@ function slotsOf(e: AgentEvent, to: Slot[], slot: SlotFn): void {
       contentSlots(e.content, to, slot);
       break;
     case 'reasoning':
-      slot(to, () => e.text, (v) => (e.text = v));
+      slot(
+        to,
+        () => e.text,
+        (v) => (e.text = v),
+      );
       break;
     case 'tool_call':
-      if (typeof e.input === 'string') slot(to, () => e.input as string, (v) => (e.input = v));
+      if (typeof e.input === 'string')
+        slot(
+          to,
+          () => e.input as string,
+          (v) => (e.input = v),
+        );
       else jsonSlots(e.input, to, slot, 0);
       break;
     case 'subagent_start':
-      slot(to, () => e.prompt, (v) => (e.prompt = v));
+      slot(
+        to,
+        () => e.prompt,
+        (v) => (e.prompt = v),
+      );
       break;
     case 'subagent_end':
-      slot(to, () => e.result, (v) => (e.result = v));
+      slot(
+        to,
+        () => e.result,
+        (v) => (e.result = v),
+      );
       break;
     case 'system':
-      slot(to, () => e.text, (v) => (e.text = v));
+      slot(
+        to,
+        () => e.text,
+        (v) => (e.text = v),
+      );
       break;
   }
 }
 
 function contentSlots(parts: ContentPart[], to: Slot[], slot: SlotFn): void {
-  for (const p of parts) if (p.type === 'text') slot(to, () => p.text, (v) => (p.text = v));
+  for (const p of parts)
+    if (p.type === 'text')
+      slot(
+        to,
+        () => p.text,
+        (v) => (p.text = v),
+      );
 }
 
 /** How deep tool arguments may nest; the sync endpoint rejects a session with deeper ones. */
@@ -234,7 +304,12 @@ function jsonSlots(v: unknown, to: Slot[], slot: SlotFn, depth: number): void {
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     const x = o[k];
-    if (typeof x === 'string') slot(to, () => x, (s) => (o[k] = s));
+    if (typeof x === 'string')
+      slot(
+        to,
+        () => x,
+        (s) => (o[k] = s),
+      );
     else if (typeof x === 'object' && x !== null && depth + 1 >= MAX_INPUT_DEPTH) o[k] = TOO_DEEP;
     else jsonSlots(x, to, slot, depth + 1);
   }
@@ -255,5 +330,16 @@ export function nestingDepth(v: unknown, limit: number): number {
 /** Media types whose blobs are text, and so scrubbed like any text. */
 export function isTextMedia(mediaType: string): boolean {
   const t = mediaType.split(';')[0]!.trim().toLowerCase();
-  return t.startsWith('text/') || t === 'application/json' || t.endsWith('+json') || t === 'application/xml' || t.endsWith('+xml') || t === 'application/x-ndjson' || t === 'application/javascript' || t === 'application/x-sh' || t === 'application/yaml' || t === 'application/x-yaml';
+  return (
+    t.startsWith('text/') ||
+    t === 'application/json' ||
+    t.endsWith('+json') ||
+    t === 'application/xml' ||
+    t.endsWith('+xml') ||
+    t === 'application/x-ndjson' ||
+    t === 'application/javascript' ||
+    t === 'application/x-sh' ||
+    t === 'application/yaml' ||
+    t === 'application/x-yaml'
+  );
 }

@@ -42,7 +42,15 @@ export interface AgentSession {
   events: AgentEvent[] & tags.MaxItems<100000>;
 }
 
-export type AgentEvent = UserMessageEvent | AssistantMessageEvent | ReasoningEvent | ToolCallEvent | ToolResultEvent | SubagentStartEvent | SubagentEndEvent | SystemEvent;
+export type AgentEvent =
+  | UserMessageEvent
+  | AssistantMessageEvent
+  | ReasoningEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | SubagentStartEvent
+  | SubagentEndEvent
+  | SystemEvent;
 
 export interface EventBase {
   id: Id;

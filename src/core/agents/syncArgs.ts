@@ -56,7 +56,19 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const FLAGS = {
   command: 'agents sync',
-  strings: ['url', 'key', 'app', 'environment', 'state', 'interval', 'idle-minutes', 'batch-bytes', 'batch-sessions', 'claude-dir', 'codex-dir'],
+  strings: [
+    'url',
+    'key',
+    'app',
+    'environment',
+    'state',
+    'interval',
+    'idle-minutes',
+    'batch-bytes',
+    'batch-sessions',
+    'claude-dir',
+    'codex-dir',
+  ],
   switches: ['watch', 'progress', 'no-progress'],
   positionals: true,
 };
@@ -69,13 +81,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function parseSyncArgs(argv: readonly string[], env: Env, home: string, tty: boolean): SyncOptions | null {
   if (wantsHelp(argv)) return null;
   const { values, switches, positionals: paths } = parseFlags(argv, FLAGS);
-  if (switches.has('progress') && switches.has('no-progress')) throw new UsageError('give at most one of --progress and --no-progress');
+  if (switches.has('progress') && switches.has('no-progress'))
+    throw new UsageError('give at most one of --progress and --no-progress');
   const url = (values.get('url') ?? env.TRACELAKE_URL ?? 'http://127.0.0.1:4318').replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = values.get('key') ?? env.TRACELAKE_API_KEY ?? '';
   if (key === '') throw new UsageError('no API key: give --key or set TRACELAKE_API_KEY');
   const appId = values.get('app') ?? env.TRACELAKE_APP_ID ?? '';
-  if (!UUID.test(appId)) throw new UsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
+  if (!UUID.test(appId))
+    throw new UsageError(
+      appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`,
+    );
   const stateHome = env.XDG_STATE_HOME || `${home}/.local/state`;
   return {
     url,

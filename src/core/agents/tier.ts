@@ -23,7 +23,8 @@ export function isAgentTier(v: unknown): v is AgentTier {
 /** The session as the tier allows it to be stored (a new object; the input is not changed). */
 export function clampSession(session: AgentSession, ceiling: TierCeiling): AgentSession {
   if (ceiling.tier === 'full') return session;
-  if (ceiling.tier === 'transcripts') return { ...session, events: session.events.map((e) => capBlobs(e, ceiling.blobCapBytes)) };
+  if (ceiling.tier === 'transcripts')
+    return { ...session, events: session.events.map((e) => capBlobs(e, ceiling.blobCapBytes)) };
   const { title: _title, ...rest } = session;
   return { ...rest, events: session.events.map(metricsOnly) };
 }

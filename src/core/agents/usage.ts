@@ -16,19 +16,36 @@ export interface ModelUsage {
 }
 
 /** Usage per model of the sessions' assistant messages. */
-export function usageByModel(sessions: readonly AgentSession[], costOf?: CostFn, into: Record<string, ModelUsage> = {}): Record<string, ModelUsage> {
+export function usageByModel(
+  sessions: readonly AgentSession[],
+  costOf?: CostFn,
+  into: Record<string, ModelUsage> = {},
+): Record<string, ModelUsage> {
   for (const s of sessions) {
     for (const e of s.events) {
       if (e.type !== 'assistant_message' || !e.usage) continue;
       const u = e.usage;
-      const m = (into[e.model] ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, cost: 0 });
+      const m = (into[e.model] ??= {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheCreationTokens: 0,
+        cost: 0,
+      });
       const read = u.cacheReadTokens ?? 0;
       const created = u.cacheCreationTokens ?? 0;
       m.inputTokens += u.inputTokens;
       m.outputTokens += u.outputTokens;
       m.cacheReadTokens += read;
       m.cacheCreationTokens += created;
-      m.cost = roundUsd(m.cost + (costOf?.(e.model, { inputTokens: u.inputTokens + read + created, outputTokens: u.outputTokens, cachedInputTokens: read }) ?? 0));
+      m.cost = roundUsd(
+        m.cost +
+          (costOf?.(e.model, {
+            inputTokens: u.inputTokens + read + created,
+            outputTokens: u.outputTokens,
+            cachedInputTokens: read,
+          }) ?? 0),
+      );
     }
   }
   return into;

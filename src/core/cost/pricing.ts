@@ -45,8 +45,7 @@ export interface PriceIndex {
 
 const CACHE_LIMIT = 1000;
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isPrice = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
@@ -75,7 +74,15 @@ function parseModel(raw: unknown, i: number): ModelPrice {
     return bad('cached_input must be a non-negative finite number or null');
   }
   if (note !== undefined && typeof note !== 'string') return bad('note must be a string');
-  return { id, provider, match, input, output, cached_input: cached_input ?? null, ...(note === undefined ? {} : { note }) };
+  return {
+    id,
+    provider,
+    match,
+    input,
+    output,
+    cached_input: cached_input ?? null,
+    ...(note === undefined ? {} : { note }),
+  };
 }
 
 /** Validates data shaped like data/pricing.json; throws an Error naming the offending entry. */

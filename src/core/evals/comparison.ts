@@ -6,7 +6,14 @@
 import { roundUsd } from '../cost/money.js';
 import { agrestiMin, mcnemarExact, meanInterval, rateChange, type Interval } from './stats.js';
 
-export const OUTCOMES = ['both_resolved', 'fixed', 'regressed', 'both_failed', 'only_baseline', 'only_candidate'] as const;
+export const OUTCOMES = [
+  'both_resolved',
+  'fixed',
+  'regressed',
+  'both_failed',
+  'only_baseline',
+  'only_candidate',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** One task in the two runs (its last attempt decides; cost and duration add up its attempts), as the answer lists it. */
@@ -25,7 +32,12 @@ export interface TaskPair {
 export interface PairAggregates {
   counts: Record<Outcome, number>;
   cost: { baselineMean: number | null; candidateMean: number | null; diffMean: number | null; diffSd: number | null };
-  duration: { baselineMean: number | null; candidateMean: number | null; diffMean: number | null; diffSd: number | null };
+  duration: {
+    baselineMean: number | null;
+    candidateMean: number | null;
+    diffMean: number | null;
+    diffSd: number | null;
+  };
 }
 
 export interface MeanChange {
@@ -61,7 +73,12 @@ export const RATE_METHOD = 'paired difference of proportions; 95% interval: Agre
 function meanChange(m: PairAggregates['cost'], paired: number, round: (x: number) => number): MeanChange {
   const ci = meanInterval({ n: paired, meanDiff: m.diffMean, sdDiff: m.diffSd });
   const r = (x: number | null) => (x === null ? null : round(x));
-  return { baseline_mean: r(m.baselineMean), candidate_mean: r(m.candidateMean), change: r(m.diffMean), ci95: ci && [round(ci[0]), round(ci[1])] };
+  return {
+    baseline_mean: r(m.baselineMean),
+    candidate_mean: r(m.candidateMean),
+    change: r(m.diffMean),
+    ci95: ci && [round(ci[0]), round(ci[1])],
+  };
 }
 
 /** The comparison's figures; its per-task table (TaskPair[]) comes from the store as JSON text. */

@@ -21,7 +21,8 @@ export interface StatusReport {
 export function reportKind(report: StatusReport): ReportKind {
   const hasCard = report.card !== undefined && report.card !== null;
   const hasError = report.error !== undefined && report.error !== null;
-  if (hasCard && hasError) throw validationError('body', { card: 'a report has a card (complete) or an error (fail), not both' });
+  if (hasCard && hasError)
+    throw validationError('body', { card: 'a report has a card (complete) or an error (fail), not both' });
   if (hasError && report.error!.trim() === '') throw validationError('body', { error: 'must not be blank' });
   return hasCard ? 'complete' : hasError ? 'fail' : 'claim';
 }
@@ -36,18 +37,31 @@ export function isTerminal(status: RunStatus): boolean {
  * claimed before it is completed or failed.
  */
 export function transition(from: RunStatus, kind: ReportKind): RunStatus {
-  if (isTerminal(from)) throw new ApiError('conflict', `The run has already ${from}: a terminal run takes no status report`, { status: from });
+  if (isTerminal(from))
+    throw new ApiError('conflict', `The run has already ${from}: a terminal run takes no status report`, {
+      status: from,
+    });
   if (kind === 'claim') {
     if (from === 'running') throw new ApiError('conflict', 'The run is already claimed by a worker', { status: from });
     return 'running';
   }
-  if (from === 'queued') throw new ApiError('conflict', `Claim the run (a report with neither card nor error) before reporting it ${kind === 'complete' ? 'complete' : 'failed'}`, { status: from });
+  if (from === 'queued')
+    throw new ApiError(
+      'conflict',
+      `Claim the run (a report with neither card nor error) before reporting it ${kind === 'complete' ? 'complete' : 'failed'}`,
+      { status: from },
+    );
   return kind === 'complete' ? 'succeeded' : 'failed';
 }
 
 /** Trials are reported while the run is claimed: before, no worker holds it; after, it is closed. */
 export function acceptsTrials(status: RunStatus): void {
   if (status === 'running') return;
-  if (isTerminal(status)) throw new ApiError('conflict', `The run has already ${status}: it takes no more trials`, { status });
-  throw new ApiError('conflict', 'Claim the run (a status report with neither card nor error) before reporting trials', { status });
+  if (isTerminal(status))
+    throw new ApiError('conflict', `The run has already ${status}: it takes no more trials`, { status });
+  throw new ApiError(
+    'conflict',
+    'Claim the run (a status report with neither card nor error) before reporting trials',
+    { status },
+  );
 }

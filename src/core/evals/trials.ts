@@ -65,7 +65,11 @@ export interface TrialRejection {
 /** 413 over the limit, 400 for an empty batch; decided before any trial is looked at. */
 export function assertTrialCount(count: number): void {
   if (count === 0) throw validationError('body', { trials: 'a batch holds 1 to 1000 trials' });
-  if (count > MAX_TRIALS) throw new ApiError('payload_too_large', `A batch holds at most ${MAX_TRIALS} trials, got ${count}`, { limit: MAX_TRIALS, count });
+  if (count > MAX_TRIALS)
+    throw new ApiError('payload_too_large', `A batch holds at most ${MAX_TRIALS} trials, got ${count}`, {
+      limit: MAX_TRIALS,
+      count,
+    });
 }
 
 /** A UUID (version 8: vendor-defined) from the first 128 bits of SHA-256 of `parts`. */
@@ -94,7 +98,11 @@ export type PreparedBatch = { trials: PreparedTrial[]; rejected: TrialRejection[
  * Checks each raw trial against `shape` (the contract's validator), derives its ids and hashes,
  * and refuses a second trial of the same task and attempt in one batch.
  */
-export function prepareTrials(runId: string, raws: readonly unknown[], shape: (input: unknown) => IValidation<TrialInput>): PreparedBatch {
+export function prepareTrials(
+  runId: string,
+  raws: readonly unknown[],
+  shape: (input: unknown) => IValidation<TrialInput>,
+): PreparedBatch {
   const trials: PreparedTrial[] = [];
   const rejected: TrialRejection[] = [];
   const seen = new Map<string, number>();
@@ -102,13 +110,21 @@ export function prepareTrials(runId: string, raws: readonly unknown[], shape: (i
     const checked = shape(raw);
     if (!checked.success) {
       const issue = firstIssue(checked.errors);
-      rejected.push({ index, reason: issue.field === undefined ? 'a trial is a JSON object' : issue.message, sessionId: sessionIdOf(raw) });
+      rejected.push({
+        index,
+        reason: issue.field === undefined ? 'a trial is a JSON object' : issue.message,
+        sessionId: sessionIdOf(raw),
+      });
       return;
     }
     const trial = prepareTrial(runId, checked.data, index);
     const first = seen.get(trial.id);
     if (first !== undefined) {
-      rejected.push({ index, reason: `task "${trial.taskId}" attempt ${trial.attempt} is already trial ${first} of this batch`, sessionId: trial.sessionId });
+      rejected.push({
+        index,
+        reason: `task "${trial.taskId}" attempt ${trial.attempt} is already trial ${first} of this batch`,
+        sessionId: trial.sessionId,
+      });
       return;
     }
     seen.set(trial.id, index);
@@ -161,7 +177,8 @@ export interface TrialResource {
  * table knows traces, spans and sessions).
  */
 export function trialResource(t: Pick<PreparedTrial, 'id' | 'traceId' | 'sessionId'>): TrialResource {
-  if (t.traceId !== null) return { resourceType: 'trace', resourceId: t.traceId, traceId: t.traceId, sessionId: t.sessionId };
+  if (t.traceId !== null)
+    return { resourceType: 'trace', resourceId: t.traceId, traceId: t.traceId, sessionId: t.sessionId };
   const session = t.sessionId ?? `trial:${t.id}`;
   return { resourceType: 'session', resourceId: session, traceId: null, sessionId: session };
 }

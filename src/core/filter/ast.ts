@@ -93,7 +93,8 @@ export function equalityValues(filter: Filter, field: string): Scalar[] {
   const out: Scalar[] = [];
   for (const clause of filter) {
     for (const p of isGroup(clause) ? clause.or : [clause]) {
-      if (p.field !== field || !(p.op === 'equals' || p.op === 'notEquals' || p.op === 'in' || p.op === 'notIn')) continue;
+      if (p.field !== field || !(p.op === 'equals' || p.op === 'notEquals' || p.op === 'in' || p.op === 'notIn'))
+        continue;
       out.push(...(Array.isArray(p.value) ? p.value : p.value === undefined ? [] : [p.value]));
     }
   }

@@ -39,7 +39,10 @@ export function checkPredicate(raw: RawPredicate, ctx: CheckContext): Predicate 
   const spell = (op: Op) => `"${ctx.dialect === 'string' ? STRING_SPELLING[op] : op}"`;
   const allowed = operatorsFor(def.type);
   if (!allowed.includes(raw.op)) {
-    filterError(ctx.locate('op'), `operator ${spell(raw.op)} is not allowed for ${raw.field} (${def.type}); allowed: ${allowed.map(spell).join(', ')}`);
+    filterError(
+      ctx.locate('op'),
+      `operator ${spell(raw.op)} is not allowed for ${raw.field} (${def.type}); allowed: ${allowed.map(spell).join(', ')}`,
+    );
   }
   const value = raw.value;
   const where = (item?: number) => ctx.locate('value', item);
@@ -52,9 +55,11 @@ export function checkPredicate(raw: RawPredicate, ctx: CheckContext): Predicate 
     case 'notIn':
     case 'between': {
       if (!Array.isArray(value)) filterError(where(), `${spell(raw.op)} takes a list of values`);
-      if (raw.op === 'between' && value.length !== 2) filterError(where(), `"between" takes exactly 2 values [low, high], got ${value.length}`);
+      if (raw.op === 'between' && value.length !== 2)
+        filterError(where(), `"between" takes exactly 2 values [low, high], got ${value.length}`);
       if (value.length === 0) filterError(where(), `${spell(raw.op)} takes at least one value`);
-      if (value.length > LIMITS.max_array_items) filterError(where(LIMITS.max_array_items), `a list holds at most ${LIMITS.max_array_items} values`);
+      if (value.length > LIMITS.max_array_items)
+        filterError(where(LIMITS.max_array_items), `a list holds at most ${LIMITS.max_array_items} values`);
       return { field: raw.field, op: raw.op, value: value.map((v: unknown, i) => typed(def, raw.field, v, where(i))) };
     }
     default:
@@ -79,24 +84,32 @@ function typed(def: FieldDef, field: string, v: unknown, where: string): Scalar 
     case 'integer': {
       const n = typeof value === 'number' ? value : NUMBER.test(value) ? Number(value) : NaN;
       if (!Number.isFinite(n)) filterError(where, `${field} takes a number, got ${JSON.stringify(value)}`);
-      if (def.type === 'integer' && !Number.isInteger(n)) filterError(where, `${field} takes an integer, got ${JSON.stringify(value)}`);
+      if (def.type === 'integer' && !Number.isInteger(n))
+        filterError(where, `${field} takes an integer, got ${JSON.stringify(value)}`);
       // Past 2^53 a number no longer names one integer (2^53 + 1 reads as 2^53).
-      if (def.type === 'integer' && !Number.isSafeInteger(n)) filterError(where, `${field} takes an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(value)}`);
+      if (def.type === 'integer' && !Number.isSafeInteger(n))
+        filterError(
+          where,
+          `${field} takes an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(value)}`,
+        );
       return n === 0 ? 0 : n; // no -0: it prints as 0
     }
     case 'enum': {
       const text = String(value);
       const canonical = def.values!.find((e) => e.toLowerCase() === text.toLowerCase());
-      if (canonical === undefined) filterError(where, `${field} must be one of ${def.values!.join(', ')}, got ${JSON.stringify(value)}`);
+      if (canonical === undefined)
+        filterError(where, `${field} must be one of ${def.values!.join(', ')}, got ${JSON.stringify(value)}`);
       return canonical;
     }
     case 'datetime':
       if (typeof value !== 'string' || isoToNs(value) === null) {
-        filterError(where, `${field} takes an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`);
+        filterError(
+          where,
+          `${field} takes an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`,
+        );
       }
       return value;
     default:
       return String(value);
   }
 }
-

@@ -56,7 +56,15 @@ export function compileFilter(filter: Filter, resource: Resource, firstParam: nu
 function predicateSql(p: Predicate, resource: Resource, bind: Bind): string {
   const { def, key } = resolveField(resource, p.field);
   const sql =
-    def.type === 'metadata' ? metadataSql(def.sql, key as string, p, bind) : def.type === 'string_list' ? listSql(def.sql, p, bind) : compare(def.sql, p.op, values(p).map((v) => param(def, v, bind)));
+    def.type === 'metadata'
+      ? metadataSql(def.sql, key as string, p, bind)
+      : def.type === 'string_list'
+        ? listSql(def.sql, p, bind)
+        : compare(
+            def.sql,
+            p.op,
+            values(p).map((v) => param(def, v, bind)),
+          );
   return def.level === 'span'
     ? `EXISTS (SELECT 1 FROM spans x WHERE x.tenant_id = t.tenant_id AND x.app_id = t.app_id AND x.trace_id = t.id AND (${sql}))`
     : sql;

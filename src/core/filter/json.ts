@@ -21,10 +21,15 @@ type OpKey = 'operator' | 'op';
 
 function walk(input: unknown, resource: Resource, opKey: OpKey, root: string): Filter {
   if (!Array.isArray(input)) filterError(root, 'expected an array of predicates and OR-groups');
-  if (input.length > LIMITS.max_filters) filterError(root, `at most ${LIMITS.max_filters} items are allowed, got ${input.length}`);
+  if (input.length > LIMITS.max_filters)
+    filterError(root, `at most ${LIMITS.max_filters} items are allowed, got ${input.length}`);
   let count = 0;
   const counted = (where: string) => {
-    if (++count > LIMITS.max_predicates) filterError(where, `too many predicates: at most ${LIMITS.max_predicates} are allowed, counting OR-group members`);
+    if (++count > LIMITS.max_predicates)
+      filterError(
+        where,
+        `too many predicates: at most ${LIMITS.max_predicates} are allowed, counting OR-group members`,
+      );
   };
   return input.map((item: unknown, i): Clause => {
     const at = `${root}[${i}]`;
@@ -54,15 +59,26 @@ function predicate(item: unknown, at: string, resource: Resource, opKey: OpKey):
   const { field, value } = item;
   const op = item[opKey];
   if (typeof field !== 'string' || field.length < LIMITS.field_length.min || field.length > LIMITS.field_length.max) {
-    filterError(`${at}.field`, `a field is a string of ${LIMITS.field_length.min} to ${LIMITS.field_length.max} characters`);
+    filterError(
+      `${at}.field`,
+      `a field is a string of ${LIMITS.field_length.min} to ${LIMITS.field_length.max} characters`,
+    );
   }
-  if (!OPS.includes(op as Op)) filterError(`${at}.${opKey}`, `unknown operator ${JSON.stringify(op)}; expected one of ${OPS.join(', ')}`);
+  if (!OPS.includes(op as Op))
+    filterError(`${at}.${opKey}`, `unknown operator ${JSON.stringify(op)}; expected one of ${OPS.join(', ')}`);
   return checkPredicate(
     { field, op: op as Op, value },
     {
       resource,
       dialect: 'json',
-      locate: (part, n) => (part === 'field' ? `${at}.field` : part === 'op' ? `${at}.${opKey}` : n === undefined ? `${at}.value` : `${at}.value[${n}]`),
+      locate: (part, n) =>
+        part === 'field'
+          ? `${at}.field`
+          : part === 'op'
+            ? `${at}.${opKey}`
+            : n === undefined
+              ? `${at}.value`
+              : `${at}.value[${n}]`,
     },
   );
 }

@@ -59,7 +59,10 @@ export function tokenize(text: string): Token[] {
       const m = WORD_RUN.exec(text);
       if (!m) {
         const ch = String.fromCodePoint(text.codePointAt(i) as number);
-        filterError(at(i), `unexpected character ${JSON.stringify(ch)}; quote values that hold spaces or special characters`);
+        filterError(
+          at(i),
+          `unexpected character ${JSON.stringify(ch)}; quote values that hold spaces or special characters`,
+        );
       }
       tokens.push({ kind: 'word', text: m[0], pos: i });
       i += m[0].length;

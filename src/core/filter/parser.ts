@@ -12,9 +12,17 @@ import { LIMITS, type Clause, type Filter, type Op, type Predicate, type Resourc
 import { checkPredicate, filterError, type Part } from './check.js';
 import { at, tokenize, type Token } from './lexer.js';
 
-const SYMBOLS: Record<string, Op> = { '=': 'equals', '!=': 'notEquals', '>': 'gt', '>=': 'gte', '<': 'lt', '<=': 'lte' };
+const SYMBOLS: Record<string, Op> = {
+  '=': 'equals',
+  '!=': 'notEquals',
+  '>': 'gt',
+  '>=': 'gte',
+  '<': 'lt',
+  '<=': 'lte',
+};
 
-const OPERATOR_LIST = '=, !=, >, >=, <, <=, contains, not contains, starts with, ends with, in, not in, exists, does not exist';
+const OPERATOR_LIST =
+  '=, !=, >, >=, <, <=, contains, not contains, starts with, ends with, in, not in, exists, does not exist';
 
 /**
  * Parses and checks a string expression for `resource`. An empty or blank expression is the empty
@@ -53,7 +61,8 @@ class Parser {
       const t = this.next();
       if (t.kind === ')') return { or: members };
       if (keyword(t, 'or')) members.push(this.predicate());
-      else if (keyword(t, 'and')) filterError(at(t.pos), '"and" is not allowed inside parentheses; a group joins its predicates with "or"');
+      else if (keyword(t, 'and'))
+        filterError(at(t.pos), '"and" is not allowed inside parentheses; a group joins its predicates with "or"');
       else this.expected('"or" or ")"', t);
     }
   }
@@ -63,7 +72,10 @@ class Parser {
     if (field.kind === '(') filterError(at(field.pos), 'groups do not nest: a group holds predicates joined by "or"');
     if (field.kind !== 'word' || keyword(field, 'and') || keyword(field, 'or')) this.expected('a field name', field);
     if (++this.predicates > LIMITS.max_predicates) {
-      filterError(at(field.pos), `too many predicates: at most ${LIMITS.max_predicates} are allowed, counting those inside parentheses`);
+      filterError(
+        at(field.pos),
+        `too many predicates: at most ${LIMITS.max_predicates} are allowed, counting those inside parentheses`,
+      );
     }
     const [op, opPos] = this.operator();
     const values: Token[] = [];
@@ -82,7 +94,11 @@ class Parser {
     };
     const texts = values.map((v) => v.text);
     return checkPredicate(
-      { field: field.text, op, ...(values.length === 0 ? {} : { value: op === 'in' || op === 'notIn' ? texts : texts[0] }) },
+      {
+        field: field.text,
+        op,
+        ...(values.length === 0 ? {} : { value: op === 'in' || op === 'notIn' ? texts : texts[0] }),
+      },
       { resource: this.resource, dialect: 'string', locate: (part, item) => at(positions[part](item)) },
     );
   }
@@ -116,7 +132,10 @@ class Parser {
         return this.expected('"exist"', u);
       }
       case 'between':
-        return filterError(at(t.pos), '"between" exists only in the JSON filters of the search endpoints; use >= and <=');
+        return filterError(
+          at(t.pos),
+          '"between" exists only in the JSON filters of the search endpoints; use >= and <=',
+        );
       default:
         return this.expected('an operator', t, `operators are ${OPERATOR_LIST}`);
     }

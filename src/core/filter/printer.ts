@@ -12,7 +12,8 @@ export function printFilter(filter: Filter): string {
 
 function predicate(p: Predicate): string {
   const op = STRING_SPELLING[p.op];
-  if (op === null) throw new ApiError('invalid_filter', `"${p.op}" has no string form; use >= and <=, or the JSON filters`);
+  if (op === null)
+    throw new ApiError('invalid_filter', `"${p.op}" has no string form; use >= and <=, or the JSON filters`);
   if (p.value === undefined) return `${p.field} ${op}`;
   return `${p.field} ${op} ${Array.isArray(p.value) ? `(${p.value.map(value).join(', ')})` : value(p.value)}`;
 }

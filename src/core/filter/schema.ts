@@ -27,9 +27,44 @@ export interface FieldDef {
 }
 
 const ALLOWED: Record<FieldType, ReadonlySet<Op>> = {
-  string: new Set(['equals', 'notEquals', 'contains', 'notContains', 'startsWith', 'endsWith', 'in', 'notIn', 'exists', 'doesNotExist']),
-  number: new Set(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'notIn', 'exists', 'doesNotExist']),
-  integer: new Set(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'notIn', 'exists', 'doesNotExist']),
+  string: new Set([
+    'equals',
+    'notEquals',
+    'contains',
+    'notContains',
+    'startsWith',
+    'endsWith',
+    'in',
+    'notIn',
+    'exists',
+    'doesNotExist',
+  ]),
+  number: new Set([
+    'equals',
+    'notEquals',
+    'gt',
+    'gte',
+    'lt',
+    'lte',
+    'between',
+    'in',
+    'notIn',
+    'exists',
+    'doesNotExist',
+  ]),
+  integer: new Set([
+    'equals',
+    'notEquals',
+    'gt',
+    'gte',
+    'lt',
+    'lte',
+    'between',
+    'in',
+    'notIn',
+    'exists',
+    'doesNotExist',
+  ]),
   datetime: new Set(['gt', 'gte', 'lt', 'lte', 'between']),
   enum: new Set(['equals', 'notEquals', 'in', 'notIn']),
   string_list: new Set(['equals', 'notEquals', 'contains', 'notContains', 'in', 'notIn', 'exists', 'doesNotExist']),
@@ -75,38 +110,139 @@ export const PROMPT_VERSION_SQL = `TRY_CAST(coalesce(${PROMPT_VERSION_KEYS.map((
 const FIELDS: Record<Resource, readonly FieldDef[]> = {
   traces: [
     { name: 'name', type: 'string', level: 'trace', sql: 't.name', description: "The root span's name" },
-    { name: 'status', type: 'enum', values: STATUS, level: 'trace', sql: 't.status', description: 'ERROR if any span errored, else OK if any is OK, else UNSET' },
-    { name: 'latency_ms', type: 'number', level: 'trace', sql: 't.latency_ms', description: 'Last span end minus first span start, in milliseconds' },
+    {
+      name: 'status',
+      type: 'enum',
+      values: STATUS,
+      level: 'trace',
+      sql: 't.status',
+      description: 'ERROR if any span errored, else OK if any is OK, else UNSET',
+    },
+    {
+      name: 'latency_ms',
+      type: 'number',
+      level: 'trace',
+      sql: 't.latency_ms',
+      description: 'Last span end minus first span start, in milliseconds',
+    },
     { name: 'cost', type: 'number', level: 'trace', sql: 't.cost', description: 'Sum of span costs' },
     { name: 'tokens', type: 'integer', level: 'trace', sql: 't.tokens', description: 'Sum of span tokens' },
-    { name: 'span_count', type: 'integer', level: 'trace', sql: 't.span_count', description: 'Number of spans, events excluded' },
-    { name: 'tags', type: 'string_list', level: 'trace', sql: 't.tags', description: 'Union of span tags; contains/equals = has the tag, in = has any, not in/not contains = has none' },
+    {
+      name: 'span_count',
+      type: 'integer',
+      level: 'trace',
+      sql: 't.span_count',
+      description: 'Number of spans, events excluded',
+    },
+    {
+      name: 'tags',
+      type: 'string_list',
+      level: 'trace',
+      sql: 't.tags',
+      description: 'Union of span tags; contains/equals = has the tag, in = has any, not in/not contains = has none',
+    },
     { name: 'session_id', type: 'string', level: 'trace', sql: 't.session_id', description: 'Session of the trace' },
     { name: 'user_id', type: 'string', level: 'trace', sql: 't.user_id', description: 'User of the trace' },
-    { name: 'environment', type: 'string', level: 'trace', sql: 't.environment', description: 'Name of the environment the trace landed in' },
-    { name: 'start', type: 'datetime', level: 'trace', sql: 't.start_ns', time: 'ns', description: 'Start of the first span (ISO 8601)' },
+    {
+      name: 'environment',
+      type: 'string',
+      level: 'trace',
+      sql: 't.environment',
+      description: 'Name of the environment the trace landed in',
+    },
+    {
+      name: 'start',
+      type: 'datetime',
+      level: 'trace',
+      sql: 't.start_ns',
+      time: 'ns',
+      description: 'Start of the first span (ISO 8601)',
+    },
     { name: 'model', type: 'string', level: 'span', sql: 'x.model', description: 'Model of any span of the trace' },
-    { name: 'span_kind', type: 'enum', values: SPAN_KINDS, level: 'span', sql: 'x.span_kind', description: 'Kind of any span of the trace' },
-    { name: 'prompt_name', type: 'string', level: 'span', sql: 'x.prompt_name', description: 'Prompt name of any span of the trace' },
-    { name: 'prompt_version', type: 'integer', level: 'span', sql: PROMPT_VERSION_SQL, description: 'Prompt version of any span of the trace (tracelake.prompt.version, langfuse.observation.prompt.version)' },
-    { name: 'service_name', type: 'string', level: 'span', sql: 'x.service_name', description: 'Service name of any span of the trace' },
-    metadata(METADATA_PREFIX, 't.metadata', "A custom metadata key of the trace (the root span's metadata, as GET /v1/traces/{traceId} answers it)", 'trace'),
-    metadata(ANY_SPAN_METADATA_PREFIX, 'x.metadata', 'A custom metadata key of any span of the trace (negations: some span lacks it or differs)', 'span'),
+    {
+      name: 'span_kind',
+      type: 'enum',
+      values: SPAN_KINDS,
+      level: 'span',
+      sql: 'x.span_kind',
+      description: 'Kind of any span of the trace',
+    },
+    {
+      name: 'prompt_name',
+      type: 'string',
+      level: 'span',
+      sql: 'x.prompt_name',
+      description: 'Prompt name of any span of the trace',
+    },
+    {
+      name: 'prompt_version',
+      type: 'integer',
+      level: 'span',
+      sql: PROMPT_VERSION_SQL,
+      description:
+        'Prompt version of any span of the trace (tracelake.prompt.version, langfuse.observation.prompt.version)',
+    },
+    {
+      name: 'service_name',
+      type: 'string',
+      level: 'span',
+      sql: 'x.service_name',
+      description: 'Service name of any span of the trace',
+    },
+    metadata(
+      METADATA_PREFIX,
+      't.metadata',
+      "A custom metadata key of the trace (the root span's metadata, as GET /v1/traces/{traceId} answers it)",
+      'trace',
+    ),
+    metadata(
+      ANY_SPAN_METADATA_PREFIX,
+      'x.metadata',
+      'A custom metadata key of any span of the trace (negations: some span lacks it or differs)',
+      'span',
+    ),
   ],
   spans: [
     { name: 'name', type: 'string', sql: 'x.name', description: 'Span name' },
-    { name: 'type', type: 'enum', values: SPAN_TYPES, sql: 'x.type', description: 'GENERATION when a model is present, EVENT for span events, else SPAN' },
-    { name: 'span_kind', type: 'enum', values: SPAN_KINDS, sql: 'x.span_kind', description: 'Kind of work the span did' },
+    {
+      name: 'type',
+      type: 'enum',
+      values: SPAN_TYPES,
+      sql: 'x.type',
+      description: 'GENERATION when a model is present, EVENT for span events, else SPAN',
+    },
+    {
+      name: 'span_kind',
+      type: 'enum',
+      values: SPAN_KINDS,
+      sql: 'x.span_kind',
+      description: 'Kind of work the span did',
+    },
     { name: 'status', type: 'enum', values: STATUS, sql: 'x.status', description: 'Span status' },
     { name: 'model', type: 'string', sql: 'x.model', description: 'Model name' },
     { name: 'prompt_name', type: 'string', sql: 'x.prompt_name', description: 'Prompt template name' },
-    { name: 'prompt_version', type: 'integer', sql: PROMPT_VERSION_SQL, description: 'Prompt version (tracelake.prompt.version, langfuse.observation.prompt.version)' },
+    {
+      name: 'prompt_version',
+      type: 'integer',
+      sql: PROMPT_VERSION_SQL,
+      description: 'Prompt version (tracelake.prompt.version, langfuse.observation.prompt.version)',
+    },
     { name: 'service_name', type: 'string', sql: 'x.service_name', description: 'service.name of the resource' },
     { name: 'session_id', type: 'string', sql: 'x.session_id', description: 'Session id' },
     { name: 'user_id', type: 'string', sql: 'x.user_id', description: 'User id' },
     { name: 'trace_id', type: 'string', sql: 'x.trace_id', description: 'Trace id (lowercase hex)' },
-    { name: 'environment', type: 'string', sql: '(SELECT e.name FROM environments e WHERE e.id = x.environment_id)', description: 'Name of the environment the span landed in' },
-    { name: 'duration_ms', type: 'number', sql: '((x.end_ns - x.start_ns) / 1e6)', description: 'Duration in milliseconds' },
+    {
+      name: 'environment',
+      type: 'string',
+      sql: '(SELECT e.name FROM environments e WHERE e.id = x.environment_id)',
+      description: 'Name of the environment the span landed in',
+    },
+    {
+      name: 'duration_ms',
+      type: 'number',
+      sql: '((x.end_ns - x.start_ns) / 1e6)',
+      description: 'Duration in milliseconds',
+    },
     { name: 'cost', type: 'number', sql: 'x.cost', description: 'Cost' },
     { name: 'tokens', type: 'integer', sql: 'x.tokens', description: 'Total tokens' },
     { name: 'input_tokens', type: 'integer', sql: 'x.input_tokens', description: 'Input tokens' },
@@ -117,11 +253,27 @@ const FIELDS: Record<Resource, readonly FieldDef[]> = {
   scores: [
     { name: 'name', type: 'string', sql: 's.name', description: 'Score name' },
     { name: 'score', type: 'number', sql: 's.score', description: 'Score value' },
-    { name: 'source', type: 'string', sql: 's.source', description: 'Where the score came from (api, annotation, eval, sdk)' },
+    {
+      name: 'source',
+      type: 'string',
+      sql: 's.source',
+      description: 'Where the score came from (api, annotation, eval, sdk)',
+    },
     { name: 'user_id', type: 'string', sql: 's.user_id', description: 'User who gave the score' },
-    { name: 'resource_id', type: 'string', sql: SCORE_RESOURCE_ID_SQL, description: 'Id of the scored trace, span or session' },
+    {
+      name: 'resource_id',
+      type: 'string',
+      sql: SCORE_RESOURCE_ID_SQL,
+      description: 'Id of the scored trace, span or session',
+    },
     { name: 'label', type: 'string', sql: 's.label', description: 'Categorical label' },
-    { name: 'created_at', type: 'datetime', sql: 's.created_at', time: 'timestamp', description: 'Creation time (ISO 8601)' },
+    {
+      name: 'created_at',
+      type: 'datetime',
+      sql: 's.created_at',
+      time: 'timestamp',
+      description: 'Creation time (ISO 8601)',
+    },
   ],
 };
 
@@ -142,7 +294,9 @@ export function lookupField(resource: Resource, name: string): FieldRef | { erro
     return METADATA_KEY.test(key) ? { def, key } : { error: `invalid metadata key "${key}": a ${KEY_RULE}` };
   }
   const def = fields.find((f) => f.name === name);
-  return def ? { def } : { error: `unknown field "${name}" for ${resource}; expected one of ${fields.map((f) => f.name).join(', ')}` };
+  return def
+    ? { def }
+    : { error: `unknown field "${name}" for ${resource}; expected one of ${fields.map((f) => f.name).join(', ')}` };
 }
 
 export interface SchemaField {
@@ -193,7 +347,9 @@ export function filterSchema(): FilterSchema {
   const resource = (r: Resource) => ({ fields: FIELDS[r].map(describe) });
   return {
     resources: { traces: resource('traces'), spans: resource('spans'), scores: resource('scores') },
-    operators: Object.fromEntries(OPS.map((op) => [op, { string: STRING_SPELLING[op], json: op }])) as FilterSchema['operators'],
+    operators: Object.fromEntries(
+      OPS.map((op) => [op, { string: STRING_SPELLING[op], json: op }]),
+    ) as FilterSchema['operators'],
     limits: { ...LIMITS, field_length: { ...LIMITS.field_length } },
   };
 }

@@ -42,7 +42,8 @@ export function statusOf(c: ConnectionState | null, nowMs: number): GitStatus {
   if (c === null || (c.phase === 'pending' && !handshakeOpen(c, nowMs))) {
     return { connected: false, provider: null, installation_id: null, repository: null, branch: null };
   }
-  if (c.phase === 'pending') return { connected: false, provider: c.provider, installation_id: null, repository: null, branch: null };
+  if (c.phase === 'pending')
+    return { connected: false, provider: c.provider, installation_id: null, repository: null, branch: null };
   return {
     connected: true,
     provider: c.provider,

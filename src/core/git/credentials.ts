@@ -22,7 +22,12 @@ export function sealCredentials(secret: Uint8Array, boundTo: string, value: unkn
   const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
   cipher.setAAD(Buffer.from(boundTo, 'utf8'));
   const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return [
+    VERSION,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
 }
 
 /**

@@ -14,19 +14,32 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.4rem 0}';
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.4rem 0}';
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 /** The repository picker of handshake `state`, posting to `action`. */
-export function pickerPage(input: { app: string; provider: GitProviderName; state: string; action: string; repositories: readonly RepositoryChoice[] }): string {
+export function pickerPage(input: {
+  app: string;
+  provider: GitProviderName;
+  state: string;
+  action: string;
+  repositories: readonly RepositoryChoice[];
+}): string {
   if (input.repositories.length === 0) {
-    return page('Connect a repository', `<p>The ${escapeHtml(input.provider)} connection of app ${escapeHtml(input.app)} reaches no repository. Add one, then reload this page.</p>`);
+    return page(
+      'Connect a repository',
+      `<p>The ${escapeHtml(input.provider)} connection of app ${escapeHtml(input.app)} reaches no repository. Add one, then reload this page.</p>`,
+    );
   }
   const options = input.repositories
-    .map((r, i) => `<label><input type="radio" name="repository" value="${escapeHtml(r.full_name)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(r.full_name)} <small>(default branch ${escapeHtml(r.default_branch)})</small></label>`)
+    .map(
+      (r, i) =>
+        `<label><input type="radio" name="repository" value="${escapeHtml(r.full_name)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(r.full_name)} <small>(default branch ${escapeHtml(r.default_branch)})</small></label>`,
+    )
     .join('');
   return page(
     'Connect a repository',
@@ -39,5 +52,8 @@ export function pickerPage(input: { app: string; provider: GitProviderName; stat
 
 /** What the human sees once the connection is made. */
 export function connectedPage(repository: string, branch: string): string {
-  return page('Repository connected', `<p>${escapeHtml(repository)} (branch ${escapeHtml(branch)}) is connected. You can close this page.</p>`);
+  return page(
+    'Repository connected',
+    `<p>${escapeHtml(repository)} (branch ${escapeHtml(branch)}) is connected. You can close this page.</p>`,
+  );
 }

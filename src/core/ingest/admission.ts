@@ -140,7 +140,8 @@ export class AdmissionIndex {
     this.tickets.set(ticket, added.subarray(0, n));
     this.evict();
     // A trace left without spans answers nothing a fresh one would not: its record goes now.
-    for (const trace of traces) if (this.traces[trace + T_SCOPE] !== NONE && this.traces[trace + T_COUNT] === 0) this.dropTrace(trace);
+    for (const trace of traces)
+      if (this.traces[trace + T_SCOPE] !== NONE && this.traces[trace + T_COUNT] === 0) this.dropTrace(trace);
     return { drop, duplicates, overBound, ticket };
   }
 
@@ -188,7 +189,13 @@ export class AdmissionIndex {
     const bucket = traceHash(scope, w, 0) & (this.traceBuckets.length - 1);
     const found = this.traces;
     for (let t = this.traceBuckets[bucket]!; t !== NONE; t = found[t + T_NEXT]!) {
-      if (found[t + T_SCOPE] === scope && found[t + T_ID] === w[0] && found[t + T_ID + 1] === w[1] && found[t + T_ID + 2] === w[2] && found[t + T_ID + 3] === w[3]) {
+      if (
+        found[t + T_SCOPE] === scope &&
+        found[t + T_ID] === w[0] &&
+        found[t + T_ID + 1] === w[1] &&
+        found[t + T_ID + 2] === w[2] &&
+        found[t + T_ID + 3] === w[3]
+      ) {
         if (t !== this.newest) {
           this.unlinkRecency(t);
           this.linkNewest(t);
@@ -218,7 +225,7 @@ export class AdmissionIndex {
     if (this.traceTop === this.traces.length) {
       // Past the capacity and its slack (a request of more new traces than the slack): half as
       // many records again. The buckets keep their size and their chains (offsets do not move).
-      const r = new Int32Array(Math.ceil(this.traces.length / T_STRIDE * 1.5) * T_STRIDE);
+      const r = new Int32Array(Math.ceil((this.traces.length / T_STRIDE) * 1.5) * T_STRIDE);
       r.set(this.traces);
       this.traces = r;
     }

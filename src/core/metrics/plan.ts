@@ -25,7 +25,17 @@ export const MEASURES = [
 ] as const;
 export type Measure = (typeof MEASURES)[number];
 
-export const DIMENSIONS = ['model', 'name', 'environment', 'user_id', 'session_id', 'prompt_name', 'service_name', 'span_kind', 'score_name'] as const;
+export const DIMENSIONS = [
+  'model',
+  'name',
+  'environment',
+  'user_id',
+  'session_id',
+  'prompt_name',
+  'service_name',
+  'span_kind',
+  'score_name',
+] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 const LATENCY = ['latency_mean', 'latency_p50', 'latency_p90', 'latency_p95', 'latency_p99'] as const;
@@ -51,7 +61,12 @@ export type Bucket = (typeof BUCKETS)[number];
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-export const BUCKET_MS: Record<Bucket, number> = { minute: MINUTE_MS, hour: 60 * MINUTE_MS, day: DAY_MS, week: 7 * DAY_MS };
+export const BUCKET_MS: Record<Bucket, number> = {
+  minute: MINUTE_MS,
+  hour: 60 * MINUTE_MS,
+  day: DAY_MS,
+  week: 7 * DAY_MS,
+};
 /** Buckets are aligned in UTC from this instant; weeks start on Monday (1970-01-05 was one). */
 export const BUCKET_ORIGIN_MS: Record<Bucket, number> = { minute: 0, hour: 0, day: 0, week: 4 * DAY_MS };
 
@@ -115,7 +130,8 @@ export function planMetrics(q: MetricsRequest, window: TimeWindow): MetricsPlan 
   if (groupBy.length > MAX_GROUP_BY) details.group_by = `at most ${MAX_GROUP_BY} dimensions, got ${groupBy.length}`;
   const bucket = q.bucket ?? BUCKETS.find((b) => bucketsIn(b, window) <= AUTO_BUCKETS) ?? 'week';
   const buckets = bucketsIn(bucket, window);
-  if (buckets > MAX_BUCKETS) details.bucket = `${bucket} buckets over this window are ${buckets}; at most ${MAX_BUCKETS} per answer: choose a larger bucket or a shorter window`;
+  if (buckets > MAX_BUCKETS)
+    details.bucket = `${bucket} buckets over this window are ${buckets}; at most ${MAX_BUCKETS} per answer: choose a larger bucket or a shorter window`;
   if (Object.keys(details).length > 0) throw new ApiError('invalid_query_parameters', undefined, { details });
   return {
     view,
@@ -133,19 +149,29 @@ export function planMetrics(q: MetricsRequest, window: TimeWindow): MetricsPlan 
 }
 
 /** A comma-separated list of names, each known and offered by the view, without repeats. */
-function names<T extends string>(text: string, param: string, known: readonly T[], offered: readonly T[], view: View, details: Record<string, string>): T[] {
+function names<T extends string>(
+  text: string,
+  param: string,
+  known: readonly T[],
+  offered: readonly T[],
+  view: View,
+  details: Record<string, string>,
+): T[] {
   const out: T[] = [];
   for (const raw of text.split(',')) {
     const name = raw.trim();
     if (name === '') continue;
     if (!(known as readonly string[]).includes(name)) {
-      details[param] = `unknown ${param === 'measures' ? 'measure' : 'dimension'} "${name}"; view ${view} offers ${offered.join(', ')}`;
+      details[param] =
+        `unknown ${param === 'measures' ? 'measure' : 'dimension'} "${name}"; view ${view} offers ${offered.join(', ')}`;
     } else if (!(offered as readonly string[]).includes(name)) {
       const table: Record<View, readonly string[]> = param === 'measures' ? VIEW_MEASURES : VIEW_DIMENSIONS;
       const elsewhere = VIEWS.filter((v) => table[v].includes(name));
-      details[param] = `"${name}" is not offered by view ${view} (it is by ${elsewhere.join(', ')}); view ${view} offers ${offered.join(', ')}`;
+      details[param] =
+        `"${name}" is not offered by view ${view} (it is by ${elsewhere.join(', ')}); view ${view} offers ${offered.join(', ')}`;
     } else if (!out.includes(name as T)) out.push(name as T);
   }
-  if (param === 'measures' && out.length === 0 && details[param] === undefined) details[param] = `name at least one measure; view ${view} offers ${offered.join(', ')}`;
+  if (param === 'measures' && out.length === 0 && details[param] === undefined)
+    details[param] = `name at least one measure; view ${view} offers ${offered.join(', ')}`;
   return out;
 }

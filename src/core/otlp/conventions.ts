@@ -69,12 +69,19 @@ export function wrapsModelCalls(attrs: JsonMap): boolean {
 export const SESSION_KEYS: readonly string[] = ['session.id', 'gen_ai.conversation.id', 'tracelake.session.id'];
 export const USER_KEYS: readonly string[] = ['user.id', 'enduser.id', 'tracelake.user.id'];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
-export const PROMPT_NAME_KEYS: readonly string[] = ['tracelake.prompt.name', 'langfuse.observation.prompt.name', 'langfuse.prompt.name'];
+export const PROMPT_NAME_KEYS: readonly string[] = [
+  'tracelake.prompt.name',
+  'langfuse.observation.prompt.name',
+  'langfuse.prompt.name',
+];
 /**
  * The prompt version a span used. It stays in the span's attributes (no column of its own: the
  * segment format is unchanged); prompt metrics and the `prompt_version` filter read it from there.
  */
-export const PROMPT_VERSION_KEYS: readonly string[] = ['tracelake.prompt.version', 'langfuse.observation.prompt.version'];
+export const PROMPT_VERSION_KEYS: readonly string[] = [
+  'tracelake.prompt.version',
+  'langfuse.observation.prompt.version',
+];
 /** An array of strings, or JSON text of one. */
 export const TAG_KEYS: readonly string[] = ['tracelake.tags', 'langfuse.trace.tags', 'tag.tags'];
 

@@ -39,7 +39,8 @@ function hexText(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) continue; // 0-9 a-f
-    if (c >= 65 && c <= 70) upper = true; // A-F
+    if (c >= 65 && c <= 70)
+      upper = true; // A-F
     else return undefined;
   }
   return upper ? text.toLowerCase() : text;

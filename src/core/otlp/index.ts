@@ -14,5 +14,12 @@ export { eventSpanId, idToHex } from './ids.js';
 export { toBigInt, toNanos } from './int64.js';
 export * from './conventions.js';
 export { SPAN_KIND_SOURCES, spanKindOf, type KindSource } from './span-kind.js';
-export { GRAPH_PREFIX, METADATA_OBJECT_KEY, METADATA_PREFIXES, splitNamespaces, tagsOf, type KeySet } from './namespaces.js';
+export {
+  GRAPH_PREFIX,
+  METADATA_OBJECT_KEY,
+  METADATA_PREFIXES,
+  splitNamespaces,
+  tagsOf,
+  type KeySet,
+} from './namespaces.js';
 export type * from './wire.js';

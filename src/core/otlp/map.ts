@@ -147,15 +147,29 @@ interface SpanVisitor {
  * handed to `visit`: the one loop behind {@link mapExportRequest} and {@link rowKeys}, so the two
  * cannot disagree on which spans a request holds.
  */
-function walkSpans(req: ExportTraceServiceRequest, maxPerTrace: number, refusals: { rejected: number; errors: string[] }, visit: SpanVisitor): void {
+function walkSpans(
+  req: ExportTraceServiceRequest,
+  maxPerTrace: number,
+  refusals: { rejected: number; errors: string[] },
+  visit: SpanVisitor,
+): void {
   const perTrace = new Map<string, number>();
   // The message names the span's position; it is only built for the first few refusals.
   const reject = (r: number, s: number, i: number, reason: string): void => {
     refusals.rejected++;
-    if (refusals.errors.length < MAX_ERROR_MESSAGES) refusals.errors.push(`resourceSpans[${r}].scopeSpans[${s}].spans[${i}]: ${reason}`);
+    if (refusals.errors.length < MAX_ERROR_MESSAGES)
+      refusals.errors.push(`resourceSpans[${r}].scopeSpans[${s}].spans[${i}]: ${reason}`);
   };
   // One identity object for the whole request: each span's ids and times are copied into its row.
-  const id: Identity = { traceId: '', spanId: '', parentId: null, startNs: 0n, endNs: 0n, traces: new IdReader(), parents: new IdReader() };
+  const id: Identity = {
+    traceId: '',
+    spanId: '',
+    parentId: null,
+    startNs: 0n,
+    endNs: 0n,
+    traces: new IdReader(),
+    parents: new IdReader(),
+  };
 
   const resourceSpansList = asArray(isObject(req) ? req.resourceSpans : undefined);
   for (let r = 0; r < resourceSpansList.length; r++) {

@@ -43,7 +43,8 @@ const LAYER = 3;
 
 /** 1 at the first UTF-16 code unit of every special prefix or key: most keys stop there. */
 const SPECIAL_FIRST = new Uint8Array(0x10000);
-for (const special of [GRAPH_PREFIX, METADATA_OBJECT_KEY, ...METADATA_PREFIXES]) SPECIAL_FIRST[special.charCodeAt(0)] = 1;
+for (const special of [GRAPH_PREFIX, METADATA_OBJECT_KEY, ...METADATA_PREFIXES])
+  SPECIAL_FIRST[special.charCodeAt(0)] = 1;
 
 /** Where `key` goes: graph, one of the metadata prefixes (the first that matches), the metadata object, or plain. */
 function namespaceOf(key: string): number {

@@ -63,13 +63,16 @@ export function parsePromptFile(text: string): Parsed<PromptDocument> {
     } catch (e) {
       return { ok: false, error: `the front matter is not YAML: ${(e as Error).message.split('\n')[0]}` };
     }
-    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) return { ok: false, error: 'the front matter must be a YAML mapping' };
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+      return { ok: false, error: 'the front matter must be a YAML mapping' };
     meta = (parsed ?? {}) as Record<string, unknown>;
     body = source.slice(m[0].length);
   }
   const { type = 'text', labels = [], ...config } = meta;
-  if (type !== 'text' && type !== 'chat') return { ok: false, error: `type must be text or chat, not ${JSON.stringify(type)}` };
-  if (!Array.isArray(labels) || !labels.every((l): l is string => typeof l === 'string')) return { ok: false, error: 'labels must be a list of strings' };
+  if (type !== 'text' && type !== 'chat')
+    return { ok: false, error: `type must be text or chat, not ${JSON.stringify(type)}` };
+  if (!Array.isArray(labels) || !labels.every((l): l is string => typeof l === 'string'))
+    return { ok: false, error: 'labels must be a list of strings' };
   const labelError = labelsProblem(labels);
   if (labelError) return { ok: false, error: labelError };
   const prompt = type === 'chat' ? splitMessages(body) : { ok: true as const, value: trimEnd(body) };
@@ -79,7 +82,11 @@ export function parsePromptFile(text: string): Parsed<PromptDocument> {
 }
 
 /** A version's content checked (every template compiles) with its variables listed. */
-export function promptContent(type: PromptType, prompt: string | ChatMessage[], config: Record<string, JsonValue>): Parsed<PromptContent> {
+export function promptContent(
+  type: PromptType,
+  prompt: string | ChatMessage[],
+  config: Record<string, JsonValue>,
+): Parsed<PromptContent> {
   if ((type === 'text') !== (typeof prompt === 'string')) {
     return { ok: false, error: type === 'text' ? 'a text prompt is a string' : 'a chat prompt is a list of messages' };
   }
@@ -87,7 +94,14 @@ export function promptContent(type: PromptType, prompt: string | ChatMessage[], 
   const variables = new Set<string>();
   for (const [i, text] of texts.entries()) {
     const check = checkTemplate(text);
-    if (!check.ok) return { ok: false, error: typeof prompt === 'string' ? `the template does not compile: ${check.error}` : `message ${i} does not compile: ${check.error}` };
+    if (!check.ok)
+      return {
+        ok: false,
+        error:
+          typeof prompt === 'string'
+            ? `the template does not compile: ${check.error}`
+            : `message ${i} does not compile: ${check.error}`,
+      };
     for (const v of check.variables) variables.add(v);
   }
   return { ok: true, value: { type, prompt, config, variables: [...variables] } };
@@ -102,15 +116,26 @@ function splitMessages(body: string): Parsed<ChatMessage[]> {
       if (current) messages.push(finish(current));
       current = { role, lines: [] };
     } else if (current) current.lines.push(line);
-    else if (line.trim() !== '') return { ok: false, error: `a chat prompt starts with a role line (${CHAT_ROLES.map((r) => `${r}:`).join(', ')}); found text before the first` };
+    else if (line.trim() !== '')
+      return {
+        ok: false,
+        error: `a chat prompt starts with a role line (${CHAT_ROLES.map((r) => `${r}:`).join(', ')}); found text before the first`,
+      };
   }
   if (current) messages.push(finish(current));
-  if (messages.length === 0) return { ok: false, error: 'a chat prompt needs at least one message (a line such as "user:" then its text)' };
+  if (messages.length === 0)
+    return { ok: false, error: 'a chat prompt needs at least one message (a line such as "user:" then its text)' };
   return { ok: true, value: messages };
 }
 
 function finish(m: { role: ChatRole; lines: string[] }): ChatMessage {
-  return { role: m.role, content: m.lines.join('\n').replace(/^\s*\n/, '').replace(/\s+$/, '') };
+  return {
+    role: m.role,
+    content: m.lines
+      .join('\n')
+      .replace(/^\s*\n/, '')
+      .replace(/\s+$/, ''),
+  };
 }
 
 /** The body without the newlines that end the file. */
@@ -118,7 +143,10 @@ function trimEnd(body: string): string {
   return body.replace(/(\r?\n)+$/, '');
 }
 
-export type RenderedPrompt = { ok: true; prompt: string | ChatMessage[] } | { ok: false; missing: string[] } | { ok: false; error: string };
+export type RenderedPrompt =
+  | { ok: true; prompt: string | ChatMessage[] }
+  | { ok: false; missing: string[] }
+  | { ok: false; error: string };
 
 /** A version's prompt with `variables` filled in; refused whole when any variable is missing. */
 export function renderPrompt(prompt: string | ChatMessage[], variables: Variables): RenderedPrompt {

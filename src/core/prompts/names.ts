@@ -20,7 +20,9 @@ export const NAME_RULE = `1–${MAX_NAME_LENGTH} characters: letters, digits, "_
 
 /** Whether `name` is a prompt name (also a safe relative path: no `..`, no empty part). */
 export function isPromptName(name: string): boolean {
-  return name.length <= MAX_NAME_LENGTH && NAME.test(name) && !name.split('/').some((p) => p === '..' || p.endsWith('.'));
+  return (
+    name.length <= MAX_NAME_LENGTH && NAME.test(name) && !name.split('/').some((p) => p === '..' || p.endsWith('.'))
+  );
 }
 
 const LABEL = /^[a-z0-9][a-z0-9_.-]{0,35}$/;
@@ -45,12 +47,19 @@ export type PathCheck = { ok: true; path: string } | { ok: false; reason: string
  */
 export function checkTemplatePath(path: string): PathCheck {
   if (path.length === 0 || path.length > 1024) return { ok: false, reason: 'must be 1–1024 characters' };
-  if (/[\x00-\x1f\x7f\\]/.test(path)) return { ok: false, reason: 'must not contain backslashes or control characters' };
-  if (path.startsWith('/')) return { ok: false, reason: `must be relative to the repository root, e.g. ${PROMPTS_DIR}/greeting${PROMPT_EXTENSION}` };
+  if (/[\x00-\x1f\x7f\\]/.test(path))
+    return { ok: false, reason: 'must not contain backslashes or control characters' };
+  if (path.startsWith('/'))
+    return {
+      ok: false,
+      reason: `must be relative to the repository root, e.g. ${PROMPTS_DIR}/greeting${PROMPT_EXTENSION}`,
+    };
   const parts = path.split('/');
   if (parts.some((p) => p === '.' || p === '..')) return { ok: false, reason: 'must not contain "." or ".." parts' };
-  if (parts.some((p) => p === '')) return { ok: false, reason: 'must not contain empty parts ("//" or a trailing "/")' };
-  if (parts[0] !== PROMPTS_DIR || parts.length < 2) return { ok: false, reason: `must be a file inside ${PROMPTS_DIR}/` };
+  if (parts.some((p) => p === ''))
+    return { ok: false, reason: 'must not contain empty parts ("//" or a trailing "/")' };
+  if (parts[0] !== PROMPTS_DIR || parts.length < 2)
+    return { ok: false, reason: `must be a file inside ${PROMPTS_DIR}/` };
   return { ok: true, path };
 }
 

@@ -71,7 +71,12 @@ function walkStatement(node: hbs.AST.Node, topLevel: boolean, found: Set<string>
   }
 }
 
-function walkArguments(params: hbs.AST.Expression[], hash: hbs.AST.Hash | undefined, topLevel: boolean, found: Set<string>): void {
+function walkArguments(
+  params: hbs.AST.Expression[],
+  hash: hbs.AST.Hash | undefined,
+  topLevel: boolean,
+  found: Set<string>,
+): void {
   for (const p of params) walkExpression(p, topLevel, found);
   for (const pair of hash?.pairs ?? []) walkExpression(pair.value, topLevel, found);
 }

@@ -40,7 +40,8 @@ export function parseQuickstartArgs(argv: readonly string[], env: Env): Quicksta
   const url = (values.get('url') || env.TRACELAKE_URL || 'http://127.0.0.1:4318').replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = (values.get('key') || env.TRACELAKE_API_KEY || '').trim();
-  if (key === '') throw new UsageError('no API key: give --key (the server printed one at its first start) or set TRACELAKE_API_KEY');
+  if (key === '')
+    throw new UsageError('no API key: give --key (the server printed one at its first start) or set TRACELAKE_API_KEY');
   const appId = values.get('app') || env.TRACELAKE_APP_ID || null;
   if (appId !== null && !UUID.test(appId)) throw new UsageError(`--app must be a UUID, got "${appId}"`);
   return { url, key, appId: appId?.toLowerCase() ?? null };

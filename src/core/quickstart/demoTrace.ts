@@ -32,10 +32,13 @@ export const DEMO_MODEL = 'gpt-4.1-mini';
 const RESPONSE_MODEL = `${DEMO_MODEL}-2025-04-14`;
 const USER_ID = 'user-ada';
 const QUESTION = 'My order #4417 has not arrived yet. Where is it?';
-const ANSWER = 'Your order #4417 left our warehouse on Monday and is with UPS (tracking 1Z999AA10123456784). It should arrive by Thursday; I can notify you when it is out for delivery.';
-const SYSTEM = 'You are the support agent of an online shop. Look orders up before answering; never guess a delivery date.';
+const ANSWER =
+  'Your order #4417 left our warehouse on Monday and is with UPS (tracking 1Z999AA10123456784). It should arrive by Thursday; I can notify you when it is out for delivery.';
+const SYSTEM =
+  'You are the support agent of an online shop. Look orders up before answering; never guess a delivery date.';
 const TOOL_ARGS = '{"order_id":"4417"}';
-const TOOL_RESULT = '{"order_id":"4417","status":"shipped","carrier":"UPS","tracking":"1Z999AA10123456784","eta":"Thursday"}';
+const TOOL_RESULT =
+  '{"order_id":"4417","status":"shipped","carrier":"UPS","tracking":"1Z999AA10123456784","eta":"Thursday"}';
 const USAGE = { first: { input: 412, output: 38 }, second: { input: 538, output: 61 } };
 
 /** OTel SpanKind: what the SDKs set for these spans. */
@@ -65,7 +68,15 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
   const [agentId, firstId, toolId, secondId] = ids.spanIds;
   const sessionId = `demo-${ids.traceId.slice(0, 8)}`;
   const t0 = nowMs - 3200;
-  const span = (spanId: string, parentSpanId: string | null, name: string, kind: number, from: number, to: number, attrs: Record<string, string | number | readonly string[]>): Span => ({
+  const span = (
+    spanId: string,
+    parentSpanId: string | null,
+    name: string,
+    kind: number,
+    from: number,
+    to: number,
+    attrs: Record<string, string | number | readonly string[]>,
+  ): Span => ({
     traceId: ids.traceId,
     spanId,
     ...(parentSpanId ? { parentSpanId } : {}),
@@ -89,7 +100,12 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
     'gen_ai.input.messages': JSON.stringify(input),
     'gen_ai.output.messages': JSON.stringify(output),
   });
-  const toolCall = { type: 'tool_call', id: 'call_1', name: 'lookup_order', arguments: JSON.parse(TOOL_ARGS) as unknown };
+  const toolCall = {
+    type: 'tool_call',
+    id: 'call_1',
+    name: 'lookup_order',
+    arguments: JSON.parse(TOOL_ARGS) as unknown,
+  };
   const asked = [
     { role: 'system', parts: text(SYSTEM) },
     { role: 'user', parts: text(QUESTION) },
@@ -106,7 +122,15 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
       'tracelake.metadata.customer_plan': 'pro',
       'tracelake.metadata.sent_by': 'tracelake quickstart',
     }),
-    span(firstId, agentId, `chat ${DEMO_MODEL}`, CLIENT, 50, 1150, chat(USAGE.first, asked, [{ role: 'assistant', parts: [toolCall] }], 'tool_calls')),
+    span(
+      firstId,
+      agentId,
+      `chat ${DEMO_MODEL}`,
+      CLIENT,
+      50,
+      1150,
+      chat(USAGE.first, asked, [{ role: 'assistant', parts: [toolCall] }], 'tool_calls'),
+    ),
     span(toolId, agentId, 'execute_tool lookup_order', INTERNAL, 1200, 1500, {
       ...common,
       'gen_ai.operation.name': 'execute_tool',
@@ -124,7 +148,14 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
       3050,
       chat(
         USAGE.second,
-        [...asked, { role: 'assistant', parts: [toolCall] }, { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: JSON.parse(TOOL_RESULT) as unknown }] }],
+        [
+          ...asked,
+          { role: 'assistant', parts: [toolCall] },
+          {
+            role: 'tool',
+            parts: [{ type: 'tool_call_response', id: 'call_1', response: JSON.parse(TOOL_RESULT) as unknown }],
+          },
+        ],
         [{ role: 'assistant', parts: text(ANSWER) }],
         'stop',
       ),
@@ -133,13 +164,21 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
   const request: ExportTraceServiceRequest = {
     resourceSpans: [
       {
-        resource: { attributes: attributes({ 'service.name': DEMO_SERVICE, 'deployment.environment.name': 'quickstart' }) },
+        resource: {
+          attributes: attributes({ 'service.name': DEMO_SERVICE, 'deployment.environment.name': 'quickstart' }),
+        },
         scopeSpans: [{ scope: { name: 'tracelake-quickstart', version: '1' }, spans }],
       },
     ],
   };
   const scores: ScoreItemInput[] = [
-    { name: 'helpfulness', resource_id: ids.traceId, data_type: 'NUMERIC', score: 0.9, reason: 'Looked the order up and gave the carrier, tracking number and date.' },
+    {
+      name: 'helpfulness',
+      resource_id: ids.traceId,
+      data_type: 'NUMERIC',
+      score: 0.9,
+      reason: 'Looked the order up and gave the carrier, tracking number and date.',
+    },
     { name: 'resolved', resource_id: ids.traceId, data_type: 'BOOLEAN', score: 1 },
     { name: 'tone', resource_id: ids.traceId, data_type: 'CATEGORICAL', label: 'friendly', score: 1 },
   ];
@@ -149,7 +188,14 @@ export function demoTrace(ids: DemoIds, nowMs: number): DemoTrace {
     traceId: ids.traceId,
     sessionId,
     userId: USER_ID,
-    summary: { name: `invoke_agent ${DEMO_SERVICE}`, spans: spans.length, modelCalls: 2, toolCalls: 1, model: DEMO_MODEL, tokens },
+    summary: {
+      name: `invoke_agent ${DEMO_SERVICE}`,
+      spans: spans.length,
+      modelCalls: 2,
+      toolCalls: 1,
+      model: DEMO_MODEL,
+      tokens,
+    },
     scores,
   };
 }

@@ -8,7 +8,9 @@ import { ApiError, validationError } from '../errors.js';
 import { MAX_BATCH, type ItemError } from './model.js';
 
 /** What became of one item: stored under `id`, or refused with `error`. */
-export type ItemOutcome = { index: number; id: string; error?: undefined } | { index: number; id?: undefined; error: ItemError };
+export type ItemOutcome =
+  | { index: number; id: string; error?: undefined }
+  | { index: number; id?: undefined; error: ItemError };
 
 export interface BatchItemResult {
   index: number;
@@ -24,13 +26,19 @@ export interface BatchAnswer {
   summary: { total: number; succeeded: number; failed: number };
 }
 
-export const INSERT_FAILED: ItemError = { code: 'internal_error', message: 'the batch insert failed; no score of this batch was stored' };
+export const INSERT_FAILED: ItemError = {
+  code: 'internal_error',
+  message: 'the batch insert failed; no score of this batch was stored',
+};
 
 /** 413 for a batch over the limit, before per-item validation; an empty batch is a malformed envelope. */
 export function assertBatchSize(items: number): void {
   if (items === 0) throw validationError('body', { scores: 'a batch holds 1 to 1000 scores' });
   if (items > MAX_BATCH) {
-    throw new ApiError('payload_too_large', `A batch holds at most ${MAX_BATCH} scores, got ${items}`, { limit: MAX_BATCH, count: items });
+    throw new ApiError('payload_too_large', `A batch holds at most ${MAX_BATCH} scores, got ${items}`, {
+      limit: MAX_BATCH,
+      count: items,
+    });
   }
 }
 
@@ -38,7 +46,11 @@ export function assertBatchSize(items: number): void {
  * Results in item order with each `client_id` echoed (`clientIds[index]`), the summary and the
  * status. With `insertFailed`, items that passed their checks report INSERT_FAILED.
  */
-export function batchAnswer(outcomes: readonly ItemOutcome[], clientIds: readonly (string | undefined)[], insertFailed: boolean): BatchAnswer {
+export function batchAnswer(
+  outcomes: readonly ItemOutcome[],
+  clientIds: readonly (string | undefined)[],
+  insertFailed: boolean,
+): BatchAnswer {
   const results = [...outcomes]
     .sort((a, b) => a.index - b.index)
     .map((o): BatchItemResult => {

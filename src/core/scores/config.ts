@@ -59,7 +59,8 @@ export function checkConfigDefinition(d: ConfigDefinition): ConfigRules {
     details.max_value = `must be at least min_value (${minValue})`;
   }
   if (dataType === 'CATEGORICAL') {
-    if (categories === null || categories.length === 0) details.categories = 'a CATEGORICAL config needs at least one category';
+    if (categories === null || categories.length === 0)
+      details.categories = 'a CATEGORICAL config needs at least one category';
     else {
       const seen = new Set<string>();
       for (const c of categories) {
@@ -76,7 +77,8 @@ export function checkConfigDefinition(d: ConfigDefinition): ConfigRules {
 
 /** The definition an update asks for: the patch over the stored rules (the data type never changes). */
 export function mergeConfigPatch(stored: ConfigRules, patch: ConfigPatch): ConfigDefinition {
-  const pick = <K extends keyof ConfigPatch>(key: K, current: ConfigPatch[K]) => (patch[key] === undefined ? current : patch[key]);
+  const pick = <K extends keyof ConfigPatch>(key: K, current: ConfigPatch[K]) =>
+    patch[key] === undefined ? current : patch[key];
   return {
     data_type: stored.dataType,
     min_value: pick('min_value', stored.minValue),
@@ -116,8 +118,10 @@ export function finalizeScore(item: PreparedScore, config: ScoreConfigRule | nul
   switch (dataType) {
     case 'NUMERIC':
       if (score === null) return fail('score', 'is required');
-      if (config?.minValue != null && score < config.minValue) return fail('score', `must be at least ${config.minValue} (score config "${config.name}")`);
-      if (config?.maxValue != null && score > config.maxValue) return fail('score', `must be at most ${config.maxValue} (score config "${config.name}")`);
+      if (config?.minValue != null && score < config.minValue)
+        return fail('score', `must be at least ${config.minValue} (score config "${config.name}")`);
+      if (config?.maxValue != null && score > config.maxValue)
+        return fail('score', `must be at most ${config.maxValue} (score config "${config.name}")`);
       break;
     case 'BOOLEAN':
       if (score === null) return fail('score', 'is required');
@@ -127,8 +131,13 @@ export function finalizeScore(item: PreparedScore, config: ScoreConfigRule | nul
       if (item.label === null) return fail('label', 'is required for a CATEGORICAL score');
       if (config?.categories) {
         const category = config.categories.find((c) => c.label === item.label);
-        if (!category) return fail('label', `must be one of ${config.categories.map((c) => JSON.stringify(c.label)).join(', ')} (score config "${config.name}")`);
-        if (score !== null && score !== category.value) return fail('score', `the category "${category.label}" has the value ${category.value}, got ${score}`);
+        if (!category)
+          return fail(
+            'label',
+            `must be one of ${config.categories.map((c) => JSON.stringify(c.label)).join(', ')} (score config "${config.name}")`,
+          );
+        if (score !== null && score !== category.value)
+          return fail('score', `the category "${category.label}" has the value ${category.value}, got ${score}`);
         score = category.value;
       }
       if (score === null) return fail('score', 'is required (no score config gives the category a value)');

@@ -4,7 +4,14 @@
  * the scored resource) is judged later by `finalizeScore` and `resolveResource`.
  */
 import type { IValidation } from 'typia';
-import { canonicalDataType, canonicalSource, resourceKind, type DataType, type ItemError, type Source } from './model.js';
+import {
+  canonicalDataType,
+  canonicalSource,
+  resourceKind,
+  type DataType,
+  type ItemError,
+  type Source,
+} from './model.js';
 
 /** A score item's fields as the wire carries them (the contract adds the length limits). */
 export interface ScoreItemInput {
@@ -66,7 +73,11 @@ function fail(field: string, message: string): Prepared {
 }
 
 /** Checks one raw item against `shape` (the contract's validator) and the rules of this module. */
-export function prepareItem(raw: unknown, index: number, shape: (input: unknown) => IValidation<ScoreItemInput>): Prepared {
+export function prepareItem(
+  raw: unknown,
+  index: number,
+  shape: (input: unknown) => IValidation<ScoreItemInput>,
+): Prepared {
   const checked = shape(raw);
   return checked.success ? prepareChecked(checked.data, index) : { ok: false, error: firstIssue(checked.errors) };
 }
@@ -89,12 +100,18 @@ export function prepareChecked(v: ScoreItemInput, index: number): Prepared {
   // The spec requires resource_id on every score: a session score names the session as its
   // resource, with session_id equal to it (session ids are free text, so the pair says which).
   if (v.resource_id === undefined) {
-    return fail('resource_id', 'is required: the id of the trace or span scored, or to score a session its id, with session_id the same');
+    return fail(
+      'resource_id',
+      'is required: the id of the trace or span scored, or to score a session its id, with session_id the same',
+    );
   }
   const scoresSession = v.session_id !== undefined && v.resource_id === v.session_id;
   const kind = scoresSession ? null : (resourceKind(v.resource_id) ?? null);
   if (!scoresSession && !kind) {
-    return fail('resource_id', 'must be a trace id (32 hex characters) or a span id (16 hex characters), or the session id given in session_id');
+    return fail(
+      'resource_id',
+      'must be a trace id (32 hex characters) or a span id (16 hex characters), or the session id given in session_id',
+    );
   }
 
   return {

@@ -34,7 +34,11 @@ export interface ResolvedResource {
 export type Resolution = { ok: true; value: ResolvedResource } | { ok: false; error: ItemError };
 
 /** The ids to look up for `refs`: span ids first, since their traces are looked up next. */
-export function idsToLookUp(refs: readonly ResourceRef[]): { traceIds: string[]; spanIds: string[]; sessionIds: string[] } {
+export function idsToLookUp(refs: readonly ResourceRef[]): {
+  traceIds: string[];
+  spanIds: string[];
+  sessionIds: string[];
+} {
   const traceIds = new Set<string>();
   const spanIds = new Set<string>();
   const sessionIds = new Set<string>();
@@ -51,18 +55,35 @@ export function idsToLookUp(refs: readonly ResourceRef[]): { traceIds: string[];
  * trace must belong to the session. The environment is the pinned one when the caller is pinned,
  * else the resource's own.
  */
-export function resolveResource(ref: ResourceRef, lookup: ResourceLookup, pinnedEnvironmentId: string | null): Resolution {
+export function resolveResource(
+  ref: ResourceRef,
+  lookup: ResourceLookup,
+  pinnedEnvironmentId: string | null,
+): Resolution {
   if (ref.resourceId === null) {
     const session = lookup.sessions.get(ref.sessionId!);
     if (!session) return notFound('session_id', `no session "${ref.sessionId}" in this app`);
     // A session score's resource is the session: its id is the score's resource_id.
-    return ok({ resourceType: 'session', resourceId: ref.sessionId!, traceId: null, sessionId: ref.sessionId, environmentId: pinnedEnvironmentId ?? session.environmentId });
+    return ok({
+      resourceType: 'session',
+      resourceId: ref.sessionId!,
+      traceId: null,
+      sessionId: ref.sessionId,
+      environmentId: pinnedEnvironmentId ?? session.environmentId,
+    });
   }
   const traceId = ref.resourceKind === 'span' ? lookup.spans.get(ref.resourceId)?.traceId : ref.resourceId;
   const trace = traceId === undefined ? undefined : lookup.traces.get(traceId);
   if (!trace) return notFound('resource_id', `no ${ref.resourceKind} "${ref.resourceId}" in this app`);
   if (ref.sessionId !== null && !trace.sessions.includes(ref.sessionId)) {
-    return { ok: false, error: { code: 'invalid_request_body', message: `session_id: the trace ${traceId} is not part of session "${ref.sessionId}"`, field: 'session_id' } };
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_request_body',
+        message: `session_id: the trace ${traceId} is not part of session "${ref.sessionId}"`,
+        field: 'session_id',
+      },
+    };
   }
   return ok({
     resourceType: ref.resourceKind!,

@@ -37,7 +37,8 @@ export interface SelectionQuery {
 export function planList(q: SelectionQuery): ScoreSelection {
   const fromMs = q.start_date === undefined ? null : Date.parse(q.start_date);
   const toMs = q.end_date === undefined ? null : Date.parse(q.end_date);
-  if (fromMs !== null && toMs !== null && fromMs >= toMs) throw new ApiError('invalid_time_window', 'start_date must be before end_date');
+  if (fromMs !== null && toMs !== null && fromMs >= toMs)
+    throw new ApiError('invalid_time_window', 'start_date must be before end_date');
   return { equals: equalities(q), fromMs, toMs };
 }
 
@@ -77,12 +78,16 @@ function equalities(q: SelectionQuery): ScoreSelection['equals'] {
   if (q.name !== undefined) equals.push({ column: 'name', value: q.name });
   if (q.source !== undefined) {
     const source = canonicalSource(q.source);
-    if (!source) throw validationError('query', { source: `must be one of api, annotation, eval, sdk, got "${q.source}"` });
+    if (!source)
+      throw validationError('query', { source: `must be one of api, annotation, eval, sdk, got "${q.source}"` });
     equals.push({ column: 'source', value: source });
   }
   if (q.data_type !== undefined) {
     const dataType = canonicalDataType(q.data_type);
-    if (!dataType) throw validationError('query', { data_type: `must be one of NUMERIC, BOOLEAN, CATEGORICAL, got "${q.data_type}"` });
+    if (!dataType)
+      throw validationError('query', {
+        data_type: `must be one of NUMERIC, BOOLEAN, CATEGORICAL, got "${q.data_type}"`,
+      });
     equals.push({ column: 'data_type', value: dataType });
   }
   if (q.session_id !== undefined) equals.push({ column: 'session_id', value: q.session_id });

@@ -30,7 +30,12 @@ export function parseEvalCommand(text: string): string[] {
     } catch (e) {
       throw new Error(`not a JSON array of strings: ${(e as Error).message}`);
     }
-    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((a) => typeof a === 'string') || parsed[0] === '') {
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length === 0 ||
+      !parsed.every((a) => typeof a === 'string') ||
+      parsed[0] === ''
+    ) {
       throw new Error('expected a non-empty JSON array of strings (the program, then its arguments)');
     }
     return parsed as string[];
@@ -48,7 +53,11 @@ export interface EvalRunInfo {
   config: Record<string, unknown>;
 }
 
-export function evalEnvironment(run: EvalRunInfo, gateway: { url: string; appId: string }, runKey: string): Record<string, string> {
+export function evalEnvironment(
+  run: EvalRunInfo,
+  gateway: { url: string; appId: string },
+  runKey: string,
+): Record<string, string> {
   return {
     TRACELAKE_URL: gateway.url,
     TRACELAKE_APP_ID: gateway.appId,
@@ -69,7 +78,14 @@ export interface CommandExit {
 }
 
 export type EvalEnd =
-  | { status: 'succeeded'; reason: 'exit'; exit_code: 0; error: null; card: Record<string, unknown>; cost_usd: number | null }
+  | {
+      status: 'succeeded';
+      reason: 'exit';
+      exit_code: 0;
+      error: null;
+      card: Record<string, unknown>;
+      cost_usd: number | null;
+    }
   | { status: 'failed'; reason: EvalEndReason; exit_code: number | null; error: string; card: null; cost_usd: null };
 
 /**
@@ -90,29 +106,63 @@ export function cardOf(lastLine: string | null): { card: Record<string, unknown>
 }
 
 /** The run's end from the command's exit and its last stdout line. */
-export function evalEnd(exit: CommandExit, lastLine: string | null, limits: { timeoutSeconds: number; maxOutputBytes: number }): EvalEnd {
-  const failed = (reason: EvalEndReason, error: string): EvalEnd => ({ status: 'failed', reason, exit_code: exit.code, error, card: null, cost_usd: null });
+export function evalEnd(
+  exit: CommandExit,
+  lastLine: string | null,
+  limits: { timeoutSeconds: number; maxOutputBytes: number },
+): EvalEnd {
+  const failed = (reason: EvalEndReason, error: string): EvalEnd => ({
+    status: 'failed',
+    reason,
+    exit_code: exit.code,
+    error,
+    card: null,
+    cost_usd: null,
+  });
   if (exit.spawnError !== null) return failed('spawn', `The eval command could not be started: ${exit.spawnError}`);
-  if (exit.stoppedFor === 'timeout') return failed('timeout', `The eval command ran past its timeout of ${limits.timeoutSeconds} s and was stopped`);
-  if (exit.stoppedFor === 'output_limit') return failed('output_limit', `The eval command printed more than ${limits.maxOutputBytes} bytes and was stopped`);
+  if (exit.stoppedFor === 'timeout')
+    return failed('timeout', `The eval command ran past its timeout of ${limits.timeoutSeconds} s and was stopped`);
+  if (exit.stoppedFor === 'output_limit')
+    return failed('output_limit', `The eval command printed more than ${limits.maxOutputBytes} bytes and was stopped`);
   if (exit.code === 0) {
     const { card, costUsd } = cardOf(lastLine);
     return { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, card, cost_usd: costUsd };
   }
-  return failed('exit', exit.code === null ? `The eval command was killed by ${exit.signal ?? 'a signal'}` : `The eval command exited with ${exit.code}`);
+  return failed(
+    'exit',
+    exit.code === null
+      ? `The eval command was killed by ${exit.signal ?? 'a signal'}`
+      : `The eval command exited with ${exit.code}`,
+  );
 }
 
 /** A worker's report of an eval run's end, checked by the gateway: a card to succeed, an error to fail. */
-export function checkEvalEnd(end: { status: string; reason: string; exitCode: number | null; card: unknown; error: string | null }): { kind: 'complete' | 'fail' } {
+export function checkEvalEnd(end: {
+  status: string;
+  reason: string;
+  exitCode: number | null;
+  card: unknown;
+  error: string | null;
+}): { kind: 'complete' | 'fail' } {
   if (!(EVAL_END_REASONS as readonly string[]).includes(end.reason)) {
-    throw new ApiError('conflict', `An eval run ends for one of ${EVAL_END_REASONS.join(', ')}, not ${end.reason}`, { reason: end.reason });
+    throw new ApiError('conflict', `An eval run ends for one of ${EVAL_END_REASONS.join(', ')}, not ${end.reason}`, {
+      reason: end.reason,
+    });
   }
   if (end.status === 'succeeded') {
-    if (end.reason !== 'exit' || end.exitCode !== 0) throw new ApiError('conflict', 'An eval run succeeds only when its command exited with code 0 (reason exit)', { reason: end.reason });
-    if (typeof end.card !== 'object' || end.card === null || Array.isArray(end.card)) throw new ApiError('conflict', 'A succeeded eval run needs its card (an object)');
+    if (end.reason !== 'exit' || end.exitCode !== 0)
+      throw new ApiError('conflict', 'An eval run succeeds only when its command exited with code 0 (reason exit)', {
+        reason: end.reason,
+      });
+    if (typeof end.card !== 'object' || end.card === null || Array.isArray(end.card))
+      throw new ApiError('conflict', 'A succeeded eval run needs its card (an object)');
     return { kind: 'complete' };
   }
-  if (end.status !== 'failed') throw new ApiError('conflict', `An eval run is not ${end.status}: report it succeeded or failed`, { status: end.status });
-  if (end.error === null || end.error.trim() === '') throw new ApiError('conflict', 'A failed eval run needs its error');
+  if (end.status !== 'failed')
+    throw new ApiError('conflict', `An eval run is not ${end.status}: report it succeeded or failed`, {
+      status: end.status,
+    });
+  if (end.error === null || end.error.trim() === '')
+    throw new ApiError('conflict', 'A failed eval run needs its error');
   return { kind: 'fail' };
 }

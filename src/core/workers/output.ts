@@ -17,7 +17,16 @@ export const OUTPUT_FORMATS = ['text', 'events', 'claude-stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The event types of a coding-agent session (core/agents/session.ts). */
-export const AGENT_EVENT_TYPES = ['user_message', 'assistant_message', 'reasoning', 'tool_call', 'tool_result', 'subagent_start', 'subagent_end', 'system'] as const;
+export const AGENT_EVENT_TYPES = [
+  'user_message',
+  'assistant_message',
+  'reasoning',
+  'tool_call',
+  'tool_result',
+  'subagent_start',
+  'subagent_end',
+  'system',
+] as const;
 
 export type ParsedLine = { kind: 'text'; text: string } | { kind: 'agent'; event: Record<string, unknown> };
 
@@ -52,7 +61,9 @@ export class OutputParser {
     if (this.format === 'text') return [{ kind: 'text', text: line }];
     const o = parseObject(line);
     if (this.format === 'events') {
-      return o && (AGENT_EVENT_TYPES as readonly unknown[]).includes(o.type) ? [{ kind: 'agent', event: o }] : [{ kind: 'text', text: line }];
+      return o && (AGENT_EVENT_TYPES as readonly unknown[]).includes(o.type)
+        ? [{ kind: 'agent', event: o }]
+        : [{ kind: 'text', text: line }];
     }
     const mapped = o ? this.claude(o) : null;
     return mapped ?? [{ kind: 'text', text: line }];
@@ -64,25 +75,43 @@ export class OutputParser {
     if (o.type === 'assistant' && message) return this.claudeAssistant(message);
     if (o.type === 'user' && message) return claudeToolResults(message);
     if (o.type === 'system' && o.subtype === 'init') {
-      return [agent({ type: 'system', kind: 'info', text: `claude session ${str(o.session_id) ?? '?'} (${str(o.model) ?? 'model not said'})` })];
+      return [
+        agent({
+          type: 'system',
+          kind: 'info',
+          text: `claude session ${str(o.session_id) ?? '?'} (${str(o.model) ?? 'model not said'})`,
+        }),
+      ];
     }
     if (o.type === 'result') {
       const cost = typeof o.total_cost_usd === 'number' ? `, its cost $${o.total_cost_usd}` : '';
       const text = `claude ${str(o.subtype) ?? 'result'}: ${count(o.num_turns)} turns${cost}`;
-      return [agent({ type: 'system', kind: o.is_error === true ? 'error' : 'info', text: o.is_error === true && str(o.result) ? `${text}: ${str(o.result)}` : text })];
+      return [
+        agent({
+          type: 'system',
+          kind: o.is_error === true ? 'error' : 'info',
+          text: o.is_error === true && str(o.result) ? `${text}: ${str(o.result)}` : text,
+        }),
+      ];
     }
     return null;
   }
 
   private claudeAssistant(message: Json): ParsedLine[] {
-    const blocks = Array.isArray(message.content) ? message.content.map(object).filter((b): b is Json => b !== undefined) : [];
+    const blocks = Array.isArray(message.content)
+      ? message.content.map(object).filter((b): b is Json => b !== undefined)
+      : [];
     const id = str(message.id);
     const usage = object(message.usage);
     const first = id === undefined || !this.counted.has(id);
     if (id !== undefined) this.counted.add(id);
     const out: ParsedLine[] = [];
-    const texts = blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => ({ type: 'text', text: b.text as string }));
-    for (const b of blocks) if (b.type === 'thinking' && typeof b.thinking === 'string') out.push(agent({ type: 'reasoning', text: b.thinking }));
+    const texts = blocks
+      .filter((b) => b.type === 'text' && typeof b.text === 'string')
+      .map((b) => ({ type: 'text', text: b.text as string }));
+    for (const b of blocks)
+      if (b.type === 'thinking' && typeof b.thinking === 'string')
+        out.push(agent({ type: 'reasoning', text: b.thinking }));
     out.push(
       agent({
         type: 'assistant_message',
@@ -102,17 +131,29 @@ export class OutputParser {
       }),
     );
     for (const b of blocks) {
-      if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') out.push(agent({ type: 'tool_call', callId: b.id, name: b.name, input: b.input ?? null }));
+      if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string')
+        out.push(agent({ type: 'tool_call', callId: b.id, name: b.name, input: b.input ?? null }));
     }
     return out;
   }
 }
 
 function claudeToolResults(message: Json): ParsedLine[] | null {
-  const blocks = Array.isArray(message.content) ? message.content.map(object).filter((b): b is Json => b?.type === 'tool_result' && typeof b.tool_use_id === 'string') : [];
+  const blocks = Array.isArray(message.content)
+    ? message.content
+        .map(object)
+        .filter((b): b is Json => b?.type === 'tool_result' && typeof b.tool_use_id === 'string')
+    : [];
   // A user line without tool results is the prompt echoed: the worker reports the prompt itself.
   if (blocks.length === 0) return [];
-  return blocks.map((b) => agent({ type: 'tool_result', callId: b.tool_use_id, content: [{ type: 'text', text: resultText(b.content) }], isError: b.is_error === true }));
+  return blocks.map((b) =>
+    agent({
+      type: 'tool_result',
+      callId: b.tool_use_id,
+      content: [{ type: 'text', text: resultText(b.content) }],
+      isError: b.is_error === true,
+    }),
+  );
 }
 
 /** A tool result's content: text, or a list of blocks whose text parts are joined. */

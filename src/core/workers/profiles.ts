@@ -39,7 +39,16 @@ export const BUILTIN_PROFILES: Readonly<Record<string, AgentProfile>> = {
   'claude-code': {
     name: 'claude-code',
     command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits'],
-    resume: ['claude', '-p', '--continue', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits'],
+    resume: [
+      'claude',
+      '-p',
+      '--continue',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'acceptEdits',
+    ],
     format: 'claude-stream-json',
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
     maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
@@ -61,7 +70,13 @@ const FIELDS = new Set(['command', 'resume', 'format', 'timeout_seconds', 'max_o
 /** A profiles file's content → profiles by name; throws an Error naming the bad entry. */
 export function parseProfiles(json: unknown): Record<string, AgentProfile> {
   const root = json as { profiles?: unknown } | null;
-  if (typeof root !== 'object' || root === null || typeof root.profiles !== 'object' || root.profiles === null || Array.isArray(root.profiles)) {
+  if (
+    typeof root !== 'object' ||
+    root === null ||
+    typeof root.profiles !== 'object' ||
+    root.profiles === null ||
+    Array.isArray(root.profiles)
+  ) {
     throw new Error('profiles: expected {"profiles": {"<name>": {"command": [...]}}}');
   }
   const out: Record<string, AgentProfile> = {};
@@ -70,10 +85,12 @@ export function parseProfiles(json: unknown): Record<string, AgentProfile> {
     if (!PROFILE_NAME.test(name)) throw new Error(`${at}: a name is 1-64 lower-case letters, digits, ".", "_" or "-"`);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${at}: expected an object`);
     const p = raw as Record<string, unknown>;
-    for (const key of Object.keys(p)) if (!FIELDS.has(key)) throw new Error(`${at}.${key}: unknown field (known: ${[...FIELDS].join(', ')})`);
+    for (const key of Object.keys(p))
+      if (!FIELDS.has(key)) throw new Error(`${at}.${key}: unknown field (known: ${[...FIELDS].join(', ')})`);
     const command = argv(p.command, `${at}.command`);
     const format = p.format ?? 'events';
-    if (!(OUTPUT_FORMATS as readonly unknown[]).includes(format)) throw new Error(`${at}.format: expected one of ${OUTPUT_FORMATS.join(', ')}`);
+    if (!(OUTPUT_FORMATS as readonly unknown[]).includes(format))
+      throw new Error(`${at}.format: expected one of ${OUTPUT_FORMATS.join(', ')}`);
     out[name] = {
       name,
       command,
@@ -88,18 +105,21 @@ export function parseProfiles(json: unknown): Record<string, AgentProfile> {
 }
 
 function argv(v: unknown, at: string): string[] {
-  if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string') || v[0] === '') throw new Error(`${at}: expected a non-empty list of strings (the program, then its arguments)`);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string') || v[0] === '')
+    throw new Error(`${at}: expected a non-empty list of strings (the program, then its arguments)`);
   return v as string[];
 }
 
 function whole(v: unknown, at: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new Error(`${at}: expected a whole number from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new Error(`${at}: expected a whole number from ${min} to ${max}`);
   return v;
 }
 
 function environment(v: unknown, at: string): Record<string, string> {
   if (v === undefined) return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) throw new Error(`${at}: expected an object of strings`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string'))
+    throw new Error(`${at}: expected an object of strings`);
   return { ...(v as Record<string, string>) };
 }

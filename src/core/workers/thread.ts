@@ -81,7 +81,11 @@ function byAttempt(events: readonly StoredEvent[]): EventsByAttempt {
 }
 
 /** Ended turns only: a running turn's events are not final, and spans never change once stored. */
-export function sessionOfRun(run: TracedRun, turns: readonly TracedTurn[], events: readonly StoredEvent[]): AgentSession {
+export function sessionOfRun(
+  run: TracedRun,
+  turns: readonly TracedTurn[],
+  events: readonly StoredEvent[],
+): AgentSession {
   return sessionOf(run, turns, byAttempt(events));
 }
 
@@ -89,14 +93,29 @@ function sessionOf(run: TracedRun, turns: readonly TracedTurn[], attempts: Event
   const out: AgentEvent[] = [];
   const ended = [...turns].filter((t) => t.finishedAt !== null).sort((a, b) => a.index - b.index);
   for (const turn of ended) {
-    out.push({ id: `t${turn.index}.prompt`, parentId: null, timestamp: turn.createdAt, type: 'user_message', content: [{ type: 'text', text: turn.prompt }] });
+    out.push({
+      id: `t${turn.index}.prompt`,
+      parentId: null,
+      timestamp: turn.createdAt,
+      type: 'user_message',
+      content: [{ type: 'text', text: turn.prompt }],
+    });
     if (turn.attempt > 1) {
       const earlier = turn.attempt - 1;
-      out.push(system(`t${turn.index}.attempts`, turn.createdAt, 'worker', `${earlier} earlier attempt${earlier > 1 ? 's' : ''} of this turn ended without a report (a lease expired, or a stopping worker handed it back); only the last one is traced`));
+      out.push(
+        system(
+          `t${turn.index}.attempts`,
+          turn.createdAt,
+          'worker',
+          `${earlier} earlier attempt${earlier > 1 ? 's' : ''} of this turn ended without a report (a lease expired, or a stopping worker handed it back); only the last one is traced`,
+        ),
+      );
     }
     const own = [...(attempts.get(attemptKey(turn.index, turn.attempt)) ?? [])].sort((a, b) => a.seq - b.seq);
     out.push(...turnEvents(turn.index, own));
-    out.push(system(`t${turn.index}.end`, turn.finishedAt!, turn.status === 'succeeded' ? 'worker' : 'error', endText(turn)));
+    out.push(
+      system(`t${turn.index}.end`, turn.finishedAt!, turn.status === 'succeeded' ? 'worker' : 'error', endText(turn)),
+    );
   }
   const first = ended[0]?.prompt ?? turns[0]?.prompt ?? '';
   return {
@@ -138,7 +157,10 @@ function turnEvents(turnIndex: number, events: readonly StoredEvent[]): AgentEve
     if (e.kind !== 'agent' || e.event === null) continue;
     const original = e.event;
     const parent = typeof original.parentId === 'string' ? (subagents.get(original.parentId) ?? null) : null;
-    const timestamp = typeof original.timestamp === 'string' && !Number.isNaN(Date.parse(original.timestamp)) ? original.timestamp : e.at;
+    const timestamp =
+      typeof original.timestamp === 'string' && !Number.isNaN(Date.parse(original.timestamp))
+        ? original.timestamp
+        : e.at;
     const renamed: Record<string, unknown> = { ...original, id, parentId: parent, timestamp };
     if (typeof original.callId === 'string') renamed.callId = call(original.callId);
     if (original.type === 'subagent_start' && typeof original.id === 'string') subagents.set(original.id, id);
@@ -159,9 +181,16 @@ export interface TurnFigures {
  * tool calls, and the cost the price table gives (the traced spans' cost, so the run and its trace agree).
  */
 export function turnFigures(events: readonly StoredEvent[], costOf?: CostFn): TurnFigures {
-  const agentEvents = events.filter((e) => e.kind === 'agent' && e.event !== null).map((e) => e.event as unknown as AgentEvent);
+  const agentEvents = events
+    .filter((e) => e.kind === 'agent' && e.event !== null)
+    .map((e) => e.event as unknown as AgentEvent);
   const usage = usageByModel([{ events: agentEvents } as AgentSession], costOf);
-  const figures: TurnFigures = { costUsd: 0, inputTokens: 0, outputTokens: 0, toolCalls: agentEvents.filter((e) => e.type === 'tool_call').length };
+  const figures: TurnFigures = {
+    costUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    toolCalls: agentEvents.filter((e) => e.type === 'tool_call').length,
+  };
   for (const m of Object.values(usage)) {
     figures.costUsd = roundUsd(figures.costUsd + m.cost);
     figures.inputTokens += m.inputTokens + m.cacheReadTokens + m.cacheCreationTokens;
@@ -180,7 +209,12 @@ export interface RunTrace {
 }
 
 /** A run's session and the figures of its ended, not yet figured turns (each from its last attempt's events). */
-export function runTrace(run: TracedRun, turns: readonly FiguredTurn[], events: readonly StoredEvent[], costOf?: CostFn): RunTrace {
+export function runTrace(
+  run: TracedRun,
+  turns: readonly FiguredTurn[],
+  events: readonly StoredEvent[],
+  costOf?: CostFn,
+): RunTrace {
   const attempts = byAttempt(events);
   const session = sessionOf(run, turns, attempts);
   const figures = turns

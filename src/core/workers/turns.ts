@@ -23,7 +23,16 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
  * cancelled, its workspace or checkpoint failed, its command could not start, or its lease expired
  * once too often.
  */
-export const END_REASONS = ['exit', 'timeout', 'output_limit', 'cancelled', 'workspace', 'spawn', 'checkpoint', 'lease_expired'] as const;
+export const END_REASONS = [
+  'exit',
+  'timeout',
+  'output_limit',
+  'cancelled',
+  'workspace',
+  'spawn',
+  'checkpoint',
+  'lease_expired',
+] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 /** Queued and running turns hold their run (and a session its environment): one at a time. */
@@ -47,9 +56,14 @@ export function runStatus(kind: RunKind, open: boolean, latest: TurnStatus): Run
  * an idle session are decided by the store's lock: the second one sees the first one's turn here.
  */
 export function assertTakesTurn(run: { id: string; open: boolean; latest: TurnStatus }): void {
-  if (!run.open) throw new ApiError('conflict', `Session ${run.id} is closed: it takes no more turns`, { run_id: run.id });
+  if (!run.open)
+    throw new ApiError('conflict', `Session ${run.id} is closed: it takes no more turns`, { run_id: run.id });
   if (isInFlight(run.latest)) {
-    throw new ApiError('environment_busy', `A turn of session ${run.id} is ${run.latest}: one turn runs at a time; wait for it to end, or cancel it`, { run_id: run.id });
+    throw new ApiError(
+      'environment_busy',
+      `A turn of session ${run.id} is ${run.latest}: one turn runs at a time; wait for it to end, or cancel it`,
+      { run_id: run.id },
+    );
   }
 }
 
@@ -61,10 +75,22 @@ export type ExpiryOutcome = { status: 'queued' } | { status: 'failed' | 'cancell
  * other goes back to the queue for the next claim. A turn a stopping worker handed back does not
  * count: only `lostLeases` (this expiry included) does.
  */
-export function afterLeaseExpiry(turn: { lostLeases: number; cancelRequested: boolean }, maxAttempts: number): ExpiryOutcome {
-  if (turn.cancelRequested) return { status: 'cancelled', reason: 'cancelled', error: 'Cancelled; its worker stopped answering before it confirmed' };
+export function afterLeaseExpiry(
+  turn: { lostLeases: number; cancelRequested: boolean },
+  maxAttempts: number,
+): ExpiryOutcome {
+  if (turn.cancelRequested)
+    return {
+      status: 'cancelled',
+      reason: 'cancelled',
+      error: 'Cancelled; its worker stopped answering before it confirmed',
+    };
   if (turn.lostLeases >= maxAttempts) {
-    return { status: 'failed', reason: 'lease_expired', error: `The worker's lease expired ${turn.lostLeases} time${turn.lostLeases === 1 ? '' : 's'} (at most ${maxAttempts} attempts): the turn is not tried again` };
+    return {
+      status: 'failed',
+      reason: 'lease_expired',
+      error: `The worker's lease expired ${turn.lostLeases} time${turn.lostLeases === 1 ? '' : 's'} (at most ${maxAttempts} attempts): the turn is not tried again`,
+    };
   }
   return { status: 'queued' };
 }
@@ -73,11 +99,17 @@ export function afterLeaseExpiry(turn: { lostLeases: number; cancelRequested: bo
  * A worker's report of how a turn ended, checked: `succeeded` only for an agent that exited with 0,
  * `cancelled` only when the turn was asked to stop.
  */
-export function checkEnd(end: { status: TurnEnd; reason: EndReason; exitCode: number | null }, cancelRequested: boolean): void {
+export function checkEnd(
+  end: { status: TurnEnd; reason: EndReason; exitCode: number | null },
+  cancelRequested: boolean,
+): void {
   if (end.status === 'succeeded' && (end.reason !== 'exit' || end.exitCode !== 0)) {
-    throw new ApiError('conflict', 'A turn succeeds only when its agent exited with code 0 (reason exit)', { reason: end.reason });
+    throw new ApiError('conflict', 'A turn succeeds only when its agent exited with code 0 (reason exit)', {
+      reason: end.reason,
+    });
   }
-  if (end.status === 'cancelled' && !cancelRequested) throw new ApiError('conflict', 'Nobody asked to cancel this turn: report how it ended instead');
+  if (end.status === 'cancelled' && !cancelRequested)
+    throw new ApiError('conflict', 'Nobody asked to cancel this turn: report how it ended instead');
 }
 
 /** The plan entitlement that caps runs with a turn in flight (data/plans.json; 0 disallows workers). */
@@ -86,6 +118,9 @@ export const WORKER_ENTITLEMENT = 'max_concurrent_worker_runs';
 /** 402 `entitlement_required` when one more run in flight would pass the plan's cap (null: none). */
 export function checkWorkerEntitlement(limit: number | null, current: number): void {
   if (limit === null || current < limit) return;
-  const message = limit === 0 ? 'The plan does not include workers' : `The plan allows ${limit} worker run${limit === 1 ? '' : 's'} in flight at once; the tenant has ${current}`;
+  const message =
+    limit === 0
+      ? 'The plan does not include workers'
+      : `The plan allows ${limit} worker run${limit === 1 ? '' : 's'} in flight at once; the tenant has ${current}`;
   throw new ApiError('entitlement_required', message, { entitlement: WORKER_ENTITLEMENT, current, limit });
 }

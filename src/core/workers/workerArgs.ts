@@ -77,7 +77,21 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const FLAGS = {
   command: 'worker',
-  strings: ['url', 'key', 'app', 'git-root', 'profiles', 'work-dir', 'concurrency', 'name', 'poll-seconds', 'grace-seconds', 'eval-command', 'eval-timeout-seconds', 'eval-max-output-bytes'],
+  strings: [
+    'url',
+    'key',
+    'app',
+    'git-root',
+    'profiles',
+    'work-dir',
+    'concurrency',
+    'name',
+    'poll-seconds',
+    'grace-seconds',
+    'eval-command',
+    'eval-timeout-seconds',
+    'eval-max-output-bytes',
+  ],
   lists: ['profile'],
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,22 +101,36 @@ export const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
  * Parses the arguments after `worker`; null when help was asked for. `defaultName` names the worker
  * from its work directory (the caller hashes it with the host name).
  */
-export function parseWorkerArgs(argv: readonly string[], env: Env, home: string, defaultName: (workDir: string) => string): WorkerOptions | null {
+export function parseWorkerArgs(
+  argv: readonly string[],
+  env: Env,
+  home: string,
+  defaultName: (workDir: string) => string,
+): WorkerOptions | null {
   if (wantsHelp(argv)) return null;
   const { values, lists } = parseFlags(argv, FLAGS);
   const profiles = [...(lists.get('profile') ?? [])];
   for (const profile of profiles) {
-    if (!PROFILE_NAME.test(profile)) throw new UsageError(`--profile must be a profile name, got "${profile}"`, 'profile');
+    if (!PROFILE_NAME.test(profile))
+      throw new UsageError(`--profile must be a profile name, got "${profile}"`, 'profile');
   }
   const url = (values.get('url') ?? env.TRACELAKE_URL ?? 'http://127.0.0.1:4318').replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"`);
   const key = values.get('key') ?? env.TRACELAKE_API_KEY ?? '';
   if (key === '') throw new UsageError('no worker key: give --key or set TRACELAKE_API_KEY');
   const appId = values.get('app') ?? env.TRACELAKE_APP_ID ?? '';
-  if (!UUID.test(appId)) throw new UsageError(appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`);
+  if (!UUID.test(appId))
+    throw new UsageError(
+      appId === '' ? 'no app id: give --app or set TRACELAKE_APP_ID' : `--app must be a UUID, got "${appId}"`,
+    );
   const gitRoot = values.get('git-root') ?? env.TRACELAKE_GIT_ROOT ?? '';
-  if (gitRoot === '') throw new UsageError('no git root: give --git-root or set TRACELAKE_GIT_ROOT (the directory of the repositories the server reads)');
-  const workDir = values.get('work-dir') ?? (env.TRACELAKE_WORKER_DIR || `${env.XDG_STATE_HOME || `${home}/.local/state`}/tracelake/worker`);
+  if (gitRoot === '')
+    throw new UsageError(
+      'no git root: give --git-root or set TRACELAKE_GIT_ROOT (the directory of the repositories the server reads)',
+    );
+  const workDir =
+    values.get('work-dir') ??
+    (env.TRACELAKE_WORKER_DIR || `${env.XDG_STATE_HOME || `${home}/.local/state`}/tracelake/worker`);
   const name = values.get('name') ?? defaultName(workDir);
   const evalText = values.get('eval-command');
   let evalCommand: string[] | null = null;
@@ -113,7 +141,8 @@ export function parseWorkerArgs(argv: readonly string[], env: Env, home: string,
       throw new UsageError(`--eval-command: ${(e as Error).message}`);
     }
   }
-  if (!WORKER_NAME.test(name)) throw new UsageError(`--name must be 1-128 letters, digits, ".", "_", ":" or "-", got "${name}"`);
+  if (!WORKER_NAME.test(name))
+    throw new UsageError(`--name must be 1-128 letters, digits, ".", "_", ":" or "-", got "${name}"`);
   return {
     url,
     key,
@@ -136,6 +165,7 @@ function whole(values: ReadonlyMap<string, string>, flag: string, fallback: numb
   const text = values.get(flag);
   if (text === undefined) return fallback;
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`--${flag} must be a whole number in ${min}..${max}, got "${text}"`);
+  if (!(n >= min && n <= max))
+    throw new UsageError(`--${flag} must be a whole number in ${min}..${max}, got "${text}"`);
   return n;
 }

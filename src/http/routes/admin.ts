@@ -41,7 +41,10 @@ function appRef(ctx: Context, appId: string | undefined): AppRef {
 function assertManages(ctx: Context, env: { id?: string; kind: string }): void {
   const pin = ctx.principal.pin ?? null;
   if (isTenantAdmin(pin) || managesEnvironment(pin!, env)) return;
-  throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: it manages its own environment and those of lower kinds, not a ${env.kind} one`);
+  throw new ApiError(
+    'forbidden',
+    `This key is pinned to a ${pin!.kind} environment: it manages its own environment and those of lower kinds, not a ${env.kind} one`,
+  );
 }
 
 function managesEnvironment(pin: Pin, env: { id?: string; kind: string }): boolean {
@@ -69,10 +72,7 @@ export const adminRoutes: AnyRoute[] = [
       summary: 'Create an environment',
       body: payload('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
       answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
-      errors: [
-        NO_SUCH_APP,
-        { status: 409, when: '`conflict`: the app has an environment of that name.' },
-      ],
+      errors: [NO_SUCH_APP, { status: 409, when: '`conflict`: the app has an environment of that name.' }],
     },
     async handler({ body }, ctx) {
       const ref = appRef(ctx, body.app_id);
@@ -86,8 +86,15 @@ export const adminRoutes: AnyRoute[] = [
     path: '/v1/environments',
     permission: 'admin',
     validate: { query: validateEnvironmentListQuery },
-    note: { tag: 'Environments', summary: 'List environments', query: 'EnvironmentListQuery', answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')], errors: [NO_SUCH_APP] },
-    handler: async ({ query }, ctx) => data(await ctx.services.store.run('listEnvironments', appRef(ctx, query.app_id))),
+    note: {
+      tag: 'Environments',
+      summary: 'List environments',
+      query: 'EnvironmentListQuery',
+      answers: [answer(200, 'EnvironmentListAnswer', 'The environments of the app.')],
+      errors: [NO_SUCH_APP],
+    },
+    handler: async ({ query }, ctx) =>
+      data(await ctx.services.store.run('listEnvironments', appRef(ctx, query.app_id))),
   }),
   route({
     method: 'PATCH',
@@ -102,7 +109,10 @@ export const adminRoutes: AnyRoute[] = [
       answers: [answer(200, 'EnvironmentAnswer', 'The environment.')],
       errors: [
         { status: 400, when: '`invalid_request_body` (`details.body`): neither `name` nor `kind` is given.' },
-        { status: 409, when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.' },
+        {
+          status: 409,
+          when: '`conflict`: the name is taken, or the default environment would be renamed or change kind.',
+        },
       ],
     },
     async handler({ params, body }, ctx) {
@@ -129,12 +139,18 @@ export const adminRoutes: AnyRoute[] = [
       body: payload('DeleteEnvironmentBody', { confirmed: { confirmation_name: 'staging' } }),
       answers: [
         answer(200, 'EnvironmentDeletionAnswer', 'What was deleted.', {
-          deleted: { data: { id: ENV_ID, deleted_at: CREATED, cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false } } },
+          deleted: {
+            data: {
+              id: ENV_ID,
+              deleted_at: CREATED,
+              cascade: { alerts_deleted: 0, api_keys_revoked: 2, deployments_deleted: 0, runtime_app_destroyed: false },
+            },
+          },
         }),
       ],
       errors: [
-        { status: 400, when: '`invalid_request_body`: `confirmation_name` is not the environment\'s name.' },
-        { status: 409, when: '`conflict`: the app\'s default environment.' },
+        { status: 400, when: "`invalid_request_body`: `confirmation_name` is not the environment's name." },
+        { status: 409, when: "`conflict`: the app's default environment." },
       ],
     },
     async handler({ params, body }, ctx) {
@@ -160,7 +176,7 @@ export const adminRoutes: AnyRoute[] = [
     note: {
       tag: 'Apps',
       summary: 'Update an app',
-      description: '`null` clears a field; `retention_days` sets how long the app\'s spans are kept.',
+      description: "`null` clears a field; `retention_days` sets how long the app's spans are kept.",
       params: 'AppParams',
       body: payload('UpdateAppBody', { retention: { retention_days: 30, display_name: null } }),
       answers: [answer(200, 'AppAnswer', 'The app.')],
@@ -168,7 +184,13 @@ export const adminRoutes: AnyRoute[] = [
     },
     async handler({ params, body }, ctx) {
       requireTenantAdmin(ctx.principal, "change an app's settings");
-      return data(await ctx.services.store.run('updateApp', { ...appRef(ctx, params.appId), patch: body, by: actorOf(ctx.principal) }));
+      return data(
+        await ctx.services.store.run('updateApp', {
+          ...appRef(ctx, params.appId),
+          patch: body,
+          by: actorOf(ctx.principal),
+        }),
+      );
     },
   }),
   route({
@@ -180,11 +202,11 @@ export const adminRoutes: AnyRoute[] = [
     note: {
       tag: 'Apps',
       summary: 'Delete an app',
-      description: 'With its environments and keys. The caller\'s own app cannot be deleted.',
+      description: "With its environments and keys. The caller's own app cannot be deleted.",
       params: 'AppParams',
       body: { ...payload('DeleteAppBody', { confirmed: { confirmation_name: 'checkout' } }), optional: true },
       answers: [answer(200, 'AppDeletionAnswer', 'What was deleted.')],
-      errors: [{ status: 409, when: '`conflict`: the caller\'s own app.' }],
+      errors: [{ status: 409, when: "`conflict`: the caller's own app." }],
     },
     async handler({ params, body }, ctx) {
       const { deletion, keyHashes } = await ctx.services.store.run('deleteApp', {

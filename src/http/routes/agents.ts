@@ -29,17 +29,29 @@ export const agentRoutes = [
         "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
       headers: { 'X-Service-Environment': 'The environment, for a kind-scoped key.' },
       body: payload('AgentSyncRequest', {
-        session: { schemaVersion: 1, sessions: [SESSION_EXAMPLE], blobs: [{ sha256: SCREENSHOT.sha256, mediaType: 'image/png', bytes: SCREENSHOT.bytes, data: SCREENSHOT.data }] },
+        session: {
+          schemaVersion: 1,
+          sessions: [SESSION_EXAMPLE],
+          blobs: [
+            { sha256: SCREENSHOT.sha256, mediaType: 'image/png', bytes: SCREENSHOT.bytes, data: SCREENSHOT.data },
+          ],
+        },
       }),
       answers: [
         {
           ...answer(200, 'AgentSyncAnswer', 'What was stored and what was rejected.', {
-            stored: { data: { accepted: [SESSION_ID], rejected: [], blobsStored: 1, spanRows: 10, tenantTier: 'full' } },
+            stored: {
+              data: { accepted: [SESSION_ID], rejected: [], blobsStored: 1, spanRows: 10, tenantTier: 'full' },
+            },
             partly: {
               data: {
                 accepted: [SESSION_ID],
                 rejected: [
-                  { index: 0, reason: 'blob: sha256 does not match the data (its SHA-256 is 1f3a…)', id: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+                  {
+                    index: 0,
+                    reason: 'blob: sha256 does not match the data (its SHA-256 is 1f3a…)',
+                    id: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+                  },
                   { index: 1, reason: 'events[4].timestamp: expected string & Format<"date-time">', id: 'bad-2' },
                 ],
                 blobsStored: 0,
@@ -52,10 +64,19 @@ export const agentRoutes = [
         },
       ],
       errors: [
-        { status: 400, when: '`invalid_request_body`: not JSON, not the envelope, or a `schemaVersion` other than 1 (`details` names the field).' },
-        { status: 403, when: '`forbidden`: the key lacks `trace.write`, or is pinned to no environment and names none.' },
+        {
+          status: 400,
+          when: '`invalid_request_body`: not JSON, not the envelope, or a `schemaVersion` other than 1 (`details` names the field).',
+        },
+        {
+          status: 403,
+          when: '`forbidden`: the key lacks `trace.write`, or is pinned to no environment and names none.',
+        },
         { status: 413, when: 'A body over `--max-agents-body`.' },
-        { status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' },
+        {
+          status: 429,
+          when: "Rate limited, or the plan's monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).",
+        },
       ],
     },
     async handler({ body, headers }, ctx) {
@@ -63,11 +84,24 @@ export const agentRoutes = [
       const plan = planOf(ctx.services.plans, ctx.principal.plan);
       const ceiling: TierCeiling = { tier: plan.agents_tier, blobCapBytes: plan.agents_blob_cap_bytes };
       const started = performance.now();
-      const prepared = await ctx.services.compute.run('prepareAgents', { body, contentType: headers['content-type'], ceiling, scope });
+      const prepared = await ctx.services.compute.run('prepareAgents', {
+        body,
+        contentType: headers['content-type'],
+        ceiling,
+        scope,
+      });
       const preparedAt = performance.now();
-      const result: AgentSyncResult = { accepted: prepared.sessions.map((s) => s.id), rejected: prepared.rejected, blobsStored: 0, spanRows: 0, tenantTier: ceiling.tier };
+      const result: AgentSyncResult = {
+        accepted: prepared.sessions.map((s) => s.id),
+        rejected: prepared.rejected,
+        blobsStored: 0,
+        spanRows: 0,
+        tenantTier: ceiling.tier,
+      };
       if (prepared.sessions.length === 0) return json({ data: result });
-      const traceIds = prepared.sessions.map((s) => sessionTraceId({ tenantId: scope.tenantId, appId: scope.appId, agent: s.agent, sessionId: s.id }));
+      const traceIds = prepared.sessions.map((s) =>
+        sessionTraceId({ tenantId: scope.tenantId, appId: scope.appId, agent: s.agent, sessionId: s.id }),
+      );
       const known = await ctx.services.store.run('agentsKnown', { scope, traceIds, blobShas: prepared.blobShas });
       const knownAt = performance.now();
       const outcome = await ctx.services.ingest.ingest(
@@ -86,7 +120,15 @@ export const agentRoutes = [
       );
       // Where a sync request's time goes, step by step (native-bench/agents-sync reads these).
       ctx.services.log.debug(
-        { sessions: prepared.sessions.length, spanRows: outcome.accepted, knownSpans: known.spanIds.length, prepareMs: ms(preparedAt - started), knownMs: ms(knownAt - preparedAt), ackMs: ms(outcome.ackMs), visibleWaitMs: ms(outcome.visibleWaitMs) },
+        {
+          sessions: prepared.sessions.length,
+          spanRows: outcome.accepted,
+          knownSpans: known.spanIds.length,
+          prepareMs: ms(preparedAt - started),
+          knownMs: ms(knownAt - preparedAt),
+          ackMs: ms(outcome.ackMs),
+          visibleWaitMs: ms(outcome.visibleWaitMs),
+        },
         'agents sync steps',
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());

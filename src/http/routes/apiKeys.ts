@@ -9,7 +9,12 @@
  * app of the tenant is managed only by a tenant admin (unpinned, or pinned to production).
  */
 import { generateKey, hashKey, shownPrefix } from '../../auth/keys.js';
-import { validateCreateKeyBody, validateKeyAppQuery, validateKeyIdParams, type CreateKeyBody } from '../../contract/apiKeys.js';
+import {
+  validateCreateKeyBody,
+  validateKeyAppQuery,
+  validateKeyIdParams,
+  type CreateKeyBody,
+} from '../../contract/apiKeys.js';
 import { isTenantAdmin, managesKeysOf, type Pin } from '../../core/admin/rules.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
@@ -31,8 +36,12 @@ export function apiKeyRoutes(secret: Buffer) {
       note: {
         tag: 'API keys',
         summary: 'Create an API key',
-        description: 'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
-        body: payload('CreateKeyBody', { sdk: { name: 'checkout-service', role: 'SDK' }, custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' } }),
+        description:
+          'A role preset (SDK, Read-Only, Full Access) or Custom with `permissions`; pinned to an environment (default `production`). The key itself is in this answer only.',
+        body: payload('CreateKeyBody', {
+          sdk: { name: 'checkout-service', role: 'SDK' },
+          custom: { name: 'grader', permissions: ['trace.read', 'score.write'], environment_name: 'staging' },
+        }),
         answers: [
           answer(201, 'CreatedKeyAnswer', 'The key, with `plaintext_key` this once.', {
             sdk: {
@@ -55,26 +64,41 @@ export function apiKeyRoutes(secret: Buffer) {
           }),
         ],
         errors: [
-          { status: 400, when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.' },
-          { status: 402, when: '`entitlement_required`: the plan\'s key limit is reached.' },
-          { status: 404, when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.' },
+          {
+            status: 400,
+            when: '`invalid_request_body`: `role` is not SDK, Read-Only, Full Access, Worker or Custom (any case; a space, `-` or `_` alike), neither `role` nor `permissions` is given, a Custom key has no `permissions` or a preset role has some, or `expires_at` is not in the future.',
+          },
+          { status: 402, when: "`entitlement_required`: the plan's key limit is reached." },
+          {
+            status: 404,
+            when: '`not_found`: `app_id` names no app of the tenant, or `environment_name` no environment of the app.',
+          },
         ],
       },
       async handler({ body }, ctx) {
         const { role, permissions } = chooseRole(body);
         const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
-        if (expiresAt !== null && expiresAt <= Date.now()) throw validationError('body', { expires_at: 'must be in the future' });
+        if (expiresAt !== null && expiresAt <= Date.now())
+          throw validationError('body', { expires_at: 'must be in the future' });
         const { appId, pin } = keyScope(ctx.principal, body.app_id);
         // A pinned admin's keys default to its own environment; everyone else's to production.
         const own = ctx.principal.pin;
-        const environment = body.environment_name === undefined && own !== undefined && appId === ctx.principal.appId
-          ? { id: own.environmentId, kind: own.kind }
-          : await ctx.services.store.run('findEnvironment', { tenantId: ctx.principal.tenantId, appId, name: body.environment_name ?? 'production' });
+        const environment =
+          body.environment_name === undefined && own !== undefined && appId === ctx.principal.appId
+            ? { id: own.environmentId, kind: own.kind }
+            : await ctx.services.store.run('findEnvironment', {
+                tenantId: ctx.principal.tenantId,
+                appId,
+                name: body.environment_name ?? 'production',
+              });
         if (!environment) {
           throw new ApiError('not_found', `No environment "${body.environment_name ?? 'production'}" in app ${appId}`);
         }
         if (!managesKeysOf(pin, environment)) {
-          throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment: it manages the keys of its own environment and of lower kinds, not of "${body.environment_name}" (${environment.kind})`);
+          throw new ApiError(
+            'forbidden',
+            `This key is pinned to a ${pin!.kind} environment: it manages the keys of its own environment and of lower kinds, not of "${body.environment_name}" (${environment.kind})`,
+          );
         }
         const plaintext = generateKey();
         const view = await ctx.services.store.run('createKey', {
@@ -98,11 +122,21 @@ export function apiKeyRoutes(secret: Buffer) {
       path: '/v1/api-keys',
       permission: 'admin',
       validate: { query: validateKeyAppQuery },
-      note: { tag: 'API keys', summary: 'List API keys', description: 'Metadata only; never the key.', query: 'KeyAppQuery', answers: [answer(200, 'KeyListAnswer', 'The keys.')], errors: [NO_SUCH_APP] },
+      note: {
+        tag: 'API keys',
+        summary: 'List API keys',
+        description: 'Metadata only; never the key.',
+        query: 'KeyAppQuery',
+        answers: [answer(200, 'KeyListAnswer', 'The keys.')],
+        errors: [NO_SUCH_APP],
+      },
       async handler({ query }, ctx) {
         const scope = { tenantId: ctx.principal.tenantId, ...keyScope(ctx.principal, query.app_id) };
         // An app outside the tenant has no empty key list: it is not found, as on the other admin routes.
-        if (scope.appId !== ctx.principal.appId && (await ctx.services.store.run('listApps', { tenantId: scope.tenantId, id: scope.appId })).length === 0) {
+        if (
+          scope.appId !== ctx.principal.appId &&
+          (await ctx.services.store.run('listApps', { tenantId: scope.tenantId, id: scope.appId })).length === 0
+        ) {
           throw new ApiError('not_found', `App ${scope.appId} not found`);
         }
         return data(await ctx.services.store.run('listKeys', scope));
@@ -143,7 +177,10 @@ function keyScope(principal: Principal, requested: string | undefined): { appId:
   const appId = requested?.toLowerCase() ?? principal.appId;
   if (isTenantAdmin(pin)) return { appId, pin: null };
   if (appId !== principal.appId) {
-    throw new ApiError('forbidden', `This key is pinned to a ${pin!.kind} environment of app ${principal.appId}: it manages keys of that app only`);
+    throw new ApiError(
+      'forbidden',
+      `This key is pinned to a ${pin!.kind} environment of app ${principal.appId}: it manages keys of that app only`,
+    );
   }
   return { appId, pin };
 }
@@ -151,9 +188,18 @@ function keyScope(principal: Principal, requested: string | undefined): { appId:
 function chooseRole(body: CreateKeyBody): { role: Role; permissions: Permission[] } {
   const role = body.role === undefined ? (body.permissions ? 'custom' : undefined) : parseRole(body.role);
   if (role === undefined) {
-    throw validationError('body', body.role === undefined ? { role: 'give a role (SDK, Read-Only, Full Access, Custom) or permissions' } : { role: `unknown role "${body.role}"` });
+    throw validationError(
+      'body',
+      body.role === undefined
+        ? { role: 'give a role (SDK, Read-Only, Full Access, Custom) or permissions' }
+        : { role: `unknown role "${body.role}"` },
+    );
   }
-  if (role === 'custom' && !body.permissions) throw validationError('body', { permissions: 'required for a Custom key' });
-  if (role !== 'custom' && body.permissions) throw validationError('body', { permissions: `a ${body.role} key has the preset's permissions; use role Custom to choose them` });
+  if (role === 'custom' && !body.permissions)
+    throw validationError('body', { permissions: 'required for a Custom key' });
+  if (role !== 'custom' && body.permissions)
+    throw validationError('body', {
+      permissions: `a ${body.role} key has the preset's permissions; use role Custom to choose them`,
+    });
   return { role, permissions: permissionsFor(role, body.permissions ?? []) };
 }

@@ -26,7 +26,7 @@ export const appRoutes = [
       body: payload('CreateAppBody', { checkout: { name: 'checkout', display_name: 'Checkout assistant' } }),
       answers: [answer(201, 'AppAnswer', 'The app.', { created: { data: APP_EXAMPLE } })],
       errors: [
-        { status: 402, when: '`entitlement_required` (`max_apps`): the plan\'s app limit is reached.' },
+        { status: 402, when: "`entitlement_required` (`max_apps`): the plan's app limit is reached." },
         { status: 409, when: '`duplicate_app_name`.' },
       ],
     },
@@ -63,7 +63,10 @@ export const appRoutes = [
     validate: { params: validateAppParams },
     note: { tag: 'Apps', summary: 'One app', params: 'AppParams', answers: [answer(200, 'AppAnswer', 'The app.')] },
     async handler({ params }, ctx) {
-      const [app] = await ctx.services.store.run('listApps', { tenantId: ctx.principal.tenantId, id: administeredApp(ctx.principal, params.appId) });
+      const [app] = await ctx.services.store.run('listApps', {
+        tenantId: ctx.principal.tenantId,
+        id: administeredApp(ctx.principal, params.appId),
+      });
       if (!app) throw new ApiError('not_found', `App ${params.appId} not found`);
       return data(app);
     },

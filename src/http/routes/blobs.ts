@@ -20,7 +20,14 @@ export const blobRoutes = [
       summary: 'A stored blob',
       description: 'Large span fields and media, stored out of line; the bytes with their stored media type.',
       params: 'BlobParams',
-      answers: [{ status: 200, description: 'The bytes.', media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' }, headers: { 'Cache-Control': 'Immutable: a blob never changes.' } }],
+      answers: [
+        {
+          status: 200,
+          description: 'The bytes.',
+          media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' },
+          headers: { 'Cache-Control': 'Immutable: a blob never changes.' },
+        },
+      ],
     },
     async handler({ params }, ctx) {
       const blob = await ctx.services.store.run('readBlob', { ...readScopeOf(ctx.principal), sha256: params.sha256 });

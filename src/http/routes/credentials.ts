@@ -25,11 +25,18 @@ export const credentialRoutes = [
       tag: 'Authentication',
       summary: 'The app of a key sent alone',
       description:
-        'The app an API key belongs to, or the app a session token names, from `Authorization` alone: for a client that holds only the key (the UI\'s sign-in, `tracelake quickstart`). Every other operation still needs the app id in `X-Service-App-Id`. Counted against the tenant\'s rate like any authenticated request.',
+        "The app an API key belongs to, or the app a session token names, from `Authorization` alone: for a client that holds only the key (the UI's sign-in, `tracelake quickstart`). Every other operation still needs the app id in `X-Service-App-Id`. Counted against the tenant's rate like any authenticated request.",
       credentialAlone: true,
-      answers: [answer(200, 'CredentialAppAnswer', 'The app to name in `X-Service-App-Id`.', { key: { data: { app_id: APP_ID } } })],
+      answers: [
+        answer(200, 'CredentialAppAnswer', 'The app to name in `X-Service-App-Id`.', {
+          key: { data: { app_id: APP_ID } },
+        }),
+      ],
       errors: [
-        { status: 401, when: '`unauthorized`: `Authorization` is missing, or holds no valid key or session token (unknown, revoked, expired, or a token that does not verify). On a server in local mode, no `Authorization` is the local app.' },
+        {
+          status: 401,
+          when: '`unauthorized`: `Authorization` is missing, or holds no valid key or session token (unknown, revoked, expired, or a token that does not verify). On a server in local mode, no `Authorization` is the local app.',
+        },
         { status: 403, when: '`forbidden`: the key of an eval run, which reports for its run and does nothing else.' },
         { status: 429, when: '`rate_limited`: the tenant of the credential is over its request rate.' },
       ],

@@ -33,7 +33,8 @@ const TRIALS_BODY_BYTES = 64 * 1024 * 1024;
 
 /** A run-scoped key reports for its own run only; admin credentials for any run in their scope. */
 function assertOwnRun(p: Principal, runId: string): void {
-  if (p.runId !== undefined && p.runId !== runId) throw new ApiError('forbidden', `This key reports for eval run ${p.runId}, not ${runId}`);
+  if (p.runId !== undefined && p.runId !== runId)
+    throw new ApiError('forbidden', `This key reports for eval run ${p.runId}, not ${runId}`);
 }
 
 export function evalRoutes(secret: Buffer) {
@@ -50,12 +51,27 @@ export function evalRoutes(secret: Buffer) {
           'In the environment the credentials write to (a kind-scoped or unpinned admin names it with `X-Service-Environment`); the experiment is created with its first run. The answer carries the run-scoped key a worker uses to claim the run and report its trials (`api_key.plaintext_key`, in this answer only); the key is revoked when the run ends.',
         headers: { 'X-Service-Environment': 'The environment of the run, for credentials not pinned to one.' },
         body: payload('CreateRunBody', {
-          run: { experiment: 'checkout-agent', suite: 'support-tickets', suite_version: '2026-11', config: { model: 'gpt-4o', temperature: 0, max_turns: 30 }, git_commit: COMMIT, git_branch: 'main' },
+          run: {
+            experiment: 'checkout-agent',
+            suite: 'support-tickets',
+            suite_version: '2026-11',
+            config: { model: 'gpt-4o', temperature: 0, max_turns: 30 },
+            git_commit: COMMIT,
+            git_branch: 'main',
+          },
         }),
         answers: [
           answer(201, 'CreatedRunAnswer', 'The run, queued, with its key this once.', {
             created: {
-              data: { ...RUN_EXAMPLE, api_key: { id: RUN_KEY_ID, key_prefix: 'sk_service_B', plaintext_key: 'sk_service_B7c8D9e0F1g2H3i4J5k6L7m8N9o0P1q2R3s4T5u6V7w', created_at: CREATED } },
+              data: {
+                ...RUN_EXAMPLE,
+                api_key: {
+                  id: RUN_KEY_ID,
+                  key_prefix: 'sk_service_B',
+                  plaintext_key: 'sk_service_B7c8D9e0F1g2H3i4J5k6L7m8N9o0P1q2R3s4T5u6V7w',
+                  created_at: CREATED,
+                },
+              },
             },
           }),
         ],
@@ -63,7 +79,8 @@ export function evalRoutes(secret: Buffer) {
       },
       async handler({ body }, ctx) {
         const p = ctx.principal;
-        if (p.environmentId === null) throw new ApiError('forbidden', 'Name the environment of the run in X-Service-Environment');
+        if (p.environmentId === null)
+          throw new ApiError('forbidden', 'Name the environment of the run in X-Service-Environment');
         const plaintext = generateKey();
         const { run, key } = await ctx.services.store.run('createEvalRun', {
           scope: { tenantId: p.tenantId, appId: p.appId, environmentId: p.environmentId },
@@ -76,7 +93,13 @@ export function evalRoutes(secret: Buffer) {
           createdBy: actorOf(p),
           key: { keyHash: hashKey(secret, plaintext), keyPrefix: shownPrefix(plaintext) },
         });
-        return data({ ...run, api_key: { id: key.id, key_prefix: key.key_prefix, plaintext_key: plaintext, created_at: key.created_at } } satisfies CreatedRun, 201);
+        return data(
+          {
+            ...run,
+            api_key: { id: key.id, key_prefix: key.key_prefix, plaintext_key: plaintext, created_at: key.created_at },
+          } satisfies CreatedRun,
+          201,
+        );
       },
     }),
     route({
@@ -87,9 +110,13 @@ export function evalRoutes(secret: Buffer) {
       note: {
         tag: 'Evaluations',
         summary: 'List eval runs',
-        description: 'Latest first, in the reader\'s scope; by experiment or status.',
+        description: "Latest first, in the reader's scope; by experiment or status.",
         query: 'RunListQuery',
-        answers: [answer(200, 'EvalRunPage', 'A page of runs.', { page: { data: [FINISHED_RUN], pagination: { total: 1, limit: 50, offset: 0 } } })],
+        answers: [
+          answer(200, 'EvalRunPage', 'A page of runs.', {
+            page: { data: [FINISHED_RUN], pagination: { total: 1, limit: 50, offset: 0 } },
+          }),
+        ],
       },
       async handler({ query }, ctx) {
         return paged(query, (page) =>
@@ -114,7 +141,10 @@ export function evalRoutes(secret: Buffer) {
         answers: [answer(200, 'EvalRunAnswer', 'The run.', { succeeded: { data: FINISHED_RUN } })],
       },
       async handler({ params }, ctx) {
-        const run = await ctx.services.store.run('getEvalRun', { scope: readScopeOf(ctx.principal), id: params.runId.toLowerCase() });
+        const run = await ctx.services.store.run('getEvalRun', {
+          scope: readScopeOf(ctx.principal),
+          id: params.runId.toLowerCase(),
+        });
         if (!run) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
         return data(run);
       },
@@ -127,7 +157,8 @@ export function evalRoutes(secret: Buffer) {
       note: {
         tag: 'Evaluations',
         summary: 'The trials of an eval run',
-        description: 'By task and attempt, with the figures of their score rows and the address of their artifact (`GET /v1/agents/blob/{sha256}`).',
+        description:
+          'By task and attempt, with the figures of their score rows and the address of their artifact (`GET /v1/agents/blob/{sha256}`).',
         params: 'EvalRunParams',
         query: 'TrialListQuery',
         answers: [
@@ -155,7 +186,11 @@ export function evalRoutes(secret: Buffer) {
       },
       async handler({ params, query }, ctx) {
         return paged(query, async (page) => {
-          const trials = await ctx.services.store.run('listEvalTrials', { scope: readScopeOf(ctx.principal), runId: params.runId.toLowerCase(), ...page });
+          const trials = await ctx.services.store.run('listEvalTrials', {
+            scope: readScopeOf(ctx.principal),
+            runId: params.runId.toLowerCase(),
+            ...page,
+          });
           if (!trials) throw new ApiError('not_found', `Eval run ${params.runId} not found`);
           return trials;
         });
@@ -168,19 +203,33 @@ export function evalRoutes(secret: Buffer) {
       validate: { params: validateRunParams, body: validateStatusBody },
       note: {
         tag: 'Evaluations',
-        summary: 'Report an eval run\'s status (worker)',
+        summary: "Report an eval run's status (worker)",
         description: `A report with neither card nor error claims a queued run (it becomes \`running\`); one with a \`card\` completes it (\`succeeded\`), one with an \`error\` fails it (\`failed\`). \`null\` counts as absent. Ending a run revokes its key. \`costUsd\` is the run's cost as the worker reports it. ${WORKER}`,
         params: 'EvalRunParams',
         body: payload('StatusBody', {
           claim: { card: null, costUsd: null, error: null },
-          complete: { card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' }, costUsd: 2.06, error: null },
+          complete: {
+            card: { resolved: 36, tasks: 50, notes: 'Two regressions in refunds.' },
+            costUsd: 2.06,
+            error: null,
+          },
           fail: { card: null, costUsd: 0.41, error: 'The sandbox image could not be pulled' },
         }),
-        answers: [answer(200, 'EvalRunAnswer', 'The run after the report (a claim answers its `config`, what a worker needs to start).', { completed: { data: FINISHED_RUN } })],
+        answers: [
+          answer(
+            200,
+            'EvalRunAnswer',
+            'The run after the report (a claim answers its `config`, what a worker needs to start).',
+            { completed: { data: FINISHED_RUN } },
+          ),
+        ],
         errors: [
           { status: 400, when: '`invalid_request_body`: a `card` and an `error` in one report, or a blank `error`.' },
           { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
-          { status: 409, when: '`conflict`, with the run\'s `status`: the run has ended (any report), is already claimed (a second claim), or is not claimed yet (complete, fail).' },
+          {
+            status: 409,
+            when: "`conflict`, with the run's `status`: the run has ended (any report), is already claimed (a second claim), or is not claimed yet (complete, fail).",
+          },
         ],
       },
       async handler({ params, body }, ctx) {
@@ -215,21 +264,47 @@ export function evalRoutes(secret: Buffer) {
             evalRunId: RUN_ID,
             schemaVersion: 1,
             trials: [
-              { taskId: 'ticket-1042', attempt: 1, resolved: true, costUsd: 0.0412, durationMs: 48210, traceId: TRACE_ID, artifact: { patch: 'diff --git a/src/cart/total.ts b/src/cart/total.ts\n…' }, metadata: { difficulty: 'hard' } },
-              { taskId: 'ticket-1043', resolved: false, costUsd: 0.0388, durationMs: 61002, sessionId: 'session-7d1e', artifact: { transcript: 'Could not reproduce.' } },
+              {
+                taskId: 'ticket-1042',
+                attempt: 1,
+                resolved: true,
+                costUsd: 0.0412,
+                durationMs: 48210,
+                traceId: TRACE_ID,
+                artifact: { patch: 'diff --git a/src/cart/total.ts b/src/cart/total.ts\n…' },
+                metadata: { difficulty: 'hard' },
+              },
+              {
+                taskId: 'ticket-1043',
+                resolved: false,
+                costUsd: 0.0388,
+                durationMs: 61002,
+                sessionId: 'session-7d1e',
+                artifact: { transcript: 'Could not reproduce.' },
+              },
             ],
           },
         }),
         answers: [
           answer(200, 'EvalTrialsAnswer', 'What was stored and what was rejected.', {
-            partly: { data: { accepted: [TRIAL_ID], rejected: [{ index: 1, reason: 'costUsd: expected number & Minimum<0>', sessionId: 'session-7d1e' }], blobsStored: 1, scoreRows: 3 } },
+            partly: {
+              data: {
+                accepted: [TRIAL_ID],
+                rejected: [{ index: 1, reason: 'costUsd: expected number & Minimum<0>', sessionId: 'session-7d1e' }],
+                blobsStored: 1,
+                scoreRows: 3,
+              },
+            },
           }),
         ],
         errors: [
           { status: 400, when: '`invalid_request_body`: not the envelope, or no trials.' },
           { status: 403, when: '`forbidden`: a run-scoped key of another run, or credentials that are neither.' },
           { status: 404, when: '`not_found`: no such run in scope.' },
-          { status: 409, when: '`conflict`, with the run\'s `status`: the run is not running (not claimed yet, or ended).' },
+          {
+            status: 409,
+            when: "`conflict`, with the run's `status`: the run is not running (not claimed yet, or ended).",
+          },
           { status: 413, when: 'More than 1000 trials, or a body over 64 MiB.' },
         ],
       },
@@ -246,8 +321,16 @@ export function evalRoutes(secret: Buffer) {
           acceptsTrials(run.status);
           return data({ accepted: [], rejected, blobsStored: 0, scoreRows: 0 } satisfies TrialResult);
         }
-        const stored = await ctx.services.store.run('insertEvalTrials', { scope: readScopeOf(ctx.principal), runId, trials, createdBy: actorOf(ctx.principal) });
-        return data({ ...stored, rejected: [...rejected, ...stored.rejected].sort((a, b) => a.index - b.index) } satisfies TrialResult);
+        const stored = await ctx.services.store.run('insertEvalTrials', {
+          scope: readScopeOf(ctx.principal),
+          runId,
+          trials,
+          createdBy: actorOf(ctx.principal),
+        });
+        return data({
+          ...stored,
+          rejected: [...rejected, ...stored.rejected].sort((a, b) => a.index - b.index),
+        } satisfies TrialResult);
       },
     }),
   ];

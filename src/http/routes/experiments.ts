@@ -20,12 +20,22 @@ import { bytes, data } from '../reply.js';
 import { actorOf, readScopeOf } from '../principal.js';
 import { paged } from '../paged.js';
 import { route, type Context } from '../route.js';
-import { BASELINE_ID, BASELINE_RUN, COMPARISON, EXPERIMENT, EXPERIMENT_ID, EXPERIMENT_RUN } from '../../openapi/evalExamples.js';
+import {
+  BASELINE_ID,
+  BASELINE_RUN,
+  COMPARISON,
+  EXPERIMENT,
+  EXPERIMENT_ID,
+  EXPERIMENT_RUN,
+} from '../../openapi/evalExamples.js';
 import { answer, payload } from '../../openapi/note.js';
 
-
 async function runsOf(ctx: Context, experimentId: string, withFigures = true) {
-  const found = await ctx.services.store.run('experimentRuns', { scope: readScopeOf(ctx.principal), experimentId, withFigures });
+  const found = await ctx.services.store.run('experimentRuns', {
+    scope: readScopeOf(ctx.principal),
+    experimentId,
+    withFigures,
+  });
   if (!found) throw new ApiError('not_found', `Experiment ${experimentId} not found`);
   return found;
 }
@@ -54,12 +64,22 @@ export const experimentRoutes = [
     note: {
       tag: 'Experiments',
       summary: 'List experiments',
-      description: 'Experiments with runs in the reader\'s scope, most recently run first, each with its latest run and that run\'s figures.',
+      description:
+        "Experiments with runs in the reader's scope, most recently run first, each with its latest run and that run's figures.",
       query: 'ExperimentListQuery',
-      answers: [answer(200, 'ExperimentPage', 'A page of experiments.', { page: { data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }], pagination: { total: 1, limit: 50, offset: 0 } } })],
+      answers: [
+        answer(200, 'ExperimentPage', 'A page of experiments.', {
+          page: {
+            data: [{ ...EXPERIMENT, latest_run: EXPERIMENT_RUN }],
+            pagination: { total: 1, limit: 50, offset: 0 },
+          },
+        }),
+      ],
     },
     async handler({ query }, ctx) {
-      return paged(query, (page) => ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), ...page }));
+      return paged(query, (page) =>
+        ctx.services.store.run('listExperiments', { scope: readScopeOf(ctx.principal), ...page }),
+      );
     },
   }),
   route({
@@ -84,13 +104,39 @@ export const experimentRoutes = [
               comparison: {
                 ...COMPARISON,
                 per_task: [
-                  { task_id: 'ticket-1042', outcome: 'fixed', baseline_resolved: false, candidate_resolved: true, baseline_cost_usd: 0.0521, candidate_cost_usd: 0.0412, baseline_duration_ms: 55120, candidate_duration_ms: 48210 },
-                  { task_id: 'ticket-1043', outcome: 'both_failed', baseline_resolved: false, candidate_resolved: false, baseline_cost_usd: 0.0402, candidate_cost_usd: 0.0388, baseline_duration_ms: 60210, candidate_duration_ms: 61002 },
+                  {
+                    task_id: 'ticket-1042',
+                    outcome: 'fixed',
+                    baseline_resolved: false,
+                    candidate_resolved: true,
+                    baseline_cost_usd: 0.0521,
+                    candidate_cost_usd: 0.0412,
+                    baseline_duration_ms: 55120,
+                    candidate_duration_ms: 48210,
+                  },
+                  {
+                    task_id: 'ticket-1043',
+                    outcome: 'both_failed',
+                    baseline_resolved: false,
+                    candidate_resolved: false,
+                    baseline_cost_usd: 0.0402,
+                    candidate_cost_usd: 0.0388,
+                    baseline_duration_ms: 60210,
+                    candidate_duration_ms: 61002,
+                  },
                 ],
               },
             },
           },
-          alone: { data: { experiment_id: EXPERIMENT_ID, experiment: 'checkout-agent', baseline: { ...BASELINE_RUN, pinned: false }, candidate: null, comparison: null } },
+          alone: {
+            data: {
+              experiment_id: EXPERIMENT_ID,
+              experiment: 'checkout-agent',
+              baseline: { ...BASELINE_RUN, pinned: false },
+              candidate: null,
+              comparison: null,
+            },
+          },
         }),
       ],
       errors: [
@@ -103,7 +149,8 @@ export const experimentRoutes = [
       const runId = query.run_id?.toLowerCase() ?? null;
       let experimentId = query.experiment_id?.toLowerCase() ?? null;
       if (experimentId === null) {
-        if (runId === null) throw validationError('query', { experiment_id: 'name the experiment, or the run to compare (run_id)' });
+        if (runId === null)
+          throw validationError('query', { experiment_id: 'name the experiment, or the run to compare (run_id)' });
         experimentId = await ctx.services.store.run('experimentOfRun', { scope, runId });
         if (experimentId === null) throw new ApiError('not_found', `Eval run ${runId} not found`);
       }
@@ -117,7 +164,11 @@ export const experimentRoutes = [
       let perTaskJson = '[]';
       let figures: Record<string, RunFigures> = {};
       if (baseline && candidate) {
-        const compared = await ctx.services.store.run('compareRuns', { scope, baselineId: baseline.id, candidateId: candidate.id });
+        const compared = await ctx.services.store.run('compareRuns', {
+          scope,
+          baselineId: baseline.id,
+          candidateId: candidate.id,
+        });
         comparison = buildComparison(compared.aggregates);
         perTaskJson = compared.perTaskJson;
         figures = compared.figures;
@@ -130,7 +181,9 @@ export const experimentRoutes = [
         baseline: baseline && { ...baseline, ...figures[baseline.id], pinned: choice.pinned },
         candidate: candidate && { ...candidate, ...figures[candidate.id] },
         comparison: comparison && { ...comparison, per_task: PER_TASK },
-      } satisfies Omit<BaselineComparison, 'comparison'> & { comparison: (Comparison & { per_task: typeof PER_TASK }) | null };
+      } satisfies Omit<BaselineComparison, 'comparison'> & {
+        comparison: (Comparison & { per_task: typeof PER_TASK }) | null;
+      };
       return bytes(withPerTask(JSON.stringify({ data: answer }), perTaskJson), 'application/json');
     },
   }),
@@ -142,9 +195,14 @@ export const experimentRoutes = [
     note: {
       tag: 'Experiments',
       summary: 'One experiment with its runs',
-      description: 'Its runs in the reader\'s scope, oldest first, each with its figures; `baseline_run_id` is the pin, when the reader can see that run.',
+      description:
+        "Its runs in the reader's scope, oldest first, each with its figures; `baseline_run_id` is the pin, when the reader can see that run.",
       params: 'ExperimentParams',
-      answers: [answer(200, 'ExperimentAnswer', 'The experiment.', { two: { data: { ...EXPERIMENT, runs: [BASELINE_RUN, EXPERIMENT_RUN] } } })],
+      answers: [
+        answer(200, 'ExperimentAnswer', 'The experiment.', {
+          two: { data: { ...EXPERIMENT, runs: [BASELINE_RUN, EXPERIMENT_RUN] } },
+        }),
+      ],
     },
     async handler({ params }, ctx) {
       const { experiment, runs } = await runsOf(ctx, params.experimentId.toLowerCase());
@@ -158,23 +216,39 @@ export const experimentRoutes = [
     validate: { params: validateExperimentParams, body: validatePinBaselineBody },
     note: {
       tag: 'Experiments',
-      summary: 'Pin an experiment\'s baseline',
-      description: 'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
+      summary: "Pin an experiment's baseline",
+      description:
+        'A succeeded run of the experiment; `null` removes the pin (the baseline is then the latest succeeded run before the candidate).',
       params: 'ExperimentParams',
       body: payload('PinBaselineBody', { pin: { run_id: BASELINE_ID }, unpin: { run_id: null } }),
-      answers: [answer(200, 'BaselinePinAnswer', 'The pin.', { pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } } })],
+      answers: [
+        answer(200, 'BaselinePinAnswer', 'The pin.', {
+          pinned: { data: { experiment_id: EXPERIMENT_ID, baseline_run_id: BASELINE_ID } },
+        }),
+      ],
       errors: [
         { status: 404, when: '`not_found`: no such experiment, or the run is not one of its runs.' },
-        { status: 409, when: '`conflict`, with the run\'s `status`: the run has not succeeded.' },
+        { status: 409, when: "`conflict`, with the run's `status`: the run has not succeeded." },
       ],
     },
     async handler({ params, body }, ctx) {
       const experimentId = params.experimentId.toLowerCase();
       const runId = body.run_id?.toLowerCase() ?? null;
-      const outcome = await ctx.services.store.run('pinBaseline', { scope: readScopeOf(ctx.principal), experimentId, runId, by: actorOf(ctx.principal) });
+      const outcome = await ctx.services.store.run('pinBaseline', {
+        scope: readScopeOf(ctx.principal),
+        experimentId,
+        runId,
+        by: actorOf(ctx.principal),
+      });
       if (outcome === 'no_experiment') throw new ApiError('not_found', `Experiment ${params.experimentId} not found`);
-      if (outcome === 'no_run') throw new ApiError('not_found', `Eval run ${body.run_id} is not a run of experiment ${params.experimentId}`);
-      if (typeof outcome === 'object') throw new ApiError('conflict', `Only a succeeded run can be the baseline; run ${runId} is ${outcome.notSucceeded}`, { status: outcome.notSucceeded });
+      if (outcome === 'no_run')
+        throw new ApiError('not_found', `Eval run ${body.run_id} is not a run of experiment ${params.experimentId}`);
+      if (typeof outcome === 'object')
+        throw new ApiError(
+          'conflict',
+          `Only a succeeded run can be the baseline; run ${runId} is ${outcome.notSucceeded}`,
+          { status: outcome.notSucceeded },
+        );
       return data({ experiment_id: experimentId, baseline_run_id: runId } satisfies BaselinePin);
     },
   }),

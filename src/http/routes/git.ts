@@ -4,10 +4,23 @@
  * session tokens); credentials go in sealed and never come back out.
  */
 import { createPrivateKey } from 'node:crypto';
-import { validateGitAppParams, validateGitBranchesQuery, validateGitConnectBody, type GitConnectBody } from '../../contract/git.js';
+import {
+  validateGitAppParams,
+  validateGitBranchesQuery,
+  validateGitConnectBody,
+  type GitConnectBody,
+} from '../../contract/git.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { sealCredentials } from '../../core/git/credentials.js';
-import { githubWebUrl, HANDSHAKE_TTL_MS, installationUrl, isAuthorised, newStateToken, stateHash, statusOf } from '../../core/git/connection.js';
+import {
+  githubWebUrl,
+  HANDSHAKE_TTL_MS,
+  installationUrl,
+  isAuthorised,
+  newStateToken,
+  stateHash,
+  statusOf,
+} from '../../core/git/connection.js';
 import { isBranchName, parseRepositoryName, REPOSITORY_RULE } from '../../core/git/names.js';
 import { GitHubProvider } from '../../git/github.js';
 import type { GitReader } from '../../git/provider.js';
@@ -42,26 +55,38 @@ export function setupPath(state: string): string {
  * Checks that `repository` is one `reader` reaches and picks its branch (`branch`, else the
  * repository's default); a 400 naming the field otherwise.
  */
-export async function pickRepository(reader: GitReader, repository: string, branch: string | undefined, part: 'body' | 'query'): Promise<{ repository: string; branch: string }> {
+export async function pickRepository(
+  reader: GitReader,
+  repository: string,
+  branch: string | undefined,
+  part: 'body' | 'query',
+): Promise<{ repository: string; branch: string }> {
   if (!parseRepositoryName(repository)) throw validationError(part, { repository: `must be ${REPOSITORY_RULE}` });
-  if (branch !== undefined && !isBranchName(branch)) throw validationError(part, { branch: 'is not a valid branch name' });
+  if (branch !== undefined && !isBranchName(branch))
+    throw validationError(part, { branch: 'is not a valid branch name' });
   const found = (await reader.listRepositories()).find((r) => r.full_name === repository);
   if (!found) throw validationError(part, { repository: `the connection reaches no repository ${repository}` });
   const picked = branch ?? found.default_branch;
-  if (!(await reader.listBranches(repository)).includes(picked)) throw validationError(part, { branch: `${repository} has no branch ${picked}` });
+  if (!(await reader.listBranches(repository)).includes(picked))
+    throw validationError(part, { branch: `${repository} has no branch ${picked}` });
   return { repository, branch: picked };
 }
 
 function checkConnectBody(body: GitConnectBody, ctx: Context): void {
   const details: Record<string, string> = {};
   if (body.provider === 'local') {
-    if (ctx.services.git.local === null) details.provider = 'this server has no TRACELAKE_GIT_ROOT: local repositories are not offered';
+    if (ctx.services.git.local === null)
+      details.provider = 'this server has no TRACELAKE_GIT_ROOT: local repositories are not offered';
     if (body.token !== undefined) details.token = 'only for provider github';
     if (body.app !== undefined) details.app = 'only for provider github';
   } else {
-    if ((body.token === undefined) === (body.app === undefined)) details.token = 'give either token (a fine-grained token) or app (a GitHub App), not both';
-    if (body.app !== undefined && body.repository !== undefined) details.repository = 'a GitHub App connection picks its repository after the installation, on the page the answer links to';
-    if (body.app !== undefined && !isPrivateKey(body.app.private_key)) details['app.private_key'] = 'is not a PEM private key';
+    if ((body.token === undefined) === (body.app === undefined))
+      details.token = 'give either token (a fine-grained token) or app (a GitHub App), not both';
+    if (body.app !== undefined && body.repository !== undefined)
+      details.repository =
+        'a GitHub App connection picks its repository after the installation, on the page the answer links to';
+    if (body.app !== undefined && !isPrivateKey(body.app.private_key))
+      details['app.private_key'] = 'is not a PEM private key';
   }
   if (body.branch !== undefined && body.repository === undefined) details.branch = 'only with repository';
   if (Object.keys(details).length > 0) throw validationError('body', details);
@@ -85,15 +110,16 @@ export const gitRoutes = (secret: Buffer) => [
     note: {
       tag: 'Git',
       summary: 'The git connection of an app',
-      description: '`connected: false` without a connection or while a handshake waits for a human; `connected: true` with `repository: null` once authorised and before a repository is picked. A headless client polls this until `connected` is true.',
+      description:
+        '`connected: false` without a connection or while a handshake waits for a human; `connected: true` with `repository: null` once authorised and before a repository is picked. A headless client polls this until `connected` is true.',
       params: 'GitAppParams',
       answers: [
-        answer(200, 'GitStatusAnswer', 'The connection\'s status.', {
+        answer(200, 'GitStatusAnswer', "The connection's status.", {
           connected: { data: CONNECTED },
           none: { data: { connected: false, provider: null, installation_id: null, repository: null, branch: null } },
         }),
       ],
-      errors: [{ status: 404, when: '`not_found`: no such app of the caller\'s tenant.' }],
+      errors: [{ status: 404, when: "`not_found`: no such app of the caller's tenant." }],
     },
     async handler({ params }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
@@ -109,12 +135,22 @@ export const gitRoutes = (secret: Buffer) => [
       tag: 'Git',
       summary: 'Start connecting an app to a git repository',
       description:
-        '`local`: a repository under the server\'s `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake\'s own page listing the repositories, or the App\'s installation page — within an hour (`expires_at`). A new connect replaces the app\'s connection. Credentials are stored sealed and never come back out.',
+        "`local`: a repository under the server's `TRACELAKE_GIT_ROOT`. `github`: a fine-grained `token` (authorised at once), or a GitHub App (`app`), installed by a human on GitHub, who is then sent back to `/v1/git/github/callback`. With `repository` (local or token), the app is connected at once; otherwise `url` is where a human finishes — Tracelake's own page listing the repositories, or the App's installation page — within an hour (`expires_at`). A new connect replaces the app's connection. Credentials are stored sealed and never come back out.",
       params: 'GitAppParams',
       body: payload('GitConnectBody', {
         local: { provider: 'local', repository: 'acme/prompts', branch: 'main' },
-        token: { provider: 'github', token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV' },
-        githubApp: { provider: 'github', app: { app_id: 123456, private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n', slug: 'acme-tracelake' } },
+        token: {
+          provider: 'github',
+          token: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV',
+        },
+        githubApp: {
+          provider: 'github',
+          app: {
+            app_id: 123456,
+            private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA…\n-----END RSA PRIVATE KEY-----\n',
+            slug: 'acme-tracelake',
+          },
+        },
       }),
       answers: [
         answer(200, 'GitHandshakeAnswer', 'The handshake: where a human finishes it, or the connection made at once.', {
@@ -140,9 +176,12 @@ export const gitRoutes = (secret: Buffer) => [
         }),
       ],
       errors: [
-        { status: 400, when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, `branch` without `repository`, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.' },
+        {
+          status: 400,
+          when: '`invalid_request_body` with `details`: a field that does not fit the provider (both or neither of `token` and `app`, `repository` with an App, `branch` without `repository`, a key that is not PEM), `local` on a server without a git root, a token GitHub refuses, or a repository or branch the connection does not reach.',
+        },
         { status: 403, when: TENANT_ADMIN },
-        { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
+        { status: 404, when: "`not_found`: no such app of the caller's tenant." },
         { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
       ],
     },
@@ -161,24 +200,60 @@ export const gitRoutes = (secret: Buffer) => [
       if (body.app !== undefined) {
         // GitHub shows the human the App's installation, then sends them to its setup URL
         // (/v1/git/github/callback) with the state and the installation id.
-        const credentials = seal({ kind: 'app', appId: body.app.app_id, privateKey: body.app.private_key, slug: body.app.slug });
-        started = await ctx.services.store.run('startGitHandshake', { ...common, provider: 'github', phase: 'pending', credentials, stateHash: stateHash(state), stateExpiresAtMs: expiresAtMs, repository: null, branch: null });
+        const credentials = seal({
+          kind: 'app',
+          appId: body.app.app_id,
+          privateKey: body.app.private_key,
+          slug: body.app.slug,
+        });
+        started = await ctx.services.store.run('startGitHandshake', {
+          ...common,
+          provider: 'github',
+          phase: 'pending',
+          credentials,
+          stateHash: stateHash(state),
+          stateExpiresAtMs: expiresAtMs,
+          repository: null,
+          branch: null,
+        });
         url = installationUrl(githubWebUrl(git.settings.githubApiUrl), body.app.slug, state);
       } else {
-        const reader: GitReader = body.provider === 'local' ? git.local! : new GitHubProvider(git.settings.githubApiUrl, { kind: 'token', token: body.token! });
-        if (body.provider === 'github') await reader.listRepositories().catch((e: unknown) => {
-          if (e instanceof ApiError && e.code === 'git_connection_missing') throw validationError('body', { token: 'GitHub refused this token' });
-          throw e;
-        });
+        const reader: GitReader =
+          body.provider === 'local'
+            ? git.local!
+            : new GitHubProvider(git.settings.githubApiUrl, { kind: 'token', token: body.token! });
+        if (body.provider === 'github')
+          await reader.listRepositories().catch((e: unknown) => {
+            if (e instanceof ApiError && e.code === 'git_connection_missing')
+              throw validationError('body', { token: 'GitHub refused this token' });
+            throw e;
+          });
         const credentials = body.token === undefined ? null : seal({ kind: 'token', token: body.token });
         // The token (or the server's own root) authorises at once; only the pick is left.
         const phase = body.provider === 'local' ? 'pending' : 'authorised';
         if (body.repository !== undefined) {
           const picked = await pickRepository(reader, body.repository, body.branch, 'body');
-          started = await ctx.services.store.run('startGitHandshake', { ...common, provider: body.provider, phase: 'connected', credentials, stateHash: null, stateExpiresAtMs: null, ...picked });
+          started = await ctx.services.store.run('startGitHandshake', {
+            ...common,
+            provider: body.provider,
+            phase: 'connected',
+            credentials,
+            stateHash: null,
+            stateExpiresAtMs: null,
+            ...picked,
+          });
           url = null;
         } else {
-          started = await ctx.services.store.run('startGitHandshake', { ...common, provider: body.provider, phase, credentials, stateHash: stateHash(state), stateExpiresAtMs: expiresAtMs, repository: null, branch: null });
+          started = await ctx.services.store.run('startGitHandshake', {
+            ...common,
+            provider: body.provider,
+            phase,
+            credentials,
+            stateHash: stateHash(state),
+            stateExpiresAtMs: expiresAtMs,
+            repository: null,
+            branch: null,
+          });
           url = `${publicBase(ctx, headers)}${setupPath(state)}`;
         }
       }
@@ -202,17 +277,30 @@ export const gitRoutes = (secret: Buffer) => [
       tag: 'Git',
       summary: 'The repositories the connection reaches',
       params: 'GitAppParams',
-      answers: [answer(200, 'GitRepositoryListAnswer', 'The repositories.', { two: { data: [{ name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' }, { name: 'shop', full_name: 'acme/shop', default_branch: 'trunk' }] } })],
+      answers: [
+        answer(200, 'GitRepositoryListAnswer', 'The repositories.', {
+          two: {
+            data: [
+              { name: 'prompts', full_name: 'acme/prompts', default_branch: 'main' },
+              { name: 'shop', full_name: 'acme/shop', default_branch: 'trunk' },
+            ],
+          },
+        }),
+      ],
       errors: [
-        { status: 404, when: '`not_found`: no such app of the caller\'s tenant.' },
-        { status: 409, when: '`git_connection_missing`: the authorisation has not completed, or the provider refuses the connection\'s credentials (connect again).' },
+        { status: 404, when: "`not_found`: no such app of the caller's tenant." },
+        {
+          status: 409,
+          when: "`git_connection_missing`: the authorisation has not completed, or the provider refuses the connection's credentials (connect again).",
+        },
         { status: 503, when: '`unavailable`: GitHub, or the git root, cannot be read.' },
       ],
     },
     async handler({ params }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
       const row = await ctx.services.git.connection(app);
-      if (!isAuthorised(row)) throw new ApiError('git_connection_missing', 'The git authorisation of this app has not completed');
+      if (!isAuthorised(row))
+        throw new ApiError('git_connection_missing', 'The git authorisation of this app has not completed');
       return data(await ctx.services.git.readerOf(row).listRepositories());
     },
   }),
@@ -237,8 +325,10 @@ export const gitRoutes = (secret: Buffer) => [
     async handler({ params, query }, ctx) {
       const app = await administeredGitApp(ctx, params.appId);
       const row = await ctx.services.git.connection(app);
-      if (!isAuthorised(row)) throw new ApiError('git_connection_missing', 'The git authorisation of this app has not completed');
-      if (!parseRepositoryName(query.repository)) throw validationError('query', { repository: `must be ${REPOSITORY_RULE}` });
+      if (!isAuthorised(row))
+        throw new ApiError('git_connection_missing', 'The git authorisation of this app has not completed');
+      if (!parseRepositoryName(query.repository))
+        throw validationError('query', { repository: `must be ${REPOSITORY_RULE}` });
       return data(await ctx.services.git.readerOf(row).listBranches(query.repository));
     },
   }),

@@ -26,9 +26,12 @@ export const healthRoutes = [
     note: {
       tag: 'Health and system',
       summary: 'Liveness of the server',
-      description: 'What supervisors poll: 503, with the failing checks, when ingestion cannot work (disk, data directory, database).',
+      description:
+        'What supervisors poll: 503, with the failing checks, when ingestion cannot work (disk, data directory, database).',
       answers: [
-        answer(200, 'Liveness', 'Healthy.', { healthy: { status: 'healthy', version: '0.1.0', mode: 'cloud', uptime_s: 3600 } }),
+        answer(200, 'Liveness', 'Healthy.', {
+          healthy: { status: 'healthy', version: '0.1.0', mode: 'cloud', uptime_s: 3600 },
+        }),
         answer(503, 'Liveness', 'Unhealthy: `dependencies` lists the failing checks.'),
       ],
     },
@@ -80,8 +83,12 @@ export const healthRoutes = [
     note: {
       tag: 'Health and system',
       summary: 'Health of the files',
-      description: 'The data directory, free disk, the segment and blob directories, and the quarantine (unhealthy while it holds files).',
-      answers: [answer(200, 'HealthReport', 'Every dependency is healthy.'), answer(503, 'HealthReport', 'A dependency is unhealthy (same body).')],
+      description:
+        'The data directory, free disk, the segment and blob directories, and the quarantine (unhealthy while it holds files).',
+      answers: [
+        answer(200, 'HealthReport', 'Every dependency is healthy.'),
+        answer(503, 'HealthReport', 'A dependency is unhealthy (same body).'),
+      ],
     },
     handler: (_input, ctx) => report(ctx, 'files', ['data_dir', 'disk', 'segments', 'quarantine']),
   }),
@@ -91,15 +98,31 @@ export const healthRoutes = [
 export const INGESTION_CHECKS: Checks = ['duckdb', 'data_dir', 'disk'];
 
 /** Runs `checks` in the store thread, plus the worker pool's own state; never throws. */
-export async function runChecks(store: TaskRunner<StoreTasks>, checks: Checks, fatal: string | null): Promise<DependencyCheck[]> {
+export async function runChecks(
+  store: TaskRunner<StoreTasks>,
+  checks: Checks,
+  fatal: string | null,
+): Promise<DependencyCheck[]> {
   if (fatal) return [{ name: 'duckdb', status: 'unhealthy', latencyMs: 0, error: fatal }];
   const started = performance.now();
   try {
     const dependencies = await withTimeout(store.run('health', { checks }), CHECK_TIMEOUT_MS);
-    dependencies.push({ name: 'worker_pool', status: 'healthy', latencyMs: round(performance.now() - started), detail: { queued: store.queueSize } });
+    dependencies.push({
+      name: 'worker_pool',
+      status: 'healthy',
+      latencyMs: round(performance.now() - started),
+      detail: { queued: store.queueSize },
+    });
     return dependencies;
   } catch (e) {
-    return [{ name: 'worker_pool', status: 'unhealthy', latencyMs: round(performance.now() - started), error: (e as Error).message }];
+    return [
+      {
+        name: 'worker_pool',
+        status: 'unhealthy',
+        latencyMs: round(performance.now() - started),
+        error: (e as Error).message,
+      },
+    ];
   }
 }
 
@@ -107,7 +130,12 @@ async function report(ctx: Context, component: string, checks: Checks) {
   const dependencies = await runChecks(ctx.services.store, checks, ctx.services.liveness.fatal);
   const healthy = dependencies.every((d) => d.status === 'healthy');
   return json(
-    { component, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies } satisfies HealthReport,
+    {
+      component,
+      status: healthy ? 'healthy' : 'unhealthy',
+      timestamp: new Date().toISOString(),
+      dependencies,
+    } satisfies HealthReport,
     healthy ? 200 : 503,
   );
 }

@@ -29,7 +29,7 @@ export const ingestRoutes = [
       tag: 'Ingestion',
       summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
       description:
-        'The exporter\'s own format, protobuf or JSON, optionally gzip- or deflate-encoded. A 200 means the spans are durable (in the fsynced ingest log); they are readable once written as a segment, within a second. Spans refused one by one (e.g. over the per-trace bound) are reported through `partialSuccess`.',
+        "The exporter's own format, protobuf or JSON, optionally gzip- or deflate-encoded. A 200 means the spans are durable (in the fsynced ingest log); they are readable once written as a segment, within a second. Spans refused one by one (e.g. over the per-trace bound) are reported through `partialSuccess`.",
       headers: {
         'Content-Encoding': '`gzip`, `deflate` or `identity`.',
         'X-Tracelake-Wait': '`visible`: answer only once the spans can be read.',
@@ -43,13 +43,21 @@ export const ingestRoutes = [
       answers: [
         {
           status: 200,
-          description: 'Accepted and durable, in the request\'s own encoding.',
+          description: "Accepted and durable, in the request's own encoding.",
           headers: { 'X-Tracelake-Visible': '`true` when the spans were already readable when answered.' },
-          ...payload('OtlpExportAnswer', { accepted: {}, partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } } }),
+          ...payload('OtlpExportAnswer', {
+            accepted: {},
+            partly: { partialSuccess: { rejectedSpans: '3', errorMessage: 'trace 4bf9…: more than 10000 spans' } },
+          }),
           media: { 'application/x-protobuf': 'An OTLP ExportTraceServiceResponse (protobuf).' },
         },
       ],
-      errors: [{ status: 429, when: 'Rate limited, or the plan\'s monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).' }],
+      errors: [
+        {
+          status: 429,
+          when: "Rate limited, or the plan's monthly span quota or storage cap is reached (`span_limit_exceeded`, `storage_cap_exceeded`, with `Retry-After`).",
+        },
+      ],
     },
     async handler({ body, headers }, ctx) {
       const encoding = encodingOf(headers['content-type']);
@@ -66,14 +74,33 @@ export const ingestRoutes = [
         waitsForVisibility(headers['x-tracelake-wait']),
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
-      const partial: PartialSuccess | null = outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errors.join('; ') } : null;
+      const partial: PartialSuccess | null =
+        outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errors.join('; ') } : null;
       if (partial) {
         const { tenantId, appId } = ctx.principal;
-        ctx.services.refusals.note({ tenant_id: tenantId, app_id: appId, key_prefix: keyPrefixOf(headers.authorization), reason: 'partial_success', status: 200, rejected_spans: partial.rejectedSpans, message: outcome.errors[0] ?? '' }, Date.now());
+        ctx.services.refusals.note(
+          {
+            tenant_id: tenantId,
+            app_id: appId,
+            key_prefix: keyPrefixOf(headers.authorization),
+            reason: 'partial_success',
+            status: 200,
+            rejected_spans: partial.rejectedSpans,
+            message: outcome.errors[0] ?? '',
+          },
+          Date.now(),
+        );
       }
       const visibility = { 'X-Tracelake-Visible': String(outcome.visible) };
-      if (encoding === 'protobuf') return bytes(encodeExportResponse(partial), 'application/x-protobuf', 200, visibility);
-      return json((partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}) satisfies OtlpExportAnswer, 200, visibility);
+      if (encoding === 'protobuf')
+        return bytes(encodeExportResponse(partial), 'application/x-protobuf', 200, visibility);
+      return json(
+        (partial
+          ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }
+          : {}) satisfies OtlpExportAnswer,
+        200,
+        visibility,
+      );
     },
   }),
 ];

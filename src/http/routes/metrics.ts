@@ -24,7 +24,7 @@ export const metricsRoutes = [
       tag: 'Metrics',
       summary: 'Measures over time',
       description:
-        'The app\'s traces (default), spans or scores in the window (`from`/`to`: 7 days by default, at most 90), in UTC buckets (weeks from Monday; default the finest of minute, hour, day, week giving at most 200 buckets; at most 2500), with the `measures` asked for (default `count`), grouped by up to two dimensions (the `group_limit` largest groups over the window are kept). Traces offer `count`, `cost`, `total_tokens`, `latency_mean`, `latency_p50`…`latency_p99`, `error_rate`, by `name`, `environment`, `user_id`, `session_id`; spans add `input_tokens` and `output_tokens`, and `model`, `prompt_name`, `service_name`, `span_kind`; scores offer `count` and `score_avg` by `score_name`, `environment`, `user_id`, `session_id`. `filter` is the view\'s string filter. Rows are sparse: a bucket without rows is absent (`meta.buckets` says how many there are), and a missing group value is null.',
+        "The app's traces (default), spans or scores in the window (`from`/`to`: 7 days by default, at most 90), in UTC buckets (weeks from Monday; default the finest of minute, hour, day, week giving at most 200 buckets; at most 2500), with the `measures` asked for (default `count`), grouped by up to two dimensions (the `group_limit` largest groups over the window are kept). Traces offer `count`, `cost`, `total_tokens`, `latency_mean`, `latency_p50`…`latency_p99`, `error_rate`, by `name`, `environment`, `user_id`, `session_id`; spans add `input_tokens` and `output_tokens`, and `model`, `prompt_name`, `service_name`, `span_kind`; scores offer `count` and `score_avg` by `score_name`, `environment`, `user_id`, `session_id`. `filter` is the view's string filter. Rows are sparse: a bucket without rows is absent (`meta.buckets` says how many there are), and a missing group value is null.",
       query: 'MetricsQuery',
       answers: [
         answer(200, 'MetricsAnswer', 'One row per bucket and group.', {
@@ -61,7 +61,10 @@ export const metricsRoutes = [
       const window = resolveWindow(q.from, q.to, Date.now(), { start: 'from', end: 'to' });
       const plan = planMetrics(q, window);
       const ast = q.filter === undefined ? [] : parseFilter(q.filter, plan.view);
-      const [scope] = await Promise.all([narrowedScope(ctx, q.environment, 'query'), plan.view === 'scores' ? undefined : checkEnvironmentNames(ctx, ast)]);
+      const [scope] = await Promise.all([
+        narrowedScope(ctx, q.environment, 'query'),
+        plan.view === 'scores' ? undefined : checkEnvironmentNames(ctx, ast),
+      ]);
       const answer = await ctx.services.store.run('queryMetrics', { plan, scope, filter: ast });
       return json({
         data: answer.rows,

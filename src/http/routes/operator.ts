@@ -33,7 +33,9 @@ import { COMMAND_NOTES, SERVER_NOTE } from '../../openapi/operatorNotes.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context, type Route } from '../route.js';
 
-type Validators = NonNullable<Route<Record<string, string>, Record<string, never>, Record<string, unknown> | undefined>['validate']>;
+type Validators = NonNullable<
+  Route<Record<string, string>, Record<string, never>, Record<string, unknown> | undefined>['validate']
+>;
 
 const VALIDATORS: Record<OperatorCommandName, Validators> = {
   'tenant create': { body: validateOperatorCreateTenantBody },
@@ -50,7 +52,12 @@ const VALIDATORS: Record<OperatorCommandName, Validators> = {
 } as Record<OperatorCommandName, Validators>;
 
 /** The command a request asks for, or 400 naming the field the CLI's rules refuse. */
-function commandOf(name: OperatorCommandName, params: Record<string, string>, body: Record<string, unknown> | undefined, ctx: Context): OperatorCommand {
+function commandOf(
+  name: OperatorCommandName,
+  params: Record<string, string>,
+  body: Record<string, unknown> | undefined,
+  ctx: Context,
+): OperatorCommand {
   let command: OperatorCommand;
   try {
     command = operatorCommand(name, params, body, Date.now());
@@ -61,7 +68,9 @@ function commandOf(name: OperatorCommandName, params: Record<string, string>, bo
   // The server's own plans (the CLI on a data dir reads the plans file instead: cli/plans.ts).
   const plans = ctx.services.plans.plans;
   if ('plan' in command && command.plan !== null && !(command.plan in plans)) {
-    throw validationError('body', { plan: `unknown plan "${command.plan}"; the plans file has ${Object.keys(plans).join(', ')}` });
+    throw validationError('body', {
+      plan: `unknown plan "${command.plan}"; the plans file has ${Object.keys(plans).join(', ')}`,
+    });
   }
   return command;
 }

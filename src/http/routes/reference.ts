@@ -18,7 +18,10 @@ export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
   let built: Promise<{ json: string; html: string }> | null = null;
   const reference = (version: string) =>
     (built ??= (async () => {
-      const [{ documentText, referenceDocument }, { renderReference }] = await Promise.all([import('../../openapi/reference.js'), import('../../openapi/html.js')]);
+      const [{ documentText, referenceDocument }, { renderReference }] = await Promise.all([
+        import('../../openapi/reference.js'),
+        import('../../openapi/html.js'),
+      ]);
       const doc = referenceDocument(documentedRoutes(), version);
       return { json: documentText(doc), html: renderReference(doc) };
     })());
@@ -31,7 +34,13 @@ export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
         tag: 'Reference',
         summary: 'This document',
         description: 'The OpenAPI 3.1 document, the same bytes as `docs/openapi.json` in the repository.',
-        answers: [{ status: 200, description: 'The OpenAPI document.', media: { 'application/json': 'An OpenAPI 3.1 document.' } }],
+        answers: [
+          {
+            status: 200,
+            description: 'The OpenAPI document.',
+            media: { 'application/json': 'An OpenAPI 3.1 document.' },
+          },
+        ],
       },
       handler: async (_input, ctx) => bytes((await reference(ctx.services.version)).json, 'application/json'),
     }),
@@ -45,7 +54,8 @@ export function referenceRoutes(documentedRoutes: () => AnyRoute[]) {
         description: 'The same document rendered as one self-contained HTML page (no scripts, nothing fetched).',
         answers: [{ status: 200, description: 'The reference page.', media: { 'text/html': 'An HTML page.' } }],
       },
-      handler: async (_input, ctx) => bytes((await reference(ctx.services.version)).html, 'text/html; charset=utf-8', 200, PAGE_HEADERS),
+      handler: async (_input, ctx) =>
+        bytes((await reference(ctx.services.version)).html, 'text/html; charset=utf-8', 200, PAGE_HEADERS),
     }),
   ];
 }

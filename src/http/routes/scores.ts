@@ -20,7 +20,13 @@ import {
 } from '../../contract/scores.js';
 import { ApiError, ERRORS, validationError } from '../../core/errors.js';
 import { parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
-import { assertBatchSize, batchAnswer, type BatchAnswer, type BatchItemResult, type ItemOutcome } from '../../core/scores/batch.js';
+import {
+  assertBatchSize,
+  batchAnswer,
+  type BatchAnswer,
+  type BatchItemResult,
+  type ItemOutcome,
+} from '../../core/scores/batch.js';
 import { checkContent, commentTarget } from '../../core/scores/comment.js';
 import { checkConfigDefinition } from '../../core/scores/config.js';
 import { clientIdOf, prepareChecked, prepareItem, type PreparedScore } from '../../core/scores/item.js';
@@ -59,8 +65,17 @@ function injectFault(ctx: Context, headers: Readonly<Record<string, string>>): b
 }
 
 async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Record<string, string>>) {
-  const inserted = await ctx.services.store.run('insertScores', { scope: readScope(ctx), items, createdBy: createdBy(ctx), fault: injectFault(ctx, headers) });
-  if (inserted.insertFailed !== null) ctx.services.log.error({ requestId: ctx.requestId, err: inserted.insertFailed, items: items.length }, 'score insert failed');
+  const inserted = await ctx.services.store.run('insertScores', {
+    scope: readScope(ctx),
+    items,
+    createdBy: createdBy(ctx),
+    fault: injectFault(ctx, headers),
+  });
+  if (inserted.insertFailed !== null)
+    ctx.services.log.error(
+      { requestId: ctx.requestId, err: inserted.insertFailed, items: items.length },
+      'score insert failed',
+    );
   return inserted;
 }
 
@@ -74,7 +89,8 @@ function itemFailure(error: ItemError): ApiError {
 }
 
 function listReply(answer: ScoreAnswer, limit: number, offset: number): Reply {
-  if (answer.kind === 'csv') return bytes(answer.csv, 'text/csv; charset=utf-8', 200, { 'X-Total-Count': String(answer.total) });
+  if (answer.kind === 'csv')
+    return bytes(answer.csv, 'text/csv; charset=utf-8', 200, { 'X-Total-Count': String(answer.total) });
   return json({ data: answer.data, pagination: { total: answer.total, limit, offset } });
 }
 
@@ -94,7 +110,9 @@ const scoreRoutesOnly = [
       tag: 'Scores',
       summary: 'Create a score',
       description: 'Scores a trace or span (`resource_id`), or a session (`session_id` alone). Scores are append-only.',
-      body: payload('ScoreBody', { numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' } }),
+      body: payload('ScoreBody', {
+        numeric: { name: 'helpfulness', resource_id: TRACE_ID, score: 0.9, reason: 'Answered with the tracking link' },
+      }),
       answers: [answer(201, 'ScoreAnswer', 'The score.', { created: { data: SCORE_EXAMPLE } })],
       errors: [{ status: 400, when: `\`invalid_request_body\`: ${SCORE_RULES}.` }],
     },
@@ -102,7 +120,8 @@ const scoreRoutesOnly = [
       const prepared = prepareChecked(body, 0);
       if (!prepared.ok) throw itemFailure(prepared.error);
       const { outcomes, scores, insertFailed } = await insert(ctx, [prepared.item], headers);
-      if (insertFailed !== null) throw new ApiError('internal_error', 'The score insert failed; the score was not stored');
+      if (insertFailed !== null)
+        throw new ApiError('internal_error', 'The score insert failed; the score was not stored');
       const [outcome] = outcomes as [ItemOutcome];
       if (outcome.error) throw itemFailure(outcome.error);
       return data(scores[0], 201);
@@ -133,7 +152,17 @@ const scoreRoutesOnly = [
             data: {
               results: [
                 { index: 0, id: SCORE_ID, status: 'success', client_id: 'a' },
-                { index: 1, id: null, status: 'error', client_id: 'b', error: { code: 'invalid_request_body', message: 'resource_id: required unless session_id names a session', field: 'resource_id' } },
+                {
+                  index: 1,
+                  id: null,
+                  status: 'error',
+                  client_id: 'b',
+                  error: {
+                    code: 'invalid_request_body',
+                    message: 'resource_id: required unless session_id names a session',
+                    field: 'resource_id',
+                  },
+                },
               ],
               summary: { total: 2, succeeded: 1, failed: 1 },
             },
@@ -143,7 +172,10 @@ const scoreRoutesOnly = [
         answer(500, 'ScoreBatchFailure', 'The insert failed: no score of the batch was stored.'),
       ],
       errors: [
-        { status: 400, when: `\`invalid_request_body\` when every item is refused, with \`details\` keyed by the item's index, each \`field: why\`: ${SCORE_RULES}.` },
+        {
+          status: 400,
+          when: `\`invalid_request_body\` when every item is refused, with \`details\` keyed by the item's index, each \`field: why\`: ${SCORE_RULES}.`,
+        },
         { status: 413, when: 'More than 1000 items, or a body over the limit.' },
       ],
     },
@@ -184,7 +216,15 @@ const scoreRoutesOnly = [
     async handler({ query }, ctx) {
       const limit = query.limit ?? DEFAULT_PAGE;
       const offset = query.offset ?? 0;
-      const page = { scope: readScope(ctx), selection: planList(query), limit, offset, sortBy: 'created_at' as const, sortOrder: 'desc' as const, format: query.format ?? 'json' };
+      const page = {
+        scope: readScope(ctx),
+        selection: planList(query),
+        limit,
+        offset,
+        sortBy: 'created_at' as const,
+        sortOrder: 'desc' as const,
+        format: query.format ?? 'json',
+      };
       return listReply(await ctx.services.store.run('listScores', { page }), limit, offset);
     },
   }),
@@ -209,7 +249,11 @@ const scoreRoutesOnly = [
       tag: 'Scores',
       summary: 'Scores aggregated by name',
       query: 'ScoreAggregationQuery',
-      answers: [answer(200, 'ScoreAggregationsAnswer', 'One row per score name.', { byName: { data: [{ name: 'helpfulness', count: 120, avg_score: 0.82, min_score: 0, max_score: 1 }] } })],
+      answers: [
+        answer(200, 'ScoreAggregationsAnswer', 'One row per score name.', {
+          byName: { data: [{ name: 'helpfulness', count: 120, avg_score: 0.82, min_score: 0, max_score: 1 }] },
+        }),
+      ],
       errors: [{ status: 400, when: `${SCORE_KINDS}; \`invalid_filter\`; \`invalid_time_window\`.` }],
     },
     async handler({ query }, ctx) {
@@ -228,8 +272,14 @@ const scoreRoutesOnly = [
     note: {
       tag: 'Scores',
       summary: 'Search scores with JSON filters',
-      body: payload('ScoreSearchBody', { low: { filters: [{ field: 'score', operator: 'lt', value: 0.5 }], sort_by: 'score', sort_order: 'asc' } }),
-      answers: [answer(200, 'ScorePage', 'A page of scores.', { page: { data: [SCORE_EXAMPLE], pagination: { total: 1, limit: 50, offset: 0 } } })],
+      body: payload('ScoreSearchBody', {
+        low: { filters: [{ field: 'score', operator: 'lt', value: 0.5 }], sort_by: 'score', sort_order: 'asc' },
+      }),
+      answers: [
+        answer(200, 'ScorePage', 'A page of scores.', {
+          page: { data: [SCORE_EXAMPLE], pagination: { total: 1, limit: 50, offset: 0 } },
+        }),
+      ],
     },
     async handler({ body }, ctx) {
       const scope = readScope(ctx);
@@ -238,7 +288,15 @@ const scoreRoutesOnly = [
       const filter = validateJsonFilters(body.filters ?? [], 'scores');
       const limit = body.limit ?? DEFAULT_PAGE;
       const offset = body.offset ?? 0;
-      const page = { scope, selection, limit, offset, sortBy: body.sort_by ?? 'created_at', sortOrder: body.sort_order ?? 'desc', format: 'json' as const };
+      const page = {
+        scope,
+        selection,
+        limit,
+        offset,
+        sortBy: body.sort_by ?? 'created_at',
+        sortOrder: body.sort_order ?? 'desc',
+        format: 'json' as const,
+      };
       return listReply(await ctx.services.store.run('listScores', { page, filter }), limit, offset);
     },
   }),
@@ -247,9 +305,17 @@ const scoreRoutesOnly = [
     path: '/v1/scores/:scoreId',
     permission: 'score.read',
     validate: { params: validateScoreParams },
-    note: { tag: 'Scores', summary: 'One score', params: 'ScoreParams', answers: [answer(200, 'ScoreAnswer', 'The score.')] },
+    note: {
+      tag: 'Scores',
+      summary: 'One score',
+      params: 'ScoreParams',
+      answers: [answer(200, 'ScoreAnswer', 'The score.')],
+    },
     async handler({ params }, ctx) {
-      const score = await ctx.services.store.run('getScore', { scope: readScope(ctx), id: params.scoreId.toLowerCase() });
+      const score = await ctx.services.store.run('getScore', {
+        scope: readScope(ctx),
+        id: params.scoreId.toLowerCase(),
+      });
       if (!score) throw new ApiError('not_found', `Score ${params.scoreId} not found`);
       return data(score);
     },
@@ -259,9 +325,17 @@ const scoreRoutesOnly = [
     path: '/v1/scores/:scoreId',
     permission: 'score.delete',
     validate: { params: validateScoreParams },
-    note: { tag: 'Scores', summary: 'Delete a score', params: 'ScoreParams', answers: [answer(200, 'ScoreAnswer', 'The deleted score.')] },
+    note: {
+      tag: 'Scores',
+      summary: 'Delete a score',
+      params: 'ScoreParams',
+      answers: [answer(200, 'ScoreAnswer', 'The deleted score.')],
+    },
     async handler({ params }, ctx) {
-      const score = await ctx.services.store.run('deleteScore', { scope: readScope(ctx), id: params.scoreId.toLowerCase() });
+      const score = await ctx.services.store.run('deleteScore', {
+        scope: readScope(ctx),
+        id: params.scoreId.toLowerCase(),
+      });
       if (!score) throw new ApiError('not_found', `Score ${params.scoreId} not found`);
       return data(score);
     },
@@ -274,7 +348,12 @@ const configRoutes = [
     path: '/v1/score-configs',
     permission: 'score_config.read',
     validate: { query: validatePageQuery },
-    note: { tag: 'Score configs', summary: 'List score configs', query: 'PageQuery', answers: [answer(200, 'ScoreConfigPage', 'A page of configs.')] },
+    note: {
+      tag: 'Score configs',
+      summary: 'List score configs',
+      query: 'PageQuery',
+      answers: [answer(200, 'ScoreConfigPage', 'A page of configs.')],
+    },
     async handler({ query }, ctx) {
       const limit = query.limit ?? DEFAULT_PAGE;
       const offset = query.offset ?? 0;
@@ -287,7 +366,12 @@ const configRoutes = [
     path: '/v1/score-configs/:name',
     permission: 'score_config.read',
     validate: { params: validateScoreConfigParams },
-    note: { tag: 'Score configs', summary: 'One score config', params: 'ScoreConfigParams', answers: [answer(200, 'ScoreConfigAnswer', 'The config.')] },
+    note: {
+      tag: 'Score configs',
+      summary: 'One score config',
+      params: 'ScoreConfigParams',
+      answers: [answer(200, 'ScoreConfigAnswer', 'The config.')],
+    },
     async handler({ params }, ctx) {
       const config = await ctx.services.store.run('getScoreConfig', { scope: appScope(ctx), name: params.name });
       if (!config) throw new ApiError('not_found', `No score config named "${params.name}"`);
@@ -302,9 +386,17 @@ const configRoutes = [
     note: {
       tag: 'Score configs',
       summary: 'Create a score config',
-      description: 'Scores with the config\'s name are then checked against it (range, categories).',
+      description: "Scores with the config's name are then checked against it (range, categories).",
       body: payload('ScoreConfigBody', {
-        categorical: { name: 'tone', data_type: 'CATEGORICAL', categories: [{ label: 'rude', value: 0 }, { label: 'neutral', value: 1 }, { label: 'kind', value: 2 }] },
+        categorical: {
+          name: 'tone',
+          data_type: 'CATEGORICAL',
+          categories: [
+            { label: 'rude', value: 0 },
+            { label: 'neutral', value: 1 },
+            { label: 'kind', value: 2 },
+          ],
+        },
         numeric: { name: 'helpfulness', data_type: 'NUMERIC', min_value: 0, max_value: 1 },
       }),
       answers: [answer(201, 'ScoreConfigAnswer', 'The config.')],
@@ -315,7 +407,12 @@ const configRoutes = [
     },
     async handler({ body }, ctx) {
       const rules = checkConfigDefinition(body);
-      const config = await ctx.services.store.run('createScoreConfig', { scope: appScope(ctx), name: body.name, rules, by: createdBy(ctx) });
+      const config = await ctx.services.store.run('createScoreConfig', {
+        scope: appScope(ctx),
+        name: body.name,
+        rules,
+        by: createdBy(ctx),
+      });
       if (!config) throw new ApiError('conflict', `A score config named "${body.name}" already exists`);
       return data(config, 201);
     },
@@ -336,7 +433,12 @@ const configRoutes = [
     },
     async handler({ params, body }, ctx) {
       if (body === undefined) throw validationError('body', { body: 'give the fields to change' });
-      const config = await ctx.services.store.run('updateScoreConfig', { scope: appScope(ctx), name: params.name, patch: body, by: createdBy(ctx) });
+      const config = await ctx.services.store.run('updateScoreConfig', {
+        scope: appScope(ctx),
+        name: params.name,
+        patch: body,
+        by: createdBy(ctx),
+      });
       if (!config) throw new ApiError('not_found', `No score config named "${params.name}"`);
       return data(config);
     },
@@ -352,14 +454,29 @@ const commentRoutes = [
     note: {
       tag: 'Comments',
       summary: 'Comment on a trace, span or session',
-      body: payload('CommentBody', { onTrace: { resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.' } }),
+      body: payload('CommentBody', {
+        onTrace: { resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.' },
+      }),
       answers: [
         answer(201, 'CommentAnswer', 'The comment.', {
-          created: { data: { id: SCORE_ID, resource_type: 'trace', resource_id: TRACE_ID, content: 'Escalated to a human.', author_user_id: null, environment_id: ENV_ID, created_at: CREATED } },
+          created: {
+            data: {
+              id: SCORE_ID,
+              resource_type: 'trace',
+              resource_id: TRACE_ID,
+              content: 'Escalated to a human.',
+              author_user_id: null,
+              environment_id: ENV_ID,
+              created_at: CREATED,
+            },
+          },
         }),
       ],
       errors: [
-        { status: 400, when: '`invalid_request_body`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16), or `content` is blank.' },
+        {
+          status: 400,
+          when: '`invalid_request_body`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16), or `content` is blank.',
+        },
         { status: 404, when: '`not_found`: no such trace, span or session in the app.' },
       ],
     },
@@ -385,7 +502,12 @@ const commentRoutes = [
       summary: 'The comments on a resource',
       query: 'CommentListQuery',
       answers: [answer(200, 'CommentPage', 'A page of comments.')],
-      errors: [{ status: 400, when: '`invalid_query_parameters`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16).' }],
+      errors: [
+        {
+          status: 400,
+          when: '`invalid_query_parameters`: `resource_id` cannot be an id of `resource_type` (a trace id is 32 hex characters, a span id 16).',
+        },
+      ],
     },
     async handler({ query }, ctx) {
       const target = commentTarget(query.resource_type, query.resource_id, 'query');
@@ -406,9 +528,17 @@ const commentRoutes = [
     path: '/v1/comments/:commentId',
     permission: 'score.read',
     validate: { params: validateCommentParams },
-    note: { tag: 'Comments', summary: 'One comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The comment.')] },
+    note: {
+      tag: 'Comments',
+      summary: 'One comment',
+      params: 'CommentParams',
+      answers: [answer(200, 'CommentAnswer', 'The comment.')],
+    },
     async handler({ params }, ctx) {
-      const comment = await ctx.services.store.run('getComment', { scope: readScope(ctx), id: params.commentId.toLowerCase() });
+      const comment = await ctx.services.store.run('getComment', {
+        scope: readScope(ctx),
+        id: params.commentId.toLowerCase(),
+      });
       if (!comment) throw new ApiError('not_found', `Comment ${params.commentId} not found`);
       return data(comment);
     },
@@ -418,9 +548,17 @@ const commentRoutes = [
     path: '/v1/comments/:commentId',
     permission: 'score.write',
     validate: { params: validateCommentParams },
-    note: { tag: 'Comments', summary: 'Delete a comment', params: 'CommentParams', answers: [answer(200, 'CommentAnswer', 'The deleted comment.')] },
+    note: {
+      tag: 'Comments',
+      summary: 'Delete a comment',
+      params: 'CommentParams',
+      answers: [answer(200, 'CommentAnswer', 'The deleted comment.')],
+    },
     async handler({ params }, ctx) {
-      const comment = await ctx.services.store.run('deleteComment', { scope: readScope(ctx), id: params.commentId.toLowerCase() });
+      const comment = await ctx.services.store.run('deleteComment', {
+        scope: readScope(ctx),
+        id: params.commentId.toLowerCase(),
+      });
       if (!comment) throw new ApiError('not_found', `Comment ${params.commentId} not found`);
       return data(comment);
     },
@@ -435,7 +573,12 @@ export const scoreRoutes = [...scoreRoutesOnly, ...configRoutes, ...commentRoute
  * with each failed item's index and why, and the per-item `results` and `summary` as flat fields of
  * the error (the spec's batch answer always has them; there is no top-level `data` beside `error`).
  */
-function batchFailure(code: 'invalid_request_body' | 'internal_error', payload: { results: BatchItemResult[]; summary: BatchAnswer['summary'] }) {
-  const details = Object.fromEntries(payload.results.flatMap((r) => (r.error ? [[String(r.index), r.error.message]] : [])));
+function batchFailure(
+  code: 'invalid_request_body' | 'internal_error',
+  payload: { results: BatchItemResult[]; summary: BatchAnswer['summary'] },
+) {
+  const details = Object.fromEntries(
+    payload.results.flatMap((r) => (r.error ? [[String(r.index), r.error.message]] : [])),
+  );
   return json({ error: { code, message: ERRORS[code].message, details, ...payload } }, ERRORS[code].status);
 }

@@ -11,7 +11,14 @@ import {
   type SpanListQuery,
 } from '../../contract/search.js';
 import { ApiError } from '../../core/errors.js';
-import { checkFilter, equalityValues, filterSchema, parseFilter, validateJsonFilters, type Filter } from '../../core/filter/index.js';
+import {
+  checkFilter,
+  equalityValues,
+  filterSchema,
+  parseFilter,
+  validateJsonFilters,
+  type Filter,
+} from '../../core/filter/index.js';
 import { resolveWindow } from '../../core/window.js';
 import type { SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
@@ -23,7 +30,15 @@ import { answer as noteAnswer, payload } from '../../openapi/note.js';
 
 const DEFAULT_LIMIT = 50;
 
-type Window = { start_date?: string; end_date?: string; limit?: number; offset?: number; sort_by?: string; sort_order?: 'asc' | 'desc'; format?: 'json' | 'csv' | 'parquet' | 'arrow' };
+type Window = {
+  start_date?: string;
+  end_date?: string;
+  limit?: number;
+  offset?: number;
+  sort_by?: string;
+  sort_order?: 'asc' | 'desc';
+  format?: 'json' | 'csv' | 'parquet' | 'arrow';
+};
 
 /** The search of a list or search request: the caller's read scope, narrowed by `environment` when named. */
 async function query(ctx: Context, q: Window & { environment?: string }, part: 'query' | 'body'): Promise<SearchQuery> {
@@ -45,9 +60,16 @@ async function query(ctx: Context, q: Window & { environment?: string }, part: '
 export async function narrowedScope(ctx: Context, name: string | undefined, part: 'query' | 'body') {
   const scope = readScopeOf(ctx.principal);
   if (name === undefined) return scope;
-  const env = await ctx.services.store.run('selectEnvironment', { tenantId: scope.tenantId, appId: scope.appId, name, createPreview: false });
+  const env = await ctx.services.store.run('selectEnvironment', {
+    tenantId: scope.tenantId,
+    appId: scope.appId,
+    name,
+    createPreview: false,
+  });
   if (!env) {
-    throw new ApiError(part === 'query' ? 'invalid_query_parameters' : 'invalid_request_body', undefined, { details: { environment: `no environment "${name}" in this app` } });
+    throw new ApiError(part === 'query' ? 'invalid_query_parameters' : 'invalid_request_body', undefined, {
+      details: { environment: `no environment "${name}" in this app` },
+    });
   }
   if (scope.environmentId !== null && scope.environmentId !== env.id) {
     throw new ApiError('forbidden', `This key reads its own environment only, not "${name}"`);
@@ -59,12 +81,18 @@ export async function narrowedScope(ctx: Context, name: string | undefined, part
 export async function checkEnvironmentNames(ctx: Context, filter: Filter): Promise<void> {
   const named = equalityValues(filter, 'environment').map(String);
   if (named.length === 0) return;
-  const known = (await ctx.services.store.run('listEnvironments', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId })).map((e) => e.name);
+  const known = (
+    await ctx.services.store.run('listEnvironments', { tenantId: ctx.principal.tenantId, appId: ctx.principal.appId })
+  ).map((e) => e.name);
   const unknown = named.find((n) => !known.includes(n));
-  if (unknown !== undefined) throw new ApiError('invalid_filter', `unknown environment "${unknown}"; this app has ${known.join(', ')}`);
+  if (unknown !== undefined)
+    throw new ApiError('invalid_filter', `unknown environment "${unknown}"; this app has ${known.join(', ')}`);
 }
 
-const EXPORT_TYPES = { parquet: 'application/vnd.apache.parquet', arrow: 'application/vnd.apache.arrow.stream' } as const;
+const EXPORT_TYPES = {
+  parquet: 'application/vnd.apache.parquet',
+  arrow: 'application/vnd.apache.arrow.stream',
+} as const;
 
 /**
  * `format=parquet|arrow` on the span list: every span the filter and window select (or the page
@@ -77,7 +105,10 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
   const limit = q.limit ?? null;
   const out = await ctx.services.store.run('exportSpans', { query: search, filter: checked, format, limit });
   const name = `spans.${format === 'parquet' ? 'parquet' : 'arrows'}`;
-  return file(out.path, EXPORT_TYPES[format], { 'Content-Disposition': `attachment; filename="${name}"`, 'X-Total-Count': String(out.rows) });
+  return file(out.path, EXPORT_TYPES[format], {
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'X-Total-Count': String(out.rows),
+  });
 }
 
 /**
@@ -87,13 +118,21 @@ async function exportAnswer(ctx: Context, q: SpanListQuery, format: 'parquet' | 
  * The filter is checked after the scope (the span list's parameter predicates are built unchecked),
  * so its refusals stay this request's 400, before the store is asked.
  */
-async function answer(ctx: Context, task: 'searchTraces' | 'searchSpans', filter: Filter, search: () => Promise<SearchQuery>) {
+async function answer(
+  ctx: Context,
+  task: 'searchTraces' | 'searchSpans',
+  filter: Filter,
+  search: () => Promise<SearchQuery>,
+) {
   const [q] = await Promise.all([search(), checkEnvironmentNames(ctx, filter)]);
   const checked = checkFilter(filter, task === 'searchTraces' ? 'traces' : 'spans');
   const result = await ctx.services.store.run(task, { query: q, filter: checked });
   if (result.kind === 'csv') {
     const name = task === 'searchTraces' ? 'traces' : 'spans';
-    return bytes(result.csv, 'text/csv; charset=utf-8', 200, { 'Content-Disposition': `attachment; filename="${name}.csv"`, 'X-Total-Count': String(result.total) });
+    return bytes(result.csv, 'text/csv; charset=utf-8', 200, {
+      'Content-Disposition': `attachment; filename="${name}.csv"`,
+      'X-Total-Count': String(result.total),
+    });
   }
   return json({ data: result.data, pagination: { total: result.total, limit: q.limit, offset: q.offset } });
 }
@@ -120,12 +159,18 @@ export const searchRoutes = [
     note: {
       tag: 'Traces',
       summary: 'List traces',
-      description: 'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
+      description:
+        'Latest first by default; `filter` is the string filter expression (`GET /v1/filter-schema` lists fields and operators).',
       query: 'TraceListQuery',
-      answers: [{ ...noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS }],
+      answers: [
+        { ...noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.'), media: CSV, headers: PAGE_HEADERS },
+      ],
       errors: [{ status: 400, when: LIST_REFUSALS }],
     },
-    handler: ({ query: q }, ctx) => answer(ctx, 'searchTraces', q.filter === undefined ? [] : parseFilter(q.filter, 'traces'), () => query(ctx, q, 'query')),
+    handler: ({ query: q }, ctx) =>
+      answer(ctx, 'searchTraces', q.filter === undefined ? [] : parseFilter(q.filter, 'traces'), () =>
+        query(ctx, q, 'query'),
+      ),
   }),
   route({
     method: 'POST',
@@ -140,17 +185,29 @@ export const searchRoutes = [
         slowAndExpensive: {
           filters: [
             { field: 'latency_ms', operator: 'between', value: [1000, 5000] },
-            { or: [{ field: 'model', operator: 'equals', value: 'gpt-4o' }, { field: 'model', operator: 'startsWith', value: 'claude' }] },
+            {
+              or: [
+                { field: 'model', operator: 'equals', value: 'gpt-4o' },
+                { field: 'model', operator: 'startsWith', value: 'claude' },
+              ],
+            },
           ],
           sort_by: 'cost',
           sort_order: 'desc',
           limit: 20,
         },
       }),
-      answers: [noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.', { page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } } })],
+      answers: [
+        noteAnswer(200, 'TraceSearchPage', 'A page of trace summaries.', {
+          page: { data: [SUMMARY_EXAMPLE], pagination: { total: 1, limit: 20, offset: 0 } },
+        }),
+      ],
       errors: [{ status: 400, when: SEARCH_REFUSALS }],
     },
-    handler: ({ body }, ctx) => answer(ctx, 'searchTraces', validateJsonFilters(body?.filters ?? [], 'traces'), () => query(ctx, body ?? {}, 'body')),
+    handler: ({ body }, ctx) =>
+      answer(ctx, 'searchTraces', validateJsonFilters(body?.filters ?? [], 'traces'), () =>
+        query(ctx, body ?? {}, 'body'),
+      ),
   }),
   route({
     method: 'GET',
@@ -160,7 +217,8 @@ export const searchRoutes = [
     note: {
       tag: 'Spans',
       summary: 'List spans',
-      description: 'The convenience parameters and `filter` are combined with AND. `format=parquet` or `arrow` streams every matching span as a file (or the page `limit`/`offset` name).',
+      description:
+        'The convenience parameters and `filter` are combined with AND. `format=parquet` or `arrow` streams every matching span as a file (or the page `limit`/`offset` name).',
       query: 'SpanListQuery',
       answers: [
         {
@@ -177,7 +235,9 @@ export const searchRoutes = [
     },
     handler: ({ query: q }, ctx) => {
       const filter = [...spanParamFilters(q), ...(q.filter === undefined ? [] : parseFilter(q.filter, 'spans'))];
-      return q.format === 'parquet' || q.format === 'arrow' ? exportAnswer(ctx, q, q.format, filter) : answer(ctx, 'searchSpans', filter, () => query(ctx, q, 'query'));
+      return q.format === 'parquet' || q.format === 'arrow'
+        ? exportAnswer(ctx, q, q.format, filter)
+        : answer(ctx, 'searchSpans', filter, () => query(ctx, q, 'query'));
     },
   }),
   route({
@@ -188,11 +248,21 @@ export const searchRoutes = [
     note: {
       tag: 'Spans',
       summary: 'Search spans with JSON filters',
-      body: payload('SpanSearchBody', { generations: { filters: [{ field: 'type', operator: 'equals', value: 'GENERATION' }, { field: 'tokens', operator: 'gt', value: 1000 }] } }),
+      body: payload('SpanSearchBody', {
+        generations: {
+          filters: [
+            { field: 'type', operator: 'equals', value: 'GENERATION' },
+            { field: 'tokens', operator: 'gt', value: 1000 },
+          ],
+        },
+      }),
       answers: [noteAnswer(200, 'SpanPage', 'A page of spans.')],
       errors: [{ status: 400, when: SEARCH_REFUSALS }],
     },
-    handler: ({ body }, ctx) => answer(ctx, 'searchSpans', validateJsonFilters(body?.filters ?? [], 'spans'), () => query(ctx, body ?? {}, 'body')),
+    handler: ({ body }, ctx) =>
+      answer(ctx, 'searchSpans', validateJsonFilters(body?.filters ?? [], 'spans'), () =>
+        query(ctx, body ?? {}, 'body'),
+      ),
   }),
   route({
     method: 'GET',
@@ -201,7 +271,8 @@ export const searchRoutes = [
     note: {
       tag: 'Traces',
       summary: 'Filterable fields and operators',
-      description: 'Per resource (traces, spans, scores): each field\'s type and operators, the operators\' string and JSON spellings, and the limits.',
+      description:
+        "Per resource (traces, spans, scores): each field's type and operators, the operators' string and JSON spellings, and the limits.",
       answers: [noteAnswer(200, 'FilterSchemaAnswer', 'The filter schema.')],
     },
     handler: () => data(filterSchema()),

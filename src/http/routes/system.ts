@@ -62,7 +62,8 @@ export function systemRoutes(all: () => readonly AnyRoute[]) {
       note: {
         tag: 'Health and system',
         summary: 'What this server offers',
-        description: 'Features are true exactly when this server answers them (its mode and this version); limits include the configured body caps.',
+        description:
+          'Features are true exactly when this server answers them (its mode and this version); limits include the configured body caps.',
         answers: [answer(200, 'CapabilitiesAnswer', 'The capabilities.')],
       },
       handler(_input, ctx) {
@@ -73,7 +74,13 @@ export function systemRoutes(all: () => readonly AnyRoute[]) {
             served.has(`${method} ${path}`) && refusalFor(ctx.config.mode, path.replace(/:[^/]+/g, 'x')) === null,
           ]),
         );
-        return data({ mode: ctx.config.mode, version: ctx.services.version, api_version: '1.0', features, limits: limits(ctx.config) } satisfies Capabilities);
+        return data({
+          mode: ctx.config.mode,
+          version: ctx.services.version,
+          api_version: '1.0',
+          features,
+          limits: limits(ctx.config),
+        } satisfies Capabilities);
       },
     }),
     route({

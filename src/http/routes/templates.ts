@@ -18,15 +18,33 @@ import { CACHE_HEADERS, COMMIT, IF_NONE_MATCH, NOT_CONNECTED, NOT_MODIFIED } fro
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What a template file declares; `error` says why it cannot be used as a template (it is served all the same). */
-async function declarations(path: string, text: string): Promise<Omit<TemplateFile, 'path' | 'repository' | 'ref' | 'commit_sha' | 'sha' | 'content'>> {
+async function declarations(
+  path: string,
+  text: string,
+): Promise<Omit<TemplateFile, 'path' | 'repository' | 'ref' | 'commit_sha' | 'sha' | 'content'>> {
   const { parsePromptFile, checkTemplate } = await promptModules();
   if (path.endsWith(PROMPT_EXTENSION)) {
     const doc = parsePromptFile(text);
-    if (doc.ok) return { prompt_name: promptNameOfPath(path), type: doc.value.type, variables: doc.value.variables, config: doc.value.config, labels: doc.value.labels, error: null };
+    if (doc.ok)
+      return {
+        prompt_name: promptNameOfPath(path),
+        type: doc.value.type,
+        variables: doc.value.variables,
+        config: doc.value.config,
+        labels: doc.value.labels,
+        error: null,
+      };
     return { prompt_name: promptNameOfPath(path), type: null, variables: [], config: {}, labels: [], error: doc.error };
   }
   const check = checkTemplate(text);
-  return { prompt_name: null, type: 'text', variables: check.ok ? check.variables : [], config: {}, labels: [], error: check.ok ? null : check.error };
+  return {
+    prompt_name: null,
+    type: 'text',
+    variables: check.ok ? check.variables : [],
+    config: {},
+    labels: [],
+    error: check.ok ? null : check.error,
+  };
 }
 
 export const templateRoutes = [
@@ -38,7 +56,8 @@ export const templateRoutes = [
     note: {
       tag: 'Prompts and templates',
       summary: 'A template file of the connected repository',
-      description: 'A file under `prompts/`, at the connection\'s branch or `ref` (a branch or a full commit sha), with its blob and commit and what it declares: its variables and, for a prompt file (`.md`), the front matter. A file that cannot be used as a template is served all the same, with `error` saying why.',
+      description:
+        "A file under `prompts/`, at the connection's branch or `ref` (a branch or a full commit sha), with its blob and commit and what it declares: its variables and, for a prompt file (`.md`), the front matter. A file that cannot be used as a template is served all the same, with `error` saying why.",
       query: 'TemplateQuery',
       headers: IF_NONE_MATCH,
       answers: [
@@ -51,7 +70,8 @@ export const templateRoutes = [
                 ref: 'main',
                 commit_sha: COMMIT,
                 sha: '5716ca5987cbf97d6bb54920bea6adde242d87e6',
-                content: '---\nlabels: [production]\nmodel: gpt-4o\ntemperature: 0.2\n---\nHello {{name}}, welcome to {{product}}!\n',
+                content:
+                  '---\nlabels: [production]\nmodel: gpt-4o\ntemperature: 0.2\n---\nHello {{name}}, welcome to {{product}}!\n',
                 prompt_name: 'support/greeting',
                 type: 'text',
                 variables: ['name', 'product'],
@@ -66,7 +86,10 @@ export const templateRoutes = [
         NOT_MODIFIED,
       ],
       errors: [
-        { status: 400, when: '`invalid_query_parameters`: a `path` that is not a plain relative path of a file inside `prompts/` (a leading `/`, a `.`, `..` or empty part, a backslash or a control character), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.' },
+        {
+          status: 400,
+          when: '`invalid_query_parameters`: a `path` that is not a plain relative path of a file inside `prompts/` (a leading `/`, a `.`, `..` or empty part, a backslash or a control character), a `ref` that is neither a branch name nor a commit sha, or a file that is not UTF-8 text.',
+        },
         { status: 404, when: '`not_found`: no such ref, or no such file at it.' },
         { status: 409, when: NOT_CONNECTED },
         { status: 413, when: '`payload_too_large`: the file is over the size a template may have.' },
@@ -76,8 +99,12 @@ export const templateRoutes = [
     async handler({ query, headers }, ctx) {
       const path = checkTemplatePath(query.path);
       if (!path.ok) throw validationError('query', { path: path.reason });
-      if (query.ref !== undefined && !isRef(query.ref)) throw validationError('query', { ref: 'must be a branch name or a full commit sha' });
-      const { repository, branch, reader } = await ctx.services.git.connected({ tenantId: ctx.principal.tenantId, appId: ctx.principal.appId });
+      if (query.ref !== undefined && !isRef(query.ref))
+        throw validationError('query', { ref: 'must be a branch name or a full commit sha' });
+      const { repository, branch, reader } = await ctx.services.git.connected({
+        tenantId: ctx.principal.tenantId,
+        appId: ctx.principal.appId,
+      });
       const ref = query.ref ?? branch;
       const commit = await reader.resolveRef(repository, ref);
       if (!commit) throw new ApiError('not_found', `${repository} has no ref ${ref}`);
@@ -89,7 +116,17 @@ export const templateRoutes = [
       } catch {
         throw validationError('query', { path: 'names a file that is not UTF-8 text' });
       }
-      const body = JSON.stringify({ data: { path: path.path, repository, ref, commit_sha: commit, sha: file.blobSha, content, ...(await declarations(path.path, content)) } } satisfies TemplateAnswer);
+      const body = JSON.stringify({
+        data: {
+          path: path.path,
+          repository,
+          ref,
+          commit_sha: commit,
+          sha: file.blobSha,
+          content,
+          ...(await declarations(path.path, content)),
+        },
+      } satisfies TemplateAnswer);
       const etag = etagOf(body);
       const cacheHeaders = { ETag: etag, 'Cache-Control': 'no-cache' };
       if (noneMatch(headers['if-none-match'], etag)) return bytes('', 'application/json', 304, cacheHeaders);

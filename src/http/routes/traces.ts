@@ -44,17 +44,22 @@ export const traceRoutes = [
     note: {
       tag: 'Traces',
       summary: 'One trace with its spans',
-      description: '`metadata` is the root span\'s; `?fields=graph` adds the trace\'s graph.',
+      description: "`metadata` is the root span's; `?fields=graph` adds the trace's graph.",
       params: 'TraceParams',
       query: 'TraceQuery',
       answers: [
         answer(200, 'TraceDetailAnswer', 'The trace.', {
-          trace: { data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] } },
+          trace: {
+            data: { ...SUMMARY_EXAMPLE, environment_id: ENV_ID, metadata: { customer: 'acme' }, spans: [SPAN_EXAMPLE] },
+          },
         }),
       ],
     },
     async handler({ params, query }, ctx) {
-      const found = await ctx.services.store.run('traceWithSpans', { scope: readScope(ctx), traceId: params.traceId.toLowerCase() });
+      const found = await ctx.services.store.run('traceWithSpans', {
+        scope: readScope(ctx),
+        traceId: params.traceId.toLowerCase(),
+      });
       if (!found) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
       return data({
         ...found.trace,
@@ -71,11 +76,16 @@ export const traceRoutes = [
     note: {
       tag: 'Traces',
       summary: 'The graph of a trace',
-      description: 'Nodes from the spans\' reserved `graph.node.*` attributes, edges from their parents.',
+      description: "Nodes from the spans' reserved `graph.node.*` attributes, edges from their parents.",
       params: 'TraceParams',
       answers: [
         answer(200, 'TraceGraphAnswer', 'The graph.', {
-          graph: { data: { nodes: [{ id: 'planner', span_id: CHILD_SPAN, name: 'planner', type: 'agent', attributes: {} }], edges: [] } },
+          graph: {
+            data: {
+              nodes: [{ id: 'planner', span_id: CHILD_SPAN, name: 'planner', type: 'agent', attributes: {} }],
+              edges: [],
+            },
+          },
         }),
       ],
     },
@@ -93,7 +103,8 @@ export const traceRoutes = [
       params: 'TraceParams',
       answers: [answer(200, 'TraceSpansAnswer', 'The spans.', { spans: { data: [SPAN_EXAMPLE] } })],
     },
-    handler: async ({ params }, ctx) => data((await spansOf(ctx, params.traceId)).map(({ graph: _graph, ...span }) => span)),
+    handler: async ({ params }, ctx) =>
+      data((await spansOf(ctx, params.traceId)).map(({ graph: _graph, ...span }) => span)),
   }),
   route({
     method: 'GET',
@@ -126,12 +137,15 @@ export const traceRoutes = [
       tag: 'Spans',
       summary: 'One span, opened',
       description:
-        'Named without its trace, the span is searched for in the scope\'s segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.',
+        "Named without its trace, the span is searched for in the scope's segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.",
       params: 'SpanParams',
       answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
     },
     async handler({ params }, ctx) {
-      const span = await ctx.services.store.run('spanDetail', { scope: readScope(ctx), spanId: params.spanId.toLowerCase() });
+      const span = await ctx.services.store.run('spanDetail', {
+        scope: readScope(ctx),
+        spanId: params.spanId.toLowerCase(),
+      });
       if (!span) throw new ApiError('not_found', `Span ${params.spanId} not found`);
       return data(span);
     },
@@ -151,7 +165,9 @@ export const traceRoutes = [
     async handler({ query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
       const userId = query.user_id === undefined ? {} : { userId: query.user_id };
-      return paged(query, (page) => ctx.services.store.run('listSessions', { scope: readScope(ctx), ...window, ...page, ...userId }));
+      return paged(query, (page) =>
+        ctx.services.store.run('listSessions', { scope: readScope(ctx), ...window, ...page, ...userId }),
+      );
     },
   }),
   route({
@@ -187,7 +203,8 @@ export const traceRoutes = [
 function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
   return paged(query, async (page) => {
     const found = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, ...page });
-    if (found.total === 0) throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
+    if (found.total === 0)
+      throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
     return found;
   });
 }

@@ -35,7 +35,23 @@ import { WorkerService, type RunNews } from '../workerService.js';
 import { publicBase } from './git.js';
 import { ENV_ID } from '../../openapi/examples.js';
 import { answer, payload } from '../../openapi/note.js';
-import { BASE, CANCELLED_TURN, CHECKPOINT, DONE_TURN, EVAL_RUN_ID, IDLE_RUN, IDLE_SUMMARY, LAUNCH_DESCRIPTION, LEASE, LEASE_GONE, QUEUED_RUN, QUEUED_TURN, RUN_ID, URL, WORKER } from '../../openapi/workerExamples.js';
+import {
+  BASE,
+  CANCELLED_TURN,
+  CHECKPOINT,
+  DONE_TURN,
+  EVAL_RUN_ID,
+  IDLE_RUN,
+  IDLE_SUMMARY,
+  LAUNCH_DESCRIPTION,
+  LEASE,
+  LEASE_GONE,
+  QUEUED_RUN,
+  QUEUED_TURN,
+  RUN_ID,
+  URL,
+  WORKER,
+} from '../../openapi/workerExamples.js';
 
 /** The profile a run names when its launch names none. */
 const DEFAULT_PROFILE = 'claude-code';
@@ -60,12 +76,20 @@ function maxInFlight(ctx: Context): number | null {
 async function launchEnvironment(ctx: Context, named: string | undefined): Promise<string> {
   const p = ctx.principal;
   if (named === undefined) {
-    if (p.environmentId === null) throw new ApiError('forbidden', 'Name the environment of the run (`environment`, or X-Service-Environment)');
+    if (p.environmentId === null)
+      throw new ApiError('forbidden', 'Name the environment of the run (`environment`, or X-Service-Environment)');
     return p.environmentId;
   }
-  const env = await ctx.services.store.run('selectEnvironment', { tenantId: p.tenantId, appId: p.appId, name: named, createPreview: false });
+  const env = await ctx.services.store.run('selectEnvironment', {
+    tenantId: p.tenantId,
+    appId: p.appId,
+    name: named,
+    createPreview: false,
+  });
   if (!env || (p.readEnvironmentId !== null && p.readEnvironmentId !== env.id)) {
-    throw new ApiError('not_found', `No environment "${named}" in this app that these credentials reach`, { details: { environment: 'unknown environment' } });
+    throw new ApiError('not_found', `No environment "${named}" in this app that these credentials reach`, {
+      details: { environment: 'unknown environment' },
+    });
   }
   return env.id;
 }
@@ -76,10 +100,18 @@ async function launch(kind: RunKind, body: LaunchBody, headers: Readonly<Record<
   const app = { tenantId: p.tenantId, appId: p.appId };
   const { row, repository, branch, reader } = await ctx.services.git.connected(app);
   // The worker checks out and pushes with the `local` provider (git/local.ts), on its own disk.
-  if (row.provider !== 'local') throw new ApiError('conflict', `Workers run on repositories of the local git provider; this app is connected to ${row.provider}`, { provider: row.provider });
+  if (row.provider !== 'local')
+    throw new ApiError(
+      'conflict',
+      `Workers run on repositories of the local git provider; this app is connected to ${row.provider}`,
+      { provider: row.provider },
+    );
   const baseBranch = body.branch ?? branch;
   const baseCommit = await reader.resolveRef(repository, baseBranch);
-  if (!baseCommit) throw new ApiError('not_found', `${repository} has no branch ${baseBranch}`, { details: { branch: 'no such branch' } });
+  if (!baseCommit)
+    throw new ApiError('not_found', `${repository} has no branch ${baseBranch}`, {
+      details: { branch: 'no such branch' },
+    });
   const id = randomUUID();
   const profile = body.profile ?? DEFAULT_PROFILE;
   const run = await ctx.services.store.run('launchWorkerRun', {
@@ -119,7 +151,10 @@ async function evalClaimOf(ctx: Context, leased: EvalLease, plaintext: string): 
   let repository: string | null = null;
   if (run.git_commit !== null || run.git_branch !== null) {
     try {
-      const { row, repository: connected } = await ctx.services.git.connected({ tenantId: ctx.principal.tenantId, appId: ctx.principal.appId });
+      const { row, repository: connected } = await ctx.services.git.connected({
+        tenantId: ctx.principal.tenantId,
+        appId: ctx.principal.appId,
+      });
       if (row.provider === 'local') repository = connected;
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
@@ -144,12 +179,29 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Launch a one-shot run',
       description: `One turn: a worker claims it, runs the agent with \`task_prompt\`, and the run ends with the turn. ${LAUNCH_DESCRIPTION}`,
-      body: payload('LaunchBody', { run: { task_prompt: 'Round the cart total once, not each line; add a test.', profile: 'claude-code', branch: 'main', title: 'Cart rounding' } }),
-      answers: [answer(201, 'LaunchedRunAnswer', 'The run, its first turn queued, with the link to its live thread.', { launched: { data: { ...QUEUED_RUN, kind: 'oneshot', open: false, url: URL } } })],
+      body: payload('LaunchBody', {
+        run: {
+          task_prompt: 'Round the cart total once, not each line; add a test.',
+          profile: 'claude-code',
+          branch: 'main',
+          title: 'Cart rounding',
+        },
+      }),
+      answers: [
+        answer(201, 'LaunchedRunAnswer', 'The run, its first turn queued, with the link to its live thread.', {
+          launched: { data: { ...QUEUED_RUN, kind: 'oneshot', open: false, url: URL } },
+        }),
+      ],
       errors: [
-        { status: 402, when: '`entitlement_required` (`entitlement: max_concurrent_worker_runs`, `current`, `limit`): the plan\'s cap on runs with a turn queued or running; 0 means the plan has no workers.' },
+        {
+          status: 402,
+          when: "`entitlement_required` (`entitlement: max_concurrent_worker_runs`, `current`, `limit`): the plan's cap on runs with a turn queued or running; 0 means the plan has no workers.",
+        },
         { status: 404, when: '`not_found`: no such environment in reach, or no such branch.' },
-        { status: 409, when: '`git_connection_missing`: the app has no finished git connection; `conflict`: it is not a `local` one.' },
+        {
+          status: 409,
+          when: '`git_connection_missing`: the app has no finished git connection; `conflict`: it is not a `local` one.',
+        },
       ],
     },
     handler: ({ body, headers }, ctx) => launch('oneshot', body, headers, ctx),
@@ -163,12 +215,21 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Launch a persistent session',
       description: `Like a one-shot run, but the session stays open after its first turn: send it follow-up turns with \`POST /v1/workers/environments/{envId}/turns\` (one at a time; the agent resumes its conversation in the same workspace and branch) until it is closed. An environment has at most one open session. ${LAUNCH_DESCRIPTION}`,
-      body: payload('LaunchBody', { session: { task_prompt: 'Round the cart total once, not each line; add a test.', title: 'Cart rounding' } }),
-      answers: [answer(201, 'LaunchedRunAnswer', 'The session, its first turn queued, with the link to its live thread.', { launched: { data: { ...QUEUED_RUN, url: URL } } })],
+      body: payload('LaunchBody', {
+        session: { task_prompt: 'Round the cart total once, not each line; add a test.', title: 'Cart rounding' },
+      }),
+      answers: [
+        answer(201, 'LaunchedRunAnswer', 'The session, its first turn queued, with the link to its live thread.', {
+          launched: { data: { ...QUEUED_RUN, url: URL } },
+        }),
+      ],
       errors: [
         { status: 402, when: '`entitlement_required`: as for one-shot runs.' },
         { status: 404, when: '`not_found`: no such environment in reach, or no such branch.' },
-        { status: 409, when: '`conflict`: the environment has an open session already; `git_connection_missing`: no finished git connection.' },
+        {
+          status: 409,
+          when: '`conflict`: the environment has an open session already; `git_connection_missing`: no finished git connection.',
+        },
       ],
     },
     handler: ({ body, headers }, ctx) => launch('session', body, headers, ctx),
@@ -180,13 +241,18 @@ export const workerRoutes = (secret: Buffer) => [
     validate: { params: validateWorkerEnvironmentParams, body: validateTurnBody },
     note: {
       tag: 'Workers',
-      summary: 'Send the environment\'s session a follow-up turn',
-      description: 'The spec\'s endpoint: a turn for the open session of the environment. The agent resumes its prior conversation in the same workspace and checkpoints to the session\'s work branch. One turn at a time, decided atomically: of two requests racing for an idle session exactly one is accepted.',
+      summary: "Send the environment's session a follow-up turn",
+      description:
+        "The spec's endpoint: a turn for the open session of the environment. The agent resumes its prior conversation in the same workspace and checkpoints to the session's work branch. One turn at a time, decided atomically: of two requests racing for an idle session exactly one is accepted.",
       params: 'WorkerEnvironmentParams',
       body: payload('TurnBody', { turn: { task_prompt: 'Now do the same for the invoice totals.' } }),
-      answers: [answer(202, 'TurnDispatchedAnswer', 'The turn is queued for a worker.', { queued: { data: { run_id: RUN_ID, turn_index: 1, url: URL } } })],
+      answers: [
+        answer(202, 'TurnDispatchedAnswer', 'The turn is queued for a worker.', {
+          queued: { data: { run_id: RUN_ID, turn_index: 1, url: URL } },
+        }),
+      ],
       errors: [
-        { status: 402, when: '`entitlement_required`: the plan\'s cap on runs in flight.' },
+        { status: 402, when: "`entitlement_required`: the plan's cap on runs in flight." },
         { status: 404, when: '`not_found`: the environment has no open session (in reach).' },
         { status: 409, when: '`environment_busy`: a turn of the session is queued or running.' },
       ],
@@ -213,9 +279,14 @@ export const workerRoutes = (secret: Buffer) => [
     note: {
       tag: 'Workers',
       summary: 'List worker runs and sessions',
-      description: 'Latest first, in the reader\'s scope. A run\'s `status` is its latest turn\'s, or for a session between turns `idle` (open) or `closed`.',
+      description:
+        "Latest first, in the reader's scope. A run's `status` is its latest turn's, or for a session between turns `idle` (open) or `closed`.",
       query: 'WorkerRunListQuery',
-      answers: [answer(200, 'WorkerRunPage', 'A page of runs, each with its latest turn.', { page: { data: [IDLE_SUMMARY], pagination: { total: 1, limit: 50, offset: 0 } } })],
+      answers: [
+        answer(200, 'WorkerRunPage', 'A page of runs, each with its latest turn.', {
+          page: { data: [IDLE_SUMMARY], pagination: { total: 1, limit: 50, offset: 0 } },
+        }),
+      ],
     },
     async handler({ query }, ctx) {
       return paged(query, (page) =>
@@ -237,12 +308,16 @@ export const workerRoutes = (secret: Buffer) => [
     note: {
       tag: 'Workers',
       summary: 'One worker run with its turns',
-      description: 'Each turn with its attempts (claims), the worker, how it ended, its checkpoint commit, and its cost, tokens and tool calls (from the agent\'s reported usage and the price table: the figures of the run\'s trace).',
+      description:
+        "Each turn with its attempts (claims), the worker, how it ended, its checkpoint commit, and its cost, tokens and tool calls (from the agent's reported usage and the price table: the figures of the run's trace).",
       params: 'WorkerRunParams',
       answers: [answer(200, 'WorkerRunAnswer', 'The run.', { idle: { data: IDLE_RUN } })],
     },
     async handler({ params }, ctx) {
-      const run = await ctx.services.store.run('getWorkerRun', { scope: readScopeOf(ctx.principal), id: params.runId.toLowerCase() });
+      const run = await ctx.services.store.run('getWorkerRun', {
+        scope: readScopeOf(ctx.principal),
+        id: params.runId.toLowerCase(),
+      });
       if (!run) throw new ApiError('not_found', `Worker run ${params.runId} not found`);
       return data(run);
     },
@@ -254,16 +329,45 @@ export const workerRoutes = (secret: Buffer) => [
     validate: { params: validateWorkerRunParams, query: validateWorkerEventsQuery },
     note: {
       tag: 'Workers',
-      summary: 'The events of a run\'s thread',
-      description: 'What the workers reported, oldest first: output lines (`stdout`, `stderr`), the agent\'s structured events (`agent`: a coding-agent session event), and the worker\'s own steps (`step`). `after` is the `cursor` of the last event seen.',
+      summary: "The events of a run's thread",
+      description:
+        "What the workers reported, oldest first: output lines (`stdout`, `stderr`), the agent's structured events (`agent`: a coding-agent session event), and the worker's own steps (`step`). `after` is the `cursor` of the last event seen.",
       params: 'WorkerRunParams',
       query: 'WorkerEventsQuery',
       answers: [
         answer(200, 'WorkerEventList', 'Up to `limit` events (default 500).', {
           some: {
             data: [
-              { cursor: 41, turn_index: 0, attempt: 1, seq: 0, at: '2026-11-20T09:15:02.700Z', kind: 'step', text: 'Workspace: checked out acme/shop main at 9fceb02d0ae5', level: 'info', event: null },
-              { cursor: 42, turn_index: 0, attempt: 1, seq: 1, at: '2026-11-20T09:15:09.310Z', kind: 'agent', text: null, level: null, event: { id: 'toolu_01', parentId: null, timestamp: '2026-11-20T09:15:09.310Z', type: 'tool_call', callId: 'toolu_01', name: 'Read', input: { file_path: 'src/cart/total.ts' } } },
+              {
+                cursor: 41,
+                turn_index: 0,
+                attempt: 1,
+                seq: 0,
+                at: '2026-11-20T09:15:02.700Z',
+                kind: 'step',
+                text: 'Workspace: checked out acme/shop main at 9fceb02d0ae5',
+                level: 'info',
+                event: null,
+              },
+              {
+                cursor: 42,
+                turn_index: 0,
+                attempt: 1,
+                seq: 1,
+                at: '2026-11-20T09:15:09.310Z',
+                kind: 'agent',
+                text: null,
+                level: null,
+                event: {
+                  id: 'toolu_01',
+                  parentId: null,
+                  timestamp: '2026-11-20T09:15:09.310Z',
+                  type: 'tool_call',
+                  callId: 'toolu_01',
+                  name: 'Read',
+                  input: { file_path: 'src/cart/total.ts' },
+                },
+              },
             ],
           },
         }),
@@ -288,12 +392,18 @@ export const workerRoutes = (secret: Buffer) => [
     validate: { params: validateWorkerRunParams, query: validateWorkerStreamQuery },
     note: {
       tag: 'Workers',
-      summary: 'A run\'s thread, live (server-sent events)',
+      summary: "A run's thread, live (server-sent events)",
       description:
         'A `text/event-stream` that stays open: first `event: run` (the run with its turns), then `event: events` (a JSON array of events as `GET …/events` answers them: the stored ones after `after`, then each batch as a worker reports it) and `event: run` again whenever a turn changes (claimed, ended, handed back, its lease lost). Comment lines keep an idle stream open. Send the credentials in headers (read it with `fetch`; the live thread page of the web UI does): they never go in the URL. A server shutting down ends the stream; reconnect with `after` set to the last cursor.',
       params: 'WorkerRunParams',
       query: 'WorkerStreamQuery',
-      answers: [{ status: 200, description: 'The stream.', media: { 'text/event-stream': 'Server-sent events: `run` and `events`, each a JSON `data` line.' } }],
+      answers: [
+        {
+          status: 200,
+          description: 'The stream.',
+          media: { 'text/event-stream': 'Server-sent events: `run` and `events`, each a JSON `data` line.' },
+        },
+      ],
     },
     async handler({ params, query }, ctx) {
       const scope = readScopeOf(ctx.principal);
@@ -349,9 +459,23 @@ export const workerRoutes = (secret: Buffer) => [
     note: {
       tag: 'Workers',
       summary: 'Cancel the turn in flight',
-      description: 'A queued turn is cancelled at once; a running one is asked to stop (its worker learns it within a heartbeat, stops the agent, checkpoints what it did and reports the turn `cancelled`).',
+      description:
+        'A queued turn is cancelled at once; a running one is asked to stop (its worker learns it within a heartbeat, stops the agent, checkpoints what it did and reports the turn `cancelled`).',
       params: 'WorkerRunParams',
-      answers: [answer(200, 'WorkerRunAnswer', 'The run after the request.', { cancelled: { data: { ...QUEUED_RUN, kind: 'oneshot', open: false, status: 'cancelled', latest_turn: CANCELLED_TURN, turns: [CANCELLED_TURN] } } })],
+      answers: [
+        answer(200, 'WorkerRunAnswer', 'The run after the request.', {
+          cancelled: {
+            data: {
+              ...QUEUED_RUN,
+              kind: 'oneshot',
+              open: false,
+              status: 'cancelled',
+              latest_turn: CANCELLED_TURN,
+              turns: [CANCELLED_TURN],
+            },
+          },
+        }),
+      ],
       errors: [{ status: 409, when: '`conflict`: no turn is queued or running.' }],
     },
     handler: ({ params }, ctx) => stopRun(ctx, params.runId.toLowerCase(), false),
@@ -367,8 +491,14 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Close a session',
       description: 'It takes no more turns (a turn in flight is cancelled as above); its trace ends.',
       params: 'WorkerRunParams',
-      answers: [answer(200, 'WorkerRunAnswer', 'The session, closed.', { closed: { data: { ...IDLE_RUN, status: 'closed', open: false, closed_at: '2026-11-20T10:02:00.000Z' } } })],
-      errors: [{ status: 409, when: '`conflict`: a one-shot run (cancel it instead), or the session is closed already.' }],
+      answers: [
+        answer(200, 'WorkerRunAnswer', 'The session, closed.', {
+          closed: { data: { ...IDLE_RUN, status: 'closed', open: false, closed_at: '2026-11-20T10:02:00.000Z' } },
+        }),
+      ],
+      errors: [
+        { status: 409, when: '`conflict`: a one-shot run (cancel it instead), or the session is closed already.' },
+      ],
     },
     handler: ({ params }, ctx) => stopRun(ctx, params.runId.toLowerCase(), true),
   }),
@@ -383,7 +513,10 @@ export const workerRoutes = (secret: Buffer) => [
       tag: 'Workers',
       summary: 'Claim a turn or an eval run (worker)',
       description: `The oldest queued turn of a profile the worker runs, under a lease: keep it with heartbeats (\`heartbeat_ms\`), report events, then complete or release it. A lease not renewed in time (TRACELAKE_WORKER_LEASE_SECONDS) puts the turn back in the queue, or fails it once it has lost TRACELAKE_WORKER_MAX_ATTEMPTS leases. A session's later turn goes back to the worker that ran the earlier ones while that worker is alive (it holds the workspace and the agent's conversation). With \`evals: true\` the claim may hand out a queued eval run instead, whichever was queued first (\`kind\` says which): claiming it is the eval run's claim (queued → running; a run claimed with its own key is never handed out, and a run held here answers 409 to its key's claim), and the answer carries a key minted for the run (\`api_key.plaintext_key\`, shown only here, revoked when the run ends) for the eval command to report trials with. An eval run's lease that expires, or that is released, fails the run (\`lease_expired\`, \`worker stopped\`): an eval run never goes back to the queue. With \`wait_seconds\` the claim waits for work (long poll). ${WORKER}`,
-      body: payload('ClaimBody', { poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 }, evals: { worker: 'evals-1', profiles: ['claude-code'], wait_seconds: 20, evals: true } }),
+      body: payload('ClaimBody', {
+        poll: { worker: 'build-7-3a9c01d2', profiles: ['claude-code', 'codex'], wait_seconds: 20 },
+        evals: { worker: 'evals-1', profiles: ['claude-code'], wait_seconds: 20, evals: true },
+      }),
       answers: [
         answer(200, 'WorkerClaimAnswer', 'The turn to run with its lease, or null when none came within the wait.', {
           claimed: {
@@ -392,8 +525,23 @@ export const workerRoutes = (secret: Buffer) => [
               lease_id: LEASE,
               lease_expires_at: '2026-11-20T09:15:32.620Z',
               heartbeat_ms: 2000,
-              run: { id: RUN_ID, kind: 'session', profile: 'claude-code', repository: 'acme/shop', base_branch: 'main', work_branch: `tracelake/${RUN_ID}`, checkout_branch: 'main', head_commit: null, environment_id: ENV_ID },
-              turn: { index: 0, attempt: 1, prompt: 'Round the cart total once, not each line; add a test.', resume: false },
+              run: {
+                id: RUN_ID,
+                kind: 'session',
+                profile: 'claude-code',
+                repository: 'acme/shop',
+                base_branch: 'main',
+                work_branch: `tracelake/${RUN_ID}`,
+                checkout_branch: 'main',
+                head_commit: null,
+                environment_id: ENV_ID,
+              },
+              turn: {
+                index: 0,
+                attempt: 1,
+                prompt: 'Round the cart total once, not each line; add a test.',
+                resume: false,
+              },
             },
           },
           eval: {
@@ -413,7 +561,11 @@ export const workerRoutes = (secret: Buffer) => [
                 git_branch: 'main',
                 repository: 'acme/shop',
               },
-              api_key: { id: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', key_prefix: 'sk_service_C', plaintext_key: 'sk_service_C4d5E6f7G8h9I0j1K2l3M4n5O6p7Q8r9S0t1U2v3W4x' },
+              api_key: {
+                id: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+                key_prefix: 'sk_service_C',
+                plaintext_key: 'sk_service_C4d5E6f7G8h9I0j1K2l3M4n5O6p7Q8r9S0t1U2v3W4x',
+              },
             },
           },
           none: { data: null },
@@ -443,14 +595,21 @@ export const workerRoutes = (secret: Buffer) => [
           liveWorkers: workers.liveWorkers(p.tenantId),
           leaseId: randomBytes(16).toString('hex'),
           leaseMs: workers.settings.leaseMs,
-          evals: runKey === null ? null : { key: { keyHash: hashKey(secret, runKey), keyPrefix: shownPrefix(runKey) }, createdBy: actorOf(p) },
+          evals:
+            runKey === null
+              ? null
+              : { key: { keyHash: hashKey(secret, runKey), keyPrefix: shownPrefix(runKey) }, createdBy: actorOf(p) },
         });
         if (claim && gone) {
           // Nobody is there to run it: hand it back at once rather than let the lease expire (a loss).
           // An eval run cannot go back to the queue: it fails now as it would at the lease's end.
           wait.cancel();
           if (claim.kind === 'eval') {
-            const ended = await store.run('releaseWorkerEval', { scope: workerScope(p), runId: claim.eval_run.id, leaseId: claim.lease_id });
+            const ended = await store.run('releaseWorkerEval', {
+              scope: workerScope(p),
+              runId: claim.eval_run.id,
+              leaseId: claim.lease_id,
+            });
             for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
             return data(null);
           }
@@ -482,7 +641,19 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Keep a lease (worker)',
       description: `Extends the lease by the server's lease time. \`cancel\` says the turn was asked to stop. ${WORKER}`,
       params: 'LeaseParams',
-      answers: [answer(200, 'WorkerHeartbeatAnswer', 'The lease, extended.', { kept: { data: { run_id: RUN_ID, turn_index: 0, lease_expires_at: '2026-11-20T09:15:34.640Z', cancel: false, worker: 'build-7-3a9c01d2' } } })],
+      answers: [
+        answer(200, 'WorkerHeartbeatAnswer', 'The lease, extended.', {
+          kept: {
+            data: {
+              run_id: RUN_ID,
+              turn_index: 0,
+              lease_expires_at: '2026-11-20T09:15:34.640Z',
+              cancel: false,
+              worker: 'build-7-3a9c01d2',
+            },
+          },
+        }),
+      ],
       errors: [LEASE_GONE],
     },
     async handler({ params }, ctx) {
@@ -490,7 +661,12 @@ export const workerRoutes = (secret: Buffer) => [
       const leaseMs = ctx.services.workers.settings.leaseMs;
       const evalRun = await evalOfLease(ctx, params.leaseId);
       const beat = evalRun
-        ? await ctx.services.store.run('heartbeatWorkerEval', { scope, runId: evalRun, leaseId: params.leaseId, leaseMs })
+        ? await ctx.services.store.run('heartbeatWorkerEval', {
+            scope,
+            runId: evalRun,
+            leaseId: params.leaseId,
+            leaseMs,
+          })
         : await ctx.services.store.run('heartbeatWorkerTurn', { scope, leaseId: params.leaseId, leaseMs });
       if (beat.worker) ctx.services.workers.heardFrom(ctx.principal.tenantId, beat.worker);
       return data(beat);
@@ -512,19 +688,42 @@ export const workerRoutes = (secret: Buffer) => [
       body: payload('WorkerEventsBody', {
         batch: {
           events: [
-            { seq: 0, at: '2026-11-20T09:15:02.700Z', kind: 'step', text: 'Workspace: checked out acme/shop main at 9fceb02d0ae5', level: 'info' },
-            { seq: 1, at: '2026-11-20T09:15:09.310Z', kind: 'agent', event: { type: 'tool_call', callId: 'toolu_01', name: 'Read', input: { file_path: 'src/cart/total.ts' } } },
+            {
+              seq: 0,
+              at: '2026-11-20T09:15:02.700Z',
+              kind: 'step',
+              text: 'Workspace: checked out acme/shop main at 9fceb02d0ae5',
+              level: 'info',
+            },
+            {
+              seq: 1,
+              at: '2026-11-20T09:15:09.310Z',
+              kind: 'agent',
+              event: { type: 'tool_call', callId: 'toolu_01', name: 'Read', input: { file_path: 'src/cart/total.ts' } },
+            },
             { seq: 2, at: '2026-11-20T09:15:09.900Z', kind: 'stderr', text: 'warning: lockfile out of date' },
           ],
         },
       }),
-      answers: [answer(200, 'WorkerEventsAnswer', 'How many were stored, and whether to stop.', { stored: { data: { stored: 3, cancel: false } } })],
+      answers: [
+        answer(200, 'WorkerEventsAnswer', 'How many were stored, and whether to stop.', {
+          stored: { data: { stored: 3, cancel: false } },
+        }),
+      ],
       errors: [LEASE_GONE],
     },
     async handler({ params, body, headers }, ctx) {
-      const { batch } = await ctx.services.compute.run('prepareWorkerEvents', { body, contentType: headers['content-type'] });
-      const out = await ctx.services.store.run('appendWorkerEvents', { scope: workerScope(ctx.principal), leaseId: params.leaseId, batch });
-      if (out.stored.length > 0 && ctx.services.workers.watched(out.run_id)) ctx.services.workers.tell(out.run_id, { type: 'events', events: out.stored.map(eventView) });
+      const { batch } = await ctx.services.compute.run('prepareWorkerEvents', {
+        body,
+        contentType: headers['content-type'],
+      });
+      const out = await ctx.services.store.run('appendWorkerEvents', {
+        scope: workerScope(ctx.principal),
+        leaseId: params.leaseId,
+        batch,
+      });
+      if (out.stored.length > 0 && ctx.services.workers.watched(out.run_id))
+        ctx.services.workers.tell(out.run_id, { type: 'events', events: out.stored.map(eventView) });
       return data({ stored: out.stored.length, cancel: out.cancel });
     },
   }),
@@ -539,39 +738,97 @@ export const workerRoutes = (secret: Buffer) => [
       description: `\`succeeded\` only for an agent that exited with 0 (\`reason: exit\`); \`cancelled\` only when the turn was asked to stop. \`commit_sha\` is the checkpoint pushed to the run's work branch (null when nothing changed), \`head_commit\` the workspace's commit after the turn. The run's trace is updated before the answer. An eval run's lease: \`succeeded\` (exit 0) with its \`card\` and \`cost_usd\`, or \`failed\` with its \`error\`; the run ends and its keys are revoked, and the answer is the eval run. ${WORKER}`,
       params: 'LeaseParams',
       body: payload('CompleteBody', {
-        succeeded: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, commit_sha: CHECKPOINT, head_commit: CHECKPOINT },
-        timeout: { status: 'failed', reason: 'timeout', exit_code: null, error: 'The agent ran past its timeout of 1800 s and was stopped', commit_sha: null, head_commit: BASE },
-        eval: { status: 'succeeded', reason: 'exit', exit_code: 0, error: null, card: { resolved_rate: 0.62, tasks: 50, costUsd: 3.18 }, cost_usd: 3.18 },
+        succeeded: {
+          status: 'succeeded',
+          reason: 'exit',
+          exit_code: 0,
+          error: null,
+          commit_sha: CHECKPOINT,
+          head_commit: CHECKPOINT,
+        },
+        timeout: {
+          status: 'failed',
+          reason: 'timeout',
+          exit_code: null,
+          error: 'The agent ran past its timeout of 1800 s and was stopped',
+          commit_sha: null,
+          head_commit: BASE,
+        },
+        eval: {
+          status: 'succeeded',
+          reason: 'exit',
+          exit_code: 0,
+          error: null,
+          card: { resolved_rate: 0.62, tasks: 50, costUsd: 3.18 },
+          cost_usd: 3.18,
+        },
       }),
-      answers: [answer(200, 'WorkerLeaseEndAnswer', 'The turn, ended, with its figures (or the eval run, ended).', { ended: { data: DONE_TURN } })],
-      errors: [LEASE_GONE, { status: 400, when: '`invalid_request_body` with `details`: a field of the wrong shape, or `card`/`cost_usd` on the lease of a turn (they are an eval run\'s).' }, { status: 409, when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked; for an eval run, `succeeded` without a card, `failed` without an error, or another status or reason than an eval run ends with.' }],
+      answers: [
+        answer(200, 'WorkerLeaseEndAnswer', 'The turn, ended, with its figures (or the eval run, ended).', {
+          ended: { data: DONE_TURN },
+        }),
+      ],
+      errors: [
+        LEASE_GONE,
+        {
+          status: 400,
+          when: "`invalid_request_body` with `details`: a field of the wrong shape, or `card`/`cost_usd` on the lease of a turn (they are an eval run's).",
+        },
+        {
+          status: 409,
+          when: '`conflict`: `succeeded` without exit code 0, or `cancelled` when nobody asked; for an eval run, `succeeded` without a card, `failed` without an error, or another status or reason than an eval run ends with.',
+        },
+      ],
     },
     async handler({ params, body }, ctx) {
       const p = ctx.principal;
       const evalRun = await evalOfLease(ctx, params.leaseId);
       if (evalRun) {
         const error = body.error ?? null;
-        const { kind } = checkEvalEnd({ status: body.status, reason: body.reason, exitCode: body.exit_code ?? null, card: body.card ?? null, error });
+        const { kind } = checkEvalEnd({
+          status: body.status,
+          reason: body.reason,
+          exitCode: body.exit_code ?? null,
+          card: body.card ?? null,
+          error,
+        });
         const ended = await ctx.services.store.run('endWorkerEval', {
           scope: workerScope(p),
           runId: evalRun,
           leaseId: params.leaseId,
-          end: kind === 'complete' ? { kind, card: JSON.stringify(body.card), error: null, costUsd: body.cost_usd ?? null } : { kind, card: null, error, costUsd: null },
+          end:
+            kind === 'complete'
+              ? { kind, card: JSON.stringify(body.card), error: null, costUsd: body.cost_usd ?? null }
+              : { kind, card: null, error, costUsd: null },
         });
         for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
         return data(ended.run);
       }
       // A turn's outcome is the agent's exit and the checkpoint; a card and a cost are an eval run's.
       const evalOnly = (['card', 'cost_usd'] as const).filter((k) => body[k] != null);
-      if (evalOnly.length > 0) throw validationError('body', Object.fromEntries(evalOnly.map((k) => [k, 'only for the lease of an eval run'])));
+      if (evalOnly.length > 0)
+        throw validationError(
+          'body',
+          Object.fromEntries(evalOnly.map((k) => [k, 'only for the lease of an eval run'])),
+        );
       const turn = await ctx.services.store.run('completeWorkerTurn', {
         scope: workerScope(p),
         leaseId: params.leaseId,
-        end: { status: body.status, reason: body.reason, exitCode: body.exit_code ?? null, error: body.error ?? null, commitSha: body.commit_sha ?? null, headCommit: body.head_commit ?? null },
+        end: {
+          status: body.status,
+          reason: body.reason,
+          exitCode: body.exit_code ?? null,
+          error: body.error ?? null,
+          commitSha: body.commit_sha ?? null,
+          headCommit: body.head_commit ?? null,
+        },
       });
       // Traced before the answer: once a worker has reported a turn, its trace is readable.
       await ctx.services.workers.trace(turn.run_id, p.tenantId);
-      const after = await ctx.services.store.run('getWorkerRun', { scope: { ...workerScope(p), environmentId: null }, id: turn.run_id });
+      const after = await ctx.services.store.run('getWorkerRun', {
+        scope: { ...workerScope(p), environmentId: null },
+        id: turn.run_id,
+      });
       return data(after?.turns.find((t) => t.turn_index === turn.turn_index) ?? turn);
     },
   }),
@@ -586,7 +843,13 @@ export const workerRoutes = (secret: Buffer) => [
       summary: 'Hand a turn back (worker)',
       description: `A stopping worker returns its turn to the queue for another worker (not counted as a lost lease), or, when it was asked to stop, ends it \`cancelled\`. An eval run cannot go back to the queue: released, it fails with the error \`worker stopped\` (the trials it reported are kept), and the answer is the eval run. ${WORKER}`,
       params: 'LeaseParams',
-      answers: [answer(200, 'WorkerLeaseEndAnswer', 'The turn after it (or the eval run, failed).', { back: { data: { ...QUEUED_TURN, attempt: 1, worker: 'build-7-3a9c01d2', started_at: '2026-11-20T09:15:02.620Z' } } })],
+      answers: [
+        answer(200, 'WorkerLeaseEndAnswer', 'The turn after it (or the eval run, failed).', {
+          back: {
+            data: { ...QUEUED_TURN, attempt: 1, worker: 'build-7-3a9c01d2', started_at: '2026-11-20T09:15:02.620Z' },
+          },
+        }),
+      ],
       errors: [LEASE_GONE],
     },
     async handler({ params }, ctx) {
@@ -594,11 +857,18 @@ export const workerRoutes = (secret: Buffer) => [
       const evalRun = await evalOfLease(ctx, params.leaseId);
       if (evalRun) {
         // An eval run has no way back to the queue: handed back, it fails (`worker stopped`).
-        const ended = await ctx.services.store.run('releaseWorkerEval', { scope: workerScope(p), runId: evalRun, leaseId: params.leaseId });
+        const ended = await ctx.services.store.run('releaseWorkerEval', {
+          scope: workerScope(p),
+          runId: evalRun,
+          leaseId: params.leaseId,
+        });
         for (const hash of ended.revokedKeyHashes) ctx.services.auth.forget(hash);
         return data(ended.run);
       }
-      const turn = await ctx.services.store.run('releaseWorkerTurn', { scope: workerScope(p), leaseId: params.leaseId });
+      const turn = await ctx.services.store.run('releaseWorkerTurn', {
+        scope: workerScope(p),
+        leaseId: params.leaseId,
+      });
       if (turn.status === 'queued') ctx.services.workers.workQueued();
       if (turn.status === 'queued') void ctx.services.workers.tellRun(turn.run_id, p);
       else void ctx.services.workers.trace(turn.run_id, p.tenantId);

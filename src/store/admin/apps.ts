@@ -2,7 +2,14 @@
  * App updates and deletes (spec: Apps). An app's delete takes its environments and API keys with it,
  * in one transaction; its spans, blobs and scores stay in the store but no key can reach them.
  */
-import { appChanges, appDeletion, assertAppDeletable, type AppCascade, type AppPatch, type Deletion } from '../../core/admin/rules.js';
+import {
+  appChanges,
+  appDeletion,
+  assertAppDeletable,
+  type AppCascade,
+  type AppPatch,
+  type Deletion,
+} from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import { requireApp, type AppRef } from './environments.js';
 import { RERUN_ON_CONFLICT, type Database } from '../db.js';
@@ -50,10 +57,16 @@ export async function deleteApp(
   return db.transaction(async (tx) => {
     assertAppDeletable(await requireApp(tx, ref), callerAppId, confirmationName);
     const params = [ref.tenantId, ref.appId];
-    const keys = await tx.query<{ key_hash: string }>('DELETE FROM api_keys WHERE tenant_id = $1 AND app_id = $2 RETURNING key_hash', params);
+    const keys = await tx.query<{ key_hash: string }>(
+      'DELETE FROM api_keys WHERE tenant_id = $1 AND app_id = $2 RETURNING key_hash',
+      params,
+    );
     const envs = await tx.query('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 RETURNING id', params);
     await tx.exec('DELETE FROM app_settings WHERE tenant_id = $1 AND app_id = $2', params);
     await tx.exec('DELETE FROM apps WHERE tenant_id = $1 AND id = $2', params);
-    return { deletion: appDeletion(ref.appId, deletedAt, envs.length, keys.length), keyHashes: keys.map((k) => k.key_hash) };
+    return {
+      deletion: appDeletion(ref.appId, deletedAt, envs.length, keys.length),
+      keyHashes: keys.map((k) => k.key_hash),
+    };
   }, RERUN_ON_CONFLICT);
 }

@@ -39,7 +39,10 @@ const VIEW_SQL = `
 
 /** 404 unless the app exists in the tenant; returns its name. */
 export async function requireApp(q: Reader, ref: AppRef): Promise<{ id: string; name: string }> {
-  const [app] = await q.query<{ id: string; name: string }>('SELECT id, name FROM apps WHERE tenant_id = $1 AND id = $2', [ref.tenantId, ref.appId]);
+  const [app] = await q.query<{ id: string; name: string }>(
+    'SELECT id, name FROM apps WHERE tenant_id = $1 AND id = $2',
+    [ref.tenantId, ref.appId],
+  );
   if (!app) throw new ApiError('not_found', `App ${ref.appId} not found`);
   return app;
 }
@@ -51,7 +54,11 @@ async function requireEnvironment(q: Reader, ref: AppRef, id: string): Promise<E
 }
 
 async function assertNameFree(q: Reader, ref: AppRef, name: string): Promise<void> {
-  const [taken] = await q.query(`SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3`, [ref.tenantId, ref.appId, name]);
+  const [taken] = await q.query(`SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3`, [
+    ref.tenantId,
+    ref.appId,
+    name,
+  ]);
   if (taken) throw duplicate(name);
 }
 
@@ -76,26 +83,33 @@ export async function listEnvironments(db: Database, ref: AppRef): Promise<Envir
   return db.query<EnvironmentView>(`${VIEW_SQL} ORDER BY is_default DESC, created_at, name`, [ref.tenantId, ref.appId]);
 }
 
-export async function createEnvironment(db: Database, ref: AppRef, name: string, kind: EnvironmentKind): Promise<EnvironmentView> {
+export async function createEnvironment(
+  db: Database,
+  ref: AppRef,
+  name: string,
+  kind: EnvironmentKind,
+): Promise<EnvironmentView> {
   const id = randomUUID();
   await db
     .transaction(async (tx) => {
       await requireApp(tx, ref);
       await assertNameFree(tx, ref, name);
-      await tx.exec(`INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, $4, $5, false)`, [
-        id,
-        ref.tenantId,
-        ref.appId,
-        name,
-        kind,
-      ]);
+      await tx.exec(
+        `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, $4, $5, false)`,
+        [id, ref.tenantId, ref.appId, name, kind],
+      );
     })
     .catch(uniqueAsConflict(name));
   return requireEnvironment(db, ref, id);
 }
 
 /** Renames an environment or changes its kind (rules: core/admin/rules.ts, environmentChanges). */
-export async function updateEnvironment(db: Database, ref: AppRef, id: string, patch: EnvironmentPatch): Promise<EnvironmentView> {
+export async function updateEnvironment(
+  db: Database,
+  ref: AppRef,
+  id: string,
+  patch: EnvironmentPatch,
+): Promise<EnvironmentView> {
   await db
     .transaction(async (tx) => {
       const changes = environmentChanges(await requireEnvironment(tx, ref, id), patch);
@@ -129,7 +143,11 @@ export async function deleteEnvironment(
       'DELETE FROM api_keys WHERE tenant_id = $1 AND app_id = $2 AND environment_id = $3 RETURNING key_hash',
       [ref.tenantId, ref.appId, id],
     );
-    await tx.exec('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [ref.tenantId, ref.appId, id]);
+    await tx.exec('DELETE FROM environments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [
+      ref.tenantId,
+      ref.appId,
+      id,
+    ]);
     return { deletion: environmentDeletion(id, deletedAt, keys.length), keyHashes: keys.map((k) => k.key_hash) };
   }, RERUN_ON_CONFLICT);
 }

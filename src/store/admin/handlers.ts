@@ -20,13 +20,27 @@ export function adminHandlers(db: () => Promise<Database>, dataDir: string) {
       return runOperatorCommand({ db: await db(), dataDir, secret: async () => key }, command, nowMs, 'operator');
     },
     listEnvironments: async (ref: AppRef) => environments.listEnvironments(await db(), ref),
-    createEnvironment: async ({ name, kind, ...ref }: AppRef & { name: string; kind: EnvironmentKind }) => environments.createEnvironment(await db(), ref, name, kind),
-    updateEnvironment: async ({ id, patch, ...ref }: AppRef & { id: string; patch: EnvironmentPatch }) => environments.updateEnvironment(await db(), ref, id, patch),
+    createEnvironment: async ({ name, kind, ...ref }: AppRef & { name: string; kind: EnvironmentKind }) =>
+      environments.createEnvironment(await db(), ref, name, kind),
+    updateEnvironment: async ({ id, patch, ...ref }: AppRef & { id: string; patch: EnvironmentPatch }) =>
+      environments.updateEnvironment(await db(), ref, id, patch),
     /** `keyHashes`: the removed keys, for the main thread's auth cache. */
-    deleteEnvironment: async ({ id, confirmationName, deletedAt, ...ref }: AppRef & { id: string; confirmationName: string; deletedAt: string }) =>
+    deleteEnvironment: async ({
+      id,
+      confirmationName,
+      deletedAt,
+      ...ref
+    }: AppRef & { id: string; confirmationName: string; deletedAt: string }) =>
       environments.deleteEnvironment(await db(), ref, id, confirmationName, deletedAt),
-    updateApp: async ({ patch, by, ...ref }: AppRef & { patch: AppPatch; by: string }) => apps.updateApp(await db(), ref, patch, by),
-    deleteApp: async ({ callerAppId, confirmationName, deletedAt, ...ref }: AppRef & { callerAppId: string; confirmationName?: string; deletedAt: string }) => apps.deleteApp(await db(), ref, callerAppId, confirmationName, deletedAt),
+    updateApp: async ({ patch, by, ...ref }: AppRef & { patch: AppPatch; by: string }) =>
+      apps.updateApp(await db(), ref, patch, by),
+    deleteApp: async ({
+      callerAppId,
+      confirmationName,
+      deletedAt,
+      ...ref
+    }: AppRef & { callerAppId: string; confirmationName?: string; deletedAt: string }) =>
+      apps.deleteApp(await db(), ref, callerAppId, confirmationName, deletedAt),
   };
 }
 

@@ -15,7 +15,9 @@ export async function verifySecret(db: Database, check: string, fresh: boolean):
     const [known] = await tx.query<{ secret_check: string }>('SELECT secret_check FROM store_identity LIMIT 1');
     // A fresh secret cannot match a recorded check: the one the store knows is missing.
     if (known) return known.secret_check === check ? 'ok' : fresh ? 'lost' : 'mismatch';
-    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE revoked_at IS NULL');
+    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM api_keys WHERE revoked_at IS NULL',
+    );
     if (n > 0 && fresh) return 'lost';
     await tx.exec('INSERT INTO store_identity (secret_check) VALUES ($1)', [check]);
     return 'ok';
@@ -27,7 +29,10 @@ export async function verifySecret(db: Database, check: string, fresh: boolean):
  * secret's check value replaces the old one. Returns the apps, each with its default environment,
  * for which the caller mints new keys.
  */
-export async function resetSecret(db: Database, check: string): Promise<{ tenantId: string; appId: string; environmentId: string }[]> {
+export async function resetSecret(
+  db: Database,
+  check: string,
+): Promise<{ tenantId: string; appId: string; environmentId: string }[]> {
   return db.transaction(async (tx) => {
     await tx.exec('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE revoked_at IS NULL');
     await tx.exec('DELETE FROM store_identity');

@@ -80,10 +80,7 @@ export interface NewKey {
  * and a Full Access key with the given hash, all in one transaction. Returns null when the store
  * already has a tenant (bootstrap happens once and only once).
  */
-export async function bootstrap(
-  db: Database,
-  key: { keyHash: string; keyPrefix: string },
-): Promise<Scope | null> {
+export async function bootstrap(db: Database, key: { keyHash: string; keyPrefix: string }): Promise<Scope | null> {
   return db.transaction(async (tx) => {
     const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM tenants');
     if (n > 0) return null;
@@ -102,12 +99,19 @@ export async function bootstrap(
     await tx.exec(
       `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, created_by)
        VALUES ($1, $2, $3, $4, 'bootstrap', $5, $6, 'full_access', $7, 'bootstrap')`,
-      [randomUUID(), scope.tenantId, scope.appId, scope.environmentId, key.keyHash, key.keyPrefix, listValue(permissionsFor('full_access'))],
+      [
+        randomUUID(),
+        scope.tenantId,
+        scope.appId,
+        scope.environmentId,
+        key.keyHash,
+        key.keyPrefix,
+        listValue(permissionsFor('full_access')),
+      ],
     );
     return scope;
   });
 }
-
 
 /** The app that key-less requests act as in local mode: the oldest app and its default environment. */
 export async function localScope(db: Database): Promise<(Scope & { plan: string }) | null> {
@@ -182,7 +186,10 @@ export async function insertKey(db: Database, k: NewKey): Promise<KeyView> {
   // One at a time per tenant: two creations at once would both count the keys before either.
   await checkedCreations.run(`keys of ${k.tenantId}`, () =>
     db.transaction(async (tx) => {
-      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [k.tenantId]);
+      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(
+        'SELECT count(*)::INTEGER AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL',
+        [k.tenantId],
+      );
       checkEntitlement('max_keys', n, k.maxKeys ?? null);
       await insertKeyRow(tx, id, k);
     }),
@@ -197,7 +204,20 @@ export async function insertKeyRow(tx: Transaction, id: string, k: NewKey): Prom
     `INSERT INTO api_keys (id, tenant_id, app_id, environment_id, name, key_hash, key_prefix, role, permissions, expires_at, created_by, allowed_kinds)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9::VARCHAR[], []::VARCHAR[]), CASE WHEN $10 IS NULL THEN NULL ELSE ${TS_PARAM(10)} END, $11, $12)`,
     // An empty list cannot be bound (its item type is unknown): it is written as NULL and made [] in SQL.
-    [id, k.tenantId, k.appId, k.environmentId, k.name, k.keyHash, k.keyPrefix, k.role, k.permissions.length > 0 ? listValue(k.permissions) : null, k.expiresAt, k.createdBy, k.allowedKinds ? listValue(k.allowedKinds) : null],
+    [
+      id,
+      k.tenantId,
+      k.appId,
+      k.environmentId,
+      k.name,
+      k.keyHash,
+      k.keyPrefix,
+      k.role,
+      k.permissions.length > 0 ? listValue(k.permissions) : null,
+      k.expiresAt,
+      k.createdBy,
+      k.allowedKinds ? listValue(k.allowedKinds) : null,
+    ],
   );
 }
 
@@ -212,15 +232,20 @@ const KEY_VIEW_SQL = `
  * Keys of one app, newest first; `id` narrows to one key, `pin` to the keys an admin pinned there
  * manages (its environment's and those of lower kinds, see core/admin/rules.ts).
  */
-export async function listKeys(db: Database, tenantId: string, appId: string, id?: string, pin: Pin | null = null): Promise<KeyView[]> {
+export async function listKeys(
+  db: Database,
+  tenantId: string,
+  appId: string,
+  id?: string,
+  pin: Pin | null = null,
+): Promise<KeyView[]> {
   const params: DuckDBValue[] = [tenantId, appId];
   let sql = KEY_VIEW_SQL;
   if (id !== undefined) sql += ` AND k.id = $${params.push(id)}`;
   if (pin !== null) sql += ` AND ${managedSql('k', params, pin)}`;
-  const rows = await db.query<KeyView & { environment_id: string | null; environment_name: string | null; allowed_kinds: string[] | null }>(
-    `${sql} ORDER BY k.created_at DESC, k.id`,
-    params,
-  );
+  const rows = await db.query<
+    KeyView & { environment_id: string | null; environment_name: string | null; allowed_kinds: string[] | null }
+  >(`${sql} ORDER BY k.created_at DESC, k.id`, params);
   return rows.map(({ environment_id, environment_name, allowed_kinds, ...rest }) => ({
     ...rest,
     ...(allowed_kinds === null ? {} : { allowed_kinds }),
@@ -233,7 +258,13 @@ export async function listKeys(db: Database, tenantId: string, appId: string, id
  * no such key exists in this tenant and app (and pinned environment, when given). Revoking twice
  * keeps the first revocation time.
  */
-export async function revokeKey(db: Database, tenantId: string, appId: string, id: string, pin: Pin | null = null): Promise<string | null> {
+export async function revokeKey(
+  db: Database,
+  tenantId: string,
+  appId: string,
+  id: string,
+  pin: Pin | null = null,
+): Promise<string | null> {
   const params: DuckDBValue[] = [tenantId, appId, id];
   const rows = await db.query<{ key_hash: string }>(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP)
@@ -305,7 +336,10 @@ async function insertApp(db: Database, id: string, a: NewApp): Promise<boolean> 
     return await db.transaction(async (tx) => {
       const [dup] = await tx.query('SELECT 1 FROM apps WHERE tenant_id = $1 AND name = $2', [a.tenantId, a.name]);
       if (dup) return false;
-      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM apps WHERE tenant_id = $1', [a.tenantId]);
+      const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(
+        'SELECT count(*)::INTEGER AS n FROM apps WHERE tenant_id = $1',
+        [a.tenantId],
+      );
       checkEntitlement('max_apps', n, a.maxApps ?? null);
       await tx.exec(
         `INSERT INTO apps (id, tenant_id, name, display_name, entry_point, runtime, created_by, updated_by)
@@ -351,7 +385,11 @@ export async function selectEnvironment(
 }
 
 /** What a session token's app resolves to: its default environment and the tenant's plan; null if gone. */
-export async function sessionScope(db: Database, tenantId: string, appId: string): Promise<{ environmentId: string; plan: string } | null> {
+export async function sessionScope(
+  db: Database,
+  tenantId: string,
+  appId: string,
+): Promise<{ environmentId: string; plan: string } | null> {
   const [row] = await db.query<{ environment_id: string; plan: string }>(
     `SELECT e.id AS environment_id, t.plan
        FROM apps a JOIN tenants t ON t.id = a.tenant_id JOIN environments e ON e.app_id = a.id AND e.is_default

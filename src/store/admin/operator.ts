@@ -54,7 +54,12 @@ async function requireApp(db: Database, appId: string): Promise<AppRef> {
   return { tenantId: app.tenant_id, appId: app.id };
 }
 
-export async function runOperatorCommand(store: OperatorStore, command: CliCommand, nowMs: number, by: OperatorActor): Promise<unknown> {
+export async function runOperatorCommand(
+  store: OperatorStore,
+  command: CliCommand,
+  nowMs: number,
+  by: OperatorActor,
+): Promise<unknown> {
   const { db } = store;
   switch (command.name) {
     case 'tenant create':
@@ -92,15 +97,22 @@ export async function runOperatorCommand(store: OperatorStore, command: CliComma
       return listOperatorKeys(db, await requireApp(db, command.appId));
     case 'key revoke': {
       const ref = await requireApp(db, command.appId);
-      if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null) throw new ApiError('not_found', `No key ${command.keyId} in app ${ref.appId}`);
+      if ((await revokeKey(db, ref.tenantId, ref.appId, command.keyId)) === null)
+        throw new ApiError('not_found', `No key ${command.keyId} in app ${ref.appId}`);
       return (await listOperatorKeys(db, ref, command.keyId))[0];
     }
     case 'secret reset':
       return resetStoreSecret(store, by);
     case 'token create': {
       const ref = await requireApp(db, command.appId);
-      if (ref.tenantId !== command.tenantId) throw new ApiError('not_found', `App ${command.appId} is not an app of tenant ${command.tenantId}`);
-      const claims = sessionClaims({ ...ref, subject: command.subject, nowSec: Math.floor(nowMs / 1000), ttlSec: command.ttlSec });
+      if (ref.tenantId !== command.tenantId)
+        throw new ApiError('not_found', `App ${command.appId} is not an app of tenant ${command.tenantId}`);
+      const claims = sessionClaims({
+        ...ref,
+        subject: command.subject,
+        nowSec: Math.floor(nowMs / 1000),
+        ttlSec: command.ttlSec,
+      });
       return {
         token: signSessionToken(claims, deriveSessionKey(await store.secret())),
         token_type: 'Bearer',
@@ -115,7 +127,12 @@ export async function runOperatorCommand(store: OperatorStore, command: CliComma
   }
 }
 
-async function createKey(store: OperatorStore, command: Extract<CliCommand, { name: 'key create' }>, ref: AppRef, by: OperatorActor): Promise<CreatedOperatorKey> {
+async function createKey(
+  store: OperatorStore,
+  command: Extract<CliCommand, { name: 'key create' }>,
+  ref: AppRef,
+  by: OperatorActor,
+): Promise<CreatedOperatorKey> {
   let environmentId: string | null = null;
   if ('environment' in command.scope) {
     const env = await findEnvironmentByName(store.db, ref.tenantId, ref.appId, command.scope.environment);

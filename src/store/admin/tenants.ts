@@ -40,8 +40,17 @@ async function insertTenant(db: Database, name: string, plan: string | null, cre
     const [taken] = await tx.query('SELECT 1 FROM tenants WHERE name = $1', [name]);
     if (taken) throw new ApiError('conflict', `A tenant named "${name}" already exists`);
     const ids = { tenant_id: randomUUID(), app_id: randomUUID(), environment_id: randomUUID() };
-    const [row] = await tx.query<{ plan: string }>('INSERT INTO tenants (id, name, plan) VALUES ($1, $2, coalesce($3, \'self_hosted\')) RETURNING plan', [ids.tenant_id, name, plan]);
-    const made = { tenant_id: ids.tenant_id, name, plan: row!.plan, app_id: ids.app_id, environment_id: ids.environment_id };
+    const [row] = await tx.query<{ plan: string }>(
+      "INSERT INTO tenants (id, name, plan) VALUES ($1, $2, coalesce($3, 'self_hosted')) RETURNING plan",
+      [ids.tenant_id, name, plan],
+    );
+    const made = {
+      tenant_id: ids.tenant_id,
+      name,
+      plan: row!.plan,
+      app_id: ids.app_id,
+      environment_id: ids.environment_id,
+    };
     await tx.exec(
       `INSERT INTO apps (id, tenant_id, name, display_name, created_by, updated_by) VALUES ($1, $2, 'default', 'Default app', $3, $3)`,
       [made.app_id, made.tenant_id, createdBy],
@@ -73,7 +82,13 @@ export async function tenantExists(db: Database, id: string): Promise<boolean> {
 }
 
 /** An app by id alone (the operator sees every tenant); null when there is none. */
-export async function findApp(db: Database, appId: string): Promise<{ id: string; tenant_id: string; name: string } | null> {
-  const [app] = await db.query<{ id: string; tenant_id: string; name: string }>('SELECT id, tenant_id, name FROM apps WHERE id = $1', [appId]);
+export async function findApp(
+  db: Database,
+  appId: string,
+): Promise<{ id: string; tenant_id: string; name: string } | null> {
+  const [app] = await db.query<{ id: string; tenant_id: string; name: string }>(
+    'SELECT id, tenant_id, name FROM apps WHERE id = $1',
+    [appId],
+  );
   return app ?? null;
 }

@@ -2,7 +2,11 @@
 import { monthOf } from '../../core/plans.js';
 import type { Database } from '../db.js';
 
-export async function tenantUsage(db: Database, tenantId: string, nowMs: number): Promise<{ month: string; monthSpans: number; storedBytes: number }> {
+export async function tenantUsage(
+  db: Database,
+  tenantId: string,
+  nowMs: number,
+): Promise<{ month: string; monthSpans: number; storedBytes: number }> {
   const month = monthOf(nowMs);
   const [row] = await db.query<{ month_spans: number; bytes: number }>(
     `SELECT (coalesce(sum(spans) FILTER (WHERE month = $2), 0))::DOUBLE AS month_spans, coalesce(sum(bytes), 0)::DOUBLE AS bytes

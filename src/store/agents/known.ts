@@ -15,7 +15,12 @@ export interface KnownOfSessions {
   blobShas: string[];
 }
 
-export async function knownOfSessions(src: SpanSource, scope: ReadScope & { environmentId: string }, traceIds: readonly string[], blobShas: readonly string[]): Promise<KnownOfSessions> {
+export async function knownOfSessions(
+  src: SpanSource,
+  scope: ReadScope & { environmentId: string },
+  traceIds: readonly string[],
+  blobShas: readonly string[],
+): Promise<KnownOfSessions> {
   return { spanIds: await knownSpans(src, scope, traceIds), blobShas: await knownBlobs(src, scope, blobShas) };
 }
 

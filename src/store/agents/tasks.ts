@@ -4,5 +4,8 @@ import type { ReadScope } from '../scope.js';
 
 export interface AgentStoreTasks {
   /** Span ids of these traces and the blobs of these hashes that the store already holds. */
-  agentsKnown: { in: { scope: ReadScope & { environmentId: string }; traceIds: string[]; blobShas: string[] }; out: KnownOfSessions };
+  agentsKnown: {
+    in: { scope: ReadScope & { environmentId: string }; traceIds: string[]; blobShas: string[] };
+    out: KnownOfSessions;
+  };
 }

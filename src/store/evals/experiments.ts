@@ -65,7 +65,15 @@ export interface RunFigures {
   p95_duration_ms: number | null;
 }
 
-const NO_FIGURES: RunFigures = { task_count: 0, trial_count: 0, resolved_rate: null, mean_cost_usd: null, total_cost_usd: null, mean_duration_ms: null, p95_duration_ms: null };
+const NO_FIGURES: RunFigures = {
+  task_count: 0,
+  trial_count: 0,
+  resolved_rate: null,
+  mean_cost_usd: null,
+  total_cost_usd: null,
+  mean_duration_ms: null,
+  p95_duration_ms: null,
+};
 
 export async function runFigures(db: Database, scope: ReadScope, runIds: string[]): Promise<Map<string, RunFigures>> {
   if (runIds.length === 0) return new Map();
@@ -75,7 +83,11 @@ export async function runFigures(db: Database, scope: ReadScope, runIds: string[
 }
 
 /** The figures of each run named, empty ones for a run without trials. */
-export async function figuresByRun(db: Database, scope: ReadScope, runIds: string[]): Promise<Record<string, RunFigures>> {
+export async function figuresByRun(
+  db: Database,
+  scope: ReadScope,
+  runIds: string[],
+): Promise<Record<string, RunFigures>> {
   const found = await runFigures(db, scope, runIds);
   return Object.fromEntries(runIds.map((id) => [id, found.get(id) ?? NO_FIGURES]));
 }
@@ -108,7 +120,12 @@ export interface ExperimentView {
  * none in scope. `withFigures` false leaves the figures empty (the baseline endpoint needs two runs'
  * figures, not every run's).
  */
-export async function experimentRuns(db: Database, scope: ReadScope, experimentId: string, withFigures = true): Promise<{ experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null> {
+export async function experimentRuns(
+  db: Database,
+  scope: ReadScope,
+  experimentId: string,
+  withFigures = true,
+): Promise<{ experiment: ExperimentView; runs: (ExperimentRun & { createdMs: number })[] } | null> {
   const s = scopeSql(scope, 'r');
   const n = s.params.length;
   const runs = await db.query<Omit<ExperimentRun, keyof RunFigures> & { createdMs: number }>(
@@ -124,7 +141,13 @@ export async function experimentRuns(db: Database, scope: ReadScope, experimentI
          FROM experiments x LEFT JOIN experiment_baselines b ON b.experiment_id = x.id WHERE x.tenant_id = $1 AND x.app_id = $2 AND x.id = $3`,
       [scope.tenantId, scope.appId, experimentId],
     ),
-    withFigures ? runFigures(db, scope, runs.map((r) => r.id)) : new Map<string, RunFigures>(),
+    withFigures
+      ? runFigures(
+          db,
+          scope,
+          runs.map((r) => r.id),
+        )
+      : new Map<string, RunFigures>(),
   ]);
   const visible = runs.some((r) => r.id === x!.baseline_run_id) ? x!.baseline_run_id : null;
   return {
@@ -138,7 +161,12 @@ export interface ExperimentSummary extends ExperimentView {
 }
 
 /** Experiments with runs in the reader's scope, most recently run first, each with its latest run's figures. */
-export async function listExperiments(db: Database, scope: ReadScope, limit: number, offset: number): Promise<Page<ExperimentSummary>> {
+export async function listExperiments(
+  db: Database,
+  scope: ReadScope,
+  limit: number,
+  offset: number,
+): Promise<Page<ExperimentSummary>> {
   const s = scopeSql(scope, 'r');
   const n = s.params.length;
   const rows = await db.query<ExperimentView & { latest_run_id: string; total: number }>(
@@ -153,9 +181,29 @@ export async function listExperiments(db: Database, scope: ReadScope, limit: num
       ORDER BY per.last_run_at DESC, x.id LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...s.params, limit, offset],
   );
-  const latest = new Map((await experimentRunsById(db, scope, rows.map((r) => r.latest_run_id))).map((r) => [r.id, r]));
-  const total = rows[0]?.total ?? (offset > 0 ? (await db.query<{ n: number }>(`SELECT count(DISTINCT r.experiment_id)::INTEGER AS n FROM eval_runs r WHERE ${s.sql}`, s.params))[0]?.n ?? 0 : 0);
-  return { data: rows.map(({ latest_run_id, total: _t, ...x }) => ({ ...x, latest_run: latest.get(latest_run_id) ?? null })), total };
+  const latest = new Map(
+    (
+      await experimentRunsById(
+        db,
+        scope,
+        rows.map((r) => r.latest_run_id),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  const total =
+    rows[0]?.total ??
+    (offset > 0
+      ? ((
+          await db.query<{ n: number }>(
+            `SELECT count(DISTINCT r.experiment_id)::INTEGER AS n FROM eval_runs r WHERE ${s.sql}`,
+            s.params,
+          )
+        )[0]?.n ?? 0)
+      : 0);
+  return {
+    data: rows.map(({ latest_run_id, total: _t, ...x }) => ({ ...x, latest_run: latest.get(latest_run_id) ?? null })),
+    total,
+  };
 }
 
 async function experimentRunsById(db: Database, scope: ReadScope, ids: string[]): Promise<ExperimentRun[]> {
@@ -174,12 +222,19 @@ async function experimentRunsById(db: Database, scope: ReadScope, ids: string[])
 /** The experiment of a run in scope; null when the run is not in scope. */
 export async function experimentOfRun(db: Database, scope: ReadScope, runId: string): Promise<string | null> {
   const s = scopeSql(scope, 'r');
-  const [row] = await db.query<{ experiment_id: string }>(`SELECT r.experiment_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, runId]);
+  const [row] = await db.query<{ experiment_id: string }>(
+    `SELECT r.experiment_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`,
+    [...s.params, runId],
+  );
   return row?.experiment_id ?? null;
 }
 
 /** The two statements of a comparison: the per-task pairs, and their aggregates. */
-export function comparisonSql(scope: ReadScope, baselineId: string, candidateId: string): { pairs: Sql; aggregates: Sql } {
+export function comparisonSql(
+  scope: ReadScope,
+  baselineId: string,
+  candidateId: string,
+): { pairs: Sql; aggregates: Sql } {
   const tasks = taskResultsSql(scope, (n) => `t.run_id IN ($${n}::UUID, $${n + 1}::UUID)`);
   const n = tasks.params.length;
   const pairs = `WITH tasks AS (${tasks.sql}),
@@ -219,7 +274,8 @@ export function comparisonSql(scope: ReadScope, baselineId: string, candidateId:
   };
 }
 
-type AggregateRow = Record<Outcome, number> & Record<'bc_mean' | 'cc_mean' | 'c_diff' | 'c_sd' | 'bd_mean' | 'cd_mean' | 'd_diff' | 'd_sd', number | null>;
+type AggregateRow = Record<Outcome, number> &
+  Record<'bc_mean' | 'cc_mean' | 'c_diff' | 'c_sd' | 'bd_mean' | 'cd_mean' | 'd_diff' | 'd_sd', number | null>;
 /** The aggregates of the pairs for core/evals/comparison.ts to finish, and the per-task table as JSON text (TaskPair[]). */
 export async function compareRuns(
   db: Database,
@@ -246,11 +302,25 @@ export async function compareRuns(
 }
 
 /** Pins `runId` (a succeeded run of the experiment in scope) as the baseline, or removes the pin. */
-export async function pinBaseline(db: Database, scope: ReadScope, experimentId: string, runId: string | null, by: string): Promise<'pinned' | 'unpinned' | 'no_experiment' | 'no_run' | { notSucceeded: RunStatus }> {
-  const [x] = await db.query('SELECT 1 FROM experiments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [scope.tenantId, scope.appId, experimentId]);
+export async function pinBaseline(
+  db: Database,
+  scope: ReadScope,
+  experimentId: string,
+  runId: string | null,
+  by: string,
+): Promise<'pinned' | 'unpinned' | 'no_experiment' | 'no_run' | { notSucceeded: RunStatus }> {
+  const [x] = await db.query('SELECT 1 FROM experiments WHERE tenant_id = $1 AND app_id = $2 AND id = $3', [
+    scope.tenantId,
+    scope.appId,
+    experimentId,
+  ]);
   if (!x) return 'no_experiment';
   if (runId === null) {
-    await db.exec('DELETE FROM experiment_baselines WHERE tenant_id = $1 AND app_id = $2 AND experiment_id = $3', [scope.tenantId, scope.appId, experimentId]);
+    await db.exec('DELETE FROM experiment_baselines WHERE tenant_id = $1 AND app_id = $2 AND experiment_id = $3', [
+      scope.tenantId,
+      scope.appId,
+      experimentId,
+    ]);
     return 'unpinned';
   }
   const s = scopeSql(scope, 'r');
@@ -267,4 +337,3 @@ export async function pinBaseline(db: Database, scope: ReadScope, experimentId: 
   );
   return 'pinned';
 }
-

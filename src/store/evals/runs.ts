@@ -45,7 +45,11 @@ const RUN_FIELDS = `r.id, r.experiment_id, x.name AS experiment, r.environment_i
 const RUN_FROM = 'eval_runs r JOIN experiments x ON x.id = r.experiment_id';
 
 function toView(row: RunRow): RunView {
-  return { ...row, config: JSON.parse(row.config) as Record<string, unknown>, card: row.card === null ? null : (JSON.parse(row.card) as Record<string, unknown>) };
+  return {
+    ...row,
+    config: JSON.parse(row.config) as Record<string, unknown>,
+    card: row.card === null ? null : (JSON.parse(row.card) as Record<string, unknown>),
+  };
 }
 
 /** Reports of one run, and run creations of one app, happen one at a time (lock.ts). */
@@ -75,17 +79,42 @@ export async function createRun(db: Database, n: NewRun): Promise<{ run: RunView
         `INSERT INTO experiments (id, tenant_id, app_id, name, created_at, created_by) VALUES ($1, $2, $3, $4, now()::TIMESTAMP, $5) ON CONFLICT DO NOTHING`,
         [randomUUID(), tenantId, appId, n.experiment, n.createdBy],
       );
-      const [experiment] = await tx.query<{ id: string }>('SELECT id FROM experiments WHERE tenant_id = $1 AND app_id = $2 AND name = $3', [tenantId, appId, n.experiment]);
+      const [experiment] = await tx.query<{ id: string }>(
+        'SELECT id FROM experiments WHERE tenant_id = $1 AND app_id = $2 AND name = $3',
+        [tenantId, appId, n.experiment],
+      );
       // A run key does what a worker does for this run and nothing else (core/permissions.ts): no
       // permission of its own, the run's environment as its pin. Its name says what it is but not
       // which run: key listings are for admins who may not read the app's data (the run names it).
       await insertKeyRow(tx, keyId, {
-        tenantId, appId, environmentId, name: 'eval run', role: 'custom', permissions: [], keyHash: n.key.keyHash, keyPrefix: n.key.keyPrefix, expiresAt: null, createdBy: n.createdBy,
+        tenantId,
+        appId,
+        environmentId,
+        name: 'eval run',
+        role: 'custom',
+        permissions: [],
+        keyHash: n.key.keyHash,
+        keyPrefix: n.key.keyPrefix,
+        expiresAt: null,
+        createdBy: n.createdBy,
       });
       await tx.exec(
         `INSERT INTO eval_runs (id, tenant_id, app_id, environment_id, experiment_id, suite, suite_version, config, git_commit, git_branch, status, key_id, created_at, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'queued', $11, now()::TIMESTAMP, $12)`,
-        [runId, tenantId, appId, environmentId, experiment!.id, n.suite, n.suiteVersion, n.config, n.gitCommit, n.gitBranch, keyId, n.createdBy],
+        [
+          runId,
+          tenantId,
+          appId,
+          environmentId,
+          experiment!.id,
+          n.suite,
+          n.suiteVersion,
+          n.config,
+          n.gitCommit,
+          n.gitBranch,
+          keyId,
+          n.createdBy,
+        ],
       );
     }),
   );
@@ -96,7 +125,10 @@ export async function createRun(db: Database, n: NewRun): Promise<{ run: RunView
 
 export async function getRun(db: Database, scope: ReadScope, id: string): Promise<RunView | null> {
   const s = scopeSql(scope, 'r');
-  const [row] = await db.query<RunRow>(`SELECT ${RUN_FIELDS} FROM ${RUN_FROM} WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, id]);
+  const [row] = await db.query<RunRow>(
+    `SELECT ${RUN_FIELDS} FROM ${RUN_FROM} WHERE ${s.sql} AND r.id = $${s.params.length + 1}`,
+    [...s.params, id],
+  );
   return row ? toView(row) : null;
 }
 
@@ -112,7 +144,10 @@ export async function listRuns(
   if (q.experimentId !== undefined) where += ` AND r.experiment_id = $${params.push(q.experimentId)}`;
   if (q.status !== undefined) where += ` AND r.status = $${params.push(q.status)}`;
   const [rows, [count]] = await Promise.all([
-    db.query<RunRow>(`SELECT ${RUN_FIELDS} FROM ${RUN_FROM} WHERE ${where} ORDER BY r.created_at DESC, r.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.limit, q.offset]),
+    db.query<RunRow>(
+      `SELECT ${RUN_FIELDS} FROM ${RUN_FROM} WHERE ${where} ORDER BY r.created_at DESC, r.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, q.limit, q.offset],
+    ),
     db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM eval_runs r WHERE ${where}`, params),
   ]);
   return { data: rows.map(toView), total: count?.n ?? 0 };
@@ -133,13 +168,27 @@ export interface StatusChange {
  * (so the main thread's auth cache drops it at once); null when no such run is in scope. A report
  * the state machine refuses throws its 409.
  */
-export async function reportStatus(db: Database, c: StatusChange): Promise<{ run: RunView; revokedKeyHashes: string[] } | null> {
+export async function reportStatus(
+  db: Database,
+  c: StatusChange,
+): Promise<{ run: RunView; revokedKeyHashes: string[] } | null> {
   return runLock.run(`run:${c.runId}`, async () => {
     const revoked = await db.transaction(async (tx) => {
       const s = scopeSql(c.scope, 'r');
-      const [row] = await tx.query<{ status: RunStatus; key_id: string | null }>(`SELECT r.status, r.key_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`, [...s.params, c.runId]);
+      const [row] = await tx.query<{ status: RunStatus; key_id: string | null }>(
+        `SELECT r.status, r.key_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`,
+        [...s.params, c.runId],
+      );
       if (!row) return undefined;
-      return applyReport(tx, { runId: c.runId, from: row.status, keyId: row.key_id, kind: c.kind, card: c.card, error: c.error, costUsd: c.costUsd });
+      return applyReport(tx, {
+        runId: c.runId,
+        from: row.status,
+        keyId: row.key_id,
+        kind: c.kind,
+        card: c.card,
+        error: c.error,
+        costUsd: c.costUsd,
+      });
     });
     if (revoked === undefined) return null;
     return { run: (await getRun(db, c.scope, c.runId))!, revokedKeyHashes: revoked };
@@ -152,7 +201,15 @@ export async function reportStatus(db: Database, c: StatusChange): Promise<{ run
  */
 export async function applyReport(
   tx: Transaction,
-  r: { runId: string; from: RunStatus; keyId: string | null; kind: ReportKind; card: string | null; error: string | null; costUsd: number | null },
+  r: {
+    runId: string;
+    from: RunStatus;
+    keyId: string | null;
+    kind: ReportKind;
+    card: string | null;
+    error: string | null;
+    costUsd: number | null;
+  },
 ): Promise<string[]> {
   const to = transition(r.from, r.kind);
   const changed = await tx.query(
@@ -170,7 +227,10 @@ export async function applyReport(
 
 /** Revokes a key in the transaction that ends its run; its hash, for the auth cache. */
 async function revokeRunKey(tx: Transaction, keyId: string): Promise<string | null> {
-  const [row] = await tx.query<{ key_hash: string }>('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP) WHERE id = $1 RETURNING key_hash', [keyId]);
+  const [row] = await tx.query<{ key_hash: string }>(
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()::TIMESTAMP) WHERE id = $1 RETURNING key_hash',
+    [keyId],
+  );
   return row?.key_hash ?? null;
 }
 
@@ -181,7 +241,8 @@ async function revokeRunKey(tx: Transaction, keyId: string): Promise<string | nu
  */
 export async function endRunKeys(tx: Transaction, runId: string, creationKeyId: string | null): Promise<string[]> {
   const hashes: string[] = [];
-  if (creationKeyId !== null) hashes.push(...[await revokeRunKey(tx, creationKeyId)].filter((h): h is string => h !== null));
+  if (creationKeyId !== null)
+    hashes.push(...[await revokeRunKey(tx, creationKeyId)].filter((h): h is string => h !== null));
   const leased = await tx.query<{ key_id: string }>(
     'UPDATE worker_eval_leases SET lease_id = NULL, lease_expires_at = NULL, ended_at = coalesce(ended_at, now()::TIMESTAMP) WHERE run_id = $1 RETURNING key_id::VARCHAR AS key_id',
     [runId],
@@ -194,7 +255,11 @@ export async function endRunKeys(tx: Transaction, runId: string, creationKeyId: 
 }
 
 /** The run's status and environment, read inside a caller's transaction; null when not in scope. */
-export async function runInScope(tx: Transaction, scope: ReadScope, runId: string): Promise<{ status: RunStatus; environment_id: string } | null> {
+export async function runInScope(
+  tx: Transaction,
+  scope: ReadScope,
+  runId: string,
+): Promise<{ status: RunStatus; environment_id: string } | null> {
   const s = scopeSql(scope, 'r');
   const [row] = await tx.query<{ status: RunStatus; environment_id: string }>(
     `SELECT r.status, r.environment_id FROM eval_runs r WHERE ${s.sql} AND r.id = $${s.params.length + 1}`,

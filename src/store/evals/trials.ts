@@ -20,9 +20,22 @@ import { runInScope, runLock } from './runs.js';
 
 /** The columns of `eval_trials` in table order (migration 400): rows are appended positionally. */
 const TRIAL_COLUMNS = [
-  ['id', 'uuid'], ['tenant_id', 'uuid'], ['app_id', 'uuid'], ['environment_id', 'uuid'], ['run_id', 'uuid'], ['task_id', 'text'], ['attempt', 'int'],
-  ['trace_id', 'text'], ['session_id', 'text'], ['artifact_sha256', 'text'], ['metadata', 'text'], ['content_hash', 'text'],
-  ['resolved_score_id', 'uuid'], ['cost_score_id', 'uuid'], ['duration_score_id', 'uuid'], ['created_at', 'text'],
+  ['id', 'uuid'],
+  ['tenant_id', 'uuid'],
+  ['app_id', 'uuid'],
+  ['environment_id', 'uuid'],
+  ['run_id', 'uuid'],
+  ['task_id', 'text'],
+  ['attempt', 'int'],
+  ['trace_id', 'text'],
+  ['session_id', 'text'],
+  ['artifact_sha256', 'text'],
+  ['metadata', 'text'],
+  ['content_hash', 'text'],
+  ['resolved_score_id', 'uuid'],
+  ['cost_score_id', 'uuid'],
+  ['duration_score_id', 'uuid'],
+  ['created_at', 'text'],
 ] as const satisfies readonly (readonly [string, ColumnKind])[];
 
 const TRIAL_KINDS: ColumnKind[] = TRIAL_COLUMNS.map(([, kind]) => kind);
@@ -59,10 +72,12 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
       if (!run) throw new ApiError('not_found', `Eval run ${n.runId} not found`);
       acceptsTrials(run.status);
       const stored = new Map(
-        (await tx.query<{ id: string; content_hash: string }>(
-          'SELECT id, content_hash FROM eval_trials WHERE run_id = $1 AND list_contains($2::VARCHAR[], id::VARCHAR)',
-          [n.runId, listValue(n.trials.map((t) => t.id))],
-        )).map((r) => [r.id, r.content_hash]),
+        (
+          await tx.query<{ id: string; content_hash: string }>(
+            'SELECT id, content_hash FROM eval_trials WHERE run_id = $1 AND list_contains($2::VARCHAR[], id::VARCHAR)',
+            [n.runId, listValue(n.trials.map((t) => t.id))],
+          )
+        ).map((r) => [r.id, r.content_hash]),
       );
       const accepted: { index: number; id: string }[] = [];
       const rejected: TrialRejection[] = [];
@@ -71,25 +86,63 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
         const before = stored.get(t.id);
         if (before === undefined) fresh.push(t);
         else if (before !== t.contentHash) {
-          rejected.push({ index: t.index, reason: `task "${t.taskId}" attempt ${t.attempt} is already stored with other results; report a new attempt instead`, sessionId: t.sessionId });
+          rejected.push({
+            index: t.index,
+            reason: `task "${t.taskId}" attempt ${t.attempt} is already stored with other results; report a new attempt instead`,
+            sessionId: t.sessionId,
+          });
           continue;
         }
         accepted.push({ index: t.index, id: t.id });
       }
       const now = timestampText(Date.now());
       const base = { tenant_id: n.scope.tenantId, app_id: n.scope.appId, environment_id: run.environment_id };
-      if (fresh.length === 0) return { accepted: accepted.sort((a, b) => a.index - b.index).map((a) => a.id), rejected, blobsStored: 0, scoreRows: 0 };
-      await tx.append('eval_trials', TRIAL_KINDS, fresh.map((t) => {
-        const row: Record<string, AppendValue> = {
-          ...base, id: t.id, run_id: n.runId, task_id: t.taskId, attempt: t.attempt, trace_id: t.traceId, session_id: t.sessionId, artifact_sha256: t.artifactSha256,
-          metadata: t.metadataJson, content_hash: t.contentHash, resolved_score_id: t.scoreIds.resolved, cost_score_id: t.scoreIds.cost, duration_score_id: t.scoreIds.duration, created_at: now,
+      if (fresh.length === 0)
+        return {
+          accepted: accepted.sort((a, b) => a.index - b.index).map((a) => a.id),
+          rejected,
+          blobsStored: 0,
+          scoreRows: 0,
         };
-        return TRIAL_COLUMNS.map(([name]) => row[name] ?? null);
-      }));
-      await tx.append('scores', SCORE_KINDS, fresh.flatMap((t) => scoreRows(t, base, now, n.createdBy)));
-      const blobsStored = await storeBlobs(tx, fresh.map((t) => ({
-        tenantId: base.tenant_id, appId: base.app_id, environmentId: base.environment_id, sha256: t.artifactSha256, mediaType: 'application/json', data: Buffer.from(t.artifactJson, 'utf8'),
-      })));
+      await tx.append(
+        'eval_trials',
+        TRIAL_KINDS,
+        fresh.map((t) => {
+          const row: Record<string, AppendValue> = {
+            ...base,
+            id: t.id,
+            run_id: n.runId,
+            task_id: t.taskId,
+            attempt: t.attempt,
+            trace_id: t.traceId,
+            session_id: t.sessionId,
+            artifact_sha256: t.artifactSha256,
+            metadata: t.metadataJson,
+            content_hash: t.contentHash,
+            resolved_score_id: t.scoreIds.resolved,
+            cost_score_id: t.scoreIds.cost,
+            duration_score_id: t.scoreIds.duration,
+            created_at: now,
+          };
+          return TRIAL_COLUMNS.map(([name]) => row[name] ?? null);
+        }),
+      );
+      await tx.append(
+        'scores',
+        SCORE_KINDS,
+        fresh.flatMap((t) => scoreRows(t, base, now, n.createdBy)),
+      );
+      const blobsStored = await storeBlobs(
+        tx,
+        fresh.map((t) => ({
+          tenantId: base.tenant_id,
+          appId: base.app_id,
+          environmentId: base.environment_id,
+          sha256: t.artifactSha256,
+          mediaType: 'application/json',
+          data: Buffer.from(t.artifactJson, 'utf8'),
+        })),
+      );
       return {
         accepted: accepted.sort((a, b) => a.index - b.index).map((a) => a.id),
         rejected,
@@ -102,11 +155,26 @@ export async function insertTrials(db: Database, n: NewTrials): Promise<TrialRes
 }
 
 /** The trial's three score rows, values in SCORE_COLUMNS order. */
-function scoreRows(t: PreparedTrial, base: { tenant_id: string; app_id: string; environment_id: string }, now: string, createdBy: string): AppendValue[][] {
+function scoreRows(
+  t: PreparedTrial,
+  base: { tenant_id: string; app_id: string; environment_id: string },
+  now: string,
+  createdBy: string,
+): AppendValue[][] {
   const resource = trialResource(t);
   const common = {
-    ...base, label: null, reason: null, source: 'eval', user_id: null, resource_id: storedResourceId(resource.resourceType, resource.resourceId), resource_type: resource.resourceType,
-    trace_id: resource.traceId, session_id: resource.sessionId, config_id: null, created_at: now, created_by: createdBy,
+    ...base,
+    label: null,
+    reason: null,
+    source: 'eval',
+    user_id: null,
+    resource_id: storedResourceId(resource.resourceType, resource.resourceId),
+    resource_type: resource.resourceType,
+    trace_id: resource.traceId,
+    session_id: resource.sessionId,
+    config_id: null,
+    created_at: now,
+    created_by: createdBy,
   };
   const scores: [string, string, number, 'BOOLEAN' | 'NUMERIC'][] = [
     [t.scoreIds.resolved, TRIAL_SCORES.resolved, t.resolved ? 1 : 0, 'BOOLEAN'],
@@ -135,10 +203,19 @@ export interface TrialView {
 }
 
 /** Trials of a run in scope, by task and attempt; null when the run is not in scope. */
-export async function listTrials(db: Database, scope: ReadScope, runId: string, limit: number, offset: number): Promise<Page<TrialView> | null> {
+export async function listTrials(
+  db: Database,
+  scope: ReadScope,
+  runId: string,
+  limit: number,
+  offset: number,
+): Promise<Page<TrialView> | null> {
   const s = scopeSql(scope, 't');
   const run = scopeSql(scope, 'r');
-  const [found] = await db.query(`SELECT 1 FROM eval_runs r WHERE ${run.sql} AND r.id = $${run.params.length + 1}`, [...run.params, runId]);
+  const [found] = await db.query(`SELECT 1 FROM eval_runs r WHERE ${run.sql} AND r.id = $${run.params.length + 1}`, [
+    ...run.params,
+    runId,
+  ]);
   if (!found) return null;
   const n = s.params.length;
   const where = `${s.sql} AND t.run_id = $${n + 1}`;
@@ -154,7 +231,11 @@ export async function listTrials(db: Database, scope: ReadScope, runId: string, 
     db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM eval_trials t WHERE ${where}`, [...s.params, runId]),
   ]);
   return {
-    data: rows.map((r) => ({ ...r, resolved: r.resolved === null ? null : r.resolved === 1, metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, unknown>) })),
+    data: rows.map((r) => ({
+      ...r,
+      resolved: r.resolved === null ? null : r.resolved === 1,
+      metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, unknown>),
+    })),
     total: count?.n ?? 0,
   };
 }

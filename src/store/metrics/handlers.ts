@@ -16,7 +16,8 @@ export function metricsHandlers(
   background: () => BackgroundCounts,
 ) {
   return {
-    queryMetrics: async ({ plan, scope, filter }: { plan: MetricsPlan; scope: ReadScope; filter: Filter }) => queryMetrics(await src(), plan, scope, filter),
+    queryMetrics: async ({ plan, scope, filter }: { plan: MetricsPlan; scope: ReadScope; filter: Filter }) =>
+      queryMetrics(await src(), plan, scope, filter),
     storeStats: async () => storeStats(await db(), dataDir, background()),
   };
 }

@@ -80,7 +80,12 @@ const VIEW_SQL: Record<View, ViewSql> = {
   },
 };
 
-const QUANTILES: Partial<Record<Measure, number>> = { latency_p50: 0.5, latency_p90: 0.9, latency_p95: 0.95, latency_p99: 0.99 };
+const QUANTILES: Partial<Record<Measure, number>> = {
+  latency_p50: 0.5,
+  latency_p90: 0.9,
+  latency_p95: 0.95,
+  latency_p99: 0.99,
+};
 
 function measureSql(m: Measure, v: ViewSql, alias: string): string {
   const q = QUANTILES[m];
@@ -105,7 +110,12 @@ function measureSql(m: Measure, v: ViewSql, alias: string): string {
 }
 
 /** The statement's relation and conditions for the plan's view, scope, window and user filter. */
-async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<{ with: string; from: string; where: string; params: DuckDBValue[] }> {
+async function source(
+  src: SpanSource,
+  plan: MetricsPlan,
+  scope: ReadScope,
+  filter: Filter,
+): Promise<{ with: string; from: string; where: string; params: DuckDBValue[] }> {
   const s = scopeSql(scope);
   const n = s.params.length;
   const fromNs = BigInt(Math.trunc(plan.fromMs)) * 1_000_000n;
@@ -116,7 +126,9 @@ async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filt
   const byEnvironment = plan.groupBy.includes('environment') ? ' LEFT JOIN environments env ON env.id = ' : '';
   if (plan.view === 'traces') {
     // As in the trace search: a span-level predicate reads the spans starting in or after the window.
-    const spans = matches.includes('FROM spans ') ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, scope, fromNs, null))}), ` : '';
+    const spans = matches.includes('FROM spans ')
+      ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, scope, fromNs, null))}), `
+      : '';
     return {
       with: `${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2}), `,
       from: 't',
@@ -145,7 +157,12 @@ async function source(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filt
  * The statement of a plan and its parameters: scope, window, then the user filter's. Exported for
  * the benchmark, which runs it on raw DuckDB.
  */
-export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<{ sql: string; params: DuckDBValue[] }> {
+export async function metricsStatement(
+  src: SpanSource,
+  plan: MetricsPlan,
+  scope: ReadScope,
+  filter: Filter,
+): Promise<{ sql: string; params: DuckDBValue[] }> {
   const v = VIEW_SQL[plan.view];
   const alias = plan.view === 'traces' ? 't' : plan.view === 'spans' ? 'x' : 's';
   const rel = await source(src, plan, scope, filter);
@@ -177,7 +194,12 @@ export async function metricsStatement(src: SpanSource, plan: MetricsPlan, scope
 }
 
 /** Runs a plan: the rows of the answer, bucket starts as ISO 8601, and the number of groups. */
-export async function queryMetrics(src: SpanSource, plan: MetricsPlan, scope: ReadScope, filter: Filter): Promise<MetricsAnswer> {
+export async function queryMetrics(
+  src: SpanSource,
+  plan: MetricsPlan,
+  scope: ReadScope,
+  filter: Filter,
+): Promise<MetricsAnswer> {
   const { sql, params } = await metricsStatement(src, plan, scope, filter);
   const raw = await src.db.query<Record<string, number | string | null>>(sql, params);
   return { rows: raw.map((r) => toRow(plan, r)), groups: raw.length === 0 ? 0 : Number(raw[0]!.groups) };

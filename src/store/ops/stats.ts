@@ -40,5 +40,11 @@ export async function storeStats(db: Database, dataDir: string, background: Back
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
-  return { segments, ...background, databaseBytes: sizeOf(file), walBytes: sizeOf(`${file}.wal`), blobBytes: blobs[0]?.bytes ?? 0 };
+  return {
+    segments,
+    ...background,
+    databaseBytes: sizeOf(file),
+    walBytes: sizeOf(`${file}.wal`),
+    blobBytes: blobs[0]?.bytes ?? 0,
+  };
 }

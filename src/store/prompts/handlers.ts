@@ -23,16 +23,43 @@ export function promptHandlers(db: () => Promise<Database>, segments: SegmentSto
     gitConnection: async (app: AppRef) => git.getConnection(await db(), app),
     gitConnectionByState: async ({ stateHash }: { stateHash: string }) => git.connectionByState(await db(), stateHash),
     startGitHandshake: async (h: NewHandshake) => git.startHandshake(await db(), h),
-    authoriseGit: async (a: AppRef & { stateHash: string; installationId: number; credentials: string }) => git.authorise(await db(), a),
-    selectGitRepository: async (s: AppRef & { stateHash: string | null; repository: string; branch: string }) => git.select(await db(), s),
+    authoriseGit: async (a: AppRef & { stateHash: string; installationId: number; credentials: string }) =>
+      git.authorise(await db(), a),
+    selectGitRepository: async (s: AppRef & { stateHash: string | null; repository: string; branch: string }) =>
+      git.select(await db(), s),
     disconnectGit: async (app: AppRef) => git.disconnect(await db(), app),
-    createPromptVersion: async ({ app, version }: { app: AppRef; version: NewVersion }) => prompts.createVersion(await db(), app, version),
-    setPromptLabels: async ({ app, name, version, labels, by }: { app: AppRef; name: string; version: number; labels: string[]; by: string }) => prompts.setLabels(await db(), app, name, version, labels, by),
-    removePromptLabel: async ({ app, name, label }: { app: AppRef; name: string; label: string }) => prompts.removeLabel(await db(), app, name, label),
-    getPromptVersion: async ({ app, name, selector }: { app: AppRef; name: string; selector: Selector }) => prompts.getVersion(await db(), app, name, selector),
-    listPrompts: async ({ app, query }: { app: AppRef; query: PromptListQuery }) => prompts.listPrompts(await db(), app, query),
-    syncPrompts: async ({ app, ...input }: { app: AppRef; commitSha: string; prompts: RepositoryPrompt[]; by: string }) => syncPrompts(await db(), app, input),
-    promptMetrics: async ({ scope, name, fromMs, toMs }: PromptMetricsInput) => promptMetrics({ db: await db(), segments }, scope, name, fromMs, toMs),
+    createPromptVersion: async ({ app, version }: { app: AppRef; version: NewVersion }) =>
+      prompts.createVersion(await db(), app, version),
+    setPromptLabels: async ({
+      app,
+      name,
+      version,
+      labels,
+      by,
+    }: {
+      app: AppRef;
+      name: string;
+      version: number;
+      labels: string[];
+      by: string;
+    }) => prompts.setLabels(await db(), app, name, version, labels, by),
+    removePromptLabel: async ({ app, name, label }: { app: AppRef; name: string; label: string }) =>
+      prompts.removeLabel(await db(), app, name, label),
+    getPromptVersion: async ({ app, name, selector }: { app: AppRef; name: string; selector: Selector }) =>
+      prompts.getVersion(await db(), app, name, selector),
+    listPrompts: async ({ app, query }: { app: AppRef; query: PromptListQuery }) =>
+      prompts.listPrompts(await db(), app, query),
+    syncPrompts: async ({
+      app,
+      ...input
+    }: {
+      app: AppRef;
+      commitSha: string;
+      prompts: RepositoryPrompt[];
+      by: string;
+    }) => syncPrompts(await db(), app, input),
+    promptMetrics: async ({ scope, name, fromMs, toMs }: PromptMetricsInput) =>
+      promptMetrics({ db: await db(), segments }, scope, name, fromMs, toMs),
   };
 }
 

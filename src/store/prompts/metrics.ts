@@ -38,7 +38,13 @@ export interface PromptVersionMetrics {
 
 const VERSION_SQL = PROMPT_VERSION_SQL;
 
-export async function promptMetrics(src: SpanSource, scope: ReadScope, name: string, fromMs: number, toMs: number): Promise<PromptVersionMetrics[]> {
+export async function promptMetrics(
+  src: SpanSource,
+  scope: ReadScope,
+  name: string,
+  fromMs: number,
+  toMs: number,
+): Promise<PromptVersionMetrics[]> {
   const fromNs = BigInt(Math.trunc(fromMs)) * 1_000_000n;
   const toNs = BigInt(Math.trunc(toMs)) * 1_000_000n;
   const files = await segmentsFor(src.db, src.segments, scope, fromNs, toNs);
@@ -47,7 +53,15 @@ export async function promptMetrics(src: SpanSource, scope: ReadScope, name: str
   const n = x.params.length;
   const scoreList = (table: string) =>
     `coalesce((SELECT list({'name': q.name, 'count': q.count, 'avg_score': q.avg_score} ORDER BY q.name) FROM ${table} q WHERE q.version IS NOT DISTINCT FROM u.version), [])`;
-  const rows = await src.db.query<Omit<PromptVersionMetrics, 'latency_ms' | 'first_seen' | 'last_seen'> & { lat_avg: number; lat_p50: number; lat_p95: number; first_ms: number; last_ms: number }>(
+  const rows = await src.db.query<
+    Omit<PromptVersionMetrics, 'latency_ms' | 'first_seen' | 'last_seen'> & {
+      lat_avg: number;
+      lat_p50: number;
+      lat_p95: number;
+      first_ms: number;
+      last_ms: number;
+    }
+  >(
     `WITH x AS (
        SELECT x.span_id, x.trace_id, x.start_ns, x.end_ns, x.input_tokens, x.output_tokens, x.tokens, x.cost, ${VERSION_SQL} AS version
          FROM ${spansFrom(files)} x

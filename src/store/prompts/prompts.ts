@@ -97,13 +97,27 @@ async function labelsOf(q: Reader, app: AppRef, name: string, version: number): 
 }
 
 /** One version by label or number; null when there is none. */
-export async function getVersion(db: Database, app: AppRef, name: string, selector: Selector): Promise<PromptVersionView | null> {
+export async function getVersion(
+  db: Database,
+  app: AppRef,
+  name: string,
+  selector: Selector,
+): Promise<PromptVersionView | null> {
   const base = 'FROM prompt_versions v WHERE v.tenant_id = $1 AND v.app_id = $2 AND v.name = $3';
   const [row] =
     'version' in selector
-      ? await db.query<Row>(`SELECT ${VERSION_COLUMNS} ${base} AND v.version = $4`, [app.tenantId, app.appId, name, selector.version])
+      ? await db.query<Row>(`SELECT ${VERSION_COLUMNS} ${base} AND v.version = $4`, [
+          app.tenantId,
+          app.appId,
+          name,
+          selector.version,
+        ])
       : selector.label === LATEST
-        ? await db.query<Row>(`SELECT ${VERSION_COLUMNS} ${base} ORDER BY v.version DESC LIMIT 1`, [app.tenantId, app.appId, name])
+        ? await db.query<Row>(`SELECT ${VERSION_COLUMNS} ${base} ORDER BY v.version DESC LIMIT 1`, [
+            app.tenantId,
+            app.appId,
+            name,
+          ])
         : await db.query<Row>(
             `SELECT ${VERSION_COLUMNS} ${base}
                 AND v.version = (SELECT l.version FROM prompt_labels l WHERE l.tenant_id = $1 AND l.app_id = $2 AND l.name = $3 AND l.label = $4)`,
@@ -124,7 +138,10 @@ async function insertVersion(tx: Transaction, app: AppRef, v: NewVersion): Promi
     [app.tenantId, app.appId, v.name],
   );
   if (head && head.type !== v.content.type) {
-    throw new ApiError('conflict', `Prompt "${v.name}" is a ${head.type} prompt; a version of type ${v.content.type} cannot be added to it`);
+    throw new ApiError(
+      'conflict',
+      `Prompt "${v.name}" is a ${head.type} prompt; a version of type ${v.content.type} cannot be added to it`,
+    );
   }
   const version = (head?.version ?? 0) + 1;
   const c = v.content;
@@ -132,20 +149,41 @@ async function insertVersion(tx: Transaction, app: AppRef, v: NewVersion): Promi
     `INSERT INTO prompt_versions (tenant_id, app_id, name, version, type, prompt, config, variables, commit_message, source, source_path, commit_sha, blob_sha, created_at, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, from_json($8::JSON, '["VARCHAR"]'), $9, $10, $11, $12, $13, ${TS_PARAM(14)}, $15)`,
     [
-      app.tenantId, app.appId, v.name, version, c.type, typeof c.prompt === 'string' ? c.prompt : JSON.stringify(c.prompt), JSON.stringify(c.config),
+      app.tenantId,
+      app.appId,
+      v.name,
+      version,
+      c.type,
+      typeof c.prompt === 'string' ? c.prompt : JSON.stringify(c.prompt),
+      JSON.stringify(c.config),
       // As JSON: an empty list has no element type to bind.
-      JSON.stringify(c.variables), v.commitMessage, v.source, v.sourcePath, v.commitSha, v.blobSha, Date.now(), v.by,
+      JSON.stringify(c.variables),
+      v.commitMessage,
+      v.source,
+      v.sourcePath,
+      v.commitSha,
+      v.blobSha,
+      Date.now(),
+      v.by,
     ],
   );
   await moveLabels(tx, app, v.name, version, v.labels, v.by);
   return version;
 }
 
-async function moveLabels(tx: Transaction, app: AppRef, name: string, version: number, labels: readonly string[], by: string): Promise<void> {
+async function moveLabels(
+  tx: Transaction,
+  app: AppRef,
+  name: string,
+  version: number,
+  labels: readonly string[],
+  by: string,
+): Promise<void> {
   if (labels.length === 0) return;
-  await tx.exec('DELETE FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label IN (SELECT unnest($4::VARCHAR[]))', [
-    app.tenantId, app.appId, name, listValue([...labels]),
-  ]);
+  await tx.exec(
+    'DELETE FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label IN (SELECT unnest($4::VARCHAR[]))',
+    [app.tenantId, app.appId, name, listValue([...labels])],
+  );
   await tx.exec(
     `INSERT INTO prompt_labels (tenant_id, app_id, name, label, version, updated_at, updated_by)
      SELECT $1, $2, $3, unnest($4::VARCHAR[]), $5, ${TS_PARAM(6)}, $7`,
@@ -154,10 +192,20 @@ async function moveLabels(tx: Transaction, app: AppRef, name: string, version: n
 }
 
 /** Puts `labels` on `version` (taking them from the versions that had them); null when there is no such version. */
-export async function setLabels(db: Database, app: AppRef, name: string, version: number, labels: string[], by: string): Promise<PromptVersionView | null> {
+export async function setLabels(
+  db: Database,
+  app: AppRef,
+  name: string,
+  version: number,
+  labels: string[],
+  by: string,
+): Promise<PromptVersionView | null> {
   const found = await serially(app, () =>
     db.transaction(async (tx) => {
-      const [exists] = await tx.query('SELECT 1 FROM prompt_versions WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND version = $4', [app.tenantId, app.appId, name, version]);
+      const [exists] = await tx.query(
+        'SELECT 1 FROM prompt_versions WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND version = $4',
+        [app.tenantId, app.appId, name, version],
+      );
       if (!exists) return false;
       await moveLabels(tx, app, name, version, labels, by);
       return true;
@@ -169,8 +217,16 @@ export async function setLabels(db: Database, app: AppRef, name: string, version
 /** Takes `label` off the prompt; whether it was on a version. */
 export async function removeLabel(db: Database, app: AppRef, name: string, label: string): Promise<boolean> {
   return serially(app, async () => {
-    const [row] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label = $4', [app.tenantId, app.appId, name, label]);
-    await db.exec('DELETE FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label = $4', [app.tenantId, app.appId, name, label]);
+    const [row] = await db.query<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label = $4',
+      [app.tenantId, app.appId, name, label],
+    );
+    await db.exec('DELETE FROM prompt_labels WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND label = $4', [
+      app.tenantId,
+      app.appId,
+      name,
+      label,
+    ]);
     return (row?.n ?? 0) > 0;
   });
 }
@@ -192,7 +248,9 @@ export async function listPrompts(db: Database, app: AppRef, q: PromptListQuery)
   }
   if (q.label !== undefined && q.label !== LATEST) {
     params.push(q.label);
-    where.push(`EXISTS (SELECT 1 FROM prompt_labels l WHERE l.tenant_id = $1 AND l.app_id = $2 AND l.name = p.name AND l.label = $${params.length})`);
+    where.push(
+      `EXISTS (SELECT 1 FROM prompt_labels l WHERE l.tenant_id = $1 AND l.app_id = $2 AND l.name = p.name AND l.label = $${params.length})`,
+    );
   }
   const relation = `WITH p AS (
       SELECT name, list(version ORDER BY version) AS versions, max(version) AS latest_version
@@ -204,22 +262,27 @@ export async function listPrompts(db: Database, app: AppRef, q: PromptListQuery)
      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
   const n = params.length;
   const [rows, [count]] = await Promise.all([
-    db.query<Omit<PromptSummary, 'labels' | 'config'> & { config: string; labels: { label: string; version: number }[] | null }>(
-      `${relation} ORDER BY p.name LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...(params as string[]), q.limit, q.offset],
-    ),
+    db.query<
+      Omit<PromptSummary, 'labels' | 'config'> & { config: string; labels: { label: string; version: number }[] | null }
+    >(`${relation} ORDER BY p.name LIMIT $${n + 1} OFFSET $${n + 2}`, [...(params as string[]), q.limit, q.offset]),
     db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM (${relation})`, params as string[]),
   ]);
   const data = rows.map((r) => ({
     ...r,
     config: JSON.parse(r.config) as Record<string, JsonValue>,
-    labels: Object.fromEntries([...(r.labels ?? []).map((l) => [l.label, l.version] as const), [LATEST, r.latest_version] as const]),
+    labels: Object.fromEntries([
+      ...(r.labels ?? []).map((l) => [l.label, l.version] as const),
+      [LATEST, r.latest_version] as const,
+    ]),
   }));
   return { data, total: count?.n ?? 0 };
 }
 
 /** Whether the prompt `name` already has a version read from the file content `blobSha`. */
 export async function hasBlob(db: Database, app: AppRef, name: string, blobSha: string): Promise<boolean> {
-  const [row] = await db.query('SELECT 1 FROM prompt_versions WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND blob_sha = $4 LIMIT 1', [app.tenantId, app.appId, name, blobSha]);
+  const [row] = await db.query(
+    'SELECT 1 FROM prompt_versions WHERE tenant_id = $1 AND app_id = $2 AND name = $3 AND blob_sha = $4 LIMIT 1',
+    [app.tenantId, app.appId, name, blobSha],
+  );
   return row !== undefined;
 }

@@ -25,7 +25,11 @@ export interface SyncReport {
   errors: { path: string; message: string }[];
 }
 
-export async function syncPrompts(db: Database, app: AppRef, input: { commitSha: string; prompts: RepositoryPrompt[]; by: string }): Promise<SyncReport> {
+export async function syncPrompts(
+  db: Database,
+  app: AppRef,
+  input: { commitSha: string; prompts: RepositoryPrompt[]; by: string },
+): Promise<SyncReport> {
   const report: SyncReport = { commit_sha: input.commitSha, created: [], unchanged: [], errors: [] };
   for (const p of input.prompts) {
     if ('error' in p.document) {

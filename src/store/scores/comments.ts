@@ -35,26 +35,52 @@ export interface NewComment {
 const FIELDS = `id, resource_type, resource_id, content, author_user_id, environment_id, ${iso('created_at')} AS created_at`;
 
 export async function createComment(db: Database, segments: SegmentStore, c: NewComment): Promise<CommentView> {
-  const resolved = resolveResource(c.target, await lookupResources(db, segments, c.scope, [c.target]), c.scope.environmentId);
-  if (!resolved.ok) throw new ApiError('not_found', `No ${c.resourceType} "${c.target.resourceId ?? c.target.sessionId}" in this app`);
+  const resolved = resolveResource(
+    c.target,
+    await lookupResources(db, segments, c.scope, [c.target]),
+    c.scope.environmentId,
+  );
+  if (!resolved.ok)
+    throw new ApiError('not_found', `No ${c.resourceType} "${c.target.resourceId ?? c.target.sessionId}" in this app`);
   const id = randomUUID();
   const resourceId = c.target.resourceId ?? c.target.sessionId!;
   await db.exec(
     `INSERT INTO comments (id, tenant_id, app_id, environment_id, resource_type, resource_id, content, author_user_id, created_at, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${TS_PARAM(9)}, $10)`,
-    [id, c.scope.tenantId, c.scope.appId, resolved.value.environmentId, c.resourceType, resourceId, c.content, c.authorUserId, Date.now(), c.createdBy],
+    [
+      id,
+      c.scope.tenantId,
+      c.scope.appId,
+      resolved.value.environmentId,
+      c.resourceType,
+      resourceId,
+      c.content,
+      c.authorUserId,
+      Date.now(),
+      c.createdBy,
+    ],
   );
   return (await getComment(db, c.scope, id))!;
 }
 
 /** The comments on one resource, oldest first. */
-export async function listComments(db: Database, scope: ReadScope, type: ResourceType, resourceId: string, limit: number, offset: number): Promise<Page<CommentView>> {
+export async function listComments(
+  db: Database,
+  scope: ReadScope,
+  type: ResourceType,
+  resourceId: string,
+  limit: number,
+  offset: number,
+): Promise<Page<CommentView>> {
   const s = scopeSql(scope);
   const n = s.params.length;
   const where = `${s.sql} AND resource_type = $${n + 1} AND resource_id = $${n + 2}`;
   const params = [...s.params, type, resourceId];
   const [rows, [count]] = await Promise.all([
-    db.query<CommentView>(`SELECT ${FIELDS} FROM comments WHERE ${where} ORDER BY created_at, id LIMIT $${n + 3} OFFSET $${n + 4}`, [...params, limit, offset]),
+    db.query<CommentView>(
+      `SELECT ${FIELDS} FROM comments WHERE ${where} ORDER BY created_at, id LIMIT $${n + 3} OFFSET $${n + 4}`,
+      [...params, limit, offset],
+    ),
     db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM comments WHERE ${where}`, params),
   ]);
   return { data: rows, total: count?.n ?? 0 };
@@ -62,13 +88,19 @@ export async function listComments(db: Database, scope: ReadScope, type: Resourc
 
 export async function getComment(db: Database, scope: ReadScope, id: string): Promise<CommentView | null> {
   const s = scopeSql(scope);
-  const [row] = await db.query<CommentView>(`SELECT ${FIELDS} FROM comments WHERE ${s.sql} AND id = $${s.params.length + 1}`, [...s.params, id]);
+  const [row] = await db.query<CommentView>(
+    `SELECT ${FIELDS} FROM comments WHERE ${s.sql} AND id = $${s.params.length + 1}`,
+    [...s.params, id],
+  );
   return row ?? null;
 }
 
 /** Deletes one comment; the deleted comment, or null when none of that id is in scope. */
 export async function deleteComment(db: Database, scope: ReadScope, id: string): Promise<CommentView | null> {
   const s = scopeSql(scope);
-  const [row] = await db.query<CommentView>(`DELETE FROM comments WHERE ${s.sql} AND id = $${s.params.length + 1} RETURNING ${FIELDS}`, [...s.params, id]);
+  const [row] = await db.query<CommentView>(
+    `DELETE FROM comments WHERE ${s.sql} AND id = $${s.params.length + 1} RETURNING ${FIELDS}`,
+    [...s.params, id],
+  );
   return row ?? null;
 }

@@ -17,19 +17,56 @@ import * as configs from './configs.js';
 export function scoreHandlers(db: () => Promise<Database>, segments: SegmentStore) {
   return {
     insertScores: async (input: InsertScores) => scores.insertScores(await db(), segments, input),
-    listScores: async ({ page, filter }: { page: ScorePage; filter?: Filter }) => scores.listScores(await db(), page, filter),
+    listScores: async ({ page, filter }: { page: ScorePage; filter?: Filter }) =>
+      scores.listScores(await db(), page, filter),
     getScore: async ({ scope, id }: { scope: ReadScope; id: string }) => scores.getScore(await db(), scope, id),
     deleteScore: async ({ scope, id }: { scope: ReadScope; id: string }) => scores.deleteScore(await db(), scope, id),
     scoreNames: async ({ scope }: { scope: ReadScope }) => scores.scoreNames(await db(), scope),
-    aggregateScores: async ({ scope, plan, filter }: { scope: ReadScope; plan: AggregationPlan; filter?: Filter }) => scores.aggregateScores(await db(), scope, plan, filter),
-    listScoreConfigs: async ({ scope, limit, offset }: { scope: AppScope; limit: number; offset: number }) => configs.listConfigs(await db(), scope, limit, offset),
-    getScoreConfig: async ({ scope, name }: { scope: AppScope; name: string }) => configs.getConfig(await db(), scope, name),
-    createScoreConfig: async ({ scope, name, rules, by }: { scope: AppScope; name: string; rules: ConfigRules; by: string }) => configs.createConfig(await db(), scope, name, rules, by),
-    updateScoreConfig: async ({ scope, name, patch, by }: { scope: AppScope; name: string; patch: ConfigPatch; by: string }) => configs.updateConfig(await db(), scope, name, patch, by),
+    aggregateScores: async ({ scope, plan, filter }: { scope: ReadScope; plan: AggregationPlan; filter?: Filter }) =>
+      scores.aggregateScores(await db(), scope, plan, filter),
+    listScoreConfigs: async ({ scope, limit, offset }: { scope: AppScope; limit: number; offset: number }) =>
+      configs.listConfigs(await db(), scope, limit, offset),
+    getScoreConfig: async ({ scope, name }: { scope: AppScope; name: string }) =>
+      configs.getConfig(await db(), scope, name),
+    createScoreConfig: async ({
+      scope,
+      name,
+      rules,
+      by,
+    }: {
+      scope: AppScope;
+      name: string;
+      rules: ConfigRules;
+      by: string;
+    }) => configs.createConfig(await db(), scope, name, rules, by),
+    updateScoreConfig: async ({
+      scope,
+      name,
+      patch,
+      by,
+    }: {
+      scope: AppScope;
+      name: string;
+      patch: ConfigPatch;
+      by: string;
+    }) => configs.updateConfig(await db(), scope, name, patch, by),
     createComment: async (c: NewComment) => comments.createComment(await db(), segments, c),
-    listComments: async ({ scope, resourceType, resourceId, limit, offset }: { scope: ReadScope; resourceType: ResourceType; resourceId: string; limit: number; offset: number }) => comments.listComments(await db(), scope, resourceType, resourceId, limit, offset),
+    listComments: async ({
+      scope,
+      resourceType,
+      resourceId,
+      limit,
+      offset,
+    }: {
+      scope: ReadScope;
+      resourceType: ResourceType;
+      resourceId: string;
+      limit: number;
+      offset: number;
+    }) => comments.listComments(await db(), scope, resourceType, resourceId, limit, offset),
     getComment: async ({ scope, id }: { scope: ReadScope; id: string }) => comments.getComment(await db(), scope, id),
-    deleteComment: async ({ scope, id }: { scope: ReadScope; id: string }) => comments.deleteComment(await db(), scope, id),
+    deleteComment: async ({ scope, id }: { scope: ReadScope; id: string }) =>
+      comments.deleteComment(await db(), scope, id),
   };
 }
 

@@ -13,7 +13,12 @@ import { scopeSql, type ReadScope } from '../scope.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 
-export async function lookupResources(db: Database, segments: SegmentStore, scope: ReadScope, refs: readonly ResourceRef[]): Promise<ResourceLookup> {
+export async function lookupResources(
+  db: Database,
+  segments: SegmentStore,
+  scope: ReadScope,
+  refs: readonly ResourceRef[],
+): Promise<ResourceLookup> {
   const { traceIds, spanIds, sessionIds } = idsToLookUp(refs);
   const s = scopeSql(scope);
   const n = s.params.length + 1;
@@ -36,7 +41,11 @@ export async function lookupResources(db: Database, segments: SegmentStore, scop
       `SELECT id, environment_id::VARCHAR AS environment_id, session_id FROM ${byIds}`,
       among(traces),
     );
-    for (const r of rows) lookup.traces.set(r.id, { environmentId: r.environment_id, sessions: r.session_id === null ? [] : [r.session_id] });
+    for (const r of rows)
+      lookup.traces.set(r.id, {
+        environmentId: r.environment_id,
+        sessions: r.session_id === null ? [] : [r.session_id],
+      });
   }
   if (sessionIds.length > 0) {
     const rows = await db.query<{ session_id: string; environment_id: string }>(

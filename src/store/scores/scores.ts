@@ -80,7 +80,21 @@ export interface ScoreView {
 }
 
 export const SCORE_CSV_COLUMNS: readonly (keyof ScoreView)[] = [
-  'id', 'name', 'score', 'data_type', 'label', 'reason', 'source', 'user_id', 'resource_id', 'resource_type', 'trace_id', 'session_id', 'config_id', 'environment_id', 'created_at',
+  'id',
+  'name',
+  'score',
+  'data_type',
+  'label',
+  'reason',
+  'source',
+  'user_id',
+  'resource_id',
+  'resource_type',
+  'trace_id',
+  'session_id',
+  'config_id',
+  'environment_id',
+  'created_at',
 ];
 
 const VIEW_FIELDS = `s.id, s.name, s.score, s.data_type, s.label, s.reason, s.source, s.user_id, ${SCORE_RESOURCE_ID_SQL} AS resource_id, s.resource_type,
@@ -110,7 +124,10 @@ export interface InsertedScores {
  */
 export async function insertScores(db: Database, segments: SegmentStore, input: InsertScores): Promise<InsertedScores> {
   const { scope, items } = input;
-  const [configs, lookup] = await Promise.all([configRules(db, scope, [...new Set(items.map((i) => i.name))]), lookupResources(db, segments, scope, items)]);
+  const [configs, lookup] = await Promise.all([
+    configRules(db, scope, [...new Set(items.map((i) => i.name))]),
+    lookupResources(db, segments, scope, items),
+  ]);
   const now = Date.now();
   const createdAt = new Date(now).toISOString();
   const outcomes: ItemOutcome[] = [];
@@ -147,8 +164,24 @@ export async function insertScores(db: Database, segments: SegmentStore, input: 
     outcomes.push({ index: item.index, id: view.id });
     scores.push(view);
     rows.push([
-      view.id, scope.tenantId, scope.appId, view.environment_id, view.name, view.score, view.data_type, view.label, view.reason, view.source,
-      view.user_id, storedResourceId(view.resource_type, view.resource_id), view.resource_type, view.trace_id, view.session_id, view.config_id, timestampText(now), input.createdBy,
+      view.id,
+      scope.tenantId,
+      scope.appId,
+      view.environment_id,
+      view.name,
+      view.score,
+      view.data_type,
+      view.label,
+      view.reason,
+      view.source,
+      view.user_id,
+      storedResourceId(view.resource_type, view.resource_id),
+      view.resource_type,
+      view.trace_id,
+      view.session_id,
+      view.config_id,
+      timestampText(now),
+      input.createdBy,
     ]);
   }
   if (rows.length === 0) return { outcomes, scores, insertFailed: null };
@@ -176,7 +209,9 @@ function timestampText(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-export type ScoreAnswer = { kind: 'json'; data: ScoreView[]; total: number } | { kind: 'csv'; csv: string; total: number };
+export type ScoreAnswer =
+  | { kind: 'json'; data: ScoreView[]; total: number }
+  | { kind: 'csv'; csv: string; total: number };
 
 export interface ScorePage {
   scope: ReadScope;
@@ -202,26 +237,37 @@ export async function listScores(db: Database, q: ScorePage, filter: Filter = []
     db.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM scores s WHERE ${where}`, params),
   ]);
   const total = count?.n ?? 0;
-  return q.format === 'csv' ? { kind: 'csv', csv: toCsv(SCORE_CSV_COLUMNS, rows as unknown as Record<string, unknown>[]), total } : { kind: 'json', data: rows, total };
+  return q.format === 'csv'
+    ? { kind: 'csv', csv: toCsv(SCORE_CSV_COLUMNS, rows as unknown as Record<string, unknown>[]), total }
+    : { kind: 'json', data: rows, total };
 }
 
 export async function getScore(db: Database, scope: ReadScope, id: string): Promise<ScoreView | null> {
   const s = scopeSql(scope, 's');
-  const [row] = await db.query<ScoreView>(`SELECT ${VIEW_FIELDS} FROM scores s WHERE ${s.sql} AND s.id = $${s.params.length + 1}`, [...s.params, id]);
+  const [row] = await db.query<ScoreView>(
+    `SELECT ${VIEW_FIELDS} FROM scores s WHERE ${s.sql} AND s.id = $${s.params.length + 1}`,
+    [...s.params, id],
+  );
   return row ?? null;
 }
 
 /** Deletes one score; the deleted score, or null when none of that id is in scope. */
 export async function deleteScore(db: Database, scope: ReadScope, id: string): Promise<ScoreView | null> {
   const s = scopeSql(scope, 's');
-  const [row] = await db.query<ScoreView>(`DELETE FROM scores AS s WHERE ${s.sql} AND s.id = $${s.params.length + 1} RETURNING ${VIEW_FIELDS}`, [...s.params, id]);
+  const [row] = await db.query<ScoreView>(
+    `DELETE FROM scores AS s WHERE ${s.sql} AND s.id = $${s.params.length + 1} RETURNING ${VIEW_FIELDS}`,
+    [...s.params, id],
+  );
   return row ?? null;
 }
 
 /** The distinct score names in scope, sorted. */
 export async function scoreNames(db: Database, scope: ReadScope): Promise<string[]> {
   const s = scopeSql(scope, 's');
-  const rows = await db.query<{ name: string }>(`SELECT DISTINCT s.name FROM scores s WHERE ${s.sql} ORDER BY s.name`, s.params);
+  const rows = await db.query<{ name: string }>(
+    `SELECT DISTINCT s.name FROM scores s WHERE ${s.sql} ORDER BY s.name`,
+    s.params,
+  );
   return rows.map((r) => r.name);
 }
 
@@ -229,7 +275,12 @@ export async function scoreNames(db: Database, scope: ReadScope): Promise<string
  * Count, mean, minimum and maximum of `score` per name over the plan's window and equalities and
  * the user filter. The benchmark runs this same function against the same file.
  */
-export async function aggregateScores(db: Database, scope: ReadScope, plan: AggregationPlan, filter: Filter = []): Promise<ScoreAggregation[]> {
+export async function aggregateScores(
+  db: Database,
+  scope: ReadScope,
+  plan: AggregationPlan,
+  filter: Filter = [],
+): Promise<ScoreAggregation[]> {
   const params: DuckDBValue[] = [];
   const where = `${whereOf(scope, plan, params)} AND (${filterSql(filter, 'scores', params)})`;
   return db.query<ScoreAggregation>(

@@ -85,7 +85,11 @@ export function storedAttributes(attributes: Readonly<Record<string, JsonValue>>
  * The whole attributes of a stored row: `stored` (its parsed `attributes`) with the keys `bits`
  * names put back first, each with the value of its column in `row` (by column name).
  */
-export function restoredAttributes(stored: Record<string, unknown>, bits: number | null, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function restoredAttributes(
+  stored: Record<string, unknown>,
+  bits: number | null,
+  row: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   if (bits === null || bits === 0) return stored;
   const whole: Record<string, unknown> = {};
   for (let bit = 0; bit < ATTRIBUTE_COLUMNS.length; bit++) {
@@ -103,7 +107,8 @@ export function restoredAttributes(stored: Record<string, unknown>, bits: number
  */
 export function restoredAttributesSql(): string {
   const members = ATTRIBUTE_COLUMNS.map(
-    ([key, column], bit) => `CASE WHEN attributes_in_columns & ${2 ** bit} <> 0 THEN '${JSON.stringify(key)}:' || to_json(${column})::VARCHAR END`,
+    ([key, column], bit) =>
+      `CASE WHEN attributes_in_columns & ${2 ** bit} <> 0 THEN '${JSON.stringify(key)}:' || to_json(${column})::VARCHAR END`,
   );
   return `CASE WHEN attributes_in_columns IS NULL THEN attributes
                ELSE '{' || concat_ws(',', ${members.join(', ')}, nullif(substr(attributes, 2, length(attributes) - 2), '')) || '}' END`;

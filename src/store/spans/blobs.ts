@@ -24,21 +24,32 @@ export async function storeBlobs(tx: Transaction, blobs: readonly NewBlob[]): Pr
   if (blobs.length === 0) return 0;
   // One row per key in a statement: ON CONFLICT does not cover two new rows with the same key.
   const perApp = [...new Map(blobs.map((b) => [`${b.tenantId}/${b.appId}/${b.sha256}`, b])).values()];
-  const perEnvironment = [...new Map(blobs.map((b) => [`${b.tenantId}/${b.appId}/${b.environmentId}/${b.sha256}`, b])).values()];
+  const perEnvironment = [
+    ...new Map(blobs.map((b) => [`${b.tenantId}/${b.appId}/${b.environmentId}/${b.sha256}`, b])).values(),
+  ];
   const column = <T extends string | number>(rows: readonly NewBlob[], f: (b: NewBlob) => T) => listValue(rows.map(f));
   const inserted = await tx.query(
     `INSERT INTO blobs (tenant_id, app_id, sha256, media_type, bytes, data)
      SELECT unnest($1::UUID[]), unnest($2::UUID[]), unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), unnest($5::BIGINT[]), from_base64(unnest($6::VARCHAR[]))
      ON CONFLICT DO NOTHING RETURNING sha256`,
     [
-      column(perApp, (b) => b.tenantId), column(perApp, (b) => b.appId), column(perApp, (b) => b.sha256), column(perApp, (b) => b.mediaType),
-      column(perApp, (b) => b.data.byteLength), column(perApp, (b) => Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength).toString('base64')),
+      column(perApp, (b) => b.tenantId),
+      column(perApp, (b) => b.appId),
+      column(perApp, (b) => b.sha256),
+      column(perApp, (b) => b.mediaType),
+      column(perApp, (b) => b.data.byteLength),
+      column(perApp, (b) => Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength).toString('base64')),
     ],
   );
   await tx.exec(
     `INSERT INTO blob_refs (tenant_id, app_id, environment_id, sha256)
      SELECT unnest($1::UUID[]), unnest($2::UUID[]), unnest($3::UUID[]), unnest($4::VARCHAR[]) ON CONFLICT DO NOTHING`,
-    [column(perEnvironment, (b) => b.tenantId), column(perEnvironment, (b) => b.appId), column(perEnvironment, (b) => b.environmentId), column(perEnvironment, (b) => b.sha256)],
+    [
+      column(perEnvironment, (b) => b.tenantId),
+      column(perEnvironment, (b) => b.appId),
+      column(perEnvironment, (b) => b.environmentId),
+      column(perEnvironment, (b) => b.sha256),
+    ],
   );
   return inserted.length;
 }

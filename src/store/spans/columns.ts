@@ -10,7 +10,17 @@
  * distinct resource in the `resources` table, the row keeping a 64-bit `resource_id`.
  */
 
-export type ColumnKind = 'uuid' | 'text' | 'bigint' | 'ubigint' | 'int' | 'double' | 'text_list' | 'type_enum' | 'kind_enum' | 'status_enum';
+export type ColumnKind =
+  | 'uuid'
+  | 'text'
+  | 'bigint'
+  | 'ubigint'
+  | 'int'
+  | 'double'
+  | 'text_list'
+  | 'type_enum'
+  | 'kind_enum'
+  | 'status_enum';
 
 export const ENUM_VALUES = {
   type_enum: ['SPAN', 'GENERATION', 'EVENT'],
@@ -92,7 +102,9 @@ export const BUFFER_SQL_TYPE: Record<ColumnKind, string> = {
   status_enum: enumSql(ENUM_VALUES.status_enum),
 };
 
-export const COLUMN_INDEX: Record<SpanColumn, number> = Object.fromEntries(SPAN_COLUMNS.map(([name], i) => [name, i])) as Record<SpanColumn, number>;
+export const COLUMN_INDEX: Record<SpanColumn, number> = Object.fromEntries(
+  SPAN_COLUMNS.map(([name], i) => [name, i]),
+) as Record<SpanColumn, number>;
 
 /** Characters (code points, as SQL's `left()` counts them; JS cuts with core/text.ts `leadingChars`) of a preview. */
 export const PREVIEW_CHARS = 500;

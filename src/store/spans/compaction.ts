@@ -49,7 +49,12 @@ interface Candidate {
  * Compacts one group of small segments if one is due; returns the number of files replaced (0 when
  * there was nothing to do).
  */
-export async function compactOnce(db: Database, engine: FileEngine, store: SegmentStore, policy: CompactionPolicy): Promise<number> {
+export async function compactOnce(
+  db: Database,
+  engine: FileEngine,
+  store: SegmentStore,
+  policy: CompactionPolicy,
+): Promise<number> {
   const group = await pickGroup(db, policy);
   if (group.length === 0) return 0;
   const first = group[0]!;
@@ -60,9 +65,16 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
        TO ${quote(temp)} (${SEGMENT_COPY_OPTIONS})`,
   );
   // Off this thread, like the COPY: DuckDB reads the new file's span ids back (spanIdFilter.ts).
-  const spanFilter = await engine.value(spanIdFilterSql(`read_parquet(${quote(temp)}, hive_partitioning = false)`, rows));
+  const spanFilter = await engine.value(
+    spanIdFilterSql(`read_parquet(${quote(temp)}, hive_partitioning = false)`, rows),
+  );
   const environments = new Set(group.map((s) => s.environment_id));
-  const key = await store.publish(temp, { tenantId: first.tenant_id, appId: first.app_id, date: first.date, name: `compacted-${first.id}-${group.length}` });
+  const key = await store.publish(temp, {
+    tenantId: first.tenant_id,
+    appId: first.app_id,
+    date: first.date,
+    name: `compacted-${first.id}-${group.length}`,
+  });
   crashPoint('after-compaction-publish');
   await db.transaction(async (tx) => {
     await insertSegment(tx, key, {
@@ -73,13 +85,19 @@ export async function compactOnce(db: Database, engine: FileEngine, store: Segme
       date: first.date,
       rows,
       bytes: store.size(key),
-      minStartNs: BigInt(group.reduce((m, s) => (BigInt(s.min_start_ns) < BigInt(m) ? s.min_start_ns : m), first.min_start_ns)),
-      maxStartNs: BigInt(group.reduce((m, s) => (BigInt(s.max_start_ns) > BigInt(m) ? s.max_start_ns : m), first.max_start_ns)),
+      minStartNs: BigInt(
+        group.reduce((m, s) => (BigInt(s.min_start_ns) < BigInt(m) ? s.min_start_ns : m), first.min_start_ns),
+      ),
+      maxStartNs: BigInt(
+        group.reduce((m, s) => (BigInt(s.max_start_ns) > BigInt(m) ? s.max_start_ns : m), first.max_start_ns),
+      ),
       level: COMPACTED_LEVEL,
       formatVersion: SEGMENT_FORMAT_VERSION,
       spanFilter: spanFilter as DuckDBBitValue | null,
     });
-    await tx.exec(`UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE id IN (${group.map((s) => Number(s.id)).join(', ')}) AND replaced_at IS NULL`);
+    await tx.exec(
+      `UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE id IN (${group.map((s) => Number(s.id)).join(', ')}) AND replaced_at IS NULL`,
+    );
   });
   forgetSegments(db, [{ tenantId: first.tenant_id, appId: first.app_id }]);
   crashPoint('after-compaction-commit');

@@ -51,4 +51,3 @@ export interface GenerationReport extends GenerationId {
   /** Records of its log that could not be decoded, and were skipped (none, unless a bug lets one by). */
   skippedRecords: number;
 }
-

@@ -29,7 +29,11 @@ export const INGEST_LEVEL = 0;
  * spared: under load each costs the store thread milliseconds however few its rows
  * (native-bench/RESULTS.md, "commit"; docs/decisions.md, "Generations, group commit and readability").
  */
-export async function commitGenerations(db: Database, _store: SegmentStore, reports: readonly GenerationReport[]): Promise<void> {
+export async function commitGenerations(
+  db: Database,
+  _store: SegmentStore,
+  reports: readonly GenerationReport[],
+): Promise<void> {
   if (reports.length === 0) return;
   let fresh: GenerationReport[] = [];
   await db.transaction(async (tx) => {
@@ -49,7 +53,10 @@ export async function commitGenerations(db: Database, _store: SegmentStore, repo
   const known = knownResources(db);
   if (known.size > KNOWN_RESOURCES) known.clear();
   for (const r of fresh.flatMap((g) => g.resources)) known.add(resourceKey(r));
-  forgetSegments(db, reports.flatMap((r) => r.segments));
+  forgetSegments(
+    db,
+    reports.flatMap((r) => r.segments),
+  );
   // A retried generation's parts were noted when it was first committed (or, after a restart, by
   // the fill from the summaries).
   for (const report of fresh) noteParts(db, report.parts);
@@ -72,19 +79,36 @@ function resourceKey(r: GenerationReport['resources'][number]): string {
   return `${r.tenantId}/${r.appId}/${r.id}`;
 }
 
-async function commitFresh(tx: Transaction, reports: readonly GenerationReport[], seqs: readonly bigint[], known: ReadonlySet<string>): Promise<void> {
-  const segments = reports.flatMap((r) => r.segments.map((s) => ({ ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION })));
+async function commitFresh(
+  tx: Transaction,
+  reports: readonly GenerationReport[],
+  seqs: readonly bigint[],
+  known: ReadonlySet<string>,
+): Promise<void> {
+  const segments = reports.flatMap((r) =>
+    r.segments.map((s) => ({ ...s, level: INGEST_LEVEL, formatVersion: SEGMENT_FORMAT_VERSION })),
+  );
   if (segments.length > 0) {
     const insert = segmentRows(segments);
     await tx.exec(insert.sql, insert.params);
   }
-  await tx.append('trace_parts', PART_KINDS, reports.flatMap((r, i) => r.parts.map((p) => [...p, seqs[i]!])));
+  await tx.append(
+    'trace_parts',
+    PART_KINDS,
+    reports.flatMap((r, i) => r.parts.map((p) => [...p, seqs[i]!])),
+  );
   const resources = reports.flatMap((r) => r.resources).filter((r) => !known.has(resourceKey(r)));
   if (resources.length > 0) {
     const v = rowsOf(resources.map((r) => [r.tenantId, r.appId, r.id, r.resource, r.scopeName, r.scopeVersion]));
-    await tx.exec(`INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ${v.sql} ON CONFLICT DO NOTHING`, v.params);
+    await tx.exec(
+      `INSERT INTO resources (tenant_id, app_id, resource_id, resource, scope_name, scope_version) VALUES ${v.sql} ON CONFLICT DO NOTHING`,
+      v.params,
+    );
   }
-  await storeBlobs(tx, reports.flatMap((r) => r.blobs));
+  await storeBlobs(
+    tx,
+    reports.flatMap((r) => r.blobs),
+  );
   const usage = new Map<string, { spans: number; bytes: number }>();
   for (const u of reports.flatMap((r) => r.usage)) {
     const sum = usage.get(u.tenantId) ?? { spans: 0, bytes: 0 };
@@ -122,7 +146,20 @@ export interface NewSegment {
 /** Manifest rows of new segments, as `rowsOf` takes them. */
 function segmentRows(segments: readonly (NewSegment & { key: string })[]): { sql: string; params: DuckDBValue[] } {
   const v = rowsOf(
-    segments.map((s) => [s.tenantId, s.appId, s.environmentId, s.date, s.key, s.level, s.formatVersion, s.rows, s.bytes, s.minStartNs, s.maxStartNs, s.spanFilter ?? null]),
+    segments.map((s) => [
+      s.tenantId,
+      s.appId,
+      s.environmentId,
+      s.date,
+      s.key,
+      s.level,
+      s.formatVersion,
+      s.rows,
+      s.bytes,
+      s.minStartNs,
+      s.maxStartNs,
+      s.spanFilter ?? null,
+    ]),
     { 3: '::DATE', 11: '::BIT' },
   );
   return {
@@ -141,7 +178,10 @@ export async function insertSegment(tx: Transaction, key: string, s: NewSegment)
  * The rows of a multi-row `VALUES`, as placeholders (with a cast after the columns `casts` names)
  * and their values. Faster than `unnest` over lists for the one or few rows of a commit.
  */
-function rowsOf(rows: readonly (readonly DuckDBValue[])[], casts: Record<number, string> = {}): { sql: string; params: DuckDBValue[] } {
+function rowsOf(
+  rows: readonly (readonly DuckDBValue[])[],
+  casts: Record<number, string> = {},
+): { sql: string; params: DuckDBValue[] } {
   let n = 0;
   const sql = rows.map((row) => `(${row.map((_, c) => `$${++n}${casts[c] ?? ''}`).join(', ')})`).join(', ');
   return { sql, params: rows.flat() };
@@ -154,7 +194,10 @@ function rowsOf(rows: readonly (readonly DuckDBValue[])[], casts: Record<number,
  */
 export async function committedLogs(db: Reader, names: readonly string[]): Promise<string[]> {
   if (names.length === 0) return [];
-  const rows = await db.query<{ name: string }>('SELECT name FROM committed_logs WHERE name IN (SELECT unnest($1::VARCHAR[]))', [listValue([...names])]);
+  const rows = await db.query<{ name: string }>(
+    'SELECT name FROM committed_logs WHERE name IN (SELECT unnest($1::VARCHAR[]))',
+    [listValue([...names])],
+  );
   return rows.map((r) => r.name);
 }
 
@@ -190,14 +233,28 @@ function appSegments(db: Database, tenantId: string, appId: string): Promise<Cac
   let list = apps.get(key);
   if (!list) {
     list = db
-      .query<{ path: string; environment_id: string | null; min_start_ns: string; max_start_ns: string; format_version: number }>(
+      .query<{
+        path: string;
+        environment_id: string | null;
+        min_start_ns: string;
+        max_start_ns: string;
+        format_version: number;
+      }>(
         `SELECT path, environment_id::VARCHAR AS environment_id, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns, format_version
            FROM segments WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL
           -- The column, not the text alias: 18-digit times (before 2001-09-09) sort before 19-digit ones.
           ORDER BY segments.min_start_ns, id`,
         [tenantId, appId],
       )
-      .then((rows) => rows.map((r) => ({ path: r.path, environmentId: r.environment_id, minStartNs: BigInt(r.min_start_ns), maxStartNs: BigInt(r.max_start_ns), formatVersion: r.format_version })));
+      .then((rows) =>
+        rows.map((r) => ({
+          path: r.path,
+          environmentId: r.environment_id,
+          minStartNs: BigInt(r.min_start_ns),
+          maxStartNs: BigInt(r.max_start_ns),
+          formatVersion: r.format_version,
+        })),
+      );
     list.catch(() => apps!.delete(key));
     apps.set(key, list);
   }
@@ -220,11 +277,25 @@ export function forgetSegments(db: Database, apps?: Iterable<{ tenantId: string;
  * that window reads. A pinned scope also reads files that mix environments (compacted ones); the
  * query's own environment condition then picks its rows.
  */
-export async function segmentsFor(db: Database, store: SegmentStore, scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): Promise<SegmentFile[]> {
-  return inScope(await appSegments(db, scope.tenantId, scope.appId), scope, fromNs, toNs).map((s) => ({ path: store.readPath(s.path), formatVersion: s.formatVersion }));
+export async function segmentsFor(
+  db: Database,
+  store: SegmentStore,
+  scope: ReadScope,
+  fromNs: bigint | null,
+  toNs: bigint | null,
+): Promise<SegmentFile[]> {
+  return inScope(await appSegments(db, scope.tenantId, scope.appId), scope, fromNs, toNs).map((s) => ({
+    path: store.readPath(s.path),
+    formatVersion: s.formatVersion,
+  }));
 }
 
-function inScope(all: readonly CachedSegment[], scope: ReadScope, fromNs: bigint | null, toNs: bigint | null): CachedSegment[] {
+function inScope(
+  all: readonly CachedSegment[],
+  scope: ReadScope,
+  fromNs: bigint | null,
+  toNs: bigint | null,
+): CachedSegment[] {
   return all.filter(
     (s) =>
       (scope.environmentId === null || s.environmentId === null || s.environmentId === scope.environmentId) &&
@@ -237,9 +308,18 @@ function inScope(all: readonly CachedSegment[], scope: ReadScope, fromNs: bigint
  * The live segments of a scope that may hold span `spanId`, in start order (as `segmentsFor`): every
  * file but those whose span id filter rules the id out (spanIdFilter.ts).
  */
-export async function segmentsMayHold(db: Database, store: SegmentStore, scope: ReadScope, spanId: string): Promise<SegmentFile[]> {
+export async function segmentsMayHold(
+  db: Database,
+  store: SegmentStore,
+  scope: ReadScope,
+  spanId: string,
+): Promise<SegmentFile[]> {
   const all = await appSegments(db, scope.tenantId, scope.appId);
-  const filters = await spanIdFilters(db, `${scope.tenantId}/${scope.appId}`, all.map((s) => s.path));
+  const filters = await spanIdFilters(
+    db,
+    `${scope.tenantId}/${scope.appId}`,
+    all.map((s) => s.path),
+  );
   const probe = spanIdProbe(spanId);
   return inScope(all, scope, null, null)
     .filter((s) => {
@@ -258,7 +338,11 @@ export async function segmentsMayHold(db: Database, store: SegmentStore, scope: 
  */
 const filterCache = new WeakMap<Database, Map<string, Map<string, Uint8Array | null>>>();
 
-async function spanIdFilters(db: Database, app: string, paths: readonly string[]): Promise<ReadonlyMap<string, Uint8Array | null>> {
+async function spanIdFilters(
+  db: Database,
+  app: string,
+  paths: readonly string[],
+): Promise<ReadonlyMap<string, Uint8Array | null>> {
   let apps = filterCache.get(db);
   if (!apps) filterCache.set(db, (apps = new Map()));
   let cached = apps.get(app);
@@ -266,9 +350,13 @@ async function spanIdFilters(db: Database, app: string, paths: readonly string[]
   const missing = paths.filter((p) => !cached.has(p));
   if (missing.length === 0) return cached;
   const read = new Map<string, Uint8Array | null>(missing.map((p) => [p, null]));
-  await db.streamColumns('SELECT path, span_filter FROM segments WHERE path IN (SELECT unnest($1::VARCHAR[]))', [listValue(missing)], (columns, rows) => {
-    for (let i = 0; i < rows; i++) read.set(columns[0]![i] as string, (columns[1]![i] as Uint8Array | null) ?? null);
-  });
+  await db.streamColumns(
+    'SELECT path, span_filter FROM segments WHERE path IN (SELECT unnest($1::VARCHAR[]))',
+    [listValue(missing)],
+    (columns, rows) => {
+      for (let i = 0; i < rows; i++) read.set(columns[0]![i] as string, (columns[1]![i] as Uint8Array | null) ?? null);
+    },
+  );
   const live = new Set(paths);
   for (const path of cached.keys()) if (!live.has(path)) cached.delete(path);
   for (const [path, filter] of read) cached.set(path, filter);
@@ -299,11 +387,15 @@ const FORMAT_COLUMNS = SPAN_COLUMNS.map(([name]) => name).join(', ');
 export function spansFrom(files: readonly SegmentFile[]): string {
   if (files.length === 0) return '(SELECT * FROM span_schema WHERE false)';
   const unknown = files.find((f) => !READABLE_FORMAT_VERSIONS.includes(f.formatVersion));
-  if (unknown) throw new Error(`segment format ${unknown.formatVersion} is not readable by this version of Tracelake (${unknown.path})`);
+  if (unknown)
+    throw new Error(
+      `segment format ${unknown.formatVersion} is not readable by this version of Tracelake (${unknown.path})`,
+    );
   const older = files.filter((f) => f.formatVersion === 1).length;
   const list = files.map((f) => quote(f.path)).join(', ');
   if (older === 0) return `(SELECT ${FORMAT_COLUMNS} FROM read_parquet([${list}], hive_partitioning = false))`;
-  if (older === files.length) return `(SELECT ${FORMAT_COLUMNS} FROM (SELECT *, NULL::INTEGER AS attributes_in_columns FROM read_parquet([${list}], hive_partitioning = false)))`;
+  if (older === files.length)
+    return `(SELECT ${FORMAT_COLUMNS} FROM (SELECT *, NULL::INTEGER AS attributes_in_columns FROM read_parquet([${list}], hive_partitioning = false)))`;
   return `(SELECT ${FORMAT_COLUMNS} FROM read_parquet([${list}], hive_partitioning = false, union_by_name = true))`;
 }
 
@@ -312,11 +404,19 @@ export function spansFrom(files: readonly SegmentFile[]): string {
  * before its commit, or by a compaction that did not commit. Run at start, before anything writes.
  * With `setAsideIn` (the WAL was found damaged) they are moved there instead of deleted.
  */
-export async function sweepOrphans(db: Database, store: SegmentStore, setAsideIn: string | null = null): Promise<number> {
+export async function sweepOrphans(
+  db: Database,
+  store: SegmentStore,
+  setAsideIn: string | null = null,
+): Promise<number> {
   store.clearTemps();
   // Before the manifest exists (a store older than segments) no file can be known.
-  const [table] = await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'segments'`);
-  const known = new Set(table?.n ? (await db.query<{ path: string }>('SELECT path FROM segments')).map((r) => r.path) : []);
+  const [table] = await db.query<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'segments'`,
+  );
+  const known = new Set(
+    table?.n ? (await db.query<{ path: string }>('SELECT path FROM segments')).map((r) => r.path) : [],
+  );
   let removed = 0;
   for (const key of store.keys()) {
     if (known.has(key)) continue;
@@ -343,7 +443,12 @@ export interface SpanKeys {
  * scope: at start, so that a client re-sending a request whose answer the crash lost is recognised
  * even when its spans already reached a segment.
  */
-export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs: number, limit: number): Promise<SpanKeys[]> {
+export async function recentSpanKeys(
+  db: Database,
+  store: SegmentStore,
+  sinceMs: number,
+  limit: number,
+): Promise<SpanKeys[]> {
   const recent = await db.query<{ path: string; rows: number; format_version: number }>(
     `SELECT path, rows::DOUBLE AS rows, format_version FROM segments
       WHERE replaced_at IS NULL AND created_at >= make_timestamp($1::BIGINT * 1000)
@@ -371,7 +476,11 @@ export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs:
     [],
     (columns, rows) => {
       for (let i = 0; i < rows; i++) {
-        const scope = { tenantId: columns[0]![i] as string, appId: columns[1]![i] as string, environmentId: columns[2]![i] as string };
+        const scope = {
+          tenantId: columns[0]![i] as string,
+          appId: columns[1]![i] as string,
+          environmentId: columns[2]![i] as string,
+        };
         const key = `${scope.tenantId}/${scope.appId}/${scope.environmentId}`;
         let keys = byScope.get(key);
         if (!keys) byScope.set(key, (keys = { scope, traceIds: [], spanIds: [] }));
@@ -390,7 +499,12 @@ export async function recentSpanKeys(db: Database, store: SegmentStore, sinceMs:
  * is moved to `setAsideIn` and its manifest row dropped, so reads go on without it; the caller
  * reports what was set aside (the spans in it are unreadable until an operator restores the file).
  */
-export async function verifySegments(db: Database, store: SegmentStore, setAsideIn: string, sinceMs: number | null = null): Promise<{ path: string; rows: number; error: string }[]> {
+export async function verifySegments(
+  db: Database,
+  store: SegmentStore,
+  setAsideIn: string,
+  sinceMs: number | null = null,
+): Promise<{ path: string; rows: number; error: string }[]> {
   const live = await db.query<{ id: number; path: string; rows: number }>(
     `SELECT id::DOUBLE AS id, path, rows::DOUBLE AS rows FROM segments
       WHERE replaced_at IS NULL ${sinceMs === null ? '' : 'AND created_at >= make_timestamp($1::BIGINT * 1000)'} ORDER BY id`,

@@ -197,7 +197,9 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
                                    FILENAME_PATTERN 'migrated-{uuid}', ROW_GROUP_SIZE 16384,
                                    KV_METADATA {tracelake_format: '${SEGMENT_FORMAT_VERSION}'})`,
         );
-        for (const file of readdirSync(staging, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'))) {
+        for (const file of readdirSync(staging, { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.parquet'))) {
           const target = join(segmentsDir, file);
           mkdirSync(dirname(target), { recursive: true });
           fsyncFile(join(staging, file));
@@ -221,7 +223,9 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       // An empty table of the segment columns stands for the spans of an empty file list.
       await tx.exec('DROP INDEX spans_trace_id');
       await tx.exec('DROP TABLE spans');
-      await tx.exec(`CREATE TABLE span_schema (${SPAN_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`);
+      await tx.exec(
+        `CREATE TABLE span_schema (${SPAN_COLUMNS.map(([name, kind]) => `${name} ${SQL_TYPE[kind]}`).join(', ')})`,
+      );
     },
   },
   {
@@ -261,7 +265,9 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       );
       if ((has?.n ?? 0) > 0) return;
       const old = PART_COLUMNS.filter((c) => c !== 'best_metadata').join(', ');
-      await tx.exec(`CREATE TABLE trace_parts_203 (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`);
+      await tx.exec(
+        `CREATE TABLE trace_parts_203 (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
+      );
       await tx.exec(`INSERT INTO trace_parts_203 (${old}, seq) SELECT ${old}, seq FROM trace_parts`);
       await tx.exec('DROP TABLE trace_parts');
       await tx.exec('ALTER TABLE trace_parts_203 RENAME TO trace_parts');
@@ -310,7 +316,7 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 206,
-    name: "compacted segments get a span id filter (a span by id without its trace reads only the files that may hold it)",
+    name: 'compacted segments get a span id filter (a span by id without its trace reads only the files that may hold it)',
     sql: ['ALTER TABLE segments ADD COLUMN span_filter BIT'],
     async apply(tx, { segmentsDir }) {
       // Ingested (level 0) files are compacted within minutes and have none; compacted ones are read
@@ -320,7 +326,9 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       );
       for (const f of files) {
         const relation = `read_parquet(${quote(join(segmentsDir, f.path))}, hive_partitioning = false)`;
-        await tx.exec(`UPDATE segments SET span_filter = (${spanIdFilterSql(relation, f.rows)}) WHERE id = $1`, [Math.trunc(f.id)]);
+        await tx.exec(`UPDATE segments SET span_filter = (${spanIdFilterSql(relation, f.rows)}) WHERE id = $1`, [
+          Math.trunc(f.id),
+        ]);
       }
     },
   },

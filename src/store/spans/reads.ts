@@ -28,7 +28,10 @@ import type { TraceHints } from './traceHintTable.js';
  */
 export async function settledScope(db: Database, scope: ReadScope): Promise<boolean> {
   const s = scopeSql(scope);
-  const [row] = await db.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM trace_parts WHERE ${s.sql}) AS waiting`, s.params);
+  const [row] = await db.query<{ waiting: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM trace_parts WHERE ${s.sql}) AS waiting`,
+    s.params,
+  );
   return row?.waiting === false;
 }
 
@@ -103,7 +106,11 @@ const SPAN_FIELDS = `
 const DETAIL_FIELDS = `${SPAN_FIELDS}, x.input, x.output, x.input_ref, x.output_ref, x.run_id, x.environment_id, x.attributes, x.attributes_in_columns, x.graph,
   r.resource, r.scope_name, r.scope_version`;
 
-type RawSpan = Omit<SpanView, 'timestamp' | 'end_time' | 'metadata'> & { start_ms: number; end_ms: number; metadata: string | null };
+type RawSpan = Omit<SpanView, 'timestamp' | 'end_time' | 'metadata'> & {
+  start_ms: number;
+  end_ms: number;
+  metadata: string | null;
+};
 
 function toView(r: RawSpan): SpanView {
   const { start_ms, end_ms, metadata, ...rest } = r;
@@ -173,11 +180,23 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
     `SELECT p.has_parts, m.* FROM (SELECT EXISTS (${unmergedPartsByIdSql(where, byId)}) AS has_parts) p LEFT JOIN (${summary(true)}) m ON NOT p.has_parts`,
     [...s.params, traceId],
   );
-  const merged = first.filter((r): r is typeof r & { id: string } => r.id !== null).map(({ has_parts: _, ...r }) => r as Row);
-  const row = merged.length > 0 ? latestFirst(merged) : first[0]!.has_parts ? latestFirst(await db.query<Row>(summary(false), [...s.params, traceId])) : undefined;
+  const merged = first
+    .filter((r): r is typeof r & { id: string } => r.id !== null)
+    .map(({ has_parts: _, ...r }) => r as Row);
+  const row =
+    merged.length > 0
+      ? latestFirst(merged)
+      : first[0]!.has_parts
+        ? latestFirst(await db.query<Row>(summary(false), [...s.params, traceId]))
+        : undefined;
   if (!row) return null;
   const { start_text, end_text, ...found } = row;
-  return { summary: toSummary(found), startNs: BigInt(start_text), endNs: BigInt(end_text), environmentId: found.environment_id };
+  return {
+    summary: toSummary(found),
+    startNs: BigInt(start_text),
+    endNs: BigInt(end_text),
+    environmentId: found.environment_id,
+  };
 }
 
 /**
@@ -193,7 +212,9 @@ async function traceRange(db: Database, scope: ReadScope, traceId: string): Prom
       [...s.params, traceId],
     ),
   );
-  return row ? { startNs: BigInt(row.start_text), endNs: BigInt(row.end_text), environmentId: row.environment_id } : null;
+  return row
+    ? { startNs: BigInt(row.start_text), endNs: BigInt(row.end_text), environmentId: row.environment_id }
+    : null;
 }
 
 type TraceSpan = SpanView & { graph: Record<string, unknown> };
@@ -208,7 +229,13 @@ type CandidateSpan = RawSpan & PlacedRow & { graph: string | null };
  * The spans with this trace id that start in [fromNs, toNs], in every environment of the scope,
  * ordered by start.
  */
-async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: string, fromNs: bigint, toNs: bigint): Promise<CandidateSpan[]> {
+async function spansStartingIn(
+  src: SpanSource,
+  scope: ReadScope,
+  traceId: string,
+  fromNs: bigint,
+  toNs: bigint,
+): Promise<CandidateSpan[]> {
   // Every span of a trace starts within [trace start, trace end]: the segments whose start times
   // overlap that range are the only ones that can hold it.
   const files = await segmentsFor(src.db, src.segments, scope, fromNs, toNs + 1n);
@@ -230,7 +257,9 @@ async function spansStartingIn(src: SpanSource, scope: ReadScope, traceId: strin
  */
 function byStartThenId(rows: CandidateSpan[]): CandidateSpan[] {
   const keyed = rows.map((row) => ({ row, start: BigInt(row.start_text) }));
-  keyed.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  keyed.sort((a, b) =>
+    a.start < b.start ? -1 : a.start > b.start ? 1 : a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0,
+  );
   return keyed.map((k) => k.row);
 }
 
@@ -265,10 +294,23 @@ async function readTrace<T extends TraceRange, R extends PlacedRow>(
 }
 
 /** A trace's range and spans (`readTrace`). */
-async function withSpans<T extends TraceRange>(src: SpanSource, scope: ReadScope, traceId: string, lookup: () => Promise<T | null>): Promise<{ found: T; spans: TraceSpan[] } | null> {
-  const read = await readTrace(src, scope, traceId, lookup, (fromNs, toNs) => spansStartingIn(src, scope, traceId, fromNs, toNs));
+async function withSpans<T extends TraceRange>(
+  src: SpanSource,
+  scope: ReadScope,
+  traceId: string,
+  lookup: () => Promise<T | null>,
+): Promise<{ found: T; spans: TraceSpan[] } | null> {
+  const read = await readTrace(src, scope, traceId, lookup, (fromNs, toNs) =>
+    spansStartingIn(src, scope, traceId, fromNs, toNs),
+  );
   if (!read) return null;
-  return { found: read.found, spans: read.rows.map(({ start_text: _s, environment_id: _e, ...r }) => ({ ...toView(r), graph: parseObject(r.graph) })) };
+  return {
+    found: read.found,
+    spans: read.rows.map(({ start_text: _s, environment_id: _e, ...r }) => ({
+      ...toView(r),
+      graph: parseObject(r.graph),
+    })),
+  };
 }
 
 /** The spans of one trace, ordered by start; empty when the trace does not exist in scope. */
@@ -300,15 +342,37 @@ function rootOf<T extends { parent_id: string | null }>(spans: readonly T[]): T 
  * With a trace id the span is found through the trace; without one the segments of the scope are
  * searched newest first (`GET /v1/spans/{id}`, which names no trace; see `detailRows`).
  */
-export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: string, traceId?: string): Promise<SpanDetail | null> {
+export async function spanDetail(
+  src: SpanSource,
+  scope: ReadScope,
+  spanId: string,
+  traceId?: string,
+): Promise<SpanDetail | null> {
   let r: RawDetail | undefined;
   if (traceId === undefined) [r] = await detailRows(src, scope, spanId, null);
   else {
-    const read = await readTrace(src, scope, traceId, () => traceRange(src.db, scope, traceId), (fromNs, toNs) => detailRows(src, scope, spanId, { traceId, fromNs, toNs }));
+    const read = await readTrace(
+      src,
+      scope,
+      traceId,
+      () => traceRange(src.db, scope, traceId),
+      (fromNs, toNs) => detailRows(src, scope, spanId, { traceId, fromNs, toNs }),
+    );
     r = read?.rows[0];
   }
   if (!r) return null;
-  const { input_ref, output_ref, attributes, attributes_in_columns, resource, scope_name, scope_version, graph, start_text: _s, ...rest } = r;
+  const {
+    input_ref,
+    output_ref,
+    attributes,
+    attributes_in_columns,
+    resource,
+    scope_name,
+    scope_version,
+    graph,
+    start_text: _s,
+    ...rest
+  } = r;
   return {
     ...toView(rest),
     input: await withMedia(src.db, scope, input_ref ? await blobText(src.db, scope, input_ref) : r.input),
@@ -322,19 +386,20 @@ export async function spanDetail(src: SpanSource, scope: ReadScope, spanId: stri
   };
 }
 
-type RawDetail = RawSpan & PlacedRow & {
-  input: string | null;
-  output: string | null;
-  input_ref: string | null;
-  output_ref: string | null;
-  run_id: string | null;
-  attributes: string | null;
-  attributes_in_columns: number | null;
-  resource: string | null;
-  scope_name: string | null;
-  scope_version: string | null;
-  graph: string | null;
-};
+type RawDetail = RawSpan &
+  PlacedRow & {
+    input: string | null;
+    output: string | null;
+    input_ref: string | null;
+    output_ref: string | null;
+    run_id: string | null;
+    attributes: string | null;
+    attributes_in_columns: number | null;
+    resource: string | null;
+    scope_name: string | null;
+    scope_version: string | null;
+    graph: string | null;
+  };
 
 /**
  * The rows of span `spanId` in scope: of trace `traceId` starting in [fromNs, toNs], earliest
@@ -346,7 +411,12 @@ type RawDetail = RawSpan & PlacedRow & {
  * two, and an old or missing one the small files of the last minute and the compacted files its
  * filters let through (native-bench/RESULTS.md, "spanById").
  */
-async function detailRows(src: SpanSource, scope: ReadScope, spanId: string, within: { traceId: string; fromNs: bigint; toNs: bigint } | null): Promise<RawDetail[]> {
+async function detailRows(
+  src: SpanSource,
+  scope: ReadScope,
+  spanId: string,
+  within: { traceId: string; fromNs: bigint; toNs: bigint } | null,
+): Promise<RawDetail[]> {
   const files = within
     ? await segmentsFor(src.db, src.segments, scope, within.fromNs, within.toNs + 1n)
     : (await segmentsMayHold(src.db, src.segments, scope, spanId)).reverse();
@@ -370,7 +440,9 @@ async function withMedia(db: Database, scope: ReadScope, text: string | null): P
   if (text === null) return null;
   const refs = mediaReferences(text);
   if (refs.length === 0) return text;
-  const found = await Promise.all(refs.map(async (sha256) => [sha256, (await readBlob(db, scope, sha256))?.data] as const));
+  const found = await Promise.all(
+    refs.map(async (sha256) => [sha256, (await readBlob(db, scope, sha256))?.data] as const),
+  );
   return restoreMedia(text, new Map(found.filter((f): f is readonly [string, Uint8Array] => f[1] !== undefined)));
 }
 
@@ -380,7 +452,11 @@ async function blobText(db: Database, scope: ReadScope, sha256: string): Promise
 }
 
 /** A blob of the scope: one that spans of the scope's environment (or app, unpinned) refer to. */
-export async function readBlob(db: Database, scope: ReadScope, sha256: string): Promise<{ mediaType: string; data: Uint8Array } | null> {
+export async function readBlob(
+  db: Database,
+  scope: ReadScope,
+  sha256: string,
+): Promise<{ mediaType: string; data: Uint8Array } | null> {
   const pinned = scope.environmentId !== null;
   const [row] = await db.query<{ media_type: string; data: string }>(
     `SELECT b.media_type, to_base64(b.data) AS data FROM blobs b
@@ -412,16 +488,22 @@ export async function tracesWhere(
   const s = scopeSql(scope);
   const n = s.params.length;
   // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
-  const match = column === 'run_id'
-    ? `(run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
-    : `${column} = $${n + 1}`;
+  const match =
+    column === 'run_id'
+      ? `(run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
+      : `${column} = $${n + 1}`;
   const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${match}`;
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
       ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
     [...s.params, value, limit, offset],
   );
-  const total = rows[0]?.total ?? (offset > 0 ? (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, [...s.params, value]))[0]?.n ?? 0 : 0);
+  const total =
+    rows[0]?.total ??
+    (offset > 0
+      ? ((await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, [...s.params, value]))[0]
+          ?.n ?? 0)
+      : 0);
   return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total };
 }
 
@@ -447,7 +529,11 @@ export async function listSessions(
 ): Promise<Page<SessionView>> {
   const s = scopeSql(scope);
   const n = s.params.length;
-  const filters: DuckDBValue[] = [...s.params, BigInt(Math.trunc(q.fromMs)) * 1_000_000n, BigInt(Math.trunc(q.toMs)) * 1_000_000n];
+  const filters: DuckDBValue[] = [
+    ...s.params,
+    BigInt(Math.trunc(q.fromMs)) * 1_000_000n,
+    BigInt(Math.trunc(q.toMs)) * 1_000_000n,
+  ];
   let userFilter = '';
   if (q.userId !== undefined) {
     filters.push(q.userId);
@@ -466,8 +552,15 @@ export async function listSessions(
       GROUP BY t.session_id ORDER BY end_ms DESC, id LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`,
     [...filters, q.limit, q.offset],
   );
-  const total = rows[0]?.total ?? (q.offset > 0 ? (await db.query<{ n: number }>(`${summaries} SELECT count(*)::INTEGER AS n FROM active`, filters))[0]?.n ?? 0 : 0);
-  return { data: rows.map(({ start_ms, end_ms, total: _t, ...r }) => ({ ...r, start: iso(start_ms), end: iso(end_ms) })), total };
+  const total =
+    rows[0]?.total ??
+    (q.offset > 0
+      ? ((await db.query<{ n: number }>(`${summaries} SELECT count(*)::INTEGER AS n FROM active`, filters))[0]?.n ?? 0)
+      : 0);
+  return {
+    data: rows.map(({ start_ms, end_ms, total: _t, ...r }) => ({ ...r, start: iso(start_ms), end: iso(end_ms) })),
+    total,
+  };
 }
 
 function iso(ms: number): string {

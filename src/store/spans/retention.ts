@@ -38,9 +38,15 @@ export async function applyRetention(db: Database, defaultDays: number, nowMs: n
         [...scope, cutoffNs],
       );
       outcome.segments += files.length;
-      const merged = await tx.query<{ n: number }>('DELETE FROM traces WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3 RETURNING 1 AS n', [...scope, cutoffNs]);
+      const merged = await tx.query<{ n: number }>(
+        'DELETE FROM traces WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3 RETURNING 1 AS n',
+        [...scope, cutoffNs],
+      );
       outcome.traces += merged.length;
-      await tx.exec('DELETE FROM trace_parts WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3', [...scope, cutoffNs]);
+      await tx.exec('DELETE FROM trace_parts WHERE tenant_id = $1 AND app_id = $2 AND end_ns < $3', [
+        ...scope,
+        cutoffNs,
+      ]);
       // Eval trial artifacts stay, as their trials and scores do.
       await tx.exec(
         `DELETE FROM blobs WHERE tenant_id = $1 AND app_id = $2 AND created_at < make_timestamp($3::BIGINT * 1000)

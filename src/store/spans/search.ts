@@ -44,8 +44,45 @@ export const SPAN_SORTS: Record<string, string> = {
   model: 'x.model',
 };
 
-export const TRACE_CSV_COLUMNS = ['id', 'name', 'status', 'start', 'end', 'latency_ms', 'cost', 'tokens', 'span_count', 'input_preview', 'output_preview', 'tags', 'session_id', 'user_id', 'environment'];
-export const SPAN_CSV_COLUMNS = ['id', 'trace_id', 'parent_id', 'name', 'type', 'span_kind', 'status', 'status_message', 'timestamp', 'duration_ms', 'model', 'prompt_name', 'service_name', 'input_tokens', 'output_tokens', 'tokens', 'cost', 'session_id', 'user_id', 'metadata'];
+export const TRACE_CSV_COLUMNS = [
+  'id',
+  'name',
+  'status',
+  'start',
+  'end',
+  'latency_ms',
+  'cost',
+  'tokens',
+  'span_count',
+  'input_preview',
+  'output_preview',
+  'tags',
+  'session_id',
+  'user_id',
+  'environment',
+];
+export const SPAN_CSV_COLUMNS = [
+  'id',
+  'trace_id',
+  'parent_id',
+  'name',
+  'type',
+  'span_kind',
+  'status',
+  'status_message',
+  'timestamp',
+  'duration_ms',
+  'model',
+  'prompt_name',
+  'service_name',
+  'input_tokens',
+  'output_tokens',
+  'tokens',
+  'cost',
+  'session_id',
+  'user_id',
+  'metadata',
+];
 
 export type SearchAnswer<T> = { kind: 'json'; data: T[]; total: number } | { kind: 'csv'; csv: string; total: number };
 
@@ -61,7 +98,11 @@ export type TraceListItem = Omit<TraceSummary, 'environment_id'>;
  * …)`) reads the segments of spans that start in or after the window: a trace started in the
  * window can have later spans, never earlier ones.
  */
-export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Filter): Promise<SearchAnswer<TraceListItem>> {
+export async function searchTraces(
+  src: SpanSource,
+  q: SearchQuery,
+  filter: Filter,
+): Promise<SearchAnswer<TraceListItem>> {
   const s = scopeSql(q.scope);
   const n = s.params.length;
   const window = windowParams(q);
@@ -104,12 +145,22 @@ export async function searchTraces(src: SpanSource, q: SearchQuery, filter: Filt
     src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`, base),
   ]);
   const count = counted[0];
-  const data = rows.map(({ start_ms, end_ms, ...r }) => ({ ...r, start: iso(start_ms as number), end: iso(end_ms as number) })) as unknown as TraceListItem[];
+  const data = rows.map(({ start_ms, end_ms, ...r }) => ({
+    ...r,
+    start: iso(start_ms as number),
+    end: iso(end_ms as number),
+  })) as unknown as TraceListItem[];
   const total = count?.n ?? 0;
-  return q.format === 'csv' ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total } : { kind: 'json', data, total };
+  return q.format === 'csv'
+    ? { kind: 'csv', csv: toCsv(TRACE_CSV_COLUMNS, data as unknown as Record<string, unknown>[]), total }
+    : { kind: 'json', data, total };
 }
 
-export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Filter): Promise<SearchAnswer<Record<string, unknown>>> {
+export async function searchSpans(
+  src: SpanSource,
+  q: SearchQuery,
+  filter: Filter,
+): Promise<SearchAnswer<Record<string, unknown>>> {
   const s = scopeSql(q.scope, 'x');
   const n = s.params.length;
   const window = windowParams(q);
@@ -139,7 +190,9 @@ export async function searchSpans(src: SpanSource, q: SearchQuery, filter: Filte
     metadata: metadata ? (JSON.parse(metadata as string) as unknown) : {},
   }));
   const total = count?.n ?? 0;
-  return q.format === 'csv' ? { kind: 'csv', csv: toCsv(SPAN_CSV_COLUMNS, data), total } : { kind: 'json', data, total };
+  return q.format === 'csv'
+    ? { kind: 'csv', csv: toCsv(SPAN_CSV_COLUMNS, data), total }
+    : { kind: 'json', data, total };
 }
 
 function iso(ms: number): string {

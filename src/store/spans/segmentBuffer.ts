@@ -18,7 +18,18 @@
  * another (the test overlaps them too).
  */
 import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
-import { bindings, BIGINT, DOUBLE, DuckDBDataChunk, ENUM, INTEGER, LIST, listValue, UBIGINT, VARCHAR } from '../duckdb.js';
+import {
+  bindings,
+  BIGINT,
+  DOUBLE,
+  DuckDBDataChunk,
+  ENUM,
+  INTEGER,
+  LIST,
+  listValue,
+  UBIGINT,
+  VARCHAR,
+} from '../duckdb.js';
 import { BUFFER_SQL_TYPE, ENUM_VALUES, SPAN_COLUMNS, type ColumnKind, type SpanRow } from './columns.js';
 import { FileEngine } from './fileEngine.js';
 import { INGEST_SEGMENT_COPY_OPTIONS } from './segmentFormat.js';
@@ -41,8 +52,18 @@ const ROW_COLUMNS = SPAN_COLUMNS.slice(FIRST_ROW_COLUMN) as readonly (readonly [
 const CHUNK = 2048;
 const START = SPAN_COLUMNS.findIndex(([name]) => name === 'start_ns');
 
-const WIDTH: Record<Exclude<ColumnKind, 'uuid' | 'text' | 'text_list'>, number> = { bigint: 8, ubigint: 8, int: 4, double: 8, type_enum: 1, kind_enum: 1, status_enum: 1 };
-const ENUM_INDEX = Object.fromEntries(Object.entries(ENUM_VALUES).map(([kind, values]) => [kind, new Map(values.map((v, i) => [v, i]))])) as Record<keyof typeof ENUM_VALUES, Map<string, number>>;
+const WIDTH: Record<Exclude<ColumnKind, 'uuid' | 'text' | 'text_list'>, number> = {
+  bigint: 8,
+  ubigint: 8,
+  int: 4,
+  double: 8,
+  type_enum: 1,
+  kind_enum: 1,
+  status_enum: 1,
+};
+const ENUM_INDEX = Object.fromEntries(
+  Object.entries(ENUM_VALUES).map(([kind, values]) => [kind, new Map(values.map((v, i) => [v, i]))]),
+) as Record<keyof typeof ENUM_VALUES, Map<string, number>>;
 
 function writeFixed(view: DataView, r: number, kind: ColumnKind, v: number | bigint | string): void {
   switch (kind) {
@@ -108,7 +129,10 @@ export class BufferedCell {
 }
 
 export class SegmentBuffer {
-  private readonly chunk = DuckDBDataChunk.create(ROW_COLUMNS.map(([, kind]) => TYPES[kind]), CHUNK);
+  private readonly chunk = DuckDBDataChunk.create(
+    ROW_COLUMNS.map(([, kind]) => TYPES[kind]),
+    CHUNK,
+  );
   /** A column's fixed-width values and validity bits, before their copy into the vector. */
   private readonly scratch = new ArrayBuffer(CHUNK * 8);
   private readonly view = new DataView(this.scratch);
@@ -130,8 +154,12 @@ export class SegmentBuffer {
     const table = `cell_${this.nextTable++}`;
     const connection = await this.engine.connect();
     try {
-      await connection.run(`CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${BUFFER_SQL_TYPE[kind]}`).join(', ')})`);
-      const cell = new BufferedCell(table, connection, await connection.createAppender(table), (c) => this.openCells.delete(c));
+      await connection.run(
+        `CREATE TABLE ${table} (${ROW_COLUMNS.map(([name, kind]) => `${name} ${BUFFER_SQL_TYPE[kind]}`).join(', ')})`,
+      );
+      const cell = new BufferedCell(table, connection, await connection.createAppender(table), (c) =>
+        this.openCells.delete(c),
+      );
       this.openCells.add(cell);
       return cell;
     } catch (e) {
@@ -202,7 +230,8 @@ export class SegmentBuffer {
    * either way.
    */
   async write(cell: BufferedCell, scope: SegmentScope, path: string): Promise<WrittenSegment> {
-    if (cell.rows === 0 || cell.minStartNs === null || cell.maxStartNs === null) throw new Error('a segment needs at least one row');
+    if (cell.rows === 0 || cell.minStartNs === null || cell.maxStartNs === null)
+      throw new Error('a segment needs at least one row');
     cell.close();
     await this.engine.run(
       `COPY (SELECT ${quote(scope.tenantId)}::UUID AS tenant_id, ${quote(scope.appId)}::UUID AS app_id,

@@ -63,7 +63,13 @@ const COLUMNS: readonly (readonly [string, string, ArrowType, string?])[] = [
   ['environment_id', 'x.environment_id::VARCHAR', 'utf8'],
 ];
 
-export async function exportSpans(src: SpanSource, q: SearchQuery, filter: Filter, format: ExportFormat, limit: number | null): Promise<ExportFile> {
+export async function exportSpans(
+  src: SpanSource,
+  q: SearchQuery,
+  filter: Filter,
+  format: ExportFormat,
+  limit: number | null,
+): Promise<ExportFile> {
   const s = scopeSql(q.scope, 'x');
   const n = s.params.length;
   const from = BigInt(Math.trunc(q.fromMs)) * 1_000_000n;
@@ -77,7 +83,10 @@ export async function exportSpans(src: SpanSource, q: SearchQuery, filter: Filte
                  FROM ${spansFrom(files)} x
                 WHERE ${s.sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${matches})
                 ORDER BY ${sort}${page}`;
-  const path = join(storeDirs(src.db.options.dataDir).tmp, `export-${randomBytes(8).toString('hex')}.${format === 'parquet' ? 'parquet' : 'arrows'}`);
+  const path = join(
+    storeDirs(src.db.options.dataDir).tmp,
+    `export-${randomBytes(8).toString('hex')}.${format === 'parquet' ? 'parquet' : 'arrows'}`,
+  );
   if (format === 'parquet') {
     await src.db.exec(`COPY (${sql}) TO ${quote(path)} (FORMAT parquet, COMPRESSION zstd)`, params);
     const [row] = await src.db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet(${quote(path)})`);
@@ -102,7 +111,11 @@ function loadArrowSchema() {
       utf8_list: () => new arrow.List(new arrow.Field('item', new arrow.Utf8(), true)),
     };
     const types = COLUMNS.map(([, , type]) => make[type]());
-    return { arrow, types, schema: new arrow.Schema(COLUMNS.map(([name], i) => new arrow.Field(name, types[i]!, true))) };
+    return {
+      arrow,
+      types,
+      schema: new arrow.Schema(COLUMNS.map(([name], i) => new arrow.Field(name, types[i]!, true))),
+    };
   });
   return arrowSchema;
 }
@@ -110,7 +123,10 @@ function loadArrowSchema() {
 async function writeArrow(src: SpanSource, sql: string, params: DuckDBValue[], path: string): Promise<number> {
   const { arrow, types, schema } = await loadArrowSchema();
   const batch = (children: ReturnType<typeof arrow.makeData>[], length: number) =>
-    new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }));
+    new arrow.RecordBatch(
+      schema,
+      arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }),
+    );
   const out = createWriteStream(path);
   const writer = arrow.RecordBatchStreamWriter.throughNode();
   const finished = new Promise<void>((resolve, reject) => {
@@ -126,7 +142,13 @@ async function writeArrow(src: SpanSource, sql: string, params: DuckDBValue[], p
       writer.write(batch(children, children[0]?.length ?? 0));
     });
     // An export with no rows is still a valid stream: the schema, then the end.
-    if (rows === 0) writer.write(batch(types.map((type) => arrow.vectorFromArray([], type).data[0]!), 0));
+    if (rows === 0)
+      writer.write(
+        batch(
+          types.map((type) => arrow.vectorFromArray([], type).data[0]!),
+          0,
+        ),
+      );
   } finally {
     writer.end();
   }

@@ -9,7 +9,9 @@ import { MERGE_STATEMENTS } from './traceParts.js';
 /** Folds the current parts into `traces`; returns how many parts were folded. */
 export async function mergeParts(db: Database): Promise<number> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.query<{ upto: string | null; n: number }>('SELECT max(seq)::VARCHAR AS upto, count(*)::INTEGER AS n FROM trace_parts');
+    const [row] = await tx.query<{ upto: string | null; n: number }>(
+      'SELECT max(seq)::VARCHAR AS upto, count(*)::INTEGER AS n FROM trace_parts',
+    );
     if (!row || row.upto === null) return 0;
     for (const statement of MERGE_STATEMENTS(BigInt(row.upto))) await tx.exec(statement);
     return row.n;
@@ -43,13 +45,15 @@ export async function reclaimSummaryBlocks(db: Database): Promise<Reclaimed | nu
     'SELECT total_blocks::INTEGER AS total, free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()',
   );
   const [table] = await db.query<{ blocks: number }>(
-    'SELECT count(DISTINCT block_id)::INTEGER AS blocks FROM pragma_storage_info(\'traces\') WHERE block_id >= 0',
+    "SELECT count(DISTINCT block_id)::INTEGER AS blocks FROM pragma_storage_info('traces') WHERE block_id >= 0",
   );
   if (!file || !table) return null;
   if (file.free < Math.max(RECLAIM_MIN_FREE_BLOCKS, table.blocks) || 4 * file.free < file.total) return null;
   await db.transaction(async (tx) => {
     // Rows appended in this transaction come after every row there is: the old ones are those below.
-    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>('SELECT (coalesce(max(rowid), -1) + 1)::VARCHAR AS next FROM traces');
+    const [{ next } = { next: '0' }] = await tx.query<{ next: string }>(
+      'SELECT (coalesce(max(rowid), -1) + 1)::VARCHAR AS next FROM traces',
+    );
     await tx.exec('INSERT INTO traces SELECT * FROM traces');
     await tx.exec(`DELETE FROM traces WHERE rowid < ${BigInt(next)}`);
   });

@@ -75,7 +75,10 @@ export class TraceHints {
       this.ends[slot] = Math.max(this.ends[slot]!, endSecond);
       return;
     }
-    const free = this.checks[pair] === 0 || (this.checks[pair + 1] !== 0 && this.ends[pair]! <= this.ends[pair + 1]!) ? pair : pair + 1;
+    const free =
+      this.checks[pair] === 0 || (this.checks[pair + 1] !== 0 && this.ends[pair]! <= this.ends[pair + 1]!)
+        ? pair
+        : pair + 1;
     if (this.checks[free] !== 0 && this.ends[free]! > endSecond) return;
     this.checks[free] = check;
     this.starts[free] = startSecond;
@@ -107,7 +110,8 @@ export class TraceHints {
 
   /** Records the ranges of summary parts (a committed generation's). */
   noteParts(parts: readonly PartRow[]): void {
-    for (const [tenantId, appId, , traceId, startNs, endNs] of parts) this.note(tenantId, appId, traceId, startNs, endNs);
+    for (const [tenantId, appId, , traceId, startNs, endNs] of parts)
+      this.note(tenantId, appId, traceId, startNs, endNs);
   }
 
   /** The hinted range of a trace, or null when the table holds none for it. */

@@ -25,7 +25,10 @@ export function traceHints(db: Database): TraceHints | null {
     table = new TraceHints(slots);
     tables.set(db, table);
     // A fill that fails leaves fewer hints, never a wrong answer: reads check every hint.
-    fills.set(db, fillFromSummaries(db, table).catch(() => undefined));
+    fills.set(
+      db,
+      fillFromSummaries(db, table).catch(() => undefined),
+    );
   }
   return table;
 }

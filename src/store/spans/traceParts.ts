@@ -42,10 +42,27 @@ export type PartRow = [
 
 /** The columns of a part and of a merged row, in table order (`trace_parts` adds `seq`). */
 export const PART_COLUMNS = [
-  'tenant_id', 'app_id', 'environment_id', 'trace_id', 'start_ns', 'end_ns',
+  'tenant_id',
+  'app_id',
+  'environment_id',
+  'trace_id',
+  'start_ns',
+  'end_ns',
   /** The part's best candidate for the trace's root: 0 when it has no parent, then earliest. */
-  'best_r', 'best_s', 'best_name', 'best_input_preview', 'best_output_preview',
-  'cost', 'tokens', 'span_count', 'has_error', 'has_ok', 'tags', 'session_id', 'user_id', 'run_id',
+  'best_r',
+  'best_s',
+  'best_name',
+  'best_input_preview',
+  'best_output_preview',
+  'cost',
+  'tokens',
+  'span_count',
+  'has_error',
+  'has_ok',
+  'tags',
+  'session_id',
+  'user_id',
+  'run_id',
   /** The best candidate's metadata: the trace's metadata (the spec's "root span's metadata"). Last, so the
    *  column order of a store migrated to it (migration 203) is the order of a new one. */
   'best_metadata',
@@ -64,8 +81,28 @@ const BEST_START = 'coalesce(x.best_s, x.start_ns)';
 
 /** How the appender writes a part row (PART_COLUMNS, then `seq`). */
 export const PART_KINDS: readonly ColumnKind[] = [
-  'uuid', 'uuid', 'uuid', 'text', 'bigint', 'bigint', 'int', 'bigint', 'text', 'text', 'text',
-  'double', 'double', 'int', 'int', 'int', 'text_list', 'text', 'text', 'text', 'text', 'bigint',
+  'uuid',
+  'uuid',
+  'uuid',
+  'text',
+  'bigint',
+  'bigint',
+  'int',
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'double',
+  'double',
+  'int',
+  'int',
+  'int',
+  'text_list',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
 ];
 
 export const PART_TABLE_SQL = `
@@ -144,7 +181,9 @@ function idMatches(alias: string, ids: TraceIds): string {
 
 /** `traces` rows with the trace id(s) `ids` names: their keys compared first, then the ids. */
 function keyAndIdMatch(alias: string, ids: TraceIds): string {
-  const key = ids.list ? `${alias}.trace_key IN (SELECT ${traceKeySql('k.id')} FROM (${ids.list}) k(id))` : `${alias}.trace_key = ${traceKeySql(ids.value!)}`;
+  const key = ids.list
+    ? `${alias}.trace_key IN (SELECT ${traceKeySql('k.id')} FROM (${ids.list}) k(id))`
+    : `${alias}.trace_key = ${traceKeySql(ids.value!)}`;
   return `${key} AND ${idMatches(alias, ids)}`;
 }
 
@@ -221,9 +260,13 @@ export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: 
  */
 export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
   const rows =
-    typeof source === 'object' ? (source.mergedOnly ? mergedRowsByIdSql(where, source.byId) : tracePartsByIdSql(where, source.byId))
-    : source === 'merged' ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
-    : tracePartsSql(where);
+    typeof source === 'object'
+      ? source.mergedOnly
+        ? mergedRowsByIdSql(where, source.byId)
+        : tracePartsByIdSql(where, source.byId)
+      : source === 'merged'
+        ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
+        : tracePartsSql(where);
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
@@ -247,7 +290,9 @@ export const MERGE_STATEMENTS = (upTo: bigint) => [
   `CREATE TEMP TABLE merged_now AS ${mergePartsSql(`
      SELECT ${COLS} FROM trace_parts WHERE seq <= ${upTo}
      UNION ALL
-     SELECT ${COLS.split(', ').map((c) => `t.${c}`).join(', ')} FROM traces t
+     SELECT ${COLS.split(', ')
+       .map((c) => `t.${c}`)
+       .join(', ')} FROM traces t
       SEMI JOIN (SELECT DISTINCT tenant_id, app_id, environment_id, trace_id FROM trace_parts WHERE seq <= ${upTo}) p
          ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.environment_id = p.environment_id AND t.trace_id = p.trace_id`)}`,
   `DELETE FROM traces USING merged_now m

@@ -28,7 +28,11 @@ export interface EvalLease {
 }
 
 /** What a worker needs of a leased eval run. Named: the API reference names its types. */
-export interface LeasedEvalRun extends Pick<RunView, 'id' | 'experiment' | 'environment_id' | 'suite' | 'suite_version' | 'config' | 'git_commit' | 'git_branch'> {}
+export interface LeasedEvalRun
+  extends Pick<
+    RunView,
+    'id' | 'experiment' | 'environment_id' | 'suite' | 'suite_version' | 'config' | 'git_commit' | 'git_branch'
+  > {}
 
 /** A leased eval run as the claim answers it. */
 export interface ClaimedEvalRun extends LeasedEvalRun {
@@ -52,7 +56,11 @@ export interface EvalClaimInput {
 const heartbeatMs = (leaseMs: number) => Math.max(100, Math.min(2000, Math.floor(leaseMs / 3)));
 
 /** Queued eval runs in scope, oldest first (a few: one claimed meanwhile with its own key is skipped). */
-export async function queuedEvalRuns(db: Database, scope: ReadScope, limit = 5): Promise<{ id: string; created_ms: number }[]> {
+export async function queuedEvalRuns(
+  db: Database,
+  scope: ReadScope,
+  limit = 5,
+): Promise<{ id: string; created_ms: number }[]> {
   const s = scopeSql(scope, 'r');
   return db.query<{ id: string; created_ms: number }>(
     `SELECT r.id::VARCHAR AS id, epoch_ms(r.created_at)::DOUBLE AS created_ms FROM eval_runs r
@@ -65,19 +73,46 @@ export async function queuedEvalRuns(db: Database, scope: ReadScope, limit = 5):
  * Claims the run under a lease, if it is still queued: the state table's claim, the lease row and
  * the minted key in one transaction under the run's lock. Null when it was claimed meanwhile.
  */
-export async function claimEvalRun(db: Database, runId: string, c: { worker: string; leaseId: string; leaseMs: number } & EvalClaimInput): Promise<EvalLease | null> {
+export async function claimEvalRun(
+  db: Database,
+  runId: string,
+  c: { worker: string; leaseId: string; leaseMs: number } & EvalClaimInput,
+): Promise<EvalLease | null> {
   return runLock.run(`run:${runId}`, async () => {
     const keyId = randomUUID();
     const claimed = await db.transaction(async (tx) => {
-      const [row] = await tx.query<{ status: RunStatus; key_id: string | null; tenant_id: string; app_id: string; environment_id: string }>(
+      const [row] = await tx.query<{
+        status: RunStatus;
+        key_id: string | null;
+        tenant_id: string;
+        app_id: string;
+        environment_id: string;
+      }>(
         'SELECT status, key_id, tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id, environment_id::VARCHAR AS environment_id FROM eval_runs WHERE id = $1',
         [runId],
       );
       if (row?.status !== 'queued') return false;
-      await applyReport(tx, { runId, from: row.status, keyId: row.key_id, kind: 'claim', card: null, error: null, costUsd: null });
+      await applyReport(tx, {
+        runId,
+        from: row.status,
+        keyId: row.key_id,
+        kind: 'claim',
+        card: null,
+        error: null,
+        costUsd: null,
+      });
       // Like the creation key (evals/runs.ts createRun): no permission of its own, the run's environment as its pin.
       await insertKeyRow(tx, keyId, {
-        tenantId: row.tenant_id, appId: row.app_id, environmentId: row.environment_id, name: 'eval run', role: 'custom', permissions: [], keyHash: c.key.keyHash, keyPrefix: c.key.keyPrefix, expiresAt: null, createdBy: c.createdBy,
+        tenantId: row.tenant_id,
+        appId: row.app_id,
+        environmentId: row.environment_id,
+        name: 'eval run',
+        role: 'custom',
+        permissions: [],
+        keyHash: c.key.keyHash,
+        keyPrefix: c.key.keyPrefix,
+        expiresAt: null,
+        createdBy: c.createdBy,
       });
       await tx.exec(
         `INSERT INTO worker_eval_leases (run_id, tenant_id, app_id, environment_id, lease_id, lease_expires_at, worker, key_id, claimed_at)
@@ -88,7 +123,15 @@ export async function claimEvalRun(db: Database, runId: string, c: { worker: str
     });
     if (!claimed) return null;
     const [r] = await db.query<{
-      experiment: string; environment_id: string; suite: string; suite_version: string | null; config: string; git_commit: string | null; git_branch: string | null; lease_expires_at: string; key_prefix: string;
+      experiment: string;
+      environment_id: string;
+      suite: string;
+      suite_version: string | null;
+      config: string;
+      git_commit: string | null;
+      git_branch: string | null;
+      lease_expires_at: string;
+      key_prefix: string;
     }>(
       `SELECT x.name AS experiment, r.environment_id::VARCHAR AS environment_id, r.suite, r.suite_version, r.config, r.git_commit, r.git_branch,
               ${iso('l.lease_expires_at')} AS lease_expires_at, k.key_prefix
@@ -118,7 +161,10 @@ export async function claimEvalRun(db: Database, runId: string, c: { worker: str
 
 /** The eval run a lease id names, whether or not the lease still lives; null: not an eval lease. */
 export async function evalRunOfLease(db: Database, leaseId: string): Promise<string | null> {
-  const [row] = await db.query<{ run_id: string }>('SELECT run_id::VARCHAR AS run_id FROM worker_eval_leases WHERE lease_id = $1', [leaseId]);
+  const [row] = await db.query<{ run_id: string }>(
+    'SELECT run_id::VARCHAR AS run_id FROM worker_eval_leases WHERE lease_id = $1',
+    [leaseId],
+  );
   return row?.run_id ?? null;
 }
 
@@ -146,7 +192,11 @@ export async function heldEval(tx: Transaction, scope: ReadScope, leaseId: strin
 }
 
 const gone = () =>
-  new ApiError('not_found', 'This lease is gone (it expired, or its eval run ended): stop the eval command and drop its work', { reason: 'lease_lost' });
+  new ApiError(
+    'not_found',
+    'This lease is gone (it expired, or its eval run ended): stop the eval command and drop its work',
+    { reason: 'lease_lost' },
+  );
 
 export async function heartbeatEval(db: Database, scope: ReadScope, runId: string, leaseId: string, leaseMs: number) {
   return runLock.run(`run:${runId}`, () =>
@@ -158,7 +208,13 @@ export async function heartbeatEval(db: Database, scope: ReadScope, runId: strin
         [held.run_id, leaseMs],
       );
       // Eval runs are not cancelled through the worker routes: `cancel` is always false.
-      return { run_id: held.run_id, turn_index: 0, lease_expires_at: row!.lease_expires_at, cancel: false, worker: held.worker };
+      return {
+        run_id: held.run_id,
+        turn_index: 0,
+        lease_expires_at: row!.lease_expires_at,
+        cancel: false,
+        worker: held.worker,
+      };
     }),
   );
 }
@@ -172,7 +228,13 @@ export interface EvalEndReport {
 }
 
 /** Ends the leased run (the worker's report, or its hand-back); answers the run and the revoked keys' hashes. */
-export async function endEval(db: Database, scope: ReadScope, runId: string, leaseId: string, end: EvalEndReport): Promise<{ run: RunView; revokedKeyHashes: string[] }> {
+export async function endEval(
+  db: Database,
+  scope: ReadScope,
+  runId: string,
+  leaseId: string,
+  end: EvalEndReport,
+): Promise<{ run: RunView; revokedKeyHashes: string[] }> {
   return runLock.run(`run:${runId}`, async () => {
     const revoked = await db.transaction(async (tx) => {
       const held = await heldEval(tx, scope, leaseId);
@@ -192,7 +254,9 @@ export function releaseEval(db: Database, scope: ReadScope, runId: string, lease
 export const HELD_EVAL_LEASES = `worker_eval_leases l JOIN eval_runs r ON r.id = l.run_id WHERE l.lease_id IS NOT NULL AND r.status = 'running'`;
 
 /** Eval runs whose lease expired fail with `lease_expired` (the trials reported so far are kept). */
-export async function expireEvalLeases(db: Database): Promise<{ tenantId: string; runId: string; revokedKeyHashes: string[] }[]> {
+export async function expireEvalLeases(
+  db: Database,
+): Promise<{ tenantId: string; runId: string; revokedKeyHashes: string[] }[]> {
   const expired = await db.query<{ tenant_id: string; run_id: string; lease_id: string }>(
     `SELECT l.tenant_id::VARCHAR AS tenant_id, l.run_id::VARCHAR AS run_id, l.lease_id
        FROM ${HELD_EVAL_LEASES} AND l.lease_expires_at <= now()::TIMESTAMP`,
@@ -208,7 +272,15 @@ export async function expireEvalLeases(db: Database): Promise<{ tenantId: string
           [e.run_id, e.lease_id],
         );
         if (!now) return null;
-        return applyReport(tx, { runId: e.run_id, from: 'running', keyId: now.key_id, kind: 'fail', card: null, error: LEASE_EXPIRED, costUsd: null });
+        return applyReport(tx, {
+          runId: e.run_id,
+          from: 'running',
+          keyId: now.key_id,
+          kind: 'fail',
+          card: null,
+          error: LEASE_EXPIRED,
+          costUsd: null,
+        });
       }),
     );
     if (revoked) ended.push({ tenantId: e.tenant_id, runId: e.run_id, revokedKeyHashes: revoked });

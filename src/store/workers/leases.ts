@@ -13,7 +13,14 @@ import { afterLeaseExpiry, checkEnd, type EndReason, type RunKind, type TurnEnd 
 import { RERUN_ON_CONFLICT, type Database, type Transaction } from '../db.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { iso } from '../sql.js';
-import { claimEvalRun, HELD_EVAL_LEASES, heldEval, queuedEvalRuns, type EvalClaimInput, type EvalLease } from './evalLeases.js';
+import {
+  claimEvalRun,
+  HELD_EVAL_LEASES,
+  heldEval,
+  queuedEvalRuns,
+  type EvalClaimInput,
+  type EvalLease,
+} from './evalLeases.js';
 import { tenantLockKey, workerLock } from './runs.js';
 import { eventView, readTurns, type WorkerEventRow, type WorkerEventView, type WorkerTurnView } from './views.js';
 
@@ -57,7 +64,10 @@ export interface ClaimInput {
 }
 
 /** The oldest queued turn this worker may claim. */
-async function oldestTurn(tx: Pick<Database, 'query'>, c: ClaimInput): Promise<{ run_id: string; turn_index: number; created_ms: number } | null> {
+async function oldestTurn(
+  tx: Pick<Database, 'query'>,
+  c: ClaimInput,
+): Promise<{ run_id: string; turn_index: number; created_ms: number } | null> {
   const s = scopeSql(c.scope, 't');
   const p: DuckDBValue[] = [...s.params];
   const profiles = `$${p.push(listValue(c.profiles))}`;
@@ -77,14 +87,23 @@ async function oldestTurn(tx: Pick<Database, 'query'>, c: ClaimInput): Promise<{
  * A claim: the oldest queued turn the worker may run, or — for a worker that takes eval runs
  * (`evals`) — an eval run queued before it (evalLeases.ts), whichever was queued first.
  */
-export async function claimWork(db: Database, c: ClaimInput, evals: EvalClaimInput | null): Promise<TurnClaim | EvalLease | null> {
+export async function claimWork(
+  db: Database,
+  c: ClaimInput,
+  evals: EvalClaimInput | null,
+): Promise<TurnClaim | EvalLease | null> {
   return workerLock.run(tenantLockKey(c.scope.tenantId), async () => {
     if (evals) {
       // Under the tenant's lock no turn changes: the oldest one read here is the one claimTurn takes.
       const turn = await oldestTurn(db, c);
       for (const run of await queuedEvalRuns(db, c.scope)) {
         if (turn && turn.created_ms <= run.created_ms) break;
-        const leased = await claimEvalRun(db, run.id, { worker: c.worker, leaseId: c.leaseId, leaseMs: c.leaseMs, ...evals });
+        const leased = await claimEvalRun(db, run.id, {
+          worker: c.worker,
+          leaseId: c.leaseId,
+          leaseMs: c.leaseMs,
+          ...evals,
+        });
         if (leased) return leased;
       }
     }
@@ -105,8 +124,18 @@ async function claimTurn(db: Database, c: ClaimInput): Promise<TurnClaim | null>
     );
     await tx.exec('UPDATE worker_runs SET last_worker = $2 WHERE id = $1', [found.run_id, c.worker]);
     const [row] = await tx.query<{
-      id: string; kind: RunKind; profile: string; repository: string; base_branch: string; work_branch: string; checkpointed: boolean;
-      head_commit: string | null; environment_id: string; prompt: string; attempt: number; lease_expires_at: string;
+      id: string;
+      kind: RunKind;
+      profile: string;
+      repository: string;
+      base_branch: string;
+      work_branch: string;
+      checkpointed: boolean;
+      head_commit: string | null;
+      environment_id: string;
+      prompt: string;
+      attempt: number;
+      lease_expires_at: string;
     }>(
       `SELECT r.id::VARCHAR AS id, r.kind, r.profile, r.repository, r.base_branch, r.work_branch, r.checkpointed, r.head_commit, r.environment_id::VARCHAR AS environment_id,
               t.prompt, t.attempt, ${iso('t.lease_expires_at')} AS lease_expires_at
@@ -142,7 +171,12 @@ async function heldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Pro
   return row;
 }
 
-const leaseGone = () => new ApiError('not_found', 'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work', { reason: 'lease_lost' });
+const leaseGone = () =>
+  new ApiError(
+    'not_found',
+    'This lease is gone (it expired, or its turn ended or was handed back): stop the turn and drop its work',
+    { reason: 'lease_lost' },
+  );
 
 async function findHeldTurn(tx: Transaction, scope: ReadScope, leaseId: string): Promise<HeldTurn | null> {
   const s = scopeSql(scope, 't');
@@ -197,13 +231,18 @@ export async function heartbeat(db: Database, scope: ReadScope, leaseId: string,
          RETURNING ${iso('lease_expires_at')} AS lease_expires_at`,
         [held.run_id, held.turn_index, leaseMs],
       );
-      return { run_id: held.run_id, turn_index: held.turn_index, lease_expires_at: row!.lease_expires_at, cancel: held.cancel_requested, worker: held.worker };
+      return {
+        run_id: held.run_id,
+        turn_index: held.turn_index,
+        lease_expires_at: row!.lease_expires_at,
+        cancel: held.cancel_requested,
+        worker: held.worker,
+      };
     }),
   );
 }
 
 const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq, ${iso('e.seen_at')} AS "at", e.kind, e.text, e.level, e.event`;
-
 
 /**
  * Stores a batch of the lease's events (`batch`: the JSON text of `StoredEventRow`s that
@@ -213,7 +252,12 @@ const EVENT_FIELDS = `e.cursor::DOUBLE AS cursor, e.turn_index, e.attempt, e.seq
  * agent events as text (parsed only for a run someone watches), and whether the turn was asked to
  * stop.
  */
-export async function appendEvents(db: Database, scope: ReadScope, leaseId: string, batch: string): Promise<{ run_id: string; stored: WorkerEventRow[]; cancel: boolean }> {
+export async function appendEvents(
+  db: Database,
+  scope: ReadScope,
+  leaseId: string,
+  batch: string,
+): Promise<{ run_id: string; stored: WorkerEventRow[]; cancel: boolean }> {
   return db.transaction(async (tx) => {
     const held = await heldForEvents(tx, scope, leaseId);
     const rows = await tx.query<WorkerEventRow>(
@@ -240,7 +284,12 @@ export interface TurnEndReport {
 }
 
 /** Ends the lease's turn as the worker reports; answers the turn after it. */
-export async function completeTurn(db: Database, scope: ReadScope, leaseId: string, end: TurnEndReport): Promise<WorkerTurnView> {
+export async function completeTurn(
+  db: Database,
+  scope: ReadScope,
+  leaseId: string,
+  end: TurnEndReport,
+): Promise<WorkerTurnView> {
   return workerLock.run(tenantLockKey(scope.tenantId), async () => {
     const held = await db.transaction(async (tx) => {
       const held = await heldTurn(tx, scope, leaseId);
@@ -250,7 +299,10 @@ export async function completeTurn(db: Database, scope: ReadScope, leaseId: stri
           WHERE run_id = $1 AND turn_index = $2`,
         [held.run_id, held.turn_index, end.status, end.reason, end.exitCode, end.error, end.commitSha],
       );
-      await tx.exec('UPDATE worker_runs SET head_commit = coalesce($2, head_commit), checkpointed = checkpointed OR $3 WHERE id = $1', [held.run_id, end.headCommit, end.commitSha !== null]);
+      await tx.exec(
+        'UPDATE worker_runs SET head_commit = coalesce($2, head_commit), checkpointed = checkpointed OR $3 WHERE id = $1',
+        [held.run_id, end.headCommit, end.commitSha !== null],
+      );
       return held;
     });
     return (await readTurns(db, held.run_id, held.turn_index))[0]!;
@@ -298,8 +350,18 @@ export async function msToNextLeaseExpiry(db: Database): Promise<number | null> 
 }
 
 /** Turns whose lease expired, after the sweep: requeued, failed or cancelled (core/workers/turns.ts). */
-export async function expireLeases(db: Database, maxAttempts: number): Promise<{ tenantId: string; turn: WorkerTurnView }[]> {
-  const expired = await db.query<{ tenant_id: string; run_id: string; turn_index: number; lease_id: string; lost_leases: number; cancel_requested: boolean }>(
+export async function expireLeases(
+  db: Database,
+  maxAttempts: number,
+): Promise<{ tenantId: string; turn: WorkerTurnView }[]> {
+  const expired = await db.query<{
+    tenant_id: string;
+    run_id: string;
+    turn_index: number;
+    lease_id: string;
+    lost_leases: number;
+    cancel_requested: boolean;
+  }>(
     `SELECT tenant_id::VARCHAR AS tenant_id, run_id::VARCHAR AS run_id, turn_index, lease_id, lost_leases, cancel_requested
        FROM worker_turns WHERE status = 'running' AND lease_expires_at <= now()::TIMESTAMP`,
   );
@@ -313,7 +375,10 @@ export async function expireLeases(db: Database, maxAttempts: number): Promise<{
           [e.run_id, e.turn_index, e.lease_id],
         );
         if (!now?.n) return false;
-        const outcome = afterLeaseExpiry({ lostLeases: e.lost_leases + 1, cancelRequested: e.cancel_requested }, maxAttempts);
+        const outcome = afterLeaseExpiry(
+          { lostLeases: e.lost_leases + 1, cancelRequested: e.cancel_requested },
+          maxAttempts,
+        );
         const ended = outcome.status !== 'queued';
         await tx.exec(
           `UPDATE worker_turns SET status = $3, lost_leases = lost_leases + 1, lease_id = NULL, lease_expires_at = NULL,
@@ -330,7 +395,12 @@ export async function expireLeases(db: Database, maxAttempts: number): Promise<{
 }
 
 /** A run's events after `after` (its cursor), oldest first; a worker run's, or an eval run's a worker ran. */
-export async function readEvents(db: Database, scope: ReadScope, runId: string, q: { after: number; limit: number; turn?: number }): Promise<WorkerEventView[] | null> {
+export async function readEvents(
+  db: Database,
+  scope: ReadScope,
+  runId: string,
+  q: { after: number; limit: number; turn?: number },
+): Promise<WorkerEventView[] | null> {
   const s = scopeSql(scope, 'r');
   const id = `$${s.params.length + 1}`;
   const [run] = await db.query<{ n: number }>(
@@ -340,6 +410,9 @@ export async function readEvents(db: Database, scope: ReadScope, runId: string, 
   if (!run?.n) return null;
   const p: DuckDBValue[] = [runId, q.after];
   const turn = q.turn === undefined ? '' : ` AND e.turn_index = $${p.push(q.turn)}`;
-  const rows = await db.query<WorkerEventRow>(`SELECT ${EVENT_FIELDS} FROM worker_events e WHERE e.run_id = $1 AND e.cursor > $2${turn} ORDER BY e.cursor LIMIT $${p.push(q.limit)}`, p);
+  const rows = await db.query<WorkerEventRow>(
+    `SELECT ${EVENT_FIELDS} FROM worker_events e WHERE e.run_id = $1 AND e.cursor > $2${turn} ORDER BY e.cursor LIMIT $${p.push(q.limit)}`,
+    p,
+  );
   return rows.map(eventView);
 }

@@ -6,7 +6,14 @@
  * racing for an idle session, the second sees the first one's turn.
  */
 import { ApiError } from '../../core/errors.js';
-import { assertTakesTurn, checkWorkerEntitlement, isInFlight, workBranchOf, type RunKind, type TurnStatus } from '../../core/workers/turns.js';
+import {
+  assertTakesTurn,
+  checkWorkerEntitlement,
+  isInFlight,
+  workBranchOf,
+  type RunKind,
+  type TurnStatus,
+} from '../../core/workers/turns.js';
 import type { Database, Transaction } from '../db.js';
 import { KeyedLock } from '../../core/keyedLock.js';
 import { scopeSql, type ReadScope } from '../scope.js';
@@ -34,12 +41,19 @@ export interface NewWorkerRun {
 
 /** Runs of the tenant with a turn queued or running (what the plan caps). */
 async function runsInFlight(tx: Transaction, tenantId: string): Promise<number> {
-  const [row] = await tx.query<{ n: number }>(`SELECT count(DISTINCT run_id)::INTEGER AS n FROM worker_turns WHERE tenant_id = $1 AND status IN ('queued', 'running')`, [tenantId]);
+  const [row] = await tx.query<{ n: number }>(
+    `SELECT count(DISTINCT run_id)::INTEGER AS n FROM worker_turns WHERE tenant_id = $1 AND status IN ('queued', 'running')`,
+    [tenantId],
+  );
   return row?.n ?? 0;
 }
 
 /** The open session of an environment, with the status of its latest turn; null when there is none. */
-async function openSession(tx: Transaction, scope: ReadScope, environmentId: string): Promise<{ id: string; latest: TurnStatus; last: number } | null> {
+async function openSession(
+  tx: Transaction,
+  scope: ReadScope,
+  environmentId: string,
+): Promise<{ id: string; latest: TurnStatus; last: number } | null> {
   const s = scopeSql(scope, 'r');
   const [row] = await tx.query<{ id: string; latest: TurnStatus; last: number }>(
     `SELECT r.id::VARCHAR AS id, t.status AS latest, t.turn_index AS last
@@ -51,7 +65,14 @@ async function openSession(tx: Transaction, scope: ReadScope, environmentId: str
   return row ?? null;
 }
 
-async function insertTurn(tx: Transaction, runId: string, index: number, scope: NewWorkerRun['scope'], prompt: string, createdBy: string): Promise<void> {
+async function insertTurn(
+  tx: Transaction,
+  runId: string,
+  index: number,
+  scope: NewWorkerRun['scope'],
+  prompt: string,
+  createdBy: string,
+): Promise<void> {
   await tx.exec(
     `INSERT INTO worker_turns (run_id, turn_index, tenant_id, app_id, environment_id, prompt, status, created_at, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, 'queued', now()::TIMESTAMP, $7)`,
@@ -68,13 +89,32 @@ export async function launchRun(db: Database, n: NewWorkerRun): Promise<WorkerRu
       if (n.kind === 'session') {
         const open = await openSession(tx, { tenantId, appId, environmentId: null }, environmentId);
         if (open) {
-          throw new ApiError('conflict', `Environment ${environmentId} has an open session (${open.id}): send it turns (POST /v1/workers/environments/${environmentId}/turns) or close it first`, { run_id: open.id });
+          throw new ApiError(
+            'conflict',
+            `Environment ${environmentId} has an open session (${open.id}): send it turns (POST /v1/workers/environments/${environmentId}/turns) or close it first`,
+            { run_id: open.id },
+          );
         }
       }
       await tx.exec(
         `INSERT INTO worker_runs (id, tenant_id, app_id, environment_id, kind, title, profile, repository, base_branch, base_commit, work_branch, trace_id, open, created_at, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now()::TIMESTAMP, $14)`,
-        [n.id, tenantId, appId, environmentId, n.kind, n.title, n.profile, n.repository, n.baseBranch, n.baseCommit, workBranchOf(n.id), n.traceId, n.kind === 'session', n.createdBy],
+        [
+          n.id,
+          tenantId,
+          appId,
+          environmentId,
+          n.kind,
+          n.title,
+          n.profile,
+          n.repository,
+          n.baseBranch,
+          n.baseCommit,
+          workBranchOf(n.id),
+          n.traceId,
+          n.kind === 'session',
+          n.createdBy,
+        ],
       );
       await insertTurn(tx, n.id, 0, n.scope, n.prompt, n.createdBy);
     }),
@@ -99,12 +139,26 @@ export async function addTurn(db: Database, n: NewTurn): Promise<{ run_id: strin
   return workerLock.run(tenantLockKey(n.scope.tenantId), () =>
     db.transaction(async (tx) => {
       const session = await openSession(tx, n.scope, n.environmentId);
-      if (!session) throw new ApiError('not_found', `Environment ${n.environmentId} has no open session: launch one with POST /v1/workers/sessions`);
+      if (!session)
+        throw new ApiError(
+          'not_found',
+          `Environment ${n.environmentId} has no open session: launch one with POST /v1/workers/sessions`,
+        );
       assertTakesTurn({ id: session.id, open: true, latest: session.latest });
       checkWorkerEntitlement(n.maxInFlight, await runsInFlight(tx, n.scope.tenantId));
-      const [run] = await tx.query<{ tenant_id: string; app_id: string; environment_id: string }>('SELECT tenant_id, app_id, environment_id FROM worker_runs WHERE id = $1', [session.id]);
+      const [run] = await tx.query<{ tenant_id: string; app_id: string; environment_id: string }>(
+        'SELECT tenant_id, app_id, environment_id FROM worker_runs WHERE id = $1',
+        [session.id],
+      );
       const index = session.last + 1;
-      await insertTurn(tx, session.id, index, { tenantId: run!.tenant_id, appId: run!.app_id, environmentId: run!.environment_id }, n.prompt, n.createdBy);
+      await insertTurn(
+        tx,
+        session.id,
+        index,
+        { tenantId: run!.tenant_id, appId: run!.app_id, environmentId: run!.environment_id },
+        n.prompt,
+        n.createdBy,
+      );
       return { run_id: session.id, turn_index: index };
     }),
   );
@@ -122,7 +176,12 @@ export interface RunChange {
  * is in flight. With `close`, a session is also closed (no more turns); closing with nothing in
  * flight is fine.
  */
-export async function stopRun(db: Database, scope: ReadScope, runId: string, close: boolean): Promise<RunChange | null> {
+export async function stopRun(
+  db: Database,
+  scope: ReadScope,
+  runId: string,
+  close: boolean,
+): Promise<RunChange | null> {
   return workerLock.run(tenantLockKey(scope.tenantId), async () => {
     const touched = await db.transaction(async (tx) => {
       const s = scopeSql(scope, 'r');
@@ -133,13 +192,16 @@ export async function stopRun(db: Database, scope: ReadScope, runId: string, clo
       );
       if (!run) return undefined;
       if (close) {
-        if (run.kind !== 'session') throw new ApiError('conflict', 'A one-shot run is not a session: cancel it instead');
+        if (run.kind !== 'session')
+          throw new ApiError('conflict', 'A one-shot run is not a session: cancel it instead');
         if (!run.open) throw new ApiError('conflict', `Session ${runId} is closed already`);
         await tx.exec('UPDATE worker_runs SET open = false, closed_at = now()::TIMESTAMP WHERE id = $1', [runId]);
       }
       if (!isInFlight(run.status)) {
         if (close) return null;
-        throw new ApiError('conflict', `Run ${runId} has no turn queued or running: there is nothing to cancel`, { status: run.status });
+        throw new ApiError('conflict', `Run ${runId} has no turn queued or running: there is nothing to cancel`, {
+          status: run.status,
+        });
       }
       if (run.status === 'queued') {
         await tx.exec(
@@ -148,7 +210,10 @@ export async function stopRun(db: Database, scope: ReadScope, runId: string, clo
           [runId, run.turn_index],
         );
       } else {
-        await tx.exec('UPDATE worker_turns SET cancel_requested = true WHERE run_id = $1 AND turn_index = $2', [runId, run.turn_index]);
+        await tx.exec('UPDATE worker_turns SET cancel_requested = true WHERE run_id = $1 AND turn_index = $2', [
+          runId,
+          run.turn_index,
+        ]);
       }
       return run.turn_index;
     });

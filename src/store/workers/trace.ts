@@ -28,8 +28,19 @@ export interface RunTraceText {
 
 export async function traceInputs(db: Database, runId: string): Promise<TraceInputs | null> {
   const [run] = await db.query<{
-    tenant_id: string; app_id: string; environment_id: string; plan: string; profile: string; title: string | null; created_at: string; closed_at: string | null;
-    kind: string; repository: string; work_branch: string; head_commit: string | null; created_by: string | null;
+    tenant_id: string;
+    app_id: string;
+    environment_id: string;
+    plan: string;
+    profile: string;
+    title: string | null;
+    created_at: string;
+    closed_at: string | null;
+    kind: string;
+    repository: string;
+    work_branch: string;
+    head_commit: string | null;
+    created_by: string | null;
   }>(
     `SELECT r.tenant_id::VARCHAR AS tenant_id, r.app_id::VARCHAR AS app_id, r.environment_id::VARCHAR AS environment_id, t.plan, r.profile, r.title,
             ${iso('r.created_at')} AS created_at, ${iso('r.closed_at')} AS closed_at, r.kind, r.repository, r.work_branch, r.head_commit, r.created_by
@@ -63,11 +74,20 @@ export async function traceInputs(db: Database, runId: string): Promise<TraceInp
     createdBy: run.created_by,
   };
   const text = JSON.stringify({ run: traced, turns, events } satisfies RunTraceText);
-  return { scope: { tenantId: run.tenant_id, appId: run.app_id, environmentId: run.environment_id }, plan: run.plan, text };
+  return {
+    scope: { tenantId: run.tenant_id, appId: run.app_id, environmentId: run.environment_id },
+    plan: run.plan,
+    text,
+  };
 }
 
 /** Records the figures of ended turns that have none yet; answers the turn indexes it set. */
-export async function recordFigures(db: Database, tenantId: string, runId: string, figures: (TurnFigures & { turnIndex: number })[]): Promise<number[]> {
+export async function recordFigures(
+  db: Database,
+  tenantId: string,
+  runId: string,
+  figures: (TurnFigures & { turnIndex: number })[],
+): Promise<number[]> {
   if (figures.length === 0) return [];
   return workerLock.run(tenantLockKey(tenantId), () =>
     db.transaction(async (tx) => {
@@ -87,6 +107,9 @@ export async function recordFigures(db: Database, tenantId: string, runId: strin
 
 /** The tenant and app of a run (the lease sweep tells its watchers). */
 export async function runScope(db: Database, runId: string): Promise<{ tenantId: string; appId: string } | null> {
-  const [row] = await db.query<{ tenantId: string; appId: string }>('SELECT tenant_id::VARCHAR AS "tenantId", app_id::VARCHAR AS "appId" FROM worker_runs WHERE id = $1', [runId]);
+  const [row] = await db.query<{ tenantId: string; appId: string }>(
+    'SELECT tenant_id::VARCHAR AS "tenantId", app_id::VARCHAR AS "appId" FROM worker_runs WHERE id = $1',
+    [runId],
+  );
   return row ?? null;
 }

@@ -145,22 +145,36 @@ export async function readRuns(
   if (q.environmentId !== undefined) where += ` AND r.environment_id = $${p.push(q.environmentId)}`;
   if (q.status !== undefined) where += ` AND ${RUN_STATUS_SQL} = $${p.push(q.status)}`;
   const [rows, [count]] = await Promise.all([
-    db.query(`SELECT ${RUN_FIELDS}, ${LATEST_FIELDS} FROM ${from} WHERE ${where} ORDER BY r.created_at DESC, r.id LIMIT $${p.length + 1} OFFSET $${p.length + 2}`, [...p, q.limit, q.offset]),
+    db.query(
+      `SELECT ${RUN_FIELDS}, ${LATEST_FIELDS} FROM ${from} WHERE ${where} ORDER BY r.created_at DESC, r.id LIMIT $${p.length + 1} OFFSET $${p.length + 2}`,
+      [...p, q.limit, q.offset],
+    ),
     db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${from} WHERE ${where}`, p),
   ]);
   return { data: rows.map(runOf), total: count?.n ?? 0 };
 }
 
-export async function readRun(db: Database | Transaction, scope: ReadScope, id: string): Promise<WorkerRunDetail | null> {
+export async function readRun(
+  db: Database | Transaction,
+  scope: ReadScope,
+  id: string,
+): Promise<WorkerRunDetail | null> {
   const [run] = (await readRuns(db, scope, { id, limit: 1, offset: 0 })).data;
   if (!run) return null;
   return { ...run, turns: await readTurns(db, id) };
 }
 
-export async function readTurns(db: Database | Transaction, runId: string, turnIndex?: number): Promise<WorkerTurnView[]> {
+export async function readTurns(
+  db: Database | Transaction,
+  runId: string,
+  turnIndex?: number,
+): Promise<WorkerTurnView[]> {
   const params: DuckDBValue[] = [runId];
   const one = turnIndex === undefined ? '' : ` AND t.turn_index = $${params.push(turnIndex)}`;
-  return db.query<WorkerTurnView>(`SELECT ${TURN_FIELDS} FROM worker_turns t WHERE t.run_id = $1${one} ORDER BY t.turn_index`, params);
+  return db.query<WorkerTurnView>(
+    `SELECT ${TURN_FIELDS} FROM worker_turns t WHERE t.run_id = $1${one} ORDER BY t.turn_index`,
+    params,
+  );
 }
 
 /** A stored event as readers get it. */
@@ -178,4 +192,7 @@ export interface WorkerEventView {
 
 /** A stored event with its agent event still JSON text (`eventView` parses it). */
 export type WorkerEventRow = Omit<WorkerEventView, 'event'> & { event: string | null };
-export const eventView = (r: WorkerEventRow): WorkerEventView => ({ ...r, event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>) });
+export const eventView = (r: WorkerEventRow): WorkerEventView => ({
+  ...r,
+  event: r.event === null ? null : (JSON.parse(r.event) as Record<string, unknown>),
+});

@@ -9,7 +9,17 @@ export interface Series {
 
 const COLORS = ['#2f6fb3', '#d9822b', '#2e9e5b', '#b03a48', '#7b5ea7', '#8c6d31', '#3a9fb0', '#666'];
 
-export function Chart({ title, xs, series, format }: { title: string; xs: number[]; series: Series[]; format: (v: number) => string }) {
+export function Chart({
+  title,
+  xs,
+  series,
+  format,
+}: {
+  title: string;
+  xs: number[];
+  series: Series[];
+  format: (v: number) => string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!host.current) return;
@@ -18,7 +28,16 @@ export function Chart({ title, xs, series, format }: { title: string; xs: number
       {
         width,
         height: 220,
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length]!, width: 2, points: { show: xs.length < 60 }, value: (_u: uPlot, v: number | null) => (v === null ? '–' : format(v)) }))],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: COLORS[i % COLORS.length]!,
+            width: 2,
+            points: { show: xs.length < 60 },
+            value: (_u: uPlot, v: number | null) => (v === null ? '–' : format(v)),
+          })),
+        ],
         axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(format), size: 70 }],
         scales: { x: { time: true } },
         legend: { live: true },

@@ -20,11 +20,21 @@ function words(text: string): string[] {
 }
 
 function fieldOf(name: string, fields: SchemaField[]): SchemaField | undefined {
-  return fields.find((f) => f.name === name) ?? fields.find((f) => f.name.endsWith('<key>') && name.startsWith(f.name.slice(0, -5)) && name.length > f.name.length - 5);
+  return (
+    fields.find((f) => f.name === name) ??
+    fields.find(
+      (f) => f.name.endsWith('<key>') && name.startsWith(f.name.slice(0, -5)) && name.length > f.name.length - 5,
+    )
+  );
 }
 
 /** The suggestions at `caret` in `text` for a resource's fields. */
-export function suggest(text: string, caret: number, schema: FilterSchema, resource: 'traces' | 'spans' | 'scores'): { from: number; items: Suggestion[] } {
+export function suggest(
+  text: string,
+  caret: number,
+  schema: FilterSchema,
+  resource: 'traces' | 'spans' | 'scores',
+): { from: number; items: Suggestion[] } {
   const fields = schema.resources[resource].fields;
   const before = text.slice(0, caret);
   const partialMatch = /[^\s(),]*$/.exec(before)!;
@@ -34,7 +44,8 @@ export function suggest(text: string, caret: number, schema: FilterSchema, resou
   let state: 'field' | 'op' | 'value' | 'list' | 'conj' = 'field';
   let field: SchemaField | undefined;
   let opWords: string[] = [];
-  const spellings = (f: SchemaField | undefined) => (f?.operators ?? []).map((o) => schema.operators[o]?.string).filter((s): s is string => !!s);
+  const spellings = (f: SchemaField | undefined) =>
+    (f?.operators ?? []).map((o) => schema.operators[o]?.string).filter((s): s is string => !!s);
   for (const w of done) {
     const lw = w.toLowerCase();
     if (state === 'field') {
@@ -45,8 +56,12 @@ export function suggest(text: string, caret: number, schema: FilterSchema, resou
     } else if (state === 'op') {
       opWords.push(lw);
       const spelled = opWords.join(' ');
-      if (spellings(field).includes(spelled) && !spellings(field).some((s) => s !== spelled && s.startsWith(`${spelled} `))) {
-        state = spelled === 'exists' || spelled === 'does not exist' ? 'conj' : spelled.endsWith('in') ? 'list' : 'value';
+      if (
+        spellings(field).includes(spelled) &&
+        !spellings(field).some((s) => s !== spelled && s.startsWith(`${spelled} `))
+      ) {
+        state =
+          spelled === 'exists' || spelled === 'does not exist' ? 'conj' : spelled.endsWith('in') ? 'list' : 'value';
       }
     } else if (state === 'list') {
       if (w === ')') state = 'conj';
@@ -57,16 +72,30 @@ export function suggest(text: string, caret: number, schema: FilterSchema, resou
   const starts = (s: string) => s.toLowerCase().startsWith(partial.toLowerCase());
   let items: Suggestion[] = [];
   if (state === 'field') {
-    items = fields.filter((f) => starts(f.name)).map((f) => ({ label: f.name, insert: f.name.endsWith('<key>') ? f.name.slice(0, -5) : `${f.name} `, detail: `${f.type} — ${f.description}` }));
+    items = fields
+      .filter((f) => starts(f.name))
+      .map((f) => ({
+        label: f.name,
+        insert: f.name.endsWith('<key>') ? f.name.slice(0, -5) : `${f.name} `,
+        detail: `${f.type} — ${f.description}`,
+      }));
   } else if (state === 'op') {
     const typed = [...opWords, partial.toLowerCase()].join(' ').trimStart();
     items = spellings(field)
       .filter((s) => s.startsWith(typed))
-      .map((s) => ({ label: s, insert: `${s.slice(opWords.join(' ').length).trimStart()} `, detail: `operator for ${field?.name ?? 'this field'}` }));
+      .map((s) => ({
+        label: s,
+        insert: `${s.slice(opWords.join(' ').length).trimStart()} `,
+        detail: `operator for ${field?.name ?? 'this field'}`,
+      }));
   } else if (state === 'value' || state === 'list') {
-    items = (field?.values ?? []).filter(starts).map((v) => ({ label: v, insert: state === 'list' ? v : `${v} `, detail: `a value of ${field!.name}` }));
+    items = (field?.values ?? [])
+      .filter(starts)
+      .map((v) => ({ label: v, insert: state === 'list' ? v : `${v} `, detail: `a value of ${field!.name}` }));
   } else {
-    items = ['and', 'or'].filter(starts).map((k) => ({ label: k, insert: `${k} `, detail: k === 'or' ? 'inside parentheses only' : 'joins clauses' }));
+    items = ['and', 'or']
+      .filter(starts)
+      .map((k) => ({ label: k, insert: `${k} `, detail: k === 'or' ? 'inside parentheses only' : 'joins clauses' }));
   }
   return { from, items: items.slice(0, 12) };
 }

@@ -85,7 +85,11 @@ export function FilterBar({ value, resource, error, onApply }: Props) {
           ref={input}
           class={error ? 'invalid' : ''}
           value={text}
-          placeholder={resource === 'spans' ? 'e.g. model starts with gpt and tokens > 1000' : 'e.g. status = ERROR and (model = gpt-4o or cost > 0.01)'}
+          placeholder={
+            resource === 'spans'
+              ? 'e.g. model starts with gpt and tokens > 1000'
+              : 'e.g. status = ERROR and (model = gpt-4o or cost > 0.01)'
+          }
           aria-label="Filter"
           aria-invalid={error ? 'true' : 'false'}
           spellcheck={false}
@@ -130,7 +134,9 @@ export function FilterBar({ value, resource, error, onApply }: Props) {
           {position !== null ? (
             <pre class="filter-echo">
               {value.slice(0, position)}
-              <mark>{value.slice(position, position + Math.max(1, /^\S*/.exec(value.slice(position))![0].length)) || ' '}</mark>
+              <mark>
+                {value.slice(position, position + Math.max(1, /^\S*/.exec(value.slice(position))![0].length)) || ' '}
+              </mark>
               {value.slice(position + Math.max(1, /^\S*/.exec(value.slice(position))![0].length))}
               {'\n'}
               {' '.repeat(position)}^

@@ -4,7 +4,15 @@
  */
 import type { Graph } from '../api.js';
 
-export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected: string | null; onOpen: (spanId: string) => void }) {
+export function GraphView({
+  graph,
+  selected,
+  onOpen,
+}: {
+  graph: Graph;
+  selected: string | null;
+  onOpen: (spanId: string) => void;
+}) {
   const depth = new Map<string, number>();
   const incoming = new Set(graph.edges.map((e) => e.target));
   const queue = graph.nodes.filter((n) => !incoming.has(n.id)).map((n) => n.id);
@@ -30,16 +38,28 @@ export function GraphView({ graph, selected, onOpen }: { graph: Graph; selected:
       {graph.edges.map((e) => {
         const a = pos.get(e.source);
         const b = pos.get(e.target);
-        return a && b ? <line key={`${e.source}-${e.target}`} x1={a.x + 70} y1={a.y + 36} x2={b.x + 70} y2={b.y} class="edge" /> : null;
+        return a && b ? (
+          <line key={`${e.source}-${e.target}`} x1={a.x + 70} y1={a.y + 36} x2={b.x + 70} y2={b.y} class="edge" />
+        ) : null;
       })}
       {graph.nodes.map((n) => {
         const p = pos.get(n.id)!;
         return (
           // biome-ignore lint/a11y/noStaticElementInteractions: a pointer's shortcut; the Timeline tab's tree opens the same spans from the keyboard
-          <g key={n.id} class={`node ${n.span_id === selected ? 'selected' : ''}`} transform={`translate(${p.x},${p.y})`} onClick={() => onOpen(n.span_id)} data-node={n.id}>
+          <g
+            key={n.id}
+            class={`node ${n.span_id === selected ? 'selected' : ''}`}
+            transform={`translate(${p.x},${p.y})`}
+            onClick={() => onOpen(n.span_id)}
+            data-node={n.id}
+          >
             <rect width="140" height="36" rx="6" />
-            <text x="70" y="16" text-anchor="middle">{n.name}</text>
-            <text x="70" y="30" text-anchor="middle" class="type">{n.type}</text>
+            <text x="70" y="16" text-anchor="middle">
+              {n.name}
+            </text>
+            <text x="70" y="30" text-anchor="middle" class="type">
+              {n.type}
+            </text>
           </g>
         );
       })}

@@ -23,9 +23,13 @@ function isMedia(v: unknown): v is { mimeType?: string; mediaType?: string; base
   return !!v && typeof v === 'object' && ('mimeType' in v || 'mediaType' in v) && ('base64' in v || 'sha256' in v);
 }
 
-function media(v: { mimeType?: string; mediaType?: string; base64?: string; sha256?: string }, key: string): ComponentChildren {
+function media(
+  v: { mimeType?: string; mediaType?: string; base64?: string; sha256?: string },
+  key: string,
+): ComponentChildren {
   const type = v.mimeType ?? v.mediaType ?? 'application/octet-stream';
-  if (v.base64 && type.startsWith('image/')) return <img key={key} class="media" src={`data:${type};base64,${v.base64}`} alt={`${type} output`} />;
+  if (v.base64 && type.startsWith('image/'))
+    return <img key={key} class="media" src={`data:${type};base64,${v.base64}`} alt={`${type} output`} />;
   return (
     <span key={key} class="media-ref">
       {type} {v.sha256 ? `sha256:${v.sha256.slice(0, 12)}…` : ''}
@@ -56,7 +60,11 @@ function partsOf(content: unknown): ComponentChildren[] {
 }
 
 function asMessages(v: unknown): Message[] | null {
-  const list = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray((v as { messages?: unknown }).messages) ? (v as { messages: unknown[] }).messages : null;
+  const list = Array.isArray(v)
+    ? v
+    : v && typeof v === 'object' && Array.isArray((v as { messages?: unknown }).messages)
+      ? (v as { messages: unknown[] }).messages
+      : null;
   if (!list || list.length === 0) return null;
   if (!list.every((m) => m && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string')) return null;
   return list.map((m) => {

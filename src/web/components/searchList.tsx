@@ -31,7 +31,10 @@ export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }:
   };
   const set = (patch: Partial<typeof state>) => navigate(`/${resource}`, { ...state, offset: 0, ...patch });
   const page = useLoad(
-    () => get<Page<T>>(`/v1/${resource}${query({ filter: state.filter, start_date: windowFrom(state.window), sort_by: state.sort_by, sort_order: state.sort_order, limit: LIMIT, offset: state.offset })}`),
+    () =>
+      get<Page<T>>(
+        `/v1/${resource}${query({ filter: state.filter, start_date: windowFrom(state.window), sort_by: state.sort_by, sort_order: state.sort_order, limit: LIMIT, offset: state.offset })}`,
+      ),
     [resource, loc.query.toString()],
   );
   const filterError = page.error?.code === 'invalid_filter' ? page.error.message : null;
@@ -42,7 +45,11 @@ export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }:
         <WindowSelect value={state.window} onChange={(w) => set({ window: w })} />
       </header>
       <FilterBar value={state.filter} resource={resource} error={filterError} onApply={(filter) => set({ filter })} />
-      {page.error && !filterError ? <p class="error" role="alert">{page.error.message}</p> : null}
+      {page.error && !filterError ? (
+        <p class="error" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
       {page.data ? (
         <>
           <Table
@@ -55,7 +62,12 @@ export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }:
             sortOrder={state.sort_order}
             onSort={(sort_by, sort_order) => set({ sort_by, sort_order })}
           />
-          <Pager total={page.data.pagination.total} limit={LIMIT} offset={state.offset} onPage={(offset) => set({ offset })} />
+          <Pager
+            total={page.data.pagination.total}
+            limit={LIMIT}
+            offset={state.offset}
+            onPage={(offset) => set({ offset })}
+          />
         </>
       ) : page.loading ? (
         <p class="loading">Loading…</p>

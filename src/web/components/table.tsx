@@ -27,7 +27,17 @@ interface Props<T> {
   empty?: string;
 }
 
-export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onSort, label, empty = 'Nothing in this window.' }: Props<T>) {
+export function Table<T>({
+  columns,
+  rows,
+  rowKey,
+  onOpen,
+  sortBy,
+  sortOrder,
+  onSort,
+  label,
+  empty = 'Nothing in this window.',
+}: Props<T>) {
   const [selected, setSelected] = useState(0);
   const body = useRef<HTMLTableSectionElement>(null);
   useEffect(() => setSelected(0), [rows]);
@@ -47,9 +57,17 @@ export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onS
       <thead>
         <tr>
           {columns.map((c) => (
-            <th key={c.key} class={c.numeric ? 'num' : ''} aria-sort={sortBy === c.sort && c.sort ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
+            <th
+              key={c.key}
+              class={c.numeric ? 'num' : ''}
+              aria-sort={sortBy === c.sort && c.sort ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}
+            >
               {c.sort && onSort ? (
-                <button type="button" class="sort" onClick={() => onSort(c.sort!, sortBy === c.sort && sortOrder !== 'asc' ? 'asc' : 'desc')}>
+                <button
+                  type="button"
+                  class="sort"
+                  onClick={() => onSort(c.sort!, sortBy === c.sort && sortOrder !== 'asc' ? 'asc' : 'desc')}
+                >
                   {c.title}
                   {sortBy === c.sort ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}
                 </button>
@@ -82,7 +100,17 @@ export function Table<T>({ columns, rows, rowKey, onOpen, sortBy, sortOrder, onS
   );
 }
 
-export function Pager({ total, limit, offset, onPage }: { total: number; limit: number; offset: number; onPage: (offset: number) => void }) {
+export function Pager({
+  total,
+  limit,
+  offset,
+  onPage,
+}: {
+  total: number;
+  limit: number;
+  offset: number;
+  onPage: (offset: number) => void;
+}) {
   const last = Math.min(total, offset + limit);
   return (
     <div class="pager">

@@ -50,7 +50,9 @@ function totals(answer: MetricsAnswer): ByModel[] {
 
 function metrics(from: string, groupBy: string, filter: string): Promise<MetricsAnswer> {
   // Weekly buckets: a 90-day window is 14 rows a group, and the page adds them up anyway.
-  return get<MetricsAnswer>(`/v1/metrics${query({ view: 'spans', from, bucket: 'week', measures: 'count,input_tokens,output_tokens,total_tokens,cost', group_by: groupBy, group_limit: 100, filter })}`);
+  return get<MetricsAnswer>(
+    `/v1/metrics${query({ view: 'spans', from, bucket: 'week', measures: 'count,input_tokens,output_tokens,total_tokens,cost', group_by: groupBy, group_limit: 100, filter })}`,
+  );
 }
 
 const agentOf = (t: TraceSummary) => t.tags.find((tag) => tag.startsWith(AGENT_TAG))?.slice(AGENT_TAG.length) ?? '';
@@ -65,7 +67,12 @@ function columns(models: Map<string, ByModel[]>): Column<TraceSummary>[] {
       title: 'Session id',
       render: (t) =>
         t.session_id ? (
-          <a class="mono" href={href(`/sessions/${encodeURIComponent(t.session_id)}`)} onClick={(e) => e.stopPropagation()} title="Open the session view">
+          <a
+            class="mono"
+            href={href(`/sessions/${encodeURIComponent(t.session_id)}`)}
+            onClick={(e) => e.stopPropagation()}
+            title="Open the session view"
+          >
             {t.session_id.slice(0, 8)}
           </a>
         ) : null,
@@ -92,26 +99,50 @@ function columns(models: Map<string, ByModel[]>): Column<TraceSummary>[] {
 }
 
 export function AgentsPage({ loc, features }: { loc: Location; features: Record<string, boolean> }) {
-  const state = { agent: loc.query.get('agent') ?? '', window: loc.query.get('window') ?? '7d', offset: Number(loc.query.get('offset') ?? 0) };
+  const state = {
+    agent: loc.query.get('agent') ?? '',
+    window: loc.query.get('window') ?? '7d',
+    offset: Number(loc.query.get('offset') ?? 0),
+  };
   const set = (patch: Partial<typeof state>) => navigate('/agents', { ...state, offset: 0, ...patch });
   const from = windowFrom(state.window);
   const withMetrics = features.metrics === true;
   const sessions = useLoad(
-    () => get<Page<TraceSummary>>(`/v1/traces${query({ filter: state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists', start_date: from, sort_by: 'start', sort_order: 'desc', limit: LIMIT, offset: state.offset })}`),
+    () =>
+      get<Page<TraceSummary>>(
+        `/v1/traces${query({ filter: state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists', start_date: from, sort_by: 'start', sort_order: 'desc', limit: LIMIT, offset: state.offset })}`,
+      ),
     [loc.query.toString()],
   );
   const agents = useLoad(
-    () => (withMetrics ? get<MetricsAnswer>(`/v1/metrics${query({ view: 'spans', from, measures: 'count', group_by: 'service_name', group_limit: 100, filter: 'metadata.agent exists and span_kind = agent' })}`).then((a) => [...new Set(a.data.map((r) => String(r.service_name ?? '')))].filter(Boolean).sort()) : Promise.resolve([])),
+    () =>
+      withMetrics
+        ? get<MetricsAnswer>(
+            `/v1/metrics${query({ view: 'spans', from, measures: 'count', group_by: 'service_name', group_limit: 100, filter: 'metadata.agent exists and span_kind = agent' })}`,
+          ).then((a) => [...new Set(a.data.map((r) => String(r.service_name ?? '')))].filter(Boolean).sort())
+        : Promise.resolve([]),
     [state.window, withMetrics],
   );
   const shown = state.agent ? [state.agent] : (agents.data ?? []);
   const byAgentModel = useLoad(
-    () => (withMetrics && shown.length ? metrics(from, 'service_name,model', `type = GENERATION and service_name in (${shown.map(quoted).join(', ')})`).then(totals) : Promise.resolve([])),
+    () =>
+      withMetrics && shown.length
+        ? metrics(
+            from,
+            'service_name,model',
+            `type = GENERATION and service_name in (${shown.map(quoted).join(', ')})`,
+          ).then(totals)
+        : Promise.resolve([]),
     [state.window, withMetrics, shown.join('\n')],
   );
   const ids = sessions.data?.data.map((t) => t.id) ?? [];
   const bySession = useLoad(
-    () => (withMetrics && ids.length ? metrics(from, 'session_id,model', `type = GENERATION and trace_id in (${ids.map(quoted).join(', ')})`).then(totals) : Promise.resolve([])),
+    () =>
+      withMetrics && ids.length
+        ? metrics(from, 'session_id,model', `type = GENERATION and trace_id in (${ids.map(quoted).join(', ')})`).then(
+            totals,
+          )
+        : Promise.resolve([]),
     [withMetrics, ids.join(',')],
   );
   const models = new Map<string, ByModel[]>();
@@ -123,7 +154,11 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
         <span class="controls">
           <label>
             Agent{' '}
-            <select value={state.agent} onChange={(e) => set({ agent: (e.target as HTMLSelectElement).value })} aria-label="Agent">
+            <select
+              value={state.agent}
+              onChange={(e) => set({ agent: (e.target as HTMLSelectElement).value })}
+              aria-label="Agent"
+            >
               <option value="">all agents</option>
               {[...new Set([...(agents.data ?? []), ...(state.agent ? [state.agent] : [])])].map((a) => (
                 <option key={a} value={a}>
@@ -139,7 +174,13 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
         <table class="grid small by-model" aria-label="Tokens and cost by model">
           <thead>
             <tr>
-              <th>Agent</th><th>Model</th><th class="num">Generations</th><th class="num">Input tokens</th><th class="num">Output tokens</th><th class="num">Tokens</th><th class="num">Cost</th>
+              <th>Agent</th>
+              <th>Model</th>
+              <th class="num">Generations</th>
+              <th class="num">Input tokens</th>
+              <th class="num">Output tokens</th>
+              <th class="num">Tokens</th>
+              <th class="num">Cost</th>
             </tr>
           </thead>
           <tbody>
@@ -157,8 +198,14 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
           </tbody>
         </table>
       ) : null}
-      {sessions.error ? <p class="error" role="alert">{sessions.error.message}</p> : null}
-      {byAgentModel.error || bySession.error ? <p class="error">By model: {(byAgentModel.error ?? bySession.error)!.message}</p> : null}
+      {sessions.error ? (
+        <p class="error" role="alert">
+          {sessions.error.message}
+        </p>
+      ) : null}
+      {byAgentModel.error || bySession.error ? (
+        <p class="error">By model: {(byAgentModel.error ?? bySession.error)!.message}</p>
+      ) : null}
       {sessions.data ? (
         <>
           <Table
@@ -169,7 +216,12 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
             onOpen={(t) => navigate(`/traces/${t.id}`)}
             empty="No agent sessions in this window (tracelake agents sync sends them)."
           />
-          <Pager total={sessions.data.pagination.total} limit={LIMIT} offset={state.offset} onPage={(offset) => set({ offset })} />
+          <Pager
+            total={sessions.data.pagination.total}
+            limit={LIMIT}
+            offset={state.offset}
+            onPage={(offset) => set({ offset })}
+          />
         </>
       ) : sessions.loading ? (
         <p class="loading">Loading…</p>

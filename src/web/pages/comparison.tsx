@@ -4,7 +4,17 @@
  * per-task change in cost and duration with theirs, how many tasks were fixed or regressed, and the
  * tasks one by one (`?outcome=` narrows the table to one outcome: a deep link to the regressions).
  */
-import { get, query, OUTCOMES, type BaselineComparison, type ExperimentRun, type Interval, type MeanChange, type Outcome, type TaskPair } from '../api.js';
+import {
+  get,
+  query,
+  OUTCOMES,
+  type BaselineComparison,
+  type ExperimentRun,
+  type Interval,
+  type MeanChange,
+  type Outcome,
+  type TaskPair,
+} from '../api.js';
 import { ms, pct, points, signed, time, usd } from '../format.js';
 import { useLoadOf } from '../hooks.js';
 import { href, type Location } from '../router.js';
@@ -32,7 +42,23 @@ function direction(ci: Interval | null): 'up' | 'down' | 'flat' {
   return 'flat';
 }
 
-function Figure({ title, before, after, change, ci, unit, better }: { title: string; before: string; after: string; change: number | null; ci: Interval | null; unit: (v: number) => string; better: 'up' | 'down' }) {
+function Figure({
+  title,
+  before,
+  after,
+  change,
+  ci,
+  unit,
+  better,
+}: {
+  title: string;
+  before: string;
+  after: string;
+  change: number | null;
+  ci: Interval | null;
+  unit: (v: number) => string;
+  better: 'up' | 'down';
+}) {
   const d = direction(ci);
   return (
     <figure class={`figure ${d === 'flat' ? '' : d === better ? 'better' : 'worse'}`} aria-label={title}>
@@ -47,7 +73,17 @@ function Figure({ title, before, after, change, ci, unit, better }: { title: str
 }
 
 function cost(m: MeanChange, title: string, unit: (v: number) => string) {
-  return <Figure title={title} before={m.baseline_mean === null ? '–' : unit(m.baseline_mean)} after={m.candidate_mean === null ? '–' : unit(m.candidate_mean)} change={m.change} ci={m.ci95} unit={unit} better="down" />;
+  return (
+    <Figure
+      title={title}
+      before={m.baseline_mean === null ? '–' : unit(m.baseline_mean)}
+      after={m.candidate_mean === null ? '–' : unit(m.candidate_mean)}
+      change={m.change}
+      ci={m.ci95}
+      unit={unit}
+      better="down"
+    />
+  );
 }
 
 const resolved = (v: boolean | null) => (v === null ? '–' : v ? '✓ resolved' : '✗ failed');
@@ -55,7 +91,8 @@ const resolved = (v: boolean | null) => (v === null ? '–' : v ? '✓ resolved'
 function RunFacts({ run, which }: { run: ExperimentRun; which: string }) {
   return (
     <div class="run-facts">
-      <span class="hint">{which}</span> <span class="mono">{runLabel(run)}</span> <RunStatus run={run} /> <span class="when">{time(run.created_at)}</span> · {run.task_count} tasks · {pct(run.resolved_rate)} resolved
+      <span class="hint">{which}</span> <span class="mono">{runLabel(run)}</span> <RunStatus run={run} />{' '}
+      <span class="when">{time(run.created_at)}</span> · {run.task_count} tasks · {pct(run.resolved_rate)} resolved
     </div>
   );
 }
@@ -64,14 +101,36 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
   const experimentId = params.experimentId!;
   const runId = params.runId!;
   const outcome = loc.query.get('outcome') as Outcome | null;
-  const answer = useLoadOf(`${experimentId}/${runId}`, () => get<{ data: BaselineComparison }>(`/v1/experiments/baseline${query({ experiment_id: experimentId, run_id: runId })}`).then((r) => r.data));
+  const answer = useLoadOf(`${experimentId}/${runId}`, () =>
+    get<{ data: BaselineComparison }>(
+      `/v1/experiments/baseline${query({ experiment_id: experimentId, run_id: runId })}`,
+    ).then((r) => r.data),
+  );
   const back = href(`/experiments/${experimentId}`);
-  if (answer.error) return <div class="page"><p class="error" role="alert">{answer.error.message}</p><a href={back}>Back to the experiment</a></div>;
-  if (!answer.data) return <div class="page"><p class="loading">Loading…</p></div>;
+  if (answer.error)
+    return (
+      <div class="page">
+        <p class="error" role="alert">
+          {answer.error.message}
+        </p>
+        <a href={back}>Back to the experiment</a>
+      </div>
+    );
+  if (!answer.data)
+    return (
+      <div class="page">
+        <p class="loading">Loading…</p>
+      </div>
+    );
   const { baseline, candidate, comparison: c } = answer.data;
   const tasks: TaskPair[] = c ? c.per_task.filter((t) => !outcome || t.outcome === outcome) : [];
   const tab = (o: Outcome | null, title: string, n: number) => (
-    <a key={o ?? 'all'} role="tab" aria-selected={outcome === o} href={href(`/experiments/${experimentId}/runs/${runId}`, { outcome: o })}>
+    <a
+      key={o ?? 'all'}
+      role="tab"
+      aria-selected={outcome === o}
+      href={href(`/experiments/${experimentId}/runs/${runId}`, { outcome: o })}
+    >
       {title} <span class="count">{n}</span>
     </a>
   );
@@ -79,12 +138,24 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
     <div class="page comparison">
       <header class="page-head">
         <h1>
-          <a href={back} class="back" aria-label="Back to the experiment">←</a> {answer.data.experiment}: run {runId.slice(0, 8)} vs baseline
+          <a href={back} class="back" aria-label="Back to the experiment">
+            ←
+          </a>{' '}
+          {answer.data.experiment}: run {runId.slice(0, 8)} vs baseline
         </h1>
       </header>
       {candidate ? <RunFacts run={candidate} which="This run" /> : null}
-      {baseline ? <RunFacts run={baseline} which={baseline.pinned ? 'Baseline (pinned)' : 'Baseline (the succeeded run before)'} /> : <p class="hint">No baseline for this run: no succeeded run of the experiment before it, and none pinned.</p>}
-      {baseline && !candidate ? <p class="hint">This run is the pinned baseline: open another run to compare it.</p> : null}
+      {baseline ? (
+        <RunFacts
+          run={baseline}
+          which={baseline.pinned ? 'Baseline (pinned)' : 'Baseline (the succeeded run before)'}
+        />
+      ) : (
+        <p class="hint">No baseline for this run: no succeeded run of the experiment before it, and none pinned.</p>
+      )}
+      {baseline && !candidate ? (
+        <p class="hint">This run is the pinned baseline: open another run to compare it.</p>
+      ) : null}
       {c ? (
         <>
           <div class="figures">
@@ -105,12 +176,15 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
                 <b>{c.tasks.paired}</b> in both runs
               </p>
               <p class="change">
-                <span class="fixed">{c.tasks.fixed} fixed</span> · <span class="regressed">{c.tasks.regressed} regressed</span>
+                <span class="fixed">{c.tasks.fixed} fixed</span> ·{' '}
+                <span class="regressed">{c.tasks.regressed} regressed</span>
               </p>
               <p class="ci">McNemar p = {c.resolved_rate.p_value.toPrecision(3)}</p>
             </figure>
           </div>
-          <p class="hint">{c.resolved_rate.method}. Cost and duration: mean of the per-task differences, normal interval.</p>
+          <p class="hint">
+            {c.resolved_rate.method}. Cost and duration: mean of the per-task differences, normal interval.
+          </p>
           <div class="tabs" role="tablist" aria-label="Outcome">
             {tab(null, 'All', c.per_task.length)}
             {OUTCOMES.filter((o) => c.tasks[o] > 0 || o === outcome).map((o) => tab(o, OUTCOME_TITLES[o], c.tasks[o]))}
@@ -118,21 +192,38 @@ export function ComparisonPage({ loc, params }: { loc: Location; params: Record<
           <table class="grid small tasks" aria-label="Tasks">
             <thead>
               <tr>
-                <th>Task</th><th>Outcome</th><th>Baseline</th><th>This run</th><th class="num">Cost (baseline → run)</th><th class="num">Duration (baseline → run)</th>
+                <th>Task</th>
+                <th>Outcome</th>
+                <th>Baseline</th>
+                <th>This run</th>
+                <th class="num">Cost (baseline → run)</th>
+                <th class="num">Duration (baseline → run)</th>
               </tr>
             </thead>
             <tbody>
               {tasks.map((t) => (
                 <tr key={t.task_id} class={`o-${t.outcome}`} data-task={t.task_id}>
                   <td class="mono">{t.task_id}</td>
-                  <td><span class={`outcome o-${t.outcome}`}>{OUTCOME_TITLES[t.outcome]}</span></td>
+                  <td>
+                    <span class={`outcome o-${t.outcome}`}>{OUTCOME_TITLES[t.outcome]}</span>
+                  </td>
                   <td>{resolved(t.baseline_resolved)}</td>
                   <td>{resolved(t.candidate_resolved)}</td>
-                  <td class="num">{usd(t.baseline_cost_usd)} → {usd(t.candidate_cost_usd)}</td>
-                  <td class="num">{ms(t.baseline_duration_ms)} → {ms(t.candidate_duration_ms)}</td>
+                  <td class="num">
+                    {usd(t.baseline_cost_usd)} → {usd(t.candidate_cost_usd)}
+                  </td>
+                  <td class="num">
+                    {ms(t.baseline_duration_ms)} → {ms(t.candidate_duration_ms)}
+                  </td>
                 </tr>
               ))}
-              {tasks.length === 0 ? <tr><td colSpan={6} class="empty">No task with this outcome.</td></tr> : null}
+              {tasks.length === 0 ? (
+                <tr>
+                  <td colSpan={6} class="empty">
+                    No task with this outcome.
+                  </td>
+                </tr>
+              ) : null}
             </tbody>
           </table>
         </>

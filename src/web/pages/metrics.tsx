@@ -18,7 +18,11 @@ function seriesOf(answer: MetricsAnswer, measures: string[]): { xs: number[]; se
   for (const r of answer.data) {
     for (const m of measures) {
       const label = dims.length ? dims.map((d) => r[d] ?? '(none)').join(' · ') : m;
-      if (!series.has(label)) series.set(label, xs.map(() => null));
+      if (!series.has(label))
+        series.set(
+          label,
+          xs.map(() => null),
+        );
       series.get(label)![at.get(Date.parse(r.bucket))!] = r[m] as number | null;
     }
   }
@@ -32,7 +36,12 @@ function useMetrics(window: string, params: Record<string, string>) {
 export function MetricsPage({ loc }: { loc: Location }) {
   const window = loc.query.get('window') ?? '24h';
   const cost = useMetrics(window, { view: 'spans', measures: 'cost', group_by: 'model', filter: 'type = GENERATION' });
-  const tokens = useMetrics(window, { view: 'spans', measures: 'total_tokens', group_by: 'model', filter: 'type = GENERATION' });
+  const tokens = useMetrics(window, {
+    view: 'spans',
+    measures: 'total_tokens',
+    group_by: 'model',
+    filter: 'type = GENERATION',
+  });
   const latency = useMetrics(window, { view: 'traces', measures: 'latency_p50,latency_p95,latency_p99' });
   const errors = useMetrics(window, { view: 'traces', measures: 'error_rate,count' });
   const charts: [string, typeof cost, string[], (v: number) => string][] = [
@@ -50,11 +59,15 @@ export function MetricsPage({ loc }: { loc: Location }) {
       <div class="charts">
         {charts.map(([title, state, measures, format]) =>
           state.error ? (
-            <p key={title} class="error">{title}: {state.error.message}</p>
+            <p key={title} class="error">
+              {title}: {state.error.message}
+            </p>
           ) : state.data ? (
             <Chart key={title} title={title} format={format} {...seriesOf(state.data, measures)} />
           ) : (
-            <p key={title} class="loading">Loading {title}…</p>
+            <p key={title} class="loading">
+              Loading {title}…
+            </p>
           ),
         )}
       </div>

@@ -13,7 +13,9 @@ const LIMIT = 50;
 
 /** Where a prompt's labels point, `latest` last (it always names the highest version). */
 export function LabelChips({ labels }: { labels: Record<string, number> }) {
-  const named = Object.entries(labels).sort(([a], [b]) => (a === 'latest' ? 1 : b === 'latest' ? -1 : a.localeCompare(b)));
+  const named = Object.entries(labels).sort(([a], [b]) =>
+    a === 'latest' ? 1 : b === 'latest' ? -1 : a.localeCompare(b),
+  );
   return (
     <span class="labels">
       {named.map(([label, version]) => (
@@ -43,7 +45,10 @@ const COLUMNS: Column<PromptSummary>[] = [
 export function PromptsPage({ loc }: { loc: Location }) {
   const state = { label: loc.query.get('label') ?? '', offset: Number(loc.query.get('offset') ?? 0) };
   const set = (patch: Partial<typeof state>) => navigate('/prompts', { ...state, offset: 0, ...patch });
-  const page = useLoad(() => get<Page<PromptSummary>>(`/v1/prompts${query({ label: state.label, limit: LIMIT, offset: state.offset })}`), [loc.query.toString()]);
+  const page = useLoad(
+    () => get<Page<PromptSummary>>(`/v1/prompts${query({ label: state.label, limit: LIMIT, offset: state.offset })}`),
+    [loc.query.toString()],
+  );
   return (
     <div class="page">
       <header class="page-head">
@@ -56,15 +61,38 @@ export function PromptsPage({ loc }: { loc: Location }) {
           }}
         >
           <label>
-            Label <input name="label" value={state.label} placeholder="production" size={14} aria-label="Only prompts with the label" />
+            Label{' '}
+            <input
+              name="label"
+              value={state.label}
+              placeholder="production"
+              size={14}
+              aria-label="Only prompts with the label"
+            />
           </label>
         </form>
       </header>
-      {page.error ? <p class="error" role="alert">{page.error.message}</p> : null}
+      {page.error ? (
+        <p class="error" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
       {page.data ? (
         <>
-          <Table label="Prompts" columns={COLUMNS} rows={page.data.data} rowKey={(p) => p.name} onOpen={(p) => navigate(promptPath(p.name))} empty="No prompts yet: create one with POST /v1/prompts, or connect a repository." />
-          <Pager total={page.data.pagination.total} limit={LIMIT} offset={state.offset} onPage={(offset) => set({ offset })} />
+          <Table
+            label="Prompts"
+            columns={COLUMNS}
+            rows={page.data.data}
+            rowKey={(p) => p.name}
+            onOpen={(p) => navigate(promptPath(p.name))}
+            empty="No prompts yet: create one with POST /v1/prompts, or connect a repository."
+          />
+          <Pager
+            total={page.data.pagination.total}
+            limit={LIMIT}
+            offset={state.offset}
+            onPage={(offset) => set({ offset })}
+          />
         </>
       ) : page.loading ? (
         <p class="loading">Loading…</p>

@@ -18,12 +18,25 @@ const COLUMNS: Column<Score>[] = [
 ];
 
 export function ScoresPage({ loc, features }: { loc: Location; features: Record<string, boolean> }) {
-  const state = { window: loc.query.get('window') ?? '7d', name: loc.query.get('name') ?? '', offset: Number(loc.query.get('offset') ?? 0) };
+  const state = {
+    window: loc.query.get('window') ?? '7d',
+    name: loc.query.get('name') ?? '',
+    offset: Number(loc.query.get('offset') ?? 0),
+  };
   const set = (patch: Partial<typeof state>) => navigate('/scores', { ...state, offset: 0, ...patch });
   const from = windowFrom(state.window);
-  const page = useLoad(() => get<Page<Score>>(`/v1/scores${query({ start_date: from, name: state.name, limit: LIMIT, offset: state.offset })}`), [loc.query.toString()]);
+  const page = useLoad(
+    () =>
+      get<Page<Score>>(
+        `/v1/scores${query({ start_date: from, name: state.name, limit: LIMIT, offset: state.offset })}`,
+      ),
+    [loc.query.toString()],
+  );
   const aggregations = useLoad(
-    () => (features.score_aggregations ? get<{ data: Aggregation[] }>(`/v1/scores/aggregations${query({ start_date: from })}`).then((r) => r.data) : Promise.resolve([])),
+    () =>
+      features.score_aggregations
+        ? get<{ data: Aggregation[] }>(`/v1/scores/aggregations${query({ start_date: from })}`).then((r) => r.data)
+        : Promise.resolve([]),
     [state.window, features.score_aggregations],
   );
   return (
@@ -35,11 +48,21 @@ export function ScoresPage({ loc, features }: { loc: Location; features: Record<
       {aggregations.data?.length ? (
         <table class="grid aggregations" aria-label="Score aggregations">
           <thead>
-            <tr><th>Name</th><th class="num">Count</th><th class="num">Average</th><th class="num">Min</th><th class="num">Max</th></tr>
+            <tr>
+              <th>Name</th>
+              <th class="num">Count</th>
+              <th class="num">Average</th>
+              <th class="num">Min</th>
+              <th class="num">Max</th>
+            </tr>
           </thead>
           <tbody>
             {aggregations.data.map((a) => (
-              <tr key={a.name} class={a.name === state.name ? 'selected' : ''} onClick={() => set({ name: a.name === state.name ? '' : a.name })}>
+              <tr
+                key={a.name}
+                class={a.name === state.name ? 'selected' : ''}
+                onClick={() => set({ name: a.name === state.name ? '' : a.name })}
+              >
                 <td>{a.name}</td>
                 <td class="num">{int(a.count)}</td>
                 <td class="num">{a.avg_score.toFixed(3)}</td>
@@ -50,11 +73,26 @@ export function ScoresPage({ loc, features }: { loc: Location; features: Record<
           </tbody>
         </table>
       ) : null}
-      {page.error ? <p class="error" role="alert">{page.error.message}</p> : null}
+      {page.error ? (
+        <p class="error" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
       {page.data ? (
         <>
-          <Table label="Scores" columns={COLUMNS} rows={page.data.data} rowKey={(s) => s.id} onOpen={(s) => s.trace_id && navigate(`/traces/${s.trace_id}`)} />
-          <Pager total={page.data.pagination.total} limit={LIMIT} offset={state.offset} onPage={(offset) => set({ offset })} />
+          <Table
+            label="Scores"
+            columns={COLUMNS}
+            rows={page.data.data}
+            rowKey={(s) => s.id}
+            onOpen={(s) => s.trace_id && navigate(`/traces/${s.trace_id}`)}
+          />
+          <Pager
+            total={page.data.pagination.total}
+            limit={LIMIT}
+            offset={state.offset}
+            onPage={(offset) => set({ offset })}
+          />
         </>
       ) : null}
     </div>

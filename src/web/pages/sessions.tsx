@@ -18,20 +18,45 @@ const COLUMNS: Column<Session>[] = [
 ];
 
 export function SessionsPage({ loc }: { loc: Location }) {
-  const state = { window: loc.query.get('window') ?? '7d', user_id: loc.query.get('user_id') ?? '', offset: Number(loc.query.get('offset') ?? 0) };
+  const state = {
+    window: loc.query.get('window') ?? '7d',
+    user_id: loc.query.get('user_id') ?? '',
+    offset: Number(loc.query.get('offset') ?? 0),
+  };
   const set = (patch: Partial<typeof state>) => navigate('/sessions', { ...state, offset: 0, ...patch });
-  const page = useLoad(() => get<Page<Session>>(`/v1/sessions${query({ start_date: windowFrom(state.window), user_id: state.user_id, limit: LIMIT, offset: state.offset })}`), [loc.query.toString()]);
+  const page = useLoad(
+    () =>
+      get<Page<Session>>(
+        `/v1/sessions${query({ start_date: windowFrom(state.window), user_id: state.user_id, limit: LIMIT, offset: state.offset })}`,
+      ),
+    [loc.query.toString()],
+  );
   return (
     <div class="page">
       <header class="page-head">
         <h1>Sessions</h1>
         <WindowSelect value={state.window} onChange={(w) => set({ window: w })} />
       </header>
-      {page.error ? <p class="error" role="alert">{page.error.message}</p> : null}
+      {page.error ? (
+        <p class="error" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
       {page.data ? (
         <>
-          <Table label="Sessions" columns={COLUMNS} rows={page.data.data} rowKey={(s) => s.id} onOpen={(s) => navigate(`/sessions/${encodeURIComponent(s.id)}`)} />
-          <Pager total={page.data.pagination.total} limit={LIMIT} offset={state.offset} onPage={(offset) => set({ offset })} />
+          <Table
+            label="Sessions"
+            columns={COLUMNS}
+            rows={page.data.data}
+            rowKey={(s) => s.id}
+            onOpen={(s) => navigate(`/sessions/${encodeURIComponent(s.id)}`)}
+          />
+          <Pager
+            total={page.data.pagination.total}
+            limit={LIMIT}
+            offset={state.offset}
+            onPage={(offset) => set({ offset })}
+          />
         </>
       ) : null}
     </div>

@@ -18,5 +18,14 @@ const COLUMNS: Column<Span>[] = [
 ];
 
 export function SpansPage({ loc }: { loc: Location }) {
-  return <SearchList loc={loc} resource="spans" title="Spans" columns={COLUMNS} rowKey={(s) => `${s.trace_id}/${s.id}`} onOpen={(s) => navigate(`/traces/${s.trace_id}`, { span: s.id })} />;
+  return (
+    <SearchList
+      loc={loc}
+      resource="spans"
+      title="Spans"
+      columns={COLUMNS}
+      rowKey={(s) => `${s.trace_id}/${s.id}`}
+      onOpen={(s) => navigate(`/traces/${s.trace_id}`, { span: s.id })}
+    />
+  );
 }

@@ -5,7 +5,16 @@
  * view when its spans carry `graph.node.*`. `?span=` makes the opened span part of the deep link.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { get, query, type Comment, type Page, type Score, type Span, type SpanDetail, type TraceDetail } from '../api.js';
+import {
+  get,
+  query,
+  type Comment,
+  type Page,
+  type Score,
+  type Span,
+  type SpanDetail,
+  type TraceDetail,
+} from '../api.js';
 import { GraphView } from '../components/graph.js';
 import { Content, Json } from '../components/messages.js';
 import { int, ms, time, usd } from '../format.js';
@@ -43,14 +52,30 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
   const tab = loc.query.get('tab') ?? 'timeline';
   const trace = useLoad(() => get<{ data: TraceDetail }>(`/v1/traces/${id}?fields=graph`).then((r) => r.data), [id]);
   const scores = useLoad(() => get<Page<Score>>(`/v1/scores${query({ trace_id: id, limit: 100 })}`), [id]);
-  const comments = useLoad(() => get<Page<Comment>>(`/v1/comments${query({ resource_type: 'trace', resource_id: id })}`), [id]);
+  const comments = useLoad(
+    () => get<Page<Comment>>(`/v1/comments${query({ resource_type: 'trace', resource_id: id })}`),
+    [id],
+  );
   const [folded, setFolded] = useState<Set<string>>(new Set());
   const rows = useMemo(() => (trace.data ? flatten(trace.data.spans, folded) : []), [trace.data, folded]);
   const open = (spanId: string | null) => navigate(`/traces/${id}`, { span: spanId, tab }, true);
-  const fold = (spanId: string, on: boolean) => setFolded((f) => (on ? new Set([...f, spanId]) : new Set([...f].filter((x) => x !== spanId))));
+  const fold = (spanId: string, on: boolean) =>
+    setFolded((f) => (on ? new Set([...f, spanId]) : new Set([...f].filter((x) => x !== spanId))));
 
-  if (trace.error) return <div class="page"><p class="error" role="alert">{trace.error.status === 404 ? `No trace ${id} here.` : trace.error.message}</p></div>;
-  if (!trace.data) return <div class="page"><p class="loading">Loading…</p></div>;
+  if (trace.error)
+    return (
+      <div class="page">
+        <p class="error" role="alert">
+          {trace.error.status === 404 ? `No trace ${id} here.` : trace.error.message}
+        </p>
+      </div>
+    );
+  if (!trace.data)
+    return (
+      <div class="page">
+        <p class="loading">Loading…</p>
+      </div>
+    );
   const t = trace.data;
   const t0 = Date.parse(t.start);
   const total = Math.max(1, Date.parse(t.end) - t0);
@@ -69,25 +94,83 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
     <div class="page trace">
       <header class="page-head">
         <h1>
-          <a href={href('/traces')} class="back" aria-label="Back to traces">←</a> {t.name} <span class={`status s-${t.status}`}>{t.status}</span>
+          <a href={href('/traces')} class="back" aria-label="Back to traces">
+            ←
+          </a>{' '}
+          {t.name} <span class={`status s-${t.status}`}>{t.status}</span>
         </h1>
       </header>
       <dl class="facts">
-        <div><dt>Trace</dt><dd class="mono">{t.id}</dd></div>
-        <div><dt>Start</dt><dd>{time(t.start)}</dd></div>
-        <div><dt>Latency</dt><dd>{ms(t.latency_ms)}</dd></div>
-        <div><dt>Tokens</dt><dd>{int(t.tokens)}</dd></div>
-        <div><dt>Cost</dt><dd>{usd(t.cost)}</dd></div>
-        <div><dt>Spans</dt><dd>{t.span_count}</dd></div>
-        {t.session_id ? <div><dt>Session</dt><dd><a href={href(`/sessions/${encodeURIComponent(t.session_id)}`)}>{t.session_id}</a></dd></div> : null}
-        {t.user_id ? <div><dt>User</dt><dd>{t.user_id}</dd></div> : null}
-        {t.environment ? <div><dt>Environment</dt><dd>{t.environment}</dd></div> : null}
-        {t.tags.length ? <div><dt>Tags</dt><dd>{t.tags.join(', ')}</dd></div> : null}
+        <div>
+          <dt>Trace</dt>
+          <dd class="mono">{t.id}</dd>
+        </div>
+        <div>
+          <dt>Start</dt>
+          <dd>{time(t.start)}</dd>
+        </div>
+        <div>
+          <dt>Latency</dt>
+          <dd>{ms(t.latency_ms)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{int(t.tokens)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{usd(t.cost)}</dd>
+        </div>
+        <div>
+          <dt>Spans</dt>
+          <dd>{t.span_count}</dd>
+        </div>
+        {t.session_id ? (
+          <div>
+            <dt>Session</dt>
+            <dd>
+              <a href={href(`/sessions/${encodeURIComponent(t.session_id)}`)}>{t.session_id}</a>
+            </dd>
+          </div>
+        ) : null}
+        {t.user_id ? (
+          <div>
+            <dt>User</dt>
+            <dd>{t.user_id}</dd>
+          </div>
+        ) : null}
+        {t.environment ? (
+          <div>
+            <dt>Environment</dt>
+            <dd>{t.environment}</dd>
+          </div>
+        ) : null}
+        {t.tags.length ? (
+          <div>
+            <dt>Tags</dt>
+            <dd>{t.tags.join(', ')}</dd>
+          </div>
+        ) : null}
       </dl>
-      {Object.keys(t.metadata).length ? <details class="metadata"><summary>Metadata</summary><Json value={t.metadata} /></details> : null}
+      {Object.keys(t.metadata).length ? (
+        <details class="metadata">
+          <summary>Metadata</summary>
+          <Json value={t.metadata} />
+        </details>
+      ) : null}
       <div class="tabs" role="tablist">
-        <a role="tab" aria-selected={tab === 'timeline'} href={href(`/traces/${id}`, { span: opened, tab: 'timeline' })}>Timeline</a>
-        {hasGraph ? <a role="tab" aria-selected={tab === 'graph'} href={href(`/traces/${id}`, { span: opened, tab: 'graph' })}>Graph</a> : null}
+        <a
+          role="tab"
+          aria-selected={tab === 'timeline'}
+          href={href(`/traces/${id}`, { span: opened, tab: 'timeline' })}
+        >
+          Timeline
+        </a>
+        {hasGraph ? (
+          <a role="tab" aria-selected={tab === 'graph'} href={href(`/traces/${id}`, { span: opened, tab: 'graph' })}>
+            Graph
+          </a>
+        ) : null}
       </div>
       <div class="trace-body">
         {tab === 'graph' && hasGraph ? (
@@ -128,7 +211,10 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
                 <span class="bar-cell">
                   <span
                     class={`bar k-${s.span_kind} ${s.status === 'ERROR' ? 'err' : ''}`}
-                    style={{ left: `${((Date.parse(s.timestamp) - t0) / total) * 100}%`, width: `${Math.max(0.5, (s.duration_ms / total) * 100)}%` }}
+                    style={{
+                      left: `${((Date.parse(s.timestamp) - t0) / total) * 100}%`,
+                      width: `${Math.max(0.5, (s.duration_ms / total) * 100)}%`,
+                    }}
                   />
                 </span>
                 <span class="dur">{ms(s.duration_ms)}</span>
@@ -136,7 +222,13 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
             ))}
           </div>
         )}
-        <aside class="detail">{opened ? <SpanPanel traceId={id} spanId={opened} /> : <p class="hint">Open a span (click, or ↑/↓ in the tree) to read its input and output.</p>}</aside>
+        <aside class="detail">
+          {opened ? (
+            <SpanPanel traceId={id} spanId={opened} />
+          ) : (
+            <p class="hint">Open a span (click, or ↑/↓ in the tree) to read its input and output.</p>
+          )}
+        </aside>
       </div>
       <section class="feedback">
         <h3>Scores</h3>
@@ -177,7 +269,10 @@ export function TraceDetailPage({ loc, params }: { loc: Location; params: Record
 
 /** The opened span, fetched in full (large fields and media come only now). */
 function SpanPanel({ traceId, spanId }: { traceId: string; spanId: string }) {
-  const span = useLoad(() => get<{ data: SpanDetail }>(`/v1/traces/${traceId}/spans/${spanId}`).then((r) => r.data), [traceId, spanId]);
+  const span = useLoad(
+    () => get<{ data: SpanDetail }>(`/v1/traces/${traceId}/spans/${spanId}`).then((r) => r.data),
+    [traceId, spanId],
+  );
   if (span.error) return <p class="error">{span.error.message}</p>;
   if (!span.data) return <p class="loading">Loading span…</p>;
   const s = span.data;
@@ -188,19 +283,65 @@ function SpanPanel({ traceId, spanId }: { traceId: string; spanId: string }) {
       </h3>
       {s.status_message ? <p class="error">{s.status_message}</p> : null}
       <dl class="facts">
-        <div><dt>Kind</dt><dd>{s.span_kind} ({s.type})</dd></div>
-        <div><dt>Duration</dt><dd>{ms(s.duration_ms)}</dd></div>
-        {s.model ? <div><dt>Model</dt><dd>{s.model}</dd></div> : null}
-        {s.tokens !== null ? <div><dt>Tokens</dt><dd>{int(s.input_tokens)} in · {int(s.output_tokens)} out</dd></div> : null}
-        {s.cost !== null ? <div><dt>Cost</dt><dd>{usd(s.cost)}</dd></div> : null}
-        {s.prompt_name ? <div><dt>Prompt</dt><dd>{s.prompt_name}</dd></div> : null}
-        {s.service_name ? <div><dt>Service</dt><dd>{s.service_name}</dd></div> : null}
+        <div>
+          <dt>Kind</dt>
+          <dd>
+            {s.span_kind} ({s.type})
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{ms(s.duration_ms)}</dd>
+        </div>
+        {s.model ? (
+          <div>
+            <dt>Model</dt>
+            <dd>{s.model}</dd>
+          </div>
+        ) : null}
+        {s.tokens !== null ? (
+          <div>
+            <dt>Tokens</dt>
+            <dd>
+              {int(s.input_tokens)} in · {int(s.output_tokens)} out
+            </dd>
+          </div>
+        ) : null}
+        {s.cost !== null ? (
+          <div>
+            <dt>Cost</dt>
+            <dd>{usd(s.cost)}</dd>
+          </div>
+        ) : null}
+        {s.prompt_name ? (
+          <div>
+            <dt>Prompt</dt>
+            <dd>{s.prompt_name}</dd>
+          </div>
+        ) : null}
+        {s.service_name ? (
+          <div>
+            <dt>Service</dt>
+            <dd>{s.service_name}</dd>
+          </div>
+        ) : null}
       </dl>
       <Content label="Input" text={s.input} />
       <Content label="Output" text={s.output} />
-      {Object.keys(s.metadata).length ? <details open><summary>Metadata</summary><Json value={s.metadata} /></details> : null}
-      <details><summary>Attributes</summary><Json value={s.attributes} /></details>
-      <details><summary>Resource</summary><Json value={s.resource} /></details>
+      {Object.keys(s.metadata).length ? (
+        <details open>
+          <summary>Metadata</summary>
+          <Json value={s.metadata} />
+        </details>
+      ) : null}
+      <details>
+        <summary>Attributes</summary>
+        <Json value={s.attributes} />
+      </details>
+      <details>
+        <summary>Resource</summary>
+        <Json value={s.resource} />
+      </details>
     </section>
   );
 }

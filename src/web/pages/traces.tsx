@@ -8,7 +8,12 @@ import { navigate, type Location } from '../router.js';
 const COLUMNS: Column<TraceSummary>[] = [
   { key: 'start', title: 'Start', sort: 'start', render: (t) => time(t.start) },
   { key: 'name', title: 'Name', sort: 'name', render: (t) => <span class="name">{t.name}</span> },
-  { key: 'status', title: 'Status', sort: 'status', render: (t) => <span class={`status s-${t.status}`}>{t.status}</span> },
+  {
+    key: 'status',
+    title: 'Status',
+    sort: 'status',
+    render: (t) => <span class={`status s-${t.status}`}>{t.status}</span>,
+  },
   { key: 'input', title: 'Input', render: (t) => <span class="preview">{short(t.input_preview, 80)}</span> },
   { key: 'latency', title: 'Latency', sort: 'latency_ms', numeric: true, render: (t) => ms(t.latency_ms) },
   { key: 'tokens', title: 'Tokens', sort: 'tokens', numeric: true, render: (t) => int(t.tokens) },
@@ -19,5 +24,14 @@ const COLUMNS: Column<TraceSummary>[] = [
 ];
 
 export function TracesPage({ loc }: { loc: Location }) {
-  return <SearchList loc={loc} resource="traces" title="Traces" columns={COLUMNS} rowKey={(t) => t.id} onOpen={(t) => navigate(`/traces/${t.id}`)} />;
+  return (
+    <SearchList
+      loc={loc}
+      resource="traces"
+      title="Traces"
+      columns={COLUMNS}
+      rowKey={(t) => t.id}
+      onOpen={(t) => navigate(`/traces/${t.id}`)}
+    />
+  );
 }

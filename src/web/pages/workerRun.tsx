@@ -42,7 +42,12 @@ interface AgentEventView {
 type Link = 'connecting' | 'live' | 'retrying' | 'refused';
 
 /** Reads the run's stream until `stop`; calls back on each `run` and `events` message. */
-async function follow(runId: string, after: () => number, on: { run(r: WorkerRun): void; events(e: ThreadEvent[]): void; link(l: Link, why?: string): void }, stop: AbortSignal): Promise<void> {
+async function follow(
+  runId: string,
+  after: () => number,
+  on: { run(r: WorkerRun): void; events(e: ThreadEvent[]): void; link(l: Link, why?: string): void },
+  stop: AbortSignal,
+): Promise<void> {
   while (!stop.aborted) {
     const c = loadCredentials();
     try {
@@ -108,8 +113,20 @@ export function WorkerRunPage({ params }: { loc: Location; params: Record<string
     return () => stop.abort();
   }, [id]);
 
-  if (link.state === 'refused') return <div class="page"><p class="error" role="alert">{link.why}</p></div>;
-  if (!run) return <div class="page"><p class="loading">Connecting…</p></div>;
+  if (link.state === 'refused')
+    return (
+      <div class="page">
+        <p class="error" role="alert">
+          {link.why}
+        </p>
+      </div>
+    );
+  if (!run)
+    return (
+      <div class="page">
+        <p class="loading">Connecting…</p>
+      </div>
+    );
   const turns = run.turns ?? [run.latest_turn];
   const inFlight = run.latest_turn.status === 'queued' || run.latest_turn.status === 'running';
   return (
@@ -125,9 +142,17 @@ export function WorkerRunPage({ params }: { loc: Location; params: Record<string
         </span>
       </header>
       <p class="run-facts">
-        {run.kind === 'session' ? 'Session' : 'One-shot run'} · agent <b>{run.profile}</b> · <span class="mono">{run.repository}</span> from <span class="mono">{run.base_branch}</span> to{' '}
-        <span class="mono">{run.work_branch}</span> · {int(run.turn_count)} turn{run.turn_count === 1 ? '' : 's'} · cost <b class="run-cost">{usd(run.cost_usd)}</b>
-        {run.head_commit ? <> · at <span class="mono run-head">{run.head_commit.slice(0, 12)}</span></> : null} · <a href={href(`/traces/${run.trace_id}`)}>trace</a>
+        {run.kind === 'session' ? 'Session' : 'One-shot run'} · agent <b>{run.profile}</b> ·{' '}
+        <span class="mono">{run.repository}</span> from <span class="mono">{run.base_branch}</span> to{' '}
+        <span class="mono">{run.work_branch}</span> · {int(run.turn_count)} turn{run.turn_count === 1 ? '' : 's'} · cost{' '}
+        <b class="run-cost">{usd(run.cost_usd)}</b>
+        {run.head_commit ? (
+          <>
+            {' '}
+            · at <span class="mono run-head">{run.head_commit.slice(0, 12)}</span>
+          </>
+        ) : null}{' '}
+        · <a href={href(`/traces/${run.trace_id}`)}>trace</a>
       </p>
       {turns.map((turn) => (
         <Turn turn={turn} events={events.filter((e) => e.turn_index === turn.turn_index)} />
@@ -140,7 +165,12 @@ function Turn({ turn, events }: { turn: WorkerTurn; events: ThreadEvent[] }) {
   const attempts = useMemo(() => [...new Set(events.map((e) => e.attempt))].sort((a, b) => a - b), [events]);
   const current = attempts[attempts.length - 1];
   return (
-    <section class="turn-card" data-turn={turn.turn_index} data-status={turn.status} style="border:1px solid #e3e6ea;border-radius:8px;padding:8px 12px;margin:10px 0">
+    <section
+      class="turn-card"
+      data-turn={turn.turn_index}
+      data-status={turn.status}
+      style="border:1px solid #e3e6ea;border-radius:8px;padding:8px 12px;margin:10px 0"
+    >
       <header style="display:flex;gap:8px;align-items:center;flex-wrap:wrap">
         <b>Turn {turn.turn_index}</b>
         <WorkerStatus status={turn.status} />
@@ -174,7 +204,9 @@ function TurnEnd({ turn }: { turn: WorkerTurn }) {
     <p class={`turn-end end-${turn.status}`}>
       <WorkerStatus status={turn.status} />
       {turn.reason && turn.reason !== 'exit' ? ` (${turn.reason})` : ''}
-      {turn.error ? <span class="error"> {turn.error}</span> : null} · cost <b class="turn-cost">{usd(turn.cost_usd)}</b> · {int(turn.input_tokens)} in / {int(turn.output_tokens)} out tokens · {int(turn.tool_calls)} tool call{turn.tool_calls === 1 ? '' : 's'} ·{' '}
+      {turn.error ? <span class="error"> {turn.error}</span> : null} · cost{' '}
+      <b class="turn-cost">{usd(turn.cost_usd)}</b> · {int(turn.input_tokens)} in / {int(turn.output_tokens)} out tokens
+      · {int(turn.tool_calls)} tool call{turn.tool_calls === 1 ? '' : 's'} ·{' '}
       {turn.commit_sha ? (
         <>
           checkpoint <span class="mono turn-commit">{turn.commit_sha.slice(0, 12)}</span>
@@ -189,15 +221,23 @@ function TurnEnd({ turn }: { turn: WorkerTurn }) {
 function Events({ events }: { events: ThreadEvent[] }) {
   // Tool results are shown inside their call.
   const results = new Map<string, ThreadEvent>();
-  for (const e of events) if (e.kind === 'agent' && e.event?.type === 'tool_result') results.set(String(e.event.callId), e);
-  const calls = new Set(events.filter((e) => e.kind === 'agent' && e.event?.type === 'tool_call').map((e) => String(e.event!.callId)));
+  for (const e of events)
+    if (e.kind === 'agent' && e.event?.type === 'tool_result') results.set(String(e.event.callId), e);
+  const calls = new Set(
+    events.filter((e) => e.kind === 'agent' && e.event?.type === 'tool_call').map((e) => String(e.event!.callId)),
+  );
   return (
     <ol class="thread" style="list-style:none;padding:0;margin:6px 0">
       {events.map((e) => {
         if (e.kind === 'agent' && e.event?.type === 'tool_result' && calls.has(String(e.event.callId))) return null;
         return (
           <li class="thread-event" data-kind={e.kind} data-cursor={e.cursor} key={e.cursor}>
-            <EventView e={e} result={e.kind === 'agent' && e.event?.type === 'tool_call' ? results.get(String(e.event.callId)) : undefined} />
+            <EventView
+              e={e}
+              result={
+                e.kind === 'agent' && e.event?.type === 'tool_call' ? results.get(String(e.event.callId)) : undefined
+              }
+            />
           </li>
         );
       })}
@@ -206,21 +246,39 @@ function Events({ events }: { events: ThreadEvent[] }) {
 }
 
 const textOf = (content: unknown): string =>
-  Array.isArray(content) ? content.map((c: { type?: string; text?: string } | null) => (c?.type === 'text' ? c.text : `[${c?.type ?? 'part'}]`)).join('\n') : '';
+  Array.isArray(content)
+    ? content
+        .map((c: { type?: string; text?: string } | null) => (c?.type === 'text' ? c.text : `[${c?.type ?? 'part'}]`))
+        .join('\n')
+    : '';
 
 function Line({ who, children, tone }: { who: string; children: ComponentChildren; tone?: 'error' | 'muted' }) {
   return (
     <div style={`display:flex;gap:8px;${tone === 'error' ? 'color:#b42318' : tone === 'muted' ? 'color:#6b7280' : ''}`}>
-      <span class="kind" style="min-width:64px">{who}</span>
-      <span class="mono" style="white-space:pre-wrap;word-break:break-word">{children}</span>
+      <span class="kind" style="min-width:64px">
+        {who}
+      </span>
+      <span class="mono" style="white-space:pre-wrap;word-break:break-word">
+        {children}
+      </span>
     </div>
   );
 }
 
 function EventView({ e, result }: { e: ThreadEvent; result: ThreadEvent | undefined }) {
-  if (e.kind === 'step') return <Line who="worker" tone={e.level === 'error' ? 'error' : 'muted'}>{e.text}</Line>;
+  if (e.kind === 'step')
+    return (
+      <Line who="worker" tone={e.level === 'error' ? 'error' : 'muted'}>
+        {e.text}
+      </Line>
+    );
   if (e.kind === 'stdout') return <Line who="out">{e.text}</Line>;
-  if (e.kind === 'stderr') return <Line who="err" tone="error">{e.text}</Line>;
+  if (e.kind === 'stderr')
+    return (
+      <Line who="err" tone="error">
+        {e.text}
+      </Line>
+    );
   const ev: AgentEventView = e.event ?? {};
   switch (ev.type) {
     case 'assistant_message':
@@ -228,7 +286,10 @@ function EventView({ e, result }: { e: ThreadEvent; result: ThreadEvent | undefi
         <div class="chat">
           <div class="bubble assistant">
             <p style="white-space:pre-wrap">{textOf(ev.content)}</p>
-            <span class="when">{ev.model}{ev.usage ? ` · ${int(ev.usage.inputTokens)} in / ${int(ev.usage.outputTokens)} out` : ''}</span>
+            <span class="when">
+              {ev.model}
+              {ev.usage ? ` · ${int(ev.usage.inputTokens)} in / ${int(ev.usage.outputTokens)} out` : ''}
+            </span>
           </div>
         </div>
       );
@@ -255,6 +316,10 @@ function EventView({ e, result }: { e: ThreadEvent; result: ThreadEvent | undefi
     case 'user_message':
       return <Line who="user">{textOf(ev.content)}</Line>;
     default:
-      return <Line who={String(ev.type ?? 'event')} tone="muted">{ev.text ?? ev.kind ?? ''}</Line>;
+      return (
+        <Line who={String(ev.type ?? 'event')} tone="muted">
+          {ev.text ?? ev.kind ?? ''}
+        </Line>
+      );
   }
 }

@@ -25,7 +25,15 @@ const COLUMNS: Column<WorkerRun>[] = [
   { key: 'status', title: 'Status', render: (r) => <WorkerStatus status={r.status} /> },
   { key: 'kind', title: 'Kind', render: (r) => (r.kind === 'session' ? 'session' : 'one-shot') },
   { key: 'profile', title: 'Agent', render: (r) => r.profile },
-  { key: 'branch', title: 'Repository', render: (r) => <span class="mono">{r.repository} {r.base_branch} → {r.work_branch}</span> },
+  {
+    key: 'branch',
+    title: 'Repository',
+    render: (r) => (
+      <span class="mono">
+        {r.repository} {r.base_branch} → {r.work_branch}
+      </span>
+    ),
+  },
   { key: 'turns', title: 'Turns', numeric: true, render: (r) => int(r.turn_count) },
   { key: 'cost', title: 'Cost', numeric: true, render: (r) => usd(r.cost_usd) },
 ];
@@ -34,7 +42,10 @@ export function WorkerRunsPage({ loc }: { loc: Location }) {
   const offset = Number(loc.query.get('offset') ?? 0);
   const kind = loc.query.get('kind') ?? '';
   const status = loc.query.get('status') ?? '';
-  const page = useLoad(() => get<Page<WorkerRun>>(`/v1/workers/runs${query({ kind, status, limit: LIMIT, offset })}`), [kind, status, offset]);
+  const page = useLoad(
+    () => get<Page<WorkerRun>>(`/v1/workers/runs${query({ kind, status, limit: LIMIT, offset })}`),
+    [kind, status, offset],
+  );
   const filter = (k: string, v: string) => navigate('/workers', { kind, status, [k]: v });
   return (
     <div class="page">
@@ -52,15 +63,33 @@ export function WorkerRunsPage({ loc }: { loc: Location }) {
           Status{' '}
           <select value={status} onChange={(e) => filter('status', (e.target as HTMLSelectElement).value)}>
             <option value="">all</option>
-            {['queued', 'running', 'idle', 'succeeded', 'failed', 'cancelled', 'closed'].map((s) => <option value={s}>{s}</option>)}
+            {['queued', 'running', 'idle', 'succeeded', 'failed', 'cancelled', 'closed'].map((s) => (
+              <option value={s}>{s}</option>
+            ))}
           </select>
         </label>
       </header>
-      {page.error ? <p class="error" role="alert">{page.error.message}</p> : null}
+      {page.error ? (
+        <p class="error" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
       {page.data ? (
         <>
-          <Table label="Worker runs" columns={COLUMNS} rows={page.data.data} rowKey={(r) => r.id} onOpen={(r) => navigate(`/workers/runs/${r.id}`)} empty="No worker runs yet (POST /v1/workers/runs or /v1/workers/sessions)." />
-          <Pager total={page.data.pagination.total} limit={LIMIT} offset={offset} onPage={(o) => navigate('/workers', { kind, status, offset: o })} />
+          <Table
+            label="Worker runs"
+            columns={COLUMNS}
+            rows={page.data.data}
+            rowKey={(r) => r.id}
+            onOpen={(r) => navigate(`/workers/runs/${r.id}`)}
+            empty="No worker runs yet (POST /v1/workers/runs or /v1/workers/sessions)."
+          />
+          <Pager
+            total={page.data.pagination.total}
+            limit={LIMIT}
+            offset={offset}
+            onPage={(o) => navigate('/workers', { kind, status, offset: o })}
+          />
         </>
       ) : page.loading ? (
         <p class="loading">Loading…</p>

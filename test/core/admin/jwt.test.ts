@@ -12,11 +12,15 @@ import {
   verifySessionToken,
 } from '../../../src/core/admin/jwt.js';
 
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** RFC 7515 Appendix A.1 (also the example of RFC 7519 §3.1): an HS256 JWS and its key. */
 const RFC7515 = {
-  key: Buffer.from('AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow', 'base64url'),
+  key: Buffer.from(
+    'AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow',
+    'base64url',
+  ),
   input:
     'eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9' +
     '.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ',
@@ -27,7 +31,8 @@ const KEY = deriveSessionKey(Buffer.alloc(32, 7));
 const TENANT = '0b7c2f4e-9d1a-4c55-8e3f-2a6b1c9d0e11';
 const APP = '5f0e3d2c-1b4a-4958-8776-a5b4c3d2e1f0';
 const NOW = 1_800_000_000;
-const claims = () => sessionClaims({ tenantId: TENANT, appId: APP, subject: 'ops@example.com', nowSec: NOW, ttlSec: 3600 });
+const claims = () =>
+  sessionClaims({ tenantId: TENANT, appId: APP, subject: 'ops@example.com', nowSec: NOW, ttlSec: 3600 });
 
 t.test('HKDF-SHA256 matches RFC 5869 test case 3 (empty salt and info)', async (t) => {
   const okm = '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8';
@@ -48,9 +53,17 @@ t.test('HS256 and JWS checks against RFC 7515 A.1', async (t) => {
   t.equal(hs256(RFC7515.key, RFC7515.input), RFC7515.signature);
   const token = `${RFC7515.input}.${RFC7515.signature}`;
   const verified = verifyJwt(token, RFC7515.key);
-  t.same(verified, { ok: true, header: { typ: 'JWT', alg: 'HS256' }, payload: { iss: 'joe', exp: 1300819380, 'http://example.com/is_root': true } });
+  t.same(verified, {
+    ok: true,
+    header: { typ: 'JWT', alg: 'HS256' },
+    payload: { iss: 'joe', exp: 1300819380, 'http://example.com/is_root': true },
+  });
   t.same(verifyJwt(token, KEY), { ok: false, reason: 'bad signature' }, 'another key');
-  t.same(verifySessionToken(token, RFC7515.key, 1300819000), { ok: false, reason: 'wrong issuer' }, 'a valid JWS is not a session token');
+  t.same(
+    verifySessionToken(token, RFC7515.key, 1300819000),
+    { ok: false, reason: 'wrong issuer' },
+    'a valid JWS is not a session token',
+  );
 });
 
 t.test('signJwt writes an HS256 JWT header', async (t) => {
@@ -94,7 +107,15 @@ t.test('verifyJwt refuses malformed and unsafe tokens', async (t) => {
 
 t.test('session tokens: sign and verify', async (t) => {
   const c = claims();
-  t.same(c, { iss: 'tracelake', sub: 'ops@example.com', tenant_id: TENANT, app_id: APP, role: 'admin', iat: NOW, exp: NOW + 3600 });
+  t.same(c, {
+    iss: 'tracelake',
+    sub: 'ops@example.com',
+    tenant_id: TENANT,
+    app_id: APP,
+    role: 'admin',
+    iat: NOW,
+    exp: NOW + 3600,
+  });
   const token = signSessionToken(c, KEY);
   t.same(verifySessionToken(token, KEY, NOW), { ok: true, claims: c });
   t.same(verifySessionToken(token, KEY, NOW + 3599), { ok: true, claims: c }, 'valid until the last second');

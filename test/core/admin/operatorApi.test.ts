@@ -26,12 +26,49 @@ const LINES: string[][] = [
   ['tenant', 'create', '--name', 'bare'],
   ['tenant', 'list'],
   ['tenant', 'set-plan', '--tenant', T, '--plan', 'team'],
-  ['app', 'create', '--tenant', T, '--name', 'web', '--display-name', 'Web shop', '--entry-point', 'src/index.ts', '--runtime', 'bun'],
+  [
+    'app',
+    'create',
+    '--tenant',
+    T,
+    '--name',
+    'web',
+    '--display-name',
+    'Web shop',
+    '--entry-point',
+    'src/index.ts',
+    '--runtime',
+    'bun',
+  ],
   ['app', 'list', '--tenant', T],
   ['environment', 'create', '--app', A, '--name', 'staging', '--kind', 'preview'],
   ['environment', 'list', '--app', A],
-  ['key', 'create', '--app', A, '--name', 'ci', '--role', 'read-only', '--kinds', 'preview, development', '--expires-at', '2099-01-01T00:00:00+02:00'],
-  ['key', 'create', '--app', A, '--name', 'custom', '--permissions', 'trace.write,score.write', '--environment', 'staging'],
+  [
+    'key',
+    'create',
+    '--app',
+    A,
+    '--name',
+    'ci',
+    '--role',
+    'read-only',
+    '--kinds',
+    'preview, development',
+    '--expires-at',
+    '2099-01-01T00:00:00+02:00',
+  ],
+  [
+    'key',
+    'create',
+    '--app',
+    A,
+    '--name',
+    'custom',
+    '--permissions',
+    'trace.write,score.write',
+    '--environment',
+    'staging',
+  ],
   ['key', 'list', '--app', A],
   ['key', 'revoke', '--app', A, '--id', K],
   ['token', 'create', '--tenant', T, '--app', A, '--subject', 'ops@acme.test', '--ttl', '600'],
@@ -48,7 +85,9 @@ function parsed(line: string[]): { command: CliCommand; flags: ReadonlyMap<strin
 function paramsOf(pattern: string, path: string): Record<string, string> {
   const names = pattern.split('/');
   const values = path.split('/');
-  return Object.fromEntries(names.flatMap((n, i) => (n.startsWith(':') ? [[n.slice(1), decodeURIComponent(values[i]!)]] : [])));
+  return Object.fromEntries(
+    names.flatMap((n, i) => (n.startsWith(':') ? [[n.slice(1), decodeURIComponent(values[i]!)]] : [])),
+  );
 }
 
 t.test('every command but secret reset has its endpoint', async (t) => {
@@ -71,8 +110,13 @@ t.test('request and back: the server rebuilds the command the CLI parsed', async
     t.equal(request.method, endpoint.method, line.join(' '));
     t.equal(request.path.split('/').length, endpoint.path.split('/').length);
     // A body travels as JSON.
-    const body = request.body === undefined ? undefined : (JSON.parse(JSON.stringify(request.body)) as Record<string, unknown>);
-    t.same(operatorCommand(name, paramsOf(endpoint.path, request.path), body, NOW), command, `${line.join(' ')}: the same command`);
+    const body =
+      request.body === undefined ? undefined : (JSON.parse(JSON.stringify(request.body)) as Record<string, unknown>);
+    t.same(
+      operatorCommand(name, paramsOf(endpoint.path, request.path), body, NOW),
+      command,
+      `${line.join(' ')}: the same command`,
+    );
   }
 });
 
@@ -83,15 +127,36 @@ t.test('the bodies: JSON names, lists as arrays, numbers as numbers', async (t) 
     path: `/v1/operator/apps/${A}/keys`,
     body: { name: 'ci', role: 'read-only', kinds: ['preview', 'development'], expires_at: '2099-01-01T00:00:00+02:00' },
   });
-  t.same(operatorRequest('token create', parsed(LINES[12]!).flags).body, { tenant_id: T, app_id: A, subject: 'ops@acme.test', ttl_seconds: 600 });
-  t.same(operatorRequest('key revoke', parsed(LINES[11]!).flags), { method: 'DELETE', path: `/v1/operator/apps/${A}/keys/${K}` }, 'no body on a delete');
+  t.same(operatorRequest('token create', parsed(LINES[12]!).flags).body, {
+    tenant_id: T,
+    app_id: A,
+    subject: 'ops@acme.test',
+    ttl_seconds: 600,
+  });
+  t.same(
+    operatorRequest('key revoke', parsed(LINES[11]!).flags),
+    { method: 'DELETE', path: `/v1/operator/apps/${A}/keys/${K}` },
+    'no body on a delete',
+  );
   t.same(operatorRequest('tenant list', new Map()), { method: 'GET', path: '/v1/operator/tenants' });
-  t.equal(operatorRequest('app list', new Map([['tenant', 'a/b']])).path, '/v1/operator/tenants/a%2Fb/apps', 'path parameters are encoded');
-  t.equal(operatorRequest('app list', new Map()).path, '/v1/operator/tenants//apps', 'a missing one is empty (the router finds no route)');
+  t.equal(
+    operatorRequest('app list', new Map([['tenant', 'a/b']])).path,
+    '/v1/operator/tenants/a%2Fb/apps',
+    'path parameters are encoded',
+  );
+  t.equal(
+    operatorRequest('app list', new Map()).path,
+    '/v1/operator/tenants//apps',
+    'a missing one is empty (the router finds no route)',
+  );
 });
 
-t.test('a bad request: the CLI\'s usage error, in the words of the API', async (t) => {
-  const refusal = (name: OperatorCommandName, params: Record<string, string>, body: Record<string, unknown> | undefined) => {
+t.test("a bad request: the CLI's usage error, in the words of the API", async (t) => {
+  const refusal = (
+    name: OperatorCommandName,
+    params: Record<string, string>,
+    body: Record<string, unknown> | undefined,
+  ) => {
     try {
       operatorCommand(name, params, body, NOW);
     } catch (e) {
@@ -102,9 +167,28 @@ t.test('a bad request: the CLI\'s usage error, in the words of the API', async (
   };
   t.same(refusal('tenant create', {}, { name: ' ' }), { name: 'name must not be blank' });
   t.same(refusal('tenant create', {}, undefined), { name: 'name is required' }, 'no body');
-  t.same(refusal('token create', {}, { tenant_id: T, app_id: A, subject: 'a@b.c', ttl_seconds: 5 }), { ttl_seconds: 'ttl_seconds must be whole seconds in 60..604800' });
-  t.same(refusal('key create', { app: A }, { name: 'k', role: 'sdk' }), { body: 'give exactly one of environment and kinds' }, 'not about one field');
-  t.same(refusal('key create', { app: A }, { name: 'k', role: 'sdk', kinds: ['preview', 'nightly'] }), { kinds: 'kinds: unknown value "nightly"; expected development, preview, production' });
-  t.same(refusal('key create', { app: A }, { name: 'k', role: 'sdk', kinds: ['preview'], expires_at: '2001-01-01T00:00:00Z' }), { expires_at: 'expires_at must be in the future' });
-  t.same(refusal('app list', { tenant: 'nope' }, undefined), { tenant: 'tenant must be a UUID, got "nope"' }, 'a path parameter keeps its name');
+  t.same(refusal('token create', {}, { tenant_id: T, app_id: A, subject: 'a@b.c', ttl_seconds: 5 }), {
+    ttl_seconds: 'ttl_seconds must be whole seconds in 60..604800',
+  });
+  t.same(
+    refusal('key create', { app: A }, { name: 'k', role: 'sdk' }),
+    { body: 'give exactly one of environment and kinds' },
+    'not about one field',
+  );
+  t.same(refusal('key create', { app: A }, { name: 'k', role: 'sdk', kinds: ['preview', 'nightly'] }), {
+    kinds: 'kinds: unknown value "nightly"; expected development, preview, production',
+  });
+  t.same(
+    refusal(
+      'key create',
+      { app: A },
+      { name: 'k', role: 'sdk', kinds: ['preview'], expires_at: '2001-01-01T00:00:00Z' },
+    ),
+    { expires_at: 'expires_at must be in the future' },
+  );
+  t.same(
+    refusal('app list', { tenant: 'nope' }, undefined),
+    { tenant: 'tenant must be a UUID, got "nope"' },
+    'a path parameter keeps its name',
+  );
 });

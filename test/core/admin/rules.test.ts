@@ -41,21 +41,44 @@ t.test('environment changes', async (t) => {
   t.same(environmentChanges(staging, { name: 'staging', kind: 'preview' }), {}, 'unchanged values are no change');
   t.same(environmentChanges(staging, { kind: 'production' }), { kind: 'production' });
   t.same(environmentChanges(staging, { name: 'qa' }), { name: 'qa' });
-  t.same(environmentChanges(production, { kind: 'production', name: 'production' }), {}, 'the default may be patched to what it is');
-  t.match(failure(() => environmentChanges(staging, {})), { status: 400, code: 'invalid_request_body', details: { body: /name or kind/ } });
-  t.match(failure(() => environmentChanges(production, { kind: 'preview' })), { status: 409, code: 'conflict', message: /kind production/ });
-  t.match(failure(() => environmentChanges(production, { name: 'prod' })), { status: 409, code: 'conflict', message: /cannot be renamed/ });
+  t.same(
+    environmentChanges(production, { kind: 'production', name: 'production' }),
+    {},
+    'the default may be patched to what it is',
+  );
+  t.match(
+    failure(() => environmentChanges(staging, {})),
+    { status: 400, code: 'invalid_request_body', details: { body: /name or kind/ } },
+  );
+  t.match(
+    failure(() => environmentChanges(production, { kind: 'preview' })),
+    { status: 409, code: 'conflict', message: /kind production/ },
+  );
+  t.match(
+    failure(() => environmentChanges(production, { name: 'prod' })),
+    { status: 409, code: 'conflict', message: /cannot be renamed/ },
+  );
 });
 
 t.test('environment deletion', async (t) => {
   t.doesNotThrow(() => assertEnvironmentDeletable({ name: 'pr-1', is_default: false }, 'pr-1'));
-  t.match(failure(() => assertEnvironmentDeletable({ name: 'pr-1', is_default: false }, 'PR-1')), {
-    status: 400,
-    code: 'invalid_request_body',
-    details: { confirmation_name: 'must equal the environment\'s name "pr-1"' },
-  });
-  t.match(failure(() => assertEnvironmentDeletable({ name: 'production', is_default: true }, 'production')), { status: 409, code: 'conflict', message: /default environment/ });
-  t.match(failure(() => assertEnvironmentDeletable({ name: 'production', is_default: true }, 'wrong')), { status: 409 }, 'the default is refused first');
+  t.match(
+    failure(() => assertEnvironmentDeletable({ name: 'pr-1', is_default: false }, 'PR-1')),
+    {
+      status: 400,
+      code: 'invalid_request_body',
+      details: { confirmation_name: 'must equal the environment\'s name "pr-1"' },
+    },
+  );
+  t.match(
+    failure(() => assertEnvironmentDeletable({ name: 'production', is_default: true }, 'production')),
+    { status: 409, code: 'conflict', message: /default environment/ },
+  );
+  t.match(
+    failure(() => assertEnvironmentDeletable({ name: 'production', is_default: true }, 'wrong')),
+    { status: 409 },
+    'the default is refused first',
+  );
   t.same(environmentDeletion('e1', '2026-01-01T00:00:00.000Z', 3), {
     id: 'e1',
     deleted_at: '2026-01-01T00:00:00.000Z',
@@ -67,25 +90,44 @@ t.test('app deletion', async (t) => {
   const app = { id: 'a2', name: 'checkout' };
   t.doesNotThrow(() => assertAppDeletable(app, 'a1', undefined), 'no confirmation is needed');
   t.doesNotThrow(() => assertAppDeletable(app, 'a1', 'checkout'));
-  t.match(failure(() => assertAppDeletable(app, 'a1', 'other')), { status: 400, details: { confirmation_name: /checkout/ } });
-  t.match(failure(() => assertAppDeletable(app, 'a2', 'checkout')), { status: 409, code: 'conflict', message: /own credentials/ });
+  t.match(
+    failure(() => assertAppDeletable(app, 'a1', 'other')),
+    { status: 400, details: { confirmation_name: /checkout/ } },
+  );
+  t.match(
+    failure(() => assertAppDeletable(app, 'a2', 'checkout')),
+    { status: 409, code: 'conflict', message: /own credentials/ },
+  );
   t.same(appDeletion('a2', 'T', 2, 5), {
     id: 'a2',
     deleted_at: 'T',
-    cascade: { alerts_deleted: 0, api_keys_revoked: 5, deployments_deleted: 0, runtime_app_destroyed: false, environments_deleted: 2 },
+    cascade: {
+      alerts_deleted: 0,
+      api_keys_revoked: 5,
+      deployments_deleted: 0,
+      runtime_app_destroyed: false,
+      environments_deleted: 2,
+    },
   });
 });
 
 t.test('app changes', async (t) => {
-  t.same(appChanges({ commit_sha: 'ABCDEF1', runtime: 'go', display_name: null, entry_point: 'main.go' }), [
-    ['display_name', null],
-    ['entry_point', 'main.go'],
-    ['runtime', 'go'],
-    ['commit_sha', 'abcdef1'],
-  ], 'fixed order, commit id lowercased');
+  t.same(
+    appChanges({ commit_sha: 'ABCDEF1', runtime: 'go', display_name: null, entry_point: 'main.go' }),
+    [
+      ['display_name', null],
+      ['entry_point', 'main.go'],
+      ['runtime', 'go'],
+      ['commit_sha', 'abcdef1'],
+    ],
+    'fixed order, commit id lowercased',
+  );
   t.same(appChanges({ commit_sha: null }), [['commit_sha', null]]);
   t.same(appChanges({ retention_days: 30 }), [['retention_days', 30]]);
-  t.match(failure(() => appChanges({})), { status: 400, details: { body: /display_name, entry_point, runtime, commit_sha, retention_days/ } });
+  t.match(
+    failure(() => appChanges({})),
+    { status: 400, details: { body: /display_name, entry_point, runtime, commit_sha, retention_days/ } },
+  );
 });
 
 t.test('pins: who manages which keys, and who acts for the whole tenant', async (t) => {

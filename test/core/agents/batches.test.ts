@@ -24,14 +24,21 @@ t.test('at most maxSessions a request, in order', async (t) => {
 });
 
 t.test('about maxBytes a request; the size counts the JSON of sessions and blobs', async (t) => {
-  const items: SyncItem[] = ['a', 'b', 'c'].map((id) => ({ session: session(id), blobs: [blob(id === 'b' ? 'b' : 'a')] }));
+  const items: SyncItem[] = ['a', 'b', 'c'].map((id) => ({
+    session: session(id),
+    blobs: [blob(id === 'b' ? 'b' : 'a')],
+  }));
   const one = size(items[0]!.session) + size(items[0]!.blobs[0]);
   const [first] = batchesOf(items.slice(0, 1), 1 << 20, 100);
   t.equal(first!.bytes, 64 + one, 'the envelope, the session and its blob');
   // Room for two sessions with their blobs and the envelope, not three.
   const batches = batchesOf(items, 64 + 2 * one + 1, 100);
   t.same(ids(batches), [['a', 'b'], ['c']]);
-  t.same(batches.map((b) => b.blobs.map((x) => x.sha256[0])), [['a', 'b'], ['a']], 'a blob goes again with the next request that needs it');
+  t.same(
+    batches.map((b) => b.blobs.map((x) => x.sha256[0])),
+    [['a', 'b'], ['a']],
+    'a blob goes again with the next request that needs it',
+  );
   t.ok(batches.every((b) => b.bytes <= 64 + 2 * one + 1));
 });
 

@@ -14,12 +14,23 @@ t.test('stable, and of the right form', async (t) => {
   t.equal(sessionTraceId({ ...key }), sessionTraceId(key), 'the same session read twice');
   t.equal(sessionSpanId({ ...key }, 'event', 'e1'), sessionSpanId(key, 'event', 'e1'));
   // The digest of the parts, each followed by NUL: what a stored span id was made from stays readable.
-  const expected = createHash('sha256').update('trace\u0000t1\u0000a1\u0000claude-code\u0000s1\u0000').digest('hex').slice(0, 32);
+  const expected = createHash('sha256')
+    .update('trace\u0000t1\u0000a1\u0000claude-code\u0000s1\u0000')
+    .digest('hex')
+    .slice(0, 32);
   t.equal(sessionTraceId(key), expected);
 });
 
 t.test('every part of the key counts', async (t) => {
-  const trace = new Set([key, { ...key, tenantId: 't2' }, { ...key, appId: 'a2' }, { ...key, agent: 'codex' }, { ...key, sessionId: 's2' }].map(sessionTraceId));
+  const trace = new Set(
+    [
+      key,
+      { ...key, tenantId: 't2' },
+      { ...key, appId: 'a2' },
+      { ...key, agent: 'codex' },
+      { ...key, sessionId: 's2' },
+    ].map(sessionTraceId),
+  );
   t.equal(trace.size, 5, 'five keys, five trace ids');
   const spans = new Set([
     sessionSpanId(key, 'event', 'e1'),

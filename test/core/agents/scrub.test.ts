@@ -4,10 +4,21 @@
  */
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
-import { isTextMedia, kindOf, marker, MAX_INPUT_DEPTH, nestingDepth, scrubSession, scrubSessions, scrubTexts, TOO_DEEP } from '../../../src/core/agents/scrub.js';
+import {
+  isTextMedia,
+  kindOf,
+  marker,
+  MAX_INPUT_DEPTH,
+  nestingDepth,
+  scrubSession,
+  scrubSessions,
+  scrubTexts,
+  TOO_DEEP,
+} from '../../../src/core/agents/scrub.js';
 import type { AgentSession } from '../../../src/core/agents/session.js';
 
-const r = (n: number, alphabet = 'aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX0yZ') => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
+const r = (n: number, alphabet = 'aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX0yZ') =>
+  Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
 
 /** [text, the kind it must be redacted as, the secret part that must be gone]. */
 const SECRETS: [string, string, string][] = [
@@ -21,11 +32,27 @@ const SECRETS: [string, string, string][] = [
   [`slack xoxb-123456789012-1234567890123-${r(24)}`, 'slack_token', 'xoxb-'],
   [`stripe sk_live_${r(24)} and rk_test_${r(24)}`, 'stripe_key', 'sk_live_'],
   [`ours sk_service_${r(43)}`, 'tracelake_key', 'sk_service_'],
-  ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACB4pXqFOsEDZQ5hOVG3qGdX2O6bXr4d1qbYfJ2kY3nMZAAAAJgAAAAAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'private_key', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'],
-  ['[default]\naws_secret_access_key = Xb7kQ2mN9pR4tV6wY1zA3cE5gH8jL0nP2rT4vX6z', 'aws_credentials', 'Y1zA3cE5gH8jL0nP2rT4vX6z'],
-  ['curl -H "Authorization: Bearer abc123def456ghi789" https://api.example.com', 'authorization_header', 'abc123def456ghi789'],
+  [
+    '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACB4pXqFOsEDZQ5hOVG3qGdX2O6bXr4d1qbYfJ2kY3nMZAAAAJgAAAAAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+    'private_key',
+    'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ',
+  ],
+  [
+    '[default]\naws_secret_access_key = Xb7kQ2mN9pR4tV6wY1zA3cE5gH8jL0nP2rT4vX6z',
+    'aws_credentials',
+    'Y1zA3cE5gH8jL0nP2rT4vX6z',
+  ],
+  [
+    'curl -H "Authorization: Bearer abc123def456ghi789" https://api.example.com',
+    'authorization_header',
+    'abc123def456ghi789',
+  ],
   ['x-api-key: 9f8e7d6c5b4a39281706', 'api_key_header', '9f8e7d6c5b4a39281706'],
-  ['jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', 'jwt', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'],
+  [
+    'jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+    'jwt',
+    'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+  ],
   ['export DB_PASSWORD=hunter2hunter2', 'secret_assignment', 'hunter2hunter2'],
   [`x-api-key: sk-ant-api03-${r(93)}AA`, 'anthropic_api_key', 'sk-ant-api03'],
   [`GITHUB_TOKEN=ghp_${r(36)}`, 'github_token', 'ghp_'],
@@ -36,7 +63,7 @@ const SECRETS: [string, string, string][] = [
 const LOOKALIKES = [
   'sk-learn is a Python library; sk-proj is a prefix',
   'the AKIAIOSFODNN7EXAMPLE key from the AWS docs',
-  'ghp_ is GitHub\'s token prefix',
+  "ghp_ is GitHub's token prefix",
   'MAX_TOKENS=4096 and TOKEN_LIMIT=12',
   'Authorization headers carry credentials',
   'commit 9d3c1b7e2a4f6081c5d7e9f0a1b2c3d4e5f60718',
@@ -65,12 +92,20 @@ t.test('look-alikes survive', async (t) => {
 t.test('texts are linted together and come back apart, each in place', async (t) => {
   const texts = ['first', `a ghp_${r(36)} b`, '', `x sk_service_${r(43)} y ghp_${r(36)} z`, 'last'];
   const clean = await scrubTexts(texts);
-  t.same(clean, ['first', 'a [REDACTED:github_token] b', '', 'x [REDACTED:tracelake_key] y [REDACTED:github_token] z', 'last']);
+  t.same(clean, [
+    'first',
+    'a [REDACTED:github_token] b',
+    '',
+    'x [REDACTED:tracelake_key] y [REDACTED:github_token] z',
+    'last',
+  ]);
 });
 
 t.test('every value of a .env file goes; elsewhere only secret-named ones', async (t) => {
   const env = 'PORT=3000\nexport NODE_ENV=production\n# a comment\nAPI_URL = https://api.example.com\n';
-  t.same(await scrubTexts([env], '/home/dev/app/.env.local'), ['PORT=[REDACTED:dotenv_value]\nexport NODE_ENV=[REDACTED:dotenv_value]\n# a comment\nAPI_URL = [REDACTED:dotenv_value]\n']);
+  t.same(await scrubTexts([env], '/home/dev/app/.env.local'), [
+    'PORT=[REDACTED:dotenv_value]\nexport NODE_ENV=[REDACTED:dotenv_value]\n# a comment\nAPI_URL = [REDACTED:dotenv_value]\n',
+  ]);
   t.same(await scrubTexts([env]), [env]);
 });
 
@@ -78,7 +113,20 @@ t.test('kinds and media types', async (t) => {
   t.equal(kindOf('@secretlint/secretlint-rule-github'), 'github_token');
   t.equal(kindOf('@secretlint/secretlint-rule-something-new'), 'something-new');
   t.equal(kindOf('tracelake/jwt'), 'jwt');
-  for (const m of ['text/plain', 'text/x-diff; charset=utf-8', 'application/json', 'application/vnd.api+json', 'application/xml', 'image/svg+xml', 'application/x-ndjson', 'application/javascript', 'application/x-sh', 'application/yaml', 'application/x-yaml']) t.ok(isTextMedia(m), m);
+  for (const m of [
+    'text/plain',
+    'text/x-diff; charset=utf-8',
+    'application/json',
+    'application/vnd.api+json',
+    'application/xml',
+    'image/svg+xml',
+    'application/x-ndjson',
+    'application/javascript',
+    'application/x-sh',
+    'application/yaml',
+    'application/x-yaml',
+  ])
+    t.ok(isTextMedia(m), m);
   for (const m of ['image/png', 'application/pdf', 'application/octet-stream']) t.notOk(isTextMedia(m), m);
 });
 
@@ -91,13 +139,53 @@ t.test('a whole session: every text field, tool inputs, and .env files read by a
     title: `about ${key}`,
     git: { repository: `https://x-access-token:${key}@github.com/acme/shop.git` },
     events: [
-      { id: '1', timestamp: '2025-11-20T09:00:00.000Z', type: 'user_message', content: [{ type: 'text', text: `use ${key}` }, { type: 'blob', sha256: 'a'.repeat(64), mediaType: 'image/png', bytes: 1 }] },
-      { id: '2', timestamp: '2025-11-20T09:00:01.000Z', type: 'assistant_message', model: 'm', content: [{ type: 'text', text: key }] },
+      {
+        id: '1',
+        timestamp: '2025-11-20T09:00:00.000Z',
+        type: 'user_message',
+        content: [
+          { type: 'text', text: `use ${key}` },
+          { type: 'blob', sha256: 'a'.repeat(64), mediaType: 'image/png', bytes: 1 },
+        ],
+      },
+      {
+        id: '2',
+        timestamp: '2025-11-20T09:00:01.000Z',
+        type: 'assistant_message',
+        model: 'm',
+        content: [{ type: 'text', text: key }],
+      },
       { id: '3', timestamp: '2025-11-20T09:00:01.000Z', type: 'reasoning', text: key },
-      { id: '4', timestamp: '2025-11-20T09:00:01.000Z', type: 'tool_call', callId: 'c1', name: 'Read', input: { file_path: '/app/.env', nested: [{ header: `Bearer ${key}` }], n: 1 } },
-      { id: '5', timestamp: '2025-11-20T09:00:02.000Z', type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'PORT=3000' }] },
-      { id: '6', timestamp: '2025-11-20T09:00:02.000Z', type: 'tool_call', callId: 'c2', name: 'apply_patch', input: `+ token = "${key}"` },
-      { id: '7', timestamp: '2025-11-20T09:00:02.000Z', type: 'tool_result', callId: 'c2', content: [{ type: 'text', text: 'PORT=3000' }] },
+      {
+        id: '4',
+        timestamp: '2025-11-20T09:00:01.000Z',
+        type: 'tool_call',
+        callId: 'c1',
+        name: 'Read',
+        input: { file_path: '/app/.env', nested: [{ header: `Bearer ${key}` }], n: 1 },
+      },
+      {
+        id: '5',
+        timestamp: '2025-11-20T09:00:02.000Z',
+        type: 'tool_result',
+        callId: 'c1',
+        content: [{ type: 'text', text: 'PORT=3000' }],
+      },
+      {
+        id: '6',
+        timestamp: '2025-11-20T09:00:02.000Z',
+        type: 'tool_call',
+        callId: 'c2',
+        name: 'apply_patch',
+        input: `+ token = "${key}"`,
+      },
+      {
+        id: '7',
+        timestamp: '2025-11-20T09:00:02.000Z',
+        type: 'tool_result',
+        callId: 'c2',
+        content: [{ type: 'text', text: 'PORT=3000' }],
+      },
       { id: '8', timestamp: '2025-11-20T09:00:03.000Z', type: 'subagent_start', agentId: 'a', prompt: key },
       { id: '9', timestamp: '2025-11-20T09:00:04.000Z', type: 'subagent_end', agentId: 'a', result: key },
       { id: '10', timestamp: '2025-11-20T09:00:05.000Z', type: 'system', kind: 'info', text: key },
@@ -109,11 +197,23 @@ t.test('a whole session: every text field, tool inputs, and .env files read by a
   const clean = await scrubSession(session, findings);
   const text = JSON.stringify(clean);
   t.notOk(text.includes(key), 'no copy of the key is left');
-  t.ok(findings.github_token! >= 9, 'each copy counted (the one inside the repository URL is part of a basic-auth URL)');
-  t.match(clean.events[4], { content: [{ text: 'PORT=[REDACTED:dotenv_value]' }] }, 'the result of reading a .env file');
-  t.match(clean.events[6], { content: [{ text: 'PORT=3000' }] }, 'another tool\'s output is not a .env file');
+  t.ok(
+    findings.github_token! >= 9,
+    'each copy counted (the one inside the repository URL is part of a basic-auth URL)',
+  );
+  t.match(
+    clean.events[4],
+    { content: [{ text: 'PORT=[REDACTED:dotenv_value]' }] },
+    'the result of reading a .env file',
+  );
+  t.match(clean.events[6], { content: [{ text: 'PORT=3000' }] }, "another tool's output is not a .env file");
   t.equal(JSON.stringify(session).includes(key), true, 'the input is not changed');
-  t.same(await scrubSession({ ...session, title: null, git: null, events: [] }), { ...session, title: null, git: null, events: [] });
+  t.same(await scrubSession({ ...session, title: null, git: null, events: [] }), {
+    ...session,
+    title: null,
+    git: null,
+    events: [],
+  });
 });
 
 t.test('many sessions scrubbed in one run: the same as each alone', async (t) => {
@@ -156,7 +256,11 @@ t.test('many sessions scrubbed in one run: the same as each alone', async (t) =>
   t.equal(all[0]!.events[3]!.type === 'reasoning' && all[0]!.events[3]!.text, `ends ${token.slice(0, 20)}`);
   t.equal(all[2]!.git!.repository, b.git!.repository, 'nor the other half at the start of the next');
   t.match(all[0]!.events[2], { content: [{ text: 'PORT=[REDACTED:dotenv_value]' }] }, 'a .env read in one session');
-  t.match(all[2]!.events[1], { content: [{ text: 'PORT=3000' }] }, 'does not make the same call id a .env read in another');
+  t.match(
+    all[2]!.events[1],
+    { content: [{ text: 'PORT=3000' }] },
+    'does not make the same call id a .env read in another',
+  );
   t.same(await scrubSessions([]), []);
 });
 

@@ -11,8 +11,23 @@ const session: AgentSession = {
   agent: { name: 'claude-code', version: '2.0.42' },
   startedAt: '2025-11-20T09:00:00.000Z',
   events: [
-    { id: 'u', timestamp: '2025-11-20T09:00:00.000Z', type: 'user_message', content: [{ type: 'text', text: 'hi' }, { type: 'blob', sha256: 'a'.repeat(64), mediaType: 'image/png', bytes: 3 }] },
-    { id: 'a', timestamp: '2025-11-20T09:00:01.000Z', type: 'assistant_message', model: 'm', content: [], usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3 } },
+    {
+      id: 'u',
+      timestamp: '2025-11-20T09:00:00.000Z',
+      type: 'user_message',
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'blob', sha256: 'a'.repeat(64), mediaType: 'image/png', bytes: 3 },
+      ],
+    },
+    {
+      id: 'a',
+      timestamp: '2025-11-20T09:00:01.000Z',
+      type: 'assistant_message',
+      model: 'm',
+      content: [],
+      usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3 },
+    },
   ],
 };
 
@@ -26,8 +41,22 @@ t.test('the tags are the limits', async (t) => {
     ['an empty id', { ...session, id: '' }],
     ['an agent name with capitals', { ...session, agent: { name: 'Claude' } }],
     ['a timestamp that is none', { ...session, startedAt: 'yesterday' }],
-    ['a negative token count', { ...session, events: [{ ...session.events[1]!, usage: { inputTokens: -1, outputTokens: 0 } }] }],
-    ['a blob hash that is not SHA-256 hex', { ...session, events: [{ ...session.events[0]!, content: [{ type: 'blob', sha256: 'A'.repeat(64), mediaType: 'image/png', bytes: 3 }] }] }],
+    [
+      'a negative token count',
+      { ...session, events: [{ ...session.events[1]!, usage: { inputTokens: -1, outputTokens: 0 } }] },
+    ],
+    [
+      'a blob hash that is not SHA-256 hex',
+      {
+        ...session,
+        events: [
+          {
+            ...session.events[0]!,
+            content: [{ type: 'blob', sha256: 'A'.repeat(64), mediaType: 'image/png', bytes: 3 }],
+          },
+        ],
+      },
+    ],
     ['an unknown event type', { ...session, events: [{ id: 'x', timestamp: session.startedAt, type: 'telepathy' }] }],
     ['an unknown property', { ...session, colour: 'blue' }],
   ];

@@ -5,7 +5,8 @@ import { UsageError } from '../../../src/core/cliArgs.js';
 
 const APP = '3F2A9C1E-7B4D-4E21-9A0C-5D8E6F1B2C34';
 const env = { TRACELAKE_API_KEY: 'sk_env', TRACELAKE_APP_ID: APP };
-const parse = (argv: string[], e: Record<string, string | undefined> = env, tty = false) => parseSyncArgs(argv, e, '/home/dev', tty);
+const parse = (argv: string[], e: Record<string, string | undefined> = env, tty = false) =>
+  parseSyncArgs(argv, e, '/home/dev', tty);
 
 t.test('defaults come from the environment and the home directory', async (t) => {
   t.same(parse([]), {
@@ -24,10 +25,28 @@ t.test('defaults come from the environment and the home directory', async (t) =>
     codexDir: '/home/dev/.codex',
     progress: false,
   });
-  const o = parse([], { ...env, TRACELAKE_URL: 'https://tl.example.com//', XDG_STATE_HOME: '/state', CLAUDE_CONFIG_DIR: '/cc', CODEX_HOME: '/cx' }, true)!;
-  t.same([o.url, o.stateFile, o.claudeDir, o.codexDir, o.progress], ['https://tl.example.com', '/state/tracelake/agents-sync.json', '/cc', '/cx', true], 'trailing slashes dropped; progress on a terminal');
+  const o = parse(
+    [],
+    {
+      ...env,
+      TRACELAKE_URL: 'https://tl.example.com//',
+      XDG_STATE_HOME: '/state',
+      CLAUDE_CONFIG_DIR: '/cc',
+      CODEX_HOME: '/cx',
+    },
+    true,
+  )!;
+  t.same(
+    [o.url, o.stateFile, o.claudeDir, o.codexDir, o.progress],
+    ['https://tl.example.com', '/state/tracelake/agents-sync.json', '/cc', '/cx', true],
+    'trailing slashes dropped; progress on a terminal',
+  );
   t.equal(parse([], { ...env, TRACELAKE_AGENTS_STATE: '/s.json', XDG_STATE_HOME: '' })!.stateFile, '/s.json');
-  t.equal(parse([], { ...env, XDG_STATE_HOME: '', CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' })!.claudeDir, '/home/dev/.claude', 'empty variables are unset ones');
+  t.equal(
+    parse([], { ...env, XDG_STATE_HOME: '', CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' })!.claudeDir,
+    '/home/dev/.claude',
+    'empty variables are unset ones',
+  );
 });
 
 t.test('flags win over the environment; paths are kept in order', async (t) => {
@@ -102,7 +121,8 @@ t.test('usage errors', async (t) => {
     [['--batch-bytes', '1023'], env, /--batch-bytes must be a number in 1024/],
     [['--idle-minutes', '1e3'], env, /--idle-minutes must be a number/],
   ];
-  for (const [argv, e, message] of cases) t.throws(() => parse(argv, e), { message }, argv.join(' ') || '(no arguments)');
+  for (const [argv, e, message] of cases)
+    t.throws(() => parse(argv, e), { message }, argv.join(' ') || '(no arguments)');
   let error: unknown;
   try {
     parse(['--bogus']);

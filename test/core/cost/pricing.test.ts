@@ -38,7 +38,8 @@ t.test('data/pricing.json', async (t) => {
   t.ok(table.models.length >= 40, `${table.models.length} models`);
   const providers = new Set(table.models.map((m) => m.provider));
   for (const p of ['openai', 'anthropic', 'google', 'mistral', 'meta', 'deepseek']) t.ok(providers.has(p), p);
-  for (const m of table.models.filter((m) => m.provider === 'meta')) t.match(m.note, /Together AI/, `${m.id} names its host`);
+  for (const m of table.models.filter((m) => m.provider === 'meta'))
+    t.match(m.note, /Together AI/, `${m.id} names its host`);
 
   t.test('every id resolves to its own entry and matches no other pattern', async (t) => {
     const compiled = table.models.map((m) => ({ m, re: new RegExp(m.match, 'i') }));
@@ -143,9 +144,7 @@ t.test('lookup order', async (t) => {
   t.equal(idx.find('anything')?.id, 'wide', 'otherwise the first matching pattern wins');
 
   const prefixed = compilePriceTable(
-    parsePriceTable(
-      minimal([price({ id: 'bare', match: '^x$' }), price({ id: 'vendored', match: '^vendor/x$' })]),
-    ),
+    parsePriceTable(minimal([price({ id: 'bare', match: '^x$' }), price({ id: 'vendored', match: '^vendor/x$' })])),
   );
   t.equal(prefixed.find('vendor/x')?.id, 'vendored', 'the full string is tried before any prefix is stripped');
   t.equal(prefixed.find('other/x')?.id, 'bare', 'a prefix is stripped when the full string matches nothing');
@@ -170,8 +169,18 @@ t.test('costOf', async (t) => {
   // 600k uncached * 2.5 + 400k cached * 1.25 + 200k output * 10 = 1.5 + 0.5 + 2 = 4
   t.equal(costOf(p, { inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 200_000 }), 4);
   // No cached rate: cached tokens bill at the input rate. 2000 * 0.5 + 500 * 1.5 = 1750 per 1M = 0.00175
-  t.equal(costOf(price({ input: 0.5, output: 1.5, cached_input: null }), { inputTokens: 2000, cachedInputTokens: 1000, outputTokens: 500 }), 0.00175);
-  t.equal(costOf(price({ input: 0.5, output: 1.5, cached_input: undefined }), { inputTokens: 2000, cachedInputTokens: 1000 }), 0.001);
+  t.equal(
+    costOf(price({ input: 0.5, output: 1.5, cached_input: null }), {
+      inputTokens: 2000,
+      cachedInputTokens: 1000,
+      outputTokens: 500,
+    }),
+    0.00175,
+  );
+  t.equal(
+    costOf(price({ input: 0.5, output: 1.5, cached_input: undefined }), { inputTokens: 2000, cachedInputTokens: 1000 }),
+    0.001,
+  );
   // A cached count above the input count is capped at it: 100 * 1.25 per 1M.
   t.equal(costOf(p, { inputTokens: 100, cachedInputTokens: 500 }), 0.000125);
   t.equal(costOf(p, {}), 0);
@@ -196,7 +205,14 @@ t.test('parsePriceTable normalises valid input', async (t) => {
 });
 
 t.test('parsePriceTable rejects invalid tables', async (t) => {
-  const model = (over: Record<string, unknown>) => ({ id: 'x', provider: 'p', match: '^x$', input: 1, output: 1, ...over });
+  const model = (over: Record<string, unknown>) => ({
+    id: 'x',
+    provider: 'p',
+    match: '^x$',
+    input: 1,
+    output: 1,
+    ...over,
+  });
   const cases: Array<[string, unknown, RegExp]> = [
     ['null', null, /not an object/],
     ['array', [], /not an object/],
@@ -223,11 +239,17 @@ t.test('parsePriceTable rejects invalid tables', async (t) => {
     ['output', minimal([model({ output: '10' })]), /"x": output/],
     ['cached_input', minimal([model({ cached_input: -0.5 })]), /"x": cached_input/],
     ['model note', minimal([model({ note: 1 })]), /"x": note must be a string/],
-    ['duplicate id', minimal([model({ id: 'Dup' }), model({ id: 'dup', match: '^y$' })]), /models\[1\] "dup": duplicate id/],
+    [
+      'duplicate id',
+      minimal([model({ id: 'Dup' }), model({ id: 'dup', match: '^y$' })]),
+      /models\[1\] "dup": duplicate id/,
+    ],
   ];
   for (const [name, input, message] of cases) t.throws(() => parsePriceTable(input), { message }, name);
   // The error names the bad entry by position even deep in a real-sized table.
   const real = structuredClone(table) as PriceTable;
   (real.models[10] as { output: number }).output = -3;
-  t.throws(() => parsePriceTable(real), { message: new RegExp(`models\\[10\\] "${real.models[10]!.id.replace('.', '\\.')}": output`) });
+  t.throws(() => parsePriceTable(real), {
+    message: new RegExp(`models\\[10\\] "${real.models[10]!.id.replace('.', '\\.')}": output`),
+  });
 });

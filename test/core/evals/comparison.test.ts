@@ -22,15 +22,29 @@ t.test('a comparison from the aggregates', async (t) => {
   const costCi = meanInterval({ n: 10, meanDiff: agg.cost.diffMean, sdDiff: 0.02 })!;
   t.equal(c.cost_usd.baseline_mean, 0.3, 'money rounded to 10 places');
   t.equal(c.cost_usd.change, -0.05);
-  t.same(c.cost_usd.ci95, costCi.map((x) => Math.round(x * 1e10) / 1e10));
+  t.same(
+    c.cost_usd.ci95,
+    costCi.map((x) => Math.round(x * 1e10) / 1e10),
+  );
   t.equal(c.duration_ms.baseline_mean, 1000.123, 'durations to the microsecond');
   t.equal(c.duration_ms.change, -100.123);
 });
 
 t.test('no paired task: rates, changes and intervals are null', async (t) => {
   const none = { baselineMean: null, candidateMean: null, diffMean: null, diffSd: null };
-  const c = buildComparison({ counts: { both_resolved: 0, fixed: 0, regressed: 0, both_failed: 0, only_baseline: 4, only_candidate: 0 }, cost: none, duration: none });
-  t.same(c.resolved_rate, { baseline: null, candidate: null, change: null, ci95: null, p_value: 1, method: RATE_METHOD });
+  const c = buildComparison({
+    counts: { both_resolved: 0, fixed: 0, regressed: 0, both_failed: 0, only_baseline: 4, only_candidate: 0 },
+    cost: none,
+    duration: none,
+  });
+  t.same(c.resolved_rate, {
+    baseline: null,
+    candidate: null,
+    change: null,
+    ci95: null,
+    p_value: 1,
+    method: RATE_METHOD,
+  });
   t.same(c.cost_usd, { baseline_mean: null, candidate_mean: null, change: null, ci95: null });
   t.same(c.duration_ms, { baseline_mean: null, candidate_mean: null, change: null, ci95: null });
 });

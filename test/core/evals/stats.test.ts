@@ -1,7 +1,8 @@
 import t from 'tap';
 import { agrestiMin, mcnemarExact, meanInterval, rateChange, Z95 } from '../../../src/core/evals/stats.js';
 
-const close = (t: { ok(v: boolean, m: string): unknown }, got: number, want: number, what: string, eps = 1e-9) => t.ok(Math.abs(got - want) < eps, `${what}: ${got} ≈ ${want}`);
+const close = (t: { ok(v: boolean, m: string): unknown }, got: number, want: number, what: string, eps = 1e-9) =>
+  t.ok(Math.abs(got - want) < eps, `${what}: ${got} ≈ ${want}`);
 
 t.test('change in resolved rate over the paired tasks', async (t) => {
   t.equal(rateChange({ both: 0, fixed: 0, regressed: 0, neither: 0 }), null, 'no pairs, no change');
@@ -27,7 +28,7 @@ t.test('exact McNemar p-values', async (t) => {
   t.equal(mcnemarExact(0, 0), 1, 'no discordant task: no evidence');
   t.equal(mcnemarExact(3, 3), 1, 'capped at 1');
   close(t, mcnemarExact(5, 0), 2 / 32, '5 vs 0: 2 · (1/2)^5');
-  close(t, mcnemarExact(1, 6), 2 * (1 + 7) / 128, '1 vs 6: 2 · (C(7,0) + C(7,1)) / 2^7');
+  close(t, mcnemarExact(1, 6), (2 * (1 + 7)) / 128, '1 vs 6: 2 · (C(7,0) + C(7,1)) / 2^7');
   close(t, mcnemarExact(0, 1500), 0, 'far past 2^-1074 without underflow trouble', 1e-300);
   const big = mcnemarExact(560, 440);
   t.ok(big > 0.0001 && big < 0.001, `560 vs 440: ${big} (normal approximation ≈ 0.00015)`);

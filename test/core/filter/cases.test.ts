@@ -1,7 +1,13 @@
 /** The filter language driven from the data file: parse, print, validate and compile every case. */
 import t, { type Test } from 'tap';
 import { ApiError } from '../../../src/core/errors.js';
-import { compileFilter, parseFilter, printFilter, validateJsonFilters, type Filter } from '../../../src/core/filter/index.js';
+import {
+  compileFilter,
+  parseFilter,
+  printFilter,
+  validateJsonFilters,
+  type Filter,
+} from '../../../src/core/filter/index.js';
 import { PROMPT_VERSION_SQL } from '../../../src/core/filter/schema.js';
 import { cases } from './casesData.js';
 
@@ -26,7 +32,11 @@ function placeholders(sql: string): number[] {
 function compiles(t: Test, ast: Filter, resource: Parameters<typeof compileFilter>[1]): void {
   const first = 4;
   const { sql, params } = compileFilter(ast, resource, first);
-  t.same(placeholders(sql).sort((a, b) => a - b), params.map((_, i) => first + i), 'placeholders are $4.. one per parameter');
+  t.same(
+    placeholders(sql).sort((a, b) => a - b),
+    params.map((_, i) => first + i),
+    'placeholders are $4.. one per parameter',
+  );
   // The schema's own SQL may hold literals (the JSON paths of prompt_version); values never.
   t.notMatch(sql.replaceAll(PROMPT_VERSION_SQL, ''), /['"]/, 'no literal in the SQL');
 }
@@ -54,7 +64,14 @@ t.test('valid JSON filters give the expected AST and compile', async (t) => {
     t.test(`${c.resource}: ${JSON.stringify(c.filters).slice(0, 80)}`, async (t) => {
       const ast = validateJsonFilters(c.filters, c.resource);
       t.same(ast, c.ast);
-      t.same(validateJsonFilters(ast.map((cl) => ('or' in cl ? { or: cl.or.map(toJson) } : toJson(cl))), c.resource), ast, 'idempotent');
+      t.same(
+        validateJsonFilters(
+          ast.map((cl) => ('or' in cl ? { or: cl.or.map(toJson) } : toJson(cl))),
+          c.resource,
+        ),
+        ast,
+        'idempotent',
+      );
       compiles(t, ast, c.resource);
     });
   }

@@ -47,4 +47,6 @@ export interface Cases {
   compile_fails: CompileFail[];
 }
 
-export const cases: Cases = JSON.parse(readFileSync(new URL('../../../../test/core/filter/cases.json', import.meta.url), 'utf8')) as Cases;
+export const cases: Cases = JSON.parse(
+  readFileSync(new URL('../../../../test/core/filter/cases.json', import.meta.url), 'utf8'),
+) as Cases;

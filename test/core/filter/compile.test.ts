@@ -12,7 +12,12 @@ t.test('the empty filter is TRUE', async (t) => {
 t.test('placeholders are numbered from firstParam, in order', async (t) => {
   const f: Filter = [
     { field: 'status', op: 'equals', value: 'ERROR' },
-    { or: [{ field: 'cost', op: 'gt', value: 0.5 }, { field: 'name', op: 'in', value: ['a', 'b'] }] },
+    {
+      or: [
+        { field: 'cost', op: 'gt', value: 0.5 },
+        { field: 'name', op: 'in', value: ['a', 'b'] },
+      ],
+    },
   ];
   t.same(compileFilter(f, 'spans', 7), {
     sql: '(x.status = $7) AND ((x.cost > $8) OR (x.name IN ($9, $10)))',
@@ -44,7 +49,11 @@ t.test('scalar operators', async (t) => {
     ['between', [1, 2], 'x.cost BETWEEN $1 AND $2'],
   ];
   for (const [op, value, sql] of numeric) t.equal(one({ field: 'cost', op, value }).sql, `(${sql})`, op);
-  t.same(one({ field: 'duration_ms', op: 'gte', value: '1.5' }), { sql: '(((x.end_ns - x.start_ns) / 1e6) >= $1)', params: [1.5] }, 'numbers are typed by the field');
+  t.same(
+    one({ field: 'duration_ms', op: 'gte', value: '1.5' }),
+    { sql: '(((x.end_ns - x.start_ns) / 1e6) >= $1)', params: [1.5] },
+    'numbers are typed by the field',
+  );
 });
 
 t.test('values are checked and canonical before binding', async (t) => {
@@ -55,26 +64,59 @@ t.test('values are checked and canonical before binding', async (t) => {
 });
 
 t.test('date-times become nanoseconds, or microseconds for TIMESTAMP columns', async (t) => {
-  t.same(one({ field: 'start', op: 'gte', value: '2026-01-15T00:00:00.123456789Z' }), { sql: '(x.start_ns >= $1)', params: [1768435200123456789n] });
-  t.same(one({ field: 'start', op: 'lt', value: '2026-01-15' }, 'traces'), { sql: '(t.start_ns < $1)', params: [1768435200000000000n] });
-  t.same(one({ field: 'created_at', op: 'between', value: ['2026-01-15T00:00:00.000001999Z', '2026-01-16T01:00:00+01:00'] }, 'scores'), {
-    sql: '(s.created_at BETWEEN make_timestamp($1::BIGINT) AND make_timestamp($2::BIGINT))',
-    params: [1768435200000001n, 1768521600000000n],
+  t.same(one({ field: 'start', op: 'gte', value: '2026-01-15T00:00:00.123456789Z' }), {
+    sql: '(x.start_ns >= $1)',
+    params: [1768435200123456789n],
   });
+  t.same(one({ field: 'start', op: 'lt', value: '2026-01-15' }, 'traces'), {
+    sql: '(t.start_ns < $1)',
+    params: [1768435200000000000n],
+  });
+  t.same(
+    one(
+      { field: 'created_at', op: 'between', value: ['2026-01-15T00:00:00.000001999Z', '2026-01-16T01:00:00+01:00'] },
+      'scores',
+    ),
+    {
+      sql: '(s.created_at BETWEEN make_timestamp($1::BIGINT) AND make_timestamp($2::BIGINT))',
+      params: [1768435200000001n, 1768521600000000n],
+    },
+  );
 });
 
 t.test('span-level fields of traces match when any span of the trace matches', async (t) => {
-  const exists = (inner: string) => `(EXISTS (SELECT 1 FROM spans x WHERE x.tenant_id = t.tenant_id AND x.app_id = t.app_id AND x.trace_id = t.id AND (${inner})))`;
-  t.same(one({ field: 'model', op: 'notEquals', value: 'gpt-4o' }, 'traces'), { sql: exists('x.model <> $1'), params: ['gpt-4o'] });
+  const exists = (inner: string) =>
+    `(EXISTS (SELECT 1 FROM spans x WHERE x.tenant_id = t.tenant_id AND x.app_id = t.app_id AND x.trace_id = t.id AND (${inner})))`;
+  t.same(one({ field: 'model', op: 'notEquals', value: 'gpt-4o' }, 'traces'), {
+    sql: exists('x.model <> $1'),
+    params: ['gpt-4o'],
+  });
   t.same(one({ field: 'span_kind', op: 'equals', value: 'llm' }, 'traces').sql, exists('x.span_kind = $1'));
-  t.same(one({ field: 'any_span.metadata.tier', op: 'equals', value: 'gold' }, 'traces'), { sql: exists('json_extract_string(x.metadata, $1) = $2'), params: ['$."tier"', 'gold'] }, 'the "any span" metadata form');
-  t.same(one({ field: 'status', op: 'equals', value: 'OK' }, 'traces').sql, '(t.status = $1)', 'trace-level fields test the summary');
+  t.same(
+    one({ field: 'any_span.metadata.tier', op: 'equals', value: 'gold' }, 'traces'),
+    { sql: exists('json_extract_string(x.metadata, $1) = $2'), params: ['$."tier"', 'gold'] },
+    'the "any span" metadata form',
+  );
+  t.same(
+    one({ field: 'status', op: 'equals', value: 'OK' }, 'traces').sql,
+    '(t.status = $1)',
+    'trace-level fields test the summary',
+  );
 });
 
 t.test("a trace's metadata.<key> tests the trace's own metadata (its root span's), negations included", async (t) => {
-  t.same(one({ field: 'metadata.tier', op: 'equals', value: 'gold' }, 'traces'), { sql: '(json_extract_string(t.metadata, $1) = $2)', params: ['$."tier"', 'gold'] });
-  t.same(one({ field: 'metadata.tier', op: 'doesNotExist' }, 'traces').sql, '(NOT coalesce(json_exists(t.metadata, $1), false))');
-  t.same(one({ field: 'metadata.tier', op: 'notContains', value: 'g' }, 'traces').sql, '(NOT contains(json_extract_string(t.metadata, $1), $2))');
+  t.same(one({ field: 'metadata.tier', op: 'equals', value: 'gold' }, 'traces'), {
+    sql: '(json_extract_string(t.metadata, $1) = $2)',
+    params: ['$."tier"', 'gold'],
+  });
+  t.same(
+    one({ field: 'metadata.tier', op: 'doesNotExist' }, 'traces').sql,
+    '(NOT coalesce(json_exists(t.metadata, $1), false))',
+  );
+  t.same(
+    one({ field: 'metadata.tier', op: 'notContains', value: 'g' }, 'traces').sql,
+    '(NOT contains(json_extract_string(t.metadata, $1), $2))',
+  );
 });
 
 t.test('tags: has, has any, has none', async (t) => {
@@ -95,8 +137,14 @@ t.test('tags: has, has any, has none', async (t) => {
 });
 
 t.test('metadata keys are bound as JSON paths', async (t) => {
-  t.same(one({ field: 'metadata.user_tier', op: 'exists' }), { sql: '(coalesce(json_exists(x.metadata, $1), false))', params: ['$."user_tier"'] });
-  t.same(one({ field: 'metadata.user_tier', op: 'doesNotExist' }), { sql: '(NOT coalesce(json_exists(x.metadata, $1), false))', params: ['$."user_tier"'] });
+  t.same(one({ field: 'metadata.user_tier', op: 'exists' }), {
+    sql: '(coalesce(json_exists(x.metadata, $1), false))',
+    params: ['$."user_tier"'],
+  });
+  t.same(one({ field: 'metadata.user_tier', op: 'doesNotExist' }), {
+    sql: '(NOT coalesce(json_exists(x.metadata, $1), false))',
+    params: ['$."user_tier"'],
+  });
   t.same(one({ field: 'metadata._k', op: 'startsWith', value: "'; DROP TABLE spans; --" }, 'spans', 3), {
     sql: '(starts_with(json_extract_string(x.metadata, $3), $4))',
     params: ['$."_k"', "'; DROP TABLE spans; --"],
@@ -104,8 +152,18 @@ t.test('metadata keys are bound as JSON paths', async (t) => {
 });
 
 t.test('scores', async (t) => {
-  t.same(compileFilter([{ field: 'score', op: 'gte', value: 0.5 }, { field: 'label', op: 'doesNotExist' }], 'scores', 1), {
-    sql: '(s.score >= $1) AND (s.label IS NULL)',
-    params: [0.5],
-  });
+  t.same(
+    compileFilter(
+      [
+        { field: 'score', op: 'gte', value: 0.5 },
+        { field: 'label', op: 'doesNotExist' },
+      ],
+      'scores',
+      1,
+    ),
+    {
+      sql: '(s.score >= $1) AND (s.label IS NULL)',
+      params: [0.5],
+    },
+  );
 });

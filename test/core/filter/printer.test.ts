@@ -6,7 +6,12 @@ t.test('values are bare when they read back as one word, else double-quoted', as
   t.equal(
     printFilter([
       { field: 'model', op: 'equals', value: 'gpt-4o-mini' },
-      { or: [{ field: 'name', op: 'contains', value: 'a "b" \\ c' }, { field: 'name', op: 'exists' }] },
+      {
+        or: [
+          { field: 'name', op: 'contains', value: 'a "b" \\ c' },
+          { field: 'name', op: 'exists' },
+        ],
+      },
       { field: 'cost', op: 'in', value: [1, 2.5, -1e-7] },
       { field: 'name', op: 'notEquals', value: '' },
     ]),

@@ -7,7 +7,14 @@ import { deepStrictEqual } from 'node:assert/strict';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import fc from 'fast-check';
 import t from 'tap';
-import { checkFilter, compileFilter, parseFilter, validateJsonFilters, type Filter, type Resource } from '../../../src/core/filter/index.js';
+import {
+  checkFilter,
+  compileFilter,
+  parseFilter,
+  validateJsonFilters,
+  type Filter,
+  type Resource,
+} from '../../../src/core/filter/index.js';
 import { cases } from './casesData.js';
 
 /** `value` posted through a worker_threads port and received at its other end. */

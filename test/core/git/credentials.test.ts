@@ -13,7 +13,10 @@ t.test('sealed credentials open for their app under the same secret only', async
   t.equal(openCredentials(Buffer.alloc(32, 8), 'tenant/app', sealed), null, 'another secret');
   t.equal(openCredentials(secret, 'tenant/other', sealed), null, 'another app');
   const parts = sealed.split('.');
-  const flipped = [...parts.slice(0, 3), Buffer.from(Buffer.from(parts[3]!, 'base64url').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64url')].join('.');
+  const flipped = [
+    ...parts.slice(0, 3),
+    Buffer.from(Buffer.from(parts[3]!, 'base64url').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64url'),
+  ].join('.');
   t.equal(openCredentials(secret, 'tenant/app', flipped), null, 'tampered text');
   t.equal(openCredentials(secret, 'tenant/app', 'v2.a.b.c'), null, 'an unknown version');
   t.equal(openCredentials(secret, 'tenant/app', 'v1.a.b'), null, 'not four parts');

@@ -11,17 +11,36 @@ const HEX_DIGITS = [...'0123456789abcdef'];
 
 const req = (scope: string, spans: [string, string][]) => {
   const traceIds = [...new Set(spans.map(([tr]) => traceId(tr)))];
-  return { scope, traceIds, traceOf: spans.map(([tr]) => traceIds.indexOf(traceId(tr))), spanIds: spans.map(([, s]) => spanId(s)) };
+  return {
+    scope,
+    traceIds,
+    traceOf: spans.map(([tr]) => traceIds.indexOf(traceId(tr))),
+    spanIds: spans.map(([, s]) => spanId(s)),
+  };
 };
 
 t.test('duplicates and the per-trace bound, within a request and across requests', async (t) => {
   const index = new AdmissionIndex(3, 1000);
-  const a = index.admit(req('s', [['e1', 'a'], ['e1', 'b'], ['e1', 'a'], ['e2', 'f']]));
+  const a = index.admit(
+    req('s', [
+      ['e1', 'a'],
+      ['e1', 'b'],
+      ['e1', 'a'],
+      ['e2', 'f'],
+    ]),
+  );
   t.same(a.drop, [2], 'the second copy of a span in one request is a duplicate');
   t.equal(a.duplicates, 1);
   t.equal(a.overBound, 0);
   index.settle(a.ticket, true);
-  const b = index.admit(req('s', [['e1', 'a'], ['e1', 'c'], ['e1', 'd'], ['e2', 'ff']]));
+  const b = index.admit(
+    req('s', [
+      ['e1', 'a'],
+      ['e1', 'c'],
+      ['e1', 'd'],
+      ['e2', 'ff'],
+    ]),
+  );
   t.same(b.drop, [0, 2], 'a replayed span and the span past the bound');
   t.equal(b.duplicates, 1);
   t.equal(b.overBound, 1);
@@ -34,27 +53,59 @@ t.test('duplicates and the per-trace bound, within a request and across requests
 
 t.test('a ticket that fails is taken back; a durable one stays', async (t) => {
   const index = new AdmissionIndex(10, 1000);
-  const failed = index.admit(req('s', [['e', 'a'], ['e', 'b']]));
+  const failed = index.admit(
+    req('s', [
+      ['e', 'a'],
+      ['e', 'b'],
+    ]),
+  );
   index.settle(failed.ticket, false);
   t.equal(index.size, 0);
-  const retry = index.admit(req('s', [['e', 'a'], ['e', 'b']]));
+  const retry = index.admit(
+    req('s', [
+      ['e', 'a'],
+      ['e', 'b'],
+    ]),
+  );
   t.same(retry.drop, [], 'the retry of a failed request is not a replay');
   index.settle(retry.ticket, true);
   index.settle(retry.ticket, false);
   t.equal(index.size, 2, 'a ticket settles once; later settles change nothing');
   t.same(index.admit(req('s', [['e', 'a']])).drop, [0]);
-  const partly = index.admit(req('s', [['e', 'c'], ['f', 'a']]));
+  const partly = index.admit(
+    req('s', [
+      ['e', 'c'],
+      ['f', 'a'],
+    ]),
+  );
   index.settle(partly.ticket, false);
   t.equal(index.size, 2, 'a failed ticket takes back only what it added');
-  t.same(index.admit(req('s', [['e', 'a'], ['e', 'b'], ['e', 'c'], ['f', 'a']])).drop, [0, 1]);
+  t.same(
+    index.admit(
+      req('s', [
+        ['e', 'a'],
+        ['e', 'b'],
+        ['e', 'c'],
+        ['f', 'a'],
+      ]),
+    ).drop,
+    [0, 1],
+  );
 });
 
 t.test("a failed ticket's spans leave the trace's other spans known, however they were placed", async (t) => {
   // 400 span ids in one trace's block: taking 200 back leaves holes in the middle of runs of ids.
   const index = new AdmissionIndex(10_000, 1_000_000);
   const random = seededRandom(42);
-  const ids = Array.from({ length: 400 }, () => Array.from({ length: 16 }, () => HEX_DIGITS[Math.floor(random() * 16)]!).join(''));
-  const rows = (from: number, to: number) => ({ scope: 's', traceIds: [traceId('e')], traceOf: ids.slice(from, to).map(() => 0), spanIds: ids.slice(from, to) });
+  const ids = Array.from({ length: 400 }, () =>
+    Array.from({ length: 16 }, () => HEX_DIGITS[Math.floor(random() * 16)]!).join(''),
+  );
+  const rows = (from: number, to: number) => ({
+    scope: 's',
+    traceIds: [traceId('e')],
+    traceOf: ids.slice(from, to).map(() => 0),
+    spanIds: ids.slice(from, to),
+  });
   const kept = index.admit(rows(0, 200));
   index.settle(kept.ticket, true);
   // The ids taken back sat among the kept ones, in the same runs of the block.
@@ -62,21 +113,39 @@ t.test("a failed ticket's spans leave the trace's other spans known, however the
   index.settle(failed.ticket, false);
   t.equal(index.size, 200);
   const again = index.admit(rows(0, 400));
-  t.same(again.drop, Array.from({ length: 200 }, (_, i) => i), 'every kept id is still a duplicate; every one taken back is new');
+  t.same(
+    again.drop,
+    Array.from({ length: 200 }, (_, i) => i),
+    'every kept id is still a duplicate; every one taken back is new',
+  );
   index.settle(again.ticket, false);
   // A ticket of both kinds: the odd ids, half of them kept (duplicates), the other half new.
   const odd = ids.filter((_, i) => i % 2 === 1);
   const both = index.admit({ scope: 's', traceIds: [traceId('e')], traceOf: odd.map(() => 0), spanIds: odd });
   t.equal(both.duplicates, 100);
   index.settle(both.ticket, false);
-  t.same(index.admit(rows(0, 400)).drop, Array.from({ length: 200 }, (_, i) => i), 'and after a ticket of both kinds was taken back');
+  t.same(
+    index.admit(rows(0, 400)).drop,
+    Array.from({ length: 200 }, (_, i) => i),
+    'and after a ticket of both kinds was taken back',
+  );
 });
 
 t.test('the least recently active traces are forgotten past the capacity', async (t) => {
   const index = new AdmissionIndex(100, 4);
-  const first = index.admit(req('s', [['01d', '1'], ['01d', '2']]));
+  const first = index.admit(
+    req('s', [
+      ['01d', '1'],
+      ['01d', '2'],
+    ]),
+  );
   index.settle(first.ticket, true);
-  const touch = index.admit(req('s', [['cee', '1'], ['cee', '2']]));
+  const touch = index.admit(
+    req('s', [
+      ['cee', '1'],
+      ['cee', '2'],
+    ]),
+  );
   index.settle(touch.ticket, true);
   t.equal(index.size, 4);
   const third = index.admit(req('s', [['0e0', '1']]));
@@ -86,7 +155,12 @@ t.test('the least recently active traces are forgotten past the capacity', async
   // Taking back a ticket whose trace was evicted meanwhile leaves the total right.
   const big = new AdmissionIndex(100, 2);
   const pending = big.admit(req('s', [['a', '1']]));
-  big.admit(req('s', [['b', '1'], ['b', '2']]));
+  big.admit(
+    req('s', [
+      ['b', '1'],
+      ['b', '2'],
+    ]),
+  );
   big.settle(pending.ticket, false);
   t.equal(big.size, 2);
   t.same(big.admit(req('s', [['b', '2']])).drop, [0], 'the trace that evicted it is whole');
@@ -97,7 +171,12 @@ t.test('remember: spans replayed from the log at start are known, without judgin
   const index = new AdmissionIndex(1, 1000);
   index.remember('s', [traceId('e'), traceId('e'), traceId('e')], [spanId('a'), spanId('b'), spanId('a')]);
   t.equal(index.size, 2, 'the bound is not applied to what is already stored');
-  const again = index.admit(req('s', [['e', 'a'], ['e', 'c']]));
+  const again = index.admit(
+    req('s', [
+      ['e', 'a'],
+      ['e', 'c'],
+    ]),
+  );
   t.same(again.drop, [0, 1]);
   t.equal(again.duplicates, 1);
   t.equal(again.overBound, 1);
@@ -105,22 +184,48 @@ t.test('remember: spans replayed from the log at start are known, without judgin
   small.remember('s', [traceId('d'), traceId('e')], [spanId('1'), spanId('2')]);
   t.equal(small.size, 1, 'remembering also keeps to the capacity');
   const tiny = new AdmissionIndex(10, 1);
-  tiny.admit(req('s', [['e', 'a'], ['e', 'b']]));
+  tiny.admit(
+    req('s', [
+      ['e', 'a'],
+      ['e', 'b'],
+    ]),
+  );
   t.equal(tiny.size, 0, 'a trace larger than the whole capacity is not kept at all');
 });
 
 t.test('ids that are not lowercase hex of their length still decide (nothing the server admits)', async (t) => {
   const index = new AdmissionIndex(10, 1000);
-  const odd = { scope: 's', traceIds: ['t1', 'T'.repeat(32)], traceOf: [0, 0, 0, 1, 1], spanIds: ['a', 'b', 'a', 'A'.repeat(16), 'z'.repeat(16)] };
+  const odd = {
+    scope: 's',
+    traceIds: ['t1', 'T'.repeat(32)],
+    traceOf: [0, 0, 0, 1, 1],
+    spanIds: ['a', 'b', 'a', 'A'.repeat(16), 'z'.repeat(16)],
+  };
   const a = index.admit(odd);
   t.same(a.drop, [2], 'a repeated odd id is a duplicate; distinct ones are distinct');
   index.settle(a.ticket, true);
   t.same(index.admit(odd).drop, [0, 1, 2, 3, 4], 'and all of them are known afterwards');
-  t.same(index.admit({ scope: 's', traceIds: ['t1', 't2'], traceOf: [1, 0, 0], spanIds: ['a', 'é', `${'0'.repeat(15)}é`] }).drop, [], 'other traces, characters past ASCII');
+  t.same(
+    index.admit({ scope: 's', traceIds: ['t1', 't2'], traceOf: [1, 0, 0], spanIds: ['a', 'é', `${'0'.repeat(15)}é`] })
+      .drop,
+    [],
+    'other traces, characters past ASCII',
+  );
 });
 
 /** Random operations on both indexes, compared after each; returns the first difference. */
-function differential(seed: number, o: { capacity: number; maxSpans: number; traces: number; spanPool: number; ops: number; maxRows: number; tracesPerRequest?: number }) {
+function differential(
+  seed: number,
+  o: {
+    capacity: number;
+    maxSpans: number;
+    traces: number;
+    spanPool: number;
+    ops: number;
+    maxRows: number;
+    tracesPerRequest?: number;
+  },
+) {
   const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const hex = (digits: number) => Array.from({ length: digits }, () => pick(HEX_DIGITS)).join('');
@@ -145,11 +250,20 @@ function differential(seed: number, o: { capacity: number; maxSpans: number; tra
       const traceIds = [...new Set(picked.map(([tr]) => tr))];
       // The coordinator names a trace whose rows the store already holds and admits none of them.
       if (random() < 0.1) traceIds.push(pick(traces.filter((tr) => !traceIds.includes(tr))));
-      const r = { scope: pick(scopes), traceIds, traceOf: picked.map(([tr]) => traceIds.indexOf(tr)), spanIds: picked.map(([, s]) => s) };
+      const r = {
+        scope: pick(scopes),
+        traceIds,
+        traceOf: picked.map(([tr]) => traceIds.indexOf(tr)),
+        spanIds: picked.map(([, s]) => s),
+      };
       const want = reference.admit(r);
       const got = fresh.admit(r);
       what = `admit ${JSON.stringify(r)}`;
-      if (JSON.stringify([got.drop, got.duplicates, got.overBound]) !== JSON.stringify([want.drop, want.duplicates, want.overBound])) return { op, what, got, want };
+      if (
+        JSON.stringify([got.drop, got.duplicates, got.overBound]) !==
+        JSON.stringify([want.drop, want.duplicates, want.overBound])
+      )
+        return { op, what, got, want };
       pending.push([want.ticket, got.ticket]);
       seen.duplicates += want.duplicates;
       seen.overBound += want.overBound;
@@ -169,8 +283,16 @@ function differential(seed: number, o: { capacity: number; maxSpans: number; tra
     } else {
       const picked = rows();
       const scope = pick(scopes);
-      reference.remember(scope, picked.map(([tr]) => tr), picked.map(([, s]) => s));
-      fresh.remember(scope, picked.map(([tr]) => tr), picked.map(([, s]) => s));
+      reference.remember(
+        scope,
+        picked.map(([tr]) => tr),
+        picked.map(([, s]) => s),
+      );
+      fresh.remember(
+        scope,
+        picked.map(([tr]) => tr),
+        picked.map(([, s]) => s),
+      );
       seen.remembered++;
       what = 'remember';
     }
@@ -198,7 +320,10 @@ t.test('the index answers as the reference index does, over random operations', 
       t.same(result, { difference: null, seen: result.seen }, `shape ${i}, seed ${seed}: no difference`);
       if (!('seen' in result) || !result.seen) continue;
       const s = result.seen;
-      t.ok(s.duplicates > 0 && s.failed > 0 && s.evicted > 0 && s.remembered > 0 && (i === 1 || s.overBound > 0), `shape ${i}, seed ${seed}: every case occurred ${JSON.stringify(s)}`);
+      t.ok(
+        s.duplicates > 0 && s.failed > 0 && s.evicted > 0 && s.remembered > 0 && (i === 1 || s.overBound > 0),
+        `shape ${i}, seed ${seed}: every case occurred ${JSON.stringify(s)}`,
+      );
     }
   }
 });

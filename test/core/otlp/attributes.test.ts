@@ -34,9 +34,17 @@ t.test('every AnyValue member maps to JSON', async (t) => {
   const c = counter();
   const out = flattenAttributes(
     [
-      ...attrs({ 'gen_ai.system': 'openai', 'gen_ai.request.temperature': 0.2, 'gen_ai.usage.input_tokens': 12, stream: false }),
+      ...attrs({
+        'gen_ai.system': 'openai',
+        'gen_ai.request.temperature': 0.2,
+        'gen_ai.usage.input_tokens': 12,
+        stream: false,
+      }),
       { key: 'empty', value: { stringValue: '' } },
-      { key: 'gen_ai.response.finish_reasons', value: { arrayValue: { values: [{ stringValue: 'stop' }, { intValue: 3 }] } } },
+      {
+        key: 'gen_ai.response.finish_reasons',
+        value: { arrayValue: { values: [{ stringValue: 'stop' }, { intValue: 3 }] } },
+      },
       { key: 'llm.invocation_parameters', value: { kvlistValue: { values: attrs({ top_p: 1, seed: 7 }) } } },
       { key: 'huge', value: { intValue: '18446744073709551615' } },
       { key: 'ratio', value: { doubleValue: '0.25' } },
@@ -164,7 +172,10 @@ t.test(`nesting is capped at ${MAX_DEPTH} levels`, async (t) => {
 });
 
 t.test(`at most ${MAX_ATTRIBUTES} keys per map; the rest are counted`, async (t) => {
-  const list: KeyValue[] = Array.from({ length: MAX_ATTRIBUTES + 6 }, (_, i) => ({ key: `k${i}`, value: { intValue: i } }));
+  const list: KeyValue[] = Array.from({ length: MAX_ATTRIBUTES + 6 }, (_, i) => ({
+    key: `k${i}`,
+    value: { intValue: i },
+  }));
   list.push({ key: 'k0', value: { stringValue: 'last wins' } });
   const c = counter();
   const out = flattenAttributes(list, c);
@@ -177,7 +188,10 @@ t.test(`at most ${MAX_ATTRIBUTES} keys per map; the rest are counted`, async (t)
 
 t.test('malformed entries are dropped and counted; a non-list is empty', async (t) => {
   const c = counter();
-  const out = flattenAttributes([null, { value: { stringValue: 'no key' } }, { key: 7 }, 'x', ...attrs({ ok: 'yes' })], c);
+  const out = flattenAttributes(
+    [null, { value: { stringValue: 'no key' } }, { key: 7 }, 'x', ...attrs({ ok: 'yes' })],
+    c,
+  );
   t.same({ ...out }, { ok: 'yes' });
   t.equal(c.dropped, 4);
   t.same({ ...flattenAttributes(undefined, c) }, {});
@@ -239,14 +253,21 @@ t.test('a repeated key keeps its first place and its last value', async (t) => {
     ],
     c,
   );
-  t.same(Object.keys(out), ['7', 'a', 'b', '__proto__'], 'integer keys first, as in any JS object; then first-seen order');
+  t.same(
+    Object.keys(out),
+    ['7', 'a', 'b', '__proto__'],
+    'integer keys first, as in any JS object; then first-seen order',
+  );
   t.same([out.a, out.b, out['__proto__'], out['7']], ['last', 1, 'p2', true]);
   t.equal(Object.getPrototypeOf(out), null);
   t.equal(c.dropped, 0);
 });
 
 t.test('past the cap, malformed entries are still dropped and counted', async (t) => {
-  const list: unknown[] = Array.from({ length: MAX_ATTRIBUTES + 1 }, (_, i) => ({ key: `k${i}`, value: { boolValue: true } }));
+  const list: unknown[] = Array.from({ length: MAX_ATTRIBUTES + 1 }, (_, i) => ({
+    key: `k${i}`,
+    value: { boolValue: true },
+  }));
   list.splice(3, 0, null, { key: 5 });
   const c = counter();
   const out = flattenAttributes(list, c);
@@ -271,17 +292,20 @@ t.test('values of every integer shape, through the fast paths and around them', 
     ],
     counter(),
   );
-  t.same({ ...out }, {
-    small: 1234,
-    negative: -42,
-    negZero: 0,
-    fifteen: 999999999999999,
-    sixteen: 9007199254740991,
-    unsafe: '9007199254740992',
-    number: 0,
-    plus: 5,
-    padded: 6,
-    sign: '-',
-  });
+  t.same(
+    { ...out },
+    {
+      small: 1234,
+      negative: -42,
+      negZero: 0,
+      fifteen: 999999999999999,
+      sixteen: 9007199254740991,
+      unsafe: '9007199254740992',
+      number: 0,
+      plus: 5,
+      padded: 6,
+      sign: '-',
+    },
+  );
   t.ok(Object.is(out.negZero, 0) && Object.is(out.number, 0), '-0 reads as 0');
 });

@@ -22,19 +22,42 @@ import { attrs, type Plain } from './wire-builders.js';
 const flat = (o: Record<string, Plain>): JsonMap => flattenAttributes(attrs(o), { dropped: 0 });
 
 t.test('model: response model beats request model, then OpenInference, then the AI SDK', async (t) => {
-  t.equal(firstText(flat({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06' }), MODEL_KEYS), 'gpt-4o-2024-08-06');
-  t.equal(firstText(flat({ 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.system': 'anthropic' }), MODEL_KEYS), 'claude-sonnet-4-5');
+  t.equal(
+    firstText(flat({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06' }), MODEL_KEYS),
+    'gpt-4o-2024-08-06',
+  );
+  t.equal(
+    firstText(flat({ 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.system': 'anthropic' }), MODEL_KEYS),
+    'claude-sonnet-4-5',
+  );
   t.equal(firstText(flat({ 'llm.model_name': 'gpt-4o-mini', 'llm.provider': 'openai' }), MODEL_KEYS), 'gpt-4o-mini');
   t.equal(firstText(flat({ 'ai.model.id': 'gpt-4o', 'ai.model.provider': 'openai.chat' }), MODEL_KEYS), 'gpt-4o');
   t.equal(
-    firstText(flat({ 'openinference.span.kind': 'EMBEDDING', 'embedding.model_name': 'text-embedding-3-small' }), MODEL_KEYS),
+    firstText(
+      flat({ 'openinference.span.kind': 'EMBEDDING', 'embedding.model_name': 'text-embedding-3-small' }),
+      MODEL_KEYS,
+    ),
     'text-embedding-3-small',
     'OpenInference names an embedding model apart',
   );
-  t.equal(firstText(flat({ 'llm.model_name': 'gpt-4o', 'embedding.model_name': 'text-embedding-3-small' }), MODEL_KEYS), 'gpt-4o');
-  t.equal(firstText(flat({ 'embedding.model_name': 'text-embedding-3-small', 'ai.model.id': 'other' }), MODEL_KEYS), 'text-embedding-3-small');
-  t.equal(firstText(flat({ 'gen_ai.response.model': '  ', 'gen_ai.request.model': ' gpt-4o ' }), MODEL_KEYS), 'gpt-4o', 'blank skipped, text trimmed');
-  t.equal(firstText(flat({ 'llm.model_name': true, 'ai.model.id': 'gpt-4o' }), MODEL_KEYS), 'gpt-4o', 'a boolean is no model');
+  t.equal(
+    firstText(flat({ 'llm.model_name': 'gpt-4o', 'embedding.model_name': 'text-embedding-3-small' }), MODEL_KEYS),
+    'gpt-4o',
+  );
+  t.equal(
+    firstText(flat({ 'embedding.model_name': 'text-embedding-3-small', 'ai.model.id': 'other' }), MODEL_KEYS),
+    'text-embedding-3-small',
+  );
+  t.equal(
+    firstText(flat({ 'gen_ai.response.model': '  ', 'gen_ai.request.model': ' gpt-4o ' }), MODEL_KEYS),
+    'gpt-4o',
+    'blank skipped, text trimmed',
+  );
+  t.equal(
+    firstText(flat({ 'llm.model_name': true, 'ai.model.id': 'gpt-4o' }), MODEL_KEYS),
+    'gpt-4o',
+    'a boolean is no model',
+  );
   t.equal(firstText(flat({ 'gen_ai.system': 'openai' }), MODEL_KEYS), null);
 });
 
@@ -47,15 +70,27 @@ t.test('firstText accepts finite numbers as text (numeric user ids)', async (t) 
 });
 
 t.test('token counts from each convention, first usable wins', async (t) => {
-  const semconv = flat({ 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 87, 'gen_ai.usage.cache_read_input_tokens': 1024 });
+  const semconv = flat({
+    'gen_ai.usage.input_tokens': 1200,
+    'gen_ai.usage.output_tokens': 87,
+    'gen_ai.usage.cache_read_input_tokens': 1024,
+  });
   t.equal(firstCount(semconv, INPUT_TOKEN_KEYS), 1200);
   t.equal(firstCount(semconv, OUTPUT_TOKEN_KEYS), 87);
   t.equal(firstCount(semconv, CACHED_INPUT_TOKEN_KEYS), 1024);
-  const openllmetry = flat({ 'gen_ai.usage.prompt_tokens': 12, 'gen_ai.usage.completion_tokens': 30, 'llm.usage.total_tokens': 42 });
+  const openllmetry = flat({
+    'gen_ai.usage.prompt_tokens': 12,
+    'gen_ai.usage.completion_tokens': 30,
+    'llm.usage.total_tokens': 42,
+  });
   t.equal(firstCount(openllmetry, INPUT_TOKEN_KEYS), 12);
   t.equal(firstCount(openllmetry, OUTPUT_TOKEN_KEYS), 30);
   t.equal(firstCount(openllmetry, CACHED_INPUT_TOKEN_KEYS), null);
-  const openinference = flat({ 'llm.token_count.prompt': 321, 'llm.token_count.completion': 54, 'llm.token_count.prompt_details.cache_read': 256 });
+  const openinference = flat({
+    'llm.token_count.prompt': 321,
+    'llm.token_count.completion': 54,
+    'llm.token_count.prompt_details.cache_read': 256,
+  });
   t.equal(firstCount(openinference, INPUT_TOKEN_KEYS), 321);
   t.equal(firstCount(openinference, OUTPUT_TOKEN_KEYS), 54);
   t.equal(firstCount(openinference, CACHED_INPUT_TOKEN_KEYS), 256);
@@ -69,7 +104,11 @@ t.test('token counts from each convention, first usable wins', async (t) => {
   const aiSdkEmbed = flat({ 'ai.usage.tokens': 9 });
   t.equal(firstCount(aiSdkEmbed, INPUT_TOKEN_KEYS), 9, 'embedding tokens are input tokens');
   t.equal(firstCount(aiSdkEmbed, OUTPUT_TOKEN_KEYS), null);
-  t.equal(firstCount(flat({ 'ai.usage.tokens': 9, 'ai.usage.inputTokens': 11 }), INPUT_TOKEN_KEYS), 11, 'a named input count wins');
+  t.equal(
+    firstCount(flat({ 'ai.usage.tokens': 9, 'ai.usage.inputTokens': 11 }), INPUT_TOKEN_KEYS),
+    11,
+    'a named input count wins',
+  );
 });
 
 t.test('firstCount skips what is no count', async (t) => {
@@ -99,7 +138,10 @@ t.test('input and output text, by convention', async (t) => {
     'llm.input_messages.0.message.content': 'What is OTLP?',
     'output.value': 'The OpenTelemetry protocol.',
   });
-  t.same(textOf(oi, INPUT_SOURCES), { text: '{"messages":[{"role":"user","content":"What is OTLP?"}]}', keys: ['input.value'] });
+  t.same(textOf(oi, INPUT_SOURCES), {
+    text: '{"messages":[{"role":"user","content":"What is OTLP?"}]}',
+    keys: ['input.value'],
+  });
   t.same(textOf(oi, OUTPUT_SOURCES), { text: 'The OpenTelemetry protocol.', keys: ['output.value'] });
 
   const oiMessagesOnly = flat({
@@ -124,8 +166,16 @@ t.test('input and output text, by convention', async (t) => {
     'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }],
     'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"text","content":"Rainy."}]}]',
   });
-  t.equal(textOf(semconv, INPUT_SOURCES)?.text, '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]', 'structured → JSON text');
-  t.equal(textOf(semconv, OUTPUT_SOURCES)?.text, '[{"role":"assistant","parts":[{"type":"text","content":"Rainy."}]}]', 'text kept as sent');
+  t.equal(
+    textOf(semconv, INPUT_SOURCES)?.text,
+    '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]',
+    'structured → JSON text',
+  );
+  t.equal(
+    textOf(semconv, OUTPUT_SOURCES)?.text,
+    '[{"role":"assistant","parts":[{"type":"text","content":"Rainy."}]}]',
+    'text kept as sent',
+  );
 
   const aiSdk = flat({ 'ai.prompt': '{"prompt":"Hi"}', 'ai.response.text': 'Hello!' });
   t.equal(textOf(aiSdk, INPUT_SOURCES)?.text, '{"prompt":"Hi"}');
@@ -134,7 +184,11 @@ t.test('input and output text, by convention', async (t) => {
   t.same(textOf(embed, INPUT_SOURCES), { text: '"sunny day"', keys: ['ai.value'] }, 'AI SDK embed');
   t.equal(textOf(embed, OUTPUT_SOURCES), null, 'vectors are no output text; they stay attributes');
   const doEmbed = flat({ 'ai.values': ['"sunny day"', '"rainy night"'], 'ai.embeddings': ['[0.25]', '[1]'] });
-  t.same(textOf(doEmbed, INPUT_SOURCES), { text: '["\\"sunny day\\"","\\"rainy night\\""]', keys: ['ai.values'] }, 'AI SDK embedMany / doEmbed');
+  t.same(
+    textOf(doEmbed, INPUT_SOURCES),
+    { text: '["\\"sunny day\\"","\\"rainy night\\""]', keys: ['ai.values'] },
+    'AI SDK embedMany / doEmbed',
+  );
   const own = flat({ 'input.value': '', 'tracelake.input': 'mine', 'tracelake.output': 3 });
   t.same(textOf(own, INPUT_SOURCES), { text: 'mine', keys: ['tracelake.input'] }, 'an empty value does not match');
   t.equal(textOf(own, OUTPUT_SOURCES)?.text, '3');
@@ -144,18 +198,38 @@ t.test('input and output text, by convention', async (t) => {
 
 t.test('wrapper spans: the AI SDK outer operations, by ai.operationId, case-insensitive', async (t) => {
   // As the AI SDK spells them: each wraps `<operation>.doGenerate` / `.doStream` / `.doEmbed` spans.
-  const outer = ['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject', 'ai.embed', 'ai.embedMany'];
-  t.same([...WRAPPER_OPERATIONS].sort(), outer.map((o) => o.toLowerCase()).sort(), 'the table is exactly the outer operations');
+  const outer = [
+    'ai.generateText',
+    'ai.streamText',
+    'ai.generateObject',
+    'ai.streamObject',
+    'ai.embed',
+    'ai.embedMany',
+  ];
+  t.same(
+    [...WRAPPER_OPERATIONS].sort(),
+    outer.map((o) => o.toLowerCase()).sort(),
+    'the table is exactly the outer operations',
+  );
   t.equal(WRAPPER_OPERATION_KEY, 'ai.operationId');
   for (const operation of outer) {
     t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation, 'ai.model.id': 'gpt-4o' })), true, operation);
     t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation.toUpperCase() })), true, `${operation} in capitals`);
   }
-  const calls = ['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream'];
+  const calls = [
+    'ai.generateText.doGenerate',
+    'ai.streamText.doStream',
+    'ai.generateObject.doGenerate',
+    'ai.streamObject.doStream',
+  ];
   for (const operation of [...calls, 'ai.embed.doEmbed', 'ai.embedMany.doEmbed', 'ai.toolCall']) {
     t.equal(wrapsModelCalls(flat({ 'ai.operationId': operation })), false, `${operation} is no wrapper`);
   }
-  t.equal(wrapsModelCalls(flat({ 'operation.name': 'ai.generateText', 'ai.model.id': 'gpt-4o' })), false, 'only ai.operationId names the operation');
+  t.equal(
+    wrapsModelCalls(flat({ 'operation.name': 'ai.generateText', 'ai.model.id': 'gpt-4o' })),
+    false,
+    'only ai.operationId names the operation',
+  );
   t.equal(wrapsModelCalls(flat({ 'ai.operationId': ['ai.generateText'] })), false, 'an array is no operation');
   t.equal(wrapsModelCalls(flat({ 'ai.operationId': '__proto__' })), false);
   t.equal(wrapsModelCalls(flat({})), false);

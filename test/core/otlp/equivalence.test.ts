@@ -12,13 +12,15 @@ import { decodeExportRequest, encodeExportRequest } from '../../helpers/otlpProt
 const SEEDS = [1, 2, 3, 7, 42, 1234];
 const SPANS_PER_BATCH = 512;
 
-const costOf: CostFn = (model, usage) => (model.length * 1e-6 + (usage.inputTokens ?? 0) * 1.5e-7 + (usage.outputTokens ?? 0) * 6e-7);
+const costOf: CostFn = (model, usage) =>
+  model.length * 1e-6 + (usage.inputTokens ?? 0) * 1.5e-7 + (usage.outputTokens ?? 0) * 6e-7;
 
 /** Rows as JSON text: bigints as `<n>n`, null-prototype maps marked, key order kept. */
 function text(rows: readonly SpanRecord[]): string {
   return JSON.stringify(rows, (_key, v: unknown) => {
     if (typeof v === 'bigint') return `${v}n`;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === null) return { '<null prototype>': true, ...v };
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === null)
+      return { '<null prototype>': true, ...v };
     return v;
   });
 }
@@ -83,8 +85,12 @@ function expectedRow(span: GeneratedSpan, resource: Record<string, JsonValue>): 
   const inputTokens = (get('gen_ai.usage.input_tokens') as number | undefined) ?? null;
   const outputTokens = (get('gen_ai.usage.output_tokens') as number | undefined) ?? null;
   const openinference = str('openinference.span.kind');
-  const spanKind = openinference !== null ? KINDS[openinference]! : get('gen_ai.operation.name') === 'chat' ? 'llm' : 'function';
-  const usage = { ...(inputTokens === null ? {} : { inputTokens }), ...(outputTokens === null ? {} : { outputTokens }) };
+  const spanKind =
+    openinference !== null ? KINDS[openinference]! : get('gen_ai.operation.name') === 'chat' ? 'llm' : 'function';
+  const usage = {
+    ...(inputTokens === null ? {} : { inputTokens }),
+    ...(outputTokens === null ? {} : { outputTokens }),
+  };
   return {
     traceId: hex(span.traceId),
     spanId: hex(span.spanId),
@@ -110,7 +116,11 @@ function expectedRow(span: GeneratedSpan, resource: Record<string, JsonValue>): 
     userId: str('user.id'),
     runId: str('tracelake.run.id'),
     tags: [],
-    metadata: nullProto(attrs.filter(([k]) => k.startsWith('tracelake.metadata.')).map(([k, v]) => [k.slice('tracelake.metadata.'.length), v])),
+    metadata: nullProto(
+      attrs
+        .filter(([k]) => k.startsWith('tracelake.metadata.'))
+        .map(([k, v]) => [k.slice('tracelake.metadata.'.length), v]),
+    ),
     graph: nullProto([]),
     attributes: nullProto(attrs.filter(([k]) => !consumed.has(k) && !k.startsWith('tracelake.metadata.'))),
     resource,
@@ -125,7 +135,11 @@ t.test('the realistic workload: every row equals one computed independently', as
     const generated = exportBatch(SPANS_PER_BATCH, seed);
     const decoded = decodeExportRequest(encodeExportRequest(generated));
     const result = mapExportRequest(decoded, { costOf, maxSpansPerTrace: 10_000 });
-    t.same([result.rejected, result.errors, result.droppedAttributes], [0, [], 0], `seed ${seed}: nothing refused or dropped`);
+    t.same(
+      [result.rejected, result.errors, result.droppedAttributes],
+      [0, [], 0],
+      `seed ${seed}: nothing refused or dropped`,
+    );
 
     const resource = nullProto([
       ['service.name', 'support-bot'],
@@ -167,7 +181,9 @@ t.test('one span with tricky keys, through the protobuf decoder: exact JSON of e
     encodeExportRequest({
       resourceSpans: [
         {
-          resource: { attributes: [kv('service.name', s('svc')), kv('7', s('digit key')), kv('service.name', s('svc-2'))] },
+          resource: {
+            attributes: [kv('service.name', s('svc')), kv('7', s('digit key')), kv('service.name', s('svc-2'))],
+          },
           scopeSpans: [
             {
               scope: { name: 'tricky' },
@@ -230,7 +246,10 @@ t.test('one span with tricky keys, through the protobuf decoder: exact JSON of e
     output: '[{"content":"hi"}]',
     tags: ['b', 'a'],
   });
-  t.equal(row!.input, '[{"tool_calls":[{"tool_call":{"id":"call_a"}},{"tool_call":{"id":"call_b"}}],"role":"assistant"},{"role":"user"}]');
+  t.equal(
+    row!.input,
+    '[{"tool_calls":[{"tool_call":{"id":"call_a"}},{"tool_call":{"id":"call_b"}}],"role":"assistant"},{"role":"user"}]',
+  );
   t.equal(
     JSON.stringify(row!.attributes),
     '{"2":-2,"10":10,"__proto__":"data","llm.model_name":" gpt-4o-mini ","llm.token_count.prompt":"9007199254740993","llm.token_count.completion":"12",' +
@@ -240,5 +259,6 @@ t.test('one span with tricky keys, through the protobuf decoder: exact JSON of e
   t.equal(JSON.stringify(row!.graph), '{"id":"n1"}');
   t.equal(JSON.stringify(row!.resource), '{"7":"digit key","service.name":"svc-2"}');
   t.same(row!.scope, { name: 'tricky', version: null });
-  for (const map of [row!.attributes, row!.metadata, row!.graph, row!.resource]) t.equal(Object.getPrototypeOf(map), null);
+  for (const map of [row!.attributes, row!.metadata, row!.graph, row!.resource])
+    t.equal(Object.getPrototypeOf(map), null);
 });

@@ -115,7 +115,10 @@ t.test('OpenLLMetry / Traceloop: indexed prompt and completion, workflow spans',
   t.equal(llm.input, '[{"role":"system","content":"You tell jokes."},{"role":"user","content":"One about OTLP."}]');
   t.equal(llm.output, '[{"role":"assistant","content":"Spans walk into a bar...","finish_reason":"stop"}]');
   t.same([llm.inputTokens, llm.outputTokens, llm.tokens], [25, 9, 34]);
-  t.same(Object.keys(llm.attributes).filter((k) => k.startsWith('gen_ai.prompt') || k.startsWith('gen_ai.completion')), []);
+  t.same(
+    Object.keys(llm.attributes).filter((k) => k.startsWith('gen_ai.prompt') || k.startsWith('gen_ai.completion')),
+    [],
+  );
   t.equal(llm.attributes['llm.usage.total_tokens'], 34);
 
   const workflow = spanFields(
@@ -153,10 +156,20 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
     table.costOf,
   );
   // The outer span repeats the usage of the doGenerate spans under it: it is no generation.
-  t.same([outer.model, outer.spanKind, outer.input, outer.output], [null, 'function', '{"prompt":"Weather in Oslo?"}', 'Cold.']);
-  t.same([outer.inputTokens, outer.outputTokens, outer.cachedInputTokens, outer.tokens, outer.cost], [null, null, null, null, null]);
   t.same(
-    [outer.attributes['ai.model.id'], outer.attributes['ai.usage.promptTokens'], outer.attributes['ai.usage.completionTokens']],
+    [outer.model, outer.spanKind, outer.input, outer.output],
+    [null, 'function', '{"prompt":"Weather in Oslo?"}', 'Cold.'],
+  );
+  t.same(
+    [outer.inputTokens, outer.outputTokens, outer.cachedInputTokens, outer.tokens, outer.cost],
+    [null, null, null, null, null],
+  );
+  t.same(
+    [
+      outer.attributes['ai.model.id'],
+      outer.attributes['ai.usage.promptTokens'],
+      outer.attributes['ai.usage.completionTokens'],
+    ],
     ['gpt-4o', 40, 4],
     'what the wrapper reported stays in its attributes',
   );
@@ -182,7 +195,11 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
   );
   t.equal(inner.spanKind, 'llm');
   t.equal(inner.model, 'gpt-4o-2024-08-06');
-  t.same([inner.inputTokens, inner.outputTokens, inner.tokens, inner.cost], [40, 4, 44, 0.0003], 'the provider call carries the usage');
+  t.same(
+    [inner.inputTokens, inner.outputTokens, inner.tokens, inner.cost],
+    [40, 4, 44, 0.0003],
+    'the provider call carries the usage',
+  );
   t.same(table.calls, [['gpt-4o-2024-08-06', { inputTokens: 40, outputTokens: 4 }]]);
   t.equal(inner.input, '[{"role":"user","content":[{"type":"text","text":"Weather in Oslo?"}]}]');
   t.match(inner.output, /"toolName":"weather"/, 'a tool-call-only answer still has an output');
@@ -212,7 +229,11 @@ t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
     { dropped: 0 },
     table.costOf,
   );
-  t.same([stream.model, stream.inputTokens, stream.outputTokens, stream.cachedInputTokens, stream.tokens, stream.cost], [null, null, null, null, null, null], 'not even a sent cost counts on a wrapper');
+  t.same(
+    [stream.model, stream.inputTokens, stream.outputTokens, stream.cachedInputTokens, stream.tokens, stream.cost],
+    [null, null, null, null, null, null],
+    'not even a sent cost counts on a wrapper',
+  );
   t.equal(stream.attributes['tracelake.cost'], 0.5);
   t.equal(table.calls.length, 1, 'still only the doGenerate call was priced');
 });
@@ -232,7 +253,10 @@ t.test('embeddings: OpenInference EMBEDDING span and AI SDK embed', async (t) =>
     { dropped: 0 },
     table.costOf,
   );
-  t.same([oi.model, oi.spanKind, oi.input, oi.output, oi.tokens, oi.cost], ['text-embedding-3-small', 'embedding', 'sunny day at the beach', null, null, null]);
+  t.same(
+    [oi.model, oi.spanKind, oi.input, oi.output, oi.tokens, oi.cost],
+    ['text-embedding-3-small', 'embedding', 'sunny day at the beach', null, null, null],
+  );
   t.same(table.calls, [], 'OpenInference records no embedding usage: nothing to price');
   t.same(oi.attributes['embedding.embeddings.0.embedding.vector'], [0.25, -0.5, 0.125, 1]);
 
@@ -249,17 +273,34 @@ t.test('embeddings: OpenInference EMBEDDING span and AI SDK embed', async (t) =>
     table.costOf,
   );
   t.same(
-    [doEmbed.model, doEmbed.spanKind, doEmbed.input, doEmbed.inputTokens, doEmbed.outputTokens, doEmbed.tokens, doEmbed.cost],
+    [
+      doEmbed.model,
+      doEmbed.spanKind,
+      doEmbed.input,
+      doEmbed.inputTokens,
+      doEmbed.outputTokens,
+      doEmbed.tokens,
+      doEmbed.cost,
+    ],
     ['text-embedding-3-small', 'embedding', '["\\"sunny day at the beach\\""]', 9, null, 9, 0.00000018],
   );
   t.same(table.calls, [['text-embedding-3-small', { inputTokens: 9 }]]);
 
   const outer = spanFields(
-    flat({ 'ai.operationId': 'ai.embed', 'ai.model.id': 'text-embedding-3-small', 'ai.value': '"sunny day at the beach"', 'ai.usage.tokens': 9 }),
+    flat({
+      'ai.operationId': 'ai.embed',
+      'ai.model.id': 'text-embedding-3-small',
+      'ai.value': '"sunny day at the beach"',
+      'ai.usage.tokens': 9,
+    }),
     { dropped: 0 },
     table.costOf,
   );
-  t.same([outer.model, outer.spanKind, outer.input, outer.tokens, outer.cost], [null, 'function', '"sunny day at the beach"', null, null], 'ai.embed wraps doEmbed');
+  t.same(
+    [outer.model, outer.spanKind, outer.input, outer.tokens, outer.cost],
+    [null, 'function', '"sunny day at the beach"', null, null],
+    'ai.embed wraps doEmbed',
+  );
   t.equal(table.calls.length, 1);
 });
 
@@ -315,37 +356,72 @@ t.test('our own attributes: run id, prompt name, graph', async (t) => {
 });
 
 t.test('cost precedence: client cost, then the price table, else null', async (t) => {
-  const usage = { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 };
+  const usage = {
+    'gen_ai.request.model': 'gpt-4o',
+    'gen_ai.usage.input_tokens': 100,
+    'gen_ai.usage.output_tokens': 20,
+  };
   const table = prices(0.75);
-  t.equal(spanFields(flat({ ...usage, 'tracelake.cost': 0.01, 'gen_ai.usage.cost': 0.02 }), { dropped: 0 }, table.costOf).cost, 0.01);
+  t.equal(
+    spanFields(flat({ ...usage, 'tracelake.cost': 0.01, 'gen_ai.usage.cost': 0.02 }), { dropped: 0 }, table.costOf)
+      .cost,
+    0.01,
+  );
   t.equal(spanFields(flat({ ...usage, 'gen_ai.usage.cost': 0.02 }), { dropped: 0 }, table.costOf).cost, 0.02);
-  t.equal(spanFields(flat({ ...usage, 'tracelake.cost': 0 }), { dropped: 0 }, table.costOf).cost, 0, 'a sent zero is a cost');
+  t.equal(
+    spanFields(flat({ ...usage, 'tracelake.cost': 0 }), { dropped: 0 }, table.costOf).cost,
+    0,
+    'a sent zero is a cost',
+  );
   t.equal(table.calls.length, 0, 'the price table is not asked when the client sent a cost');
   t.equal(spanFields(flat(usage), { dropped: 0 }, table.costOf).cost, 0.75);
   t.same(table.calls, [['gpt-4o', { inputTokens: 100, outputTokens: 20 }]]);
 
   const cachedOnly = prices(0.1);
-  t.equal(spanFields(flat({ 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt_details.cache_read': 50 }), { dropped: 0 }, cachedOnly.costOf).cost, 0.1);
+  t.equal(
+    spanFields(
+      flat({ 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt_details.cache_read': 50 }),
+      { dropped: 0 },
+      cachedOnly.costOf,
+    ).cost,
+    0.1,
+  );
   t.same(cachedOnly.calls, [['gpt-4o', { cachedInputTokens: 50 }]]);
 
   const outputOnly = prices(0.2);
-  const f = spanFields(flat({ 'ai.model.id': 'gpt-4o', 'ai.usage.completionTokens': 7 }), { dropped: 0 }, outputOnly.costOf);
+  const f = spanFields(
+    flat({ 'ai.model.id': 'gpt-4o', 'ai.usage.completionTokens': 7 }),
+    { dropped: 0 },
+    outputOnly.costOf,
+  );
   t.same([f.cost, f.tokens, f.inputTokens], [0.2, 7, null]);
   t.same(outputOnly.calls, [['gpt-4o', { outputTokens: 7 }]]);
 
   const unasked = prices(1);
   t.equal(spanFields(flat({ 'gen_ai.usage.input_tokens': 10 }), { dropped: 0 }, unasked.costOf).cost, null, 'no model');
-  t.equal(spanFields(flat({ 'gen_ai.request.model': 'gpt-4o' }), { dropped: 0 }, unasked.costOf).cost, null, 'no counts');
+  t.equal(
+    spanFields(flat({ 'gen_ai.request.model': 'gpt-4o' }), { dropped: 0 }, unasked.costOf).cost,
+    null,
+    'no counts',
+  );
   t.equal(unasked.calls.length, 0);
   t.equal(spanFields(flat(usage), { dropped: 0 }).cost, null, 'no price table');
   for (const answer of [undefined, NaN, -1, Infinity]) {
-    t.equal(spanFields(flat(usage), { dropped: 0 }, prices(answer).costOf).cost, null, `price table answered ${answer}`);
+    t.equal(
+      spanFields(flat(usage), { dropped: 0 }, prices(answer).costOf).cost,
+      null,
+      `price table answered ${answer}`,
+    );
   }
 });
 
 t.test('tokens: the sum of what is known, null when neither is', async (t) => {
   t.same(spanFields(flat({ 'gen_ai.usage.input_tokens': 9 }), { dropped: 0 }).tokens, 9);
-  t.same(spanFields(flat({ 'llm.usage.total_tokens': 34 }), { dropped: 0 }).tokens, null, 'a total alone is no input/output count');
+  t.same(
+    spanFields(flat({ 'llm.usage.total_tokens': 34 }), { dropped: 0 }).tokens,
+    null,
+    'a total alone is no input/output count',
+  );
 });
 
 t.test('drops from parsed metadata and tags reach the counter', async (t) => {
@@ -357,8 +433,14 @@ t.test('drops from parsed metadata and tags reach the counter', async (t) => {
 
 t.test('many consumed message keys all leave attributes; the others stay', async (t) => {
   const o: Record<string, Plain> = {};
-  for (let i = 0; i < 12; i++) Object.assign(o, { [`gen_ai.prompt.${i}.role`]: 'user', [`gen_ai.prompt.${i}.content`]: `turn ${i}` });
-  Object.assign(o, { 'gen_ai.completion.0.content': 'done', 'gen_ai.prompt.x.role': 'not indexed', 'gen_ai.system': 'openai', 'tracelake.metadata.k': 'v' });
+  for (let i = 0; i < 12; i++)
+    Object.assign(o, { [`gen_ai.prompt.${i}.role`]: 'user', [`gen_ai.prompt.${i}.content`]: `turn ${i}` });
+  Object.assign(o, {
+    'gen_ai.completion.0.content': 'done',
+    'gen_ai.prompt.x.role': 'not indexed',
+    'gen_ai.system': 'openai',
+    'tracelake.metadata.k': 'v',
+  });
   const f = spanFields(flat(o), { dropped: 0 });
   t.equal((JSON.parse(f.input!) as unknown[]).length, 12);
   t.equal(f.output, '[{"content":"done"}]');
@@ -367,14 +449,26 @@ t.test('many consumed message keys all leave attributes; the others stay', async
 });
 
 t.test('input and output from single keys: only those two keys leave attributes', async (t) => {
-  const f = spanFields(flat({ 'tool.name': 'lookup', 'input.value': '{"q":1}', 'output.value': 'ok', 'input.mime_type': 'application/json' }), { dropped: 0 });
+  const f = spanFields(
+    flat({
+      'tool.name': 'lookup',
+      'input.value': '{"q":1}',
+      'output.value': 'ok',
+      'input.mime_type': 'application/json',
+    }),
+    { dropped: 0 },
+  );
   t.same([f.input, f.output], ['{"q":1}', 'ok']);
   t.same(Object.keys(f.attributes), ['tool.name', 'input.mime_type']);
 });
 
-t.test("a cost the SDK sent is rounded like ours: ten places, no float noise", async (t) => {
+t.test('a cost the SDK sent is rounded like ours: ten places, no float noise', async (t) => {
   const { costOf, calls } = prices(1);
-  const f = spanFields(flat({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'tracelake.cost': 0.032780000000000004 }), { dropped: 0 }, costOf);
+  const f = spanFields(
+    flat({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'tracelake.cost': 0.032780000000000004 }),
+    { dropped: 0 },
+    costOf,
+  );
   t.equal(String(f.cost), '0.03278');
   t.equal(calls.length, 0, 'a given cost is not priced again');
 });
@@ -382,8 +476,16 @@ t.test("a cost the SDK sent is rounded like ours: ten places, no float noise", a
 t.test('a given cost past what a span keeps is no cost given: the price table decides', async (t) => {
   const { costOf } = prices(0.00042);
   const usage = { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 10 };
-  t.equal(spanFields(flat({ ...usage, 'tracelake.cost': 1e300 }), { dropped: 0 }, costOf).cost, 0.00042, 'priced instead');
-  t.equal(spanFields(flat({ 'tracelake.cost': '1e30' }), { dropped: 0 }, costOf).cost, null, 'nothing to price: no cost');
+  t.equal(
+    spanFields(flat({ ...usage, 'tracelake.cost': 1e300 }), { dropped: 0 }, costOf).cost,
+    0.00042,
+    'priced instead',
+  );
+  t.equal(
+    spanFields(flat({ 'tracelake.cost': '1e30' }), { dropped: 0 }, costOf).cost,
+    null,
+    'nothing to price: no cost',
+  );
   t.equal(spanFields(flat({ 'tracelake.cost': 1e9 }), { dropped: 0 }, costOf).cost, 1e9, 'a billion is kept');
   const f = spanFields(flat({ 'gen_ai.usage.cost': 1e300 }), { dropped: 0 }, costOf);
   t.equal(Number(f.attributes['gen_ai.usage.cost']), 1e300, 'the attribute keeps what was sent');

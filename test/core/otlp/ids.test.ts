@@ -58,13 +58,20 @@ t.test('eventSpanId is a stable, valid, per-index span id', async (t) => {
   // Pinned: changing the derivation would duplicate events when an exporter re-sends after an upgrade.
   t.equal(id, 'ffae2bb944b3fa2d');
   const bytes = Uint8Array.from([...hexBytes(SPAN_ID), 0, 0, 1, 2]);
-  t.equal(eventSpanId(SPAN_ID, 258), (fnv1a64(bytes) | 1n).toString(16).padStart(16, '0'), 'index as 4 big-endian bytes');
+  t.equal(
+    eventSpanId(SPAN_ID, 258),
+    (fnv1a64(bytes) | 1n).toString(16).padStart(16, '0'),
+    'index as 4 big-endian bytes',
+  );
   t.equal(eventSpanId(SPAN_ID, 0), id, 'deterministic');
   t.not(eventSpanId(SPAN_ID, 1), id);
   t.not(eventSpanId('eee19b7ec3c1b175', 0), id);
   const ids = new Set(Array.from({ length: 1000 }, (_, i) => eventSpanId(SPAN_ID, i)));
   t.equal(ids.size, 1000);
-  t.ok([...ids].every((e) => parseInt(e.slice(-1), 16) % 2 === 1), 'low bit set, so never all zeros');
+  t.ok(
+    [...ids].every((e) => parseInt(e.slice(-1), 16) % 2 === 1),
+    'low bit set, so never all zeros',
+  );
   t.equal(eventSpanId(SPAN_ID, 8192), '001aebb945105f4d', 'a small hash keeps its leading zeros');
 });
 
@@ -83,7 +90,8 @@ t.test('idToHex validates hex text without regular expressions', async (t) => {
   t.equal(idToHex('0123456789abcdefABCDEF'), '0123456789abcdefabcdef');
   const lower = 'abcdef0123456789';
   t.equal(idToHex(lower), lower);
-  for (const text of ['g', 'abc-', ' abc', 'abc ', 'ａｂ', 'ABCG', '@', '`', '/', ':', 'G']) t.equal(idToHex(text), undefined, text);
+  for (const text of ['g', 'abc-', ' abc', 'abc ', 'ａｂ', 'ABCG', '@', '`', '/', ':', 'G'])
+    t.equal(idToHex(text), undefined, text);
 });
 
 t.test('IdReader: a repeated id costs no new string', async (t) => {

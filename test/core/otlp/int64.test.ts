@@ -15,7 +15,20 @@ t.test('toBigInt reads every shape a decoder produces', async (t) => {
 });
 
 t.test('toBigInt refuses what is not an integer', async (t) => {
-  for (const v of [1.5, NaN, Infinity, '1e3', '', '12a', '1'.repeat(25), { low: 1 }, { high: 1, low: '1' }, null, undefined, true]) {
+  for (const v of [
+    1.5,
+    NaN,
+    Infinity,
+    '1e3',
+    '',
+    '12a',
+    '1'.repeat(25),
+    { low: 1 },
+    { high: 1, low: '1' },
+    null,
+    undefined,
+    true,
+  ]) {
     t.equal(toBigInt(v), undefined, String(v));
   }
   t.equal(toBigInt('1'.repeat(24)), BigInt('1'.repeat(24)), '24 digits still parse');
@@ -62,7 +75,18 @@ t.test('toNanos reads decimal text the same on its fast path and off it', async 
 });
 
 t.test('int64ToJson: fast paths agree with the exact reading', async (t) => {
-  for (const text of ['0', '7', '-7', '007', '-0', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740991', '-9007199254740991']) {
+  for (const text of [
+    '0',
+    '7',
+    '-7',
+    '007',
+    '-0',
+    '123456789012345',
+    '-123456789012345',
+    '1234567890123456',
+    '9007199254740991',
+    '-9007199254740991',
+  ]) {
     const exact = BigInt(text);
     t.ok(Object.is(int64ToJson(text), Number(exact)), text);
   }

@@ -21,7 +21,9 @@ function chatSpan(over: Partial<Span> = {}): Span {
       'session.id': 'sess-1',
       'user.id': 'user-9',
     }),
-    events: [{ timeUnixNano: '1700000000500000000', name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) }],
+    events: [
+      { timeUnixNano: '1700000000500000000', name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) },
+    ],
     status: { code: 2, message: 'upstream timeout' },
     ...over,
   });
@@ -67,7 +69,9 @@ t.test('a chat span maps to a GENERATION row followed by its EVENT row', async (
 });
 
 t.test('a span without a model is a SPAN', async (t) => {
-  const [row] = mapExportRequest(request([span({ attributes: attrs({ 'openinference.span.kind': 'TOOL', 'tool.name': 'search' }) })])).spans;
+  const [row] = mapExportRequest(
+    request([span({ attributes: attrs({ 'openinference.span.kind': 'TOOL', 'tool.name': 'search' }) })]),
+  ).spans;
   t.equal(row!.type, 'SPAN');
   t.equal(row!.spanKind, 'tool');
   t.equal(row!.cost, null);
@@ -83,7 +87,9 @@ t.test('hex ids (OTLP/JSON) and bytes (protobuf) give the same rows', async (t) 
       startTimeUnixNano: { low: 0x362a0000, high: 0x17979cfe, unsigned: true },
       endTimeUnixNano: BigInt(END),
       status: { code: 'STATUS_CODE_ERROR', message: 'upstream timeout' },
-      events: [{ timeUnixNano: 1700000000500000000n, name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) }],
+      events: [
+        { timeUnixNano: 1700000000500000000n, name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) },
+      ],
     }),
   ]);
   t.equal(BigInt(START), 0x17979cfe362a0000n, 'the Long above is START');
@@ -116,7 +122,11 @@ t.test('malformed ids and times reject that span only', async (t) => {
   const spans = [...bad.map(([over]) => span(over)), span({ spanId: 'aaaaaaaaaaaaaaaa' })];
   const result = mapExportRequest(request(spans));
   t.equal(result.rejected, bad.length);
-  t.same(result.spans.map((r) => r.spanId), ['aaaaaaaaaaaaaaaa'], 'the good span still maps');
+  t.same(
+    result.spans.map((r) => r.spanId),
+    ['aaaaaaaaaaaaaaaa'],
+    'the good span still maps',
+  );
   t.same(
     result.errors,
     bad.slice(0, MAX_ERROR_MESSAGES).map(([, reason], i) => `resourceSpans[0].scopeSpans[0].spans[${i}]: ${reason}`),
@@ -135,25 +145,36 @@ t.test('an absent or all-zero parent is a root', async (t) => {
       span({ spanId: '5555555555555555', parentSpanId: null }),
     ]),
   ).spans;
-  t.same(rows.map((r) => r.parentId), [null, null, null, null, null]);
+  t.same(
+    rows.map((r) => r.parentId),
+    [null, null, null, null, null],
+  );
 });
 
-t.test('an end before the start is clamped to the start; an absent end is the start; an absent start is refused', async (t) => {
-  const result = mapExportRequest(
-    request([
-      span({ spanId: '1111111111111111', startTimeUnixNano: '2000', endTimeUnixNano: '1000' }),
-      span({ spanId: '2222222222222222', startTimeUnixNano: '3000', endTimeUnixNano: undefined }),
-      span({ spanId: '3333333333333333', startTimeUnixNano: undefined, endTimeUnixNano: undefined }),
-      span({ spanId: '4444444444444444', startTimeUnixNano: '0', endTimeUnixNano: '5000' }),
-    ]),
-  );
-  const [clamped, noEnd] = result.spans;
-  t.same([clamped!.startNs, clamped!.endNs], [2000n, 2000n]);
-  t.same([noEnd!.startNs, noEnd!.endNs], [3000n, 3000n]);
-  t.equal(result.spans.length, 2, 'spans without a start time are not stored (at 1970, outside every window)');
-  t.equal(result.rejected, 2);
-  t.same(result.errors, [2, 3].map((i) => `resourceSpans[0].scopeSpans[0].spans[${i}]: missing start time (startTimeUnixNano is 0 or absent)`));
-});
+t.test(
+  'an end before the start is clamped to the start; an absent end is the start; an absent start is refused',
+  async (t) => {
+    const result = mapExportRequest(
+      request([
+        span({ spanId: '1111111111111111', startTimeUnixNano: '2000', endTimeUnixNano: '1000' }),
+        span({ spanId: '2222222222222222', startTimeUnixNano: '3000', endTimeUnixNano: undefined }),
+        span({ spanId: '3333333333333333', startTimeUnixNano: undefined, endTimeUnixNano: undefined }),
+        span({ spanId: '4444444444444444', startTimeUnixNano: '0', endTimeUnixNano: '5000' }),
+      ]),
+    );
+    const [clamped, noEnd] = result.spans;
+    t.same([clamped!.startNs, clamped!.endNs], [2000n, 2000n]);
+    t.same([noEnd!.startNs, noEnd!.endNs], [3000n, 3000n]);
+    t.equal(result.spans.length, 2, 'spans without a start time are not stored (at 1970, outside every window)');
+    t.equal(result.rejected, 2);
+    t.same(
+      result.errors,
+      [2, 3].map(
+        (i) => `resourceSpans[0].scopeSpans[0].spans[${i}]: missing start time (startTimeUnixNano is 0 or absent)`,
+      ),
+    );
+  },
+);
 
 t.test('status codes as numbers or enum names', async (t) => {
   const cases: [unknown, string][] = [
@@ -170,10 +191,19 @@ t.test('status codes as numbers or enum names', async (t) => {
     [null, 'UNSET'],
   ];
   const rows = mapExportRequest(
-    request(cases.map(([code], i) => span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }))),
+    request(
+      cases.map(([code], i) =>
+        span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }),
+      ),
+    ),
   ).spans;
-  t.same(rows.map((r) => r.status), cases.map(([, status]) => status));
-  const [noStatus, emptyMessage] = mapExportRequest(request([span({ status: undefined }), span({ status: { code: 2, message: '' } })])).spans;
+  t.same(
+    rows.map((r) => r.status),
+    cases.map(([, status]) => status),
+  );
+  const [noStatus, emptyMessage] = mapExportRequest(
+    request([span({ status: undefined }), span({ status: { code: 2, message: '' } })]),
+  ).spans;
   t.same([noStatus!.status, noStatus!.statusMessage], ['UNSET', null]);
   t.same([emptyMessage!.status, emptyMessage!.statusMessage], ['ERROR', null]);
 });
@@ -203,18 +233,30 @@ t.test('resource, scope and request shapes a careless sender produces', async (t
   const req = {
     resourceSpans: [
       null,
-      { resource: null, scopeSpans: [{ scope: { name: '', version: 3 }, spans: [span({ spanId: '1111111111111111' })] }] },
-      { resource: { attributes: attrs({ 'service.name': '' }) }, scopeSpans: [null, { spans: [null, 'x', span({ spanId: '2222222222222222' })] }] },
-      { resource: { attributes: attrs({ 'service.name': 42 }) }, scopeSpans: [{ spans: [span({ spanId: '3333333333333333' })] }] },
+      {
+        resource: null,
+        scopeSpans: [{ scope: { name: '', version: 3 }, spans: [span({ spanId: '1111111111111111' })] }],
+      },
+      {
+        resource: { attributes: attrs({ 'service.name': '' }) },
+        scopeSpans: [null, { spans: [null, 'x', span({ spanId: '2222222222222222' })] }],
+      },
+      {
+        resource: { attributes: attrs({ 'service.name': 42 }) },
+        scopeSpans: [{ spans: [span({ spanId: '3333333333333333' })] }],
+      },
       { scopeSpans: 'nope' },
     ],
   } as unknown as ExportTraceServiceRequest;
   const result = mapExportRequest(req);
-  t.same(result.spans.map((r) => [r.spanId, r.serviceName, r.scope.name, r.scope.version]), [
-    ['1111111111111111', null, null, null],
-    ['2222222222222222', null, null, null],
-    ['3333333333333333', null, null, null],
-  ]);
+  t.same(
+    result.spans.map((r) => [r.spanId, r.serviceName, r.scope.name, r.scope.version]),
+    [
+      ['1111111111111111', null, null, null],
+      ['2222222222222222', null, null, null],
+      ['3333333333333333', null, null, null],
+    ],
+  );
   t.equal(result.rejected, 2);
   t.same(result.errors, [
     'resourceSpans[2].scopeSpans[1].spans[0]: not a span object',
@@ -236,7 +278,10 @@ t.test('spans of one resource share its resource and scope; names default to emp
   t.equal(a!.name, '');
   t.equal(a!.resource, b!.resource);
   t.equal(a!.scope, b!.scope);
-  t.same({ ...a!.resource }, { 'service.name': 'rag-api', 'service.version': '1.4.0', 'deployment.environment.name': 'staging' });
+  t.same(
+    { ...a!.resource },
+    { 'service.name': 'rag-api', 'service.version': '1.4.0', 'deployment.environment.name': 'staging' },
+  );
 });
 
 t.test('attribute drops from resources, spans and events are summed', async (t) => {
@@ -253,7 +298,14 @@ t.test('attribute drops from resources, spans and events are summed', async (t) 
 
 t.test('a __proto__ attribute stays data all the way to the row', async (t) => {
   const [row] = mapExportRequest(
-    request([span({ attributes: [{ key: '__proto__', value: { stringValue: 'x' } }, { key: 'tracelake.metadata.__proto__', value: { stringValue: 'm' } }] })]),
+    request([
+      span({
+        attributes: [
+          { key: '__proto__', value: { stringValue: 'x' } },
+          { key: 'tracelake.metadata.__proto__', value: { stringValue: 'm' } },
+        ],
+      }),
+    ]),
   ).spans;
   t.same(Object.keys(row!.attributes), ['__proto__']);
   t.equal(row!.attributes['__proto__'], 'x');
@@ -263,7 +315,11 @@ t.test('a __proto__ attribute stays data all the way to the row', async (t) => {
 t.test('an AI SDK call maps to a wrapper SPAN over one GENERATION: its usage counts once', async (t) => {
   const outerId = '1111111111111111';
   const innerId = '2222222222222222';
-  const common = { 'ai.model.provider': 'openai.responses', 'ai.model.id': 'gpt-4o-mini', 'ai.telemetry.metadata.customer': 'acme' };
+  const common = {
+    'ai.model.provider': 'openai.responses',
+    'ai.model.id': 'gpt-4o-mini',
+    'ai.telemetry.metadata.customer': 'acme',
+  };
   const result = mapExportRequest(
     request([
       span({
@@ -300,10 +356,30 @@ t.test('an AI SDK call maps to a wrapper SPAN over one GENERATION: its usage cou
     { costOf: (_model, usage) => ((usage.inputTokens ?? 0) * 0.15 + (usage.outputTokens ?? 0) * 0.6) / 1e6 },
   );
   const [inner, outer] = result.spans;
-  t.match(inner, { type: 'GENERATION', spanKind: 'llm', model: 'gpt-4o-mini-2024-07-18', inputTokens: 41, outputTokens: 17, tokens: 58, output: 'Bonjour!' });
+  t.match(inner, {
+    type: 'GENERATION',
+    spanKind: 'llm',
+    model: 'gpt-4o-mini-2024-07-18',
+    inputTokens: 41,
+    outputTokens: 17,
+    tokens: 58,
+    output: 'Bonjour!',
+  });
   t.equal(inner!.cost, (41 * 0.15 + 17 * 0.6) / 1e6);
-  t.match(outer, { type: 'SPAN', spanKind: 'function', model: null, inputTokens: null, outputTokens: null, tokens: null, cost: null });
-  t.same([outer!.input, outer!.output], ['{"prompt":"Say hello"}', 'Bonjour!'], 'the wrapper keeps its input and output');
+  t.match(outer, {
+    type: 'SPAN',
+    spanKind: 'function',
+    model: null,
+    inputTokens: null,
+    outputTokens: null,
+    tokens: null,
+    cost: null,
+  });
+  t.same(
+    [outer!.input, outer!.output],
+    ['{"prompt":"Say hello"}', 'Bonjour!'],
+    'the wrapper keeps its input and output',
+  );
   t.same([{ ...outer!.metadata }, { ...inner!.metadata }], [{ customer: 'acme' }, { customer: 'acme' }]);
   const total = (key: 'tokens' | 'cost') => result.spans.reduce((sum, row) => sum + (row[key] ?? 0), 0);
   t.equal(total('tokens'), 58, 'the trace counts the call once');
@@ -313,9 +389,16 @@ t.test('an AI SDK call maps to a wrapper SPAN over one GENERATION: its usage cou
 t.test('status codes of other types and numbers', async (t) => {
   const codes: unknown[] = [1.0, 2.0, -0, NaN, 1.5, true, '1', ' 1', 'STATUS_CODE_OK ', {}, undefined];
   const rows = mapExportRequest(
-    request(codes.map((code, i) => span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }))),
+    request(
+      codes.map((code, i) =>
+        span({ spanId: (i + 1).toString(16).padStart(16, 'a'), status: { code: code as number } }),
+      ),
+    ),
   ).spans;
-  t.same(rows.map((r) => r.status), ['OK', 'ERROR', 'UNSET', 'UNSET', 'UNSET', 'UNSET', 'OK', 'UNSET', 'UNSET', 'UNSET', 'UNSET']);
+  t.same(
+    rows.map((r) => r.status),
+    ['OK', 'ERROR', 'UNSET', 'UNSET', 'UNSET', 'UNSET', 'OK', 'UNSET', 'UNSET', 'UNSET', 'UNSET'],
+  );
 });
 
 t.test('spans of one trace sent as bytes: ids read once, rows as if read one by one', async (t) => {
@@ -325,8 +408,16 @@ t.test('spans of one trace sent as bytes: ids read once, rows as if read one by 
     request([
       span({ traceId: trace, spanId: hexBytes('1111111111111111'), parentSpanId: parent }),
       span({ traceId: Buffer.from(TRACE_ID, 'hex'), spanId: hexBytes('0000000000000000'), parentSpanId: parent }),
-      span({ traceId: hexBytes(TRACE_ID), spanId: hexBytes('2222222222222222'), parentSpanId: Buffer.from(PARENT_ID, 'hex') }),
-      span({ traceId: hexBytes('a'.repeat(32)), spanId: hexBytes('3333333333333333'), parentSpanId: new Uint8Array(0) }),
+      span({
+        traceId: hexBytes(TRACE_ID),
+        spanId: hexBytes('2222222222222222'),
+        parentSpanId: Buffer.from(PARENT_ID, 'hex'),
+      }),
+      span({
+        traceId: hexBytes('a'.repeat(32)),
+        spanId: hexBytes('3333333333333333'),
+        parentSpanId: new Uint8Array(0),
+      }),
       span({ traceId: trace, spanId: hexBytes('4444444444444444'), parentSpanId: hexBytes('0'.repeat(16)) }),
       span({ traceId: hexBytes(TRACE_ID.slice(2)), spanId: hexBytes('5555555555555555') }),
       span({ traceId: TRACE_ID, spanId: '6666666666666666', parentSpanId: parent }),
@@ -364,14 +455,49 @@ t.test('rowKeys: the keys of the rows mapExportRequest maps, in its order, with 
   };
   const other = 'a'.repeat(32);
   const cases: [string, ExportTraceServiceRequest, { maxSpansPerTrace?: number }][] = [
-    ['spans with events, of two traces', request([chatSpan({ spanId: '1111111111111111' }), span({ traceId: other, spanId: '2222222222222222', events: [{ name: 'a' }, null as never, { name: 'b' }] }), chatSpan({ spanId: '3333333333333333' })]), {}],
-    ['over the bound', request([chatSpan({ spanId: '1111111111111111' }), span({ spanId: '2222222222222222' }), span({ spanId: '3333333333333333' })]), { maxSpansPerTrace: 2 }],
-    ['malformed ids and times', request([span({ spanId: '0'.repeat(16) }), span({ startTimeUnixNano: undefined }), span({ parentSpanId: 'abc' }), span()]), {}],
-    ['careless shapes', { resourceSpans: [null, { scopeSpans: [null, { spans: [null, 'x', span()] }] }] } as unknown as ExportTraceServiceRequest, {}],
+    [
+      'spans with events, of two traces',
+      request([
+        chatSpan({ spanId: '1111111111111111' }),
+        span({ traceId: other, spanId: '2222222222222222', events: [{ name: 'a' }, null as never, { name: 'b' }] }),
+        chatSpan({ spanId: '3333333333333333' }),
+      ]),
+      {},
+    ],
+    [
+      'over the bound',
+      request([
+        chatSpan({ spanId: '1111111111111111' }),
+        span({ spanId: '2222222222222222' }),
+        span({ spanId: '3333333333333333' }),
+      ]),
+      { maxSpansPerTrace: 2 },
+    ],
+    [
+      'malformed ids and times',
+      request([
+        span({ spanId: '0'.repeat(16) }),
+        span({ startTimeUnixNano: undefined }),
+        span({ parentSpanId: 'abc' }),
+        span(),
+      ]),
+      {},
+    ],
+    [
+      'careless shapes',
+      {
+        resourceSpans: [null, { scopeSpans: [null, { spans: [null, 'x', span()] }] }],
+      } as unknown as ExportTraceServiceRequest,
+      {},
+    ],
     ['nothing', {}, {}],
   ];
   for (const [why, req, opts] of cases) t.same(rowKeys(req, opts), keysOfMapping(req, opts), why);
   const keys = rowKeys(request([chatSpan({ events: [{ name: 'a' }, { name: 'b' }] })]));
-  t.same(keys.spanIds, [SPAN_ID, eventSpanId(SPAN_ID, 0), eventSpanId(SPAN_ID, 1)], 'EVENT rows follow their span, with derived ids');
+  t.same(
+    keys.spanIds,
+    [SPAN_ID, eventSpanId(SPAN_ID, 0), eventSpanId(SPAN_ID, 1)],
+    'EVENT rows follow their span, with derived ids',
+  );
   t.same(keys.traceOf, [0, 0, 0]);
 });

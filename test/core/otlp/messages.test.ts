@@ -12,7 +12,10 @@ function map(entries: [string, JsonValue][]): JsonMap {
 t.test('OpenLLMetry prompt attributes become an array of messages in numeric order', async (t) => {
   const entries: [string, JsonValue][] = [];
   for (let i = 0; i < 12; i++) {
-    entries.push([`gen_ai.prompt.${i}.role`, i % 2 ? 'assistant' : 'user'], [`gen_ai.prompt.${i}.content`, `turn ${i}`]);
+    entries.push(
+      [`gen_ai.prompt.${i}.role`, i % 2 ? 'assistant' : 'user'],
+      [`gen_ai.prompt.${i}.content`, `turn ${i}`],
+    );
   }
   entries.push(['gen_ai.completion.0.content', 'not a prompt'], ['gen_ai.request.model', 'gpt-4o']);
   const found = collectMessages(map(entries), 'gen_ai.prompt.');

@@ -11,7 +11,12 @@ const none = new Set<string>();
 
 t.test('graph.node.* leaves attributes for graph, without the prefix', async (t) => {
   const split = splitNamespaces(
-    flat({ 'graph.node.id': 'retriever', 'graph.node.parent_id': 'agent', 'graph.node.name': 'Retriever', 'openinference.span.kind': 'RETRIEVER' }),
+    flat({
+      'graph.node.id': 'retriever',
+      'graph.node.parent_id': 'agent',
+      'graph.node.name': 'Retriever',
+      'openinference.span.kind': 'RETRIEVER',
+    }),
     none,
     { dropped: 0 },
   );
@@ -81,7 +86,11 @@ t.test('__proto__ metadata keys stay data', async (t) => {
 t.test('skipped keys are in none of the three maps; caps of parsed metadata are counted', async (t) => {
   const counter = { dropped: 0 };
   const deep = '{"a":' + '['.repeat(100) + ']'.repeat(100) + '}';
-  const split = splitNamespaces(flat({ 'input.value': 'big', 'graph.node.id': 'n', metadata: deep }), new Set(['input.value', 'graph.node.id']), counter);
+  const split = splitNamespaces(
+    flat({ 'input.value': 'big', 'graph.node.id': 'n', metadata: deep }),
+    new Set(['input.value', 'graph.node.id']),
+    counter,
+  );
   t.same(plain(split.attributes), {});
   t.same(plain(split.graph), {});
   t.equal(counter.dropped, 1);
@@ -93,30 +102,49 @@ t.test('tags: first source that yields any; arrays, JSON text or one plain tag',
   t.same(tagsOf(flat({ 'langfuse.trace.tags': '["beta", "eu"]' }), c), ['beta', 'eu'], 'JSON text');
   t.same(tagsOf(flat({ 'tracelake.tags': '  ["a"]' }), c), ['a'], 'leading blanks before JSON');
   t.same(tagsOf(flat({ 'tracelake.tags': 'nightly' }), c), ['nightly'], 'one plain tag');
-  t.same(tagsOf(flat({ 'tracelake.tags': ['x'], 'langfuse.trace.tags': ['y'], 'tag.tags': ['z'] }), c), ['x'], 'ours first');
-  t.same(tagsOf(flat({ 'tracelake.tags': [' a ', 'a', '', 3, 'b'], 'tag.tags': ['z'] }), c), ['a', 'b'], 'trimmed, deduplicated, strings only');
-  t.same(tagsOf(flat({ 'tracelake.tags': [], 'langfuse.trace.tags': '[not json', 'tag.tags': ['z'] }), c), ['z'], 'empty and broken sources fall through');
-  t.same(tagsOf(flat({ 'tracelake.tags': '{"a":1}', 'tag.tags': 5 }), c), ['{"a":1}'], 'text not starting with [ is one tag');
+  t.same(
+    tagsOf(flat({ 'tracelake.tags': ['x'], 'langfuse.trace.tags': ['y'], 'tag.tags': ['z'] }), c),
+    ['x'],
+    'ours first',
+  );
+  t.same(
+    tagsOf(flat({ 'tracelake.tags': [' a ', 'a', '', 3, 'b'], 'tag.tags': ['z'] }), c),
+    ['a', 'b'],
+    'trimmed, deduplicated, strings only',
+  );
+  t.same(
+    tagsOf(flat({ 'tracelake.tags': [], 'langfuse.trace.tags': '[not json', 'tag.tags': ['z'] }), c),
+    ['z'],
+    'empty and broken sources fall through',
+  );
+  t.same(
+    tagsOf(flat({ 'tracelake.tags': '{"a":1}', 'tag.tags': 5 }), c),
+    ['{"a":1}'],
+    'text not starting with [ is one tag',
+  );
   t.same(tagsOf(flat({ 'tag.tags': 5 }), c), []);
   t.same(tagsOf(flat({}), c), []);
 });
 
-t.test('metadata key order: the metadata object first, then prefixed keys by precedence, each in attribute order', async (t) => {
-  const split = splitNamespaces(
-    flat({
-      'tracelake.metadata.b': 'ours',
-      'ai.telemetry.metadata.b': 'ai-sdk',
-      'ai.telemetry.metadata.c': 'ai-sdk',
-      'langfuse.trace.metadata.a': 'langfuse',
-      'tracelake.metadata.d': 'ours',
-      metadata: '{"z":"object","a":"object"}',
-      'langfuse.observation.metadata.c': 'observation',
-    }),
-    none,
-    { dropped: 0 },
-  );
-  t.equal(JSON.stringify(split.metadata), '{"z":"object","a":"langfuse","b":"ours","c":"observation","d":"ours"}');
-});
+t.test(
+  'metadata key order: the metadata object first, then prefixed keys by precedence, each in attribute order',
+  async (t) => {
+    const split = splitNamespaces(
+      flat({
+        'tracelake.metadata.b': 'ours',
+        'ai.telemetry.metadata.b': 'ai-sdk',
+        'ai.telemetry.metadata.c': 'ai-sdk',
+        'langfuse.trace.metadata.a': 'langfuse',
+        'tracelake.metadata.d': 'ours',
+        metadata: '{"z":"object","a":"object"}',
+        'langfuse.observation.metadata.c': 'observation',
+      }),
+      none,
+      { dropped: 0 },
+    );
+    t.equal(JSON.stringify(split.metadata), '{"z":"object","a":"langfuse","b":"ours","c":"observation","d":"ours"}');
+  },
+);
 
 t.test('keys near the special prefixes, and keys outside ASCII, stay attributes', async (t) => {
   const o = {
@@ -139,7 +167,11 @@ t.test('keys near the special prefixes, and keys outside ASCII, stay attributes'
 });
 
 t.test('keys to skip: any object that answers `has`', async (t) => {
-  const split = splitNamespaces(flat({ a: 1, b: 2, 'graph.node.c': 3 }), { has: (key: string) => key !== 'a' }, { dropped: 0 });
+  const split = splitNamespaces(
+    flat({ a: 1, b: 2, 'graph.node.c': 3 }),
+    { has: (key: string) => key !== 'a' },
+    { dropped: 0 },
+  );
   t.same(plain(split.attributes), { a: 1 });
   t.same(plain(split.graph), {});
 });

@@ -7,8 +7,35 @@ t.test('a span row is a plain object with every field in SpanRecord order', asyn
   const metadata = emptyMap();
   const scope = { name: 'bench', version: null };
   const row = new SpanRow(
-    'a'.repeat(32), 'b'.repeat(16), null, 'chat', 'GENERATION', 'llm', 'OK', null, 1n, 2n, 'gpt-4o', 'triage', 'svc',
-    10, 2, null, 12, 0.5, 'in', 'out', 'sess', 'user', 'run', ['tag'], metadata, emptyMap(), emptyMap(), emptyMap(), scope,
+    'a'.repeat(32),
+    'b'.repeat(16),
+    null,
+    'chat',
+    'GENERATION',
+    'llm',
+    'OK',
+    null,
+    1n,
+    2n,
+    'gpt-4o',
+    'triage',
+    'svc',
+    10,
+    2,
+    null,
+    12,
+    0.5,
+    'in',
+    'out',
+    'sess',
+    'user',
+    'run',
+    ['tag'],
+    metadata,
+    emptyMap(),
+    emptyMap(),
+    emptyMap(),
+    scope,
   );
   const expected: SpanRecord = {
     traceId: 'a'.repeat(32),
@@ -47,6 +74,10 @@ t.test('a span row is a plain object with every field in SpanRecord order', asyn
   t.equal(row.constructor, Object);
   t.equal(row.metadata, metadata, 'fields are the values given, not copies');
   t.equal(row.scope, scope);
-  t.same(JSON.parse(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))), { ...expected, startNs: '1', endNs: '2' });
+  t.same(JSON.parse(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))), {
+    ...expected,
+    startNs: '1',
+    endNs: '2',
+  });
   t.same(structuredClone(row), expected, 'clones to another thread as plain data');
 });

@@ -1,10 +1,5 @@
 // Builders for OTLP/JSON-shaped requests, as an OTel exporter would send them. Not a test file.
-import type {
-  AnyValue,
-  ExportTraceServiceRequest,
-  KeyValue,
-  Span,
-} from '../../../src/core/otlp/wire.js';
+import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../src/core/otlp/wire.js';
 
 export const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 export const SPAN_ID = 'eee19b7ec3c1b174';
@@ -47,7 +42,10 @@ export function span(over: Partial<Span> = {}): Span {
 }
 
 /** One resource (service `chatbot`) with one scope holding `spans`. */
-export function request(spans: Span[], resource: Record<string, Plain> = { 'service.name': 'chatbot' }): ExportTraceServiceRequest {
+export function request(
+  spans: Span[],
+  resource: Record<string, Plain> = { 'service.name': 'chatbot' },
+): ExportTraceServiceRequest {
   return {
     resourceSpans: [
       {

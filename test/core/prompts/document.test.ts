@@ -2,20 +2,45 @@ import t from 'tap';
 import { parsePromptFile, promptContent, renderPrompt } from '../../../src/core/prompts/document.js';
 
 t.test('a text prompt file', async (t) => {
-  const r = parsePromptFile('\uFEFF---\nlabels: [production, staging]\nmodel: gpt-4o\ntemperature: 0.2\nstop: ["\\n"]\n---\nHello {{name}}\n\n');
-  t.same(r, { ok: true, value: { type: 'text', prompt: 'Hello {{name}}', config: { model: 'gpt-4o', temperature: 0.2, stop: ['\n'] }, variables: ['name'], labels: ['production', 'staging'] } });
-  t.same(parsePromptFile('No front matter {{x}}\n'), { ok: true, value: { type: 'text', prompt: 'No front matter {{x}}', config: {}, variables: ['x'], labels: [] } });
-  t.same(parsePromptFile('---\n---\nEmpty front matter\r\n'), { ok: true, value: { type: 'text', prompt: 'Empty front matter', config: {}, variables: [], labels: [] } });
-  t.same(parsePromptFile('---\r\ntype: text\r\n---\r\nCRLF'), { ok: true, value: { type: 'text', prompt: 'CRLF', config: {}, variables: [], labels: [] } });
+  const r = parsePromptFile(
+    '\uFEFF---\nlabels: [production, staging]\nmodel: gpt-4o\ntemperature: 0.2\nstop: ["\\n"]\n---\nHello {{name}}\n\n',
+  );
+  t.same(r, {
+    ok: true,
+    value: {
+      type: 'text',
+      prompt: 'Hello {{name}}',
+      config: { model: 'gpt-4o', temperature: 0.2, stop: ['\n'] },
+      variables: ['name'],
+      labels: ['production', 'staging'],
+    },
+  });
+  t.same(parsePromptFile('No front matter {{x}}\n'), {
+    ok: true,
+    value: { type: 'text', prompt: 'No front matter {{x}}', config: {}, variables: ['x'], labels: [] },
+  });
+  t.same(parsePromptFile('---\n---\nEmpty front matter\r\n'), {
+    ok: true,
+    value: { type: 'text', prompt: 'Empty front matter', config: {}, variables: [], labels: [] },
+  });
+  t.same(parsePromptFile('---\r\ntype: text\r\n---\r\nCRLF'), {
+    ok: true,
+    value: { type: 'text', prompt: 'CRLF', config: {}, variables: [], labels: [] },
+  });
 });
 
 t.test('a chat prompt file', async (t) => {
-  const text = '---\ntype: chat\n---\n\nSystem:\nYou help with {{product}}.\n\n  user :  \n{{question}}\n\nassistant:\nSure.\n';
+  const text =
+    '---\ntype: chat\n---\n\nSystem:\nYou help with {{product}}.\n\n  user :  \n{{question}}\n\nassistant:\nSure.\n';
   t.same(parsePromptFile(text), {
     ok: true,
     value: {
       type: 'chat',
-      prompt: [{ role: 'system', content: 'You help with {{product}}.' }, { role: 'user', content: '{{question}}' }, { role: 'assistant', content: 'Sure.' }],
+      prompt: [
+        { role: 'system', content: 'You help with {{product}}.' },
+        { role: 'user', content: '{{question}}' },
+        { role: 'assistant', content: 'Sure.' },
+      ],
       config: {},
       variables: ['product', 'question'],
       labels: [],
@@ -39,15 +64,27 @@ t.test('files that are not prompts', async (t) => {
 });
 
 t.test('content given over the API', async (t) => {
-  t.match(promptContent('text', [{ role: 'user', content: 'x' }], {}), { ok: false, error: 'a text prompt is a string' });
+  t.match(promptContent('text', [{ role: 'user', content: 'x' }], {}), {
+    ok: false,
+    error: 'a text prompt is a string',
+  });
   t.match(promptContent('chat', 'x', {}), { ok: false, error: 'a chat prompt is a list of messages' });
 });
 
 t.test('rendering a version', async (t) => {
   t.same(renderPrompt('Hi {{a}}', { a: 1 }), { ok: true, prompt: 'Hi 1' });
   t.same(renderPrompt('Hi {{a}}', {}), { ok: false, missing: ['a'] });
-  const chat = [{ role: 'system' as const, content: '{{a}}' }, { role: 'user' as const, content: '{{b}} {{a}}' }];
-  t.same(renderPrompt(chat, { a: 'x', b: 'y' }), { ok: true, prompt: [{ role: 'system', content: 'x' }, { role: 'user', content: 'y x' }] });
+  const chat = [
+    { role: 'system' as const, content: '{{a}}' },
+    { role: 'user' as const, content: '{{b}} {{a}}' },
+  ];
+  t.same(renderPrompt(chat, { a: 'x', b: 'y' }), {
+    ok: true,
+    prompt: [
+      { role: 'system', content: 'x' },
+      { role: 'user', content: 'y x' },
+    ],
+  });
   t.same(renderPrompt(chat, {}), { ok: false, missing: ['a', 'b'] });
   t.match(renderPrompt([{ role: 'user', content: '{{#if}}' }], {}), { ok: false, error: /Parse error/ });
 });

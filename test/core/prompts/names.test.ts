@@ -3,7 +3,8 @@ import { checkTemplatePath, isPromptName, labelsProblem, promptNameOfPath } from
 
 t.test('prompt names', async (t) => {
   for (const ok of ['greeting', 'support/agent', 'a.b-c_d', 'A1/b2/c3']) t.ok(isPromptName(ok), ok);
-  for (const bad of ['', '/a', 'a/', 'a//b', '../a', 'a/..', '.hidden', 'a/.b', 'a.', 'a b', 'x'.repeat(129), 'a\\b']) t.notOk(isPromptName(bad), bad);
+  for (const bad of ['', '/a', 'a/', 'a//b', '../a', 'a/..', '.hidden', 'a/.b', 'a.', 'a b', 'x'.repeat(129), 'a\\b'])
+    t.notOk(isPromptName(bad), bad);
 });
 
 t.test('labels', async (t) => {

@@ -8,14 +8,38 @@ const KEY = 'sk_service_abc';
 
 t.test('defaults: the local server, and the app asked of it', async (t) => {
   t.same(parseQuickstartArgs(['--key', KEY], {}), { url: 'http://127.0.0.1:4318', key: KEY, appId: null });
-  t.same(parseQuickstartArgs([], { TRACELAKE_API_KEY: ` ${KEY} `, TRACELAKE_URL: 'https://tl.example.com//', TRACELAKE_APP_ID: APP }), { url: 'https://tl.example.com', key: KEY, appId: APP.toLowerCase() }, 'the variables agents sync reads');
-  t.same(parseQuickstartArgs(['--key', KEY], { TRACELAKE_URL: '', TRACELAKE_APP_ID: '' }), { url: 'http://127.0.0.1:4318', key: KEY, appId: null }, 'empty variables are unset ones');
+  t.same(
+    parseQuickstartArgs([], {
+      TRACELAKE_API_KEY: ` ${KEY} `,
+      TRACELAKE_URL: 'https://tl.example.com//',
+      TRACELAKE_APP_ID: APP,
+    }),
+    { url: 'https://tl.example.com', key: KEY, appId: APP.toLowerCase() },
+    'the variables agents sync reads',
+  );
+  t.same(
+    parseQuickstartArgs(['--key', KEY], { TRACELAKE_URL: '', TRACELAKE_APP_ID: '' }),
+    { url: 'http://127.0.0.1:4318', key: KEY, appId: null },
+    'empty variables are unset ones',
+  );
 });
 
 t.test('flags win over the environment', async (t) => {
-  const env = { TRACELAKE_API_KEY: 'sk_service_env', TRACELAKE_URL: 'http://env:1', TRACELAKE_APP_ID: '8c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f' };
-  t.same(parseQuickstartArgs([`--key=${KEY}`, '--url', 'http://127.0.0.1:43001/', `--app=${APP}`], env), { url: 'http://127.0.0.1:43001', key: KEY, appId: APP.toLowerCase() });
-  t.equal(parseQuickstartArgs(['--key', ''], env)!.key, 'sk_service_env', 'an empty --key (an unset variable in the shell) falls back');
+  const env = {
+    TRACELAKE_API_KEY: 'sk_service_env',
+    TRACELAKE_URL: 'http://env:1',
+    TRACELAKE_APP_ID: '8c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+  };
+  t.same(parseQuickstartArgs([`--key=${KEY}`, '--url', 'http://127.0.0.1:43001/', `--app=${APP}`], env), {
+    url: 'http://127.0.0.1:43001',
+    key: KEY,
+    appId: APP.toLowerCase(),
+  });
+  t.equal(
+    parseQuickstartArgs(['--key', ''], env)!.key,
+    'sk_service_env',
+    'an empty --key (an unset variable in the shell) falls back',
+  );
 });
 
 t.test('help', async (t) => {

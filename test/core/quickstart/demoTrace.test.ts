@@ -11,33 +11,72 @@ import { finalizeScore } from '../../../src/core/scores/config.js';
 import { prepareChecked } from '../../../src/core/scores/item.js';
 import { readFileSync } from 'node:fs';
 
-const IDS: DemoIds = { traceId: '0af7651916cd43dd8448eb211c80319c', spanIds: ['b7ad6b7169203331', '00f067aa0ba902b7', '53995c3f42cd8ad8', 'c2fb4f0e0f4a4b1e'] };
+const IDS: DemoIds = {
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanIds: ['b7ad6b7169203331', '00f067aa0ba902b7', '53995c3f42cd8ad8', 'c2fb4f0e0f4a4b1e'],
+};
 const NOW = Date.parse('2026-12-01T10:00:00.000Z');
-const prices = compilePriceTable(parsePriceTable(JSON.parse(readFileSync(new URL('../../../../data/pricing.json', import.meta.url), 'utf8'))));
+const prices = compilePriceTable(
+  parsePriceTable(JSON.parse(readFileSync(new URL('../../../../data/pricing.json', import.meta.url), 'utf8'))),
+);
 
 t.test('the trace, as the ingest maps it', async (t) => {
   const demo = demoTrace(IDS, NOW);
   t.equal(demo.traceId, IDS.traceId);
   t.equal(demo.sessionId, 'demo-0af76519', 'a session of its own per run');
-  const mapped = mapExportRequest(demo.request, { costOf: (model, usage) => { const p = prices.find(model); return p ? costOf(p, usage) : undefined; } });
+  const mapped = mapExportRequest(demo.request, {
+    costOf: (model, usage) => {
+      const p = prices.find(model);
+      return p ? costOf(p, usage) : undefined;
+    },
+  });
   t.equal(mapped.rejected, 0, mapped.errors.join('; '));
   t.equal(mapped.droppedAttributes, 0);
   const spans = mapped.spans;
-  t.same(spans.map((s) => [s.name, s.spanKind, s.type, s.parentId]), [
-    [`invoke_agent ${DEMO_SERVICE}`, 'agent', 'SPAN', null],
-    [`chat ${DEMO_MODEL}`, 'llm', 'GENERATION', IDS.spanIds[0]],
-    ['execute_tool lookup_order', 'tool', 'SPAN', IDS.spanIds[0]],
-    [`chat ${DEMO_MODEL}`, 'llm', 'GENERATION', IDS.spanIds[0]],
-  ]);
-  const [agent, first, tool, second] = spans as [typeof spans[0], typeof spans[0], typeof spans[0], typeof spans[0]];
-  t.same(spans.map((s) => s.spanId), IDS.spanIds);
+  t.same(
+    spans.map((s) => [s.name, s.spanKind, s.type, s.parentId]),
+    [
+      [`invoke_agent ${DEMO_SERVICE}`, 'agent', 'SPAN', null],
+      [`chat ${DEMO_MODEL}`, 'llm', 'GENERATION', IDS.spanIds[0]],
+      ['execute_tool lookup_order', 'tool', 'SPAN', IDS.spanIds[0]],
+      [`chat ${DEMO_MODEL}`, 'llm', 'GENERATION', IDS.spanIds[0]],
+    ],
+  );
+  const [agent, first, tool, second] = spans as [
+    (typeof spans)[0],
+    (typeof spans)[0],
+    (typeof spans)[0],
+    (typeof spans)[0],
+  ];
+  t.same(
+    spans.map((s) => s.spanId),
+    IDS.spanIds,
+  );
   t.ok(spans.every((s) => s.traceId === IDS.traceId && s.status === 'OK' && s.serviceName === DEMO_SERVICE));
-  t.ok(spans.every((s) => s.sessionId === demo.sessionId && s.userId === demo.userId), 'every span in the session, for the user');
-  t.ok(spans.every((s) => s.startNs < s.endNs && s.endNs <= BigInt(NOW) * 1_000_000n), 'in the past');
-  t.ok(agent.startNs <= first.startNs && first.endNs <= tool.startNs && tool.endNs <= second.startNs && second.endNs <= agent.endNs, 'the calls one after another, inside the agent');
+  t.ok(
+    spans.every((s) => s.sessionId === demo.sessionId && s.userId === demo.userId),
+    'every span in the session, for the user',
+  );
+  t.ok(
+    spans.every((s) => s.startNs < s.endNs && s.endNs <= BigInt(NOW) * 1_000_000n),
+    'in the past',
+  );
+  t.ok(
+    agent.startNs <= first.startNs &&
+      first.endNs <= tool.startNs &&
+      tool.endNs <= second.startNs &&
+      second.endNs <= agent.endNs,
+    'the calls one after another, inside the agent',
+  );
 
-  t.same([first.model, first.inputTokens, first.outputTokens, first.tokens], [`${DEMO_MODEL}-2025-04-14`, 412, 38, 450]);
-  t.same([second.model, second.inputTokens, second.outputTokens, second.tokens], [`${DEMO_MODEL}-2025-04-14`, 538, 61, 599]);
+  t.same(
+    [first.model, first.inputTokens, first.outputTokens, first.tokens],
+    [`${DEMO_MODEL}-2025-04-14`, 412, 38, 450],
+  );
+  t.same(
+    [second.model, second.inputTokens, second.outputTokens, second.tokens],
+    [`${DEMO_MODEL}-2025-04-14`, 538, 61, 599],
+  );
   t.ok(first.cost! > 0 && second.cost! > 0, 'priced from data/pricing.json');
   t.equal(demo.summary.tokens, 450 + 599);
   t.same(demo.summary, { name: agent.name, spans: 4, modelCalls: 2, toolCalls: 1, model: DEMO_MODEL, tokens: 1049 });
@@ -61,15 +100,19 @@ t.test('the trace, as the ingest maps it', async (t) => {
 
 t.test('its scores: a NUMERIC, a BOOLEAN and a CATEGORICAL one on the trace', async (t) => {
   const { scores } = demoTrace(IDS, NOW);
-  t.same(scores.map((s) => [s.name, s.data_type, s.resource_id]), [
-    ['helpfulness', 'NUMERIC', IDS.traceId],
-    ['resolved', 'BOOLEAN', IDS.traceId],
-    ['tone', 'CATEGORICAL', IDS.traceId],
-  ]);
+  t.same(
+    scores.map((s) => [s.name, s.data_type, s.resource_id]),
+    [
+      ['helpfulness', 'NUMERIC', IDS.traceId],
+      ['resolved', 'BOOLEAN', IDS.traceId],
+      ['tone', 'CATEGORICAL', IDS.traceId],
+    ],
+  );
   scores.forEach((score, i) => {
     const prepared = prepareChecked(score, i);
     t.ok(prepared.ok && prepared.item.resourceKind === 'trace', `${score.name} is a trace score`);
-    if (prepared.ok) t.ok(finalizeScore(prepared.item, null).ok, `${score.name} passes the rules of its type without a config`);
+    if (prepared.ok)
+      t.ok(finalizeScore(prepared.item, null).ok, `${score.name} passes the rules of its type without a config`);
   });
 });
 

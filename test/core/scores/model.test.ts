@@ -1,5 +1,12 @@
 import t from 'tap';
-import { canonicalDataType, canonicalSource, DATA_TYPES, MAX_BATCH, resourceKind, SOURCES } from '../../../src/core/scores/model.js';
+import {
+  canonicalDataType,
+  canonicalSource,
+  DATA_TYPES,
+  MAX_BATCH,
+  resourceKind,
+  SOURCES,
+} from '../../../src/core/scores/model.js';
 
 t.test('data types and sources are canonicalised whatever their case', async (t) => {
   t.same(DATA_TYPES, ['NUMERIC', 'BOOLEAN', 'CATEGORICAL']);

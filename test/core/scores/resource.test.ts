@@ -8,7 +8,10 @@ const ORPHAN_SPAN = 'd'.repeat(16);
 
 const lookup: ResourceLookup = {
   traces: new Map([[TRACE, { environmentId: 'env-t', sessions: ['s1'] }]]),
-  spans: new Map([[SPAN, { traceId: TRACE }], [ORPHAN_SPAN, { traceId: OTHER_TRACE }]]),
+  spans: new Map([
+    [SPAN, { traceId: TRACE }],
+    [ORPHAN_SPAN, { traceId: OTHER_TRACE }],
+  ]),
   sessions: new Map([['s1', { environmentId: 'env-s' }]]),
 };
 
@@ -28,31 +31,47 @@ t.test('ids to look up, each once', async (t) => {
 
 t.test('traces, spans and sessions that exist resolve', async (t) => {
   t.same(resolveResource({ resourceId: TRACE, resourceKind: 'trace', sessionId: null }, lookup, null), {
-    ok: true, value: { resourceType: 'trace', resourceId: TRACE, traceId: TRACE, sessionId: null, environmentId: 'env-t' },
+    ok: true,
+    value: { resourceType: 'trace', resourceId: TRACE, traceId: TRACE, sessionId: null, environmentId: 'env-t' },
   });
   t.same(resolveResource({ resourceId: SPAN, resourceKind: 'span', sessionId: 's1' }, lookup, 'pinned'), {
-    ok: true, value: { resourceType: 'span', resourceId: SPAN, traceId: TRACE, sessionId: 's1', environmentId: 'pinned' },
+    ok: true,
+    value: { resourceType: 'span', resourceId: SPAN, traceId: TRACE, sessionId: 's1', environmentId: 'pinned' },
   });
   t.same(resolveResource({ resourceId: null, resourceKind: null, sessionId: 's1' }, lookup, null), {
-    ok: true, value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'env-s' },
+    ok: true,
+    value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'env-s' },
   });
   t.same(resolveResource({ resourceId: null, resourceKind: null, sessionId: 's1' }, lookup, 'pinned'), {
-    ok: true, value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'pinned' },
+    ok: true,
+    value: { resourceType: 'session', resourceId: 's1', traceId: null, sessionId: 's1', environmentId: 'pinned' },
   });
 });
 
 t.test('what does not exist is not_found; a resource outside the session is refused', async (t) => {
   t.same(resolveResource({ resourceId: OTHER_TRACE, resourceKind: 'trace', sessionId: null }, lookup, null), {
-    ok: false, error: { code: 'not_found', message: `resource_id: no trace "${OTHER_TRACE}" in this app`, field: 'resource_id' },
+    ok: false,
+    error: { code: 'not_found', message: `resource_id: no trace "${OTHER_TRACE}" in this app`, field: 'resource_id' },
   });
   t.same(resolveResource({ resourceId: 'e'.repeat(16), resourceKind: 'span', sessionId: null }, lookup, null), {
-    ok: false, error: { code: 'not_found', message: `resource_id: no span "${'e'.repeat(16)}" in this app`, field: 'resource_id' },
+    ok: false,
+    error: { code: 'not_found', message: `resource_id: no span "${'e'.repeat(16)}" in this app`, field: 'resource_id' },
   });
-  t.same(resolveResource({ resourceId: ORPHAN_SPAN, resourceKind: 'span', sessionId: null }, lookup, null).ok, false, 'a span whose trace is out of scope');
+  t.same(
+    resolveResource({ resourceId: ORPHAN_SPAN, resourceKind: 'span', sessionId: null }, lookup, null).ok,
+    false,
+    'a span whose trace is out of scope',
+  );
   t.same(resolveResource({ resourceId: null, resourceKind: null, sessionId: 's2' }, lookup, null), {
-    ok: false, error: { code: 'not_found', message: 'session_id: no session "s2" in this app', field: 'session_id' },
+    ok: false,
+    error: { code: 'not_found', message: 'session_id: no session "s2" in this app', field: 'session_id' },
   });
   t.same(resolveResource({ resourceId: TRACE, resourceKind: 'trace', sessionId: 's2' }, lookup, null), {
-    ok: false, error: { code: 'invalid_request_body', message: `session_id: the trace ${TRACE} is not part of session "s2"`, field: 'session_id' },
+    ok: false,
+    error: {
+      code: 'invalid_request_body',
+      message: `session_id: the trace ${TRACE} is not part of session "s2"`,
+      field: 'session_id',
+    },
   });
 });

@@ -1,5 +1,10 @@
 import t from 'tap';
-import { BUILTIN_PROFILES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_SECONDS, parseProfiles } from '../../../src/core/workers/profiles.js';
+import {
+  BUILTIN_PROFILES,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_SECONDS,
+  parseProfiles,
+} from '../../../src/core/workers/profiles.js';
 
 t.test('built-in profiles', async (t) => {
   t.same(Object.keys(BUILTIN_PROFILES), ['claude-code', 'codex']);
@@ -11,12 +16,39 @@ t.test('built-in profiles', async (t) => {
 t.test('a profiles file', async (t) => {
   const parsed = parseProfiles({
     profiles: {
-      reviewer: { command: ['my-agent', '--review'], format: 'text', timeout_seconds: 60, max_output_bytes: 1000, env: { MODE: 'review' }, resume: ['my-agent', '--resume'] },
+      reviewer: {
+        command: ['my-agent', '--review'],
+        format: 'text',
+        timeout_seconds: 60,
+        max_output_bytes: 1000,
+        env: { MODE: 'review' },
+        resume: ['my-agent', '--resume'],
+      },
       plain: { command: ['agent'] },
     },
   });
-  t.same(parsed.reviewer, { name: 'reviewer', command: ['my-agent', '--review'], resume: ['my-agent', '--resume'], format: 'text', timeoutSeconds: 60, maxOutputBytes: 1000, env: { MODE: 'review' } });
-  t.same(parsed.plain, { name: 'plain', command: ['agent'], resume: ['agent'], format: 'events', timeoutSeconds: DEFAULT_TIMEOUT_SECONDS, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, env: {} }, 'defaults: events, the command resumes too');
+  t.same(parsed.reviewer, {
+    name: 'reviewer',
+    command: ['my-agent', '--review'],
+    resume: ['my-agent', '--resume'],
+    format: 'text',
+    timeoutSeconds: 60,
+    maxOutputBytes: 1000,
+    env: { MODE: 'review' },
+  });
+  t.same(
+    parsed.plain,
+    {
+      name: 'plain',
+      command: ['agent'],
+      resume: ['agent'],
+      format: 'events',
+      timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+      maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+      env: {},
+    },
+    'defaults: events, the command resumes too',
+  );
 });
 
 t.test('refusals name the entry', async (t) => {
@@ -35,8 +67,14 @@ t.test('refusals name the entry', async (t) => {
   t.throws(bad({ a: { command: 'x' } }), /profiles\.a\.command/);
   t.throws(bad({ a: { command: ['x', 1] } }), /profiles\.a\.command/);
   t.throws(bad({ a: { command: ['x'], resume: [] } }), /profiles\.a\.resume/);
-  t.throws(bad({ a: { command: ['x'], format: 'xml' } }), /profiles\.a\.format: expected one of text, events, claude-stream-json/);
-  t.throws(bad({ a: { command: ['x'], timeout_seconds: 0 } }), /profiles\.a\.timeout_seconds: expected a whole number from 1/);
+  t.throws(
+    bad({ a: { command: ['x'], format: 'xml' } }),
+    /profiles\.a\.format: expected one of text, events, claude-stream-json/,
+  );
+  t.throws(
+    bad({ a: { command: ['x'], timeout_seconds: 0 } }),
+    /profiles\.a\.timeout_seconds: expected a whole number from 1/,
+  );
   t.throws(bad({ a: { command: ['x'], timeout_seconds: 1.5 } }), /timeout_seconds/);
   t.throws(bad({ a: { command: ['x'], max_output_bytes: '10' } }), /max_output_bytes/);
   t.throws(bad({ a: { command: ['x'], env: { A: 1 } } }), /profiles\.a\.env: expected an object of strings/);

@@ -32,8 +32,19 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
   const root = rootCredentials(server);
   const traces = [hex(16), hex(16)];
   for (const traceId of traces) {
-    const body = exportRequest([{ traceId, attributes: { 'gen_ai.request.model': 'gpt-4o', 'tracelake.metadata.k': 'v', 'tracelake.tags': 'x' } }, { traceId }]);
-    t.equal((await call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(body), headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' } })).status, 200);
+    const body = exportRequest([
+      { traceId, attributes: { 'gen_ai.request.model': 'gpt-4o', 'tracelake.metadata.k': 'v', 'tracelake.tags': 'x' } },
+      { traceId },
+    ]);
+    t.equal(
+      (
+        await call(server, 'POST', '/v1/traces', {
+          rawBody: JSON.stringify(body),
+          headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
+        })
+      ).status,
+      200,
+    );
   }
   const api = await call(server, 'GET', '/v1/spans?limit=10&sort_order=asc', { auth: root });
   t.equal(await server.stop('SIGTERM'), 0);
@@ -44,20 +55,40 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
   const rows: Record<string, unknown>[] = [];
   for (const path of files) {
     const key = relative(segments, path).split(sep).join('/');
-    t.match(key, /^tenant=[0-9a-f-]{36}\/app=[0-9a-f-]{36}\/date=\d{4}-\d{2}-\d{2}\/[^/]+\.parquet$/, 'the Hive layout');
+    t.match(
+      key,
+      /^tenant=[0-9a-f-]{36}\/app=[0-9a-f-]{36}\/date=\d{4}-\d{2}-\d{2}\/[^/]+\.parquet$/,
+      'the Hive layout',
+    );
     t.ok(key.startsWith(`tenant=${server.bootstrap!.tenant_id}/app=${root.appId}/`), 'of the right tenant and app');
     const file = await asyncBufferFromFile(path);
     const metadata = await parquetMetadataAsync(file);
-    t.same(metadata.key_value_metadata?.find((kv) => kv.key === 'tracelake_format')?.value, String(SEGMENT_FORMAT_VERSION), `format version ${SEGMENT_FORMAT_VERSION}`);
-    t.same(parquetSchema(metadata).children.map((c) => c.element.name), SPAN_COLUMNS.map(([name]) => name), 'the documented columns, in order');
+    t.same(
+      metadata.key_value_metadata?.find((kv) => kv.key === 'tracelake_format')?.value,
+      String(SEGMENT_FORMAT_VERSION),
+      `format version ${SEGMENT_FORMAT_VERSION}`,
+    );
+    t.same(
+      parquetSchema(metadata).children.map((c) => c.element.name),
+      SPAN_COLUMNS.map(([name]) => name),
+      'the documented columns, in order',
+    );
     t.equal(metadata.row_groups[0]!.columns[0]!.meta_data?.codec, 'SNAPPY', 'written at ingest (level 0): Snappy');
-    const startNs = metadata.row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema.join('.') === 'start_ns')!.meta_data!;
-    t.ok(startNs.encodings.includes('DELTA_BINARY_PACKED'), `Parquet 2 pages: start times delta-encoded (${startNs.encodings.join(', ')})`);
+    const startNs = metadata.row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema.join('.') === 'start_ns')!
+      .meta_data!;
+    t.ok(
+      startNs.encodings.includes('DELTA_BINARY_PACKED'),
+      `Parquet 2 pages: start times delta-encoded (${startNs.encodings.join(', ')})`,
+    );
     rows.push(...(await parquetReadObjects({ file, compressors })));
     t.ok(statSync(path).size > 0);
   }
   rows.sort((a, b) => (BigInt(a.start_ns as bigint) < BigInt(b.start_ns as bigint) ? -1 : 1));
-  t.same(rows.map((r) => r.span_id), api.body.data.map((s: { id: string }) => s.id), 'the same spans as the API');
+  t.same(
+    rows.map((r) => r.span_id),
+    api.body.data.map((s: { id: string }) => s.id),
+    'the same spans as the API',
+  );
   const first = rows.find((r) => r.model === 'gpt-4o')!;
   t.same(first.tags, ['x']);
   t.same(JSON.parse(first.metadata as string), { k: 'v' });
@@ -65,7 +96,10 @@ t.test('a second Parquet reader reads the segment directory as documented', asyn
   t.match(first.trace_id, /^[0-9a-f]{32}$/);
   // Format 2: the model attribute is the model column's value, so the file keeps it there alone,
   // names it in attributes_in_columns, and the API gives the attributes back as sent.
-  t.notOk('gen_ai.request.model' in JSON.parse((first.attributes as string | null) ?? '{}'), 'the model attribute is stored once, as the column');
+  t.notOk(
+    'gen_ai.request.model' in JSON.parse((first.attributes as string | null) ?? '{}'),
+    'the model attribute is stored once, as the column',
+  );
   t.equal(first.attributes_in_columns, 2 ** ATTRIBUTE_COLUMNS.findIndex(([key]) => key === 'gen_ai.request.model'));
   const restarted = await startServer({ dataDir: server.dataDir });
   t.teardown(() => restarted.stop('SIGKILL'));
@@ -82,6 +116,10 @@ t.test('docs/segments.md lists the attribute keys a column holds in their bit or
   for (const m of rows) {
     const first = Number(m[1]);
     const last = Number(m[2] ?? m[1]);
-    t.equal(last - first + 1, [...m[3]!.matchAll(/`[^`]+`/g)].length, `bits ${m[1]}${m[2] ? `–${m[2]}` : ''}: one a key`);
+    t.equal(
+      last - first + 1,
+      [...m[3]!.matchAll(/`[^`]+`/g)].length,
+      `bits ${m[1]}${m[2] ? `–${m[2]}` : ''}: one a key`,
+    );
   }
 });

@@ -13,7 +13,11 @@ import { searchTraces, type SearchQuery } from '../../../src/store/spans/search.
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { tempDir } from '../../helpers/server.js';
 
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 
 t.test('a bounded page is the page', async (t) => {
   const dataDir = tempDir();
@@ -37,8 +41,24 @@ t.test('a bounded page is the page', async (t) => {
   const twoStep: Filter = [];
   const oneStep = parseFilter('span_count >= 0', 'traces');
   for (const sortOrder of ['desc', 'asc'] as const) {
-    for (const [limit, offset] of [[5, 0], [6, 3], [10, 18], [7, 55], [50, 40], [3, 60]] as const) {
-      const q: SearchQuery = { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit, offset, sortBy: 'start', sortOrder, format: 'json' };
+    for (const [limit, offset] of [
+      [5, 0],
+      [6, 3],
+      [10, 18],
+      [7, 55],
+      [50, 40],
+      [3, 60],
+    ] as const) {
+      const q: SearchQuery = {
+        scope: read,
+        fromMs: 0,
+        toMs: Date.now() + 60_000,
+        limit,
+        offset,
+        sortBy: 'start',
+        sortOrder,
+        format: 'json',
+      };
       const [a, b] = [await searchTraces(src, q, twoStep), await searchTraces(src, q, oneStep)];
       t.same(a, b, `${sortOrder}, limit ${limit}, offset ${offset}`);
       t.equal(a.kind === 'json' && a.data.length, Math.max(0, Math.min(limit, 60 - offset)));

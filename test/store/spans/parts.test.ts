@@ -12,7 +12,11 @@ import { SPAN_COLUMNS, SQL_TYPE } from '../../../src/store/spans/columns.js';
 import { PART_COLUMNS, partsOfSpans } from '../../../src/store/spans/traceParts.js';
 import { exportRequest, hex } from '../../helpers/otlp.js';
 
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 
 t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) => {
   const a = hex(16);
@@ -24,9 +28,40 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   const emojiInline = `${'😀'.repeat(300)}${'z'.repeat(300)}`; // 600 characters, 900 units, inline
   const emojiLong = `${'y'.repeat(499)}😀${'y'.repeat(9000)}`; // out of line, the pair straddling unit 500
   const request = exportRequest([
-    { traceId: a, parentSpanId: rootA, name: 'child', attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 3, 'tracelake.tags': 'x', 'session.id': 's-2', 'tracelake.cost': 0.1, 'tracelake.metadata.tier': 'silver' } },
-    { traceId: a, spanId: rootA, name: 'root', attributes: { 'session.id': 's-1', 'input.value': 'hello', 'output.value': long, 'tracelake.cost': 0.2, 'user.id': 'u', 'tracelake.tags': 'y', 'tracelake.metadata.tier': 'gold' } },
-    { traceId: a, parentSpanId: rootA, name: 'later', attributes: { 'tracelake.run.id': 'r-1', 'tracelake.tags': 'x' } },
+    {
+      traceId: a,
+      parentSpanId: rootA,
+      name: 'child',
+      attributes: {
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.input_tokens': 10,
+        'gen_ai.usage.output_tokens': 3,
+        'tracelake.tags': 'x',
+        'session.id': 's-2',
+        'tracelake.cost': 0.1,
+        'tracelake.metadata.tier': 'silver',
+      },
+    },
+    {
+      traceId: a,
+      spanId: rootA,
+      name: 'root',
+      attributes: {
+        'session.id': 's-1',
+        'input.value': 'hello',
+        'output.value': long,
+        'tracelake.cost': 0.2,
+        'user.id': 'u',
+        'tracelake.tags': 'y',
+        'tracelake.metadata.tier': 'gold',
+      },
+    },
+    {
+      traceId: a,
+      parentSpanId: rootA,
+      name: 'later',
+      attributes: { 'tracelake.run.id': 'r-1', 'tracelake.tags': 'x' },
+    },
     { traceId: b, name: 'orphan-b', attributes: { 'user.id': 'u-2' } },
     { traceId: b, parentSpanId: hex(8), name: 'orphan-b2', attributes: { 'tracelake.metadata.tier': 'child' } },
     { traceId: c, name: 'only', attributes: { 'input.value': long } },
@@ -37,7 +72,10 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   spans[2]!.status = { code: 2 };
   spans[3]!.events = [{ name: 'an event', timeUnixNano: String(BigInt(Date.now()) * 1_000_000n) }];
   const { rows } = toRows(scope, mapExportRequest(request).spans);
-  t.ok(rows.some((r) => r[SPAN_COLUMNS.findIndex(([n]) => n === 'type')] === 'EVENT'), 'with an event row');
+  t.ok(
+    rows.some((r) => r[SPAN_COLUMNS.findIndex(([n]) => n === 'type')] === 'EVENT'),
+    'with an event row',
+  );
 
   const js = new SummaryParts();
   js.add(rows.slice(0, 3));
@@ -60,17 +98,35 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
       else if (kind === 'ubigint') appender.appendUBigInt(v as bigint);
       else if (kind === 'int') appender.appendInteger(v as number);
       else if (kind === 'double') appender.appendDouble(v as number);
-      else if (kind === 'text_list') (v as string[]).length === 0 ? appender.appendNull() : appender.appendVarchar(`[${(v as string[]).join(',')}]`);
+      else if (kind === 'text_list')
+        (v as string[]).length === 0 ? appender.appendNull() : appender.appendVarchar(`[${(v as string[]).join(',')}]`);
       else appender.appendVarchar(v as string);
     }
     appender.endRow();
   }
   appender.closeSync();
-  const columns = PART_COLUMNS.map((c) => (c === 'tags' ? 'list_sort(tags) AS tags' : c === 'cost' ? 'cost::DOUBLE AS cost' : c === 'tokens' ? 'tokens::BIGINT::VARCHAR AS tokens' : `${c}::VARCHAR AS ${c}`)).join(', ');
-  const fromSql = (await conn.runAndReadAll(`SELECT ${columns} FROM (${partsOfSpans('spans')}) p(${PART_COLUMNS.join(', ')}) ORDER BY trace_id`)).getRowObjectsJson();
+  const columns = PART_COLUMNS.map((c) =>
+    c === 'tags'
+      ? 'list_sort(tags) AS tags'
+      : c === 'cost'
+        ? 'cost::DOUBLE AS cost'
+        : c === 'tokens'
+          ? 'tokens::BIGINT::VARCHAR AS tokens'
+          : `${c}::VARCHAR AS ${c}`,
+  ).join(', ');
+  const fromSql = (
+    await conn.runAndReadAll(
+      `SELECT ${columns} FROM (${partsOfSpans('spans')}) p(${PART_COLUMNS.join(', ')}) ORDER BY trace_id`,
+    )
+  ).getRowObjectsJson();
 
   const normal = (p: (string | number | bigint | string[] | null)[]) =>
-    Object.fromEntries(PART_COLUMNS.map((c, i) => [c, c === 'tags' ? p[i] : c === 'cost' ? Number((p[i] as number).toFixed(12)) : p[i] === null ? null : String(p[i])]));
+    Object.fromEntries(
+      PART_COLUMNS.map((c, i) => [
+        c,
+        c === 'tags' ? p[i] : c === 'cost' ? Number((p[i] as number).toFixed(12)) : p[i] === null ? null : String(p[i]),
+      ]),
+    );
   const expected = fromJs.map(normal).sort((x, y) => String(x.trace_id).localeCompare(String(y.trace_id)));
   const actual = fromSql.map((r) => ({ ...r, cost: Number(Number(r.cost).toFixed(12)), tags: r.tags ?? [] }));
   t.same(actual, expected, 'every column of every part');
@@ -79,12 +135,20 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   t.equal(partA.best_output_preview, 'x'.repeat(500), 'an out-of-line output has a stored preview');
   t.equal(partA.best_input_preview, 'hello', 'an inline input is its own preview');
   const partD = expected.find((p) => p.trace_id === d)!;
-  t.equal(partD.best_input_preview, `${'😀'.repeat(300)}${'z'.repeat(200)}`, 'an inline preview: 500 characters, as left() derives it');
+  t.equal(
+    partD.best_input_preview,
+    `${'😀'.repeat(300)}${'z'.repeat(200)}`,
+    'an inline preview: 500 characters, as left() derives it',
+  );
   t.equal(partD.best_output_preview, `${'y'.repeat(499)}😀`, 'a stored preview: 500 characters, the pair whole');
   t.equal(partA.session_id, 's-1', 'several sessions: the smallest id');
   t.equal(partA.has_error, '1');
   t.same(partA.tags, ['x', 'y']);
   t.equal(expected.find((p) => p.trace_id === b)!.span_count, '2', 'events are not spans');
   t.same(JSON.parse(partA.best_metadata as string), { tier: 'gold' }, "the root's metadata is the trace's");
-  t.equal(expected.find((p) => p.trace_id === b)!.best_metadata, null, "a root without metadata gives the trace none, not a child's");
+  t.equal(
+    expected.find((p) => p.trace_id === b)!.best_metadata,
+    null,
+    "a root without metadata gives the trace none, not a child's",
+  );
 });

@@ -15,10 +15,18 @@ import type { SpanRow } from '../../../src/store/spans/columns.js';
 import { exportRequest, hex } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
 
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 
 function rowsOf(traces: number): SpanRow[] {
-  const specs = Array.from({ length: traces }, () => hex(16)).flatMap((traceId) => [{ traceId }, { traceId }, { traceId }]);
+  const specs = Array.from({ length: traces }, () => hex(16)).flatMap((traceId) => [
+    { traceId },
+    { traceId },
+    { traceId },
+  ]);
   return toRows(scope, mapExportRequest(exportRequest(specs)).spans).rows;
 }
 
@@ -33,7 +41,8 @@ t.test('cells made, filled and closed while others are written: every write succ
   });
   const big = rowsOf(4000);
   const written: Promise<{ path: string; rows: number }>[] = [];
-  const write = (cell: BufferedCell, path: string) => buffer.write(cell, scope, path).then((w) => ({ path, rows: w.rows }));
+  const write = (cell: BufferedCell, path: string) =>
+    buffer.write(cell, scope, path).then((w) => ({ path, rows: w.rows }));
   let next = await buffer.cell();
   for (let i = 0; i < 24; i++) {
     // A large generation's write in flight (its COPY runs off this thread) …
@@ -53,7 +62,9 @@ t.test('cells made, filled and closed while others are written: every write succ
   t.same(failed, [], 'no write failed');
   for (const r of results) {
     if (r.status !== 'fulfilled') continue;
-    const count = (await check.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM '${r.value.path}'`)).getRowObjects()[0]!.n;
+    const count = (
+      await check.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM '${r.value.path}'`)
+    ).getRowObjects()[0]!.n;
     t.equal(count, r.value.rows, `${r.value.path.slice(dir.length + 1)} holds its ${r.value.rows} rows`);
   }
 });

@@ -19,7 +19,13 @@ import { DATABASE_FILE, storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
 import { compactOnce } from '../../../src/store/spans/compaction.js';
 import { FileEngine } from '../../../src/store/spans/fileEngine.js';
-import { cachedSpanIdFilterPaths, commitGenerations, quote, segmentsFor, segmentsMayHold } from '../../../src/store/spans/manifest.js';
+import {
+  cachedSpanIdFilterPaths,
+  commitGenerations,
+  quote,
+  segmentsFor,
+  segmentsMayHold,
+} from '../../../src/store/spans/manifest.js';
 import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere } from '../../../src/store/spans/reads.js';
 import type { ReadScope } from '../../../src/store/scope.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
@@ -33,7 +39,11 @@ import { exportRequest, hex, type SpanSpec } from '../../helpers/otlp.js';
 import { tempDir } from '../../helpers/server.js';
 import { mergedTraces } from '../../helpers/summaries.js';
 
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const read: ReadScope = { ...scope };
 
 /**
@@ -54,7 +64,12 @@ async function openStore(t: Test) {
   });
   await migrate(db);
   let seq = 0;
-  const write = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId, serviceName?: string): Promise<GenerationReport> => {
+  const write = async (
+    specs: SpanSpec[],
+    startOffsetMs = 0,
+    environmentId = scope.environmentId,
+    serviceName?: string,
+  ): Promise<GenerationReport> => {
     const place = { ...scope, environmentId };
     const request = exportRequest(specs, serviceName);
     for (const s of request.resourceSpans[0]!.scopeSpans[0]!.spans) {
@@ -74,7 +89,17 @@ async function openStore(t: Test) {
       workerId: 'w',
       seq,
       log: `w-${seq}.log`,
-      segments: [{ key, ...place, date, rows: written.rows, bytes: segments.size(key), minStartNs: written.minStartNs, maxStartNs: written.maxStartNs }],
+      segments: [
+        {
+          key,
+          ...place,
+          date,
+          rows: written.rows,
+          bytes: segments.size(key),
+          minStartNs: written.minStartNs,
+          maxStartNs: written.maxStartNs,
+        },
+      ],
       parts: parts.rows(),
       resources: resources.map((r) => ({ ...r, ...place })),
       blobs: [],
@@ -84,7 +109,11 @@ async function openStore(t: Test) {
     };
     return report;
   };
-  const commit = async (specs: SpanSpec[], startOffsetMs = 0, environmentId = scope.environmentId): Promise<GenerationReport> => {
+  const commit = async (
+    specs: SpanSpec[],
+    startOffsetMs = 0,
+    environmentId = scope.environmentId,
+  ): Promise<GenerationReport> => {
     const report = await write(specs, startOffsetMs, environmentId);
     await commitGenerations(db, segments, [report]);
     return report;
@@ -98,7 +127,18 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   const traceId = hex(16);
   const root = hex(8);
   // Three generations, out of order: children first (the earliest spans), then the root, then an error.
-  await commit([{ traceId, parentSpanId: root, name: 'child-a', attributes: { 'tracelake.cost': 0.25, 'session.id': 's-1', 'tracelake.tags': 'x' } }, { traceId, parentSpanId: root, name: 'child-b' }], -5000);
+  await commit(
+    [
+      {
+        traceId,
+        parentSpanId: root,
+        name: 'child-a',
+        attributes: { 'tracelake.cost': 0.25, 'session.id': 's-1', 'tracelake.tags': 'x' },
+      },
+      { traceId, parentSpanId: root, name: 'child-b' },
+    ],
+    -5000,
+  );
   const summaryOf = async () => (await traceWithSpans(src, read, traceId))!.trace;
   const fromFirstPart = await summaryOf();
   t.equal(fromFirstPart.name, 'child-a', 'with the root not yet received, the earliest span names the trace');
@@ -107,10 +147,27 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   await mergeParts(db);
   await commit([{ traceId, spanId: root, name: 'root', attributes: { 'user.id': 'u-1', 'tracelake.tags': 'y' } }], 0);
   const mixed = await summaryOf();
-  const errorReport = await commit([{ traceId, parentSpanId: root, name: 'failing', attributes: { 'tracelake.cost': 0.5 } }], 2000);
+  const errorReport = await commit(
+    [{ traceId, parentSpanId: root, name: 'failing', attributes: { 'tracelake.cost': 0.5 } }],
+    2000,
+  );
   await db.exec(`UPDATE trace_parts SET has_error = 1, has_ok = 0 WHERE seq = (SELECT max(seq) FROM trace_parts)`);
   const unmerged = await summaryOf();
-  const list = () => searchTraces(src, { scope: read, fromMs: 0, toMs: Date.now() + 60_000, limit: 10, offset: 0, sortBy: 'start', sortOrder: 'desc', format: 'json' }, []);
+  const list = () =>
+    searchTraces(
+      src,
+      {
+        scope: read,
+        fromMs: 0,
+        toMs: Date.now() + 60_000,
+        limit: 10,
+        offset: 0,
+        sortBy: 'start',
+        sortOrder: 'desc',
+        format: 'json',
+      },
+      [],
+    );
   t.equal(await settledScope(db, read), false, 'parts wait');
   const listUnmerged = await list();
   await mergeParts(db);
@@ -118,7 +175,11 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.equal(await settledScope(db, read), true, 'none wait: lists read the merged rows alone');
   const listMerged = await list();
   t.same(listMerged, listUnmerged, 'a list answers the same from parts and merged rows as from merged rows alone');
-  t.match(listMerged, { kind: 'json', total: 1, data: [{ id: traceId, name: 'root', span_count: 4, status: 'ERROR' }] });
+  t.match(listMerged, {
+    kind: 'json',
+    total: 1,
+    data: [{ id: traceId, name: 'root', span_count: 4, status: 'ERROR' }],
+  });
 
   t.equal(mixed.name, 'root', 'a merged row plus a newer part: the root wins');
   t.same(merged, unmerged, 'the same summary before and after the background merge');
@@ -133,7 +194,11 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.ok(Date.parse(merged.end) > Date.parse(mixed.end), 'end is the latest span end (of the last part)');
 
   const spans = await traceSpans(src, read, traceId);
-  t.same(spans.map((s) => s.name), ['child-a', 'child-b', 'root', 'failing'], 'the spans of all three segments, by start');
+  t.same(
+    spans.map((s) => s.name),
+    ['child-a', 'child-b', 'root', 'failing'],
+    'the spans of all three segments, by start',
+  );
   t.equal((await segmentsFor(db, segments, read, null, null)).length, 3);
 
   const [{ n: partsBefore } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM segments');
@@ -143,16 +208,33 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   t.equal((await traceSpans(src, read, traceId)).length, 4);
 
   const session = await tracesWhere(db, read, 'session_id', 's-1', 10, 0);
-  t.same(session.data.map((x) => x.id), [traceId]);
-  t.equal((await traceWithSpans(src, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another environment sees nothing');
-  t.equal((await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId)), null, 'another app sees nothing');
+  t.same(
+    session.data.map((x) => x.id),
+    [traceId],
+  );
+  t.equal(
+    await traceWithSpans(src, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId),
+    null,
+    'another environment sees nothing',
+  );
+  t.equal(
+    await traceWithSpans(src, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, traceId),
+    null,
+    'another app sees nothing',
+  );
 });
 
 t.test("a merged row keeps its best candidate's start only when it is not the trace's start", async (t) => {
   const { db, src, commit } = await openStore(t);
   const traceId = hex(16);
   const [a, b] = [hex(8), hex(8)];
-  const stored = async () => (await db.query<{ best_s: string | null; start_ns: string }>('SELECT best_s::VARCHAR AS best_s, start_ns::VARCHAR AS start_ns FROM traces WHERE trace_id = $1', [traceId]))[0]!;
+  const stored = async () =>
+    (
+      await db.query<{ best_s: string | null; start_ns: string }>(
+        'SELECT best_s::VARCHAR AS best_s, start_ns::VARCHAR AS start_ns FROM traces WHERE trace_id = $1',
+        [traceId],
+      )
+    )[0]!;
   const name = async () => (await traceWithSpans(src, read, traceId))!.trace.name;
   const rootA = (await commit([{ traceId, spanId: a, name: 'root a' }], 0)).segments[0]!.minStartNs;
   await mergeParts(db);
@@ -176,30 +258,57 @@ t.test('a group commit stores each generation of the group once, as commits one 
   const before = await commit([{ traceId: a, name: 'before' }]);
   // Three generations and one committed already (a retry after a lost answer), in one group; two in
   // another environment; all of one tenant and one resource.
-  const first = await write([{ traceId: b, name: 'b1' }, { traceId: b, name: 'b2' }], 1000);
+  const first = await write(
+    [
+      { traceId: b, name: 'b1' },
+      { traceId: b, name: 'b2' },
+    ],
+    1000,
+  );
   const second = await write([{ traceId: b, name: 'b3' }], 2000, '00000000-0000-4000-8000-000000000004');
   const third = await write([{ traceId: c, name: 'c1' }], 3000);
   await commitGenerations(db, segments, [first, before, second, third]);
   await commitGenerations(db, segments, []);
 
-  const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${sql}`))[0]!.n;
+  const count = async (sql: string) =>
+    (await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${sql}`))[0]!.n;
   t.equal(await count('segments'), 4, 'a manifest row a segment, none twice');
   t.equal(await count('committed_logs'), 4, 'every log named once');
   t.equal(await count('resources'), 1, 'one resource, named by every generation');
-  const [usage] = await db.query<{ spans: number; bytes: number }>('SELECT spans::INTEGER AS spans, bytes::INTEGER AS bytes FROM tenant_usage');
+  const [usage] = await db.query<{ spans: number; bytes: number }>(
+    'SELECT spans::INTEGER AS spans, bytes::INTEGER AS bytes FROM tenant_usage',
+  );
   t.same(usage, { spans: 5, bytes: 4 }, "the tenant's usage: each generation counted once");
   const seqs = await db.query<{ log: string; seq: number }>(
     `SELECT DISTINCT CASE WHEN trace_id = '${a}' THEN 'before' WHEN environment_id = '00000000-0000-4000-8000-000000000004' THEN 'second' WHEN trace_id = '${b}' THEN 'first' ELSE 'third' END AS log, seq::INTEGER AS seq
        FROM trace_parts ORDER BY seq`,
   );
-  t.same(seqs.map((r) => r.log), ['before', 'first', 'second', 'third'], 'a sequence number a generation, rising in the order of the group');
+  t.same(
+    seqs.map((r) => r.log),
+    ['before', 'first', 'second', 'third'],
+    'a sequence number a generation, rising in the order of the group',
+  );
   t.equal(new Set(seqs.map((r) => r.seq)).size, 4);
-  t.same((await traceSpans(src, read, b)).map((s) => s.name), ['b1', 'b2'], "b's spans in its first environment");
-  t.same((await traceSpans(src, { ...read, environmentId: null }, b)).map((s) => s.name), ['b3'], 'and, unpinned, the one that started last: the second');
-  t.same((await traceSpans(src, read, c)).map((s) => s.name), ['c1']);
+  t.same(
+    (await traceSpans(src, read, b)).map((s) => s.name),
+    ['b1', 'b2'],
+    "b's spans in its first environment",
+  );
+  t.same(
+    (await traceSpans(src, { ...read, environmentId: null }, b)).map((s) => s.name),
+    ['b3'],
+    'and, unpinned, the one that started last: the second',
+  );
+  t.same(
+    (await traceSpans(src, read, c)).map((s) => s.name),
+    ['c1'],
+  );
 
   // The resource is known now: a generation naming it and a new one stores the new one.
-  await commitGenerations(db, segments, [await write([{ traceId: hex(16) }], 4000), await write([{ traceId: hex(16) }], 5000, scope.environmentId, 'another-service')]);
+  await commitGenerations(db, segments, [
+    await write([{ traceId: hex(16) }], 4000),
+    await write([{ traceId: hex(16) }], 5000, scope.environmentId, 'another-service'),
+  ]);
   const services = await db.query<{ resource: string }>('SELECT resource FROM resources ORDER BY resource');
   t.equal(services.length, 2, 'a new resource beside a known one is stored');
   t.match(services.map((r) => r.resource).join(' '), /another-service/);
@@ -210,22 +319,48 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
   // Two ids alike in their first 64 bits (one key), and one that is not.
   const prefix = hex(8);
   const [a, b, c] = [prefix + hex(8), prefix + hex(8), hex(16)];
-  await commit([{ traceId: a, name: 'a' }, { traceId: b, name: 'b' }, { traceId: c, name: 'c' }]);
+  await commit([
+    { traceId: a, name: 'a' },
+    { traceId: b, name: 'b' },
+    { traceId: c, name: 'c' },
+  ]);
   await mergeParts(db);
 
-  const indexes = await db.query<{ n: number }>("SELECT count(*)::INTEGER AS n FROM duckdb_indexes() WHERE table_name = 'traces'");
+  const indexes = await db.query<{ n: number }>(
+    "SELECT count(*)::INTEGER AS n FROM duckdb_indexes() WHERE table_name = 'traces'",
+  );
   t.equal(indexes[0]?.n, 0, 'no index on the summaries (it was most of the file)');
-  const keys = await db.query<{ trace_id: string; trace_key: string }>('SELECT trace_id, trace_key::VARCHAR AS trace_key FROM traces ORDER BY trace_id');
+  const keys = await db.query<{ trace_id: string; trace_key: string }>(
+    'SELECT trace_id, trace_key::VARCHAR AS trace_key FROM traces ORDER BY trace_id',
+  );
   t.same(
     Object.fromEntries(keys.map((r) => [r.trace_id, r.trace_key])),
     Object.fromEntries([a, b, c].map((id) => [id, BigInt('0x' + id.slice(0, 16)).toString()])),
     'each merged row keeps the first 64 bits of its id',
   );
-  for (const [id, name] of [[a, 'a'], [b, 'b'], [c, 'c']] as const) t.equal((await traceWithSpans(src, read, id))?.trace.name, name, `trace ${name} by id: its own row, its key shared or not`);
+  for (const [id, name] of [
+    [a, 'a'],
+    [b, 'b'],
+    [c, 'c'],
+  ] as const)
+    t.equal(
+      (await traceWithSpans(src, read, id))?.trace.name,
+      name,
+      `trace ${name} by id: its own row, its key shared or not`,
+    );
   t.equal(await traceWithSpans(src, read, prefix + '0'.repeat(16)), null, 'a key alone does not make a trace');
   t.equal(await traceWithSpans(src, read, 'not-hex'), null, 'an id that is not hex has no key and finds nothing');
-  const found = await lookupResources(db, segments, read, [a, b, c, 'f'.repeat(32)].map((resourceId) => ({ resourceId, resourceKind: 'trace' as const, sessionId: null })));
-  t.same([...found.traces.keys()].sort(), [a, b, c].sort(), 'a batch of ids (scores and comments) finds its traces by their keys');
+  const found = await lookupResources(
+    db,
+    segments,
+    read,
+    [a, b, c, 'f'.repeat(32)].map((resourceId) => ({ resourceId, resourceKind: 'trace' as const, sessionId: null })),
+  );
+  t.same(
+    [...found.traces.keys()].sort(),
+    [a, b, c].sort(),
+    'a batch of ids (scores and comments) finds its traces by their keys',
+  );
 
   // An id that does not start with hex digits (no OTLP id is one; a row put in by hand can be) has key 0.
   await db.exec(
@@ -234,9 +369,15 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
     [scope.tenantId, scope.appId, scope.environmentId],
   );
   await mergeParts(db);
-  t.same(await db.query("SELECT trace_key::VARCHAR AS k FROM traces WHERE trace_id = 'session-one'"), [{ k: '0' }], 'key 0, not NULL');
+  t.same(
+    await db.query("SELECT trace_key::VARCHAR AS k FROM traces WHERE trace_id = 'session-one'"),
+    [{ k: '0' }],
+    'key 0, not NULL',
+  );
   t.equal((await traceWithSpans(src, read, 'session-one'))?.trace.name, 'odd', 'found by key 0 and its id');
-  const again = await lookupResources(db, segments, read, [{ resourceId: 'session-one', resourceKind: 'trace', sessionId: null }]);
+  const again = await lookupResources(db, segments, read, [
+    { resourceId: 'session-one', resourceKind: 'trace', sessionId: null },
+  ]);
   t.same([...again.traces.keys()], ['session-one']);
 });
 
@@ -245,7 +386,13 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   const traceId = hex(16);
   const [root, otherRoot] = [hex(8), hex(8)];
   const staging = '00000000-0000-4000-8000-000000000004';
-  const early = await commit([{ traceId, spanId: root, name: 'root' }, { traceId, parentSpanId: root, name: 'child' }], -60_000);
+  const early = await commit(
+    [
+      { traceId, spanId: root, name: 'root' },
+      { traceId, parentSpanId: root, name: 'child' },
+    ],
+    -60_000,
+  );
   const late = await commit([{ traceId, parentSpanId: root, name: 'late' }], 0);
   // The same id in another environment, started later, over a range that holds the first one's late span.
   const elsewhere = [
@@ -271,41 +418,91 @@ t.test('a trace read answers the same whether its hint is current, missing, too 
   };
 
   const unpinned: ReadScope = { ...read, environmentId: null };
-  const expected = { pinned: await traceWithSpans(src, read, traceId), unpinned: await traceWithSpans(src, unpinned, traceId) };
-  const expectedSpans = { pinned: await traceSpans(src, read, traceId), unpinned: await traceSpans(src, unpinned, traceId) };
-  t.same(expected.pinned?.spans.map((s) => s.name), ['root', 'child', 'late'], 'without hints: the trace of the pinned environment');
-  t.same(expected.unpinned?.spans.map((s) => s.name), ['staging root', 'staging late'], 'unpinned: the trace that started last, without the other one\'s span in its range');
-  t.same(expectedSpans.unpinned.map((s) => s.name), ['staging root', 'staging late']);
+  const expected = {
+    pinned: await traceWithSpans(src, read, traceId),
+    unpinned: await traceWithSpans(src, unpinned, traceId),
+  };
+  const expectedSpans = {
+    pinned: await traceSpans(src, read, traceId),
+    unpinned: await traceSpans(src, unpinned, traceId),
+  };
+  t.same(
+    expected.pinned?.spans.map((s) => s.name),
+    ['root', 'child', 'late'],
+    'without hints: the trace of the pinned environment',
+  );
+  t.same(
+    expected.unpinned?.spans.map((s) => s.name),
+    ['staging root', 'staging late'],
+    "unpinned: the trace that started last, without the other one's span in its range",
+  );
+  t.same(
+    expectedSpans.unpinned.map((s) => s.name),
+    ['staging root', 'staging late'],
+  );
   const lateId = expected.pinned!.spans.find((s) => s.name === 'late')!.id;
   const expectedLate = await spanDetail(src, read, lateId, traceId);
   t.equal(expectedLate?.name, 'late', 'a span opened through its trace');
-  t.equal(await spanDetail(src, unpinned, lateId, traceId), null, 'unpinned, the trace is the one that started last, and the span is not one of its');
+  t.equal(
+    await spanDetail(src, unpinned, lateId, traceId),
+    null,
+    'unpinned, the trace is the one that started last, and the span is not one of its',
+  );
   t.equal((await spanDetail(src, unpinned, otherRoot, traceId))?.name, 'staging root');
   // With the parts waiting, then merged: a read with a hint takes another statement in each case.
   for (const state of ['parts waiting', 'merged']) {
     if (state === 'merged') t.ok((await mergeParts(db)) > 0, 'the parts are merged');
     for (const [name, hints] of Object.entries(hintsOf)) {
-      for (const [reader, scoped] of [['pinned', read], ['unpinned', unpinned]] as const) {
-        t.same(await traceWithSpans({ ...src, hints: hints() }, scoped, traceId), expected[reader], `trace with spans, ${reader}, hint ${name}, ${state}`);
-        t.same(await traceSpans({ ...src, hints: hints() }, scoped, traceId), expectedSpans[reader], `its spans alone, ${reader}, hint ${name}, ${state}`);
-        t.same(await spanDetail({ ...src, hints: hints() }, scoped, lateId, traceId), reader === 'pinned' ? expectedLate : null, `a span opened, ${reader}, hint ${name}, ${state}`);
+      for (const [reader, scoped] of [
+        ['pinned', read],
+        ['unpinned', unpinned],
+      ] as const) {
+        t.same(
+          await traceWithSpans({ ...src, hints: hints() }, scoped, traceId),
+          expected[reader],
+          `trace with spans, ${reader}, hint ${name}, ${state}`,
+        );
+        t.same(
+          await traceSpans({ ...src, hints: hints() }, scoped, traceId),
+          expectedSpans[reader],
+          `its spans alone, ${reader}, hint ${name}, ${state}`,
+        );
+        t.same(
+          await spanDetail({ ...src, hints: hints() }, scoped, lateId, traceId),
+          reader === 'pinned' ? expectedLate : null,
+          `a span opened, ${reader}, hint ${name}, ${state}`,
+        );
       }
     }
   }
   const stale = hintsOf.stale!();
   await traceSpans({ ...src, hints: stale }, read, traceId);
   const corrected = stale.rangeOf(scope.tenantId, scope.appId, traceId)!;
-  t.ok(corrected.fromNs <= early.parts[0]![4] && corrected.toNs >= late.parts[0]![5], 'a stale hint is corrected by the read that found it stale');
-  t.equal(await traceWithSpans({ ...src, hints: hintsOf.current!() }, { ...read, environmentId: '00000000-0000-4000-8000-000000000009' }, traceId), null, 'a hint does not show a trace outside the scope');
+  t.ok(
+    corrected.fromNs <= early.parts[0]![4] && corrected.toNs >= late.parts[0]![5],
+    'a stale hint is corrected by the read that found it stale',
+  );
+  t.equal(
+    await traceWithSpans(
+      { ...src, hints: hintsOf.current!() },
+      { ...read, environmentId: '00000000-0000-4000-8000-000000000009' },
+      traceId,
+    ),
+    null,
+    'a hint does not show a trace outside the scope',
+  );
 });
 
-t.test('the store\'s trace hints: filled from merged rows and parts, kept up by commits, off at 0 slots', async (t) => {
+t.test("the store's trace hints: filled from merged rows and parts, kept up by commits, off at 0 slots", async (t) => {
   t.teardown(() => setTraceHintSlots(DEFAULT_TRACE_HINT_SLOTS));
   setTraceHintSlots(0);
   const { db, commit } = await openStore(t);
   t.equal(traceHints(db), null, 'no table when hints are off; commits note nothing');
   const [merged, waiting, fresh] = [hex(16), hex(16), hex(16)];
-  const mergedReports = [await commit([{ traceId: merged, name: 'm-1' }], -90_000), await commit([{ traceId: merged, name: 'm-2' }], -20_000)];
+  const mergedReports = [
+    await commit([{ traceId: merged, name: 'm-1' }], -90_000),
+    await commit([{ traceId: merged, name: 'm-2' }], -20_000),
+  ];
   await mergeParts(db);
   const waitingReport = await commit([{ traceId: waiting, name: 'w' }], -10_000);
   const [{ n } = { n: -1 }] = await db.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM trace_parts');
@@ -320,127 +517,246 @@ t.test('the store\'s trace hints: filled from merged rows and parts, kept up by 
     expected.noteParts(reports.flatMap((r) => r.parts));
     return expected;
   };
-  t.same(hints.rangeOf(scope.tenantId, scope.appId, merged), noted(mergedReports).rangeOf(scope.tenantId, scope.appId, merged), 'a merged row: the range of all its parts');
-  t.same(hints.rangeOf(scope.tenantId, scope.appId, waiting), noted([waitingReport]).rangeOf(scope.tenantId, scope.appId, waiting), 'a part not yet merged');
+  t.same(
+    hints.rangeOf(scope.tenantId, scope.appId, merged),
+    noted(mergedReports).rangeOf(scope.tenantId, scope.appId, merged),
+    'a merged row: the range of all its parts',
+  );
+  t.same(
+    hints.rangeOf(scope.tenantId, scope.appId, waiting),
+    noted([waitingReport]).rangeOf(scope.tenantId, scope.appId, waiting),
+    'a part not yet merged',
+  );
   t.ok(hints.rangeOf(scope.tenantId, scope.appId, waiting), 'both hinted');
 
   const freshReport = await commit([{ traceId: fresh, name: 'f' }]);
-  t.same(hints.rangeOf(scope.tenantId, scope.appId, fresh), noted([freshReport]).rangeOf(scope.tenantId, scope.appId, fresh), 'a committed generation notes its traces at once');
+  t.same(
+    hints.rangeOf(scope.tenantId, scope.appId, fresh),
+    noted([freshReport]).rangeOf(scope.tenantId, scope.appId, fresh),
+    'a committed generation notes its traces at once',
+  );
   t.ok(hints.rangeOf(scope.tenantId, scope.appId, fresh));
 });
 
-t.test('a span by id without its trace: found in the newest file or an old one; of an id stored twice, the latest', async (t) => {
-  const { src, commit } = await openStore(t);
-  const DAY = 86_400_000;
-  const [oldTrace, midTrace, newTrace, otherEnvTrace] = [hex(16), hex(16), hex(16), hex(16)];
-  const [oldSpan, midSpan, newSpan, twice, elsewhere] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
-  // One file a generation: three days apart, the oldest committed last (the manifest's order is by start).
-  await commit([{ traceId: newTrace, spanId: newSpan, name: 'new' }, { traceId: newTrace, spanId: twice, parentSpanId: newSpan, name: 'twice, later' }], 0);
-  await commit([{ traceId: midTrace, spanId: midSpan, name: 'mid' }], -3 * DAY);
-  await commit([{ traceId: oldTrace, spanId: oldSpan, name: 'old' }, { traceId: oldTrace, spanId: twice, parentSpanId: oldSpan, name: 'twice, earlier' }], -6 * DAY);
-  await commit([{ traceId: otherEnvTrace, spanId: elsewhere, name: 'staging' }], -1 * DAY, '00000000-0000-4000-8000-000000000004');
-  t.equal((await segmentsFor(src.db, src.segments, { ...read, environmentId: null }, null, null)).length, 4, 'four files');
+t.test(
+  'a span by id without its trace: found in the newest file or an old one; of an id stored twice, the latest',
+  async (t) => {
+    const { src, commit } = await openStore(t);
+    const DAY = 86_400_000;
+    const [oldTrace, midTrace, newTrace, otherEnvTrace] = [hex(16), hex(16), hex(16), hex(16)];
+    const [oldSpan, midSpan, newSpan, twice, elsewhere] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
+    // One file a generation: three days apart, the oldest committed last (the manifest's order is by start).
+    await commit(
+      [
+        { traceId: newTrace, spanId: newSpan, name: 'new' },
+        { traceId: newTrace, spanId: twice, parentSpanId: newSpan, name: 'twice, later' },
+      ],
+      0,
+    );
+    await commit([{ traceId: midTrace, spanId: midSpan, name: 'mid' }], -3 * DAY);
+    await commit(
+      [
+        { traceId: oldTrace, spanId: oldSpan, name: 'old' },
+        { traceId: oldTrace, spanId: twice, parentSpanId: oldSpan, name: 'twice, earlier' },
+      ],
+      -6 * DAY,
+    );
+    await commit(
+      [{ traceId: otherEnvTrace, spanId: elsewhere, name: 'staging' }],
+      -1 * DAY,
+      '00000000-0000-4000-8000-000000000004',
+    );
+    t.equal(
+      (await segmentsFor(src.db, src.segments, { ...read, environmentId: null }, null, null)).length,
+      4,
+      'four files',
+    );
 
-  for (const [spanId, name, traceId] of [[newSpan, 'new', newTrace], [midSpan, 'mid', midTrace], [oldSpan, 'old', oldTrace]] as const) {
-    t.match(await spanDetail(src, read, spanId), { id: spanId, name, trace_id: traceId }, `the ${name} one`);
-  }
-  t.match(await spanDetail(src, read, twice), { id: twice, name: 'twice, later', trace_id: newTrace }, 'an id in two traces: the one that started last');
-  t.equal(await spanDetail(src, read, elsewhere), null, "another environment's span, pinned");
-  t.match(await spanDetail(src, { ...read, environmentId: null }, elsewhere), { id: elsewhere, name: 'staging' }, 'unpinned');
-  t.equal(await spanDetail(src, read, hex(8)), null, 'an id that no file holds');
-});
+    for (const [spanId, name, traceId] of [
+      [newSpan, 'new', newTrace],
+      [midSpan, 'mid', midTrace],
+      [oldSpan, 'old', oldTrace],
+    ] as const) {
+      t.match(await spanDetail(src, read, spanId), { id: spanId, name, trace_id: traceId }, `the ${name} one`);
+    }
+    t.match(
+      await spanDetail(src, read, twice),
+      { id: twice, name: 'twice, later', trace_id: newTrace },
+      'an id in two traces: the one that started last',
+    );
+    t.equal(await spanDetail(src, read, elsewhere), null, "another environment's span, pinned");
+    t.match(
+      await spanDetail(src, { ...read, environmentId: null }, elsewhere),
+      { id: elsewhere, name: 'staging' },
+      'unpinned',
+    );
+    t.equal(await spanDetail(src, read, hex(8)), null, 'an id that no file holds');
+  },
+);
 
-t.test('a span by id without its trace reads only the compacted files its filter does not rule out; filters are built by compaction and by the migration', async (t) => {
-  const { db, src, commit, segments } = await openStore(t);
-  const DAY = 86_400_000;
-  const all: ReadScope = { ...read, environmentId: null };
-  // Fixed ids: which files a filter lets through is then the same every run.
-  const spans = { new: 'b7ad6b7169203331', mid: '00f067aa0ba902b7', old: '53995c3f42cd8ad8', staging: '5fb397be34d26b51' };
-  await commit([{ traceId: hex(16), spanId: spans.new, name: 'new' }, { traceId: hex(16), spanId: 'e457b5a2e4d86bd1', name: 'new too' }], 0);
-  await commit([{ traceId: hex(16), spanId: spans.mid, name: 'mid' }], -3 * DAY);
-  await commit([{ traceId: hex(16), spanId: spans.old, name: 'old' }], -6 * DAY);
-  await commit([{ traceId: hex(16), spanId: spans.staging, name: 'staging' }], -1 * DAY, '00000000-0000-4000-8000-000000000004');
-  const missing = '0123456789abcdef';
-  t.equal((await segmentsMayHold(db, segments, all, missing)).length, 4, 'ingested files have no filter: every one is read');
-  const ingested = (await db.query<{ path: string }>('SELECT path FROM segments ORDER BY path')).map((r) => r.path);
-  t.same(cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId), ingested, 'the cache holds what the lookup read: the four files, without filters');
+t.test(
+  'a span by id without its trace reads only the compacted files its filter does not rule out; filters are built by compaction and by the migration',
+  async (t) => {
+    const { db, src, commit, segments } = await openStore(t);
+    const DAY = 86_400_000;
+    const all: ReadScope = { ...read, environmentId: null };
+    // Fixed ids: which files a filter lets through is then the same every run.
+    const spans = {
+      new: 'b7ad6b7169203331',
+      mid: '00f067aa0ba902b7',
+      old: '53995c3f42cd8ad8',
+      staging: '5fb397be34d26b51',
+    };
+    await commit(
+      [
+        { traceId: hex(16), spanId: spans.new, name: 'new' },
+        { traceId: hex(16), spanId: 'e457b5a2e4d86bd1', name: 'new too' },
+      ],
+      0,
+    );
+    await commit([{ traceId: hex(16), spanId: spans.mid, name: 'mid' }], -3 * DAY);
+    await commit([{ traceId: hex(16), spanId: spans.old, name: 'old' }], -6 * DAY);
+    await commit(
+      [{ traceId: hex(16), spanId: spans.staging, name: 'staging' }],
+      -1 * DAY,
+      '00000000-0000-4000-8000-000000000004',
+    );
+    const missing = '0123456789abcdef';
+    t.equal(
+      (await segmentsMayHold(db, segments, all, missing)).length,
+      4,
+      'ingested files have no filter: every one is read',
+    );
+    const ingested = (await db.query<{ path: string }>('SELECT path FROM segments ORDER BY path')).map((r) => r.path);
+    t.same(
+      cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId),
+      ingested,
+      'the cache holds what the lookup read: the four files, without filters',
+    );
 
-  // Each file is a day of its own: compacted alone, into a file with a filter.
-  const engine = await FileEngine.open(segments.root, '256MiB');
-  t.teardown(() => engine.close());
-  const policy = { targetRows: 1000, minFiles: 2, maxAgeMs: 0 };
-  while ((await compactOnce(db, engine, segments, policy)) > 0);
-  const live = () => db.query<{ path: string; level: number; filter: string | null }>('SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path');
-  const compacted = await live();
-  t.same(compacted.map((s) => [s.level, s.filter?.length]), Array(4).fill([1, 64]), 'four compacted files, each with a filter of 64 bits');
+    // Each file is a day of its own: compacted alone, into a file with a filter.
+    const engine = await FileEngine.open(segments.root, '256MiB');
+    t.teardown(() => engine.close());
+    const policy = { targetRows: 1000, minFiles: 2, maxAgeMs: 0 };
+    while ((await compactOnce(db, engine, segments, policy)) > 0);
+    const live = () =>
+      db.query<{ path: string; level: number; filter: string | null }>(
+        'SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path',
+      );
+    const compacted = await live();
+    t.same(
+      compacted.map((s) => [s.level, s.filter?.length]),
+      Array(4).fill([1, 64]),
+      'four compacted files, each with a filter of 64 bits',
+    );
 
-  for (const [name, spanId] of Object.entries(spans)) {
-    const files = await segmentsMayHold(db, segments, all, spanId);
-    t.equal(files.length, 1, `the ${name} span: one file to read`);
-    t.match(await spanDetail(src, all, spanId), { id: spanId, name }, `and it is found there`);
-  }
-  t.equal((await segmentsMayHold(db, segments, read, spans.staging)).length, 0, "another environment's span, pinned: no file");
-  t.equal((await segmentsMayHold(db, segments, all, missing)).length, 0, 'an id no file holds: no file');
-  const cached = cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId);
-  t.same(cached, compacted.map((s) => s.path), 'the cache now holds the compacted files alone');
-  t.notOk(cached.some((p) => ingested.includes(p)), 'the replaced files were dropped from it');
-  t.equal(await spanDetail(src, all, missing), null);
+    for (const [name, spanId] of Object.entries(spans)) {
+      const files = await segmentsMayHold(db, segments, all, spanId);
+      t.equal(files.length, 1, `the ${name} span: one file to read`);
+      t.match(await spanDetail(src, all, spanId), { id: spanId, name }, `and it is found there`);
+    }
+    t.equal(
+      (await segmentsMayHold(db, segments, read, spans.staging)).length,
+      0,
+      "another environment's span, pinned: no file",
+    );
+    t.equal((await segmentsMayHold(db, segments, all, missing)).length, 0, 'an id no file holds: no file');
+    const cached = cachedSpanIdFilterPaths(db, scope.tenantId, scope.appId);
+    t.same(
+      cached,
+      compacted.map((s) => s.path),
+      'the cache now holds the compacted files alone',
+    );
+    t.notOk(
+      cached.some((p) => ingested.includes(p)),
+      'the replaced files were dropped from it',
+    );
+    t.equal(await spanDetail(src, all, missing), null);
 
-  // A store whose compacted files predate filters: the migration builds the same ones.
-  await db.exec('ALTER TABLE segments DROP COLUMN span_filter');
-  await db.exec('DELETE FROM schema_migrations WHERE version = 206');
-  t.same(await migrate(db), [206], 'the migration runs');
-  t.same(await live(), compacted, "the migration's filters are the ones compaction built");
-});
+    // A store whose compacted files predate filters: the migration builds the same ones.
+    await db.exec('ALTER TABLE segments DROP COLUMN span_filter');
+    await db.exec('DELETE FROM schema_migrations WHERE version = 206');
+    t.same(await migrate(db), [206], 'the migration runs');
+    t.same(await live(), compacted, "the migration's filters are the ones compaction built");
+  },
+);
 
-t.test('files written at ingest are Snappy, compacted files ZSTD, as docs/segments.md states; compaction reads the one into the other', async (t) => {
-  const { db, src, commit, segments } = await openStore(t);
-  const traceId = hex(16);
-  await commit([{ traceId, spanId: hex(8), name: 'first' }]);
-  await commit([{ traceId, spanId: hex(8), name: 'second' }]);
-  // The codecs of the live files' column chunks (DuckDB's own reading of the Parquet footers), with
-  // how many files there are.
-  const codecs = async () => {
-    const files = await segmentsFor(db, segments, read, null, null);
-    const found = await db.query<{ codec: string }>(`SELECT DISTINCT compression AS codec FROM parquet_metadata([${files.map((f) => quote(f.path)).join(', ')}])`);
-    return { files: files.length, codecs: found.map((r) => r.codec) };
-  };
-  t.same(await codecs(), { files: 2, codecs: ['SNAPPY'] }, 'written at ingest: two files, Snappy');
-  const engine = await FileEngine.open(segments.root, '256MiB');
-  t.teardown(() => engine.close());
-  t.equal(await compactOnce(db, engine, segments, { targetRows: 1000, minFiles: 2, maxAgeMs: 0 }), 2, 'the two compacted into one');
-  t.same(await codecs(), { files: 1, codecs: ['ZSTD'] }, 'compacted: one file, ZSTD');
-  t.same((await traceSpans(src, read, traceId)).map((s) => s.name), ['first', 'second'], 'and read back whole');
-});
+t.test(
+  'files written at ingest are Snappy, compacted files ZSTD, as docs/segments.md states; compaction reads the one into the other',
+  async (t) => {
+    const { db, src, commit, segments } = await openStore(t);
+    const traceId = hex(16);
+    await commit([{ traceId, spanId: hex(8), name: 'first' }]);
+    await commit([{ traceId, spanId: hex(8), name: 'second' }]);
+    // The codecs of the live files' column chunks (DuckDB's own reading of the Parquet footers), with
+    // how many files there are.
+    const codecs = async () => {
+      const files = await segmentsFor(db, segments, read, null, null);
+      const found = await db.query<{ codec: string }>(
+        `SELECT DISTINCT compression AS codec FROM parquet_metadata([${files.map((f) => quote(f.path)).join(', ')}])`,
+      );
+      return { files: files.length, codecs: found.map((r) => r.codec) };
+    };
+    t.same(await codecs(), { files: 2, codecs: ['SNAPPY'] }, 'written at ingest: two files, Snappy');
+    const engine = await FileEngine.open(segments.root, '256MiB');
+    t.teardown(() => engine.close());
+    t.equal(
+      await compactOnce(db, engine, segments, { targetRows: 1000, minFiles: 2, maxAgeMs: 0 }),
+      2,
+      'the two compacted into one',
+    );
+    t.same(await codecs(), { files: 1, codecs: ['ZSTD'] }, 'compacted: one file, ZSTD');
+    t.same(
+      (await traceSpans(src, read, traceId)).map((s) => s.name),
+      ['first', 'second'],
+      'and read back whole',
+    );
+  },
+);
 
-t.test('the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were', async (t) => {
-  const { db, dataDir } = await openStore(t);
-  // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them.
-  await mergedTraces(db, scope, 150_000, 0n);
-  const file = join(dataDir, DATABASE_FILE);
-  const blocks = async () => (await db.query<{ total: number; free: number }>('SELECT total_blocks::INTEGER AS total, free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()'))[0]!;
-  const rows = async () => db.query<{ n: number; digest: string }>('SELECT count(*)::INTEGER AS n, md5(string_agg(trace_id || start_ns || end_ns || best_name || cost || tokens || span_count || trace_key, \',\' ORDER BY trace_id)) AS digest FROM traces');
-  t.equal(await reclaimSummaryBlocks(db), null, 'no holes yet: nothing to do');
+t.test(
+  'the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were',
+  async (t) => {
+    const { db, dataDir } = await openStore(t);
+    // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them.
+    await mergedTraces(db, scope, 150_000, 0n);
+    const file = join(dataDir, DATABASE_FILE);
+    const blocks = async () =>
+      (
+        await db.query<{ total: number; free: number }>(
+          'SELECT total_blocks::INTEGER AS total, free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()',
+        )
+      )[0]!;
+    const rows = async () =>
+      db.query<{ n: number; digest: string }>(
+        "SELECT count(*)::INTEGER AS n, md5(string_agg(trace_id || start_ns || end_ns || best_name || cost || tokens || span_count || trace_key, ',' ORDER BY trace_id)) AS digest FROM traces",
+      );
+    t.equal(await reclaimSummaryBlocks(db), null, 'no holes yet: nothing to do');
 
-  // A second span for every trace: the merge writes every summary again, the checkpoint puts the
-  // new copy at the file's end, and the old one leaves holes below it.
-  await mergedTraces(db, scope, 150_000, 0n, 10n);
-  const holed = await blocks();
-  const sizeHoled = statSync(file).size;
-  const before = await rows();
-  t.ok(holed.free >= 8, `the file has holes (${holed.free} of ${holed.total} blocks free)`);
+    // A second span for every trace: the merge writes every summary again, the checkpoint puts the
+    // new copy at the file's end, and the old one leaves holes below it.
+    await mergedTraces(db, scope, 150_000, 0n, 10n);
+    const holed = await blocks();
+    const sizeHoled = statSync(file).size;
+    const before = await rows();
+    t.ok(holed.free >= 8, `the file has holes (${holed.free} of ${holed.total} blocks free)`);
 
-  const done = await reclaimSummaryBlocks(db);
-  t.same(done, { blocksBefore: holed.total, freeBefore: holed.free }, 'the summaries fit in the holes: rewritten');
-  const after = await blocks();
-  t.ok(after.total < holed.total, `the file's tail is cut: ${holed.total} → ${after.total} blocks`);
-  t.ok(statSync(file).size < sizeHoled, 'smaller on disk');
-  t.same(await rows(), before, 'the same summaries, once each');
-  t.equal(before[0]!.n, 150_000);
-  t.equal(await reclaimSummaryBlocks(db), null, 'the holes left are too few for the table: not again');
-  const found = await traceWithSpans({ db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) }, read, md5Hex('42'));
-  t.equal(found?.trace.name, 'trace 42', 'a summary reads as before');
-});
+    const done = await reclaimSummaryBlocks(db);
+    t.same(done, { blocksBefore: holed.total, freeBefore: holed.free }, 'the summaries fit in the holes: rewritten');
+    const after = await blocks();
+    t.ok(after.total < holed.total, `the file's tail is cut: ${holed.total} → ${after.total} blocks`);
+    t.ok(statSync(file).size < sizeHoled, 'smaller on disk');
+    t.same(await rows(), before, 'the same summaries, once each');
+    t.equal(before[0]!.n, 150_000);
+    t.equal(await reclaimSummaryBlocks(db), null, 'the holes left are too few for the table: not again');
+    const found = await traceWithSpans(
+      { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) },
+      read,
+      md5Hex('42'),
+    );
+    t.equal(found?.trace.name, 'trace 42', 'a summary reads as before');
+  },
+);
 
 /** The MD5 of `text` in hex (the trace ids of the test above). */
 function md5Hex(text: string): string {

@@ -25,7 +25,10 @@ t.test('spans of an older store move into segments and read as before', async (t
   writeFileSync(join(dataDir, 'secret'), secret.toString('hex') + '\n', { mode: 0o600 });
   const db = await Database.open({ dataDir, threads: 1, memoryLimit: '512MiB', queryTimeoutMs: 30_000 });
   // The schema as it was before segments, and a store that used it.
-  await migrate(db, MIGRATIONS.filter((m) => m.version < 200));
+  await migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version < 200),
+  );
   const scope = (await bootstrap(db, { keyHash: hashKey(secret, key), keyPrefix: shownPrefix(key) }))!;
   const traces = [hex(16), hex(16)];
   const root = hex(8);
@@ -41,7 +44,21 @@ t.test('spans of an older store move into segments and read as before', async (t
       `INSERT INTO spans (tenant_id, app_id, environment_id, trace_id, span_id, parent_id, name, type, span_kind, status, start_ns, end_ns,
                           model, input_tokens, tokens, input_preview, input, session_id, resource, scope_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'function', 'OK', $9, $10, $11, $12, $12, 'question', 'question', $13, '{"service.name":"old"}', 'old-sdk')`,
-      [scope.tenantId, scope.appId, scope.environmentId, traceId, spanId, parentId, name, model ? 'GENERATION' : 'SPAN', now + BigInt(i), now + BigInt(i) + 1000n, model, tokens, name === 'root' ? 'old-session' : null],
+      [
+        scope.tenantId,
+        scope.appId,
+        scope.environmentId,
+        traceId,
+        spanId,
+        parentId,
+        name,
+        model ? 'GENERATION' : 'SPAN',
+        now + BigInt(i),
+        now + BigInt(i) + 1000n,
+        model,
+        tokens,
+        name === 'root' ? 'old-session' : null,
+      ],
     );
   }
   db.close();
@@ -55,7 +72,10 @@ t.test('spans of an older store move into segments and read as before', async (t
   t.equal(trace.body.data.name, 'root');
   t.equal(trace.body.data.span_count, 2);
   t.equal(trace.body.data.session_id, 'old-session');
-  t.same(trace.body.data.spans.map((s: { name: string }) => s.name), ['root', 'child']);
+  t.same(
+    trace.body.data.spans.map((s: { name: string }) => s.name),
+    ['root', 'child'],
+  );
   t.equal((await call(server, 'GET', `/v1/traces/${traces[1]}/spans`, { auth })).body.data.length, 1);
   const list = await call(server, 'GET', '/v1/spans?filter=' + encodeURIComponent('model = gpt-4o'), { auth });
   t.equal(list.body.pagination.total, 1, 'span searches read the moved spans');
@@ -63,7 +83,9 @@ t.test('spans of an older store move into segments and read as before', async (t
   t.same(opened.body.data.resource, { 'service.name': 'old' }, 'resource attributes moved to the resources table');
   t.equal(opened.body.data.scope.name, 'old-sdk');
   t.equal(opened.body.data.input_preview, 'question');
-  const files = readdirSync(join(dataDir, 'segments'), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
+  const files = readdirSync(join(dataDir, 'segments'), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.parquet'));
   t.ok(files.length >= 1 && files.every((f) => /migrated-/.test(f)), 'in Parquet files of the Hive layout');
 });
 
@@ -79,7 +101,10 @@ t.test("summaries written before migration 203 get their root span's metadata", 
     { traceId, parentSpanId: root, name: 'child', attributes: { 'tracelake.metadata.step': 'pay' } },
   ]);
   const otlp = (server: TestServer, request: unknown) =>
-    call(server, 'POST', '/v1/traces', { rawBody: JSON.stringify(request), headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' } });
+    call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(request),
+      headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
+    });
   const sent = await otlp(first, body);
   t.equal(sent.status, 200, sent.text);
   t.equal(await first.stop('SIGTERM'), 0, 'stopped cleanly: every span in a segment, every part committed');
@@ -103,7 +128,9 @@ t.test("summaries written before migration 203 get their root span's metadata", 
   t.teardown(() => server.stop('SIGKILL'));
   t.same(server.logs.find((l) => l.msg === 'migrated')?.versions, [203, 204], 'migrations 203 and 204 ran');
   const list = async (filter: string) =>
-    (await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent(filter)}`, { auth })).body.data.map((x: { id: string }) => x.id);
+    (await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent(filter)}`, { auth })).body.data.map(
+      (x: { id: string }) => x.id,
+    );
   t.same(await list('metadata.tier = gold'), [traceId], "the root's metadata reached the old summary");
   t.same(await list('metadata.step exists'), [], "a child's is not the trace's");
   t.same(await list('any_span.metadata.step exists'), [traceId]);
@@ -112,7 +139,10 @@ t.test("summaries written before migration 203 get their root span's metadata", 
   t.equal(byId.status, 200, byId.text);
   t.equal(byId.body.data.spans.length, 2, 'the trace by id, with its spans');
   // New parts are appended by position after the migration rebuilt the tables.
-  const again = await otlp(server, exportRequest([{ traceId: hex(16), name: 'new', attributes: { 'tracelake.metadata.tier': 'new' } }]));
+  const again = await otlp(
+    server,
+    exportRequest([{ traceId: hex(16), name: 'new', attributes: { 'tracelake.metadata.tier': 'new' } }]),
+  );
   t.equal(again.status, 200, again.text);
   t.equal(await server.stop('SIGTERM'), 0);
   const third = await startServer({ dataDir });

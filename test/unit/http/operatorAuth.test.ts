@@ -9,7 +9,11 @@ t.test('the token, with or without Bearer', async (t) => {
   t.equal(authenticateOperator({ authorization: `Bearer ${TOKEN}` }, TOKEN), OPERATOR);
   t.equal(authenticateOperator({ authorization: ` bearer   ${TOKEN} ` }, TOKEN), OPERATOR, 'any case, trimmed');
   t.equal(authenticateOperator({ authorization: TOKEN }, TOKEN), OPERATOR);
-  t.match(OPERATOR, { kind: 'operator', tenantId: '', appId: '', permissions: [] }, 'no tenant, app or permission of its own');
+  t.match(
+    OPERATOR,
+    { kind: 'operator', tenantId: '', appId: '', permissions: [] },
+    'no tenant, app or permission of its own',
+  );
 });
 
 t.test('anything else is 401', async (t) => {
@@ -20,14 +24,24 @@ t.test('anything else is 401', async (t) => {
     ['an API key', `Bearer sk_service_${'A'.repeat(43)}`],
     ['Bearer alone', 'Bearer'],
   ] as const) {
-    t.throws(() => authenticateOperator({ authorization }, TOKEN), { code: 'unauthorized', message: 'Invalid operator token' }, what);
+    t.throws(
+      () => authenticateOperator({ authorization }, TOKEN),
+      { code: 'unauthorized', message: 'Invalid operator token' },
+      what,
+    );
   }
   const missing: Record<string, string>[] = [{}, { authorization: '   ' }];
   for (const headers of missing) {
-    t.throws(() => authenticateOperator(headers, TOKEN), { code: 'unauthorized', message: /Missing Authorization header: the operator API takes the operator token/ });
+    t.throws(() => authenticateOperator(headers, TOKEN), {
+      code: 'unauthorized',
+      message: /Missing Authorization header: the operator API takes the operator token/,
+    });
   }
 });
 
 t.test('no token configured: the operator API is off', async (t) => {
-  t.throws(() => authenticateOperator({ authorization: `Bearer ${TOKEN}` }, undefined), { code: 'not_found', message: /operator API is off/ });
+  t.throws(() => authenticateOperator({ authorization: `Bearer ${TOKEN}` }, undefined), {
+    code: 'not_found',
+    message: /operator API is off/,
+  });
 });

@@ -13,7 +13,11 @@ const TABLE = [
 ].join('\n');
 
 t.test('the inodes of the sockets listening on a port', async (t) => {
-  t.same(listeningInodes(TABLE, 4322), ['41234'], 'the listening one; not the connection, not a socket without an inode');
+  t.same(
+    listeningInodes(TABLE, 4322),
+    ['41234'],
+    'the listening one; not the connection, not a socket without an inode',
+  );
   t.same(listeningInodes(TABLE, 3306), ['555']);
   t.same(listeningInodes(TABLE, 80), [], 'nothing on another port');
   t.same(listeningInodes('header only\n', 4322), []);
@@ -25,7 +29,10 @@ t.test('the line names the port, the address, and the holder when known', async 
     portInUseMessage('127.0.0.1', 4318, { pid: 4242, command: 'node dist/src/cli.js serve' }),
     'Port 4318 on 127.0.0.1 is already in use, most likely by process 4242 (node dist/src/cli.js serve). Stop that process, or start Tracelake on another port (--port or TRACELAKE_PORT).',
   );
-  t.equal(portInUseMessage('0.0.0.0', 80, null), 'Port 80 on 0.0.0.0 is already in use. Stop that process, or start Tracelake on another port (--port or TRACELAKE_PORT).');
+  t.equal(
+    portInUseMessage('0.0.0.0', 80, null),
+    'Port 80 on 0.0.0.0 is already in use. Stop that process, or start Tracelake on another port (--port or TRACELAKE_PORT).',
+  );
   const e = new PortInUse('::1', 9);
   t.same([e.host, e.port, e.message], ['::1', 9, 'cannot listen on ::1:9: the address is in use']);
   t.equal(EXIT_PORT_IN_USE, 98, 'the exit code the README documents');

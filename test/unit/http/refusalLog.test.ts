@@ -2,7 +2,14 @@
 import t from 'tap';
 import { keyPrefixOf, RefusalLog, type Refusal } from '../../../src/http/refusalLog.js';
 
-const refusal = (reason: string, app = 'app-1'): Refusal => ({ tenant_id: 'ten-1', app_id: app, key_prefix: 'sk_service_A', reason, status: 401, message: 'no' });
+const refusal = (reason: string, app = 'app-1'): Refusal => ({
+  tenant_id: 'ten-1',
+  app_id: app,
+  key_prefix: 'sk_service_A',
+  reason,
+  status: 401,
+  message: 'no',
+});
 
 t.test('one line per tenant, app and reason per interval, saying how many it folded in', async (t) => {
   const lines: { fields: Refusal & { folded?: number }; msg: string }[] = [];
@@ -12,7 +19,14 @@ t.test('one line per tenant, app and reason per interval, saying how many it fol
   log.note(refusal('unauthorized'), 999);
   log.note(refusal('payload_too_large'), 20);
   log.note(refusal('unauthorized', 'app-2'), 30);
-  t.same(lines.map((l) => [l.fields.reason, l.fields.app_id, l.fields.folded]), [['unauthorized', 'app-1', undefined], ['payload_too_large', 'app-1', undefined], ['unauthorized', 'app-2', undefined]]);
+  t.same(
+    lines.map((l) => [l.fields.reason, l.fields.app_id, l.fields.folded]),
+    [
+      ['unauthorized', 'app-1', undefined],
+      ['payload_too_large', 'app-1', undefined],
+      ['unauthorized', 'app-2', undefined],
+    ],
+  );
   t.equal(lines[0]!.msg, 'ingestion refused');
   log.note(refusal('unauthorized'), 1_000);
   t.same(lines.at(-1)!.fields, { ...refusal('unauthorized'), folded: 2 }, 'the next line counts the two folded in');

@@ -10,9 +10,13 @@ t.test('route() keeps the route as given', async (t) => {
   t.strictSame(Object.keys(route(r)).sort(), ['handler', 'method', 'path', 'permission']);
 });
 
-t.test('a declaration\'s handler takes the types its validators check, written nowhere else', async (t) => {
-  interface Q { limit?: number }
-  interface B { name: string }
+t.test("a declaration's handler takes the types its validators check, written nowhere else", async (t) => {
+  interface Q {
+    limit?: number;
+  }
+  interface B {
+    name: string;
+  }
   const validateQuery = typia.http.createValidateQuery<Q>();
   const validateBody = typia.createValidateEquals<B>();
   const seen: unknown[] = [];
@@ -43,5 +47,9 @@ t.test('a declaration\'s handler takes the types its validators check, written n
   const ctx = {} as Context;
   await r.handler({ params: { id: 'i', name: 'n' }, query: { limit: 2 }, body: { name: 'b' }, headers: {} }, ctx);
   t.same(seen, [undefined, 'i', 'n', 2, 'b'], 'the handler reads its typed input');
-  t.same(await raw.handler({ params: {}, query: {}, body: Buffer.from('abc'), headers: {} }, ctx), { kind: 'json', status: 200, body: 3 }, 'a raw body is the bytes');
+  t.same(
+    await raw.handler({ params: {}, query: {}, body: Buffer.from('abc'), headers: {} }, ctx),
+    { kind: 'json', status: 200, body: 3 },
+    'a raw body is the bytes',
+  );
 });

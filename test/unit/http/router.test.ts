@@ -23,11 +23,19 @@ t.test('router', async (t) => {
   t.equal(head.kind === 'found' && head.route.method, 'GET', 'HEAD is answered by the GET route');
   t.same(r.match('GET', '/v1/scores'), { kind: 'not_found' });
   t.same(r.match('GET', '/v1/scores/'), { kind: 'not_found' }, 'an empty param does not match');
-  t.same(r.match('GET', '/v1/scores/%E0%A4%A'), { kind: 'bad_encoding', param: 'scoreId' }, 'bad percent-encoding in a parameter is named (a 400, not a 404)');
-  t.throws(() => new Router([
-    route({ method: 'GET', path: '/a/:x', permission: 'none', handler: h }),
-    route({ method: 'GET', path: '/a/:y', permission: 'none', handler: h }),
-  ]), /duplicate route/);
+  t.same(
+    r.match('GET', '/v1/scores/%E0%A4%A'),
+    { kind: 'bad_encoding', param: 'scoreId' },
+    'bad percent-encoding in a parameter is named (a 400, not a 404)',
+  );
+  t.throws(
+    () =>
+      new Router([
+        route({ method: 'GET', path: '/a/:x', permission: 'none', handler: h }),
+        route({ method: 'GET', path: '/a/:y', permission: 'none', handler: h }),
+      ]),
+    /duplicate route/,
+  );
 });
 
 t.test('bad percent-encoding', async (t) => {
@@ -36,10 +44,22 @@ t.test('bad percent-encoding', async (t) => {
     route({ method: 'GET', path: '/v1/traces/:traceId/:part/:spanId', permission: 'none', handler: h }),
     route({ method: 'PUT', path: '/v1/things/:id', permission: 'none', handler: h }),
   ]);
-  t.same(r.match('GET', '/v1/traces/%zz/spans/%zz'), { kind: 'bad_encoding', param: 'traceId' }, 'the first bad parameter of a path is named');
-  t.same(r.match('GET', '/v1/traces/t1/spans/%zz'), { kind: 'bad_encoding', param: 'spanId' }, 'the most specific route names it');
+  t.same(
+    r.match('GET', '/v1/traces/%zz/spans/%zz'),
+    { kind: 'bad_encoding', param: 'traceId' },
+    'the first bad parameter of a path is named',
+  );
+  t.same(
+    r.match('GET', '/v1/traces/t1/spans/%zz'),
+    { kind: 'bad_encoding', param: 'spanId' },
+    'the most specific route names it',
+  );
   t.same(r.match('GET', '/v1/traces/t1/%zz/s1'), { kind: 'bad_encoding', param: 'part' });
-  t.same(r.match('GET', '/v1/things/%zz'), { kind: 'not_found' }, 'only a route of the method can make it a 400; a route of another method does not match it');
+  t.same(
+    r.match('GET', '/v1/things/%zz'),
+    { kind: 'not_found' },
+    'only a route of the method can make it a 400; a route of another method does not match it',
+  );
   t.same(r.match('PUT', '/v1/things/%zz'), { kind: 'bad_encoding', param: 'id' });
   t.same(r.match('GET', '/v1/traces/t1/spans'), { kind: 'not_found' }, 'another number of segments');
   t.same(r.match('GET', '/v2/traces/t1/spans/s1'), { kind: 'not_found' }, 'a static segment that differs');
@@ -54,12 +74,20 @@ t.test('a match prefers the route with more static segments, whatever the table 
   t.equal(m.kind === 'found' && m.route.path, '/a/b/:y');
   const other = r.match('GET', '/a/z/c');
   t.same(other.kind === 'found' && { ...other.params }, { x: 'z', y: 'c' });
-  t.throws(() => new Router([
-    route({ method: 'GET', path: '/a', permission: 'none', handler: h }),
-    route({ method: 'GET', path: '/a', permission: 'none', handler: h }),
-  ]), { message: 'duplicate route GET /a' });
-  t.doesNotThrow(() => new Router([
-    route({ method: 'GET', path: '/a/:x', permission: 'none', handler: h }),
-    route({ method: 'POST', path: '/a/:y', permission: 'none', handler: h }),
-  ]), 'the same path under two methods');
+  t.throws(
+    () =>
+      new Router([
+        route({ method: 'GET', path: '/a', permission: 'none', handler: h }),
+        route({ method: 'GET', path: '/a', permission: 'none', handler: h }),
+      ]),
+    { message: 'duplicate route GET /a' },
+  );
+  t.doesNotThrow(
+    () =>
+      new Router([
+        route({ method: 'GET', path: '/a/:x', permission: 'none', handler: h }),
+        route({ method: 'POST', path: '/a/:y', permission: 'none', handler: h }),
+      ]),
+    'the same path under two methods',
+  );
 });

@@ -14,7 +14,14 @@ t.test('an unbuilt endpoint is found by method and path, parameters included', a
 t.test('no served route is listed as unbuilt', async (t) => {
   const served = allRoutes(Buffer.alloc(32), { faultInjection: true }).map((r) => `${r.method} ${r.path}`);
   const listed = UNBUILT.map(([method, path]) => `${method} ${path}`);
-  t.same(listed.filter((e) => served.includes(e)), [], 'remove an entry from UNBUILT when its route lands');
-  t.ok(served.includes('POST /v1/workers/environments/:envId/turns'), 'the workers\' turn endpoint, the last of the spec, is served');
+  t.same(
+    listed.filter((e) => served.includes(e)),
+    [],
+    'remove an entry from UNBUILT when its route lands',
+  );
+  t.ok(
+    served.includes('POST /v1/workers/environments/:envId/turns'),
+    "the workers' turn endpoint, the last of the spec, is served",
+  );
   t.equal(unbuiltEndpoint('POST', '/v1/workers/environments/3f2a/turns'), null, 'and no longer listed');
 });

@@ -1,6 +1,13 @@
 /** src/http/uwsBuilds.ts: the build loaded, the binary asked for, and the wording of why it did not load. */
 import t from 'tap';
-import { binaryName, noNativeBuild, UWS_BUILD, versionBelow, whyNotLoaded, type Runtime } from '../../../src/http/uwsBuilds.js';
+import {
+  binaryName,
+  noNativeBuild,
+  UWS_BUILD,
+  versionBelow,
+  whyNotLoaded,
+  type Runtime,
+} from '../../../src/http/uwsBuilds.js';
 
 const node22: Runtime = { nodeVersion: 'v22.23.3', platform: 'linux', arch: 'x64', abi: '127', glibc: '2.36' };
 
@@ -12,9 +19,19 @@ t.test('the build and the binary for a runtime', async (t) => {
 
 t.test('a failed load is reduced to its cause', async (t) => {
   const path = '/srv/tracelake/node_modules/@btc-vision/uwebsockets.js/uws_linux_x64_127.node';
-  t.equal(whyNotLoaded(`/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_2.38' not found (required by ${path})`), "version `GLIBC_2.38' not found");
-  t.equal(whyNotLoaded('Cannot load native addon because loading addons is disabled.'), 'Cannot load native addon because loading addons is disabled.');
-  t.equal(whyNotLoaded(`/usr/lib/libstdc++.so.6.0.30: cannot open shared object file\nsecond line`), 'cannot open shared object file', 'the library path goes, and lines after the first');
+  t.equal(
+    whyNotLoaded(`/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_2.38' not found (required by ${path})`),
+    "version `GLIBC_2.38' not found",
+  );
+  t.equal(
+    whyNotLoaded('Cannot load native addon because loading addons is disabled.'),
+    'Cannot load native addon because loading addons is disabled.',
+  );
+  t.equal(
+    whyNotLoaded(`/usr/lib/libstdc++.so.6.0.30: cannot open shared object file\nsecond line`),
+    'cannot open shared object file',
+    'the library path goes, and lines after the first',
+  );
   t.equal(whyNotLoaded('  \nstack'), 'failed to load', 'an empty message still says something');
 });
 
@@ -35,8 +52,23 @@ t.test('why it does not load: the system, what the load said, and where it would
       'its Linux build needs glibc 2.38 or newer (Debian 13, Ubuntu 24.04, RHEL 10 or later).',
   );
   t.notMatch(noNativeBuild(node22, reason), /\n/, 'one line');
-  t.match(noNativeBuild({ ...node22, glibc: null }, reason), /\(linux-x64\): .*; it has no build for musl \(Alpine\)\.$/, 'musl: no glibc to name');
-  const node26 = noNativeBuild({ nodeVersion: 'v26.1.0', platform: 'linux', arch: 'x64', abi: '147', glibc: '2.41' }, 'no binary for this Node (ABI 147)');
-  t.match(node26, /on Node 26\.1\.0 \(linux-x64, glibc 2\.41\): no binary .*; its build has binaries for Node 20, 22, 24 and 25\.$/, 'a new enough glibc: the Node version is why');
-  t.match(noNativeBuild({ ...node22, platform: 'darwin', arch: 'arm64', glibc: null }, 'x'), /\(darwin-arm64\): x; its build has binaries/, 'no glibc outside Linux');
+  t.match(
+    noNativeBuild({ ...node22, glibc: null }, reason),
+    /\(linux-x64\): .*; it has no build for musl \(Alpine\)\.$/,
+    'musl: no glibc to name',
+  );
+  const node26 = noNativeBuild(
+    { nodeVersion: 'v26.1.0', platform: 'linux', arch: 'x64', abi: '147', glibc: '2.41' },
+    'no binary for this Node (ABI 147)',
+  );
+  t.match(
+    node26,
+    /on Node 26\.1\.0 \(linux-x64, glibc 2\.41\): no binary .*; its build has binaries for Node 20, 22, 24 and 25\.$/,
+    'a new enough glibc: the Node version is why',
+  );
+  t.match(
+    noNativeBuild({ ...node22, platform: 'darwin', arch: 'arm64', glibc: null }, 'x'),
+    /\(darwin-arm64\): x; its build has binaries/,
+    'no glibc outside Linux',
+  );
 });

@@ -51,19 +51,22 @@ t.test("a worker that ended releases its generations' waiters and bytes, not ano
   void p.whenCommitted(b1, null).then(() => (other = true));
   p.releaseWorker('a');
   t.equal(await waiting, true);
-  t.equal(p.pendingBytes, 5, 'the ended worker\'s bytes leave the backlog, waited for or not');
+  t.equal(p.pendingBytes, 5, "the ended worker's bytes leave the backlog, waited for or not");
   p.markCommitted(b1);
   await Promise.resolve();
   t.ok(other, "the other worker's waiter woke at its own commit");
 });
 
-t.test('a generation committed record by record: the requests whose records were set aside are told theirs are not visible', async (t) => {
-  const p = new CommitProgress();
-  p.addPending(a1, 30);
-  const kept = p.whenCommitted(a1, null, 0);
-  const refused = p.whenCommitted(a1, null, 1);
-  const unnumbered = p.whenCommitted(a1, null);
-  p.markCommitted(a1, new Set([1]));
-  t.same(await Promise.all([kept, refused, unnumbered]), [true, false, true]);
-  t.equal(p.pendingBytes, 0, 'its bytes leave the backlog: the refused record waits in the quarantine, not in it');
-});
+t.test(
+  'a generation committed record by record: the requests whose records were set aside are told theirs are not visible',
+  async (t) => {
+    const p = new CommitProgress();
+    p.addPending(a1, 30);
+    const kept = p.whenCommitted(a1, null, 0);
+    const refused = p.whenCommitted(a1, null, 1);
+    const unnumbered = p.whenCommitted(a1, null);
+    p.markCommitted(a1, new Set([1]));
+    t.same(await Promise.all([kept, refused, unnumbered]), [true, false, true]);
+    t.equal(p.pendingBytes, 0, 'its bytes leave the backlog: the refused record waits in the quarantine, not in it');
+  },
+);

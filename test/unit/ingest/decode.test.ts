@@ -1,16 +1,32 @@
 /** src/ingest/decode.ts: an OTLP/HTTP export body → the decoded request (media type, decompression, format). */
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
-import { checkProtobufRequest, decodeRequest, decompress as decompressSync, decompressAsync, encodingOf } from '../../../src/ingest/decode.js';
+import {
+  checkProtobufRequest,
+  decodeRequest,
+  decompress as decompressSync,
+  decompressAsync,
+  encodingOf,
+} from '../../../src/ingest/decode.js';
 import { encodeExportRequest } from '../../helpers/otlpProto.js';
 
-const REQUEST = { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'op', traceId: new Uint8Array(16).fill(1), spanId: new Uint8Array(8).fill(2) }] }] }] };
+const REQUEST = {
+  resourceSpans: [
+    {
+      scopeSpans: [{ spans: [{ name: 'op', traceId: new Uint8Array(16).fill(1), spanId: new Uint8Array(8).fill(2) }] }],
+    },
+  ],
+};
 
 t.test('encodingOf: the Content-Type', async (t) => {
   t.equal(encodingOf('application/x-protobuf'), 'protobuf');
   t.equal(encodingOf('application/protobuf'), 'protobuf');
   t.equal(encodingOf(' Application/JSON ; charset=utf-8'), 'json', 'parameters, case and spaces');
-  t.throws(() => encodingOf('text/plain'), { code: 'unsupported_media_type', status: 415, message: /not "text\/plain"/ });
+  t.throws(() => encodingOf('text/plain'), {
+    code: 'unsupported_media_type',
+    status: 415,
+    message: /not "text\/plain"/,
+  });
   t.throws(() => encodingOf(undefined), { code: 'unsupported_media_type', message: /not "nothing"/ });
   t.throws(() => encodingOf(''), { message: /not "nothing"/ });
 });
@@ -44,12 +60,31 @@ t.test('decompress, and decompressAsync (the same answers)', async (t) => {
   same(decompress(gzipSync(body), ' X-GZIP', 1000), 'x-gzip');
   same(decompress(deflateSync(body), 'deflate', 1000), 'deflate (zlib-wrapped, as HTTP says)');
   same(decompress(deflateRawSync(body), 'deflate', 1000), 'raw deflate, as some clients send it');
-  t.throws(() => decompress(gzipSync(body), 'gzip', 999), { code: 'payload_too_large', status: 413, fields: { limit: 999 } });
-  t.throws(() => decompress(deflateSync(body), 'deflate', 999), { code: 'payload_too_large', message: 'Decompressed body exceeds 999 bytes' }, 'zlib-wrapped over the limit: not retried raw');
+  t.throws(() => decompress(gzipSync(body), 'gzip', 999), {
+    code: 'payload_too_large',
+    status: 413,
+    fields: { limit: 999 },
+  });
+  t.throws(
+    () => decompress(deflateSync(body), 'deflate', 999),
+    { code: 'payload_too_large', message: 'Decompressed body exceeds 999 bytes' },
+    'zlib-wrapped over the limit: not retried raw',
+  );
   t.throws(() => decompress(deflateRawSync(body), 'deflate', 999), { code: 'payload_too_large' }, 'raw over the limit');
-  t.throws(() => decompress(body, 'gzip', 10_000), { code: 'invalid_request_body', status: 400, message: 'Invalid request body', fields: { details: { body: /^not valid gzip: / } } });
-  t.throws(() => decompress(Buffer.from([0xff, 0xff, 0xff]), 'deflate', 10_000), { code: 'invalid_request_body', fields: { details: { body: /^not valid deflate: / } } });
-  t.throws(() => decompress(body, 'br', 10_000), { code: 'unsupported_media_type', message: 'Unsupported Content-Encoding "br" (gzip, deflate or identity)' });
+  t.throws(() => decompress(body, 'gzip', 10_000), {
+    code: 'invalid_request_body',
+    status: 400,
+    message: 'Invalid request body',
+    fields: { details: { body: /^not valid gzip: / } },
+  });
+  t.throws(() => decompress(Buffer.from([0xff, 0xff, 0xff]), 'deflate', 10_000), {
+    code: 'invalid_request_body',
+    fields: { details: { body: /^not valid deflate: / } },
+  });
+  t.throws(() => decompress(body, 'br', 10_000), {
+    code: 'unsupported_media_type',
+    message: 'Unsupported Content-Encoding "br" (gzip, deflate or identity)',
+  });
   t.equal(await decompressAsync(body, undefined, 10), body, 'async, no Content-Encoding: the body itself');
   await Promise.all(asyncResults);
 });
@@ -61,7 +96,9 @@ t.test('decodeRequest: protobuf', async (t) => {
   t.throws(() => decodeRequest(Uint8Array.from([0x0a, 0x05, 0x00]), 'protobuf'), {
     code: 'invalid_request_body',
     message: 'Invalid request body',
-    fields: { details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ } },
+    fields: {
+      details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ },
+    },
   });
 });
 
@@ -74,7 +111,9 @@ t.test('checkProtobufRequest: the skeleton, or the 400 decodeRequest gives', asy
   t.throws(() => checkProtobufRequest(bad), {
     code: 'invalid_request_body',
     message: 'Invalid request body',
-    fields: { details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ } },
+    fields: {
+      details: { body: /^not a valid OTLP protobuf ExportTraceServiceRequest: length 5 at offset 1 runs past/ },
+    },
   });
 });
 
@@ -83,11 +122,19 @@ t.test('decodeRequest: JSON', async (t) => {
   const ok = { resourceSpans: [{ resource: {}, scopeSpans: [{ scope: {}, spans: [{ name: 'op' }] }, {}] }, {}] };
   t.same(decodeRequest(json(ok), 'json'), ok);
   t.same(decodeRequest(json({}), 'json'), { resourceSpans: [] }, 'nothing to store');
-  t.same(decodeRequest(json({ resource_spans: [{ scopeSpans: [] }] }), 'json'), { resourceSpans: [{ scopeSpans: [] }] }, 'the snake_case field');
+  t.same(
+    decodeRequest(json({ resource_spans: [{ scopeSpans: [] }] }), 'json'),
+    { resourceSpans: [{ scopeSpans: [] }] },
+    'the snake_case field',
+  );
   const padded = Buffer.from(`xx${JSON.stringify(ok)}yy`);
   t.same(decodeRequest(padded.subarray(2, padded.length - 2), 'json'), ok, 'a view into a larger buffer');
   const refused = (v: unknown, why: RegExp) =>
-    t.throws(() => decodeRequest(typeof v === 'string' ? Buffer.from(v) : json(v), 'json'), { code: 'invalid_request_body', message: 'Invalid request body', fields: { details: { body: why } } }, why.source);
+    t.throws(
+      () => decodeRequest(typeof v === 'string' ? Buffer.from(v) : json(v), 'json'),
+      { code: 'invalid_request_body', message: 'Invalid request body', fields: { details: { body: why } } },
+      why.source,
+    );
   refused('{"resourceSpans": [', /^not valid JSON: /);
   refused([], /ExportTraceServiceRequest: expected an object$/);
   refused(null, /expected an object$/);
@@ -97,5 +144,8 @@ t.test('decodeRequest: JSON', async (t) => {
   refused({ resourceSpans: [[]] }, /resourceSpans\[0\] must be an object$/);
   refused({ resourceSpans: [{}, { scopeSpans: {} }] }, /resourceSpans\[1\]\.scopeSpans must be an array$/);
   refused({ resourceSpans: [{ scopeSpans: [{}, null] }] }, /resourceSpans\[0\]\.scopeSpans\[1\] must be an object$/);
-  refused({ resourceSpans: [{ scopeSpans: [{ spans: 'x' }] }] }, /resourceSpans\[0\]\.scopeSpans\[0\]\.spans must be an array$/);
+  refused(
+    { resourceSpans: [{ scopeSpans: [{ spans: 'x' }] }] },
+    /resourceSpans\[0\]\.scopeSpans\[0\]\.spans must be an array$/,
+  );
 });

@@ -13,10 +13,21 @@ t.test('full success is the empty message', async (t) => {
 
 t.test('a partial success, byte by byte', async (t) => {
   // partial_success (1, bytes) of 6: rejected_spans (1, varint) 3, error_message (2, bytes) "no".
-  t.same([...encodeExportResponse({ rejectedSpans: 3, errorMessage: 'no' })], [0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f]);
+  t.same(
+    [...encodeExportResponse({ rejectedSpans: 3, errorMessage: 'no' })],
+    [0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f],
+  );
   // 300 is two varint bytes: 0xac 0x02.
-  t.same([...encodeExportResponse({ rejectedSpans: 300, errorMessage: '' })], [0x0a, 0x03, 0x08, 0xac, 0x02], 'an empty message is left out');
-  t.same([...encodeExportResponse({ rejectedSpans: 0, errorMessage: '' })], [0x0a, 0x00], 'so is a zero count: the message is there, empty');
+  t.same(
+    [...encodeExportResponse({ rejectedSpans: 300, errorMessage: '' })],
+    [0x0a, 0x03, 0x08, 0xac, 0x02],
+    'an empty message is left out',
+  );
+  t.same(
+    [...encodeExportResponse({ rejectedSpans: 0, errorMessage: '' })],
+    [0x0a, 0x00],
+    'so is a zero count: the message is there, empty',
+  );
 });
 
 t.test('what protobufjs reads back', async (t) => {
@@ -30,9 +41,15 @@ t.test('what protobufjs reads back', async (t) => {
     { rejectedSpans: 9, errorMessage: 'longer '.repeat(5000) },
   ];
   for (const c of cases) {
-    t.same(decodeExportResponse(encodeExportResponse(c)), { partialSuccess: { rejectedSpans: String(c.rejectedSpans), errorMessage: c.errorMessage } }, `${c.rejectedSpans}, ${c.errorMessage.length} characters`);
+    t.same(
+      decodeExportResponse(encodeExportResponse(c)),
+      { partialSuccess: { rejectedSpans: String(c.rejectedSpans), errorMessage: c.errorMessage } },
+      `${c.rejectedSpans}, ${c.errorMessage.length} characters`,
+    );
   }
-  t.same(decodeExportResponse(encodeExportResponse({ rejectedSpans: 0, errorMessage: 'only a message' })), { partialSuccess: { errorMessage: 'only a message' } });
+  t.same(decodeExportResponse(encodeExportResponse({ rejectedSpans: 0, errorMessage: 'only a message' })), {
+    partialSuccess: { errorMessage: 'only a message' },
+  });
 });
 
 t.test('a count that is no count is refused, not encoded wrong', async (t) => {

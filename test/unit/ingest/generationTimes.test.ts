@@ -12,7 +12,12 @@ t.test('the stages of a generation, in seconds', async (t) => {
   times.cut(g, { firstAt: 1000, cutAt: 1500, answeredAt: [] });
   times.reported(g, 2500);
   times.committed(g, 4000, 4250);
-  t.same(seen, [['open', 0.5], ['write', 1], ['queue', 1.5], ['commit', 0.25]]);
+  t.same(seen, [
+    ['open', 0.5],
+    ['write', 1],
+    ['queue', 1.5],
+    ['commit', 0.25],
+  ]);
   times.committed(g, 5000, 5001);
   t.equal(seen.length, 4, 'told once');
 });

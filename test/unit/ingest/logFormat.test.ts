@@ -23,7 +23,11 @@ const flip = (b: Buffer, at: number) => b.writeUInt8(b.readUInt8(at) ^ 1, at);
 const record = (h: LogHeader, body: Uint8Array): Buffer => Buffer.concat(encodeRecord(h, body));
 
 /** A record framed by hand, with any header bytes and a CRC that holds unless `crc` says otherwise. */
-function frame(head: Buffer, body: Buffer, over: { magic?: number; rest?: number; headLength?: number; crc?: number } = {}): Buffer {
+function frame(
+  head: Buffer,
+  body: Buffer,
+  over: { magic?: number; rest?: number; headLength?: number; crc?: number } = {},
+): Buffer {
   const prefix = Buffer.alloc(16);
   prefix.writeUInt32BE(over.magic ?? 0x544c5231, 0);
   prefix.writeUInt32BE(over.rest ?? 4 + head.length + body.length, 4);
@@ -43,7 +47,11 @@ t.test('the layout of a record', async (t) => {
   t.same(JSON.parse(head.toString('utf8')), h, 'the header as JSON');
   t.equal(prefix.readUInt32BE(4), 4 + head.length + body.length, 'the length of what follows the length and CRC');
   t.equal(prefix.readUInt32BE(12), head.length, 'the header length');
-  t.equal(prefix.readUInt32BE(8), crc32(Buffer.concat([prefix.subarray(12), head, bodyPart])), 'CRC-32 of header length, header and body');
+  t.equal(
+    prefix.readUInt32BE(8),
+    crc32(Buffer.concat([prefix.subarray(12), head, bodyPart])),
+    'CRC-32 of header length, header and body',
+  );
   t.equal(bodyPart.buffer, body.buffer, 'the body is not copied');
   t.same([...bodyPart], [1, 2, 3, 4, 5]);
 });
@@ -51,7 +59,10 @@ t.test('the layout of a record', async (t) => {
 t.test('round trips', async (t) => {
   const records = [
     { header: header(), body: new Uint8Array([0, 255, 10, 13]) },
-    { header: header({ encoding: 'json', contentEncoding: null, drop: [], tenantId: 'ü-tenant' }), body: Buffer.from('{"resourceSpans":[]}') },
+    {
+      header: header({ encoding: 'json', contentEncoding: null, drop: [], tenantId: 'ü-tenant' }),
+      body: Buffer.from('{"resourceSpans":[]}'),
+    },
     { header: header({ drop: [] }), body: new Uint8Array(0) },
   ];
   const log = Buffer.concat(records.map((r) => record(r.header, r.body)));
@@ -112,8 +123,16 @@ t.test('damage stops the reading at the damaged record', async (t) => {
   flip(headFlipped, 20);
   expectStop(headFlipped, 'a header byte flipped');
   expectStop(frame(Buffer.from('{"tenantId":'), body), 'a header that is not JSON, under a CRC that holds');
-  t.same(decodeLog(Buffer.concat([good, Buffer.alloc(15)])).discardedBytes, 15, 'less than a prefix after the last record');
-  t.same(decodeLog(Buffer.concat([good, Buffer.alloc(64)])).discardedBytes, 64, 'zeros (a preallocated tail) are not a record');
+  t.same(
+    decodeLog(Buffer.concat([good, Buffer.alloc(15)])).discardedBytes,
+    15,
+    'less than a prefix after the last record',
+  );
+  t.same(
+    decodeLog(Buffer.concat([good, Buffer.alloc(64)])).discardedBytes,
+    64,
+    'zeros (a preallocated tail) are not a record',
+  );
 });
 
 t.test('a header taking all of the record: an empty body', async (t) => {
@@ -127,5 +146,9 @@ t.test('a header taking all of the record: an empty body', async (t) => {
 t.test('log files are named by worker and generation, in generation order', async (t) => {
   t.equal(logName('w-1', 7), 'w-1-00000007.log');
   const names = [10, 9, 100, 2].map((seq) => logName('w-1', seq));
-  t.same([...names].sort(), [2, 9, 10, 100].map((seq) => logName('w-1', seq)), 'names sort as their generations do');
+  t.same(
+    [...names].sort(),
+    [2, 9, 10, 100].map((seq) => logName('w-1', seq)),
+    'names sort as their generations do',
+  );
 });

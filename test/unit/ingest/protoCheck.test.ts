@@ -9,7 +9,25 @@ import t, { type Test } from 'tap';
 import type { ExportTraceServiceRequest, Span } from '../../../src/core/otlp/wire.js';
 import { checkTraceRequest } from '../../../src/ingest/protoCheck.js';
 import { decodeTraceRequest } from '../../../src/ingest/protoDecode.js';
-import { ALL_MESSAGES, doubleField, fixed64Field, I32, I64, LEN, lenField, REPEATED, SAMPLES, SCALARS, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, wrap } from '../../helpers/wire.js';
+import {
+  ALL_MESSAGES,
+  doubleField,
+  fixed64Field,
+  I32,
+  I64,
+  LEN,
+  lenField,
+  REPEATED,
+  SAMPLES,
+  SCALARS,
+  tag,
+  UNKNOWN_FIELDS,
+  utf8,
+  VARINT,
+  varint,
+  varintField,
+  wrap,
+} from '../../helpers/wire.js';
 
 /** What the checker keeps of a decoded request: spans with ids, times and events (as empty objects). */
 function skeleton(request: ExportTraceServiceRequest): unknown {
@@ -44,7 +62,8 @@ function checked(bytes: Uint8Array): unknown {
   const plain = (v: unknown): unknown => {
     if (v instanceof Uint8Array) return [...v];
     if (Array.isArray(v)) return v.map(plain);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
     return v;
   };
   return plain(checkTraceRequest(bytes));
@@ -63,30 +82,50 @@ function agree(t: Test, bytes: readonly number[] | Uint8Array, why: string): voi
   t.same(checked(input), skeleton(decoded), `${why}: accepted, with the decoder's span fields`);
 }
 
-t.test('scalar fields: values, defaults, repeats and wrong wire types are taken as the decoder takes them', async (t) => {
-  for (const [msg, name, field, kind] of SCALARS) {
-    const s = SAMPLES[kind];
-    agree(t, wrap(msg, s.value(field)), `${msg}.${name}`);
-    agree(t, wrap(msg, s.zero(field)), `${msg}.${name} default`);
-    agree(t, wrap(msg, [...s.value(field), ...s.zero(field)]), `${msg}.${name} then its default`);
-    agree(t, wrap(msg, [...s.zero(field), ...s.value(field)]), `${msg}.${name} after its default`);
-    agree(t, wrap(msg, s.wireType === LEN ? varintField(field, 1) : lenField(field, [1])), `${msg}.${name} with the wrong wire type`);
-    if (kind === 'string') {
-      agree(t, wrap(msg, lenField(field, [0x61, 0xff])), `${msg}.${name}: invalid UTF-8, short`);
-      agree(t, wrap(msg, lenField(field, [...utf8('a long enough ascii text'), 0xc3])), `${msg}.${name}: invalid UTF-8, long`);
-      agree(t, wrap(msg, lenField(field, utf8('a long enough ascii text'))), `${msg}.${name}: long ASCII`);
-      agree(t, wrap(msg, lenField(field, utf8('ünïcödé and more'))), `${msg}.${name}: long, not ASCII`);
-      agree(t, wrap(msg, lenField(field, [0xed, 0xa0, 0x80])), `${msg}.${name}: a lone surrogate`);
+t.test(
+  'scalar fields: values, defaults, repeats and wrong wire types are taken as the decoder takes them',
+  async (t) => {
+    for (const [msg, name, field, kind] of SCALARS) {
+      const s = SAMPLES[kind];
+      agree(t, wrap(msg, s.value(field)), `${msg}.${name}`);
+      agree(t, wrap(msg, s.zero(field)), `${msg}.${name} default`);
+      agree(t, wrap(msg, [...s.value(field), ...s.zero(field)]), `${msg}.${name} then its default`);
+      agree(t, wrap(msg, [...s.zero(field), ...s.value(field)]), `${msg}.${name} after its default`);
+      agree(
+        t,
+        wrap(msg, s.wireType === LEN ? varintField(field, 1) : lenField(field, [1])),
+        `${msg}.${name} with the wrong wire type`,
+      );
+      if (kind === 'string') {
+        agree(t, wrap(msg, lenField(field, [0x61, 0xff])), `${msg}.${name}: invalid UTF-8, short`);
+        agree(
+          t,
+          wrap(msg, lenField(field, [...utf8('a long enough ascii text'), 0xc3])),
+          `${msg}.${name}: invalid UTF-8, long`,
+        );
+        agree(t, wrap(msg, lenField(field, utf8('a long enough ascii text'))), `${msg}.${name}: long ASCII`);
+        agree(t, wrap(msg, lenField(field, utf8('ünïcödé and more'))), `${msg}.${name}: long, not ASCII`);
+        agree(t, wrap(msg, lenField(field, [0xed, 0xa0, 0x80])), `${msg}.${name}: a lone surrogate`);
+      }
+      if (kind === 'uint32' || kind === 'int32')
+        agree(
+          t,
+          wrap(msg, [...tag(field, VARINT), ...new Array(10).fill(0xff), 0x01]),
+          `${msg}.${name}: a varint over 10 bytes`,
+        );
+      if (kind === 'fixed64') agree(t, wrap(msg, [...tag(field, I64), 1, 2, 3]), `${msg}.${name}: cut short`);
+      if (kind === 'fixed32') agree(t, wrap(msg, [...tag(field, I32), 1]), `${msg}.${name}: cut short`);
     }
-    if (kind === 'uint32' || kind === 'int32') agree(t, wrap(msg, [...tag(field, VARINT), ...new Array(10).fill(0xff), 0x01]), `${msg}.${name}: a varint over 10 bytes`);
-    if (kind === 'fixed64') agree(t, wrap(msg, [...tag(field, I64), 1, 2, 3]), `${msg}.${name}: cut short`);
-    if (kind === 'fixed32') agree(t, wrap(msg, [...tag(field, I32), 1]), `${msg}.${name}: cut short`);
-  }
-});
+  },
+);
 
 t.test('repeated message fields, unknown fields and wrong wire types in every message', async (t) => {
   for (const [msg, name, field] of REPEATED) {
-    agree(t, wrap(msg, [...lenField(field, []), ...UNKNOWN_FIELDS, ...lenField(field, [])]), `${msg}.${name}: two elements`);
+    agree(
+      t,
+      wrap(msg, [...lenField(field, []), ...UNKNOWN_FIELDS, ...lenField(field, [])]),
+      `${msg}.${name}: two elements`,
+    );
     agree(t, wrap(msg, varintField(field, 1)), `${msg}.${name}: a varint is skipped`);
   }
   for (const msg of ALL_MESSAGES) agree(t, wrap(msg, [...UNKNOWN_FIELDS, ...UNKNOWN_FIELDS]), `${msg}: unknown fields`);
@@ -151,11 +190,22 @@ t.test('a realistic request: the skeleton, and ids that are views of the body', 
     ...fixed64Field(7, 1_700_000_000_000_000_000n),
     ...fixed64Field(8, 1_700_000_001_500_000_000n),
     ...lenField(9, [...lenField(1, utf8('gen_ai.system')), ...lenField(2, lenField(1, utf8('openai')))]),
-    ...Array.from({ length: events }, () => lenField(11, [...fixed64Field(1, 1n), ...lenField(2, utf8('token'))])).flat(),
+    ...Array.from({ length: events }, () =>
+      lenField(11, [...fixed64Field(1, 1n), ...lenField(2, utf8('token'))]),
+    ).flat(),
     ...lenField(13, [...lenField(1, new Array(16).fill(1)), ...lenField(2, new Array(8).fill(2))]),
     ...lenField(15, varintField(3, 1)),
   ];
-  const request = Uint8Array.from(lenField(1, [...lenField(1, lenField(1, lenField(1, utf8('service.name')))), ...lenField(2, [...lenField(1, lenField(1, utf8('lib'))), ...lenField(2, span(1, 2)), ...lenField(2, span(2, 0))])]));
+  const request = Uint8Array.from(
+    lenField(1, [
+      ...lenField(1, lenField(1, lenField(1, utf8('service.name')))),
+      ...lenField(2, [
+        ...lenField(1, lenField(1, utf8('lib'))),
+        ...lenField(2, span(1, 2)),
+        ...lenField(2, span(2, 0)),
+      ]),
+    ]),
+  );
   const result = checkTraceRequest(request);
   t.same(checked(request), {
     resourceSpans: [
@@ -163,8 +213,21 @@ t.test('a realistic request: the skeleton, and ids that are views of the body', 
         scopeSpans: [
           {
             spans: [
-              { traceId: new Array(16).fill(0xab), spanId: new Array(8).fill(1), parentSpanId: new Array(8).fill(9), startTimeUnixNano: 1_700_000_000_000_000_000n, endTimeUnixNano: 1_700_000_001_500_000_000n, events: [{}, {}] },
-              { traceId: new Array(16).fill(0xab), spanId: new Array(8).fill(2), parentSpanId: new Array(8).fill(9), startTimeUnixNano: 1_700_000_000_000_000_000n, endTimeUnixNano: 1_700_000_001_500_000_000n },
+              {
+                traceId: new Array(16).fill(0xab),
+                spanId: new Array(8).fill(1),
+                parentSpanId: new Array(8).fill(9),
+                startTimeUnixNano: 1_700_000_000_000_000_000n,
+                endTimeUnixNano: 1_700_000_001_500_000_000n,
+                events: [{}, {}],
+              },
+              {
+                traceId: new Array(16).fill(0xab),
+                spanId: new Array(8).fill(2),
+                parentSpanId: new Array(8).fill(9),
+                startTimeUnixNano: 1_700_000_000_000_000_000n,
+                endTimeUnixNano: 1_700_000_001_500_000_000n,
+              },
             ],
           },
         ],

@@ -6,7 +6,28 @@
  */
 import t from 'tap';
 import { decodeTraceRequest, MAX_MESSAGE_DEPTH } from '../../../src/ingest/protoDecode.js';
-import { ALL_MESSAGES, doubleField, extract, f64, fixed64Field, I32, I64, LEN, lenField, REPEATED, SAMPLES, SCALARS, tag, UNKNOWN_FIELDS, utf8, VARINT, varint, varintField, wrap, type OtlpMessage } from '../../helpers/wire.js';
+import {
+  ALL_MESSAGES,
+  doubleField,
+  extract,
+  f64,
+  fixed64Field,
+  I32,
+  I64,
+  LEN,
+  lenField,
+  REPEATED,
+  SAMPLES,
+  SCALARS,
+  tag,
+  UNKNOWN_FIELDS,
+  utf8,
+  VARINT,
+  varint,
+  varintField,
+  wrap,
+  type OtlpMessage,
+} from '../../helpers/wire.js';
 
 type Msg = OtlpMessage;
 
@@ -17,7 +38,10 @@ t.test('scalar fields: the value; a default on the wire removes it; the wrong wi
     const s = SAMPLES[kind];
     t.same(decode(msg, s.value(field))[name], s.decoded, `${msg}.${name}`);
     t.notOk(name in decode(msg, s.zero(field)), `${msg}.${name}: a default is absent`);
-    t.notOk(name in decode(msg, [...s.value(field), ...s.zero(field)]), `${msg}.${name}: a later default removes the value`);
+    t.notOk(
+      name in decode(msg, [...s.value(field), ...s.zero(field)]),
+      `${msg}.${name}: a later default removes the value`,
+    );
     t.same(decode(msg, [...s.zero(field), ...s.value(field)])[name], s.decoded, `${msg}.${name}: the last value wins`);
     const wrongType = s.wireType === LEN ? varintField(field, 1) : lenField(field, [1]);
     t.notOk(name in decode(msg, wrongType), `${msg}.${name}: sent with the wrong wire type, skipped`);
@@ -31,8 +55,14 @@ t.test('repeated message fields: appended in order; absent when empty; the wrong
     t.notOk(name in decode(msg, []), `${msg}.${name}: absent`);
     t.notOk(name in decode(msg, varintField(field, 1)), `${msg}.${name}: a varint is skipped`);
   }
-  const r = decodeTraceRequest(Uint8Array.from([...lenField(1, lenField(3, utf8('a'))), ...lenField(1, lenField(3, utf8('b')))]));
-  t.same(r.resourceSpans?.map((rs) => rs.schemaUrl), ['a', 'b'], 'in wire order');
+  const r = decodeTraceRequest(
+    Uint8Array.from([...lenField(1, lenField(3, utf8('a'))), ...lenField(1, lenField(3, utf8('b')))]),
+  );
+  t.same(
+    r.resourceSpans?.map((rs) => rs.schemaUrl),
+    ['a', 'b'],
+    'in wire order',
+  );
 });
 
 t.test('unknown fields of every wire type are skipped in every message', async (t) => {
@@ -46,11 +76,24 @@ t.test('unknown fields of every wire type are skipped in every message', async (
 
 t.test('singular messages sent twice are merged', async (t) => {
   const kv = (key: string) => lenField(1, lenField(1, utf8(key)));
-  const resource = decode('ResourceSpans', [...lenField(1, [...kv('a'), ...varintField(2, 3)]), ...lenField(1, [...kv('b'), ...varintField(2, 4)])]).resource;
-  t.same(resource, { attributes: [{ key: 'a' }, { key: 'b' }], droppedAttributesCount: 4 }, 'resource: repeated fields append, scalars overwrite');
-  const scope = decode('ScopeSpans', [...lenField(1, lenField(1, utf8('lib'))), ...lenField(1, lenField(2, utf8('1.0')))]).scope;
+  const resource = decode('ResourceSpans', [
+    ...lenField(1, [...kv('a'), ...varintField(2, 3)]),
+    ...lenField(1, [...kv('b'), ...varintField(2, 4)]),
+  ]).resource;
+  t.same(
+    resource,
+    { attributes: [{ key: 'a' }, { key: 'b' }], droppedAttributesCount: 4 },
+    'resource: repeated fields append, scalars overwrite',
+  );
+  const scope = decode('ScopeSpans', [
+    ...lenField(1, lenField(1, utf8('lib'))),
+    ...lenField(1, lenField(2, utf8('1.0'))),
+  ]).scope;
   t.same(scope, { name: 'lib', version: '1.0' }, 'scope');
-  const status = decode('Span', [...lenField(15, varintField(3, 2)), ...lenField(15, lenField(2, utf8('boom')))]).status;
+  const status = decode('Span', [
+    ...lenField(15, varintField(3, 2)),
+    ...lenField(15, lenField(2, utf8('boom'))),
+  ]).status;
   t.same(status, { code: 2, message: 'boom' }, 'status');
   const cleared = decode('Span', [...lenField(15, varintField(3, 2)), ...lenField(15, varintField(3, 0))]).status;
   t.same(cleared, {}, 'a default in the second copy clears the first');
@@ -70,21 +113,56 @@ t.test('AnyValue: members have presence, the last one wins, a member sent twice 
   t.same(value(lenField(6, [])), { kvlistValue: {} }, 'an empty kvlist');
   t.strictSame(value([]), {}, 'no member');
   t.strictSame(value([...lenField(1, utf8('s')), ...varintField(3, 5)]), { intValue: '5' }, 'the last member wins');
-  t.strictSame(value([...lenField(1, utf8('a')), ...lenField(1, utf8('b'))]), { stringValue: 'b' }, 'the same member twice: the last value');
-  t.same(value([...lenField(5, lenField(1, varintField(2, 1))), ...lenField(5, lenField(1, lenField(1, utf8('b'))))]), { arrayValue: { values: [{ boolValue: true }, { stringValue: 'b' }] } }, 'arrays merge');
-  t.same(value([...lenField(6, lenField(1, lenField(1, utf8('x')))), ...lenField(6, lenField(1, lenField(1, utf8('y'))))]), { kvlistValue: { values: [{ key: 'x' }, { key: 'y' }] } }, 'kvlists merge');
+  t.strictSame(
+    value([...lenField(1, utf8('a')), ...lenField(1, utf8('b'))]),
+    { stringValue: 'b' },
+    'the same member twice: the last value',
+  );
+  t.same(
+    value([...lenField(5, lenField(1, varintField(2, 1))), ...lenField(5, lenField(1, lenField(1, utf8('b'))))]),
+    { arrayValue: { values: [{ boolValue: true }, { stringValue: 'b' }] } },
+    'arrays merge',
+  );
+  t.same(
+    value([...lenField(6, lenField(1, lenField(1, utf8('x')))), ...lenField(6, lenField(1, lenField(1, utf8('y'))))]),
+    { kvlistValue: { values: [{ key: 'x' }, { key: 'y' }] } },
+    'kvlists merge',
+  );
   t.strictSame(value([...lenField(5, []), ...varintField(2, 1)]), { boolValue: true });
 
   // KeyValue.value sent twice: the second AnyValue merges into the first.
   const kv = (fields: number[]) => decode('KeyValue', fields).value;
-  t.strictSame(kv([...lenField(2, lenField(1, utf8('a'))), ...lenField(2, varintField(3, 1))]), { intValue: '1' }, 'another member replaces the first copy’s');
-  t.strictSame(kv([...lenField(2, lenField(1, utf8('a'))), ...lenField(2, [])]), { stringValue: 'a' }, 'an empty second copy keeps it');
-  t.strictSame(kv([...lenField(2, []), ...lenField(2, varintField(2, 1))]), { boolValue: true }, 'a first copy without a member');
-  t.same(kv([...lenField(2, lenField(5, lenField(1, varintField(3, 1)))), ...lenField(2, lenField(5, lenField(1, varintField(3, 2))))]), { arrayValue: { values: [{ intValue: '1' }, { intValue: '2' }] } });
+  t.strictSame(
+    kv([...lenField(2, lenField(1, utf8('a'))), ...lenField(2, varintField(3, 1))]),
+    { intValue: '1' },
+    'another member replaces the first copy’s',
+  );
+  t.strictSame(
+    kv([...lenField(2, lenField(1, utf8('a'))), ...lenField(2, [])]),
+    { stringValue: 'a' },
+    'an empty second copy keeps it',
+  );
+  t.strictSame(
+    kv([...lenField(2, []), ...lenField(2, varintField(2, 1))]),
+    { boolValue: true },
+    'a first copy without a member',
+  );
+  t.same(
+    kv([
+      ...lenField(2, lenField(5, lenField(1, varintField(3, 1)))),
+      ...lenField(2, lenField(5, lenField(1, varintField(3, 2)))),
+    ]),
+    { arrayValue: { values: [{ intValue: '1' }, { intValue: '2' }] } },
+  );
 });
 
 t.test('attribute keys', async (t) => {
-  const attrs = decode('Span', [...lenField(9, lenField(1, utf8('k'))), ...lenField(9, lenField(1, utf8('k'))), ...lenField(9, lenField(1, [])), ...lenField(9, lenField(1, utf8('ключ')))]).attributes;
+  const attrs = decode('Span', [
+    ...lenField(9, lenField(1, utf8('k'))),
+    ...lenField(9, lenField(1, utf8('k'))),
+    ...lenField(9, lenField(1, [])),
+    ...lenField(9, lenField(1, utf8('ключ'))),
+  ]).attributes;
   t.same(attrs, [{ key: 'k' }, { key: 'k' }, {}, { key: 'ключ' }], 'repeated, empty (absent) and non-ASCII keys');
   t.same(decode('KeyValue', [...lenField(1, utf8('a')), ...lenField(1, [])]), {}, 'a later empty key removes the key');
 });
@@ -114,7 +192,9 @@ t.test('depth: refused past 100 messages below the request', async (t) => {
   t.throws(() => decodeTraceRequest(nestedKvlists(33)), { message: 'messages nested deeper than 100' });
   // Refused by whichever message crosses the limit: 49 arrays put an ArrayValue at 101, 33 kvlists a
   // KeyValueList; under a span attribute (one level deeper) 48 arrays put the innermost AnyValue there.
-  t.throws(() => decodeTraceRequest(wrap('KeyValue', lenField(2, nestedValue(48)))), { message: 'messages nested deeper than 100' });
+  t.throws(() => decodeTraceRequest(wrap('KeyValue', lenField(2, nestedValue(48)))), {
+    message: 'messages nested deeper than 100',
+  });
   t.doesNotThrow(() => decodeTraceRequest(wrap('KeyValue', lenField(2, nestedValue(47)))));
 });
 
@@ -131,7 +211,12 @@ t.test('a realistic request', async (t) => {
     ...lenField(11, [...fixed64Field(1, 1_700_000_000_500_000_000n), ...lenField(2, utf8('token'))]),
     ...lenField(15, varintField(3, 1)),
   ];
-  const request = Uint8Array.from(lenField(1, [...lenField(1, lenField(1, [...lenField(1, utf8('service.name')), ...lenField(2, lenField(1, utf8('svc')))])), ...lenField(2, [...lenField(1, lenField(1, utf8('openinference'))), ...lenField(2, span)])]));
+  const request = Uint8Array.from(
+    lenField(1, [
+      ...lenField(1, lenField(1, [...lenField(1, utf8('service.name')), ...lenField(2, lenField(1, utf8('svc')))])),
+      ...lenField(2, [...lenField(1, lenField(1, utf8('openinference'))), ...lenField(2, span)]),
+    ]),
+  );
   t.same(decodeTraceRequest(request), {
     resourceSpans: [
       {
@@ -163,7 +248,11 @@ t.test('a realistic request', async (t) => {
   t.same(decodeTraceRequest(new Uint8Array(0)), {}, 'an empty request');
   const view = new Uint8Array(request.length + 4);
   view.set(request, 2);
-  t.same(decodeTraceRequest(view.subarray(2, 2 + request.length)), decodeTraceRequest(request), 'a view into a larger buffer');
+  t.same(
+    decodeTraceRequest(view.subarray(2, 2 + request.length)),
+    decodeTraceRequest(request),
+    'a view into a larger buffer',
+  );
 });
 
 t.test('malformed input throws an Error', async (t) => {
@@ -171,7 +260,11 @@ t.test('malformed input throws an Error', async (t) => {
     ['a truncated tag', [0x80], /truncated/],
     ['a truncated length', [...tag(1, LEN), 0x80], /truncated/],
     ['a length past the end', [...tag(1, LEN), 5, 0], /runs past the end/],
-    ['a length past the end of the enclosing message', lenField(1, [...tag(3, LEN), 9, 0x61]), /runs past the end of its message/],
+    [
+      'a length past the end of the enclosing message',
+      lenField(1, [...tag(3, LEN), 9, 0x61]),
+      /runs past the end of its message/,
+    ],
     ['a truncated varint in a span', [...wrap('Span', [...tag(6, VARINT), 0x80])], /truncated/],
     ['a fixed64 cut short', [...wrap('Span', [...tag(7, I64), 1, 2, 3])], /truncated/],
     ['a fixed32 cut short', [...wrap('Span', [...tag(16, I32), 1])], /truncated/],
@@ -181,9 +274,18 @@ t.test('malformed input throws an Error', async (t) => {
     ['field number 0 in a span', [...wrap('Span', [0x02, 0x00])], /field number 0/],
     ['a group in a message', [...wrap('Event', [...tag(50, 3), ...tag(50, 4)])], /invalid wire type 3/],
     ['wire type 6', [...tag(1, 6), 0], /invalid wire type 6/],
-    ['a bool over 10 bytes', [...wrap('AnyValue', [...tag(2, VARINT), ...new Array(10).fill(0x80), 0])], /invalid varint/],
-    ['an int64 over 10 bytes', [...wrap('AnyValue', [...tag(3, VARINT), ...new Array(10).fill(0xff), 0x01])], /invalid varint/],
+    [
+      'a bool over 10 bytes',
+      [...wrap('AnyValue', [...tag(2, VARINT), ...new Array(10).fill(0x80), 0])],
+      /invalid varint/,
+    ],
+    [
+      'an int64 over 10 bytes',
+      [...wrap('AnyValue', [...tag(3, VARINT), ...new Array(10).fill(0xff), 0x01])],
+      /invalid varint/,
+    ],
     ['a tag over 32 bits', [...varint(2n ** 35n)], /invalid tag/],
   ];
-  for (const [why, bytes, message] of cases) t.throws(() => decodeTraceRequest(Uint8Array.from(bytes)), { message }, why);
+  for (const [why, bytes, message] of cases)
+    t.throws(() => decodeTraceRequest(Uint8Array.from(bytes)), { message }, why);
 });

@@ -43,7 +43,11 @@ function reader(bytes: readonly number[], asBuffer = false): Reader {
 }
 
 /** Runs `read` over `bytes` to their end: the value and where the cursor stopped. */
-function read<T>(fn: (r: Reader, end: number) => T, bytes: readonly number[], end = bytes.length): { value: T; pos: number } {
+function read<T>(
+  fn: (r: Reader, end: number) => T,
+  bytes: readonly number[],
+  end = bytes.length,
+): { value: T; pos: number } {
   const r = reader(bytes);
   const value = fn(r, end);
   return { value, pos: r.pos };
@@ -65,14 +69,26 @@ t.test('the reader works on Buffers and on views into other memory', async (t) =
 t.test('tags', async (t) => {
   t.same(read(readTag, [0x08]), { value: 8, pos: 1 }, 'one byte');
   t.same(read(readTag, [0x82, 0x01]), { value: 130, pos: 2 }, 'two bytes');
-  t.same(read(readTag, varint(2 ** 29 * 8 - 1)), { value: 2 ** 32 - 1, pos: 5 }, 'the largest field number, wire type 7');
+  t.same(
+    read(readTag, varint(2 ** 29 * 8 - 1)),
+    { value: 2 ** 32 - 1, pos: 5 },
+    'the largest field number, wire type 7',
+  );
   t.same(read(readTag, [0x80, 0x80, 0x01]), { value: 1 << 14, pos: 3 }, 'three bytes');
   t.same(read(readTag, [0x88, 0x00]), { value: 8, pos: 2 }, 'a padded two-byte tag');
   t.throws(() => read(readTag, []), TRUNCATED, 'nothing left');
   t.throws(() => read(readTag, [0x80]), TRUNCATED, 'a continuation byte at the end');
   t.throws(() => read(readTag, [0x80, 0x80], 1), TRUNCATED, 'the end of the message before the end of the bytes');
-  t.throws(() => read(readTag, [0xff, 0xff, 0xff, 0xff, 0x7f]), { message: 'invalid tag encoding at offset 0' }, 'over 32 bits');
-  t.throws(() => read(readTag, [0x80, 0x80, 0x80, 0x80, 0x80, 0x00]), { message: 'invalid tag encoding at offset 0' }, 'over 5 bytes, even when it fits 32 bits');
+  t.throws(
+    () => read(readTag, [0xff, 0xff, 0xff, 0xff, 0x7f]),
+    { message: 'invalid tag encoding at offset 0' },
+    'over 32 bits',
+  );
+  t.throws(
+    () => read(readTag, [0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+    { message: 'invalid tag encoding at offset 0' },
+    'over 5 bytes, even when it fits 32 bits',
+  );
 });
 
 t.test('varints as uint32, int64 and bool', async (t) => {
@@ -80,15 +96,35 @@ t.test('varints as uint32, int64 and bool', async (t) => {
   t.same(read(readUint32, varint(300)), { value: 300, pos: 2 });
   t.same(read(readUint32, varint(2 ** 32 - 1)), { value: 2 ** 32 - 1, pos: 5 });
   t.same(read(readUint32, varint(2n ** 32n + 7n)), { value: 7, pos: 5 }, 'the low 32 bits of a wider varint');
-  t.same(read(readUint32, varint(-2n)), { value: 2 ** 32 - 2, pos: 10 }, 'a negative int32 is 10 bytes; | 0 makes it -2');
+  t.same(
+    read(readUint32, varint(-2n)),
+    { value: 2 ** 32 - 2, pos: 10 },
+    'a negative int32 is 10 bytes; | 0 makes it -2',
+  );
   t.same(read(readUint32, varint(0, 10)), { value: 0, pos: 10 }, 'padded to 10 bytes');
   t.throws(() => read(readUint32, []), TRUNCATED);
   t.throws(() => read(readUint32, [0x80, 0x80]), TRUNCATED, 'cut in the first four bytes');
   t.throws(() => read(readUint32, [0x80, 0x80, 0x80, 0x80]), TRUNCATED, 'cut before the fifth byte');
   t.throws(() => read(readUint32, [0x80, 0x80, 0x80, 0x80, 0x80, 0x80]), TRUNCATED, 'cut in the high bytes');
-  t.throws(() => read(readUint32, [...varint(0, 10).map((b) => b | 0x80), 0x00]), { message: 'invalid varint encoding at offset 0' }, 'over 10 bytes');
+  t.throws(
+    () => read(readUint32, [...varint(0, 10).map((b) => b | 0x80), 0x00]),
+    { message: 'invalid varint encoding at offset 0' },
+    'over 10 bytes',
+  );
 
-  for (const v of [0n, 1n, -1n, 127n, 128n, 2n ** 31n, -(2n ** 31n), 2n ** 32n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)]) {
+  for (const v of [
+    0n,
+    1n,
+    -1n,
+    127n,
+    128n,
+    2n ** 31n,
+    -(2n ** 31n),
+    2n ** 32n,
+    2n ** 53n + 1n,
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+  ]) {
     t.same(read(readInt64, varint(v)), { value: v.toString(), pos: varint(v).length }, `int64 ${v}`);
   }
   t.same(read(readInt64, varint(5, 10)), { value: '5', pos: 10 }, 'a padded int64');
@@ -99,7 +135,11 @@ t.test('varints as uint32, int64 and bool', async (t) => {
   t.same(read(readBool, [0x80, 0x80, 0x02]), { value: true, pos: 3 }, 'any bit set is true');
   t.same(read(readBool, [...new Array(9).fill(0x80), 0x01]), { value: true, pos: 10 }, 'the tenth byte counts');
   t.throws(() => read(readBool, [0x80]), TRUNCATED);
-  t.throws(() => read(readBool, new Array(10).fill(0x80)), { message: 'invalid varint encoding at offset 0' }, 'over 10 bytes');
+  t.throws(
+    () => read(readBool, new Array(10).fill(0x80)),
+    { message: 'invalid varint encoding at offset 0' },
+    'over 10 bytes',
+  );
 });
 
 t.test('fixed widths', async (t) => {
@@ -119,11 +159,27 @@ t.test('lengths', async (t) => {
   t.same(read(readEnd, [0]), { value: 1, pos: 1 }, 'zero');
   t.same(read(readEnd, [0x81, 0x00, ...new Array(1).fill(0)]), { value: 3, pos: 2 }, 'padded');
   const r = reader([0xff, 0xff, 0xff, 0xff, 0x07]);
-  t.throws(() => readEnd(r, 5), { message: 'length 2147483647 at offset 0 runs past the end of its message' }, 'the largest length: 2^31 - 1');
-  t.throws(() => read(readEnd, [0x80, 0x80, 0x80, 0x80, 0x08]), { message: 'invalid length encoding at offset 0' }, '2^31 and over');
-  t.throws(() => read(readEnd, [0x80, 0x80, 0x80, 0x80, 0x80, 0x00]), { message: 'invalid length encoding at offset 0' }, 'a fifth byte that continues');
+  t.throws(
+    () => readEnd(r, 5),
+    { message: 'length 2147483647 at offset 0 runs past the end of its message' },
+    'the largest length: 2^31 - 1',
+  );
+  t.throws(
+    () => read(readEnd, [0x80, 0x80, 0x80, 0x80, 0x08]),
+    { message: 'invalid length encoding at offset 0' },
+    '2^31 and over',
+  );
+  t.throws(
+    () => read(readEnd, [0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+    { message: 'invalid length encoding at offset 0' },
+    'a fifth byte that continues',
+  );
   t.throws(() => read(readEnd, [5, 0, 0]), { message: 'length 5 at offset 0 runs past the end of its message' });
-  t.throws(() => read(readEnd, [2, 0, 0], 2), /runs past the end/, 'the end of the enclosing message, not of the bytes');
+  t.throws(
+    () => read(readEnd, [2, 0, 0], 2),
+    /runs past the end/,
+    'the end of the enclosing message, not of the bytes',
+  );
   t.throws(() => read(readEnd, []), TRUNCATED);
   t.throws(() => read(readEnd, [0x80]), TRUNCATED);
 });
@@ -133,7 +189,24 @@ t.test('strings: strictly decoded UTF-8', async (t) => {
     const bytes = typeof s === 'string' ? [...Buffer.from(s)] : s;
     return read(readString, [...varint(bytes.length), ...bytes]);
   };
-  for (const s of ['', 'a', 'abcdefg', 'abcdefgh', 'abcdefghijkl', 'abcdefghijklm', 'x'.repeat(300), 'é', 'abcdefgé', 'abcdefghé', 'aé', 'ünïcödé text, long enough', '日本語', '😀', '\uFEFFbom', '\0nul']) {
+  for (const s of [
+    '',
+    'a',
+    'abcdefg',
+    'abcdefgh',
+    'abcdefghijkl',
+    'abcdefghijklm',
+    'x'.repeat(300),
+    'é',
+    'abcdefgé',
+    'abcdefghé',
+    'aé',
+    'ünïcödé text, long enough',
+    '日本語',
+    '😀',
+    '\uFEFFbom',
+    '\0nul',
+  ]) {
     const bytes = Buffer.from(s);
     t.same(str(s), { value: s, pos: varint(bytes.length).length + bytes.length }, JSON.stringify(s));
   }
@@ -163,7 +236,8 @@ t.test('attribute keys, through the cache of recent keys', async (t) => {
     const bytes = Buffer.from(s);
     return read(readKey, [...varint(bytes.length), ...bytes]);
   };
-  const check = (s: string, why: string) => t.same(key(s), { value: s, pos: varint(Buffer.byteLength(s)).length + Buffer.byteLength(s) }, why);
+  const check = (s: string, why: string) =>
+    t.same(key(s), { value: s, pos: varint(Buffer.byteLength(s)).length + Buffer.byteLength(s) }, why);
   check('gen_ai.system', 'a new key');
   check('gen_ai.system', 'the same key again, from the cache');
   check('', 'an empty key is not cached');
@@ -209,7 +283,11 @@ t.test('skipping fields', async (t) => {
     return r.pos;
   };
   t.equal(skip((9 << 3) | 0, varint(2n ** 64n - 1n)), 10, 'a varint');
-  t.equal(skip((9 << 3) | 0, [...new Array(15).fill(0x80), 0x00]), 16, 'a varint of any length, as protobufjs skips it');
+  t.equal(
+    skip((9 << 3) | 0, [...new Array(15).fill(0x80), 0x00]),
+    16,
+    'a varint of any length, as protobufjs skips it',
+  );
   t.equal(skip((9 << 3) | 1, [...le64(1n), 0xaa]), 8, 'fixed64');
   t.equal(skip((9 << 3) | 2, [3, 1, 2, 3, 0xaa]), 4, 'length-delimited');
   t.equal(skip((9 << 3) | 5, [...le32(1), 0xaa]), 4, 'fixed32');
@@ -218,22 +296,52 @@ t.test('skipping fields', async (t) => {
   t.throws(() => skip((9 << 3) | 1, [1, 2, 3, 4, 5, 6, 7]), TRUNCATED);
   t.throws(() => skip((9 << 3) | 5, [1, 2, 3]), TRUNCATED);
   t.throws(() => skip((9 << 3) | 2, [4, 1]), /runs past the end/);
-  for (const wireType of [3, 4, 6, 7]) t.throws(() => skip((9 << 3) | wireType, [0, 0, 0, 0, 0, 0, 0, 0]), { message: `invalid wire type ${wireType} at offset 0` });
+  for (const wireType of [3, 4, 6, 7])
+    t.throws(() => skip((9 << 3) | wireType, [0, 0, 0, 0, 0, 0, 0, 0]), {
+      message: `invalid wire type ${wireType} at offset 0`,
+    });
   t.throws(() => skip(0, [0]), { message: 'illegal tag: field number 0 at offset 0' });
   t.throws(() => skip(2, [0]), { message: /field number 0/ }, 'whatever the wire type');
 });
 
 t.test('64-bit integers as decimal text', async (t) => {
   const u64 = (v: bigint) => uint64ToDecimal(Number(v & 0xffffffffn), Number(v >> 32n));
-  const i64 = (v: bigint) => int64ToDecimal(Number(BigInt.asUintN(64, v) & 0xffffffffn) | 0, Number(BigInt.asUintN(64, v) >> 32n) | 0);
-  const edges = [0n, 1n, 10n ** 7n - 1n, 10n ** 7n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 15n, 10n ** 16n, 10n ** 19n, 2n ** 63n, 2n ** 64n - 1n, 0x1fffffn << 32n, 0x200000n << 32n];
+  const i64 = (v: bigint) =>
+    int64ToDecimal(Number(BigInt.asUintN(64, v) & 0xffffffffn) | 0, Number(BigInt.asUintN(64, v) >> 32n) | 0);
+  const edges = [
+    0n,
+    1n,
+    10n ** 7n - 1n,
+    10n ** 7n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    10n ** 15n,
+    10n ** 16n,
+    10n ** 19n,
+    2n ** 63n,
+    2n ** 64n - 1n,
+    0x1fffffn << 32n,
+    0x200000n << 32n,
+  ];
   for (const v of edges) t.equal(u64(v), v.toString(), `uint64 ${v}`);
   // Limbs that carry (a ≥ 10^7, b ≥ 10^7) and that do not; digits that need padding.
-  for (const v of [(2n ** 48n) * 2n + 1n, 2n ** 60n + 5n, 2n ** 60n + 9_999_999n, 12_345_000_000_000_000n, 10_000_000_000_000_001n]) t.equal(u64(v), v.toString(), `uint64 ${v}`);
-  for (const v of [0n, -1n, 1n, -(2n ** 32n), -(2n ** 32n) + 1n, -(2n ** 63n), 2n ** 63n - 1n, -(10n ** 18n)]) t.equal(i64(v), v.toString(), `int64 ${v}`);
+  for (const v of [
+    2n ** 48n * 2n + 1n,
+    2n ** 60n + 5n,
+    2n ** 60n + 9_999_999n,
+    12_345_000_000_000_000n,
+    10_000_000_000_000_001n,
+  ])
+    t.equal(u64(v), v.toString(), `uint64 ${v}`);
+  for (const v of [0n, -1n, 1n, -(2n ** 32n), -(2n ** 32n) + 1n, -(2n ** 63n), 2n ** 63n - 1n, -(10n ** 18n)])
+    t.equal(i64(v), v.toString(), `int64 ${v}`);
   t.equal(uint64ToDecimal(-1, -1), '18446744073709551615', 'halves are taken as unsigned');
   fc.assert(
-    fc.property(fc.bigInt(0n, 2n ** 64n - 1n), (v) => u64(v) === v.toString() && i64(BigInt.asIntN(64, v)) === BigInt.asIntN(64, v).toString()),
+    fc.property(
+      fc.bigInt(0n, 2n ** 64n - 1n),
+      (v) => u64(v) === v.toString() && i64(BigInt.asIntN(64, v)) === BigInt.asIntN(64, v).toString(),
+    ),
     { numRuns: 5000, seed: 7 },
   );
   t.pass('5000 random values match BigInt');
@@ -273,12 +381,20 @@ t.test('checking without reading: strings, byte views, 64-bit varints and fixed 
 
   t.equal(read(skipVarint64, varint(2n ** 64n - 1n)).pos, 10, 'ten bytes');
   t.equal(read(skipVarint64, [0x05]).pos, 1);
-  t.throws(() => read(skipVarint64, [...new Array(10).fill(0xff), 0x01]), { message: /invalid varint/ }, 'over 10 bytes');
+  t.throws(
+    () => read(skipVarint64, [...new Array(10).fill(0xff), 0x01]),
+    { message: /invalid varint/ },
+    'over 10 bytes',
+  );
   t.throws(() => read(skipVarint64, [0x80]), TRUNCATED);
 
   t.equal(read(skipFixed64, [1, 2, 3, 4, 5, 6, 7, 8]).pos, 8);
   t.throws(() => read(skipFixed64, [1, 2, 3]), TRUNCATED);
-  t.same(read(readFixed64Big, le64(2n ** 64n - 1n)), { value: 2n ** 64n - 1n, pos: 8 }, 'a fixed64 as a bigint, unsigned');
+  t.same(
+    read(readFixed64Big, le64(2n ** 64n - 1n)),
+    { value: 2n ** 64n - 1n, pos: 8 },
+    'a fixed64 as a bigint, unsigned',
+  );
   t.same(read(readFixed64Big, le64(1_700_000_000_123_456_789n)), { value: 1_700_000_000_123_456_789n, pos: 8 });
   t.throws(() => read(readFixed64Big, [1, 2]), TRUNCATED);
 });

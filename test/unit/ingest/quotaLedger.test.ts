@@ -50,7 +50,10 @@ t.test('reserve within the quotas, refuse past them, keep or release', async (t)
 t.test('a new month starts the span count again', async (t) => {
   const usage: Usage = { month: '2000-01', monthSpans: 10, storedBytes: 0 };
   let now = NOW;
-  const ledger = new QuotaLedger(async () => usage, () => now);
+  const ledger = new QuotaLedger(
+    async () => usage,
+    () => now,
+  );
   await ledger.load('a');
   t.equal(ledger.reserve(1, 'a', plan, 10, 0), null);
   t.same(usage, { month, monthSpans: 10, storedBytes: 0 });

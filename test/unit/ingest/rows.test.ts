@@ -51,23 +51,69 @@ t.test('a span becomes a row, column by column', async (t) => {
   const row = rows[0]!;
   t.equal(row.length, SPAN_COLUMNS.length, 'one value per column');
   t.same(
-    { tenant: row[C.tenant_id], app: row[C.app_id], env: row[C.environment_id], trace: row[C.trace_id], span: row[C.span_id], parent: row[C.parent_id], type: row[C.type], kind: row[C.span_kind], status: row[C.status] },
-    { tenant: 't-1', app: 'a-1', env: 'e-1', trace: 'a'.repeat(32), span: 'b'.repeat(16), parent: null, type: 'GENERATION', kind: 'llm', status: 'OK' },
+    {
+      tenant: row[C.tenant_id],
+      app: row[C.app_id],
+      env: row[C.environment_id],
+      trace: row[C.trace_id],
+      span: row[C.span_id],
+      parent: row[C.parent_id],
+      type: row[C.type],
+      kind: row[C.span_kind],
+      status: row[C.status],
+    },
+    {
+      tenant: 't-1',
+      app: 'a-1',
+      env: 'e-1',
+      trace: 'a'.repeat(32),
+      span: 'b'.repeat(16),
+      parent: null,
+      type: 'GENERATION',
+      kind: 'llm',
+      status: 'OK',
+    },
   );
   t.equal(row[C.start_ns], 1_700_000_000_000_000_000n);
-  t.same([row[C.input_tokens], row[C.output_tokens], row[C.cached_input_tokens], row[C.tokens], row[C.cost]], [10, 20, null, 30, 0.25]);
-  t.same([row[C.input], row[C.output], row[C.input_preview], row[C.output_preview], row[C.input_ref], row[C.output_ref]], ['hello', 'world', null, null, null, null], 'small texts inline, previews derived when read');
+  t.same(
+    [row[C.input_tokens], row[C.output_tokens], row[C.cached_input_tokens], row[C.tokens], row[C.cost]],
+    [10, 20, null, 30, 0.25],
+  );
+  t.same(
+    [row[C.input], row[C.output], row[C.input_preview], row[C.output_preview], row[C.input_ref], row[C.output_ref]],
+    ['hello', 'world', null, null, null, null],
+    'small texts inline, previews derived when read',
+  );
   t.same([row[C.session_id], row[C.user_id], row[C.run_id], row[C.tags]], ['s', 'u', null, ['t']]);
-  t.same([row[C.metadata], row[C.graph], row[C.attributes]], ['{"k":"v"}', null, '{"a.b":1}'], 'JSON text; an empty map is null');
+  t.same(
+    [row[C.metadata], row[C.graph], row[C.attributes]],
+    ['{"k":"v"}', null, '{"a.b":1}'],
+    'JSON text; an empty map is null',
+  );
   t.same(blobs, []);
   t.equal(resources.length, 1);
   const digest = createHash('sha256').update('{"service.name":"svc"}\u0000openinference\u00001.0').digest();
-  t.same(resources[0], { id: digest.readBigUInt64BE(0), resource: '{"service.name":"svc"}', scopeName: 'openinference', scopeVersion: '1.0' });
+  t.same(resources[0], {
+    id: digest.readBigUInt64BE(0),
+    resource: '{"service.name":"svc"}',
+    scopeName: 'openinference',
+    scopeVersion: '1.0',
+  });
   t.equal(row[C.resource_id], resources[0]!.id);
 });
 
 t.test('attributes a column holds are stored once, in the column', async (t) => {
-  const [row] = toRows(scope, [span({ attributes: { 'session.id': 's', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 10, 'user.id': 'other', 'a.b': 1 } })]).rows;
+  const [row] = toRows(scope, [
+    span({
+      attributes: {
+        'session.id': 's',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.input_tokens': 10,
+        'user.id': 'other',
+        'a.b': 1,
+      },
+    }),
+  ]).rows;
   t.same(JSON.parse(row![C.attributes] as string), { 'user.id': 'other', 'a.b': 1 }, 'the rest stays');
   t.ok((row![C.attributes_in_columns] as number) > 0, 'the row names the keys left out');
   const [plain] = toRows(scope, [span()]).rows;
@@ -75,8 +121,13 @@ t.test('attributes a column holds are stored once, in the column', async (t) => 
 });
 
 t.test('token counts: integers in the INTEGER range, else null', async (t) => {
-  const [row] = toRows(scope, [span({ inputTokens: 1.9, outputTokens: 2 ** 40, cachedInputTokens: Number.NaN, tokens: -(2 ** 40) })]).rows;
-  t.same([row![C.input_tokens], row![C.output_tokens], row![C.cached_input_tokens], row![C.tokens]], [1, 2147483647, null, -2147483648]);
+  const [row] = toRows(scope, [
+    span({ inputTokens: 1.9, outputTokens: 2 ** 40, cachedInputTokens: Number.NaN, tokens: -(2 ** 40) }),
+  ]).rows;
+  t.same(
+    [row![C.input_tokens], row![C.output_tokens], row![C.cached_input_tokens], row![C.tokens]],
+    [1, 2147483647, null, -2147483648],
+  );
   const [inf] = toRows(scope, [span({ inputTokens: Infinity, tokens: null })]).rows;
   t.same([inf![C.input_tokens], inf![C.tokens]], [null, null]);
 });
@@ -88,7 +139,16 @@ t.test('resources: one record per distinct resource and scope', async (t) => {
   t.equal(resources.length, 2, 'equal resources in different objects are one');
   t.equal(rows[0]![C.resource_id], rows[2]![C.resource_id]);
   const bare = resources.find((r) => r.resource === null)!;
-  t.same(bare, { id: createHash('sha256').update('\u0000\u0000').digest().readBigUInt64BE(0), resource: null, scopeName: null, scopeVersion: null }, 'no attributes, no scope');
+  t.same(
+    bare,
+    {
+      id: createHash('sha256').update('\u0000\u0000').digest().readBigUInt64BE(0),
+      resource: null,
+      scopeName: null,
+      scopeVersion: null,
+    },
+    'no attributes, no scope',
+  );
   t.equal(rows[3]![C.resource_id], bare.id);
 });
 
@@ -102,14 +162,22 @@ t.test('large texts go out of line whole, with a preview', async (t) => {
   t.same([b[C.output], b[C.output_ref], b[C.output_preview]], [null, null, null], 'no text');
   t.equal(blobs.length, 2, 'one blob per distinct text');
   t.same(blobs.map((x) => x.mediaType).sort(), ['application/json', 'text/plain; charset=utf-8']);
-  t.equal(Buffer.from(blobs.find((x) => x.sha256 === hash(big))!.data).toString(), big, 'stored whole, never truncated');
+  t.equal(
+    Buffer.from(blobs.find((x) => x.sha256 === hash(big))!.data).toString(),
+    big,
+    'stored whole, never truncated',
+  );
 
   const exact = 'z'.repeat(INLINE_LIMIT_BYTES);
   t.equal(toRows(scope, [span({ input: exact })]).rows[0]![C.input], exact, 'exactly the limit stays inline');
   const wide = 'é'.repeat(INLINE_LIMIT_BYTES / 2 + 1);
   t.equal(toRows(scope, [span({ input: wide })]).rows[0]![C.input_ref], hash(wide), 'the limit is in UTF-8 bytes');
   const small = toRows(scope, [span({ input: ' [1,2,3]' })], 4);
-  t.same([small.rows[0]![C.input_preview], small.blobs[0]!.mediaType], [' [1,2,3]', 'application/json'], 'a custom limit; a short text is its own preview');
+  t.same(
+    [small.rows[0]![C.input_preview], small.blobs[0]!.mediaType],
+    [' [1,2,3]', 'application/json'],
+    'a custom limit; a short text is its own preview',
+  );
 });
 
 t.test('media objects are stored as blobs of their own type', async (t) => {
@@ -124,7 +192,13 @@ t.test('media objects are stored as blobs of their own type', async (t) => {
     { role: 'user', content: [{ type: 'image', mimeType: 'image/png', sha256: hash(png), bytes: 4 }] },
     { audio: { mediaType: 'audio/wav', seconds: 2, sha256: hash(wav), bytes: 4 } },
   ]);
-  t.same(blobs.map((b) => [b.mediaType, b.sha256]), [['image/png', hash(png)], ['audio/wav', hash(wav)]]);
+  t.same(
+    blobs.map((b) => [b.mediaType, b.sha256]),
+    [
+      ['image/png', hash(png)],
+      ['audio/wav', hash(wav)],
+    ],
+  );
 });
 
 t.test('extractMedia leaves everything else as it is', async (t) => {
@@ -153,7 +227,17 @@ t.test('sha256', async (t) => {
   t.equal(sha256(Buffer.from('abc')), hash('abc'));
 });
 
-t.test('a cost no span keeps is stored as none, whichever mapper made it (a trace sum of it failed every commit)', async (t) => {
-  const rows = toRows(scope, [span({ spanId: 'a'.repeat(16), cost: 1e300 }), span({ spanId: 'b'.repeat(16), cost: 2e9 }), span({ spanId: 'c'.repeat(16), cost: 0.5 })]).rows;
-  t.same(rows.map((r) => r[C.cost]), [null, null, 0.5]);
-});
+t.test(
+  'a cost no span keeps is stored as none, whichever mapper made it (a trace sum of it failed every commit)',
+  async (t) => {
+    const rows = toRows(scope, [
+      span({ spanId: 'a'.repeat(16), cost: 1e300 }),
+      span({ spanId: 'b'.repeat(16), cost: 2e9 }),
+      span({ spanId: 'c'.repeat(16), cost: 0.5 }),
+    ]).rows;
+    t.same(
+      rows.map((r) => r[C.cost]),
+      [null, null, 0.5],
+    );
+  },
+);

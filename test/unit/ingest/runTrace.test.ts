@@ -46,17 +46,26 @@ const event = (seq: number, over: Partial<RunTraceText['events'][number]>): RunT
 });
 const FULL = { tier: 'full', blobCapBytes: null } as const;
 
-t.test('the run\'s session as an agents batch, and its turn\'s figures priced', async (t) => {
+t.test("the run's session as an agents batch, and its turn's figures priced", async (t) => {
   const text = JSON.stringify({
     run: RUN,
     turns: [TURN],
     events: [
       event(0, { kind: 'step', text: 'Workspace ready', level: 'info' }),
-      event(1, { event: JSON.stringify({ type: 'assistant_message', model: 'gpt-4o', content: [{ type: 'text', text: 'Done.' }], usage: { inputTokens: 400, outputTokens: 10 } }) }),
+      event(1, {
+        event: JSON.stringify({
+          type: 'assistant_message',
+          model: 'gpt-4o',
+          content: [{ type: 'text', text: 'Done.' }],
+          usage: { inputTokens: 400, outputTokens: 10 },
+        }),
+      }),
       event(2, { event: null }),
     ],
   } satisfies RunTraceText);
-  const { prepared, figures } = await prepareRunTrace(text, FULL, noRows, (model, usage) => (model === 'gpt-4o' ? (usage.inputTokens ?? 0) / 100 : undefined));
+  const { prepared, figures } = await prepareRunTrace(text, FULL, noRows, (model, usage) =>
+    model === 'gpt-4o' ? (usage.inputTokens ?? 0) / 100 : undefined,
+  );
   t.same(figures, [{ turnIndex: 0, costUsd: 4, inputTokens: 400, outputTokens: 10, toolCalls: 0 }]);
   t.same(prepared!.sessions, [{ agent: 'claude-code', id: 'run-1' }]);
   t.same(prepared!.rejected, []);
@@ -69,17 +78,21 @@ t.test('the run\'s session as an agents batch, and its turn\'s figures priced', 
       ['t0.a1.1', 'assistant_message'],
       ['t0.end', 'system'],
     ],
-    'the stored event\'s text parsed back into the session; an agent event without one left out',
+    "the stored event's text parsed back into the session; an agent event without one left out",
   );
   t.match(session!.events[2], { model: 'gpt-4o', content: [{ type: 'text', text: 'Done.' }] });
 });
 
 t.test('a run without an ended turn: no batch, no figures', async (t) => {
-  const text = JSON.stringify({ run: RUN, turns: [{ ...TURN, status: 'running', finishedAt: null }], events: [] } satisfies RunTraceText);
+  const text = JSON.stringify({
+    run: RUN,
+    turns: [{ ...TURN, status: 'running', finishedAt: null }],
+    events: [],
+  } satisfies RunTraceText);
   t.same(await prepareRunTrace(text, FULL, noRows), { prepared: null, figures: [] });
 });
 
-t.test('a session the contract refuses is rejected, not stored (as a sync batch\'s would be)', async (t) => {
+t.test("a session the contract refuses is rejected, not stored (as a sync batch's would be)", async (t) => {
   const text = JSON.stringify({ run: { ...RUN, id: '' }, turns: [TURN], events: [] } satisfies RunTraceText);
   const { prepared } = await prepareRunTrace(text, FULL, noRows);
   t.same(prepared!.sessions, []);

@@ -17,7 +17,11 @@ import { keysOfRows, prepare, type PrepareInput } from '../../../src/ingest/prep
 import { Scanner } from '../../../src/ingest/scan.js';
 
 const FIXTURES = new URL('../../../../test/fixtures/agents/', import.meta.url).pathname;
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', appId: '00000000-0000-4000-8000-000000000002', environmentId: '00000000-0000-4000-8000-000000000003' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  appId: '00000000-0000-4000-8000-000000000002',
+  environmentId: '00000000-0000-4000-8000-000000000003',
+};
 const costOf = (_model: string, usage: { inputTokens?: number }) => (usage.inputTokens ?? 0) / 1000;
 const FULL = { tier: 'full', blobCapBytes: null } as const;
 
@@ -38,55 +42,113 @@ function otlpJson(): Uint8Array {
   ];
   const spans = [
     span(1, 1, { attributes: generation }),
-    span(1, 2, { events: [{ name: 'retry', timeUnixNano: '1763000000002100000' }, { name: 'done', timeUnixNano: '1763000000002200000' }] }),
+    span(1, 2, {
+      events: [
+        { name: 'retry', timeUnixNano: '1763000000002100000' },
+        { name: 'done', timeUnixNano: '1763000000002200000' },
+      ],
+    }),
     span(2, 3),
     { ...span(2, 4), spanId: 'not hex' },
   ];
-  return Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] }, scopeSpans: [{ spans }] }] }));
+  return Buffer.from(
+    JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] },
+          scopeSpans: [{ spans }],
+        },
+      ],
+    }),
+  );
 }
 
-function input(body: Uint8Array, encoding: PrepareInput['encoding'], contentEncoding?: string): PrepareInput & { discard: boolean } {
-  return { body, encoding, contentEncoding, maxDecompressedBytes: 1 << 24, maxSpansPerTrace: 100, scope, discard: false };
+function input(
+  body: Uint8Array,
+  encoding: PrepareInput['encoding'],
+  contentEncoding?: string,
+): PrepareInput & { discard: boolean } {
+  return {
+    body,
+    encoding,
+    contentEncoding,
+    maxDecompressedBytes: 1 << 24,
+    maxSpansPerTrace: 100,
+    scope,
+    discard: false,
+  };
 }
 
-t.test('an OTLP/JSON body is decoded once: its record maps what the scan decoded, as a replay maps its logged body', async (t) => {
-  for (const contentEncoding of [undefined, 'gzip']) {
-    const scanner = new Scanner('w1', costOf);
-    const sent = contentEncoding ? gzipSync(otlpJson()) : otlpJson();
-    const scanned = scanner.scan(input(sent, 'json', contentEncoding));
-    t.same(scanned.held, { workerId: 'w1', id: 1 }, `${contentEncoding ?? 'identity'}: the decoded body is held under an id`);
-    const logged = scanned.decompressed ?? sent;
-    t.equal(scanned.decompressed === null, contentEncoding === undefined, 'a compressed body comes back decompressed, for the log');
-    const replayed = prepare({ ...input(logged, 'json'), maxDecompressedBytes: Number.MAX_SAFE_INTEGER }, costOf);
-    t.same([replayed.rows.length, replayed.rejected], [5, 1], 'three spans and two events kept; one span refused');
-    t.same(scanned.keys, keysOfRows(replayed), 'the scan\'s keys are those of the replayed rows, in their order');
-    const live = scanner.take(scanned.held!.id);
-    t.ok(live, 'the record takes what is held');
-    t.same(live!(), replayed, 'and maps it to the rows a replay maps from the log');
-    t.equal(scanner.take(scanned.held!.id), undefined, 'once');
-    t.equal(scanner.holding, 0);
-  }
-});
+t.test(
+  'an OTLP/JSON body is decoded once: its record maps what the scan decoded, as a replay maps its logged body',
+  async (t) => {
+    for (const contentEncoding of [undefined, 'gzip']) {
+      const scanner = new Scanner('w1', costOf);
+      const sent = contentEncoding ? gzipSync(otlpJson()) : otlpJson();
+      const scanned = scanner.scan(input(sent, 'json', contentEncoding));
+      t.same(
+        scanned.held,
+        { workerId: 'w1', id: 1 },
+        `${contentEncoding ?? 'identity'}: the decoded body is held under an id`,
+      );
+      const logged = scanned.decompressed ?? sent;
+      t.equal(
+        scanned.decompressed === null,
+        contentEncoding === undefined,
+        'a compressed body comes back decompressed, for the log',
+      );
+      const replayed = prepare({ ...input(logged, 'json'), maxDecompressedBytes: Number.MAX_SAFE_INTEGER }, costOf);
+      t.same([replayed.rows.length, replayed.rejected], [5, 1], 'three spans and two events kept; one span refused');
+      t.same(scanned.keys, keysOfRows(replayed), "the scan's keys are those of the replayed rows, in their order");
+      const live = scanner.take(scanned.held!.id);
+      t.ok(live, 'the record takes what is held');
+      t.same(live!(), replayed, 'and maps it to the rows a replay maps from the log');
+      t.equal(scanner.take(scanned.held!.id), undefined, 'once');
+      t.equal(scanner.holding, 0);
+    }
+  },
+);
 
 t.test('a coding-agent batch is mapped once, before the answer, to the rows its logged batch replays to', async (t) => {
-  const files = (dir: string) => readdirSync(join(FIXTURES, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => ({ path: join(e.parentPath, e.name), text: readFileSync(join(e.parentPath, e.name), 'utf8') }));
+  const files = (dir: string) =>
+    readdirSync(join(FIXTURES, dir), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => ({ path: join(e.parentPath, e.name), text: readFileSync(join(e.parentPath, e.name), 'utf8') }));
   const bag = new BlobBag();
   const sessions = [...readClaudeCode(files('claude'), bag).sessions, ...readCodex(files('codex'), bag).sessions];
   // A text blob with a secret: scrubbing renames it, and the session follows the new hash.
   const log = Buffer.from('export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s01\n');
   const part = bag.add('text/plain', log);
   const last = sessions[0]!.events.at(-1)!;
-  sessions[0]!.events.push({ id: 'scan-test-result', parentId: null, timestamp: last.timestamp, type: 'tool_result', callId: 'scan-test', content: [part] });
+  sessions[0]!.events.push({
+    id: 'scan-test-result',
+    parentId: null,
+    timestamp: last.timestamp,
+    type: 'tool_result',
+    callId: 'scan-test',
+    content: [part],
+  });
   const body = Buffer.from(JSON.stringify({ schemaVersion: 1, sessions, blobs: [...bag.blobs.values()] }));
 
   const scanner = new Scanner('w2', costOf);
   const prepared = await prepareAgentBatch(body, 'application/json', FULL, (batch) => scanner.agents(batch, scope));
   t.same(prepared.rejected, [], 'every fixture session is kept');
   t.notOk(prepared.blobShas.includes(sha256Hex(log)), 'the text blob was scrubbed (and renamed)');
-  const replayed = prepare({ ...input(prepared.body, 'agents'), maxDecompressedBytes: Number.MAX_SAFE_INTEGER }, costOf);
+  const replayed = prepare(
+    { ...input(prepared.body, 'agents'), maxDecompressedBytes: Number.MAX_SAFE_INTEGER },
+    costOf,
+  );
   t.ok(replayed.rows.length > 20, `the fixtures map to rows of every kind (${replayed.rows.length})`);
-  t.same(prepared.keys, keysOfRows(replayed), 'the keys handed to the coordinator are those of the replayed rows, in their order');
-  t.same(scanner.take(prepared.held!.id)!(), replayed, 'the held rows are the rows a replay maps from the logged batch');
+  t.same(
+    prepared.keys,
+    keysOfRows(replayed),
+    'the keys handed to the coordinator are those of the replayed rows, in their order',
+  );
+  t.same(
+    scanner.take(prepared.held!.id)!(),
+    replayed,
+    'the held rows are the rows a replay maps from the logged batch',
+  );
 });
 
 t.test('a held body the record never takes is released, or expires', async (t) => {
@@ -103,7 +165,11 @@ t.test('a held body the record never takes is released, or expires', async (t) =
 
   t.equal(scanner.agents({ sessions: [], blobs: [] }, scope).held, null, 'nor a batch without rows');
   const discarded = scanner.scan({ ...input(otlpJson(), 'json'), discard: true });
-  t.same(discarded, { keys: keysOfRows(prepare(input(otlpJson(), 'json'), costOf)), decompressed: null, held: null }, 'a scan that maps and drops the rows (TRACELAKE_DISCARD_AFTER_MAP) holds nothing');
+  t.same(
+    discarded,
+    { keys: keysOfRows(prepare(input(otlpJson(), 'json'), costOf)), decompressed: null, held: null },
+    'a scan that maps and drops the rows (TRACELAKE_DISCARD_AFTER_MAP) holds nothing',
+  );
   t.equal(scanner.holding, 0);
 
   const brief = new Scanner('w1', costOf, 0);

@@ -66,19 +66,81 @@ const partsOf = (...batches: Spec[][]): PartRow[] => {
 };
 
 t.test('one span: its part', async (t) => {
-  const [part, ...rest] = partsOf([{ parent: null, name: 'root', start: 10n, end: 20n, cost: 0.5, tokens: 7, status: 'OK', tags: ['b', 'a'], session: 's', user: 'u', run: 'r', input: 'in', output: 'out', metadata: '{"k":1}' }]);
+  const [part, ...rest] = partsOf([
+    {
+      parent: null,
+      name: 'root',
+      start: 10n,
+      end: 20n,
+      cost: 0.5,
+      tokens: 7,
+      status: 'OK',
+      tags: ['b', 'a'],
+      session: 's',
+      user: 'u',
+      run: 'r',
+      input: 'in',
+      output: 'out',
+      metadata: '{"k":1}',
+    },
+  ]);
   t.equal(rest.length, 0);
-  t.strictSame(part, [TENANT, APP, ENV, TRACE, 10n, 20n, 0, 10n, 'root', 'in', 'out', 0.5, 7, 1, 0, 1, ['a', 'b'], 's', 'u', 'r', '{"k":1}']);
+  t.strictSame(part, [
+    TENANT,
+    APP,
+    ENV,
+    TRACE,
+    10n,
+    20n,
+    0,
+    10n,
+    'root',
+    'in',
+    'out',
+    0.5,
+    7,
+    1,
+    0,
+    1,
+    ['a', 'b'],
+    's',
+    'u',
+    'r',
+    '{"k":1}',
+  ]);
 });
 
 t.test('spans of one trace fold into one part', async (t) => {
   const [p] = partsOf(
     [
-      { name: 'child-late', start: 50n, end: 400n, cost: 1, tokens: 10, tags: ['x'], session: 's2', user: null, run: 'r9', status: 'ERROR' },
+      {
+        name: 'child-late',
+        start: 50n,
+        end: 400n,
+        cost: 1,
+        tokens: 10,
+        tags: ['x'],
+        session: 's2',
+        user: null,
+        run: 'r9',
+        status: 'ERROR',
+      },
       { name: 'child-early', start: 5n, end: 60n, cost: null, tokens: 5, tags: null, session: 's1', user: 'u2' },
     ],
     [
-      { name: 'event', type: 'EVENT', start: 70n, end: 70n, cost: 2, tokens: null, tags: ['x', 'a'], session: null, user: 'u1', run: 'r1', status: 'OK' },
+      {
+        name: 'event',
+        type: 'EVENT',
+        start: 70n,
+        end: 70n,
+        cost: 2,
+        tokens: null,
+        tags: ['x', 'a'],
+        session: null,
+        user: 'u1',
+        run: 'r1',
+        status: 'OK',
+      },
       { name: 'root', parent: null, start: 30n, end: 90n, input: 'root in', session: 's3' },
       { name: 'late child', start: 31n, end: 40n, metadata: '{"child":true}' },
       { name: 'tail', start: 60n, end: 500n },
@@ -89,7 +151,7 @@ t.test('spans of one trace fold into one part', async (t) => {
   t.equal(p![6], 0, 'a root span was seen');
   t.equal(p![7], 30n);
   t.equal(p![8], 'root', 'the root names the trace, however late it comes');
-  t.equal(p![9], 'root in', "and gives its previews");
+  t.equal(p![9], 'root in', 'and gives its previews');
   t.equal(p![10], null);
   t.equal(p![11], 3, 'costs summed, nulls skipped');
   t.equal(p![12], 15, 'tokens summed, nulls skipped');
@@ -104,7 +166,10 @@ t.test('spans of one trace fold into one part', async (t) => {
 });
 
 t.test("the trace's metadata is the best span's", async (t) => {
-  const [p] = partsOf([{ name: 'child', start: 1n, metadata: '{"c":1}' }], [{ name: 'root', parent: null, start: 9n, metadata: '{"r":1}' }]);
+  const [p] = partsOf(
+    [{ name: 'child', start: 1n, metadata: '{"c":1}' }],
+    [{ name: 'root', parent: null, start: 9n, metadata: '{"r":1}' }],
+  );
   t.equal(p![20], '{"r":1}', 'a root arriving later replaces the earlier child');
 });
 
@@ -113,8 +178,16 @@ t.test('the best span: root before child, then earliest', async (t) => {
   t.equal(names({ name: 'b', start: 20n }, { name: 'a', start: 10n }), 'a', 'an earlier child wins among children');
   t.equal(names({ name: 'a', start: 10n }, { name: 'b', start: 20n }), 'a', 'a later child does not');
   t.equal(names({ name: 'a', start: 10n }, { name: 'b', start: 10n }), 'a', 'a tie keeps the first');
-  t.equal(names({ name: 'root', parent: null, start: 50n }, { name: 'child', start: 1n }), 'root', 'a child never replaces a root');
-  t.equal(names({ name: 'r2', parent: null, start: 50n }, { name: 'r1', parent: null, start: 40n }), 'r1', 'the earliest of two roots');
+  t.equal(
+    names({ name: 'root', parent: null, start: 50n }, { name: 'child', start: 1n }),
+    'root',
+    'a child never replaces a root',
+  );
+  t.equal(
+    names({ name: 'r2', parent: null, start: 50n }, { name: 'r1', parent: null, start: 40n }),
+    'r1',
+    'the earliest of two roots',
+  );
 });
 
 t.test('previews: stored ones, else the first 500 characters of the text', async (t) => {
@@ -137,9 +210,12 @@ t.test('one part per trace and environment', async (t) => {
   p.add([row({ name: 'again' })]);
   t.equal(p.size, 3);
   const rows = p.rows();
-  t.same(rows.map((r) => [r[2], r[3], r[13]]), [
-    [ENV, TRACE, 2],
-    [ENV, 'b'.repeat(32), 1],
-    ['44444444-4444-4444-8444-444444444444', TRACE, 1],
-  ]);
+  t.same(
+    rows.map((r) => [r[2], r[3], r[13]]),
+    [
+      [ENV, TRACE, 2],
+      [ENV, 'b'.repeat(32), 1],
+      ['44444444-4444-4444-8444-444444444444', TRACE, 1],
+    ],
+  );
 });

@@ -17,11 +17,18 @@ interface Example {
 
 function examplesOf(where: string, payload: Payload | undefined): Example[] {
   if (!payload?.type) return [];
-  return Object.entries(payload.examples ?? {}).map(([name, value]) => ({ where: `${where} ${name}`, type: payload.type!, value }));
+  return Object.entries(payload.examples ?? {}).map(([name, value]) => ({
+    where: `${where} ${name}`,
+    type: payload.type!,
+    value,
+  }));
 }
 
 const EXAMPLES: Example[] = [
-  ...Object.entries(OPERATIONS).flatMap(([key, note]) => [...examplesOf(`${key} request`, note.body), ...note.answers.flatMap((a) => examplesOf(`${key} ${a.status}`, a))]),
+  ...Object.entries(OPERATIONS).flatMap(([key, note]) => [
+    ...examplesOf(`${key} request`, note.body),
+    ...note.answers.flatMap((a) => examplesOf(`${key} ${a.status}`, a)),
+  ]),
 ];
 
 function validate(e: Pick<Example, 'type' | 'value'>) {
@@ -38,20 +45,46 @@ t.test('every example validates against its type', async (t) => {
 
 t.test('the validation can fail', async (t) => {
   t.notOk(validate({ type: 'ScoreBody', value: { name: '' } }).success, 'a tag (MinLength) is checked');
-  t.notOk(validate({ type: 'CreateAppBody', value: { name: 'ok', extra: 1 } }).success, 'a property the type lacks is refused');
+  t.notOk(
+    validate({ type: 'CreateAppBody', value: { name: 'ok', extra: 1 } }).success,
+    'a property the type lacks is refused',
+  );
   t.notOk(validate({ type: 'TracePage', value: { data: [] } }).success, 'a missing property is refused');
-  t.notOk(validate({ type: 'ErrorBody', value: { error: { code: 'no_such_code', message: 'x' } } }).success, 'error codes come from the error table');
+  t.notOk(
+    validate({ type: 'ErrorBody', value: { error: { code: 'no_such_code', message: 'x' } } }).success,
+    'error codes come from the error table',
+  );
 });
 
 t.test('the main operations show a request and an answer', async (t) => {
-  const main = ['POST /v1/traces/search', 'POST /v1/scores', 'POST /v1/scores/batch', 'POST /v1/api-keys', 'POST /v1/apps', 'POST /v1/environments', 'DELETE /v1/environments/:id', 'POST /v1/comments'];
+  const main = [
+    'POST /v1/traces/search',
+    'POST /v1/scores',
+    'POST /v1/scores/batch',
+    'POST /v1/api-keys',
+    'POST /v1/apps',
+    'POST /v1/environments',
+    'DELETE /v1/environments/:id',
+    'POST /v1/comments',
+  ];
   for (const key of main) {
     const note = OPERATIONS[key]!;
     t.ok(examplesOf(key, note.body).length > 0, `${key}: a request example`);
-    t.ok(note.answers.some((a) => examplesOf(key, a).length > 0), `${key}: an answer example`);
+    t.ok(
+      note.answers.some((a) => examplesOf(key, a).length > 0),
+      `${key}: an answer example`,
+    );
   }
-  for (const key of ['GET /v1/traces/:traceId', 'GET /v1/traces/:traceId/spans', 'GET /health', 'GET /v1/health/ingestion']) {
-    t.ok(OPERATIONS[key]!.answers.some((a) => examplesOf(key, a).length > 0), `${key}: an answer example`);
+  for (const key of [
+    'GET /v1/traces/:traceId',
+    'GET /v1/traces/:traceId/spans',
+    'GET /health',
+    'GET /v1/health/ingestion',
+  ]) {
+    t.ok(
+      OPERATIONS[key]!.answers.some((a) => examplesOf(key, a).length > 0),
+      `${key}: an answer example`,
+    );
   }
 });
 

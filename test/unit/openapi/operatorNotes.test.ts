@@ -15,13 +15,15 @@ import type { OperationNote } from '../../../src/openapi/note.js';
 import { ONLY_WITH_OPERATOR_TOKEN, OPERATOR_TAG } from '../../../src/openapi/operatorNotes.js';
 
 const ROUTES = operatorRoutes(Buffer.alloc(32));
-const OPERATOR_OPERATIONS: Record<string, OperationNote> = Object.fromEntries(ROUTES.flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : [])));
+const OPERATOR_OPERATIONS: Record<string, OperationNote> = Object.fromEntries(
+  ROUTES.flatMap((r) => (r.note ? [[noteKey(r.method, r.path), r.note]] : [])),
+);
 
 t.test('one note per operator route', async (t) => {
   t.same(Object.keys(OPERATOR_OPERATIONS).sort(), ROUTES.map((r) => noteKey(r.method, r.path)).sort());
 });
 
-t.test('every note is tagged, says it needs the token, and names the operator API\'s errors', async (t) => {
+t.test("every note is tagged, says it needs the token, and names the operator API's errors", async (t) => {
   for (const [key, note] of Object.entries(OPERATOR_OPERATIONS)) {
     t.equal(note.tag, OPERATOR_TAG, key);
     t.ok(note.description?.endsWith(ONLY_WITH_OPERATOR_TOKEN), `${key}: ends with the sentence on the token`);
@@ -29,11 +31,19 @@ t.test('every note is tagged, says it needs the token, and names the operator AP
     t.ok(statuses.includes(401) && statuses.includes(404), `${key}: 401 and 404`);
     t.equal(note.answers.length, 1, `${key}: one answer`);
   }
-  t.equal(OPERATOR_OPERATIONS['GET /v1/operator/tenants/:tenant/apps']!.description, ONLY_WITH_OPERATOR_TOKEN, 'a note without words of its own has the sentence alone');
-  t.match(OPERATOR_OPERATIONS['POST /v1/operator/tenants']!.description, /^With an app `default`.*\n\nServed only/s, 'its own words first');
+  t.equal(
+    OPERATOR_OPERATIONS['GET /v1/operator/tenants/:tenant/apps']!.description,
+    ONLY_WITH_OPERATOR_TOKEN,
+    'a note without words of its own has the sentence alone',
+  );
+  t.match(
+    OPERATOR_OPERATIONS['POST /v1/operator/tenants']!.description,
+    /^With an app `default`.*\n\nServed only/s,
+    'its own words first',
+  );
 });
 
-t.test('the success status of each command is its endpoint\'s', async (t) => {
+t.test("the success status of each command is its endpoint's", async (t) => {
   for (const name of Object.keys(OPERATOR_ENDPOINTS) as OperatorCommandName[]) {
     const { method, path, status } = OPERATOR_ENDPOINTS[name];
     t.equal(OPERATOR_OPERATIONS[noteKey(method, path)]!.answers[0]!.status, status, name);
@@ -50,9 +60,16 @@ t.test('request examples are bodies the server accepts', async (t) => {
     if (route.validate?.body) t.ok(Object.keys(note.body?.examples ?? {}).length > 0, `${name}: a request example`);
     for (const [example, body] of Object.entries(note.body?.examples ?? {})) {
       const shape = route.validate!.body!(body);
-      t.ok(shape.success, `${name} ${example}: the route's validator accepts it`, shape.success ? {} : { errors: shape.errors });
+      t.ok(
+        shape.success,
+        `${name} ${example}: the route's validator accepts it`,
+        shape.success ? {} : { errors: shape.errors },
+      );
       // The CLI's rules at the examples' own time (an expiry must be in the future).
-      t.doesNotThrow(() => operatorCommand(name, params, body as Record<string, unknown>, Date.parse(CREATED)), `${name} ${example}: the CLI's rules accept it`);
+      t.doesNotThrow(
+        () => operatorCommand(name, params, body as Record<string, unknown>, Date.parse(CREATED)),
+        `${name} ${example}: the CLI's rules accept it`,
+      );
       checked++;
     }
   }

@@ -36,16 +36,29 @@ t.test('docs/openapi.json is what the generator makes from the route table now',
 /** docs/openapi.json as committed (what a clone gets; the build rewrites the work tree's copy); null outside git. */
 function committedFile(): string | null {
   try {
-    return execFileSync('git', ['show', 'HEAD:docs/openapi.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync('git', ['show', 'HEAD:docs/openapi.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch {
     return null;
   }
 }
 const HEAD = committedFile();
 
-t.test('the committed docs/openapi.json is the generated one', { skip: HEAD === null ? 'not a git work tree with docs/openapi.json committed' : false }, async (t) => {
-  t.equal(HEAD, documentText(referenceDocument(ROUTES, VERSION)), 'docs/openapi.json changed with the routes or contract types: commit it (a CI build is from scratch; locally, after changing a type in another module than src/contract/catalog.ts, `rm dist/.tsbuildinfo` first: an incremental tsc does not re-run typia on catalog.ts)');
-});
+t.test(
+  'the committed docs/openapi.json is the generated one',
+  { skip: HEAD === null ? 'not a git work tree with docs/openapi.json committed' : false },
+  async (t) => {
+    t.equal(
+      HEAD,
+      documentText(referenceDocument(ROUTES, VERSION)),
+      'docs/openapi.json changed with the routes or contract types: commit it (a CI build is from scratch; locally, after changing a type in another module than src/contract/catalog.ts, `rm dist/.tsbuildinfo` first: an incremental tsc does not re-run typia on catalog.ts)',
+    );
+  },
+);
 
 t.test('every route of the route table is in the document with its method', async (t) => {
   t.ok(ROUTES.length > 40, `${ROUTES.length} routes`);
@@ -56,33 +69,61 @@ t.test('every route of the route table is in the document with its method', asyn
     t.equal(op?.['x-tracelake-permission'], route.permission, `${key(route)} needs ${route.permission}`);
   }
   for (const [method, path] of UNBUILT) {
-    t.equal(DOC.paths[openApiPath(path)]?.[method.toLowerCase()]?.['x-tracelake-implemented'], false, `${method} ${path} is marked not implemented`);
+    t.equal(
+      DOC.paths[openApiPath(path)]?.[method.toLowerCase()]?.['x-tracelake-implemented'],
+      false,
+      `${method} ${path} is marked not implemented`,
+    );
   }
   const operations = Object.values(DOC.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
   t.equal(operations, ROUTES.length + UNBUILT.length, 'and nothing else');
   t.notOk(DOC.paths['/v1/_faults/throw'], 'the test-only fault routes are no part of the API');
 });
 
-t.test('the documented table: every route a server can serve but the fault routes, with or without an operator token', async (t) => {
-  const documented = new Set(ROUTES.map(key));
-  for (const operatorToken of [undefined, 'x'.repeat(32)]) {
-    for (const faultInjection of [false, true]) {
-      const served = allRoutes(Buffer.alloc(32), { faultInjection, ...(operatorToken === undefined ? {} : { operatorToken }) }).map(key);
-      const missing = served.filter((k) => !documented.has(k) && !k.includes('/v1/_faults/'));
-      t.same(missing, [], `a server with${operatorToken ? '' : 'out'} an operator token${faultInjection ? ' and the fault routes' : ''} serves nothing undocumented`);
+t.test(
+  'the documented table: every route a server can serve but the fault routes, with or without an operator token',
+  async (t) => {
+    const documented = new Set(ROUTES.map(key));
+    for (const operatorToken of [undefined, 'x'.repeat(32)]) {
+      for (const faultInjection of [false, true]) {
+        const served = allRoutes(Buffer.alloc(32), {
+          faultInjection,
+          ...(operatorToken === undefined ? {} : { operatorToken }),
+        }).map(key);
+        const missing = served.filter((k) => !documented.has(k) && !k.includes('/v1/_faults/'));
+        t.same(
+          missing,
+          [],
+          `a server with${operatorToken ? '' : 'out'} an operator token${faultInjection ? ' and the fault routes' : ''} serves nothing undocumented`,
+        );
+      }
     }
-  }
-  const operator = ROUTES.filter((r) => r.permission === 'operator');
-  t.ok(operator.length >= 12, `${operator.length} operator routes are documented`);
-  t.notOk(ROUTES.some((r) => r.path.startsWith('/v1/_faults/')), 'the fault routes are not');
-});
+    const operator = ROUTES.filter((r) => r.permission === 'operator');
+    t.ok(operator.length >= 12, `${operator.length} operator routes are documented`);
+    t.notOk(
+      ROUTES.some((r) => r.path.startsWith('/v1/_faults/')),
+      'the fault routes are not',
+    );
+  },
+);
 
 t.test('the operator API in the document', async (t) => {
   // What the store refuses as a duplicate (store/admin/operator.ts): tenant, app and environment names.
-  const NAMED = ['POST /v1/operator/tenants', 'POST /v1/operator/tenants/:tenant/apps', 'POST /v1/operator/apps/:app/environments'];
-  t.same(DOC.components.securitySchemes.operatorToken, { type: 'http', scheme: 'bearer', description: DOC.components.securitySchemes.operatorToken!.description });
+  const NAMED = [
+    'POST /v1/operator/tenants',
+    'POST /v1/operator/tenants/:tenant/apps',
+    'POST /v1/operator/apps/:app/environments',
+  ];
+  t.same(DOC.components.securitySchemes.operatorToken, {
+    type: 'http',
+    scheme: 'bearer',
+    description: DOC.components.securitySchemes.operatorToken!.description,
+  });
   t.match(DOC.components.securitySchemes.operatorToken!.description, /TRACELAKE_OPERATOR_TOKEN/);
-  t.ok(DOC.tags.some((x) => x.name === OPERATOR_TAG), 'its tag is listed');
+  t.ok(
+    DOC.tags.some((x) => x.name === OPERATOR_TAG),
+    'its tag is listed',
+  );
   for (const route of ROUTES) {
     const op = DOC.paths[openApiPath(route.path)]![route.method.toLowerCase()]!;
     if (route.permission !== 'operator') {
@@ -102,7 +143,11 @@ t.test('the operator API in the document', async (t) => {
     const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
     t.equal(success.length, 1, `${key(route)}: one success answer`);
     t.ok(op.responses[success[0]!]!.content?.['application/json']?.schema.$ref, `${key(route)}: a typed answer`);
-    t.equal(op.responses['409'] !== undefined, NAMED.includes(key(route)), `${key(route)}: 409 where a name must be unique`);
+    t.equal(
+      op.responses['409'] !== undefined,
+      NAMED.includes(key(route)),
+      `${key(route)}: 409 where a name must be unique`,
+    );
     if (op.requestBody) t.match(op.responses['400']!.description, /details/, `${key(route)}: 400 names the fields`);
   }
 });
@@ -125,7 +170,9 @@ const RAW_JSON_BODIES: Record<string, BodyCheck> = {
     const envelope = validateAgentSyncBody(body);
     if (!envelope.success) return envelope;
     const { sessions, blobs = [] } = envelope.data;
-    const failed = [...sessions.map((s) => validateAgentSession(s)), ...blobs.map((b) => validateAgentBlob(b))].find((r) => !r.success);
+    const failed = [...sessions.map((s) => validateAgentSession(s)), ...blobs.map((b) => validateAgentBlob(b))].find(
+      (r) => !r.success,
+    );
     return failed ?? { success: true };
   },
   'POST /v1/workers/leases/:leaseId/events': (body) => validateWorkerEventsBody(body),
@@ -136,22 +183,45 @@ t.test("the notes agree with the routes' own validators", async (t) => {
     const note = OPERATIONS[key(route)];
     if (!note) continue;
     const v = route.validate ?? {};
-    t.equal(note.params !== undefined, v.params !== undefined, `${key(route)}: path parameters typed in both or neither`);
+    t.equal(
+      note.params !== undefined,
+      v.params !== undefined,
+      `${key(route)}: path parameters typed in both or neither`,
+    );
     t.equal(note.query !== undefined, v.query !== undefined, `${key(route)}: query typed in both or neither`);
     const raw = RAW_JSON_BODIES[key(route)];
-    t.equal(raw !== undefined, route.body === 'raw' && note.body?.type !== undefined, `${key(route)}: a raw body typed in its note has its checks listed here`);
+    t.equal(
+      raw !== undefined,
+      route.body === 'raw' && note.body?.type !== undefined,
+      `${key(route)}: a raw body typed in its note has its checks listed here`,
+    );
     const check: BodyCheck | undefined = raw ?? v.body;
     t.equal(note.body?.type !== undefined, check !== undefined, `${key(route)}: JSON body typed in both or neither`);
     for (const [name, example] of Object.entries(note.body?.examples ?? {})) {
       const result = check!(example);
-      t.ok(result.success, `${key(route)}: the request example ${name} passes the route's validator`, result.success ? {} : { errors: result.errors });
+      t.ok(
+        result.success,
+        `${key(route)}: the request example ${name} passes the route's validator`,
+        result.success ? {} : { errors: result.errors },
+      );
     }
     if (v.query) {
       // The strict query validator lists the parameters it knows when it meets one it does not.
       const probe = v.query(new URLSearchParams({ __probe: '1' }));
-      const known = probe.success ? [] : /known: ([^)]*)\)/.exec(probe.errors[0]!.expected)![1]!.split(', ').filter((n) => n !== 'none');
-      const documented = DOC.paths[openApiPath(route.path)]![route.method.toLowerCase()]!.parameters.filter((p) => p.in === 'query').map((p) => p.name);
-      t.same(documented.sort(), known.sort(), `${key(route)}: the documented query parameters are the ones the route takes`);
+      const known = probe.success
+        ? []
+        : /known: ([^)]*)\)/
+            .exec(probe.errors[0]!.expected)![1]!
+            .split(', ')
+            .filter((n) => n !== 'none');
+      const documented = DOC.paths[openApiPath(route.path)]![route.method.toLowerCase()]!.parameters.filter(
+        (p) => p.in === 'query',
+      ).map((p) => p.name);
+      t.same(
+        documented.sort(),
+        known.sort(),
+        `${key(route)}: the documented query parameters are the ones the route takes`,
+      );
     }
   }
 });

@@ -15,7 +15,10 @@ async function errorOf(c: DuckDBConnection, work: (c: DuckDBConnection) => Promi
   throw new Error('expected an error');
 }
 
-async function append(c: DuckDBConnection, row: (a: Awaited<ReturnType<DuckDBConnection['createAppender']>>) => void): Promise<void> {
+async function append(
+  c: DuckDBConnection,
+  row: (a: Awaited<ReturnType<DuckDBConnection['createAppender']>>) => void,
+): Promise<void> {
   const a = await c.createAppender('t');
   try {
     row(a);
@@ -38,21 +41,24 @@ t.test('values DuckDB refuses are refusals; failures of the machine and of the S
     'a date that is none': (c) => c.run(`SELECT 'x'::DATE`),
     'an out-of-range number': (c) => c.run('SELECT 9223372036854775807::BIGINT + 1'),
     'an invalid input': (c) => c.run(`SELECT json_extract('{', '$.a')`),
-    'the appender casting a double into a decimal': (c) => append(c, (a) => {
-      a.appendDouble(1e300);
-      a.appendInteger(4);
-      a.appendBigInt(1n);
-    }),
-    'the appender casting a double into an integer': (c) => append(c, (a) => {
-      a.appendDouble(1);
-      a.appendDouble(1e20);
-      a.appendBigInt(1n);
-    }),
-    'the binding of a bigint past 64 bits': (c) => append(c, (a) => {
-      a.appendDouble(1);
-      a.appendInteger(5);
-      a.appendBigInt(2n ** 70n);
-    }),
+    'the appender casting a double into a decimal': (c) =>
+      append(c, (a) => {
+        a.appendDouble(1e300);
+        a.appendInteger(4);
+        a.appendBigInt(1n);
+      }),
+    'the appender casting a double into an integer': (c) =>
+      append(c, (a) => {
+        a.appendDouble(1);
+        a.appendDouble(1e20);
+        a.appendBigInt(1n);
+      }),
+    'the binding of a bigint past 64 bits': (c) =>
+      append(c, (a) => {
+        a.appendDouble(1);
+        a.appendInteger(5);
+        a.appendBigInt(2n ** 70n);
+      }),
   };
   for (const [what, work] of Object.entries(refusals)) {
     const e = await errorOf(c, work);
@@ -91,8 +97,11 @@ t.test('a unique key met at the insert or at the commit is a unique violation; o
   };
   // DuckDB quotes the key in its message: a name with a line break once hid the violation (a 500).
   await a.run(`INSERT INTO u VALUES (6, 'two' || chr(10) || 'lines')`);
-  atInsert['a key with a line break'] = await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (7, 'two' || chr(10) || 'lines')`));
-  for (const [what, e] of Object.entries(atInsert)) t.ok(isUniqueViolation(e), `${what}, at the insert: ${(e as Error).message.split('\n')[0]}`);
+  atInsert['a key with a line break'] = await errorOf(a, (c) =>
+    c.run(`INSERT INTO u VALUES (7, 'two' || chr(10) || 'lines')`),
+  );
+  for (const [what, e] of Object.entries(atInsert))
+    t.ok(isUniqueViolation(e), `${what}, at the insert: ${(e as Error).message.split('\n')[0]}`);
   // Two transactions insert one name; neither sees the other's row until the second commits.
   await a.run('BEGIN');
   await b.run('BEGIN');
@@ -105,7 +114,8 @@ t.test('a unique key met at the insert or at the commit is a unique violation; o
     'a NOT NULL column': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES (5, NULL)`)),
     'a cast': await errorOf(a, (c) => c.run(`INSERT INTO u VALUES ('x', 'y')`)),
   };
-  for (const [what, e] of Object.entries(others)) t.notOk(isUniqueViolation(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
+  for (const [what, e] of Object.entries(others))
+    t.notOk(isUniqueViolation(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
   t.notOk(isUniqueViolation('Duplicate key "x" violates unique constraint'), 'a value that is not an Error');
 });
 
@@ -133,6 +143,9 @@ t.test('two transactions changing or deleting one row: the later meets a write c
     t.ok(isWriteConflict(e), `${what}: ${(e as Error).message.split('\n')[0]}`);
     t.notOk(isStoreRefusal(e), `${what}: not a refusal of the data (it passes when run again)`);
   }
-  t.notOk(isWriteConflict(await errorOf(a, (c) => c.run('INSERT INTO w VALUES (2, 0)'))), 'a unique violation is not one');
+  t.notOk(
+    isWriteConflict(await errorOf(a, (c) => c.run('INSERT INTO w VALUES (2, 0)'))),
+    'a unique violation is not one',
+  );
   t.notOk(isWriteConflict('Conflict on update!'), 'a value that is not an Error');
 });

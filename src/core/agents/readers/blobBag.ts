@@ -14,7 +14,8 @@ export class BlobBag {
   /** A part naming the bytes, kept as a blob. */
   add(mediaType: string, data: Uint8Array, name?: string): BlobPart {
     const sha256 = sha256Hex(data);
-    if (!this.blobs.has(sha256)) this.blobs.set(sha256, { sha256, mediaType, bytes: data.length, data: Buffer.from(data).toString('base64') });
+    if (!this.blobs.has(sha256))
+      this.blobs.set(sha256, { sha256, mediaType, bytes: data.length, data: Buffer.from(data).toString('base64') });
     return { type: 'blob', sha256, mediaType, bytes: data.length, ...(name ? { name } : {}) };
   }
 

@@ -90,7 +90,13 @@ interface Thread {
   prompt: string | null;
 }
 
-function buildSession(id: string, entries: Entry[], titles: ReadonlyMap<string, string>, blobs: BlobBag, seenResponses: Set<string>): AgentSession | null {
+function buildSession(
+  id: string,
+  entries: Entry[],
+  titles: ReadonlyMap<string, string>,
+  blobs: BlobBag,
+  seenResponses: Set<string>,
+): AgentSession | null {
   const first = entries[0]!.line.value;
   const main: Thread = { agentId: null, events: [], responses: new Map(), prompt: null };
   const subs = new Map<string, Thread>();
@@ -135,7 +141,13 @@ function buildSession(id: string, entries: Entry[], titles: ReadonlyMap<string, 
   };
 }
 
-function addLine(thread: Thread, v: Record<string, unknown>, uuid: string, blobs: BlobBag, seenResponses: Set<string>): void {
+function addLine(
+  thread: Thread,
+  v: Record<string, unknown>,
+  uuid: string,
+  blobs: BlobBag,
+  seenResponses: Set<string>,
+): void {
   const at = timestamp(v.timestamp)!;
   const message = record(v.message);
   switch (v.type) {
@@ -145,7 +157,8 @@ function addLine(thread: Thread, v: Record<string, unknown>, uuid: string, blobs
         thread.events.push({ id: uuid, timestamp: at, type: 'system', kind: 'compaction', text: plainText(content) });
         return;
       }
-      const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+      const blocks =
+        typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
       const parts: ContentPart[] = [];
       for (const b of blocks.map(record)) {
         if (!b) continue;
@@ -153,17 +166,37 @@ function addLine(thread: Thread, v: Record<string, unknown>, uuid: string, blobs
           const callId = text(b.tool_use_id);
           if (!callId) continue;
           const result = record(v.toolUseResult);
-          thread.events.push({ id: `${uuid}:${callId}`, timestamp: at, type: 'tool_result', callId, content: partsOf(b.content, blobs), isError: b.is_error === true });
+          thread.events.push({
+            id: `${uuid}:${callId}`,
+            timestamp: at,
+            type: 'tool_result',
+            callId,
+            content: partsOf(b.content, blobs),
+            isError: b.is_error === true,
+          });
           // The Task tool's result is the end of its sub-agent; the agentId links the two when written.
           const agentId = text(result?.agentId);
-          if (agentId) thread.events.push({ id: `${uuid}:${callId}:end`, timestamp: at, type: 'subagent_end', agentId, result: plainText(b.content) });
+          if (agentId)
+            thread.events.push({
+              id: `${uuid}:${callId}:end`,
+              timestamp: at,
+              type: 'subagent_end',
+              agentId,
+              result: plainText(b.content),
+            });
         } else {
           parts.push(...partsOf([b], blobs));
         }
       }
       if (parts.length === 0) return;
       if (v.isMeta === true) {
-        thread.events.push({ id: uuid, timestamp: at, type: 'system', kind: 'info', text: parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') });
+        thread.events.push({
+          id: uuid,
+          timestamp: at,
+          type: 'system',
+          kind: 'info',
+          text: parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n'),
+        });
         return;
       }
       thread.prompt ??= parts.find((p) => p.type === 'text')?.text ?? null;
@@ -188,9 +221,15 @@ function addLine(thread: Thread, v: Record<string, unknown>, uuid: string, blobs
           model: text(message.model) ?? 'unknown',
           content: [],
           // A response written again (a resumed session copies it) is counted where it first appeared.
-          usage: usage && !counted
-            ? { inputTokens: count(usage.input_tokens), outputTokens: count(usage.output_tokens), cacheReadTokens: count(usage.cache_read_input_tokens), cacheCreationTokens: count(usage.cache_creation_input_tokens) }
-            : null,
+          usage:
+            usage && !counted
+              ? {
+                  inputTokens: count(usage.input_tokens),
+                  outputTokens: count(usage.output_tokens),
+                  cacheReadTokens: count(usage.cache_read_input_tokens),
+                  cacheCreationTokens: count(usage.cache_creation_input_tokens),
+                }
+              : null,
           stopReason: text(message.stop_reason) ?? null,
         };
         thread.events.push(response);
@@ -198,15 +237,31 @@ function addLine(thread: Thread, v: Record<string, unknown>, uuid: string, blobs
       }
       for (const b of blocks) {
         if (!b) continue;
-        if (b.type === 'text' && text(b.text)) (response as { content: ContentPart[] }).content.push(blobs.text(b.text as string));
-        else if (b.type === 'thinking' && text(b.thinking)) thread.events.push({ id: `${uuid}:thinking`, timestamp: at, type: 'reasoning', text: b.thinking as string });
-        else if (b.type === 'tool_use' && text(b.id) && text(b.name)) thread.events.push({ id: `${uuid}:${b.id}`, timestamp: at, type: 'tool_call', callId: b.id as string, name: b.name as string, input: b.input ?? null });
+        if (b.type === 'text' && text(b.text))
+          (response as { content: ContentPart[] }).content.push(blobs.text(b.text as string));
+        else if (b.type === 'thinking' && text(b.thinking))
+          thread.events.push({ id: `${uuid}:thinking`, timestamp: at, type: 'reasoning', text: b.thinking as string });
+        else if (b.type === 'tool_use' && text(b.id) && text(b.name))
+          thread.events.push({
+            id: `${uuid}:${b.id}`,
+            timestamp: at,
+            type: 'tool_call',
+            callId: b.id as string,
+            name: b.name as string,
+            input: b.input ?? null,
+          });
       }
       return;
     }
     case 'system': {
       const subtype = text(v.subtype);
-      thread.events.push({ id: uuid, timestamp: at, type: 'system', kind: subtype === 'compact_boundary' ? 'compaction' : (subtype ?? 'info'), text: text(v.content) ?? null });
+      thread.events.push({
+        id: uuid,
+        timestamp: at,
+        type: 'system',
+        kind: subtype === 'compact_boundary' ? 'compaction' : (subtype ?? 'info'),
+        text: text(v.content) ?? null,
+      });
     }
   }
 }
@@ -220,7 +275,10 @@ function partsOf(content: unknown, blobs: BlobBag): ContentPart[] {
     if (b?.type === 'text' && text(b.text)) parts.push(blobs.text(b.text as string));
     else if (b?.type === 'image') {
       const source = record(b.source);
-      const part = source?.type === 'base64' && text(source.data) ? blobs.addBase64(text(source.media_type) ?? 'application/octet-stream', source.data as string) : undefined;
+      const part =
+        source?.type === 'base64' && text(source.data)
+          ? blobs.addBase64(text(source.media_type) ?? 'application/octet-stream', source.data as string)
+          : undefined;
       if (part) parts.push(part);
     }
   }
@@ -257,7 +315,12 @@ function nest(main: Thread, subs: ReadonlyMap<string, Thread>): AgentEvent[] {
     if (sub.events.length === 0) continue;
     const startId = `subagent:${sub.agentId}`;
     const linked = callOfAgent.get(sub.agentId!);
-    const byPrompt = linked !== undefined ? calls.find((c) => c.callId === linked) : sub.prompt === null ? undefined : calls.find((c) => !claimed.has(c.callId) && record(c.input)?.prompt === sub.prompt);
+    const byPrompt =
+      linked !== undefined
+        ? calls.find((c) => c.callId === linked)
+        : sub.prompt === null
+          ? undefined
+          : calls.find((c) => !claimed.has(c.callId) && record(c.input)?.prompt === sub.prompt);
     if (byPrompt) claimed.add(byPrompt.callId);
     const start: AgentEvent = {
       id: startId,
@@ -274,7 +337,13 @@ function nest(main: Thread, subs: ReadonlyMap<string, Thread>): AgentEvent[] {
       const at = main.events.findIndex((e) => e.type === 'tool_result' && e.callId === byPrompt.callId);
       if (at >= 0) {
         const r = main.events[at] as Extract<AgentEvent, { type: 'tool_result' }>;
-        main.events.splice(at + 1, 0, { id: `${r.id}:end`, timestamp: r.timestamp, type: 'subagent_end', agentId: sub.agentId!, result: r.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n') || null });
+        main.events.splice(at + 1, 0, {
+          id: `${r.id}:end`,
+          timestamp: r.timestamp,
+          type: 'subagent_end',
+          agentId: sub.agentId!,
+          result: r.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n') || null,
+        });
       }
     }
   }

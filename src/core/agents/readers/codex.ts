@@ -44,7 +44,9 @@ interface RawUsage {
 function readRollout(file: TranscriptFile, blobs: BlobBag, stats: ReadStats): AgentSession | null {
   const lines = jsonLines(file.text, stats);
   // Versions that write `event_msg` user messages also log the context they inject as user items.
-  const typedPrompts = lines.some((l) => l.value.type === 'event_msg' && record(l.value.payload)?.type === 'user_message');
+  const typedPrompts = lines.some(
+    (l) => l.value.type === 'event_msg' && record(l.value.payload)?.type === 'user_message',
+  );
   let id = ROLLOUT_ID.exec(file.path)?.[1] ?? null;
   let version: string | null = null;
   let cwd: string | null = null;
@@ -75,7 +77,12 @@ function readRollout(file: TranscriptFile, blobs: BlobBag, stats: ReadStats): Ag
       version = text(payload.cli_version) ?? version;
       cwd = text(payload.cwd) ?? cwd;
       const g = record(payload.git);
-      if (g) git = { repository: text(g.repository_url) ?? null, branch: text(g.branch) ?? null, commit: text(g.commit_hash) ?? null };
+      if (g)
+        git = {
+          repository: text(g.repository_url) ?? null,
+          branch: text(g.branch) ?? null,
+          commit: text(g.commit_hash) ?? null,
+        };
       continue;
     }
     if (type === 'turn_context') {
@@ -90,20 +97,40 @@ function readRollout(file: TranscriptFile, blobs: BlobBag, stats: ReadStats): Ag
     const beginResponse = () => (responseStart ??= { line: number, at });
     if (type === 'response_item') {
       if (kind === 'message' && payload.role === 'user') {
-        if (!typedPrompts) events.push({ id: eid, timestamp: at, type: 'user_message', content: contentOf(payload.content, blobs) });
+        if (!typedPrompts)
+          events.push({ id: eid, timestamp: at, type: 'user_message', content: contentOf(payload.content, blobs) });
       } else if (kind === 'message' && payload.role === 'assistant') {
         beginResponse();
         text_.push(...contentOf(payload.content, blobs));
       } else if (kind === 'reasoning') {
         beginResponse();
-        const summary = Array.isArray(payload.summary) ? payload.summary.map(record).flatMap((s) => (s && typeof s.text === 'string' ? [s.text] : [])) : [];
+        const summary = Array.isArray(payload.summary)
+          ? payload.summary.map(record).flatMap((s) => (s && typeof s.text === 'string' ? [s.text] : []))
+          : [];
         if (summary.length > 0) held.push({ id: eid, timestamp: at, type: 'reasoning', text: summary.join('\n\n') });
-      } else if ((kind === 'function_call' || kind === 'custom_tool_call' || kind === 'local_shell_call') && text(payload.call_id)) {
+      } else if (
+        (kind === 'function_call' || kind === 'custom_tool_call' || kind === 'local_shell_call') &&
+        text(payload.call_id)
+      ) {
         beginResponse();
-        held.push({ id: eid, timestamp: at, type: 'tool_call', callId: payload.call_id as string, name: text(payload.name) ?? (kind === 'local_shell_call' ? 'local_shell' : 'tool'), input: argumentsOf(payload) });
+        held.push({
+          id: eid,
+          timestamp: at,
+          type: 'tool_call',
+          callId: payload.call_id as string,
+          name: text(payload.name) ?? (kind === 'local_shell_call' ? 'local_shell' : 'tool'),
+          input: argumentsOf(payload),
+        });
       } else if ((kind === 'function_call_output' || kind === 'custom_tool_call_output') && text(payload.call_id)) {
         const { content, isError } = outputOf(payload.output, blobs);
-        events.push({ id: eid, timestamp: at, type: 'tool_result', callId: payload.call_id as string, content, isError });
+        events.push({
+          id: eid,
+          timestamp: at,
+          type: 'tool_result',
+          callId: payload.call_id as string,
+          content,
+          isError,
+        });
       }
       continue;
     }
@@ -125,7 +152,17 @@ function readRollout(file: TranscriptFile, blobs: BlobBag, stats: ReadStats): Ag
       if (!usage || usage.input + usage.cached + usage.output + usage.reasoning === 0) continue;
       const start = responseStart ?? { line: number, at };
       model = text(info?.model) ?? text(info?.model_name) ?? text(payload.model) ?? model ?? FALLBACK_MODEL;
-      events.push({ id: `l${start.line}:response`, timestamp: start.at, type: 'assistant_message', model, content: text_, usage: tokenUsage(usage) }, ...held);
+      events.push(
+        {
+          id: `l${start.line}:response`,
+          timestamp: start.at,
+          type: 'assistant_message',
+          model,
+          content: text_,
+          usage: tokenUsage(usage),
+        },
+        ...held,
+      );
       held = [];
       text_ = [];
       responseStart = null;
@@ -157,7 +194,13 @@ function outputOf(raw: unknown, blobs: BlobBag): { content: ContentPart[]; isErr
     }
   }
   const o = record(out);
-  const body = o ? (typeof o.output === 'string' ? o.output : JSON.stringify(o)) : typeof out === 'string' ? out : JSON.stringify(out);
+  const body = o
+    ? typeof o.output === 'string'
+      ? o.output
+      : JSON.stringify(o)
+    : typeof out === 'string'
+      ? out
+      : JSON.stringify(out);
   const exit = record(o?.metadata)?.exit_code;
   return { content: body === '' ? [] : [blobs.text(body)], isError: typeof exit === 'number' && exit !== 0 };
 }
@@ -166,7 +209,8 @@ function contentOf(content: unknown, blobs: BlobBag): ContentPart[] {
   if (!Array.isArray(content)) return [];
   return content.map(record).flatMap((c): ContentPart[] => {
     if (!c) return [];
-    if ((c.type === 'input_text' || c.type === 'output_text' || c.type === 'text') && text(c.text)) return [blobs.text(c.text as string)];
+    if ((c.type === 'input_text' || c.type === 'output_text' || c.type === 'text') && text(c.text))
+      return [blobs.text(c.text as string)];
     if (c.type === 'input_image' && typeof c.image_url === 'string') {
       const m = /^data:([^;,]+);base64,(.+)$/s.exec(c.image_url);
       const part = m ? blobs.addBase64(m[1]!, m[2]!) : undefined;
@@ -179,15 +223,31 @@ function contentOf(content: unknown, blobs: BlobBag): ContentPart[] {
 function rawUsage(v: unknown): RawUsage | null {
   const u = record(v);
   if (!u) return null;
-  return { input: count(u.input_tokens), cached: count(u.cached_input_tokens ?? u.cache_read_input_tokens), output: count(u.output_tokens), reasoning: count(u.reasoning_output_tokens) };
+  return {
+    input: count(u.input_tokens),
+    cached: count(u.cached_input_tokens ?? u.cache_read_input_tokens),
+    output: count(u.output_tokens),
+    reasoning: count(u.reasoning_output_tokens),
+  };
 }
 
 function minus(a: RawUsage, b: RawUsage | null): RawUsage {
-  return { input: Math.max(0, a.input - (b?.input ?? 0)), cached: Math.max(0, a.cached - (b?.cached ?? 0)), output: Math.max(0, a.output - (b?.output ?? 0)), reasoning: Math.max(0, a.reasoning - (b?.reasoning ?? 0)) };
+  return {
+    input: Math.max(0, a.input - (b?.input ?? 0)),
+    cached: Math.max(0, a.cached - (b?.cached ?? 0)),
+    output: Math.max(0, a.output - (b?.output ?? 0)),
+    reasoning: Math.max(0, a.reasoning - (b?.reasoning ?? 0)),
+  };
 }
 
 /** Codex's counts in the session's terms: cached input apart from the rest. */
 function tokenUsage(u: RawUsage): TokenUsage {
   const cached = Math.min(u.cached, u.input);
-  return { inputTokens: u.input - cached, outputTokens: u.output, cacheReadTokens: cached, cacheCreationTokens: 0, reasoningTokens: u.reasoning };
+  return {
+    inputTokens: u.input - cached,
+    outputTokens: u.output,
+    cacheReadTokens: cached,
+    cacheCreationTokens: 0,
+    reasoningTokens: u.reasoning,
+  };
 }

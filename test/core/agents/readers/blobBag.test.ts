@@ -10,7 +10,11 @@ t.test('bytes become a blob, kept once', async (t) => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
   const part = bag.add('image/png', png, 'shot.png');
   t.same(part, { type: 'blob', sha256: sha(png), mediaType: 'image/png', bytes: 4, name: 'shot.png' });
-  t.same(bag.add('image/png', png), { type: 'blob', sha256: sha(png), mediaType: 'image/png', bytes: 4 }, 'no name, no name field');
+  t.same(
+    bag.add('image/png', png),
+    { type: 'blob', sha256: sha(png), mediaType: 'image/png', bytes: 4 },
+    'no name, no name field',
+  );
   t.equal(bag.blobs.size, 1, 'the same bytes twice are one blob');
   t.same(bag.blobs.get(sha(png)), { sha256: sha(png), mediaType: 'image/png', bytes: 4, data: png.toString('base64') });
 });
@@ -30,7 +34,12 @@ t.test('text inline up to the limit, a text blob past it', async (t) => {
   t.same(bag.text(limit), { type: 'text', text: limit }, 'exactly the limit in UTF-8 bytes stays inline');
   const over = `${limit}x`;
   const part = bag.text(over);
-  t.same(part, { type: 'blob', sha256: sha(Buffer.from(over, 'utf8')), mediaType: 'text/plain; charset=utf-8', bytes: INLINE_TEXT_BYTES + 1 });
+  t.same(part, {
+    type: 'blob',
+    sha256: sha(Buffer.from(over, 'utf8')),
+    mediaType: 'text/plain; charset=utf-8',
+    bytes: INLINE_TEXT_BYTES + 1,
+  });
   t.equal(bag.blobs.size, 1);
 });
 
@@ -39,6 +48,10 @@ t.test('the blobs some parts name', async (t) => {
   const a = bag.add('image/png', Buffer.from('a'));
   const b = bag.add('image/png', Buffer.from('b'));
   const foreign = { type: 'blob' as const, sha256: '0'.repeat(64), mediaType: 'image/png', bytes: 1 };
-  t.same(bag.of([{ type: 'text', text: 'x' }, b, foreign, a]).map((x) => x.sha256), [b.sha256, a.sha256], 'in the parts\' order; blobs the bag does not hold are left out');
+  t.same(
+    bag.of([{ type: 'text', text: 'x' }, b, foreign, a]).map((x) => x.sha256),
+    [b.sha256, a.sha256],
+    "in the parts' order; blobs the bag does not hold are left out",
+  );
   t.same(bag.of([]), []);
 });

@@ -16,10 +16,18 @@ t.test('malformed lines anywhere, a truncated last line at the end', async (t) =
   const stats = emptyStats();
   const lines = jsonLines('{"a":\n[1,2]\n"text"\nnull\n{"ok":true}\n{"half', stats);
   t.same(lines, [{ number: 5, value: { ok: true } }]);
-  t.same(stats, { lines: 6, unknown: 0, malformed: 4, truncated: 1 }, 'a broken line, an array, a string and null are malformed; the unfinished last line is a write in progress');
+  t.same(
+    stats,
+    { lines: 6, unknown: 0, malformed: 4, truncated: 1 },
+    'a broken line, an array, a string and null are malformed; the unfinished last line is a write in progress',
+  );
   const done = emptyStats();
   jsonLines('{"a":1}\n{"half\n', done);
-  t.same(done, { lines: 2, unknown: 0, malformed: 1, truncated: 0 }, 'a broken line ended by its newline was written whole: malformed');
+  t.same(
+    done,
+    { lines: 2, unknown: 0, malformed: 1, truncated: 0 },
+    'a broken line ended by its newline was written whole: malformed',
+  );
   t.same(jsonLines('', emptyStats()), []);
 });
 

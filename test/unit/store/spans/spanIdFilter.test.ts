@@ -6,7 +6,12 @@
 import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { mayHoldSpan, spanIdFilterBits, spanIdFilterSql, spanIdProbe } from '../../../../src/store/spans/spanIdFilter.js';
+import {
+  mayHoldSpan,
+  spanIdFilterBits,
+  spanIdFilterSql,
+  spanIdProbe,
+} from '../../../../src/store/spans/spanIdFilter.js';
 
 async function filterOf(c: DuckDBConnection, ids: readonly string[]): Promise<Uint8Array | null> {
   await c.run('CREATE OR REPLACE TABLE ids (span_id VARCHAR)');
@@ -50,12 +55,16 @@ t.test('every id a filter was built from is a maybe; other ids are noes but for 
   const small = await filterOf(c, ['00f067aa0ba902b7']);
   t.equal((small!.length - 1) * 8, 64, 'a file of one span gets the smallest filter, 64 bits');
   t.ok(mayHoldSpan(small!, spanIdProbe('00f067aa0ba902b7')));
-  t.equal(['b7ad6b7169203331', 'x', 'ab'].filter((id) => mayHoldSpan(small!, spanIdProbe(id))).length, 0, 'other ids are ruled out by it');
+  t.equal(
+    ['b7ad6b7169203331', 'x', 'ab'].filter((id) => mayHoldSpan(small!, spanIdProbe(id))).length,
+    0,
+    'other ids are ruled out by it',
+  );
   c.closeSync();
   instance.closeSync();
 });
 
-t.test("the bits are read as DuckDB lays out a BIT: padding first, most significant bit first", async (t) => {
+t.test('the bits are read as DuckDB lays out a BIT: padding first, most significant bit first', async (t) => {
   const instance = await DuckDBInstance.create(':memory:');
   const c = await instance.connect();
   const probe = spanIdProbe('4bf92f3577b34da6');
@@ -81,5 +90,5 @@ t.test('the statement sizes its filter by the rows it is told of, 8 bits a span'
   t.equal(spanIdFilterBits(0), 64);
   t.equal(spanIdFilterBits(8), 64);
   t.equal(spanIdFilterBits(131_072), 1_048_576);
-  t.match(spanIdFilterSql('read_parquet(\'x\')', 100), /bitstring_agg\(p, 0, 799\)/);
+  t.match(spanIdFilterSql("read_parquet('x')", 100), /bitstring_agg\(p, 0, 799\)/);
 });

@@ -14,11 +14,23 @@ t.test('a range is kept in whole seconds that cover it, and widened by later not
   const hints = new TraceHints(1024);
   t.equal(hints.rangeOf(tenant, app, 'a'), null, 'nothing noted, no hint');
   hints.note(tenant, app, 'a', 1_500_000_000n, 3n * S);
-  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 1n * S, toNs: 3n * S }, 'start rounded down, an end on a second kept');
+  t.same(
+    hints.rangeOf(tenant, app, 'a'),
+    { fromNs: 1n * S, toNs: 3n * S },
+    'start rounded down, an end on a second kept',
+  );
   hints.note(tenant, app, 'a', 2n * S, 3n * S + 1n);
-  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 1n * S, toNs: 4n * S }, 'a later part past the end widens it, rounded up');
+  t.same(
+    hints.rangeOf(tenant, app, 'a'),
+    { fromNs: 1n * S, toNs: 4n * S },
+    'a later part past the end widens it, rounded up',
+  );
   hints.noteSeconds(tenant, app, 'a', 0, 2);
-  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 0n, toNs: 4n * S }, 'an earlier part widens the start, never narrows the end');
+  t.same(
+    hints.rangeOf(tenant, app, 'a'),
+    { fromNs: 0n, toNs: 4n * S },
+    'an earlier part widens the start, never narrows the end',
+  );
   t.equal(hints.rangeOf(tenant, other, 'a'), null, 'another app has no hint for the same trace id');
   t.equal(hints.rangeOf('tenant-2', app, 'a'), null, 'nor another tenant');
 });
@@ -37,11 +49,23 @@ t.test('a pair of slots keeps the two traces that ended last', async (t) => {
   const hints = new TraceHints(2); // one pair: every trace hashes to it
   hints.noteSeconds(tenant, app, 'a', 1, 10);
   hints.noteSeconds(tenant, app, 'b', 1, 20);
-  t.same([hints.rangeOf(tenant, app, 'a')?.toNs, hints.rangeOf(tenant, app, 'b')?.toNs], [10n * S, 20n * S], 'the first two take the empty slots');
+  t.same(
+    [hints.rangeOf(tenant, app, 'a')?.toNs, hints.rangeOf(tenant, app, 'b')?.toNs],
+    [10n * S, 20n * S],
+    'the first two take the empty slots',
+  );
   hints.noteSeconds(tenant, app, 'b', 5, 25);
-  t.same(hints.rangeOf(tenant, app, 'b'), { fromNs: 1n * S, toNs: 25n * S }, 'a trace in the second slot is widened in place');
+  t.same(
+    hints.rangeOf(tenant, app, 'b'),
+    { fromNs: 1n * S, toNs: 25n * S },
+    'a trace in the second slot is widened in place',
+  );
   hints.noteSeconds(tenant, app, 'c', 1, 30);
-  t.equal(hints.rangeOf(tenant, app, 'a'), null, 'a third takes the slot of the one that ended first (a, in the first slot)');
+  t.equal(
+    hints.rangeOf(tenant, app, 'a'),
+    null,
+    'a third takes the slot of the one that ended first (a, in the first slot)',
+  );
   t.ok(hints.rangeOf(tenant, app, 'b') && hints.rangeOf(tenant, app, 'c'), 'b and c are kept');
   hints.noteSeconds(tenant, app, 'c', 1, 31);
   t.equal(hints.rangeOf(tenant, app, 'c')?.toNs, 31n * S, 'a trace in the first slot is widened in place');
@@ -49,7 +73,11 @@ t.test('a pair of slots keeps the two traces that ended last', async (t) => {
   t.equal(hints.rangeOf(tenant, app, 'b'), null, 'then b, in the second slot, ended first');
   t.same([hints.rangeOf(tenant, app, 'c')?.toNs, hints.rangeOf(tenant, app, 'd')?.toNs], [31n * S, 40n * S]);
   hints.noteSeconds(tenant, app, 'old', 1, 30);
-  t.equal(hints.rangeOf(tenant, app, 'old'), null, 'a trace that ended before both takes no slot (the fill notes traces in any order)');
+  t.equal(
+    hints.rangeOf(tenant, app, 'old'),
+    null,
+    'a trace that ended before both takes no slot (the fill notes traces in any order)',
+  );
   t.ok(hints.rangeOf(tenant, app, 'c') && hints.rangeOf(tenant, app, 'd'), 'c and d are kept');
   hints.noteSeconds(tenant, app, 'e', 1, 36);
   t.equal(hints.rangeOf(tenant, app, 'c'), null, 'one that ended after the first of them takes its slot');
@@ -70,15 +98,45 @@ t.test('apps past the seeds cache are hashed again, alike', async (t) => {
   const hints = new TraceHints(1 << 16);
   hints.noteSeconds(tenant, app, 'a', 7, 8);
   for (let i = 0; i < 4100; i++) hints.noteSeconds(tenant, `app-${i}`, 'x', 1, 2);
-  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 7n * S, toNs: 8n * S }, 'the first app finds its hint after the cache started over');
+  t.same(
+    hints.rangeOf(tenant, app, 'a'),
+    { fromNs: 7n * S, toNs: 8n * S },
+    'the first app finds its hint after the cache started over',
+  );
 });
 
 t.test("a summary part notes its trace's range in its app", async (t) => {
   const hints = new TraceHints(1024);
   const part = (traceId: string, appId: string, startNs: bigint, endNs: bigint) =>
-    [tenant, appId, 'environment-1', traceId, startNs, endNs, 0, 0n, 'root', null, null, 0, 0, 1, 0, 1, [], null, null, null, null] as PartRow;
+    [
+      tenant,
+      appId,
+      'environment-1',
+      traceId,
+      startNs,
+      endNs,
+      0,
+      0n,
+      'root',
+      null,
+      null,
+      0,
+      0,
+      1,
+      0,
+      1,
+      [],
+      null,
+      null,
+      null,
+      null,
+    ] as PartRow;
   hints.noteParts([part('a', app, 2n * S, 3n * S), part('a', app, 1n * S, 2n * S), part('b', other, 7n * S, 9n * S)]);
-  t.same(hints.rangeOf(tenant, app, 'a'), { fromNs: 1n * S, toNs: 3n * S }, "both parts of a's, by its tenant, app and trace id");
+  t.same(
+    hints.rangeOf(tenant, app, 'a'),
+    { fromNs: 1n * S, toNs: 3n * S },
+    "both parts of a's, by its tenant, app and trace id",
+  );
   t.same(hints.rangeOf(tenant, other, 'b'), { fromNs: 7n * S, toNs: 9n * S });
   t.equal(hints.rangeOf(tenant, app, 'b'), null, 'not in the other app');
 });
