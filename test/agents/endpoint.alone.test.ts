@@ -81,7 +81,7 @@ function syncBody(sessions: unknown[], blobs: unknown[] = []) {
 async function spansOf(server: TestServer, auth: Credentials, sessionId: string) {
   const traces = await call(server, 'GET', `/v1/sessions/${sessionId}/traces`, { auth });
   const trace = await call(server, 'GET', `/v1/traces/${traces.body.data[0].id}`, { auth });
-  return trace.body.data.spans as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return trace.body.data.spans as any[];
 }
 
 t.test('the envelope, per-session rejections and blob checks', async (t) => {
@@ -356,14 +356,10 @@ t.test("each plan's tier ceiling, and who may sync", async (t) => {
   );
   t.teardown(() => rmSync(plansFile, { force: true }));
   const cli = (...args: string[]) =>
-    new Promise<any>(
-      (
-        resolve,
-        reject, // eslint-disable-line @typescript-eslint/no-explicit-any
-      ) =>
-        execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (e, out, err) =>
-          e ? reject(new Error(err)) : resolve(JSON.parse(out)),
-        ),
+    new Promise<any>((resolve, reject) =>
+      execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (e, out, err) =>
+        e ? reject(new Error(err)) : resolve(JSON.parse(out)),
+      ),
     );
   // Keys are made offline, before the server holds the store: an SDK key to sync, a Full Access one to read.
   const keys: Record<string, Credentials> = {};

@@ -26,7 +26,7 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 function run(file: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
@@ -93,7 +93,6 @@ interface Tokens {
 
 /** Token counts of a trace's generations by model, as stored (cache writes from the span attributes). */
 async function storedTokens(server: TestServer, auth: Credentials, trace: any): Promise<Record<string, Tokens>> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const out: Record<string, Tokens> = {};
   for (const s of trace.spans.filter((s: { type: string }) => s.type === 'GENERATION')) {
     const detail = (await call(server, 'GET', `/v1/traces/${trace.id}/spans/${s.id}`, { auth })).body.data;
@@ -138,7 +137,7 @@ t.test("a sync from the agents' directories, read back and checked against ccusa
     session_id: SHOP,
     metadata: { agent: 'claude-code', agent_version: '2.0.42', cwd: '/home/dev/shop', git_branch: 'feature/prices' },
   });
-  const spans = shop.spans as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const spans = shop.spans as any[];
   const byId = new Map(spans.map((s) => [s.id, s]));
   const root = spans.find((s) => s.parent_id === null);
   t.match(root, { type: 'SPAN', span_kind: 'agent', service_name: 'claude-code' });
@@ -205,7 +204,7 @@ t.test("a sync from the agents' directories, read back and checked against ccusa
     [SHOP, '-home-dev-shop'],
     [API, '-home-dev-api'],
   ] as const) {
-    const ref = refByProject.get(project) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const ref = refByProject.get(project) as any;
     const trace = await traceOf(server, auth, id);
     t.equal(trace.tokens, ref.totalTokens, `${project}: session total`);
     const stored = await storedTokens(server, auth, trace);
@@ -219,7 +218,7 @@ t.test("a sync from the agents' directories, read back and checked against ccusa
           cacheCreation: m.cacheCreationTokens,
         },
       ]),
-    ); // eslint-disable-line @typescript-eslint/no-explicit-any
+    );
     t.same(stored, expected, `${project}: per model`);
     for (const m of ref.modelBreakdowns)
       t.match(
@@ -244,7 +243,6 @@ t.test("a sync from the agents' directories, read back and checked against ccusa
   t.equal(codexTrace.tokens, codexSession.totalTokens, 'codex: session total');
   const codexStored = await storedTokens(server, auth, codexTrace);
   for (const [model, ref] of Object.entries(codexSession.models) as [string, any][]) {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     t.match(
       codexStored[model],
       { input: ref.inputTokens, output: ref.outputTokens, cacheRead: ref.cachedInputTokens },
@@ -347,7 +345,7 @@ t.test('--watch follows a growing rollout', async (t) => {
   );
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   t.teardown(() => void child.kill('SIGKILL'));
-  const rounds: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const rounds: any[] = [];
   const waiters: (() => void)[] = [];
   let buffer = '';
   child.stdout.on('data', (d: Buffer) => {

@@ -19,7 +19,7 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
@@ -42,7 +42,6 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
 
 /** Runs a command on `dataDir` that must succeed, and returns its JSON. */
 async function ok(t: Test, dataDir: string, ...args: string[]): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await cli([...args, '--data-dir', dataDir]);
   t.equal(r.code, 0, `${args.slice(0, 2).join(' ')}: ${r.stderr}`);
   return r.json;

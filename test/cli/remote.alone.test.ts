@@ -19,7 +19,7 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 function cli(args: string[], env: Record<string, string>): Promise<Run> {
@@ -49,7 +49,6 @@ function settings(server: { port: number }, dataDir: string, token: string | nul
 }
 
 async function ok(t: Test, env: Record<string, string>, ...args: string[]): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await cli(args, env);
   t.equal(r.code, 0, `${args.slice(0, 2).join(' ')}: ${r.stderr}`);
   return r.json;

@@ -249,7 +249,6 @@ function closeFigures(t: Test, got: Record<string, unknown>, want: ReturnType<ty
 }
 
 function checkComparison(t: Test, got: any, want: ReturnType<typeof expectedComparison>) {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   t.same(got.tasks, want.counts, 'task counts');
   close(t, got.resolved_rate.baseline, want.rate.baseline, 'baseline resolved rate');
   close(t, got.resolved_rate.candidate, want.rate.candidate, 'candidate resolved rate');

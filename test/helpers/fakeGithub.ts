@@ -67,7 +67,7 @@ export class FakeGitHub {
   }
 
   private async handle(options: FakeOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    for await (const _ of req); // eslint-disable-line @typescript-eslint/no-unused-vars
+    for await (const _ of req);
     const url = new URL(req.url!, 'http://x');
     const caller = this.caller(options, req.headers.authorization);
     this.requests.push({ method: req.method!, path: url.pathname, caller: caller?.kind ?? 'none' });

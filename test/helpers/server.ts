@@ -288,7 +288,7 @@ export function rootCredentials(server: TestServer): Credentials {
 export interface Answer {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
   text: string;
 }
 

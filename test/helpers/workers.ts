@@ -210,7 +210,6 @@ export function startWorker(
   };
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface RunWatch {
   /** Resolves with the first `run` event `match` accepts (the run as it stands, turns included). */
   untilRun(match: (run: any) => boolean, ms?: number): Promise<any>;

@@ -30,7 +30,6 @@ function op(
 const show = (r: Answer) => `${r.status} ${r.text.slice(0, 300)}`;
 
 async function ok(t: Test, answer: Promise<Answer>, status = 200): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await answer;
   t.equal(r.status, status, show(r));
   return r.body?.data;

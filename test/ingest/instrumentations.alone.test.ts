@@ -127,7 +127,6 @@ async function setup(t: Test): Promise<Env> {
   return { ...(await shared), fake: await fakeModelFor(t) };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ApiSpan = Record<string, any>;
 
 async function readTrace(t: Test, env: Env, traceId: string): Promise<{ trace: ApiSpan; spans: ApiSpan[] }> {

@@ -344,14 +344,12 @@ const TARGETS: Record<string, Fixture> = {
 
 /** A GET with A's root key, as the snapshot holds it. */
 async function read(w: World, path: string, pick: (data: any) => unknown = (d) => d): Promise<unknown> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await call(w.server, 'GET', path, { auth: w.a.root });
   return { status: r.status, state: r.status === 200 ? pick(r.body?.data ?? r.text) : r.body?.error?.code };
 }
 
 /** A call with A's root key that must succeed; its `data`. */
 async function asRoot(w: World, method: string, path: string, body?: unknown): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await call(w.server, method, path, { auth: w.a.root, body });
   if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${r.text}`);
   return r.body?.data;
@@ -549,7 +547,6 @@ async function freshLease(w: World, what: string, body?: unknown): Promise<Targe
 // ---- the world: tenants A and B, A2, keys, and A's data ----
 
 function cli(dataDir: string, ...args: string[]): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
     execFile(...unhooked(process.execPath, [CLI, ...args, '--data-dir', dataDir]), (error, stdout, stderr) =>
       error ? reject(new Error(`tracelake ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout)),

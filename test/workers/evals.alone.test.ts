@@ -21,8 +21,6 @@ import {
 import { until } from '../helpers/until.js';
 import { fakeAgentProfiles, running, startWorker, type TestWorker } from '../helpers/workers.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /**
  * The fake eval command. Config: `mode` (`ok`, `fail`, `hold`), `gate` (hold: writes its pid to
  * `<gate>.pid`, then waits until this file exists), `out` (a file it writes its environment to, for

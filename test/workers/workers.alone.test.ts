@@ -21,8 +21,6 @@ import { until } from '../helpers/until.js';
 import { UNGUARDED } from '../../src/worker/agentProcess.js';
 import { agentPids, fakeAgentProfiles, running, startWorker, watchRun, type TestWorker } from '../helpers/workers.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 const ENDED = ['succeeded', 'failed', 'cancelled'];
 const dir = tempDir('tracelake-workers-');
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

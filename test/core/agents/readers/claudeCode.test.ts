@@ -190,7 +190,7 @@ t.test('user lines', async (t) => {
     'system',
     'system',
   ]);
-  const [u1, u2, r1, r2, note, r3, r4, meta, meta2, c1, c2, c3, c4] = s.events as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const [u1, u2, r1, r2, note, r3, r4, meta, meta2, c1, c2, c3, c4] = s.events as any[];
   t.match(u1.content, [
     { type: 'text', text: 'look' },
     { type: 'blob', mediaType: 'image/png', bytes: 4 },
@@ -269,7 +269,7 @@ t.test('assistant lines: one response across its lines, counted once', async (t)
     'assistant_message',
     'assistant_message',
   ]);
-  const [m1, think, call1, call2, m2, m3] = s.events as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const [m1, think, call1, call2, m2, m3] = s.events as any[];
   t.same(
     m1,
     {
