@@ -263,13 +263,14 @@ export class Database {
    * Checkpoints once the transactions running have ended, holding new ones back meanwhile: DuckDB
    * refuses a checkpoint while a write transaction is open, and under steady ingestion one nearly
    * always is (a generation's commit), so an attempt that did not wait failed again and again while
-   * the WAL grew.
+   * the WAL grew. FORCE (DuckDB ≥ 1.4) also waits for writes this class does not see begin — a
+   * single statement in autocommit — where a plain CHECKPOINT failed at shutdown under load.
    */
   async checkpoint(): Promise<void> {
     while (this.checkpointing) await this.checkpointing;
     const run = (async () => {
       while (this.transactions > 0) await new Promise<void>((wake) => this.whenNoTransactions.push(wake));
-      await this.exec('CHECKPOINT');
+      await this.exec('FORCE CHECKPOINT');
       this.recordWal();
     })();
     this.checkpointing = run.catch(() => undefined);
