@@ -36,6 +36,7 @@ import { resolveWindow } from '../../core/window.js';
 import type { ScoreAnswer } from '../../store/scores/scores.js';
 import type { ReadScope } from '../../store/scope.js';
 import { bytes, data, json, type Reply } from '../reply.js';
+import { paged } from '../paged.js';
 import { readScopeOf, actorOf } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { CREATED, ENV_ID, SCORE_EXAMPLE, SCORE_ID, TRACE_ID } from '../../openapi/examples.js';
@@ -355,10 +356,7 @@ const configRoutes = [
       answers: [answer(200, 'ScoreConfigPage', 'A page of configs.')],
     },
     async handler({ query }, ctx) {
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listScoreConfigs', { scope: appScope(ctx), limit, offset });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) => ctx.services.store.run('listScoreConfigs', { scope: appScope(ctx), ...page }));
     },
   }),
   route({
@@ -511,16 +509,14 @@ const commentRoutes = [
     },
     async handler({ query }, ctx) {
       const target = commentTarget(query.resource_type, query.resource_id, 'query');
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const offset = query.offset ?? 0;
-      const page = await ctx.services.store.run('listComments', {
-        scope: readScope(ctx),
-        resourceType: query.resource_type,
-        resourceId: target.resourceId ?? target.sessionId!,
-        limit,
-        offset,
-      });
-      return json({ data: page.data, pagination: { total: page.total, limit, offset } });
+      return paged(query, (page) =>
+        ctx.services.store.run('listComments', {
+          scope: readScope(ctx),
+          resourceType: query.resource_type,
+          resourceId: target.resourceId ?? target.sessionId!,
+          ...page,
+        }),
+      );
     },
   }),
   route({
