@@ -31,6 +31,7 @@ export const INGEST_LEVEL = 0;
  */
 export async function commitGenerations(
   db: Database,
+  /** Unused; kept so native-bench/commit can call this build and older ones alike. */
   _store: SegmentStore,
   reports: readonly GenerationReport[],
 ): Promise<void> {
