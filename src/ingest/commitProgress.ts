@@ -8,7 +8,7 @@
  * refused and whose records were committed one by one (logTriage.ts) is committed but for the
  * records set aside: their requests are told their spans are not visible.
  */
-import type { GenerationId } from './computeIngest.js';
+import type { GenerationId } from '../store/spans/generation.js';
 
 export class CommitProgress {
   /** Highest generation committed, per worker. */

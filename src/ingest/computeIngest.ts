@@ -30,8 +30,6 @@ import { rowBytes } from './rowBytes.js';
 import type { BlobRecord, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
 import { SummaryParts } from './summaryParts.js';
 
-export type { GenerationId, GenerationReport, SegmentReport } from '../store/spans/generation.js';
-
 /** Where a worker's flushed generations go: the coordinator, over the worker's port. */
 export interface GenerationSink {
   generationReady(report: GenerationReport): void;

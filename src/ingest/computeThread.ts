@@ -8,7 +8,8 @@
  */
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { compilePriceTable, costOf, parsePriceTable } from '../core/cost/pricing.js';
-import { ComputeIngest, type GenerationReport, type GenerationSink } from './computeIngest.js';
+import { ComputeIngest, type GenerationSink } from './computeIngest.js';
+import type { GenerationReport } from '../store/spans/generation.js';
 import { Scanner } from './scan.js';
 import { prepareAgentBatch } from './agentsBatch.js';
 import { prepareRunTrace } from './runTrace.js';

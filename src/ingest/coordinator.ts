@@ -45,7 +45,7 @@ import { Lane, type FlushPolicy } from './lanes.js';
 import { replayLogs, type Replayed } from './logReplay.js';
 import { triageLog, type TriageDeps } from './logTriage.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import type { GenerationId, GenerationReport } from './computeIngest.js';
+import type { GenerationId, GenerationReport } from '../store/spans/generation.js';
 import type { PrepareInput } from './prepare.js';
 import type { HeldRef, RowsHeld } from './scan.js';
 import { CommitProgress } from './commitProgress.js';

@@ -4,7 +4,7 @@
  * from its first record to its cut, then written by its worker until reported, then queued for the
  * store's commit, then committed. Nothing is kept when no one is told.
  */
-import type { GenerationId } from './computeIngest.js';
+import type { GenerationId } from '../store/spans/generation.js';
 import { keyOf } from './commitProgress.js';
 
 /**

@@ -3,7 +3,7 @@
  * port (imported type-only by both sides, like the task table).
  */
 import type { LogHeader } from './logFormat.js';
-import type { GenerationReport } from './computeIngest.js';
+import type { GenerationReport } from '../store/spans/generation.js';
 
 export type ComputeMessage =
   | { t: 'generation'; report: GenerationReport }

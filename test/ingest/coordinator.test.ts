@@ -12,7 +12,7 @@ import t from 'tap';
 import { IngestCoordinator } from '../../src/ingest/coordinator.js';
 import { decodeLog, encodeRecord, type LogHeader } from '../../src/ingest/logFormat.js';
 import { recordLogName } from '../../src/ingest/logTriage.js';
-import type { GenerationReport } from '../../src/ingest/computeIngest.js';
+import type { GenerationReport } from '../../src/store/spans/generation.js';
 import type { ComputeClient } from '../../src/ingest/computeClient.js';
 import type { StoreClient } from '../../src/store/storeClient.js';
 import { tempDir } from '../helpers/server.js';

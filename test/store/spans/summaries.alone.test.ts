@@ -13,7 +13,7 @@ import t, { type Test } from 'tap';
 import { mapExportRequest } from '../../../src/core/otlp/map.js';
 import { toRows } from '../../../src/ingest/rows.js';
 import { SummaryParts } from '../../../src/ingest/summaryParts.js';
-import type { GenerationReport } from '../../../src/ingest/computeIngest.js';
+import type { GenerationReport } from '../../../src/store/spans/generation.js';
 import { Database } from '../../../src/store/db.js';
 import { DATABASE_FILE, storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
