@@ -81,3 +81,22 @@ export function restoreMedia(text: string, blobs: ReadonlyMap<string, Uint8Array
     return { ...rest, base64: Buffer.from(data).toString('base64') };
   });
 }
+
+/** Media types a browser shows without running anything in them: served inline. */
+const PASSIVE_MEDIA =
+  /^(image\/(png|jpeg|gif|webp|avif|bmp)|audio\/[\w.+-]+|video\/[\w.+-]+|text\/plain|application\/(json|octet-stream))$/;
+
+/**
+ * The headers a stored blob is served with. A blob's type is the uploader's word: an HTML or SVG
+ * blob opened from the gateway's origin would run its scripts there, with a signed-in user's access.
+ * So the browser may not sniff another type, the bytes run in a sandbox with nothing to load, and
+ * anything but passive media is a download.
+ */
+export function blobHeaders(mediaType: string): Record<string, string> {
+  const essence = mediaType.split(';')[0]!.trim().toLowerCase();
+  return {
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    ...(PASSIVE_MEDIA.test(essence) ? {} : { 'Content-Disposition': 'attachment' }),
+  };
+}

@@ -207,6 +207,30 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
       steps.every((l) => typeof l[key] === 'number' && (l[key] as number) >= 0),
       key,
     );
+
+  // A blob's type is the uploader's word: an HTML page served from the gateway's origin must not run.
+  const page = Buffer.from('<script>fetch("/v1/api-keys")</script>');
+  const withPage = session('page-1', PNG, [
+    {
+      id: 'r9',
+      timestamp: '2025-11-20T09:00:08.000Z',
+      type: 'user_message',
+      content: [{ type: 'blob', sha256: sha(page), mediaType: 'text/html', bytes: page.length }],
+    },
+  ]);
+  const stored = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([withPage], [blob(page, 'text/html')]),
+  });
+  t.equal(stored.body.data.blobsStored, 1, stored.text);
+  const html = await call(server, 'GET', `/v1/agents/blob/${sha(page)}`, { auth });
+  t.equal(html.status, 200);
+  t.equal(html.headers.get('content-type'), 'text/html');
+  t.equal(html.headers.get('x-content-type-options'), 'nosniff');
+  t.equal(html.headers.get('content-disposition'), 'attachment', 'an active type is a download');
+  t.match(html.headers.get('content-security-policy'), /sandbox/);
+  t.equal(image.headers.get('x-content-type-options'), 'nosniff');
+  t.equal(image.headers.get('content-disposition'), null, 'an image is shown inline');
 });
 
 t.test('the body is checked as the router checks one: media type, UTF-8, and not empty', async (t) => {

@@ -1,6 +1,6 @@
 /** src/core/media.ts: media objects in JSON text, turned into references and back. */
 import t from 'tap';
-import { mediaReferences, mediaTypeOf, restoreMedia, rewriteJsonObjects } from '../../src/core/media.js';
+import { blobHeaders, mediaReferences, mediaTypeOf, restoreMedia, rewriteJsonObjects } from '../../src/core/media.js';
 
 const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47]);
 const ref = (sha256: string, bytes: number, extra: Record<string, unknown> = {}) => ({
@@ -76,4 +76,22 @@ t.test('restoreMedia puts the bytes back as base64 where the blob is known and t
   t.same(out.content[1], ref('bb', 9), 'a length that disagrees stays a reference');
   t.same(out.content[2], ref('cc', 4), 'an unknown blob stays a reference');
   t.equal(restoreMedia(text, new Map()), text, 'no blobs: the text as it was');
+});
+
+t.test('blobHeaders: never sniffed, sandboxed, and a download unless passive media', async (t) => {
+  for (const type of [
+    'image/png',
+    'IMAGE/JPEG',
+    'audio/wav',
+    'video/mp4',
+    'text/plain; charset=utf-8',
+    'application/json',
+  ])
+    t.same(
+      blobHeaders(type),
+      { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
+      `${type} inline`,
+    );
+  for (const type of ['text/html', 'image/svg+xml', 'application/xhtml+xml', 'text/javascript', 'application/pdf', ''])
+    t.equal(blobHeaders(type)['Content-Disposition'], 'attachment', `${type || 'no type'} is a download`);
 });

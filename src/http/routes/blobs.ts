@@ -5,6 +5,7 @@
  */
 import { validateBlobParams } from '../../contract/apps.js';
 import { ApiError } from '../../core/errors.js';
+import { blobHeaders } from '../../core/media.js';
 import { bytes } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { route } from '../route.js';
@@ -25,14 +26,23 @@ export const blobRoutes = [
           status: 200,
           description: 'The bytes.',
           media: { 'application/octet-stream': 'The blob, with its stored media type as Content-Type.' },
-          headers: { 'Cache-Control': 'Immutable: a blob never changes.' },
+          headers: {
+            'Cache-Control': 'Immutable: a blob never changes.',
+            'X-Content-Type-Options': 'nosniff: the stored type is the only one.',
+            'Content-Security-Policy': "default-src 'none'; sandbox: nothing in a blob runs or loads.",
+            'Content-Disposition':
+              'attachment, for every type but passive media (images, audio, video, plain text, JSON).',
+          },
         },
       ],
     },
     async handler({ params }, ctx) {
       const blob = await ctx.services.store.run('readBlob', { ...readScopeOf(ctx.principal), sha256: params.sha256 });
       if (!blob) throw new ApiError('not_found', `Blob ${params.sha256} not found`);
-      return bytes(blob.data, blob.mediaType, 200, { 'Cache-Control': 'private, max-age=31536000, immutable' });
+      return bytes(blob.data, blob.mediaType, 200, {
+        'Cache-Control': 'private, max-age=31536000, immutable',
+        ...blobHeaders(blob.mediaType),
+      });
     },
   }),
 ];
