@@ -72,6 +72,14 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
     t.equal((await send(server, auth, id, 20, true)).status, 200);
     acked.push(id);
   }
+  // Enough spans that an export streams several chunks from DuckDB (2,048 rows each).
+  const many = hex(16);
+  const bulk = await call(server, 'POST', '/v1/traces', {
+    rawBody: JSON.stringify(exportRequest(Array.from({ length: 5000 }, (_, i) => ({ traceId: many, name: `m${i}` })))),
+    headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
+  });
+  t.equal(bulk.status, 200, bulk.text);
+  acked.push(many);
 
   disk.fill(16 * 1024);
   let refused = 0;
@@ -98,6 +106,20 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
   }
   const health = await call(server, 'GET', '/health');
   t.equal(health.status, 503, '/health reports what the ingestion checks know');
+  // An export writes its file before the answer: on a full disk that is a 503 too, never the
+  // process's end (a native error thrown through DuckDB's stream used to abort it).
+  // Filled again right before each export: the server frees space as it goes (log files deleted
+  // once their spans are committed).
+  const rests: string[] = [];
+  for (const format of ['parquet', 'arrow']) {
+    disk.fill(0, `filler-${format}`);
+    rests.push(`${disk.dir}/filler-${format}`);
+    const r = await call(server, 'GET', `/v1/spans?format=${format}`, { auth });
+    t.equal(r.status, 503, `a ${format} export on a full disk: ${r.status} ${r.text.slice(0, 200)}`);
+    t.equal(r.body?.error?.code, 'storage_unavailable');
+  }
+  t.equal(server.child.exitCode, null, 'the server still runs after the exports');
+  disk.run('rm', '-f', ...rests);
 
   disk.free();
   const after = hex(16);

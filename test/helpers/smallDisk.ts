@@ -19,8 +19,8 @@ export interface SmallDisk {
   /** The host's path to `rel` on the small disk. */
   path(rel?: string): string;
   freeBytes(): number;
-  /** Fills the disk until `leave` bytes are free (a file named `filler`). */
-  fill(leave?: number): void;
+  /** Fills the disk until `leave` bytes are free (a file named `filler`, or `name`). */
+  fill(leave?: number, name?: string): void;
   /** Removes the filler. */
   free(): void;
   /** Runs a command inside the namespace (mount -o remount,ro …); throws on failure. */
@@ -75,9 +75,18 @@ export async function smallDisk(sizeMiB: number): Promise<SmallDisk | string> {
     wrap: ['nsenter', '-t', pid, '-m'],
     path: host,
     freeBytes,
-    fill(leave = 0) {
-      const bytes = freeBytes() - leave;
-      if (bytes > 0) run('fallocate', '-l', String(bytes), join(dir, 'filler'));
+    fill(leave = 0, name = 'filler') {
+      // A server writing between the measure and the fallocate makes it fail: measure again.
+      for (let attempt = 1; ; attempt++) {
+        const bytes = freeBytes() - leave;
+        if (bytes <= 0) return;
+        try {
+          run('fallocate', '-l', String(bytes), join(dir, name));
+          return;
+        } catch (err) {
+          if (attempt === 5) throw err;
+        }
+      }
     },
     free() {
       run('rm', '-f', join(dir, 'filler'));

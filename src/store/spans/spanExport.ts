@@ -129,15 +129,25 @@ async function writeArrow(src: SpanSource, sql: string, params: DuckDBValue[], p
     );
   const out = createWriteStream(path);
   const writer = arrow.RecordBatchStreamWriter.throughNode();
+  // A write that fails (a full disk) is noted at once and ends the stream at its next chunk: left
+  // as a rejection nobody awaits yet, it ended the thread with DuckDB's stream still open, which
+  // aborts the process.
+  let failure: unknown;
   const finished = new Promise<void>((resolve, reject) => {
+    const fail = (err: unknown) => {
+      failure ??= err;
+      reject(err);
+    };
     out.on('finish', resolve);
-    out.on('error', reject);
-    writer.on('error', reject);
+    out.on('error', fail);
+    writer.on('error', fail);
   });
+  finished.catch(() => {});
   writer.pipe(out);
   let rows = 0;
   try {
     rows = await src.db.streamColumns(sql, params, (columns) => {
+      if (failure !== undefined) throw failure;
       const children = types.map((type, i) => arrow.vectorFromArray(columns[i] as unknown[], type).data[0]!);
       writer.write(batch(children, children[0]?.length ?? 0));
     });
