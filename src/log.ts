@@ -10,5 +10,15 @@ export function createLogger(level: string): Logger {
  * `process.exit` drops what it still holds (the `stopped` line of a clean shutdown, a fatal cause).
  */
 export function exitAfterFlush(log: Logger, code: number): void {
-  log.flush(() => process.exit(code));
+  // A log that cannot be written (its disk full, its reader gone) must not hold the exit: a
+  // supervisor restarts on the exit code, not on the last line.
+  setTimeout(() => process.exit(code), EXIT_FLUSH_GRACE_MS);
+  try {
+    log.flush(() => process.exit(code));
+  } catch {
+    process.exit(code);
+  }
 }
+
+/** How long an exit waits for the log to take its last lines. */
+const EXIT_FLUSH_GRACE_MS = 2_000;

@@ -6,13 +6,14 @@
  * process exit to be restarted (and /health says so meanwhile), and a directory that cannot be
  * written stops the start with one clear line.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { relative } from 'node:path';
 import t, { type Test } from 'tap';
 import { ingestLogDir } from '../../src/store/layout.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
-import { call, startServer, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, runUntilExit, startServer, type Credentials, type TestServer } from '../helpers/server.js';
 import { smallDisk, type SmallDisk } from '../helpers/smallDisk.js';
 import { until } from '../helpers/until.js';
 
@@ -183,6 +184,51 @@ t.test(
     );
   },
 );
+
+t.test('a dead database exits 75 even when its log is on the full disk', async (t) => {
+  const disk = await diskOrSkip(t, 96);
+  if (!disk) return;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // The server's stdout and stderr go to a file on the small disk, as under `> server.log`.
+  const exited = runUntilExit({
+    dataDir: `${disk.dir}/store`,
+    wrap: [...disk.wrap, 'sh', '-c', `exec "$@" >> ${disk.dir}/server.log 2>&1`, 'sh'],
+    args: [...SERVER_ARGS, '--port', String(port)],
+    env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
+  });
+  let code: number | null | undefined;
+  void exited.then((c) => (code = c));
+  t.ok(await until(async () => (await fetch(`${url}/health`).catch(() => null))?.status === 200), 'the server answers');
+  const server = { url } as TestServer;
+  const bootstrap = readFileSync(disk.path('server.log'), 'utf8')
+    .split('\n')
+    .map((l) => (l.startsWith('{') ? JSON.parse(l) : {}))
+    .find((l) => l.msg === 'bootstrap');
+  const auth = { key: KEY, appId: bootstrap.app_id as string };
+  t.equal((await send(server, auth, hex(16), 20, true)).status, 200);
+  for (let i = 0; i < 20; i++)
+    await call(server, 'POST', '/v1/scores', { auth, body: { name: `s${i}`, score: i, resource_id: hex(16) } });
+
+  disk.fill(0);
+  const checkpoint = await call(server, 'POST', '/v1/_faults/checkpoint');
+  t.equal(checkpoint.status, 503, `the failed checkpoint answers 503: ${checkpoint.text}`);
+  const started = performance.now();
+  t.ok(await until(() => code !== undefined, 30_000), 'the process ends though its log cannot be written');
+  t.equal(code, 75, 'with 75 (EX_TEMPFAIL), so a supervisor restarts it');
+  t.comment(`exit ${Math.round(performance.now() - started)} ms after the failure`);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 t.test('a file-size limit answers 503, not 500', async (t) => {
   const disk = await diskOrSkip(t, 64);
