@@ -22,6 +22,7 @@ import { INGESTION_CHECKS, runChecks } from './http/routes/health.js';
 import { allRoutes } from './http/routeTable.js';
 import { Liveness } from './http/liveness.js';
 import { PromptCache } from './http/promptCache.js';
+import { PromptRenderer } from './http/promptRenderer.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
 import { chooseFrontEnd } from './http/frontEnds.js';
@@ -245,6 +246,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     },
     (hash) => auth.forget(hash),
   );
+  const renderer = new PromptRenderer();
   const server = new HttpServer(
     config,
     new Router(routes),
@@ -266,6 +268,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
         githubApiUrl: config.githubApiUrl,
       }),
       prompts: new PromptCache(),
+      renderer,
       ops,
       workers,
     },
@@ -335,7 +338,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       await ingest.drain();
       await store.run('close', {});
       priority.stop();
-      await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
+      await Promise.all([store.destroy(), compute.destroy(), logSync.close(), renderer.close()]);
     },
   };
 }
