@@ -247,6 +247,12 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     (hash) => auth.forget(hash),
   );
   const renderer = new PromptRenderer();
+  // Tenants are never deleted: the first one stays the bootstrap's (git/service.ts, `localFor`).
+  const tenants = (await store.run('operator', {
+    command: { name: 'tenant list' },
+    nowMs: Date.now(),
+    secret,
+  })) as { id: string }[];
   const server = new HttpServer(
     config,
     new Router(routes),
@@ -266,6 +272,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       git: new GitService(store, secret, {
         gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot),
         githubApiUrl: config.githubApiUrl,
+        firstTenantId: tenants[0]?.id ?? null,
       }),
       prompts: new PromptCache(),
       renderer,
