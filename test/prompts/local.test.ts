@@ -308,7 +308,10 @@ t.test('local git connection', async (t) => {
     const empty = await pageOf(other);
     t.notMatch(empty, 'acme/', 'its page lists none of the first tenant');
 
-    workingRepo(join(repo.root, tenantId, 'globex', 'prompts'), { 'prompts/hello.md': 'Hello {{who}}\n' });
+    workingRepo(join(repo.root, tenantId, 'globex', 'prompts'), {
+      'prompts/hello.md': 'Hello {{who}}\n',
+      'prompts/dense.txt': '{{a}}'.repeat(20_000),
+    });
     workingRepo(join(repo.root, tenantId, 'stray'), { 'prompts/stray.md': 'Stray\n' });
     const own = await pageOf(other);
     t.match(own, 'globex/prompts');
@@ -320,6 +323,10 @@ t.test('local git connection', async (t) => {
       prompts.body.data.map((p: { name: string }) => p.name),
       ['hello'],
     );
+
+    const dense = await call(server, 'GET', '/v1/templates?path=prompts/dense.txt', { auth: other });
+    t.equal(dense.status, 200, 'a file too large to be a template is served all the same');
+    t.match(dense.body.data, { variables: [], error: 'the template is 100000 characters long; the limit is 65536' });
 
     const first = await pageOf(root);
     t.match(first, 'acme/prompts', 'the first tenant reads the shared root as before');

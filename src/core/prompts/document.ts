@@ -19,7 +19,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../span.js';
-import { MAX_TEMPLATE_CHARS } from './limits.js';
+import { MAX_TEMPLATE_CHARS, templateSizeProblem } from './limits.js';
 import { labelsProblem } from './names.js';
 import { checkTemplate, renderTemplate, type Variables } from './template.js';
 
@@ -93,13 +93,8 @@ export function promptContent(
     return { ok: false, error: type === 'text' ? 'a text prompt is a string' : 'a chat prompt is a list of messages' };
   }
   const texts = typeof prompt === 'string' ? [prompt] : prompt.map((m) => m.content);
-  const size = texts.reduce((sum, text) => sum + text.length, 0);
-  if (size > MAX_TEMPLATE_CHARS)
-    return {
-      ok: false,
-      error: `the template is ${size} characters long; the limit is ${MAX_TEMPLATE_CHARS}`,
-      limit: MAX_TEMPLATE_CHARS,
-    };
+  const tooLong = templateSizeProblem(texts.reduce((sum, text) => sum + text.length, 0));
+  if (tooLong) return { ok: false, error: tooLong, limit: MAX_TEMPLATE_CHARS };
   const variables = new Set<string>();
   for (const [i, text] of texts.entries()) {
     const check = checkTemplate(text);
