@@ -22,6 +22,7 @@ import { INGESTION_CHECKS, runChecks } from './http/routes/health.js';
 import { allRoutes } from './http/routeTable.js';
 import { Liveness } from './http/liveness.js';
 import { PromptCache } from './http/promptCache.js';
+import { PromptRenderer } from './http/promptRenderer.js';
 import { RefusalLog } from './http/refusalLog.js';
 import { HttpServer } from './http/server.js';
 import { chooseFrontEnd } from './http/frontEnds.js';
@@ -245,6 +246,13 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     },
     (hash) => auth.forget(hash),
   );
+  const renderer = new PromptRenderer();
+  // Tenants are never deleted: the first one stays the bootstrap's (git/service.ts, `localFor`).
+  const tenants = (await store.run('operator', {
+    command: { name: 'tenant list' },
+    nowMs: Date.now(),
+    secret,
+  })) as { id: string }[];
   const server = new HttpServer(
     config,
     new Router(routes),
@@ -264,8 +272,10 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       git: new GitService(store, secret, {
         gitRoot: config.gitRoot === undefined ? null : resolve(config.gitRoot),
         githubApiUrl: config.githubApiUrl,
+        firstTenantId: tenants[0]?.id ?? null,
       }),
       prompts: new PromptCache(),
+      renderer,
       ops,
       workers,
     },
@@ -335,7 +345,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       await ingest.drain();
       await store.run('close', {});
       priority.stop();
-      await Promise.all([store.destroy(), compute.destroy(), logSync.close()]);
+      await Promise.all([store.destroy(), compute.destroy(), logSync.close(), renderer.close()]);
     },
   };
 }

@@ -477,7 +477,7 @@ export const OPTIONS = [
     flag: '--git-root',
     fallback: undefined,
     parse: text,
-    doc: 'Directory of the `local` git provider: repositories at <root>/<owner>/<repo>[.git]; unset: no local repositories.',
+    doc: "Directory of the `local` git provider: each tenant's repositories at <root>/<tenant id>/<owner>/<repo>[.git] (the first tenant's at <root>/<owner>/<repo> until <root>/<its id> exists); unset: no local repositories.",
   },
   {
     key: 'githubApiUrl',

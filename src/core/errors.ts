@@ -23,6 +23,7 @@ export const ERRORS = {
   conflict: { status: 409, message: 'Conflict' },
   payload_too_large: { status: 413, message: 'Payload too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type' },
+  render_limit_exceeded: { status: 422, message: 'The render passed its time or output budget' },
   request_header_fields_too_large: { status: 431, message: 'Request header fields too large' },
   rate_limited: { status: 429, message: 'Rate limited' },
   span_limit_exceeded: { status: 429, message: 'Monthly span quota exceeded' },

@@ -1,7 +1,7 @@
 /**
- * The `local` provider: repositories are directories under TRACELAKE_GIT_ROOT, laid out
- * `<root>/<owner>/<repo>` or `<root>/<owner>/<repo>.git` (bare or with a working tree; the full name
- * is `owner/repo`). Read and written in-process with isomorphic-git (docs/decisions.md, "Git": no
+ * The `local` provider: repositories are directories under a root — a tenant's directory of
+ * TRACELAKE_GIT_ROOT (git/service.ts, `localFor`) — laid out `<root>/<owner>/<repo>` or
+ * `<root>/<owner>/<repo>.git` (bare or with a working tree; the full name is `owner/repo`). Read and written in-process with isomorphic-git (docs/decisions.md, "Git": no
  * `git` executable needed, and faster than spawning one per read).
  *
  * A name never becomes a path outside the root: it is checked for the `owner/repo` form first, and
@@ -37,18 +37,31 @@ const MAX_REPOSITORIES = 1000;
 /** The remote a working copy records for its repository. */
 const ORIGIN = 'origin';
 
+/** What of a root a provider reads. */
+export interface LocalScope {
+  /** Owner directories that are not this provider's (another tenant's directory in a shared root). */
+  reserved?: (owner: string) => boolean;
+  /** The root may not exist yet: then it holds no repository (rather than the root being unreadable). */
+  mayBeAbsent?: boolean;
+}
+
 export class LocalGitProvider implements GitReader, GitWorkspace {
   /** isomorphic-git's object cache (parsed pack indexes), shared by every read. */
   private readonly cache: object = {};
   /** Pushes to one branch of one repository, one at a time (a fast-forward check, then the ref). */
   private readonly pushing = new KeyedLock();
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly scope: LocalScope = {},
+  ) {}
 
   async listRepositories(): Promise<RepositoryInfo[]> {
     const root = await this.realRoot();
+    if (root === null) return [];
     const out: RepositoryInfo[] = [];
     for (const owner of await subdirectories(root)) {
+      if (this.scope.reserved?.(owner)) continue;
       for (const entry of await subdirectories(join(root, owner))) {
         const name = entry.endsWith('.git') ? entry.slice(0, -4) : entry;
         const fullName = `${owner}/${name}`;
@@ -228,10 +241,12 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
     }
   }
 
-  private async realRoot(): Promise<string> {
+  /** The root's real path; null when it may be absent and is. */
+  private async realRoot(): Promise<string | null> {
     try {
       return await realpath(this.root);
-    } catch {
+    } catch (e) {
+      if (this.scope.mayBeAbsent && isCode(e, 'ENOENT')) return null;
       throw new ApiError('unavailable', `The git root ${this.root} cannot be read`);
     }
   }
@@ -239,8 +254,9 @@ export class LocalGitProvider implements GitReader, GitWorkspace {
   /** The git directory of `repository`, checked to lie inside the root. */
   private async gitdir(repository: string): Promise<string> {
     const name = parseRepositoryName(repository);
-    if (!name) throw new ApiError('not_found', `No repository ${repository}`);
+    if (!name || this.scope.reserved?.(name.owner)) throw new ApiError('not_found', `No repository ${repository}`);
     const root = await this.realRoot();
+    if (root === null) throw new ApiError('not_found', `No repository ${repository} under the git root`);
     for (const candidate of [join(root, name.owner, name.name), join(root, name.owner, `${name.name}.git`)]) {
       let real: string;
       try {

@@ -3,6 +3,8 @@
  * the server secret, providers kept while the connection is unchanged), and the discovery of the
  * prompts of the connected repository.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiError } from '../core/errors.js';
 import { openCredentials } from '../core/git/credentials.js';
 import { selection, type ConnectionState } from '../core/git/connection.js';
@@ -24,7 +26,12 @@ export interface GitSettings {
   /** TRACELAKE_GIT_ROOT; null when local repositories are not offered. */
   gitRoot: string | null;
   githubApiUrl: string;
+  /** The store's first tenant (the bootstrap's): it keeps the layout of a root shared by no one. */
+  firstTenantId: string | null;
 }
+
+/** Directories named like a tenant id: never an owner of the first tenant's repositories. */
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How often at most a listing looks whether the connected branch moved (per app). */
 const DISCOVERY_INTERVAL_MS = 5_000;
@@ -34,7 +41,8 @@ const READS_IN_FLIGHT = 8;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export class GitService {
-  readonly local: LocalGitProvider | null;
+  /** The local providers, by the directory they read (each keeps its object cache). */
+  private readonly locals = new Map<string, LocalGitProvider>();
   private readonly readers = new Map<
     string,
     { sealed: string | null; installationId: number | null; reader: GitReader }
@@ -45,8 +53,28 @@ export class GitService {
     private readonly store: StoreClient,
     private readonly secret: Buffer,
     readonly settings: GitSettings,
-  ) {
-    this.local = settings.gitRoot === null ? null : new LocalGitProvider(settings.gitRoot);
+  ) {}
+
+  /**
+   * The local repositories of `tenantId`, or null when the server has no git root: those under
+   * `<root>/<tenant id>/`. The first tenant reads `<root>/` itself as long as it has no directory
+   * of its own there (a store from before the roots were split), less the tenants' directories.
+   */
+  localFor(tenantId: string): LocalGitProvider | null {
+    const root = this.settings.gitRoot;
+    if (root === null) return null;
+    const own = join(root, tenantId);
+    const shared = tenantId === this.settings.firstTenantId && !existsSync(own);
+    const dir = shared ? root : own;
+    let provider = this.locals.get(dir);
+    if (!provider) {
+      provider = new LocalGitProvider(
+        dir,
+        shared ? { reserved: (owner) => TENANT_ID.test(owner) } : { mayBeAbsent: true },
+      );
+      this.locals.set(dir, provider);
+    }
+    return provider;
   }
 
   /** The value the credentials of `app` are bound to (core/git/credentials.ts). */
@@ -70,12 +98,13 @@ export class GitService {
 
   private makeReader(row: ConnectionRow): GitReader {
     if (row.provider === 'local') {
-      if (!this.local)
+      const local = this.localFor(row.tenantId);
+      if (!local)
         throw new ApiError(
           'git_connection_missing',
           'This server has no TRACELAKE_GIT_ROOT any more: local repositories cannot be read; connect again',
         );
-      return this.local;
+      return local;
     }
     const auth = this.githubAuth(row);
     return new GitHubProvider(this.settings.githubApiUrl, auth);

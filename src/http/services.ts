@@ -12,6 +12,7 @@ import type { StoreTasks } from '../store/storeTasks.js';
 import type { Authenticator } from './auth.js';
 import type { Liveness } from './liveness.js';
 import type { PromptCache } from './promptCache.js';
+import type { PromptRenderer } from './promptRenderer.js';
 import type { OpsMetrics } from './opsMetrics.js';
 import type { RefusalLog } from './refusalLog.js';
 import type { WorkerService } from './workerService.js';
@@ -36,6 +37,8 @@ export interface Services {
   git: GitService;
   /** Answers of prompt fetches (the applications' hot path). */
   prompts: PromptCache;
+  /** Renders prompts on a thread of its own, within a time and an output budget. */
+  renderer: PromptRenderer;
   /** Prometheus operations metrics; null when `--metrics-listen` is off. */
   ops: OpsMetrics | null;
   /** Worker runs: live threads, claims waiting for work, the lease sweep, tracing. */

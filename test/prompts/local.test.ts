@@ -63,9 +63,14 @@ function form(server: TestServer, fields: Record<string, string>) {
   });
 }
 
+const OPERATOR_TOKEN = `op-${'7'.repeat(40)}`;
+
 t.test('local git connection', async (t) => {
   const repo = makeRoot();
-  const server = await serverFor(t, { args: ['--git-root', repo.root] });
+  const server = await serverFor(t, {
+    args: ['--git-root', repo.root],
+    env: { TRACELAKE_OPERATOR_TOKEN: OPERATOR_TOKEN },
+  });
   const root = rootCredentials(server);
   const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
   const gitPath = `/v1/apps/${root.appId}/git`;
@@ -276,5 +281,56 @@ t.test('local git connection', async (t) => {
     t.same((await get(gitPath)).body.data.connected, false);
     t.equal((await get('/v1/templates?path=prompts/shared.md', sdk)).status, 409);
     t.equal((await call(server, 'DELETE', gitPath, { auth: root })).status, 404);
+  });
+
+  await t.test("each tenant has its own root; the first keeps the shared one, less the others'", async (t) => {
+    const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+    const tenant = await call(server, 'POST', '/v1/operator/tenants', { headers: operator, body: { name: 'globex' } });
+    t.equal(tenant.status, 201, tenant.text);
+    const { tenant_id: tenantId, app_id: appId } = tenant.body.data;
+    const key = await call(server, 'POST', `/v1/operator/apps/${appId}/keys`, {
+      headers: operator,
+      body: { name: 'admin', role: 'full-access', environment: 'production' },
+    });
+    t.equal(key.status, 201, key.text);
+    const other = { key: key.body.data.plaintext_key as string, appId };
+    const connect = (auth: typeof root, body: Record<string, string>) =>
+      call(server, 'POST', `/v1/apps/${auth.appId}/git/connect`, { auth, body: { provider: 'local', ...body } });
+    const pageOf = async (auth: typeof root) => {
+      const started = await connect(auth, {});
+      t.equal(started.status, 200, started.text);
+      return (await fetch(started.body.data.url)).text();
+    };
+
+    const stolen = await connect(other, { repository: 'acme/prompts' });
+    t.equal(stolen.status, 400, `the first tenant's repository is out of reach: ${stolen.text}`);
+    t.match(stolen.body.error.details, { repository: /reaches no repository/ });
+    const empty = await pageOf(other);
+    t.notMatch(empty, 'acme/', 'its page lists none of the first tenant');
+
+    workingRepo(join(repo.root, tenantId, 'globex', 'prompts'), {
+      'prompts/hello.md': 'Hello {{who}}\n',
+      'prompts/dense.txt': '{{a}}'.repeat(20_000),
+    });
+    workingRepo(join(repo.root, tenantId, 'stray'), { 'prompts/stray.md': 'Stray\n' });
+    const own = await pageOf(other);
+    t.match(own, 'globex/prompts');
+    t.notMatch(own, 'acme/');
+    const connected = await connect(other, { repository: 'globex/prompts' });
+    t.equal(connected.status, 200, connected.text);
+    const prompts = await call(server, 'GET', '/v1/prompts', { auth: other });
+    t.same(
+      prompts.body.data.map((p: { name: string }) => p.name),
+      ['hello'],
+    );
+
+    const dense = await call(server, 'GET', '/v1/templates?path=prompts/dense.txt', { auth: other });
+    t.equal(dense.status, 200, 'a file too large to be a template is served all the same');
+    t.match(dense.body.data, { variables: [], error: 'the template is 100000 characters long; the limit is 65536' });
+
+    const first = await pageOf(root);
+    t.match(first, 'acme/prompts', 'the first tenant reads the shared root as before');
+    t.notMatch(first, tenantId, "but not another tenant's directory in it");
+    t.equal((await connect(root, { repository: `${tenantId}/stray` })).status, 400);
   });
 });

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { commit, git, workingRepo } from '../helpers/git.js';
+import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials } from '../helpers/server.js';
 
 const GREETING = '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n';
@@ -237,6 +238,71 @@ t.test('prompts', async (t) => {
       sdk,
     );
     t.equal(noHtml.body.data.prompt, 'Hi <b>&"!', 'no HTML escaping');
+  });
+
+  await t.test('a render past its time or output budget is refused, and blocks nobody', async (t) => {
+    const nested = (body: string) =>
+      `{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}${body}{{/each}}{{/each}}{{/each}}`;
+    for (const [name, prompt] of [
+      ['cube/silent', nested('')],
+      ['cube/loud', nested('{{this}},')],
+    ])
+      t.equal((await post('/v1/prompts', { name, prompt })).status, 201);
+    const items = (n: number) => ({ variables: { a: Array.from({ length: n }, (_, i) => i) }, label: 'latest' });
+
+    // 600³ iterations with no output: unbounded, they held the main thread ~10 s.
+    const started = performance.now();
+    let rendered: Awaited<ReturnType<typeof post>> | null = null;
+    const render = post('/v1/prompts/cube%2Fsilent/render', items(600), sdk).then((r) => {
+      rendered = r;
+      return performance.now() - started;
+    });
+    const latencies: number[] = [];
+    while (rendered === null) {
+      const at = performance.now();
+      const health = await call(server, 'GET', '/health');
+      const exported = await call(server, 'POST', '/v1/traces', {
+        rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
+        headers: {
+          authorization: admin.key,
+          'x-service-app-id': admin.appId,
+          'content-type': 'application/json',
+          'x-tracelake-wait': '',
+        },
+      });
+      t.equal(health.status, 200, health.text);
+      t.equal(exported.status, 200, exported.text);
+      latencies.push(performance.now() - at);
+    }
+    const renderMs = await render;
+    const refused = rendered as unknown as Awaited<ReturnType<typeof post>>;
+    t.equal(refused.status, 422, refused.text);
+    t.match(refused.body.error, { code: 'render_limit_exceeded', budget: 'time', limit: 2000 });
+    t.ok(renderMs < 4000, `refused within about the budget: ${Math.round(renderMs)} ms`);
+    t.ok(latencies.length >= 2, `requests answered while it ran: ${latencies.length}`);
+    t.ok(
+      Math.max(...latencies) < 1000,
+      `a health check and an export took at most ${Math.round(Math.max(...latencies))} ms`,
+    );
+
+    // 200³ iterations: the answer was 76 MiB.
+    const loud = await post('/v1/prompts/cube%2Floud/render', items(200), sdk);
+    t.equal(loud.status, 422, loud.text.slice(0, 200));
+    t.match(loud.body.error, { code: 'render_limit_exceeded', budget: 'output', limit: 1048576 });
+    const small = await post('/v1/prompts/cube%2Floud/render', items(2), sdk);
+    t.equal(small.status, 200, `a thread took over after the one stopped: ${small.text}`);
+    t.equal(small.body.data.prompt, '0,1,0,1,0,1,0,1,');
+
+    const huge = await post('/v1/prompts', {
+      name: 'huge',
+      type: 'chat',
+      prompt: [
+        { role: 'system', content: 'x'.repeat(40_000) },
+        { role: 'user', content: 'y'.repeat(40_000) },
+      ],
+    });
+    t.equal(huge.status, 400, huge.text.slice(0, 200));
+    t.match(huge.body.error, { code: 'invalid_request_body', limit: 65536, details: { prompt: /limit is 65536/ } });
   });
 
   await t.test('a new commit becomes a new version, with its front-matter labels', async (t) => {

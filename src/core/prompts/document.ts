@@ -19,6 +19,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../span.js';
+import { MAX_TEMPLATE_CHARS, templateSizeProblem } from './limits.js';
 import { labelsProblem } from './names.js';
 import { checkTemplate, renderTemplate, type Variables } from './template.js';
 
@@ -44,7 +45,8 @@ export interface PromptDocument extends PromptContent {
   labels: string[];
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+/** A refusal for size says the `limit` it passed. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string; limit?: number };
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?^---[ \t]*(?:\r?\n|$)/m;
 const ROLE_LINE = new RegExp(`^(${CHAT_ROLES.join('|')})[ \\t]*:[ \\t]*$`, 'i');
@@ -91,6 +93,8 @@ export function promptContent(
     return { ok: false, error: type === 'text' ? 'a text prompt is a string' : 'a chat prompt is a list of messages' };
   }
   const texts = typeof prompt === 'string' ? [prompt] : prompt.map((m) => m.content);
+  const tooLong = templateSizeProblem(texts.reduce((sum, text) => sum + text.length, 0));
+  if (tooLong) return { ok: false, error: tooLong, limit: MAX_TEMPLATE_CHARS };
   const variables = new Set<string>();
   for (const [i, text] of texts.entries()) {
     const check = checkTemplate(text);
@@ -146,20 +150,31 @@ function trimEnd(body: string): string {
 export type RenderedPrompt =
   | { ok: true; prompt: string | ChatMessage[] }
   | { ok: false; missing: string[] }
-  | { ok: false; error: string };
+  | { ok: false; error: string }
+  | { ok: false; overBudget: true };
 
-/** A version's prompt with `variables` filled in; refused whole when any variable is missing. */
-export function renderPrompt(prompt: string | ChatMessage[], variables: Variables): RenderedPrompt {
+/**
+ * A version's prompt with `variables` filled in; refused whole when any variable is missing, or
+ * when the output passes `maxChars` characters (all messages together).
+ */
+export function renderPrompt(
+  prompt: string | ChatMessage[],
+  variables: Variables,
+  maxChars = Number.POSITIVE_INFINITY,
+): RenderedPrompt {
   if (typeof prompt === 'string') {
-    const r = renderTemplate(prompt, variables);
+    const r = renderTemplate(prompt, variables, maxChars);
     return r.ok ? { ok: true, prompt: r.text } : r;
   }
   const out: ChatMessage[] = [];
   const missing = new Set<string>();
+  let left = maxChars;
   for (const m of prompt) {
-    const r = renderTemplate(m.content, variables);
-    if (r.ok) out.push({ role: m.role, content: r.text });
-    else if ('missing' in r) for (const v of r.missing) missing.add(v);
+    const r = renderTemplate(m.content, variables, left);
+    if (r.ok) {
+      out.push({ role: m.role, content: r.text });
+      left -= r.text.length;
+    } else if ('missing' in r) for (const v of r.missing) missing.add(v);
     else return r;
   }
   return missing.size > 0 ? { ok: false, missing: [...missing] } : { ok: true, prompt: out };

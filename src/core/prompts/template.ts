@@ -13,6 +13,34 @@ engine.unregisterHelper('log');
 
 const COMPILE_OPTIONS = { noEscape: true, strict: true, knownHelpersOnly: true, knownHelpers: { log: false } };
 
+/**
+ * The output budget of the render under way (rendering is synchronous): characters still allowed,
+ * and for each loop body being run, what the bodies nested in it have produced so far.
+ */
+let output = { left: 0, nested: [] as number[] };
+
+class OutputOverBudget extends Error {}
+
+// Loops are where output multiplies (a Mustache section over a list runs `each` too): each body's
+// own output is counted as it is produced, so a render past its budget stops before building it.
+const builtInEach = engine.helpers.each!;
+engine.registerHelper('each', function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+  return builtInEach.call(this, context, { ...options, fn: counted(options.fn) });
+});
+
+function counted(fn: Handlebars.TemplateDelegate): Handlebars.TemplateDelegate {
+  return (context, runtimeOptions) => {
+    const budget = output;
+    budget.nested.push(0);
+    const text = fn(context, runtimeOptions);
+    // What nested bodies produced was counted when they ran.
+    budget.left -= text.length - budget.nested.pop()!;
+    if (budget.left < 0) throw new OutputOverBudget();
+    if (budget.nested.length > 0) budget.nested[budget.nested.length - 1]! += text.length;
+    return text;
+  };
+}
+
 /** Blocks that keep the context: the paths inside them are the template's own variables. */
 const SAME_CONTEXT = new Set(['if', 'unless']);
 
@@ -101,20 +129,29 @@ function walkExpression(e: hbs.AST.Expression, topLevel: boolean, found: Set<str
 /** Variable values: any JSON. */
 export type Variables = Record<string, unknown>;
 
-export type Rendered = { ok: true; text: string } | { ok: false; missing: string[] } | { ok: false; error: string };
+export type Rendered =
+  | { ok: true; text: string }
+  | { ok: false; missing: string[] }
+  | { ok: false; error: string }
+  | { ok: false; overBudget: true };
 
 /**
  * Renders `text` with `variables`. Every variable the template reads must be given (null, false
  * and "" are values); a field missing deeper down (`{{user.name}}` without `name`) is refused too.
+ * An output longer than `maxChars` characters is refused (`overBudget`), loops stopped as they pass it.
  */
-export function renderTemplate(text: string, variables: Variables): Rendered {
+export function renderTemplate(text: string, variables: Variables, maxChars = Number.POSITIVE_INFINITY): Rendered {
   const check = checkTemplate(text);
   if (!check.ok) return check;
   const missing = check.variables.filter((v) => !Object.hasOwn(variables, v) || variables[v] === undefined);
   if (missing.length > 0) return { ok: false, missing };
+  output = { left: maxChars, nested: [] };
   try {
-    return { ok: true, text: engine.compile(text, COMPILE_OPTIONS)(variables) };
+    const rendered = engine.compile(text, COMPILE_OPTIONS)(variables);
+    // Text outside loops (a long variable read many times) is measured whole, before anything copies it.
+    return rendered.length > maxChars ? { ok: false, overBudget: true } : { ok: true, text: rendered };
   } catch (e) {
+    if (e instanceof OutputOverBudget) return { ok: false, overBudget: true };
     // Strict mode's words: `"name" not defined in [object Object] - 1:8`.
     const name = /^"([^"]+)" not defined/.exec((e as Error).message)?.[1];
     return name ? { ok: false, missing: [name] } : { ok: false, error: (e as Error).message.split('\n')[0]! };

@@ -75,7 +75,7 @@ export async function pickRepository(
 function checkConnectBody(body: GitConnectBody, ctx: Context): void {
   const details: Record<string, string> = {};
   if (body.provider === 'local') {
-    if (ctx.services.git.local === null)
+    if (ctx.services.git.settings.gitRoot === null)
       details.provider = 'this server has no TRACELAKE_GIT_ROOT: local repositories are not offered';
     if (body.token !== undefined) details.token = 'only for provider github';
     if (body.app !== undefined) details.app = 'only for provider github';
@@ -220,7 +220,7 @@ export const gitRoutes = (secret: Buffer) => [
       } else {
         const reader: GitReader =
           body.provider === 'local'
-            ? git.local!
+            ? git.localFor(app.tenantId)!
             : new GitHubProvider(git.settings.githubApiUrl, { kind: 'token', token: body.token! });
         if (body.provider === 'github')
           await reader.listRepositories().catch((e: unknown) => {

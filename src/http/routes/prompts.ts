@@ -19,10 +19,12 @@ import {
 import type { LabelRemoval, PromptMetricsAnswer, RenderedPrompt } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import type { ChatMessage } from '../../core/prompts/document.js';
+import { MAX_TEMPLATE_CHARS } from '../../core/prompts/limits.js';
 import { isPromptName, labelsProblem, LATEST, NAME_RULE, PRODUCTION } from '../../core/prompts/names.js';
 import type { JsonValue } from '../../core/span.js';
 import { resolveWindow } from '../../core/window.js';
 import { promptModules } from '../../promptModules.js';
+import { RENDER_MAX_CHARS, RENDER_TIME_BUDGET_MS } from '../promptRenderer.js';
 import type { PromptVersionView, Selector } from '../../store/prompts/prompts.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { actorOf, readScopeOf } from '../principal.js';
@@ -104,7 +106,12 @@ async function contentOf(body: CreatePromptBody) {
     body.prompt as string | ChatMessage[],
     (body.config ?? {}) as Record<string, JsonValue>,
   );
-  if (!content.ok) throw validationError('body', { prompt: content.error });
+  if (!content.ok) {
+    const error = validationError('body', { prompt: content.error });
+    // A template over the size limit: the limit is said as a field too.
+    if (content.limit === undefined) throw error;
+    throw new ApiError(error.code, error.message, { ...error.fields, limit: content.limit });
+  }
   return content.value;
 }
 
@@ -188,7 +195,7 @@ export const promptRoutes = [
       errors: [
         {
           status: 400,
-          when: `\`invalid_request_body\` with \`details\`: a \`name\` that is not ${NAME_RULE}; ${LABELS_REFUSED}; a \`prompt\` not of the \`type\` (a text prompt is a string, a chat prompt a list of messages), or a template that breaks the rules (an unknown \`{{helper}}\`, unbalanced blocks).`,
+          when: `\`invalid_request_body\` with \`details\`: a \`name\` that is not ${NAME_RULE}; ${LABELS_REFUSED}; a \`prompt\` not of the \`type\` (a text prompt is a string, a chat prompt a list of messages), a template that breaks the rules (an unknown \`{{helper}}\`, unbalanced blocks), or templates over ${MAX_TEMPLATE_CHARS} characters, all messages together (\`limit\` says it).`,
         },
         { status: 409, when: "`conflict`: the prompt's versions are of the other type." },
       ],
@@ -386,12 +393,16 @@ export const promptRoutes = [
           when: '`invalid_request_body`: a variable the template reads is missing (`details` names `variables.<name>`), or both `label` and `version`.',
         },
         { status: 404, when: '`not_found`: no such prompt, or no version with that label or number.' },
+        {
+          status: 422,
+          when: `\`render_limit_exceeded\`: the render ran longer than ${RENDER_TIME_BUDGET_MS} ms (\`budget: "time"\`) or its output passed ${RENDER_MAX_CHARS} characters (\`budget: "output"\`); \`limit\` is the budget passed, in ms or characters.`,
+        },
       ],
     },
     async handler({ params, body }, ctx) {
       const answer = await fetchVersion(ctx, params.name, selectorOf(body, 'body'));
       const view = (JSON.parse(answer.body) as { data: PromptVersionView }).data;
-      const rendered = (await promptModules()).renderPrompt(view.prompt, body.variables);
+      const rendered = await ctx.services.renderer.render(view.prompt, body.variables);
       if (!rendered.ok) {
         if ('missing' in rendered)
           throw validationError(

@@ -7,6 +7,7 @@ import { validateTemplateQuery } from '../../contract/prompts.js';
 import type { TemplateAnswer, TemplateFile } from '../../contract/responses.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { isRef } from '../../core/git/names.js';
+import { templateSizeProblem } from '../../core/prompts/limits.js';
 import { checkTemplatePath, PROMPT_EXTENSION, promptNameOfPath } from '../../core/prompts/names.js';
 import { promptModules } from '../../promptModules.js';
 import { etagOf, noneMatch } from '../etag.js';
@@ -36,7 +37,9 @@ async function declarations(
       };
     return { prompt_name: promptNameOfPath(path), type: null, variables: [], config: {}, labels: [], error: doc.error };
   }
-  const check = checkTemplate(text);
+  // Not compiled past the size a version may have: compiling a file dense in tags takes seconds.
+  const tooLong = templateSizeProblem(text.length);
+  const check = tooLong ? { ok: false as const, error: tooLong } : checkTemplate(text);
   return {
     prompt_name: null,
     type: 'text',

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { parsePromptFile, promptContent, renderPrompt } from '../../../src/core/prompts/document.js';
+import { MAX_TEMPLATE_CHARS } from '../../../src/core/prompts/limits.js';
 
 t.test('a text prompt file', async (t) => {
   const r = parsePromptFile(
@@ -69,6 +70,24 @@ t.test('content given over the API', async (t) => {
     error: 'a text prompt is a string',
   });
   t.match(promptContent('chat', 'x', {}), { ok: false, error: 'a chat prompt is a list of messages' });
+  const half = 'x'.repeat(MAX_TEMPLATE_CHARS / 2);
+  t.match(promptContent('text', `${half}${half}`, {}), { ok: true }, 'a template of the limit');
+  t.same(
+    promptContent(
+      'chat',
+      [
+        { role: 'system', content: half },
+        { role: 'user', content: `${half}!` },
+      ],
+      {},
+    ),
+    {
+      ok: false,
+      error: `the template is ${MAX_TEMPLATE_CHARS + 1} characters long; the limit is ${MAX_TEMPLATE_CHARS}`,
+      limit: MAX_TEMPLATE_CHARS,
+    },
+    'all messages together',
+  );
 });
 
 t.test('rendering a version', async (t) => {
@@ -87,4 +106,13 @@ t.test('rendering a version', async (t) => {
   });
   t.same(renderPrompt(chat, {}), { ok: false, missing: ['a', 'b'] });
   t.match(renderPrompt([{ role: 'user', content: '{{#if}}' }], {}), { ok: false, error: /Parse error/ });
+  t.same(renderPrompt('{{a}}{{a}}', { a: 'xy' }, 3), { ok: false, overBudget: true });
+  t.same(renderPrompt(chat, { a: 'xy', b: 'z' }, 6), {
+    ok: true,
+    prompt: [
+      { role: 'system', content: 'xy' },
+      { role: 'user', content: 'z xy' },
+    ],
+  });
+  t.same(renderPrompt(chat, { a: 'xy', b: 'z' }, 5), { ok: false, overBudget: true }, 'the budget spans the messages');
 });

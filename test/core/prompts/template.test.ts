@@ -74,3 +74,33 @@ t.test('rendering', async (t) => {
   t.match(renderTemplate('{{#each xs}}{{/each}}', { xs: 5 }), { ok: true });
   t.match(renderTemplate('{{a.b}}', { a: 5 }), { ok: false, error: /in 5/ }, 'a field of something that is no object');
 });
+
+t.test('the output budget', async (t) => {
+  const cube = '{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}{{this}},{{/each}}{{/each}}{{/each}}';
+  const a = [1, 2, 3];
+  const whole = renderTemplate(cube, { a });
+  t.equal(whole.ok && whole.text.length, 54, 'unbounded by default');
+  t.same(renderTemplate(cube, { a }, 54), whole, 'an output of exactly the budget is served');
+  t.same(renderTemplate(cube, { a }, 53), { ok: false, overBudget: true });
+  t.same(
+    renderTemplate(cube, { a: Array.from({ length: 400 }, (_, i) => i) }, 1000),
+    { ok: false, overBudget: true },
+    'loops stop as soon as they pass it',
+  );
+  t.same(
+    renderTemplate('{{#each a}}[{{#each ../a}}{{this}}{{/each}}]{{/each}}', { a }, 15),
+    { ok: true, text: '[123][123][123]' },
+    'what nested loops produced is counted once',
+  );
+  t.same(
+    renderTemplate('{{#xs}}{{.}}{{/xs}}', { xs: ['ab', 'cd'] }, 3),
+    { ok: false, overBudget: true },
+    'a section over a list is a loop',
+  );
+  t.same(
+    renderTemplate('{{v}}{{v}}{{v}}', { v: 'x'.repeat(10) }, 29),
+    { ok: false, overBudget: true },
+    'text outside loops counts too',
+  );
+  t.same(renderTemplate('{{v}}', { v: 'ok' }), { ok: true, text: 'ok' }, 'the next render starts afresh');
+});
