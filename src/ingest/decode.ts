@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { gunzip, gunzipSync, inflate, inflateRaw, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ApiError } from '../core/errors.js';
 import type { ExportTraceServiceRequest } from '../core/otlp/wire.js';
+import { parseMendedJson } from '../core/text.js';
 import { checkTraceRequest } from './protoCheck.js';
 import { decodeTraceRequest } from './protoDecode.js';
 
@@ -127,7 +128,8 @@ export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): Export
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    // Half a surrogate pair becomes U+FFFD: stored as sent, it broke every later metadata query.
+    parsed = parseMendedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (e) {
     throw badBody(`not valid JSON: ${(e as Error).message}`);
   }

@@ -1,0 +1,102 @@
+/**
+ * Half a surrogate pair at the edge (issue 53, item 4): OTLP/JSON text whose escapes spell a lone
+ * surrogate, in attribute keys and values, is stored with U+FFFD in its place; protobuf strings that
+ * are not UTF-8 are refused (nothing stored); API bodies refuse it (docs/decisions.md, "Text is
+ * well-formed Unicode"). Whatever was sent, the metadata filters, span search and metrics read on,
+ * before and after a restart.
+ */
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
+import { encodeExportRequest } from '../helpers/otlpProto.js';
+import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+
+const KEY = 'sk_service_' + 'Surrogate'.repeat(5);
+const LONE = ['\ud800', '\udfff', '\udc00\udc00', 'x\ud83d'];
+
+t.test('lone surrogates are mended or refused, and metadata queries answer 200', async (t) => {
+  const dataDir = tempDir();
+  let server: TestServer = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+  t.teardown(async () => {
+    await server.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const appId = server.bootstrap!.app_id as string;
+  const auth = { key: KEY, appId };
+  const json = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
+
+  const traceId = hex(16);
+  const attributes: Record<string, string> = { 'tracelake.metadata.plain': 'fine' };
+  LONE.forEach((half, i) => {
+    attributes[`tracelake.metadata.k${i}${half}`] = `key ${i}`;
+    attributes[`tracelake.metadata.v${i}`] = `value ${half} ${i}`;
+    attributes[`other${half}`] = half;
+  });
+  const request = exportRequest([{ traceId, name: `span \ud800`, attributes }], `svc\udfff`);
+  const resource = request.resourceSpans[0]!.resource.attributes;
+  resource.push({ key: 'resource\ud800', value: { stringValue: 'r\udc00' } });
+  // JSON.stringify writes each half as an escape (`\ud800`), as a broken exporter would.
+  const sent = JSON.stringify(request);
+  t.match(sent, /\\ud800/, 'the body holds the escape');
+  const accepted = await call(server, 'POST', '/v1/traces', { rawBody: sent, headers: json });
+  t.equal(accepted.status, 200, accepted.text);
+
+  // protobuf: bytes that are not UTF-8 in a key and a value (a stray byte, an overlong form, an
+  // encoded surrogate) are refused, as protobuf's strings must be UTF-8.
+  const protoHeaders = { ...json, 'content-type': 'application/x-protobuf' };
+  for (const [what, bytes] of [
+    ['a stray byte', [0x6b, 0xff]],
+    ['an overlong slash', [0xc0, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+  ] as const) {
+    for (const where of ['key', 'value'] as const) {
+      const marker = where === 'key' ? 'tracelake.metadata.KKKK' : 'VVVV';
+      const plain = exportRequest([
+        { traceId: hex(16), attributes: where === 'key' ? { [marker]: 'x' } : { 'tracelake.metadata.pv': marker } },
+      ]);
+      const body = Buffer.from(encodeExportRequest(forProtobuf(plain)));
+      const at = body.indexOf(where === 'key' ? 'KKKK' : 'VVVV');
+      // Same length, so the field's length prefix stays right: replace up to 4 bytes, pad with 'a'.
+      const patch = Buffer.alloc(4, 0x61);
+      Buffer.from(bytes).copy(patch);
+      patch.copy(body, at);
+      const r = await call(server, 'POST', '/v1/traces', { rawBody: body, headers: protoHeaders });
+      t.equal(r.status, 400, `protobuf, ${what} in a ${where}: refused`);
+    }
+  }
+
+  // An API body with the escape is refused naming the field (nothing stored).
+  const score = await call(server, 'POST', '/v1/scores', {
+    rawBody: `{"trace_id":"${traceId}","name":"q\\ud800","value":1,"data_type":"NUMERIC"}`,
+    headers: json,
+  });
+  t.equal(score.status, 400, score.text);
+
+  const readsOn = async (when: string) => {
+    const filter = (f: string) => encodeURIComponent(f);
+    for (const path of [
+      `/v1/spans?filter=${filter('metadata.plain = fine')}`,
+      `/v1/spans?filter=${filter('metadata.v0 exists')}`,
+      `/v1/traces?filter=${filter('metadata.plain = fine')}`,
+      `/v1/metrics?view=spans&measures=count&filter=${filter('metadata.plain = fine')}`,
+      `/v1/metrics?view=traces&measures=count&filter=${filter('metadata.v1 contains value')}`,
+    ]) {
+      const r = await call(server, 'GET', path, { auth });
+      t.equal(r.status, 200, `${when}: ${path} ${r.status === 200 ? '' : r.text}`);
+    }
+    const search = await call(server, 'POST', '/v1/spans/search', {
+      auth,
+      body: { filters: [{ field: 'metadata.plain', operator: 'equals', value: 'fine' }] },
+    });
+    t.equal(search.status, 200, `${when}: span search ${search.text}`);
+    t.equal(search.body.pagination?.total, 1, `${when}: the span is found`);
+    const span = search.body.data?.[0];
+    t.equal(span?.name, 'span \ufffd', `${when}: the name holds U+FFFD`);
+    t.equal(span?.metadata?.v0, 'value \ufffd 0', `${when}: a value holds U+FFFD`);
+    t.equal(span?.metadata?.['k0\ufffd'], 'key 0', `${when}: a key holds U+FFFD`);
+  };
+  await readsOn('before a restart');
+  await server.stop('SIGKILL');
+  server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+  await readsOn('after a restart');
+});
