@@ -1,9 +1,12 @@
 /**
- * Half a surrogate pair at the edge (issue 53, item 4): OTLP/JSON text whose escapes spell a lone
- * surrogate, in attribute keys and values, is stored with U+FFFD in its place; protobuf strings that
- * are not UTF-8 are refused (nothing stored); API bodies refuse it (docs/decisions.md, "Text is
- * well-formed Unicode"). Whatever was sent, the metadata filters, span search and metrics read on,
- * before and after a restart.
+ * What a request body can do at the edge (issue 53, items 4 and 7), on one server.
+ * - Nesting: JSON bodies nested deeper than 128 levels are refused (400) before validation, which
+ *   recursed and overflowed the stack (a 500).
+ * - Half a surrogate pair: OTLP/JSON text whose escapes spell a lone surrogate, in attribute keys
+ *   and values, is stored with U+FFFD in its place; protobuf strings that are not UTF-8 are refused
+ *   (nothing stored); API bodies refuse it (docs/decisions.md, "Text is well-formed Unicode").
+ *   Whatever was sent, the metadata filters, span search and metrics read on, before and after a
+ *   restart.
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
@@ -11,20 +14,42 @@ import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { encodeExportRequest } from '../helpers/otlpProto.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
-const KEY = 'sk_service_' + 'Surrogate'.repeat(5);
+const KEY = 'sk_service_' + 'EdgeBodies'.repeat(5);
 const LONE = ['\ud800', '\udfff', '\udc00\udc00', 'x\ud83d'];
 
-t.test('lone surrogates are mended or refused, and metadata queries answer 200', async (t) => {
-  const dataDir = tempDir();
-  let server: TestServer = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-  t.teardown(async () => {
-    await server.stop('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const appId = server.bootstrap!.app_id as string;
-  const auth = { key: KEY, appId };
-  const json = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
+const dataDir = tempDir();
+const start = () => startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+let server: TestServer = await start();
+t.teardown(async () => {
+  await server.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+const appId = server.bootstrap!.app_id as string;
+const auth = { key: KEY, appId };
+const json = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
 
+t.test('JSON nested ten thousand levels is a 400 in the error shape, not a 500', async (t) => {
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+  const deepObject = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  for (const path of ['/v1/scores', '/v1/prompts/anything/render', '/v1/evals/runs', '/v1/score-configs']) {
+    for (const [what, inner] of [
+      ['arrays', deep],
+      ['objects', deepObject],
+    ]) {
+      const r = await call(server, 'POST', path, { rawBody: `{"name":"n","value":${inner}}`, headers: json });
+      t.equal(r.status, 400, `${path}, ${what}: ${r.text.slice(0, 200)}`);
+      t.equal(r.body?.error?.code, 'invalid_request_body', `${path}, ${what}`);
+      t.match(r.body?.error?.details?.body, /nested more than 128 levels/, `${path}, ${what}`);
+    }
+  }
+  // At the limit a body is judged as any other (here: a score whose value must be a number).
+  const at = '['.repeat(127) + ']'.repeat(127);
+  const judged = await call(server, 'POST', '/v1/scores', { rawBody: `{"value":${at}}`, headers: json });
+  t.equal(judged.status, 400);
+  t.notMatch(judged.text, /nested more than/, 'within the limit, validation answers');
+});
+
+t.test('lone surrogates are mended or refused, and metadata queries answer 200', async (t) => {
   const traceId = hex(16);
   const attributes: Record<string, string> = { 'tracelake.metadata.plain': 'fine' };
   LONE.forEach((half, i) => {
@@ -97,6 +122,6 @@ t.test('lone surrogates are mended or refused, and metadata queries answer 200',
   };
   await readsOn('before a restart');
   await server.stop('SIGKILL');
-  server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+  server = await start();
   await readsOn('after a restart');
 });
