@@ -53,6 +53,11 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   logRefusals?: boolean;
   /** Largest body accepted, when it differs from the configured JSON limit. */
   maxBodyBytes?: (config: Config) => number;
+  /**
+   * Content-Encoding (gzip, deflate) is undone by the router, after auth, up to this many bytes,
+   * the output counted in the request budget as it is produced; the handler gets the plain body.
+   */
+  inflateUpTo?: (config: Config) => number;
   validate?: {
     params?: Validator<P>;
     query?: QueryValidator<Q>;

@@ -8,7 +8,8 @@
  *   Whatever was sent, the metadata filters, span search and metrics read on, before and after a
  *   restart.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { encodeExportRequest } from '../helpers/otlpProto.js';
@@ -18,7 +19,18 @@ const KEY = 'sk_service_' + 'EdgeBodies'.repeat(5);
 const LONE = ['\ud800', '\udfff', '\udc00\udc00', 'x\ud83d'];
 
 const dataDir = tempDir();
-const start = () => startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+const MiB = 1024 * 1024;
+const BUDGET = 64 * MiB;
+const start = () =>
+  startServer({
+    dataDir,
+    env: {
+      TRACELAKE_BOOTSTRAP_KEY: KEY,
+      TRACELAKE_MAX_INFLIGHT_BYTES: String(BUDGET),
+      // A cap far over the budget: what bounds memory is the budget, not the cap times the requests.
+      TRACELAKE_MAX_OTLP_DECOMPRESSED: String(128 * MiB),
+    },
+  });
 let server: TestServer = await start();
 t.teardown(async () => {
   await server.stop('SIGKILL');
@@ -27,6 +39,74 @@ t.teardown(async () => {
 const appId = server.bootstrap!.app_id as string;
 const auth = { key: KEY, appId };
 const json = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
+
+/** A figure of /proc/<pid>/status, in bytes. */
+function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+  return Number(line![1]) * 1024;
+}
+
+t.test('concurrent gzip bombs are all 413 and memory stays within the budget', async (t) => {
+  // 160 members of 1 MiB of zeros: 160 MiB inflated from a sixth of a MiB, over the 128 MiB cap.
+  const member = gzipSync(Buffer.alloc(MiB));
+  const bomb = Buffer.concat(Array.from({ length: 160 }, () => member));
+  t.ok(bomb.byteLength < MiB, `the bomb is ${bomb.byteLength} bytes`);
+  const before = statusBytes(server.child.pid!, 'VmHWM');
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      call(server, 'POST', '/v1/traces', {
+        rawBody: bomb,
+        headers: {
+          ...json,
+          'content-type': i % 2 ? 'application/json' : 'application/x-protobuf',
+          'content-encoding': 'gzip',
+        },
+      }),
+    ),
+  );
+  t.same(
+    answers.map((a) => a.status),
+    answers.map(() => 413),
+    'every bomb is refused as too large',
+  );
+  t.equal(answers[0]!.headers.get('content-type')?.startsWith('application/json'), true);
+  t.equal(answers[0]!.body?.error?.code, 'payload_too_large');
+  const peak = statusBytes(server.child.pid!, 'VmHWM');
+  t.ok(peak <= BUDGET + 512 * MiB, `peak RSS ${Math.round(peak / MiB)} MiB (${Math.round(before / MiB)} MiB before)`);
+
+  // A body that fits the cap is inflated and stored; one that fits the cap but not the budget is 503.
+  const traceId = hex(16);
+  const fits = gzipSync(JSON.stringify(exportRequest([{ traceId }])));
+  const ok = await call(server, 'POST', '/v1/traces', {
+    rawBody: fits,
+    headers: { ...json, 'content-encoding': 'gzip' },
+  });
+  t.equal(ok.status, 200, ok.text);
+  // Gzip members decode to their concatenation: 80 MiB of spaces inside the JSON, gzipped cheaply.
+  const spaces = gzipSync(' '.repeat(MiB));
+  const text = JSON.stringify(exportRequest([{ traceId: hex(16) }]));
+  const padded = Buffer.concat([
+    gzipSync(text.slice(0, -1)),
+    ...Array.from({ length: 80 }, () => spaces),
+    gzipSync('}'),
+  ]);
+  const crowded = await call(server, 'POST', '/v1/traces', {
+    rawBody: padded,
+    headers: { ...json, 'content-encoding': 'gzip' },
+  });
+  t.equal(crowded.status, 503, 'over the budget, within the cap: retry later');
+  t.ok(crowded.headers.get('retry-after'), 'with Retry-After');
+  const broken = await call(server, 'POST', '/v1/traces', {
+    rawBody: fits.subarray(0, fits.byteLength - 12),
+    headers: { ...json, 'content-encoding': 'gzip' },
+  });
+  t.equal(broken.status, 400, 'a cut gzip stream is 400');
+  const raw = await call(server, 'POST', '/v1/traces', {
+    rawBody: deflateRawSync(JSON.stringify(exportRequest([{ traceId: hex(16) }]))),
+    headers: { ...json, 'content-encoding': 'deflate' },
+  });
+  t.equal(raw.status, 200, `raw deflate is taken too: ${raw.text}`);
+});
 
 t.test('JSON nested ten thousand levels is a 400 in the error shape, not a 500', async (t) => {
   const deep = '['.repeat(10_000) + ']'.repeat(10_000);
