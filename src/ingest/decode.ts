@@ -82,10 +82,8 @@ export function decompressHeld(
     const chunks: Uint8Array[] = [];
     let size = 0;
     let held = true;
-    let settled = false;
+    // A promise settles once: a late event after a refusal changes nothing.
     const settle = (fail: ApiError | null) => {
-      if (settled) return;
-      settled = true;
       if (fail) {
         chunks.length = 0;
         stream.destroy();
