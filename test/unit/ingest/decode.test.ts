@@ -95,7 +95,11 @@ t.test('decompressHeld: the same answers, each chunk held as it is produced', as
   const joined = (r: { chunks: Uint8Array[]; size: number }) => Buffer.concat(r.chunks, r.size).toString();
   const holding = () => {
     const held: number[] = [];
-    return { held, hold: (bytes: number) => (held.push(bytes), true) };
+    const hold = (bytes: number) => {
+      held.push(bytes);
+      return true;
+    };
+    return { held, hold };
   };
   const identity = await decompressHeld(body, ' identity', 10, () => false);
   t.same([identity.chunks[0] === body, identity.size], [true, body.byteLength], 'identity: the body, unheld');
