@@ -122,6 +122,17 @@ t.test('JSON nested ten thousand levels is a 400 in the error shape, not a 500',
       t.match(r.body?.error?.details?.body, /nested more than 128 levels/, `${path}, ${what}`);
     }
   }
+  for (const [what, inner] of [
+    ['arrays', deep],
+    ['objects', deepObject],
+  ]) {
+    const r = await call(server, 'POST', '/v1/agents/sync', {
+      rawBody: `{"schemaVersion":1,"sessions":[${inner},{"id":"s","events":[{"type":"x","input":${inner}}]}]}`,
+      headers: json,
+    });
+    // Agents' sessions are judged one by one (their own nesting rule: docs/decisions.md), never a 500.
+    t.ok(r.status === 200 || r.status === 400, `agents sync, ${what}: ${r.status} ${r.text.slice(0, 200)}`);
+  }
   // At the limit a body is judged as any other (here: a score whose value must be a number).
   const at = '['.repeat(127) + ']'.repeat(127);
   const judged = await call(server, 'POST', '/v1/scores', { rawBody: `{"value":${at}}`, headers: json });
