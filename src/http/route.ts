@@ -58,6 +58,12 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
    * the output counted in the request budget as it is produced; the handler gets the plain body.
    */
   inflateUpTo?: (config: Config) => number;
+  /**
+   * Memory the handling holds per body byte, counted in the request budget at the door (default 1):
+   * a body parsed and expanded on a compute thread holds several times its size. A body weighing
+   * more than the whole budget reserves all of it, and so runs alone.
+   */
+  bodyWeight?: number;
   validate?: {
     params?: Validator<P>;
     query?: QueryValidator<Q>;

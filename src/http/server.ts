@@ -289,6 +289,8 @@ export class HttpServer {
     if (mode === 'none' && !headers['content-length'] && !headers['transfer-encoding']) return null;
     const cap = route.maxBodyBytes?.(this.config) ?? this.config.maxBodyBytes;
     const declared = Number(headers['content-length'] ?? 0);
+    const weight = route.bodyWeight ?? 1;
+    const weigh = (bytes: number) => Math.max(bytes, Math.min(bytes * weight, this.budget.maxBytes));
     ex.body = 'reading';
     return new Promise((resolve, reject) => {
       const refuse = (e: ApiError) => {
@@ -296,7 +298,7 @@ export class HttpServer {
         reject(e);
       };
       if (declared > cap) refuse(tooLarge(cap));
-      else if (declared > 0 && this.budget.reserve(declared)) ex.reserved = declared;
+      else if (declared > 0 && this.budget.reserve(weigh(declared))) ex.reserved = weigh(declared);
       else if (declared > 0) refuse(overloaded('Too many request bytes in flight; retry later'));
       const chunks: Buffer[] = [];
       let size = 0;
@@ -311,10 +313,10 @@ export class HttpServer {
         }
         size += chunk.byteLength;
         if (size > cap) refuse(tooLarge(cap));
-        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved))
+        else if (weigh(size) > ex.reserved && !this.budget.reserve(weigh(size) - ex.reserved))
           refuse(overloaded('Too many request bytes in flight; retry later'));
         else {
-          ex.reserved = Math.max(ex.reserved, size);
+          ex.reserved = Math.max(ex.reserved, weigh(size));
           // The chunk is only valid during this callback: copy it.
           chunks.push(Buffer.copyBytesFrom(chunk));
         }

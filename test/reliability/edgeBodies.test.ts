@@ -8,11 +8,12 @@
  *   Whatever was sent, the metadata filters, span search and metrics read on, before and after a
  *   restart.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { encodeExportRequest } from '../helpers/otlpProto.js';
+import { peakRssMiB } from '../helpers/rss.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const KEY = 'sk_service_' + 'EdgeBodies'.repeat(5);
@@ -40,18 +41,12 @@ const appId = server.bootstrap!.app_id as string;
 const auth = { key: KEY, appId };
 const json = { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' };
 
-/** A figure of /proc/<pid>/status, in bytes. */
-function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
-  return Number(line![1]) * 1024;
-}
-
 t.test('concurrent gzip bombs are all 413 and memory stays within the budget', async (t) => {
   // 160 members of 1 MiB of zeros: 160 MiB inflated from a sixth of a MiB, over the 128 MiB cap.
   const member = gzipSync(Buffer.alloc(MiB));
   const bomb = Buffer.concat(Array.from({ length: 160 }, () => member));
   t.ok(bomb.byteLength < MiB, `the bomb is ${bomb.byteLength} bytes`);
-  const before = statusBytes(server.child.pid!, 'VmHWM');
+  const before = peakRssMiB(server.child.pid!) * MiB;
   const answers = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
       call(server, 'POST', '/v1/traces', {
@@ -71,7 +66,7 @@ t.test('concurrent gzip bombs are all 413 and memory stays within the budget', a
   );
   t.equal(answers[0]!.headers.get('content-type')?.startsWith('application/json'), true);
   t.equal(answers[0]!.body?.error?.code, 'payload_too_large');
-  const peak = statusBytes(server.child.pid!, 'VmHWM');
+  const peak = peakRssMiB(server.child.pid!) * MiB;
   t.ok(peak <= BUDGET + 512 * MiB, `peak RSS ${Math.round(peak / MiB)} MiB (${Math.round(before / MiB)} MiB before)`);
 
   // A body that fits the cap is inflated and stored; one that fits the cap but not the budget is 503.
