@@ -5,6 +5,7 @@
  */
 import type { IValidation } from 'typia';
 import { ApiError, validationError } from '../core/errors.js';
+import { MAX_BODY_NESTING, nestsDeeperThan } from '../core/jsonNesting.js';
 
 /** A typia validator of a JSON value. */
 export type Validator<T> = (input: unknown) => IValidation<T>;
@@ -42,6 +43,9 @@ function parseJson(raw: Uint8Array | null, type: string | undefined): unknown {
   } catch (e) {
     throw validationError('body', { body: `not valid JSON: ${(e as Error).message}` });
   }
+  // Validation and the walk below recurse: refused here rather than overflow the stack (a 500).
+  if (nestsDeeperThan(text, MAX_BODY_NESTING))
+    throw validationError('body', { body: `nested more than ${MAX_BODY_NESTING} levels deep` });
   // JSON escapes can still spell half a surrogate pair (`"\ud800"`), which is not text: refused
   // rather than stored as is (docs/decisions.md, "text is well-formed Unicode").
   const bad = illFormed(value, '');

@@ -49,28 +49,53 @@ function isLowSurrogate(unit: number): boolean {
 /**
  * `JSON.parse`, with every string and key made well-formed: half a surrogate pair (an escape such
  * as `"\ud800"` without its other half) becomes U+FFFD. For JSON written by an agent (a transcript,
- * a line of its output): refusing it would lose the rest, and no one can mend it at the source.
- * Only text that holds a surrogate escape at all is walked.
+ * a line of its output) or an OTLP/JSON export: refusing it would lose the rest, and stored as is it
+ * would break DuckDB's JSON functions on every read. Only text that holds a surrogate escape at all
+ * is walked.
  */
 export function parseMendedJson(text: string): unknown {
   const value = JSON.parse(text) as unknown;
-  return ESCAPED_SURROGATE.test(text) ? wellFormed(value) : value;
+  return ESCAPED_SURROGATE.test(text) ? mended(value) : value;
 }
 
 /** A `\uD800`–`\uDFFF` escape: the only way JSON text (itself a well-formed string) can spell half a pair. */
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 
-function wellFormed(value: unknown): unknown {
+/**
+ * `value` (fresh from `JSON.parse`) with its strings and keys made well-formed, in place. Walked
+ * with a list rather than by recursion: JSON.parse takes any depth, and so must this.
+ */
+function mended(value: unknown): unknown {
   if (typeof value === 'string') return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormed(v)]));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const holder = node as Record<string, unknown>;
+    if (!Array.isArray(node)) rekeyed(holder);
+    for (const key of Object.keys(holder)) {
+      const v = holder[key];
+      if (typeof v === 'string') holder[key] = v.toWellFormed();
+      else pending.push(v);
+    }
+  }
   return value;
+}
+
+/** Mends the keys of `map` in place, keeping their order (and an own `__proto__` key an own key). */
+function rekeyed(map: Record<string, unknown>): void {
+  const entries = Object.entries(map);
+  if (entries.every(([key]) => key.isWellFormed())) return;
+  for (const [key] of entries) delete map[key];
+  for (const [key, value] of entries) {
+    Object.defineProperty(map, key.toWellFormed(), { value, writable: true, enumerable: true, configurable: true });
+  }
 }
 
 declare global {
   interface String {
     /** ES2024, in Node since 20 (the project's lib is ES2023). */
     toWellFormed(): string;
+    isWellFormed(): boolean;
   }
 }

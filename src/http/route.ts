@@ -53,6 +53,17 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   logRefusals?: boolean;
   /** Largest body accepted, when it differs from the configured JSON limit. */
   maxBodyBytes?: (config: Config) => number;
+  /**
+   * Content-Encoding (gzip, deflate) is undone by the router, after auth, up to this many bytes,
+   * the output counted in the request budget as it is produced; the handler gets the plain body.
+   */
+  inflateUpTo?: (config: Config) => number;
+  /**
+   * Memory the handling holds per body byte, counted in the request budget at the door (default 1):
+   * a body parsed and expanded on a compute thread holds several times its size. A body weighing
+   * more than the whole budget reserves all of it, and so runs alone.
+   */
+  bodyWeight?: number;
   validate?: {
     params?: Validator<P>;
     query?: QueryValidator<Q>;

@@ -16,6 +16,7 @@ import {
   storageUnavailable,
   validationError,
 } from '../core/errors.js';
+import { decompressHeld } from '../ingest/decode.js';
 import { RequestBudget } from './requestBudget.js';
 import { authorize } from './auth.js';
 import { authenticateOperator } from './operatorAuth.js';
@@ -245,7 +246,8 @@ export class HttpServer {
           );
         }
       }
-      const raw = body ? await body : null;
+      const sent = body ? await body : null;
+      const raw = sent && route.inflateUpTo ? await this.inflated(ex, route, headers, sent) : sent;
       if (ex.aborted) return;
       const input = validateInput(route, params, query, headers, raw);
       const onAbort = (fn: () => void) => void (ex.onAbort ??= []).push(fn);
@@ -287,6 +289,8 @@ export class HttpServer {
     if (mode === 'none' && !headers['content-length'] && !headers['transfer-encoding']) return null;
     const cap = route.maxBodyBytes?.(this.config) ?? this.config.maxBodyBytes;
     const declared = Number(headers['content-length'] ?? 0);
+    const weight = route.bodyWeight ?? 1;
+    const weigh = (bytes: number) => Math.max(bytes, Math.min(bytes * weight, this.budget.maxBytes));
     ex.body = 'reading';
     return new Promise((resolve, reject) => {
       const refuse = (e: ApiError) => {
@@ -294,7 +298,7 @@ export class HttpServer {
         reject(e);
       };
       if (declared > cap) refuse(tooLarge(cap));
-      else if (declared > 0 && this.budget.reserve(declared)) ex.reserved = declared;
+      else if (declared > 0 && this.budget.reserve(weigh(declared))) ex.reserved = weigh(declared);
       else if (declared > 0) refuse(overloaded('Too many request bytes in flight; retry later'));
       const chunks: Buffer[] = [];
       let size = 0;
@@ -309,10 +313,10 @@ export class HttpServer {
         }
         size += chunk.byteLength;
         if (size > cap) refuse(tooLarge(cap));
-        else if (size > ex.reserved && !this.budget.reserve(size - ex.reserved))
+        else if (weigh(size) > ex.reserved && !this.budget.reserve(weigh(size) - ex.reserved))
           refuse(overloaded('Too many request bytes in flight; retry later'));
         else {
-          ex.reserved = Math.max(ex.reserved, size);
+          ex.reserved = Math.max(ex.reserved, weigh(size));
           // The chunk is only valid during this callback: copy it.
           chunks.push(Buffer.copyBytesFrom(chunk));
         }
@@ -324,6 +328,23 @@ export class HttpServer {
         resolve(ownBuffer(chunks, size));
       });
     });
+  }
+
+  /** The body with its Content-Encoding undone, each output chunk reserved in the request budget. */
+  private async inflated(
+    ex: Exchange,
+    route: AnyRoute,
+    headers: Record<string, string>,
+    sent: Buffer,
+  ): Promise<Buffer> {
+    const encoding = headers['content-encoding'];
+    const cap = route.inflateUpTo!(this.config);
+    const { chunks, size } = await decompressHeld(sent, encoding, cap, (bytes) => {
+      if (!this.budget.reserve(bytes)) return false;
+      ex.reserved += bytes;
+      return true;
+    });
+    return chunks.length === 1 && chunks[0] === sent ? sent : ownBuffer(chunks, size);
   }
 
   private fail(ex: Exchange, e: unknown): void {
@@ -481,10 +502,13 @@ export class HttpServer {
  * Joins the chunks into a buffer that owns its memory (never a slice of Node's shared pool), so a
  * handler may transfer it to a worker thread without detaching anyone else's bytes.
  */
-function ownBuffer(chunks: Buffer[], size: number): Buffer {
+function ownBuffer(chunks: Uint8Array[], size: number): Buffer {
   const out = Buffer.allocUnsafeSlow(size);
   let at = 0;
-  for (const c of chunks) at += c.copy(out, at);
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
   return out;
 }
 

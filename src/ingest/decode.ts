@@ -4,9 +4,21 @@
  * before anything is stored.
  */
 import { promisify } from 'node:util';
-import { gunzip, gunzipSync, inflate, inflateRaw, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import { ApiError } from '../core/errors.js';
+import {
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  gunzip,
+  gunzipSync,
+  inflate,
+  inflateRaw,
+  inflateRawSync,
+  inflateSync,
+  type ZlibOptions,
+} from 'node:zlib';
+import { ApiError, overloaded } from '../core/errors.js';
 import type { ExportTraceServiceRequest } from '../core/otlp/wire.js';
+import { parseMendedJson } from '../core/text.js';
 import { checkTraceRequest } from './protoCheck.js';
 import { decodeTraceRequest } from './protoDecode.js';
 
@@ -38,6 +50,72 @@ export function decompressAsync(
   maxBytes: number,
 ): Promise<Uint8Array> {
   return undo(body, contentEncoding, maxBytes, ASYNC);
+}
+
+/**
+ * {@link decompressAsync} for a request in flight, in chunks (on the libuv pool), each of which
+ * `hold` must take into the request budget as it is produced: a crowd of small bombs cannot inflate
+ * past the budget at once. Over `maxBytes` the inflating stops (413). Once `hold` refuses a chunk,
+ * what was inflated is dropped and the rest inflated without being kept, only to tell a body over
+ * `maxBytes` (413, so a bomb is never retried) from one that fits but not now (503, Retry-After).
+ * Resolves with the chunks (an identity body: itself).
+ */
+export function decompressHeld(
+  body: Uint8Array,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+  hold: (bytes: number) => boolean,
+): Promise<{ chunks: Uint8Array[]; size: number }> {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return Promise.resolve({ chunks: [body], size: body.byteLength });
+  const options = { chunkSize: HELD_CHUNK };
+  const stream =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip(options)
+      : encoding === 'deflate'
+        ? zlibWrapped(body)
+          ? createInflate(options)
+          : createInflateRaw(options)
+        : null;
+  if (!stream) return Promise.reject(unsupportedEncoding(encoding));
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let held = true;
+    // A promise settles once: a late event after a refusal changes nothing.
+    const settle = (fail: ApiError | null) => {
+      if (fail) {
+        chunks.length = 0;
+        stream.destroy();
+        reject(fail);
+      } else resolve({ chunks, size });
+    };
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) return settle(tooLarge(maxBytes));
+      if (held && hold(chunk.byteLength)) chunks.push(chunk);
+      else {
+        held = false;
+        chunks.length = 0;
+      }
+    });
+    stream.on('error', (e) => settle(badBody(`not valid ${encoding}: ${e.message}`)));
+    stream.on('end', () => settle(held ? null : overloaded('Too many request bytes in flight; retry later')));
+    stream.end(body);
+  });
+}
+
+/** Output bytes per chunk of {@link decompressHeld}: what one step holds beyond the budget. */
+const HELD_CHUNK = 64 * 1024;
+
+/**
+ * A zlib header (RFC 1950: deflate, a window of at most 32 KiB, a check that the two bytes are a
+ * multiple of 31): HTTP "deflate" is zlib-wrapped, but some clients send raw deflate.
+ */
+function zlibWrapped(body: Uint8Array): boolean {
+  const cmf = body[0] ?? 0;
+  const flg = body[1] ?? 0;
+  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;
 }
 
 type Inflate = (body: Uint8Array, options: ZlibOptions) => Uint8Array;
@@ -75,8 +153,7 @@ function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes
   if (encoding === 'identity' || encoding === '') return z.done(body);
   const options = { maxOutputLength: maxBytes };
   const refuse = (e: unknown): never => {
-    if (isTooLarge(e))
-      throw new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
+    if (isTooLarge(e)) throw tooLarge(maxBytes);
     throw badBody(`not valid ${encoding}: ${(e as Error).message}`);
   };
   if (encoding === 'gzip' || encoding === 'x-gzip') return z.attempt(() => z.gzip(body, options), refuse);
@@ -87,10 +164,18 @@ function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes
       (e) => (isTooLarge(e) ? refuse(e) : z.attempt(() => z.raw(body, options), refuse)),
     );
   }
-  throw new ApiError(
+  throw unsupportedEncoding(encoding);
+}
+
+function unsupportedEncoding(encoding: string): ApiError {
+  return new ApiError(
     'unsupported_media_type',
     `Unsupported Content-Encoding "${encoding}" (gzip, deflate or identity)`,
   );
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('payload_too_large', `Decompressed body exceeds ${maxBytes} bytes`, { limit: maxBytes });
 }
 
 /** The spec's body error: the generic message, and what was wrong in `details.body`. */
@@ -127,7 +212,8 @@ export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): Export
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    // Half a surrogate pair becomes U+FFFD: stored as sent, it broke every later metadata query.
+    parsed = parseMendedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (e) {
     throw badBody(`not valid JSON: ${(e as Error).message}`);
   }

@@ -51,4 +51,13 @@ t.test('JSON parsed and mended', async (t) => {
   t.strictSame(parseMendedJson('["plain",2]'), ['plain', 2], 'no escape, nothing walked');
   t.equal(parseMendedJson('"\\udfff"'), '\ufffd');
   t.throws(() => parseMendedJson('{'), SyntaxError, 'what is not JSON throws as JSON.parse does');
+  const rekeyed = parseMendedJson('{"z":1,"k\\ud800":2,"__proto__":{"p\\udc00":3},"a":4}') as Record<string, unknown>;
+  t.strictSame(Object.keys(rekeyed), ['z', 'k\ufffd', '__proto__', 'a'], 'mended keys keep their order');
+  t.equal(Object.getPrototypeOf(rekeyed), Object.prototype, 'an own __proto__ key stays a key');
+  t.strictSame(Object.keys(Object.getOwnPropertyDescriptor(rekeyed, '__proto__')!.value), ['p\ufffd']);
+  const depth = 200_000;
+  const deep = parseMendedJson('['.repeat(depth) + '"\\ud800"' + ']'.repeat(depth));
+  let inner: unknown = deep;
+  for (let i = 0; i < depth; i++) inner = (inner as unknown[])[0];
+  t.equal(inner, '\ufffd', 'any depth JSON.parse takes, without recursion');
 });

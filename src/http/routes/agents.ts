@@ -22,6 +22,8 @@ export const agentRoutes = [
     permission: 'trace.write',
     body: 'raw',
     maxBodyBytes: (config) => config.maxAgentsBodyBytes,
+    // Parsed, blobs decoded, scrubbed and the batch encoded again: docs/decisions.md, "Request bodies at the edge".
+    bodyWeight: 8,
     note: {
       tag: 'Coding-agent sessions',
       summary: 'Sync coding-agent sessions',

@@ -25,6 +25,7 @@ export const ingestRoutes = [
     rawKeyOnly: true,
     logRefusals: true,
     maxBodyBytes: (config) => config.maxOtlpBodyBytes,
+    inflateUpTo: (config) => config.maxOtlpDecompressedBytes,
     note: {
       tag: 'Ingestion',
       summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
@@ -65,7 +66,8 @@ export const ingestRoutes = [
         {
           body,
           encoding,
-          contentEncoding: headers['content-encoding'],
+          // The router undid it (inflateUpTo).
+          contentEncoding: undefined,
           maxDecompressedBytes: ctx.config.maxOtlpDecompressedBytes,
           maxSpansPerTrace: ctx.config.maxSpansPerTrace,
           scope: writeScope(ctx),

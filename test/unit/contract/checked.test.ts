@@ -82,6 +82,12 @@ t.test('JSON bodies', async (t) => {
     { a: '😀', b: [null, true, 2, {}] },
     'a surrogate pair is text',
   );
+  t.throws(
+    () => body('['.repeat(10_000) + ']'.repeat(10_000)),
+    { code: 'invalid_request_body', fields: { details: { body: 'nested more than 128 levels deep' } } },
+    'nesting past 128 levels is refused before the walks that recurse',
+  );
+  t.same(body('['.repeat(128) + ']'.repeat(128)), JSON.parse('['.repeat(128) + ']'.repeat(128)), '128 levels pass');
 });
 
 t.test('error messages', async (t) => {

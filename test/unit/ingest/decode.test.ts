@@ -6,6 +6,7 @@ import {
   decodeRequest,
   decompress as decompressSync,
   decompressAsync,
+  decompressHeld,
   encodingOf,
 } from '../../../src/ingest/decode.js';
 import { encodeExportRequest } from '../../helpers/otlpProto.js';
@@ -89,6 +90,81 @@ t.test('decompress, and decompressAsync (the same answers)', async (t) => {
   await Promise.all(asyncResults);
 });
 
+t.test('decompressHeld: the same answers, each chunk held as it is produced', async (t) => {
+  const body = Buffer.from('x'.repeat(200_000));
+  const joined = (r: { chunks: Uint8Array[]; size: number }) => Buffer.concat(r.chunks, r.size).toString();
+  const holding = () => {
+    const held: number[] = [];
+    const hold = (bytes: number) => {
+      held.push(bytes);
+      return true;
+    };
+    return { held, hold };
+  };
+  const identity = await decompressHeld(body, ' identity', 10, () => false);
+  t.same([identity.chunks[0] === body, identity.size], [true, body.byteLength], 'identity: the body, unheld');
+  t.equal((await decompressHeld(body, undefined, 10, () => false)).chunks[0], body);
+  t.equal((await decompressHeld(body, '', 10, () => false)).chunks[0], body);
+  for (const [encoding, packed] of [
+    ['gzip', gzipSync(body)],
+    ['X-Gzip', gzipSync(body)],
+    ['deflate', deflateSync(body)],
+    ['deflate', deflateRawSync(body)],
+  ] as const) {
+    const { held, hold } = holding();
+    const out = await decompressHeld(packed, encoding, body.byteLength, hold);
+    t.equal(joined(out), body.toString(), `${encoding}: the bytes`);
+    t.ok(held.length > 1, `${encoding}: held in ${held.length} chunks`);
+    t.equal(
+      held.reduce((a, b) => a + b, 0),
+      body.byteLength,
+      `${encoding}: every byte held`,
+    );
+  }
+  await t.rejects(
+    decompressHeld(gzipSync(body), 'gzip', 199_999, () => true),
+    {
+      code: 'payload_too_large',
+      status: 413,
+      message: 'Decompressed body exceeds 199999 bytes',
+      fields: { limit: 199_999 },
+    },
+  );
+  let offered = 0;
+  await t.rejects(
+    decompressHeld(gzipSync(body), 'gzip', body.byteLength, (bytes) => (offered += bytes) < 100_000),
+    { code: 'overloaded', status: 503 },
+    'more than the budget holds, within the cap: retry later',
+  );
+  t.equal(offered < body.byteLength, true, 'nothing is offered once a chunk was refused');
+  await t.rejects(
+    decompressHeld(gzipSync(Buffer.alloc(10_000_000)), 'gzip', 5_000_000, () => false),
+    { code: 'payload_too_large' },
+    'over the cap is 413 even once the budget refused: a bomb is never retried',
+  );
+  await t.rejects(
+    decompressHeld(body, 'gzip', 10_000, () => true),
+    {
+      code: 'invalid_request_body',
+      fields: { details: { body: /^not valid gzip: / } },
+    },
+  );
+  await t.rejects(
+    decompressHeld(Buffer.alloc(0), 'deflate', 10_000, () => true),
+    {
+      code: 'invalid_request_body',
+      fields: { details: { body: /^not valid deflate: / } },
+    },
+  );
+  await t.rejects(
+    decompressHeld(body, 'br', 10_000, () => true),
+    {
+      code: 'unsupported_media_type',
+      message: 'Unsupported Content-Encoding "br" (gzip, deflate or identity)',
+    },
+  );
+});
+
 t.test('decodeRequest: protobuf', async (t) => {
   const bytes = encodeExportRequest(REQUEST);
   const decoded = decodeRequest(bytes, 'protobuf');
@@ -121,6 +197,14 @@ t.test('decodeRequest: JSON', async (t) => {
   const json = (v: unknown) => Buffer.from(JSON.stringify(v));
   const ok = { resourceSpans: [{ resource: {}, scopeSpans: [{ scope: {}, spans: [{ name: 'op' }] }, {}] }, {}] };
   t.same(decodeRequest(json(ok), 'json'), ok);
+  const halves = {
+    resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'a\ud800', attributes: [{ key: 'k\udc00' }] }] }] }],
+  };
+  t.same(
+    decodeRequest(json(halves), 'json'),
+    { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'a\ufffd', attributes: [{ key: 'k\ufffd' }] }] }] }] },
+    'half a surrogate pair, escaped, becomes U+FFFD',
+  );
   t.same(decodeRequest(json({}), 'json'), { resourceSpans: [] }, 'nothing to store');
   t.same(
     decodeRequest(json({ resource_spans: [{ scopeSpans: [] }] }), 'json'),
