@@ -1,0 +1,76 @@
+/**
+ * A DuckDB WAL cut short soon after a crash (issue 53, item 2), run by `npm run faults`: exports
+ * acknowledged with `X-Tracelake-Wait: visible`, kill -9 right after the last answer, the WAL then
+ * cut back to before the last commit. The WAL's watermark covers every commit before it is
+ * answered, so the cut is found even though the crash came within the second a periodic mark
+ * waited: what the WAL kept is readable, the segment whose manifest row went with the cut is kept
+ * in quarantine (not swept), and /v1/health/files says so — nothing acknowledged is lost unseen.
+ */
+import { readdirSync, statSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { exportRequest, hex } from '../helpers/otlp.js';
+import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+
+const KEY = 'sk_service_' + 'WalCut'.repeat(7);
+const EXPORTS = 8;
+const SPANS = 25;
+const WAL = 'tracelake.duckdb.wal';
+
+t.test('a WAL cut below an acknowledged commit is found, its segments kept and reported', async (t) => {
+  const dataDir = tempDir();
+  const start = async () => {
+    const server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
+    t.teardown(() => server.stop('SIGKILL'));
+    return server;
+  };
+  const first = await start();
+  const auth = { key: KEY, appId: first.bootstrap!.app_id as string };
+  const exportVisible = async (server: TestServer) => {
+    const traceId = hex(16);
+    const sent = await call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(exportRequest(Array.from({ length: SPANS }, (_, i) => ({ traceId, name: `s${i}` })))),
+      headers: {
+        authorization: KEY,
+        'x-service-app-id': auth.appId,
+        'content-type': 'application/json',
+        'x-tracelake-wait': 'visible',
+      },
+    });
+    t.equal(sent.status, 200, 'acknowledged once readable');
+    return traceId;
+  };
+  const walBytes = () => statSync(join(dataDir, WAL)).size;
+  const traces: string[] = [];
+  for (let i = 0; i < EXPORTS - 1; i++) traces.push(await exportVisible(first));
+  const beforeLast = walBytes();
+  traces.push(await exportVisible(first));
+  await first.stop('SIGKILL');
+  t.ok(walBytes() > beforeLast, 'the last commit is in the WAL');
+  truncateSync(join(dataDir, WAL), beforeLast); // a cut that keeps every commit but the last
+
+  const second = await start();
+  const readable = await Promise.all(
+    traces.map(async (id) => {
+      const answer = await call(second, 'GET', `/v1/traces/${id}/spans`, { auth });
+      return answer.status === 200 ? (answer.body.data as unknown[]).length : 0;
+    }),
+  );
+  t.same(readable.slice(0, -1), Array(EXPORTS - 1).fill(SPANS), 'what the WAL kept is readable');
+  const damage = second.logs.find((l) => /WAL was damaged/.test(l.msg));
+  t.equal(damage?.level, 50, 'the cut is found and logged at error');
+  t.match(String(damage?.reason), /truncated/);
+  const quarantine = join(dataDir, 'quarantine');
+  t.ok(
+    readdirSync(quarantine).some((f) => f.endsWith(WAL)),
+    'the WAL as found is kept',
+  );
+  if (readable.at(-1) !== SPANS) {
+    t.ok(
+      readdirSync(join(quarantine, 'segments')).length > 0,
+      'the last export was not replayed: its segment is kept in quarantine, not swept',
+    );
+  }
+  const files = await call(second, 'GET', '/v1/health/files');
+  t.equal(files.status, 503, '/v1/health/files is unhealthy until an operator has looked');
+});
