@@ -94,10 +94,7 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
   if (setAside.length > 0) {
     mkdirSync(deps.quarantineDir, { recursive: true });
     quarantined = join(deps.quarantineDir, name);
-    writeFileAtomic(
-      quarantined,
-      Buffer.concat(refused.flatMap((r) => encodeRecord(r.header, r.body))),
-    );
+    writeFileAtomic(quarantined, Buffer.concat(refused.flatMap((r) => encodeRecord(r.header, r.body))));
   }
   rmSync(path, { force: true });
   return { records: records.length, setAside, spans, quarantined, damage };

@@ -156,7 +156,10 @@ t.test('damage at the head, in the middle and at the end, counted by the places 
   const middle = Buffer.from(log);
   middle.fill(0, offsetOf(2) + 3, offsetOf(4) + 5); // across two records, both magics gone
   const fromMiddle = decodeLog(middle);
-  t.same(fromMiddle.records.map((r) => r.header.place), [0, 1, 5]);
+  t.same(
+    fromMiddle.records.map((r) => r.header.place),
+    [0, 1, 5],
+  );
   t.equal(fromMiddle.damage?.lostRecords, 3, 'three lost, though no magic of theirs survived');
 
   const end = Buffer.from(log);
@@ -181,22 +184,29 @@ t.test('damage at the head, in the middle and at the end, counted by the places 
   t.equal(decodeLog(twice).damage?.lostRecords, 2);
 });
 
-t.test('records of the older version (no places) count one lost record per damaged region, or per magic in it', async (t) => {
-  const plain = [1, 2, 3, 4].map((n) => record(header(), Buffer.from(`body ${n}`)));
-  const log = Buffer.concat(plain);
-  const two = Buffer.from(log);
-  flip(two, plain[0]!.length + 20);
-  flip(two, plain[0]!.length + plain[1]!.length + 20);
-  const d = decodeLog(two);
-  t.equal(d.records.length, 2);
-  t.same(d.damage?.lostRecords, 2, 'both magics survived: two records lost');
-  const head = Buffer.from(log);
-  head.fill(0, 0, 16);
-  t.same(decodeLog(head).damage?.lostRecords, 1, 'no magic left: at least one');
-  const mixed = Buffer.concat([record(header({ place: 0 }), Buffer.from('a')), plain[1]!]);
-  flip(mixed, mixed.length - 1);
-  t.same(decodeLog(Buffer.concat([mixed, record(header(), Buffer.from('b'))])).damage?.lostRecords, 1, 'a place on one side only');
-});
+t.test(
+  'records of the older version (no places) count one lost record per damaged region, or per magic in it',
+  async (t) => {
+    const plain = [1, 2, 3, 4].map((n) => record(header(), Buffer.from(`body ${n}`)));
+    const log = Buffer.concat(plain);
+    const two = Buffer.from(log);
+    flip(two, plain[0]!.length + 20);
+    flip(two, plain[0]!.length + plain[1]!.length + 20);
+    const d = decodeLog(two);
+    t.equal(d.records.length, 2);
+    t.same(d.damage?.lostRecords, 2, 'both magics survived: two records lost');
+    const head = Buffer.from(log);
+    head.fill(0, 0, 16);
+    t.same(decodeLog(head).damage?.lostRecords, 1, 'no magic left: at least one');
+    const mixed = Buffer.concat([record(header({ place: 0 }), Buffer.from('a')), plain[1]!]);
+    flip(mixed, mixed.length - 1);
+    t.same(
+      decodeLog(Buffer.concat([mixed, record(header(), Buffer.from('b'))])).damage?.lostRecords,
+      1,
+      'a place on one side only',
+    );
+  },
+);
 
 t.test('a header taking all of the record: an empty body', async (t) => {
   const head = Buffer.from(JSON.stringify(header()));
