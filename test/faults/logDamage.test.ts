@@ -10,9 +10,9 @@ import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from
 import { join } from 'node:path';
 import t from 'tap';
 import { ingestLogDir } from '../../src/store/layout.js';
-import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
-import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { call, tempDir, type TestServer } from '../helpers/server.js';
+import { exportTrace, spansOf, starter } from '../helpers/traceRounds.js';
 
 const KEY = 'sk_service_' + 'LogDamage'.repeat(5);
 const EXPORTS = 8;
@@ -26,33 +26,13 @@ const ENV = {
 
 t.test('a damaged ingest-log file: intact records replayed, the loss kept and reported', async (t) => {
   const dataDir = tempDir();
-  const start = async () => {
-    const server = await startServer({ dataDir, env: ENV });
-    t.teardown(() => server.stop('SIGKILL'));
-    return server;
-  };
+  const start = starter(t, dataDir, ENV);
   const first = await start();
   const auth = { key: KEY, appId: first.bootstrap!.app_id as string };
-  const exportTrace = async (server: TestServer) => {
-    const traceId = hex(16);
-    const sent = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest(Array.from({ length: SPANS }, (_, i) => ({ traceId, name: `s${i}` })))),
-      headers: {
-        authorization: KEY,
-        'x-service-app-id': auth.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': '', // acknowledged once logged, not once visible: the spans stay in the log
-      },
-    });
-    t.equal(sent.status, 200, 'acknowledged');
-    return traceId;
-  };
-  const spansOf = async (server: TestServer, traceId: string) => {
-    const answer = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth });
-    return answer.status === 200 ? (answer.body.data as unknown[]).length : 0;
-  };
+  // Acknowledged once logged, not once visible: with flushes held back the spans stay in the log.
+  const exportLogged = (server: TestServer) => exportTrace(t, server, auth, SPANS, false);
   const traces: string[] = [];
-  for (let i = 0; i < EXPORTS; i++) traces.push(await exportTrace(first));
+  for (let i = 0; i < EXPORTS; i++) traces.push(await exportLogged(first));
   await first.stop('SIGKILL');
 
   const logDir = ingestLogDir(dataDir);
@@ -67,7 +47,7 @@ t.test('a damaged ingest-log file: intact records replayed, the loss kept and re
 
   const second = await start();
   const lost = new Set([0, 4]);
-  const readable = await Promise.all(traces.map((id) => spansOf(second, id)));
+  const readable = await Promise.all(traces.map((id) => spansOf(second, auth, id)));
   t.same(
     readable,
     traces.map((_, i) => (lost.has(i) ? 0 : SPANS)),
@@ -105,14 +85,18 @@ t.test('a damaged ingest-log file: intact records replayed, the loss kept and re
   t.equal((await call(second, 'GET', '/v1/health/files')).status, 200, 'emptied: healthy again');
 
   // A torn tail: a record the crash cut short was never acknowledged; it is a warning, not a loss.
-  const more = [await exportTrace(second), await exportTrace(second)];
+  const more = [await exportLogged(second), await exportLogged(second)];
   await second.stop('SIGKILL');
   const [next] = readdirSync(logDir).filter((f) => f.endsWith('.log'));
   const tail = readFileSync(join(logDir, next!));
   const last = tail.lastIndexOf('TLR1');
   appendFileSync(join(logDir, next!), tail.subarray(last, last + ((tail.length - last) >> 1))); // half a record
   const third = await start();
-  t.same(await Promise.all(more.map((id) => spansOf(third, id))), [SPANS, SPANS], 'the acknowledged records read');
+  t.same(
+    await Promise.all(more.map((id) => spansOf(third, auth, id))),
+    [SPANS, SPANS],
+    'the acknowledged records read',
+  );
   t.ok(
     third.logs.some((l) => l.level === 40 && /torn record/.test(l.msg)),
     'the torn tail is a warning',

@@ -9,8 +9,8 @@
 import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
-import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { call, tempDir, type TestServer } from '../helpers/server.js';
+import { exportTrace, spansOf, starter } from '../helpers/traceRounds.js';
 
 const KEY = 'sk_service_' + 'WalCut'.repeat(7);
 const EXPORTS = 8;
@@ -19,27 +19,10 @@ const WAL = 'tracelake.duckdb.wal';
 
 t.test('a WAL cut below an acknowledged commit is found, its segments kept and reported', async (t) => {
   const dataDir = tempDir();
-  const start = async () => {
-    const server = await startServer({ dataDir, env: { TRACELAKE_BOOTSTRAP_KEY: KEY } });
-    t.teardown(() => server.stop('SIGKILL'));
-    return server;
-  };
+  const start = starter(t, dataDir, { TRACELAKE_BOOTSTRAP_KEY: KEY });
   const first = await start();
   const auth = { key: KEY, appId: first.bootstrap!.app_id as string };
-  const exportVisible = async (server: TestServer) => {
-    const traceId = hex(16);
-    const sent = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest(Array.from({ length: SPANS }, (_, i) => ({ traceId, name: `s${i}` })))),
-      headers: {
-        authorization: KEY,
-        'x-service-app-id': auth.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': 'visible',
-      },
-    });
-    t.equal(sent.status, 200, 'acknowledged once readable');
-    return traceId;
-  };
+  const exportVisible = (server: TestServer) => exportTrace(t, server, auth, SPANS, true);
   const walBytes = () => statSync(join(dataDir, WAL)).size;
   const traces: string[] = [];
   for (let i = 0; i < EXPORTS - 1; i++) traces.push(await exportVisible(first));
@@ -50,12 +33,7 @@ t.test('a WAL cut below an acknowledged commit is found, its segments kept and r
   truncateSync(join(dataDir, WAL), beforeLast); // a cut that keeps every commit but the last
 
   const second = await start();
-  const readable = await Promise.all(
-    traces.map(async (id) => {
-      const answer = await call(second, 'GET', `/v1/traces/${id}/spans`, { auth });
-      return answer.status === 200 ? (answer.body.data as unknown[]).length : 0;
-    }),
-  );
+  const readable = await Promise.all(traces.map((id) => spansOf(second, auth, id)));
   t.same(readable.slice(0, -1), Array(EXPORTS - 1).fill(SPANS), 'what the WAL kept is readable');
   const damage = second.logs.find((l) => /WAL was damaged/.test(l.msg));
   t.equal(damage?.level, 50, 'the cut is found and logged at error');
