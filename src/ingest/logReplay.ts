@@ -1,6 +1,6 @@
 /**
  * Replays ingest log files that no committed generation covers: at start (what a crash left), and
- * for a compute thread that ended. Files a committed generation names are deleted; the others are
+ * for a compute thread that ended. Files a committed generation names are moved aside (below); the others are
  * decoded again by a compute thread, with the admission decisions their records carry, written as
  * segments and committed. The replayed spans join the admission index, so a client's retry of a
  * request whose answer was lost is recognised as a replay. A file whose generation the store refuses
@@ -8,8 +8,9 @@
  * set aside — so one bad record never stops a start. A file damaged anywhere but in its torn tail
  * is kept in the quarantine with a report (logDamage.ts) before its intact records are committed.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { COMMITTED_LOGS } from '../store/layout.js';
 import { isStoreRefusal } from '../store/refusals.js';
 import { quarantineDamagedLog } from './logDamage.js';
 import { triageLog, type TriageDeps } from './logTriage.js';
@@ -24,21 +25,31 @@ export interface Replayed {
   lostRecords: number;
 }
 
-/** Replays the log files in `logDir` (of one worker, when `workerId` is given). */
+/**
+ * Replays the log files in `logDir` (of one worker, when `workerId` is given); at start also those
+ * waiting in `committed/` for a checkpoint whose commit the database lost with its WAL. A file
+ * replayed, or found committed, waits in `committed/` for the next checkpoint in its turn.
+ */
 export async function replayLogs(deps: TriageDeps, logDir: string, workerId?: string): Promise<Replayed> {
-  const names = logFiles(logDir).filter((n) => workerId === undefined || n.startsWith(`${workerId}-`));
-  if (names.length === 0) return { files: 0, spans: 0, discardedBytes: 0, setAside: 0, lostRecords: 0 };
-  const done = new Set(await deps.store.run('committedLogs', { names }));
+  const aside = join(logDir, COMMITTED_LOGS);
+  const files = [
+    ...logFiles(logDir)
+      .filter((n) => workerId === undefined || n.startsWith(`${workerId}-`))
+      .map((name) => ({ dir: logDir, name })),
+    ...(workerId === undefined ? logFiles(aside).map((name) => ({ dir: aside, name })) : []),
+  ];
+  if (files.length === 0) return { files: 0, spans: 0, discardedBytes: 0, setAside: 0, lostRecords: 0 };
+  const done = new Set(await deps.store.run('committedLogs', { names: files.map((f) => f.name) }));
   let spans = 0;
   let discardedBytes = 0;
   let setAside = 0;
   let lostRecords = 0;
-  for (const name of names) {
-    const path = join(logDir, name);
+  for (const { dir, name } of files) {
+    const path = join(dir, name);
     if (!done.has(name)) {
       const replayed = await replayFile(deps, path, name);
       if (!replayed) {
-        const triaged = await triageLog(deps, logDir, name);
+        const triaged = await triageLog(deps, dir, name);
         spans += triaged.spans;
         setAside += triaged.setAside.length;
         lostRecords += triaged.damage?.lostRecords ?? 0;
@@ -61,9 +72,12 @@ export async function replayLogs(deps: TriageDeps, logDir: string, workerId?: st
         spans += k.spanIds.length;
       }
     }
-    rmSync(path, { force: true });
+    if (dir === logDir) {
+      mkdirSync(aside, { recursive: true });
+      renameSync(path, join(aside, name));
+    }
   }
-  return { files: names.length, spans, discardedBytes, setAside, lostRecords };
+  return { files: files.length, spans, discardedBytes, setAside, lostRecords };
 }
 
 /** A log file replayed and committed; null when the store (or a worker's DuckDB) refused a value in it. */

@@ -114,6 +114,11 @@ const NOT_REPEATABLE = /\bparquet_(metadata|schema|file_metadata|kv_metadata|blo
 export class Database {
   private readonly idle: DuckDBConnection[] = [];
   private readonly statements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  /**
+   * Called as each checkpoint begins, with no transaction running; what it returns runs once the
+   * checkpoint has succeeded (the store thread retires committed log files by it).
+   */
+  beforeCheckpoint: (() => () => Promise<void>) | null = null;
   /** Called (once) when a statement fails with a fatal error: the instance is of no more use. */
   onFatal: ((e: Error) => void) | null = null;
   private fatal = false;
@@ -272,8 +277,10 @@ export class Database {
     while (this.checkpointing) await this.checkpointing;
     const run = (async () => {
       while (this.transactions > 0) await new Promise<void>((wake) => this.whenNoTransactions.push(wake));
+      const after = this.beforeCheckpoint?.();
       await this.exec('FORCE CHECKPOINT');
       this.recordWal();
+      await after?.();
     })();
     this.checkpointing = run.catch(() => undefined);
     try {
@@ -301,15 +308,15 @@ export class Database {
     }
   }
 
-  /** Checkpoints when the WAL has grown past `bytes` (automatic checkpoints are off). */
-  async checkpointIfLarge(bytes = WAL_CHECKPOINT_BYTES): Promise<boolean> {
+  /** Checkpoints when the WAL has grown past `bytes`, or when `due` (automatic checkpoints are off). */
+  async checkpointIfLarge(bytes = WAL_CHECKPOINT_BYTES, due = false): Promise<boolean> {
     let size = 0;
     try {
       size = statSync(`${this.path}.wal`).size;
     } catch {
       return false;
     }
-    if (size < bytes) return false;
+    if (size < bytes && !due) return false;
     await this.checkpoint();
     return true;
   }
