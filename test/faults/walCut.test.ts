@@ -4,11 +4,14 @@
  * cut back to before the last commit. The WAL's watermark covers every commit before it is
  * answered, so the cut is found even though the crash came within the second a periodic mark
  * waited: what the WAL kept is readable, the segment whose manifest row went with the cut is kept
- * in quarantine (not swept), and /v1/health/files says so — nothing acknowledged is lost unseen.
+ * in quarantine (not swept), and /v1/health/files says so. The last export's log file waited in
+ * ingest-log/committed/ for a checkpoint, so the start replays it: nothing acknowledged is lost.
  */
 import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { committedLogDir } from '../../src/store/layout.js';
+import { logFilesIn } from '../helpers/logFiles.js';
 import { call, tempDir, type TestServer } from '../helpers/server.js';
 import { exportTrace, spansOf, starter } from '../helpers/traceRounds.js';
 
@@ -19,7 +22,7 @@ const WAL = 'tracelake.duckdb.wal';
 
 t.test('a WAL cut below an acknowledged commit is found, its segments kept and reported', async (t) => {
   const dataDir = tempDir();
-  const start = starter(t, dataDir, { TRACELAKE_BOOTSTRAP_KEY: KEY });
+  const start = starter(t, dataDir, { TRACELAKE_BOOTSTRAP_KEY: KEY, TRACELAKE_FAULT_INJECTION: 'on' });
   const first = await start();
   const auth = { key: KEY, appId: first.bootstrap!.app_id as string };
   const exportVisible = (server: TestServer) => exportTrace(t, server, auth, SPANS, true);
@@ -30,6 +33,8 @@ t.test('a WAL cut below an acknowledged commit is found, its segments kept and r
   traces.push(await exportVisible(first));
   await first.stop('SIGKILL');
   t.ok(walBytes() > beforeLast, 'the last commit is in the WAL');
+  const waiting = () => logFilesIn(committedLogDir(dataDir));
+  t.ok(waiting().length > 0, 'the committed log files wait for a checkpoint');
   truncateSync(join(dataDir, WAL), beforeLast); // a cut that keeps every commit but the last
 
   const second = await start();
@@ -53,4 +58,6 @@ t.test('a WAL cut below an acknowledged commit is found, its segments kept and r
   );
   const files = await call(second, 'GET', '/v1/health/files');
   t.equal(files.status, 503, '/v1/health/files is unhealthy until an operator has looked');
+  t.equal((await call(second, 'POST', '/v1/_faults/checkpoint')).status, 200);
+  t.same(waiting(), [], 'a checkpoint retires the files whose commits it folded in');
 });
