@@ -4,7 +4,6 @@
  * status and nothing stored, and isolation between apps.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import t from 'tap';
