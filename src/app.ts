@@ -230,7 +230,12 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   const recovered = await ingest.start();
   if (recovered.files > 0)
     log.info(
-      { files: recovered.files, spans: recovered.spans, discarded_bytes: recovered.discardedBytes },
+      {
+        files: recovered.files,
+        spans: recovered.spans,
+        discarded_bytes: recovered.discardedBytes,
+        lost_records: recovered.lostRecords,
+      },
       'replayed the ingest log',
     );
   const workers = new WorkerService(

@@ -174,6 +174,18 @@ export class OpsMetrics {
       [],
       (s) => [[{}, s.ingest.setAside]],
     );
+    reading(
+      'tracelake_ingest_log_records_lost',
+      'Acknowledged requests lost to damage in ingest-log files, counted from the reports in quarantine/ingest-log until an operator removes them (docs/reliability.md).',
+      [],
+      (s) => [[{}, s.store.damagedLogs.recordsLost]],
+    );
+    reading(
+      'tracelake_ingest_log_damaged_files',
+      'Ingest-log files found damaged at replay whose reports in quarantine/ingest-log no operator has removed yet.',
+      [],
+      (s) => [[{}, s.store.damagedLogs.files]],
+    );
     reading('tracelake_ingest_backlog_bytes', 'OTLP bytes accepted but not yet in committed segments.', [], (s) => [
       [{}, s.ingest.backlogBytes],
     ]);

@@ -24,7 +24,7 @@ import type { SpanKeys } from '../store/spans/manifest.js';
 import type { SegmentStore } from '../store/spans/segmentStore.js';
 import type { BufferedCell, SegmentBuffer } from '../store/spans/segmentBuffer.js';
 import { crashPoint, REFUSED_SPAN_NAME, REPLAY_FAILURES, SEGMENT_WRITE_FAILURES } from '../testHooks.js';
-import { decodeLog, logName, type LogHeader } from './logFormat.js';
+import { decodeLog, logName, type LogDamage, type LogHeader } from './logFormat.js';
 import { prepare, type Mapped } from './prepare.js';
 import { rowBytes } from './rowBytes.js';
 import type { BlobRecord, GenerationReport, ResourceRecord, SegmentReport } from '../store/spans/generation.js';
@@ -135,10 +135,16 @@ export interface IngestProblem {
   generations?: number;
 }
 
-/** What a replayed log file became: its report (none when it held no rows), what it dropped, and the span ids it kept. */
+/**
+ * What a replayed log file became: its report (none when it held no rows), what it dropped, the
+ * span ids it kept, and the damage found in it.
+ */
 export type ReplayedLog = {
   report: GenerationReport | null;
   discardedBytes: number;
+  /** Records that read, and damage anywhere but a torn tail (logFormat.ts). */
+  records: number;
+  damage: LogDamage | null;
   skippedRecords: number;
   keys: SpanKeys[];
 };
@@ -301,7 +307,7 @@ export class ComputeIngest {
    * marks that generation committed.
    */
   private async replay(path: string, name: string, seq: number, record?: number): Promise<ReplayedLog> {
-    const { records, discardedBytes } = decodeLog(readFileSync(path));
+    const { records, discardedBytes, damage } = decodeLog(readFileSync(path));
     const gen = new Generation(seq, this.buffer);
     const keys: SpanKeys[] = [];
     for (const { header, body } of record === undefined ? records : records.slice(record, record + 1)) {
@@ -325,7 +331,7 @@ export class ComputeIngest {
     }
     try {
       const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
-      return { report, discardedBytes, skippedRecords: gen.skippedRecords, keys };
+      return { report, discardedBytes, records: records.length, damage, skippedRecords: gen.skippedRecords, keys };
     } catch (e) {
       await this.dropCells(gen); // the file is read again at the next try
       throw e;

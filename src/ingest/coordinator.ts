@@ -22,8 +22,10 @@
  * quotaLedger.ts, commitProgress.ts (what is committed, who waits, the backlog's bytes),
  * generationTimes.ts (for the metrics), logReplay.ts, logTriage.ts (a generation the store refuses).
  */
-import { rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { COMMITTED_LOGS } from '../store/layout.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError, overloaded } from '../core/errors.js';
@@ -131,6 +133,7 @@ export class IngestCoordinator {
     this.admission = new AdmissionIndex(options.maxSpansPerTrace, options.dedupeSpans);
     this.quotas = new QuotaLedger((tenantId) => store.run('tenantUsage', { tenantId }));
     this.ageCheckMs = Math.max(5, Math.min(50, options.flush.maxAgeMs / 4));
+    mkdirSync(join(options.logDir, COMMITTED_LOGS), { recursive: true });
   }
 
   /** Called with each compute thread's greeting: its id and its end of the port. */
@@ -560,13 +563,33 @@ export class IngestCoordinator {
    * code"), and a throw would have rejected the chain of commits, stopping every later one.
    */
   private removeLog(log: string, failed: string): void {
-    const removal: Promise<void> = rm(join(this.options.logDir, log), { force: true })
+    this.settleLog(rm(join(this.options.logDir, log), { force: true }), log, failed);
+  }
+
+  /**
+   * Moves a committed generation's log file aside, where it waits until a checkpoint has folded the
+   * commit into the database file (store/spans/checkpointedLogs.ts): a WAL cut short before then
+   * loses the commit, and the next start replays the file. If the move fails, or the process ends
+   * first, the next start finds the file where it was: its name is committed, and it is deleted.
+   */
+  private retireLog(log: string): void {
+    const aside = join(this.options.logDir, COMMITTED_LOGS, log);
+    this.settleLog(
+      rename(join(this.options.logDir, log), aside),
+      log,
+      'could not move a committed ingest log file aside',
+    );
+  }
+
+  /** Tracks a deletion or move of a log file, so shutdown waits for it; a failure is logged with `failed`. */
+  private settleLog(work: Promise<void>, log: string, failed: string): void {
+    const removal: Promise<void> = work
       .catch((err: unknown) => this.log.warn({ err, log }, failed))
       .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
   }
 
-  /** Log files being deleted. */
+  /** Log files being deleted or moved aside. */
   private readonly removals = new Set<Promise<void>>();
 
   /** Reports waiting for the commit before them to end: the next commit takes them all. */
@@ -612,8 +635,7 @@ export class IngestCoordinator {
   private committed(reports: GenerationReport[], committing: number): void {
     const committed = performance.now();
     for (const report of reports) {
-      // If it stays (a failure, or the process ends first), the next start deletes it: its name is committed.
-      this.removeLog(report.log, 'could not delete a committed ingest log file; the next start will');
+      this.retireLog(report.log);
       this.progress.markCommitted(report);
       this.times.committed(report, committing, committed);
     }

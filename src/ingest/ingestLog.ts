@@ -39,7 +39,7 @@ export class IngestLogFile {
    */
   append(header: LogHeader, body: Uint8Array): Promise<number> {
     if (this.closed) return Promise.reject(new Error('ingest log file is closed'));
-    const buffers = encodeRecord(header, body);
+    const buffers = encodeRecord({ ...header, place: this.records }, body);
     const size = buffers.reduce((n, b) => n + b.length, 0);
     try {
       const n = writevSync(this.fd, buffers, this.written);

@@ -5,8 +5,9 @@
  *
  *   magic "TLR1" | u32 length of the rest | u32 CRC-32 of the rest | u32 header length | header | body
  *
- * A crash can leave the last record half-written; reading stops at the first record whose length,
- * magic or checksum does not hold, and says how many bytes it left.
+ * A crash can leave the last record half-written (a torn tail, never acknowledged). Damage anywhere
+ * else costs only the records it touches: reading resumes at the next record that holds
+ * (`decodeLog`), and says what was lost.
  * Log files are named by worker and generation (`logName`).
  */
 import { crc32 } from 'node:zlib';
@@ -29,6 +30,11 @@ export interface LogHeader {
    * weight is used then.
    */
   bytes?: number;
+  /**
+   * The record's place in its file (from 0), so that damage before a record that reads says how
+   * many records it took. Absent in records of older versions.
+   */
+  place?: number;
 }
 
 export interface LogRecord {
@@ -37,6 +43,7 @@ export interface LogRecord {
 }
 
 const MAGIC = 0x544c5231; // "TLR1"
+const MAGIC_BYTES = Buffer.from('TLR1', 'latin1');
 const PREFIX = 16;
 
 /** The bytes of one record, as the buffers to write in order (the body is not copied). */
@@ -54,34 +61,100 @@ export function encodeRecord(header: LogHeader, body: Uint8Array): Buffer[] {
   return [prefix, head, Buffer.from(body.buffer, body.byteOffset, body.byteLength)];
 }
 
-export interface DecodedLog {
-  records: LogRecord[];
-  /** Bytes after the last whole record (a torn write, or damage): not replayed. */
-  discardedBytes: number;
+/** Bytes of a log that hold no readable record, though records that read follow them (or they are one whole record whose checksum fails). */
+export interface DamagedRegion {
+  offset: number;
+  bytes: number;
 }
 
+export interface LogDamage {
+  regions: DamagedRegion[];
+  /**
+   * Records lost in the regions: exact where the records around a region carry their place in the
+   * file (`LogHeader.place`), else one per region, or per record magic found in it if more.
+   */
+  lostRecords: number;
+}
+
+export interface DecodedLog {
+  /** Every record that reads, in order: those after a damaged region too. */
+  records: LogRecord[];
+  /** Bytes after the last whole record that a torn write leaves (never acknowledged): not replayed. */
+  discardedBytes: number;
+  /** Damage anywhere but a torn tail: records that were acknowledged are lost. */
+  damage: LogDamage | null;
+}
+
+/**
+ * Reads every record that holds. Where one does not, reading resumes at the next record magic
+ * whose record holds (its CRC covers all but the magic and the length, which a wrong value of
+ * fails anyway). Bytes after the last record are a torn tail, unless they are a whole record
+ * that only its checksum fails: a torn write leaves a record short, never whole and wrong.
+ */
 export function decodeLog(bytes: Uint8Array): DecodedLog {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const records: LogRecord[] = [];
+  const regions: DamagedRegion[] = [];
+  let lostRecords = 0;
+  let damagedFrom: number | null = null;
   let at = 0;
-  while (at + PREFIX <= buf.length) {
-    if (buf.readUInt32BE(at) !== MAGIC) break;
-    const rest = buf.readUInt32BE(at + 4);
-    const headLength = buf.readUInt32BE(at + 12);
-    const end = at + 12 + rest;
-    if (rest < 4 || end > buf.length || headLength > rest - 4) break;
-    const checked = buf.subarray(at + 12, end);
-    if (crc32(checked) !== buf.readUInt32BE(at + 8)) break;
-    let header: LogHeader;
-    try {
-      header = JSON.parse(buf.subarray(at + PREFIX, at + PREFIX + headLength).toString('utf8')) as LogHeader;
-    } catch {
-      break;
+  while (at < buf.length) {
+    const found = readRecord(buf, at);
+    if (!found) {
+      damagedFrom ??= at;
+      at = buf.indexOf(MAGIC_BYTES, at + 1);
+      if (at < 0) break;
+      continue;
     }
-    records.push({ header, body: buf.subarray(at + PREFIX + headLength, end) });
-    at = end;
+    if (damagedFrom !== null) {
+      regions.push({ offset: damagedFrom, bytes: at - damagedFrom });
+      lostRecords += lostBetween(buf, damagedFrom, at, records.at(-1)?.header.place, found.record.header.place);
+      damagedFrom = null;
+    }
+    records.push(found.record);
+    at = found.end;
   }
-  return { records, discardedBytes: buf.length - at };
+  const tailFrom = damagedFrom ?? buf.length;
+  let discardedBytes = buf.length - tailFrom;
+  if (discardedBytes > 0 && isWholeRecord(buf, tailFrom)) {
+    regions.push({ offset: tailFrom, bytes: discardedBytes });
+    lostRecords += Math.max(1, magicsIn(buf, tailFrom, buf.length));
+    discardedBytes = 0;
+  }
+  return { records, discardedBytes, damage: regions.length > 0 ? { regions, lostRecords } : null };
+}
+
+/** The record at `at`, when its framing, checksum and header all hold. */
+function readRecord(buf: Buffer, at: number): { record: LogRecord; end: number } | null {
+  if (!isWholeRecord(buf, at)) return null;
+  const end = at + 12 + buf.readUInt32BE(at + 4);
+  const headLength = buf.readUInt32BE(at + 12);
+  if (crc32(buf.subarray(at + 12, end)) !== buf.readUInt32BE(at + 8)) return null;
+  try {
+    const header = JSON.parse(buf.subarray(at + PREFIX, at + PREFIX + headLength).toString('utf8')) as LogHeader;
+    return { record: { header, body: buf.subarray(at + PREFIX + headLength, end) }, end };
+  } catch {
+    return null;
+  }
+}
+
+/** A magic, and a length and header length that fit within the file: all that a checksum needs. */
+function isWholeRecord(buf: Buffer, at: number): boolean {
+  if (at + PREFIX > buf.length || buf.readUInt32BE(at) !== MAGIC) return false;
+  const rest = buf.readUInt32BE(at + 4);
+  return rest >= 4 && at + 12 + rest <= buf.length && buf.readUInt32BE(at + 12) <= rest - 4;
+}
+
+function lostBetween(buf: Buffer, from: number, to: number, before?: number, after?: number): number {
+  const placeBefore = from === 0 ? -1 : before;
+  if (placeBefore !== undefined && after !== undefined) return Math.max(0, after - placeBefore - 1);
+  return Math.max(1, magicsIn(buf, from, to));
+}
+
+function magicsIn(buf: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let at = buf.indexOf(MAGIC_BYTES, from); at >= 0 && at < to; at = buf.indexOf(MAGIC_BYTES, at + 1)) n++;
+  return n;
 }
 
 /** Log files are named by worker and generation, so a crashed worker's files are recognisable. */

@@ -22,7 +22,8 @@ import type { ComputeClient } from './computeClient.js';
 import type { StoreClient } from '../store/storeClient.js';
 import type { Scope } from '../store/admin/meta.js';
 import { isStoreRefusal } from '../store/refusals.js';
-import { decodeLog, encodeRecord, type LogRecord } from './logFormat.js';
+import { quarantineDamagedLog } from './logDamage.js';
+import { decodeLog, encodeRecord, type LogDamage, type LogRecord } from './logFormat.js';
 import { crashPoint } from '../testHooks.js';
 
 export interface TriageDeps {
@@ -37,12 +38,14 @@ export interface TriageDeps {
 export interface Triaged {
   /** Records in the file. */
   records: number;
-  /** The places (from 0) of the records set aside. */
+  /** The places in the file (from 0) of the records set aside. */
   setAside: number[];
   /** Spans committed by this triage (none of records committed by an earlier one). */
   spans: number;
   /** The quarantine file, when a record was set aside. */
   quarantined: string | null;
+  /** Damage found in the file (kept in the quarantine with a report, logDamage.ts). */
+  damage: LogDamage | null;
 }
 
 /**
@@ -51,10 +54,12 @@ export interface Triaged {
  */
 export async function triageLog(deps: TriageDeps, logDir: string, name: string): Promise<Triaged> {
   const path = join(logDir, name);
-  const { records } = decodeLog(readFileSync(path));
+  const { records, damage } = decodeLog(readFileSync(path));
+  if (damage) quarantineDamagedLog(deps, path, name, records.length, damage);
   const names = records.map((r) => recordLogName(name, r));
   const done = new Set(await deps.store.run('committedLogs', { names }));
   const setAside: number[] = [];
+  const refused: LogRecord[] = [];
   let spans = 0;
   for (const [i, record] of records.entries()) {
     if (done.has(names[i]!)) continue;
@@ -68,7 +73,8 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
       }
     } catch (err) {
       if (!isStoreRefusal(err)) throw err;
-      setAside.push(i);
+      setAside.push(record.header.place ?? i);
+      refused.push(record);
       const { tenantId, appId, environmentId, receivedAtMs } = record.header;
       deps.log.error(
         {
@@ -88,13 +94,10 @@ export async function triageLog(deps: TriageDeps, logDir: string, name: string):
   if (setAside.length > 0) {
     mkdirSync(deps.quarantineDir, { recursive: true });
     quarantined = join(deps.quarantineDir, name);
-    writeFileAtomic(
-      quarantined,
-      Buffer.concat(setAside.flatMap((i) => encodeRecord(records[i]!.header, records[i]!.body))),
-    );
+    writeFileAtomic(quarantined, Buffer.concat(refused.flatMap((r) => encodeRecord(r.header, r.body))));
   }
   rmSync(path, { force: true });
-  return { records: records.length, setAside, spans, quarantined };
+  return { records: records.length, setAside, spans, quarantined, damage };
 }
 
 /**

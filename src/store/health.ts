@@ -7,6 +7,7 @@ import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, 
 import { join } from 'node:path';
 import type { Database } from './db.js';
 import { storeDirs } from './layout.js';
+import { DAMAGE_REPORT_SUFFIX, damageReports } from './damageReports.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 
 /** Named for the API reference (see core/filter/schema.ts, OperatorSpellings). */
@@ -79,19 +80,25 @@ export async function checkHealth(
       return row ?? {};
     },
     // Files set aside after damage (a WAL that could not be replayed whole, and the segments its
-    // lost manifest rows named; a segment that could not be read) and acknowledged requests the
-    // store refused (ingest-log/): unhealthy until an operator has looked and emptied the directory.
+    // lost manifest rows named; a segment that could not be read; an ingest-log file damaged, with
+    // its report) and acknowledged requests the store refused (ingest-log/): unhealthy until an
+    // operator has looked and emptied the directory.
     quarantine: async () => {
       const files = quarantined(dataDir);
-      if (files.length > 0) {
-        throw new Error(
-          `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files
-            .slice(0, 5)
-            .map((f) => f.name)
-            .join(', ')}${files.length > 5 ? ', …' : ''}); see docs/reliability.md`,
-        );
-      }
-      return { files: 0 };
+      if (files.length === 0) return { files: 0 };
+      const damaged = damageReports(dataDir);
+      const lost = damaged.reduce((n, r) => n + r.recordsLost, 0);
+      throw new CheckFailure(
+        `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files
+          .slice(0, 5)
+          .map((f) => f.name)
+          .join(', ')}${files.length > 5 ? ', …' : ''})${
+          damaged.length > 0
+            ? `; ${lost} acknowledged request(s) lost to damage in ${damaged.length} ingest log file(s), until an operator removes their *${DAMAGE_REPORT_SUFFIX} report(s)`
+            : ''
+        }; see docs/reliability.md`,
+        { files: files.length, damaged_log_files: damaged.length, log_records_lost: lost },
+      );
     },
   };
   return Promise.all(checks.map((name) => timeCheck(name, run[name])));
@@ -106,7 +113,18 @@ async function timeCheck(
     const detail = await check();
     return { name, status: 'healthy', latencyMs: elapsed(started), ...(detail ? { detail } : {}) };
   } catch (e) {
-    return { name, status: 'unhealthy', latencyMs: elapsed(started), error: (e as Error).message };
+    const detail = e instanceof CheckFailure ? { detail: e.detail } : {};
+    return { name, status: 'unhealthy', latencyMs: elapsed(started), error: (e as Error).message, ...detail };
+  }
+}
+
+/** A failed check that has facts to tell besides its message. */
+class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly detail: CheckDetail,
+  ) {
+    super(message);
   }
 }
 

@@ -15,5 +15,13 @@ export function ingestLogDir(dataDir: string): string {
   return join(dataDir, 'ingest-log');
 }
 
+/** Committed ingest-log files waiting for a checkpoint (store/spans/checkpointedLogs.ts). */
+export function committedLogDir(dataDir: string): string {
+  return join(ingestLogDir(dataDir), COMMITTED_LOGS);
+}
+
+/** The folder of `committedLogDir` inside the ingest log's. */
+export const COMMITTED_LOGS = 'committed';
+
 /** The store's database file, in the data directory. */
 export const DATABASE_FILE = 'tracelake.duckdb';

@@ -34,6 +34,7 @@ import { setTraceHintSlots, traceHints } from './spans/traceHints.js';
 import { ApiError } from '../core/errors.js';
 import { dispatchTask } from '../pool/taskPool.js';
 import type { StoreTasks, StoreThreadData } from './storeTasks.js';
+import { logsAwaitCheckpoint, retireAfterCheckpoint } from './spans/checkpointedLogs.js';
 
 const { database, background: schedule } = workerData as StoreThreadData;
 const segments = new LocalSegmentStore(storeDirs(database.dataDir).segments);
@@ -50,6 +51,7 @@ function db(): Promise<Database> {
   opened ??= Database.open(database).then((d) => {
     // The main thread decides what a dead database means for the process (it exits to be restarted).
     d.onFatal = (e) => parentPort!.postMessage({ tracelakeFatal: { message: e.message } });
+    d.beforeCheckpoint = () => retireAfterCheckpoint(d, database.dataDir);
     return d;
   });
   return opened;
@@ -97,7 +99,7 @@ const background = {
       }
       if (now - this.last.wal >= WAL_INTERVAL_MS) {
         this.last.wal = now;
-        if (!(await d.checkpointIfLarge())) d.recordWal();
+        if (!(await d.checkpointIfLarge(undefined, logsAwaitCheckpoint(database.dataDir)))) d.recordWal();
       }
       if (this.partsWaiting && now - this.last.merge >= MERGE_INTERVAL_MS) {
         this.last.merge = now;

@@ -2,7 +2,8 @@
  * A guard on DuckDB's write-ahead log. DuckDB replays its WAL at open and silently drops what it
  * cannot read: garbage at the head drops all of it, a truncated WAL everything past the cut, and
  * the next checkpoint removes the evidence. So the store keeps a watermark beside the database —
- * the WAL's size and a hash of its head, recorded after commits and checkpoints — and before each
+ * the WAL's size and a hash of its head, recorded after every transaction's commit (before its
+ * caller is answered), after checkpoints and once a second for the rest — and before each
  * open compares the WAL with it. A WAL shorter than the watermark, or with another head, is
  * damaged: it is copied to `quarantine/` before DuckDB touches it, and the damage is logged and
  * reported (`/v1/health/files`) — never a silent loss.

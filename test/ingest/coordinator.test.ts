@@ -87,10 +87,11 @@ for (const order of ['close first', 'replacement first'] as const) {
   });
 }
 
-t.test('a committed log file that cannot be deleted is logged, and later commits go on', async (t) => {
+t.test('a committed log file that cannot be moved aside is logged, and later commits go on', async (t) => {
   const logDir = tempDir();
-  // A directory where the first generation's log file would be: deleting it fails.
-  mkdirSync(join(logDir, 'w1-00000001.log', 'in-the-way'), { recursive: true });
+  // A directory where the first generation's log file would wait for a checkpoint: the move fails.
+  writeFileSync(join(logDir, 'w1-00000001.log'), '');
+  mkdirSync(join(logDir, 'committed', 'w1-00000001.log', 'in-the-way'), { recursive: true });
   writeFileSync(join(logDir, 'w1-00000002.log'), '');
   const warnings: { msg: string; log?: string }[] = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
@@ -123,10 +124,12 @@ t.test('a committed log file that cannot be deleted is logged, and later commits
   port2.close();
   t.match(
     warnings,
-    [{ msg: /could not delete a committed ingest log file/, log: 'w1-00000001.log' }],
-    'the failed deletion is logged',
+    [{ msg: /could not move a committed ingest log file aside/, log: 'w1-00000001.log' }],
+    'the failed move is logged',
   );
-  t.notOk(existsSync(join(logDir, 'w1-00000002.log')), 'the next file is deleted');
+  t.ok(existsSync(join(logDir, 'w1-00000001.log')), 'the file stays where it was (the next start finds it committed)');
+  t.notOk(existsSync(join(logDir, 'w1-00000002.log')), 'the next file has left the log');
+  t.ok(existsSync(join(logDir, 'committed', 'w1-00000002.log')), 'to wait for a checkpoint');
 });
 
 t.test(

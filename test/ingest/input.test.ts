@@ -4,10 +4,10 @@
  * status and nothing stored, and isolation between apps.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { logFilesIn } from '../helpers/logFiles.js';
 import { atRest } from '../helpers/atRest.js';
 import { decodeExportResponse, encodeExportRequest } from '../helpers/otlpProto.js';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
@@ -268,7 +268,7 @@ t.test('OTLP input', async (t) => {
   t.test('at rest: exactly the accepted spans, nothing from refused bodies', async (t) => {
     t.equal(await server.stop('SIGTERM'), 0);
     t.same(
-      readdirSync(join(server.dataDir, 'ingest-log')),
+      logFilesIn(join(server.dataDir, 'ingest-log')),
       [],
       'a clean stop leaves no log to replay: everything is in committed segments',
     );

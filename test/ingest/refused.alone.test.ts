@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { logFilesIn } from '../helpers/logFiles.js';
 import { decodeLog } from '../../src/ingest/logFormat.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { tracerProvider } from '../helpers/otel.js';
@@ -181,7 +182,7 @@ t.test('kill -9 in the middle of a triage: the next start finishes it, no record
     6,
     'the record committed before the crash is not committed again',
   );
-  t.same(readdirSync(join(dataDir, 'ingest-log')), [], 'the ingest log is retired');
+  t.same(logFilesIn(join(dataDir, 'ingest-log')), [], 'the ingest log is retired');
   const aside = readdirSync(join(dataDir, 'quarantine', 'ingest-log'));
   t.equal(
     decodeLog(readFileSync(join(dataDir, 'quarantine', 'ingest-log', aside[0]!))).records.length,

@@ -8,6 +8,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
+import { logFilesIn } from '../helpers/logFiles.js';
 import { atRest } from '../helpers/atRest.js';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
@@ -79,7 +80,7 @@ t.test('a clean stop writes everything: nothing is left to replay', async (t) =>
   for (const traceId of traces) t.equal((await post(server, root, traceId)).status, 200);
   t.ok(readdirSync(join(dataDir, 'ingest-log')).length > 0, 'before the stop the spans are only in the log');
   t.equal(await server.stop('SIGTERM'), 0);
-  t.same(readdirSync(join(dataDir, 'ingest-log')), [], 'the stop wrote and committed them');
+  t.same(logFilesIn(join(dataDir, 'ingest-log')), [], 'the stop wrote and committed them');
   const counts = await atRest(dataDir, async (c) =>
     (await c.runAndReadAll('SELECT trace_id, count(*)::INTEGER AS n FROM spans GROUP BY trace_id')).getRowObjectsJson(),
   );
@@ -122,7 +123,7 @@ for (const point of ['after-log-sync', 'after-segment-publish', 'after-generatio
       t.equal(await spanCount(server, root, traceId), 3, `trace ${traceId.slice(0, 8)}: whole, once`);
     const all = await call(server, 'GET', '/v1/spans?limit=1', { auth: root });
     t.equal(all.body.pagination.total, 3 * (acked.length + unacked.length), 'no span stored twice');
-    t.same(readdirSync(join(dataDir, 'ingest-log')), [], 'the log was replayed and retired');
+    t.same(logFilesIn(join(dataDir, 'ingest-log'), false), [], 'the log was replayed (and waits for a checkpoint)');
   });
 }
 

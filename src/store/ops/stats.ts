@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from '../db.js';
+import { damageReports } from '../damageReports.js';
 import { DATABASE_FILE } from '../layout.js';
 
 export interface BackgroundCounts {
@@ -21,6 +22,8 @@ export interface StoreStats extends BackgroundCounts {
   databaseBytes: number;
   walBytes: number;
   blobBytes: number;
+  /** Ingest-log files found damaged, and the records lost in them, whose reports no operator removed yet. */
+  damagedLogs: { files: number; recordsLost: number };
 }
 
 function sizeOf(path: string): number {
@@ -40,11 +43,13 @@ export async function storeStats(db: Database, dataDir: string, background: Back
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
+  const damaged = damageReports(dataDir);
   return {
     segments,
     ...background,
     databaseBytes: sizeOf(file),
     walBytes: sizeOf(`${file}.wal`),
     blobBytes: blobs[0]?.bytes ?? 0,
+    damagedLogs: { files: damaged.length, recordsLost: damaged.reduce((n, r) => n + r.recordsLost, 0) },
   };
 }
