@@ -2,7 +2,8 @@
  * Environment pins inside one app are a boundary (issue 10, defect 8): a staging-pinned admin
  * manages staging keys only; a trace or span id reused in another environment is another trace
  * (neither dropped as a duplicate nor counted against the other's per-trace bound); a blob is read
- * through the pin of the spans that name it.
+ * through the pin of the spans that name it. A development pin, with no kinds below it, lists and
+ * revokes its keys (issue 53, item 10).
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
@@ -99,6 +100,39 @@ t.test('a staging-pinned admin manages staging keys only', async (t) => {
       .status,
     200,
     'and revokes',
+  );
+});
+
+t.test('a development-pinned admin lists and revokes its own keys (no kinds below it)', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const dev = await call(server, 'POST', '/v1/environments', {
+    auth: root,
+    body: { name: 'dev', kind: 'development' },
+  });
+  t.equal(dev.status, 201);
+  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const minted = await call(server, 'POST', '/v1/api-keys', { auth: devAdmin, body: { name: 'dev-sdk', role: 'SDK' } });
+  t.equal(minted.status, 201);
+
+  const listed = await call(server, 'GET', '/v1/api-keys', { auth: devAdmin });
+  t.equal(listed.status, 200, 'the list answers');
+  t.same(
+    listed.body.data.map((k: { name: string }) => k.name).sort(),
+    ['dev-admin', 'dev-sdk'],
+    'with the development keys only',
+  );
+  const revoked = await call(server, 'DELETE', `/v1/api-keys/${minted.body.data.id}`, { auth: devAdmin });
+  t.equal(revoked.status, 200, 'it revokes its own key');
+  const rootKeys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data as {
+    id: string;
+    name: string;
+  }[];
+  const bootstrap = rootKeys.find((k) => k.name === 'bootstrap')!;
+  t.equal(
+    (await call(server, 'DELETE', `/v1/api-keys/${bootstrap.id}`, { auth: devAdmin })).status,
+    404,
+    'but not a production key',
   );
 });
 

@@ -276,9 +276,12 @@ export async function revokeKey(
 
 /** The keys (alias `k`) an admin pinned to `pin` manages, with its parameters appended to `params`. */
 function managedSql(k: string, params: DuckDBValue[], pin: Pin): string {
-  const own = params.push(pin.environmentId);
-  const kinds = params.push(listValue(lowerKinds(pin)));
-  return `(${k}.environment_id = $${own} OR ${k}.environment_id IN (SELECT id FROM environments WHERE list_contains($${kinds}::VARCHAR[], kind)))`;
+  const own = `${k}.environment_id = $${params.push(pin.environmentId)}`;
+  const lower = lowerKinds(pin);
+  // DuckDB cannot bind an empty untyped list: a development pin has no lower kinds to name.
+  if (lower.length === 0) return `(${own})`;
+  const kinds = params.push(listValue(lower));
+  return `(${own} OR ${k}.environment_id IN (SELECT id FROM environments WHERE list_contains($${kinds}::VARCHAR[], kind)))`;
 }
 
 /** An app as the API shows it (spec: App). */
