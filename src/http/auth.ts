@@ -138,7 +138,8 @@ export class Authenticator {
     this.touch(record.id, now);
     const pin =
       record.environmentId !== null && record.environmentKind !== null
-        ? { environmentId: record.environmentId, kind: record.environmentKind }
+        ? // One join reads the environment's kind and name: both are there or neither.
+          { environmentId: record.environmentId, kind: record.environmentKind, name: record.environmentName! }
         : null;
     let environmentId: string;
     let readEnvironmentId: string | null;

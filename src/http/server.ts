@@ -17,6 +17,7 @@ import {
   validationError,
 } from '../core/errors.js';
 import { RequestBudget } from './requestBudget.js';
+import { authorizeAppWide } from './appWide.js';
 import { authorize } from './auth.js';
 import { authenticateOperator } from './operatorAuth.js';
 import { ANONYMOUS, type Principal } from './principal.js';
@@ -248,6 +249,7 @@ export class HttpServer {
       const raw = body ? await body : null;
       if (ex.aborted) return;
       const input = validateInput(route, params, query, headers, raw);
+      authorizeAppWide(principal, route, input);
       const onAbort = (fn: () => void) => void (ex.onAbort ??= []).push(fn);
       const abandoned = new AbortController();
       onAbort(() => abandoned.abort());

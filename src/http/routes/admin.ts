@@ -21,7 +21,7 @@ import { validateAppParams } from '../../contract/apps.js';
 import { isTenantAdmin, lowerKinds, type Pin } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
 import type { AppRef } from '../../store/admin/environments.js';
-import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
+import { actorOf, administeredApp } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
 import { CREATED, ENVIRONMENT_EXAMPLE, ENV_ID } from '../../openapi/examples.js';
@@ -173,6 +173,8 @@ export const adminRoutes: AnyRoute[] = [
     path: '/v1/apps/:appId',
     permission: 'admin',
     validate: { params: validateAppParams, body: validateUpdateAppBody },
+    // Retention drops every environment's spans.
+    appWide: { what: "change an app's settings" },
     note: {
       tag: 'Apps',
       summary: 'Update an app',
@@ -183,7 +185,6 @@ export const adminRoutes: AnyRoute[] = [
       errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
     },
     async handler({ params, body }, ctx) {
-      requireTenantAdmin(ctx.principal, "change an app's settings");
       return data(
         await ctx.services.store.run('updateApp', {
           ...appRef(ctx, params.appId),

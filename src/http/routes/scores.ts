@@ -380,6 +380,7 @@ const configRoutes = [
     method: 'POST',
     path: '/v1/score-configs',
     permission: 'admin',
+    appWide: { what: 'create score configs' },
     validate: { body: validateScoreConfigBody },
     note: {
       tag: 'Score configs',
@@ -419,6 +420,7 @@ const configRoutes = [
     method: 'PATCH',
     path: '/v1/score-configs/:name',
     permission: 'admin',
+    appWide: { what: 'change score configs' },
     validate: { params: validateScoreConfigParams, body: validateScoreConfigPatchBody },
     note: {
       tag: 'Score configs',

@@ -36,6 +36,8 @@ export interface KeyRecord {
   allowedKinds: string[] | null;
   /** The kind of the environment a pinned key is pinned to. */
   environmentKind: EnvironmentKind | null;
+  /** The name of the environment a pinned key is pinned to. */
+  environmentName: string | null;
   /** A run-scoped key (made with an eval run): the run it reports for, and all it may do. */
   runId: string | null;
 }
@@ -137,11 +139,12 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: string;
     allowed_kinds: string[] | null;
     environment_kind: EnvironmentKind | null;
+    environment_name: string | null;
     run_id: string | null;
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
             epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds,
-            e.kind AS environment_kind, coalesce((SELECT r.id FROM eval_runs r WHERE r.key_id = k.id), (SELECT l.run_id FROM worker_eval_leases l WHERE l.key_id = k.id)) AS run_id
+            e.kind AS environment_kind, e.name AS environment_name, coalesce((SELECT r.id FROM eval_runs r WHERE r.key_id = k.id), (SELECT l.run_id FROM worker_eval_leases l WHERE l.key_id = k.id)) AS run_id
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN environments e ON e.id = k.environment_id
       WHERE k.key_hash = $1`,
     [keyHash],
@@ -160,6 +163,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: row.plan,
     allowedKinds: row.allowed_kinds,
     environmentKind: row.environment_kind,
+    environmentName: row.environment_name,
     runId: row.run_id,
   };
 }
