@@ -54,6 +54,27 @@ export function changesAppWide(pin: Pin | null, labels: readonly string[]): bool
   return isTenantAdmin(pin) || (labels.length > 0 && labels.every((label) => label === pin!.name));
 }
 
+/**
+ * Pull-request environments created per app in a minute (`X-Service-Pull-Request` on a kind-scoped
+ * key): a CI loop gone wrong would otherwise make hundreds in seconds, each a row, keys and spans.
+ */
+export const PREVIEWS_PER_MINUTE = 10;
+
+/**
+ * 429 `rate_limited` when the app made `recent` environments in the last minute, the oldest of them
+ * `oldestAgeMs` ago (Retry-After: when it leaves the minute); null when one more may be made.
+ */
+export function previewCreationRefusal(recent: number, oldestAgeMs: number): ApiError | null {
+  if (recent < PREVIEWS_PER_MINUTE) return null;
+  const retry = Math.max(1, Math.ceil((60_000 - oldestAgeMs) / 1000));
+  return new ApiError(
+    'rate_limited',
+    `This app made ${recent} environments in the last minute (at most ${PREVIEWS_PER_MINUTE}); retry in ${retry} s`,
+    { retry_after_seconds: retry },
+    { 'Retry-After': String(retry) },
+  );
+}
+
 export function isEnvironmentKind(name: string): name is EnvironmentKind {
   return (ENVIRONMENT_KINDS as readonly string[]).includes(name);
 }

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { listValue } from '../duckdb.js';
-import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
+import { lowerKinds, previewCreationRefusal, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
+import { checkEnvironmentCap, creatingEnvironments, recentEnvironments } from './environments.js';
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';
 import type { Database, Transaction } from '../db.js';
@@ -376,17 +377,33 @@ export async function listApps(db: Database, tenantId: string, id?: string): Pro
 /**
  * The environment a kind-scoped key's request selects, by name. A pull-request environment
  * (`pr-<n>`, kind preview) that does not exist yet is created when `createPreview` is set, as a
- * preview deployment would; other names must exist.
+ * preview deployment would — at most PREVIEWS_PER_MINUTE a minute per app (429) and within the
+ * plan's `maxEnvironments` (402); other names must exist.
  */
 export async function selectEnvironment(
   db: Database,
-  q: { tenantId: string; appId: string; name: string; createPreview: boolean },
+  q: { tenantId: string; appId: string; name: string; createPreview: boolean; maxEnvironments?: number | null },
 ): Promise<{ id: string; kind: string } | null> {
   const found = await findEnvironmentByName(db, q.tenantId, q.appId, q.name);
   if (found || !q.createPreview) return found;
-  await db.exec(
-    `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, $4, 'preview') ON CONFLICT DO NOTHING`,
-    [randomUUID(), q.tenantId, q.appId, q.name],
+  const ref = { tenantId: q.tenantId, appId: q.appId };
+  await creatingEnvironments(ref, () =>
+    db.transaction(async (tx) => {
+      const [made] = await tx.query('SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3', [
+        q.tenantId,
+        q.appId,
+        q.name,
+      ]);
+      if (made) return; // by a request that held the lock before this one
+      await checkEnvironmentCap(tx, ref, q.maxEnvironments ?? null);
+      const recent = await recentEnvironments(tx, ref);
+      const refusal = previewCreationRefusal(recent.n, recent.oldestAgeMs);
+      if (refusal) throw refusal;
+      await tx.exec(
+        `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, $4, 'preview') ON CONFLICT DO NOTHING`,
+        [randomUUID(), q.tenantId, q.appId, q.name],
+      );
+    }),
   );
   return findEnvironmentByName(db, q.tenantId, q.appId, q.name);
 }

@@ -2,6 +2,8 @@ import t from 'tap';
 import {
   appChanges,
   changesAppWide,
+  previewCreationRefusal,
+  PREVIEWS_PER_MINUTE,
   isTenantAdmin,
   lowerKinds,
   managesKeysOf,
@@ -157,4 +159,16 @@ t.test('pins: who manages which keys, and who acts for the whole tenant', async 
   t.notOk(changesAppWide(dev, ['dev', 'production']), 'not with production beside it');
   t.notOk(changesAppWide(dev, ['production']), 'nor production alone');
   t.notOk(changesAppWide(staging, []), 'nor a change that names no label (a score config, the git connection)');
+});
+
+t.test('pull-request environments: at most PREVIEWS_PER_MINUTE a minute per app', async (t) => {
+  t.equal(previewCreationRefusal(PREVIEWS_PER_MINUTE - 1, 59_000), null, 'one more may be made');
+  t.match(previewCreationRefusal(PREVIEWS_PER_MINUTE, 15_500), {
+    code: 'rate_limited',
+    status: 429,
+    message: `This app made ${PREVIEWS_PER_MINUTE} environments in the last minute (at most ${PREVIEWS_PER_MINUTE}); retry in 45 s`,
+    fields: { retry_after_seconds: 45 },
+    headers: { 'Retry-After': '45' },
+  });
+  t.match(previewCreationRefusal(PREVIEWS_PER_MINUTE, 60_000), { fields: { retry_after_seconds: 1 } }, 'never 0 s');
 });

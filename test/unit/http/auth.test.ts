@@ -431,7 +431,7 @@ t.test('kind-scoped keys name their environment per request', async (t) => {
   t.equal(pr.environmentId, 'env-pr12', 'a pull request wins over a name');
   t.same(
     selects().at(-1),
-    { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true },
+    { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true, maxEnvironments: null },
     'created on first use, as the key allows previews',
   );
 
