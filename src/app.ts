@@ -13,7 +13,7 @@ import { writeFileAtomic } from './durableFile.js';
 import { firstStartBlock } from './firstStart.js';
 import type { Config } from './config.js';
 import { parsePriceTable } from './core/cost/pricing.js';
-import { parsePlans } from './core/plans.js';
+import { parsePlans, planOf } from './core/plans.js';
 import { GitService } from './git/service.js';
 import { RateLimiter } from './core/rateLimit.js';
 import { Authenticator } from './http/auth.js';
@@ -172,8 +172,12 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     );
   }
 
-  const auth = new Authenticator(store, secret, config.mode === 'local' ? init.local : null, (err) =>
-    log.warn({ err }, 'could not record key use'),
+  const auth = new Authenticator(
+    store,
+    secret,
+    config.mode === 'local' ? init.local : null,
+    (err) => log.warn({ err }, 'could not record key use'),
+    (plan) => planOf(plans, plan).max_environments_per_app,
   );
   const routes = allRoutes(secret, config);
 

@@ -59,6 +59,7 @@ export interface Catalog {
   SessionParams: Traces.SessionParams;
   RunParams: Traces.RunParams;
   TraceQuery: Traces.TraceQuery;
+  EnvironmentQuery: Traces.EnvironmentQuery;
   PageQuery: Traces.PageQuery;
   SessionListQuery: Traces.SessionListQuery;
   TraceListQuery: Search.TraceListQuery;

@@ -23,7 +23,15 @@ export interface RunParams {
   runId: string & tags.MinLength<1> & tags.MaxLength<256>;
 }
 
-export interface TraceQuery {
+/**
+ * Admin credentials read every environment of the app, where one trace id may be several traces
+ * (production is preferred); `environment` names the one to read.
+ */
+export interface EnvironmentQuery {
+  environment?: string & tags.MinLength<1> & tags.MaxLength<63>;
+}
+
+export interface TraceQuery extends EnvironmentQuery {
   /** `graph` adds the trace's graph to the answer. */
   fields?: 'graph';
 }
@@ -47,6 +55,10 @@ export const validateRunParams = typia.createValidateEquals<RunParams>();
 export const validateTraceQuery = strictQuery(
   typia.http.createValidateQuery<TraceQuery>(),
   typia.json.schemas<[TraceQuery], '3.1'>(),
+);
+export const validateEnvironmentQuery = strictQuery(
+  typia.http.createValidateQuery<EnvironmentQuery>(),
+  typia.json.schemas<[EnvironmentQuery], '3.1'>(),
 );
 export const validatePageQuery = strictQuery(
   typia.http.createValidateQuery<PageQuery>(),

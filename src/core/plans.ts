@@ -16,6 +16,8 @@ export interface Plan {
   agents_blob_cap_bytes: number | null;
   /** Worker runs with a turn queued or running at once (core/workers/turns.ts); 0 disallows workers, null: no cap. */
   max_concurrent_worker_runs: number | null;
+  /** Environments of one app, pull-request previews included; null: no cap. */
+  max_environments_per_app: number | null;
 }
 
 export interface PlanTable {
@@ -31,9 +33,14 @@ const LIMIT_KEYS = [
   'storage_bytes',
   'agents_blob_cap_bytes',
   'max_concurrent_worker_runs',
+  'max_environments_per_app',
 ] as const;
 /** Limits a plans file written before they existed does not name: none. */
-const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['agents_blob_cap_bytes', 'max_concurrent_worker_runs']);
+const OPTIONAL_LIMITS: ReadonlySet<string> = new Set([
+  'agents_blob_cap_bytes',
+  'max_concurrent_worker_runs',
+  'max_environments_per_app',
+]);
 
 /** Checks the shape of a plans file; throws an Error naming the bad entry. */
 export function parsePlans(json: unknown): PlanTable {
@@ -66,11 +73,18 @@ export function planOf(table: PlanTable, name: string | null | undefined): Plan 
   return table.plans[name ?? table.default] ?? table.plans[table.default]!;
 }
 
+/** What an entitlement counts, and what has that many. */
+const ENTITLED = {
+  max_apps: ['apps', 'the tenant'],
+  max_keys: ['API keys', 'the tenant'],
+  max_environments_per_app: ['environments per app', 'the app'],
+} as const;
+
 /** 402 `entitlement_required` when creating one more would pass `limit`. */
-export function checkEntitlement(entitlement: 'max_apps' | 'max_keys', current: number, limit: number | null): void {
+export function checkEntitlement(entitlement: keyof typeof ENTITLED, current: number, limit: number | null): void {
   if (limit === null || current < limit) return;
-  const what = entitlement === 'max_apps' ? 'apps' : 'API keys';
-  throw new ApiError('entitlement_required', `The plan allows ${limit} ${what}; the tenant has ${current}`, {
+  const [what, holder] = ENTITLED[entitlement];
+  throw new ApiError('entitlement_required', `The plan allows ${limit} ${what}; ${holder} has ${current}`, {
     entitlement,
     current,
     limit,

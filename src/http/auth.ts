@@ -108,6 +108,8 @@ export class Authenticator {
     /** The app key-less requests act as, in local mode; null on the cloud. */
     private readonly local: (Scope & { plan: string }) | null,
     private readonly onTouchError: (e: unknown) => void,
+    /** The plan's cap on an app's environments (plans.json), which pull-request previews count against. */
+    private readonly environmentCap: (plan: string) => number | null = () => null,
   ) {
     this.sessionKey = deriveSessionKey(secret);
   }
@@ -138,7 +140,8 @@ export class Authenticator {
     this.touch(record.id, now);
     const pin =
       record.environmentId !== null && record.environmentKind !== null
-        ? { environmentId: record.environmentId, kind: record.environmentKind }
+        ? // One join reads the environment's kind and name: both are there or neither.
+          { environmentId: record.environmentId, kind: record.environmentKind, name: record.environmentName! }
         : null;
     let environmentId: string;
     let readEnvironmentId: string | null;
@@ -224,7 +227,8 @@ export class Authenticator {
   /**
    * A kind-scoped key (docs/decisions.md, "Tenancy administration") names its environment per
    * request, by name in X-Service-Environment or as a pull request number in X-Service-Pull-Request
-   * (`pr-<n>`, kind preview, created on first use). The environment's kind must be one the key
+   * (`pr-<n>`, kind preview, created on first use, within the plan's cap and a rate per app:
+   * store/admin/meta.ts, selectEnvironment). The environment's kind must be one the key
    * allows; otherwise the request is refused before anything is read or stored.
    */
   private async selectedEnvironment(record: KeyRecord, headers: Readonly<Record<string, string>>): Promise<string> {
@@ -236,11 +240,13 @@ export class Authenticator {
         `This key is scoped to environment kinds (${kinds.join(', ')}): name the environment in X-Service-Environment or X-Service-Pull-Request`,
       );
     }
+    const createPreview = headers['x-service-pull-request'] !== undefined && kinds.includes('preview');
     const env = await this.store.run('selectEnvironment', {
       tenantId: record.tenantId,
       appId: record.appId,
       name,
-      createPreview: headers['x-service-pull-request'] !== undefined && kinds.includes('preview'),
+      createPreview,
+      ...(createPreview ? { maxEnvironments: this.environmentCap(record.plan) } : {}),
     });
     if (!env) throw new ApiError('forbidden', `No environment "${name}" in this app`);
     if (!kinds.includes(env.kind))

@@ -39,6 +39,11 @@ export interface Context {
 /** What a route needs: a permission (`none`: nothing), or `operator`: the operator token alone (http/operatorAuth.ts). */
 export type RoutePermission = Requirement | 'operator';
 
+export interface AppWideChange<I> {
+  what: string;
+  labels?: (input: I) => readonly string[];
+}
+
 export interface Route<P = Record<string, string>, Q = Record<string, never>, B = undefined> {
   method: Method;
   /** `/v1/api-keys/:id` — `:name` segments become params. */
@@ -69,6 +74,11 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
     query?: QueryValidator<Q>;
     body?: Validator<B>;
   };
+  /**
+   * The route changes an object every environment of the app shares (core/admin/rules.ts,
+   * `changesAppWide`): `what` it does, for the refusal, and the prompt labels a request names.
+   */
+  appWide?: AppWideChange<RouteInput<P, Q, B>>;
   handler: (input: RouteInput<P, Q, B>, ctx: Context) => Promise<Reply> | Reply;
   /** What the API reference says of the operation (src/openapi); routes outside the API have none. */
   note?: RouteNote;

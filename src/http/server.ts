@@ -18,6 +18,7 @@ import {
 } from '../core/errors.js';
 import { decompressHeld } from '../ingest/decode.js';
 import { RequestBudget } from './requestBudget.js';
+import { authorizeAppWide } from './appWide.js';
 import { authorize } from './auth.js';
 import { authenticateOperator } from './operatorAuth.js';
 import { ANONYMOUS, type Principal } from './principal.js';
@@ -250,6 +251,7 @@ export class HttpServer {
       const raw = sent && route.inflateUpTo ? await this.inflated(ex, route, headers, sent) : sent;
       if (ex.aborted) return;
       const input = validateInput(route, params, query, headers, raw);
+      authorizeAppWide(principal, route, input);
       const onAbort = (fn: () => void) => void (ex.onAbort ??= []).push(fn);
       const abandoned = new AbortController();
       onAbort(() => abandoned.abort());

@@ -6,6 +6,11 @@ export const PAGE_HEADERS = {
 
 /** A tenant-wide route given an `app_id` of no app of the caller's tenant. */
 export const NO_SUCH_APP = { status: 404, when: '`not_found`: `app_id` names no app of the tenant.' };
+/** A read by id that names its environment (`?environment=`) refuses one the app lacks. */
+export const NO_SUCH_ENVIRONMENT = {
+  status: 400,
+  when: '`invalid_query_parameters`: `environment` names no environment of the app.',
+};
 /** Why a list of traces or spans refuses its query beyond its schema. */
 export const LIST_REFUSALS =
   "`invalid_query_parameters`: `environment` names no environment of the app; `invalid_filter`: `filter` does not parse or names an unknown field; `invalid_time_window`: the window's start is not before its end, or it spans more than 90 days.";

@@ -47,7 +47,7 @@ export interface StoreTasks
   createKey: { in: NewKey; out: KeyView };
   sessionScope: { in: { tenantId: string; appId: string }; out: { environmentId: string; plan: string } | null };
   selectEnvironment: {
-    in: { tenantId: string; appId: string; name: string; createPreview: boolean };
+    in: { tenantId: string; appId: string; name: string; createPreview: boolean; maxEnvironments?: number | null };
     out: { id: string; kind: string } | null;
   };
   listKeys: { in: { tenantId: string; appId: string; pin: Pin | null }; out: KeyView[] };

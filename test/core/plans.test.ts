@@ -26,8 +26,9 @@ t.test('the shipped plans', async (t) => {
       agents_tier: 'full',
       agents_blob_cap_bytes: null,
       max_concurrent_worker_runs: null,
+      max_environments_per_app: 1000,
     },
-    'self-hosted is unlimited and keeps agent sessions whole',
+    'self-hosted is unlimited but for a runaway of preview environments, and keeps agent sessions whole',
   );
   t.equal(planOf(shipped, 'free').agents_tier, 'metrics');
   t.equal(planOf(shipped, 'team').agents_tier, 'transcripts');
@@ -81,9 +82,14 @@ t.test('bad plan files are refused with the entry named', async (t) => {
     upgrade_url: 'u',
   });
   t.same(
-    [older.plans.a!.agents_tier, older.plans.a!.agents_blob_cap_bytes, older.plans.a!.max_concurrent_worker_runs],
-    ['full', null, null],
-    'a plans file from before agent sync and workers: full tier, no caps',
+    [
+      older.plans.a!.agents_tier,
+      older.plans.a!.agents_blob_cap_bytes,
+      older.plans.a!.max_concurrent_worker_runs,
+      older.plans.a!.max_environments_per_app,
+    ],
+    ['full', null, null, null],
+    'a plans file from before agent sync, workers and the environment cap: full tier, no caps',
   );
   t.throws(
     () =>
@@ -116,6 +122,11 @@ t.test('entitlements: 402 with entitlement, current and limit', async (t) => {
       },
     });
   }
+  t.throws(() => checkEntitlement('max_environments_per_app', 3, 3), {
+    code: 'entitlement_required',
+    message: 'The plan allows 3 environments per app; the app has 3',
+    fields: { entitlement: 'max_environments_per_app', current: 3, limit: 3 },
+  });
   t.throws(() => checkEntitlement('max_keys', 6, 5), {
     code: 'entitlement_required',
     fields: { entitlement: 'max_keys', current: 6, limit: 5 },
@@ -131,6 +142,7 @@ t.test('quotas', async (t) => {
     agents_tier: 'full' as const,
     agents_blob_cap_bytes: null,
     max_concurrent_worker_runs: null,
+    max_environments_per_app: null,
   };
   t.equal(quotaRefusal(plan, { monthSpans: 5, storedBytes: 0 }, 5, 10), null, 'exactly at the limit is allowed');
   t.same(quotaRefusal(plan, { monthSpans: 5, storedBytes: 0 }, 6, 10), {

@@ -136,86 +136,101 @@ t.test('pinning isolates environments both ways', async (t) => {
   t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), 'and nothing was stored');
 });
 
-t.test('one trace id in two environments: a reader of both gets the one that started last', async (t) => {
-  const server = await serverFor(t);
-  const root = rootCredentials(server);
-  t.equal(
-    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
-    201,
-  );
-  const permissions = ['trace.write', 'trace.read', 'span.read'];
-  const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
-  const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
-  const traceId = hex(16);
-  // Start times of 18 and 19 digits of nanoseconds: the latest must be found by number, not by text.
-  const ingest = async (auth: Credentials, name: string, startNs: bigint, id = traceId) => {
-    const request = exportRequest([{ traceId: id, name }]);
-    const span = request.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
-    span.startTimeUnixNano = String(startNs);
-    span.endTimeUnixNano = String(startNs + 1_000_000n);
-    const r = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(request),
-      headers: {
-        authorization: auth.key,
-        'x-service-app-id': auth.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': 'visible',
-      },
-    });
-    t.equal(r.status, 200);
-  };
-  await ingest(staging, 'recent', BigInt(Date.parse('2026-01-01T00:00:00Z')) * 1_000_000n);
-  await ingest(prod, 'old', BigInt(Date.parse('1999-01-01T00:00:00Z')) * 1_000_000n);
-  const both = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
-  t.equal(both.status, 200);
-  t.equal(both.body.data.environment, 'staging', 'the trace that started last');
-  t.same(
-    both.body.data.spans.map((s: { name: string }) => s.name),
-    ['recent'],
-  );
-  const old = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: prod });
-  t.same(
-    [old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)],
-    ['production', ['old']],
-    'each environment keeps its own',
-  );
-  // The trace's spans alone are found by the same rule (through its range, not its summary).
-  const names = async (auth: Credentials) =>
-    (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth })).body.data.map((s: { name: string }) => s.name);
-  t.same(await names(root), ['recent'], 'its spans: the trace that started last');
-  t.same(await names(prod), ['old'], 'its spans, pinned');
+t.test(
+  'one trace id in several environments: a reader of all gets production, else the one that started last',
+  async (t) => {
+    const server = await serverFor(t);
+    const root = rootCredentials(server);
+    for (const name of ['staging', 'qa'])
+      t.equal(
+        (await call(server, 'POST', '/v1/environments', { auth: root, body: { name, kind: 'preview' } })).status,
+        201,
+      );
+    const permissions = ['trace.write', 'trace.read', 'span.read'];
+    const prod = await createKey(server, root, { name: 'prod', permissions, environment_name: 'production' });
+    const staging = await createKey(server, root, { name: 'staging', permissions, environment_name: 'staging' });
+    const qa = await createKey(server, root, { name: 'qa', permissions, environment_name: 'qa' });
+    const traceId = hex(16);
+    // Start times of 18 and 19 digits of nanoseconds: the latest must be found by number, not by text.
+    const ingest = async (auth: Credentials, name: string, startNs: bigint, id = traceId) => {
+      const request = exportRequest([{ traceId: id, name }]);
+      const span = request.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      span.startTimeUnixNano = String(startNs);
+      span.endTimeUnixNano = String(startNs + 1_000_000n);
+      const r = await call(server, 'POST', '/v1/traces', {
+        rawBody: JSON.stringify(request),
+        headers: {
+          authorization: auth.key,
+          'x-service-app-id': auth.appId,
+          'content-type': 'application/json',
+          'x-tracelake-wait': 'visible',
+        },
+      });
+      t.equal(r.status, 200);
+    };
+    const nsOf = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+    await ingest(staging, 'recent', nsOf('2026-01-01T00:00:00Z'));
+    await ingest(qa, 'old', nsOf('1999-01-01T00:00:00Z'));
+    const both = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
+    t.equal(both.status, 200);
+    t.equal(both.body.data.environment, 'staging', 'no production copy: the trace that started last');
+    t.same(
+      both.body.data.spans.map((s: { name: string }) => s.name),
+      ['recent'],
+    );
+    const old = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: qa });
+    t.same(
+      [old.body.data.environment, old.body.data.spans.map((s: { name: string }) => s.name)],
+      ['qa', ['old']],
+      'each environment keeps its own',
+    );
+    // The trace's spans alone are found by the same rule (through its range, not its summary).
+    const names = async (auth: Credentials, query = '') =>
+      (await call(server, 'GET', `/v1/traces/${traceId}/spans${query}`, { auth })).body.data.map(
+        (s: { name: string }) => s.name,
+      );
+    t.same(await names(root), ['recent'], 'its spans: the trace that started last');
+    t.same(await names(qa), ['old'], 'its spans, pinned');
 
-  // The very same start in both: the environment whose id comes first wins, for the trace and for
-  // its spans alike (store/spans/reads.ts, `latestFirst`), whichever was stored first.
-  const tiedId = hex(16);
-  // An hour ago: inside the trace list's default window.
-  const startNs = BigInt(Date.now() - 3_600_000) * 1_000_000n;
-  await ingest(staging, 'tied-staging', startNs, tiedId);
-  await ingest(prod, 'tied-production', startNs, tiedId);
-  const environments: { id: string; name: string }[] = (await call(server, 'GET', '/v1/environments', { auth: root }))
-    .body.data;
-  const first = [...environments].sort((a, b) => (a.id < b.id ? -1 : 1))[0]!.name;
-  const tied = await call(server, 'GET', `/v1/traces/${tiedId}`, { auth: root });
-  t.equal(tied.body.data.environment, first, 'equal starts: the environment whose id comes first');
-  t.same(
-    tied.body.data.spans.map((s: { name: string }) => s.name),
-    [`tied-${first}`],
-    'with its own spans only',
-  );
-  const tiedSpans = await call(server, 'GET', `/v1/traces/${tiedId}/spans`, { auth: root });
-  t.same(
-    tiedSpans.body.data.map((s: { name: string }) => s.name),
-    [`tied-${first}`],
-    'its spans alone by the same rule',
-  );
-  const listed: { id: string; environment: string }[] = (await call(server, 'GET', '/v1/traces', { auth: root })).body
-    .data;
-  t.same(
-    listed
-      .filter((x) => x.id === tiedId)
-      .map((x) => x.environment)
-      .sort(),
-    ['production', 'staging'],
-    'a list shows both',
-  );
-});
+    // A production copy, however old, is the one a reader of every environment gets (issue 53, item 9).
+    await ingest(prod, 'production', nsOf('1998-01-01T00:00:00Z'));
+    const preferred = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
+    t.equal(preferred.body.data.environment, 'production', 'production first');
+    t.same(await names(root), ['production'], 'its spans likewise');
+    t.same(await names(root, '?environment=staging'), ['recent'], 'the others by name');
+
+    // The very same start in two environments but production: the one whose id comes first wins, for
+    // the trace and for its spans alike (store/spans/reads.ts, `latestFirst`), whichever was stored first.
+    const tiedId = hex(16);
+    // An hour ago: inside the trace list's default window.
+    const startNs = BigInt(Date.now() - 3_600_000) * 1_000_000n;
+    await ingest(staging, 'tied-staging', startNs, tiedId);
+    await ingest(qa, 'tied-qa', startNs, tiedId);
+    const environments: { id: string; name: string }[] = (await call(server, 'GET', '/v1/environments', { auth: root }))
+      .body.data;
+    const first = environments.filter((e) => e.name !== 'production').sort((a, b) => (a.id < b.id ? -1 : 1))[0]!.name;
+    const tied = await call(server, 'GET', `/v1/traces/${tiedId}`, { auth: root });
+    t.equal(tied.body.data.environment, first, 'equal starts: the environment whose id comes first');
+    t.same(
+      tied.body.data.spans.map((s: { name: string }) => s.name),
+      [`tied-${first}`],
+      'with its own spans only',
+    );
+    const tiedSpans = await call(server, 'GET', `/v1/traces/${tiedId}/spans`, { auth: root });
+    t.same(
+      tiedSpans.body.data.map((s: { name: string }) => s.name),
+      [`tied-${first}`],
+      'its spans alone by the same rule',
+    );
+    const listed: { id: string; environment: string }[] = (await call(server, 'GET', '/v1/traces', { auth: root })).body
+      .data;
+    t.same(
+      listed
+        .filter((x) => x.id === tiedId)
+        .map((x) => x.environment)
+        .sort(),
+      ['qa', 'staging'],
+      'a list shows both',
+    );
+  },
+);

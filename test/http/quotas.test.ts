@@ -146,3 +146,54 @@ t.test('rate limiting per tenant', async (t) => {
     'auth is judged before the rate',
   );
 });
+
+t.test('environments: a cap per app from the plan, and pull-request previews made at most 10 a minute', async (t) => {
+  const token = `op-${hex(24)}`;
+  const server = await serverFor(t, {
+    args: ['--plans-file', plansFile({ max_environments_per_app: 11 })],
+    env: { TRACELAKE_OPERATOR_TOKEN: token },
+  });
+  const root = rootCredentials(server);
+  const minted = await call(server, 'POST', `/v1/operator/apps/${root.appId}/keys`, {
+    headers: { authorization: `Bearer ${token}` },
+    body: { name: 'previews', role: 'read_only', kinds: ['preview'] },
+  });
+  t.equal(minted.status, 201);
+  const preview: Credentials = { key: minted.body.data.plaintext_key, appId: root.appId };
+  const pullRequest = (n: number) =>
+    call(server, 'GET', '/v1/traces', { auth: preview, headers: { 'x-service-pull-request': String(n) } });
+  const environments = async () =>
+    (await call(server, 'GET', '/v1/environments', { auth: root })).body.data.map((e: { name: string }) => e.name);
+
+  // The production environment was made at start, within the minute: nine previews fill it.
+  for (let n = 1; n <= 9; n++) t.equal((await pullRequest(n)).status, 200, `pr-${n} made`);
+  const fast = await pullRequest(10);
+  t.equal(fast.status, 429, 'the tenth environment of the minute waits');
+  t.match(fast.body.error, { code: 'rate_limited', message: /made 10 environments in the last minute/ });
+  t.ok(fast.body.error.retry_after_seconds >= 1 && fast.body.error.retry_after_seconds <= 60);
+  t.equal(fast.headers.get('retry-after'), String(fast.body.error.retry_after_seconds));
+  t.equal((await pullRequest(3)).status, 200, 'a preview made before is still selected');
+  t.equal((await environments()).length, 10, 'nothing made on refusal');
+
+  // An admin's environment is not rate-limited, but counts against the cap, as previews do.
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'staging', kind: 'preview' } })).status,
+    201,
+  );
+  const capped = await pullRequest(10);
+  t.equal(capped.status, 402, 'the plan allows 11 environments per app');
+  t.same(capped.body.error, {
+    code: 'entitlement_required',
+    message: 'The plan allows 11 environments per app; the app has 11',
+    entitlement: 'max_environments_per_app',
+    current: 11,
+    limit: 11,
+  });
+  const overByAdmin = await call(server, 'POST', '/v1/environments', {
+    auth: root,
+    body: { name: 'qa', kind: 'preview' },
+  });
+  t.equal(overByAdmin.status, 402);
+  t.equal(overByAdmin.body.error.entitlement, 'max_environments_per_app');
+  t.equal((await environments()).length, 11);
+});

@@ -74,7 +74,7 @@ const ALLOWED: Record<Caller, readonly Aim[]> = {
   'another app, preview-pinned admin': [],
   // A staging-pinned admin of A's app reads its own app (its environments, and its keys filtered to
   // the ones it manages: managesKeysOf); score configs belong to the app and are shared by its
-  // environments (docs/decisions.md, Configs).
+  // environments (docs/decisions.md, Configs) — to read: a change is a tenant admin's (`isAllowed`).
   'another environment': ['app', 'config'],
   'lacking the permission': [],
 };
@@ -838,8 +838,11 @@ async function openStream(server: TestServer, path: string, headers: Record<stri
 
 const show = (r: Answer) => `${r.status} ${r.text.slice(0, 300)}`;
 const isRefusal = (r: Answer, fixture: Fixture) => [401, 403, 404].includes(r.status) || fixture.refused?.(r) === true;
-const isAllowed = (fixture: Fixture, caller: Caller) =>
-  fixture.aim !== undefined && ALLOWED[caller].includes(fixture.aim);
+/** What every environment of the app shares is read by a staging admin, changed only by a tenant admin (`appWide`). */
+const isAllowed = (route: AnyRoute, fixture: Fixture, caller: Caller) =>
+  fixture.aim !== undefined &&
+  ALLOWED[caller].includes(fixture.aim) &&
+  !(caller === 'another environment' && route.appWide !== undefined);
 
 /** The 501 of a route this (cloud) server does not offer: it comes before auth, for everyone. */
 function surfaceRefusal(route: AnyRoute): string | null {
@@ -853,7 +856,7 @@ function expectStatus(t: Test, route: AnyRoute, fixture: Fixture, caller: Caller
   } else if (caller === 'lacking the permission') {
     t.equal(answer.status, 403, show(answer));
     t.equal(answer.body?.error?.code, 'forbidden');
-  } else if (isAllowed(fixture, caller)) {
+  } else if (isAllowed(route, fixture, caller)) {
     t.ok(
       answer.status >= 200 && answer.status < 300,
       `allowed to reach A's ${fixture.aim} (see ALLOWED): ${show(answer)}`,
@@ -889,7 +892,7 @@ async function runCase(
 ): Promise<void> {
   const target = await fixture.target(w);
   // What a caller may reach it may change; everything else is compared after the matrix.
-  if (target.probe && !isAllowed(fixture, caller))
+  if (target.probe && !isAllowed(route, fixture, caller))
     watched.push({ name: t.name, probe: target.probe, before: await target.probe() });
   const auth = credentialsFor(w, caller, route);
   if (FOREIGN.includes(caller) && !surfaceRefusal(route)) {

@@ -2,7 +2,9 @@
  * Environment pins inside one app are a boundary (issue 10, defect 8): a staging-pinned admin
  * manages staging keys only; a trace or span id reused in another environment is another trace
  * (neither dropped as a duplicate nor counted against the other's per-trace bound); a blob is read
- * through the pin of the spans that name it.
+ * through the pin of the spans that name it. A development pin, with no kinds below it, lists and
+ * revokes its keys (issue 53, item 10). A trace id reused by a lower environment does not stand in
+ * for production's, in reads or scores (item 9).
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
@@ -102,6 +104,39 @@ t.test('a staging-pinned admin manages staging keys only', async (t) => {
   );
 });
 
+t.test('a development-pinned admin lists and revokes its own keys (no kinds below it)', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const dev = await call(server, 'POST', '/v1/environments', {
+    auth: root,
+    body: { name: 'dev', kind: 'development' },
+  });
+  t.equal(dev.status, 201);
+  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const minted = await call(server, 'POST', '/v1/api-keys', { auth: devAdmin, body: { name: 'dev-sdk', role: 'SDK' } });
+  t.equal(minted.status, 201);
+
+  const listed = await call(server, 'GET', '/v1/api-keys', { auth: devAdmin });
+  t.equal(listed.status, 200, 'the list answers');
+  t.same(
+    listed.body.data.map((k: { name: string }) => k.name).sort(),
+    ['dev-admin', 'dev-sdk'],
+    'with the development keys only',
+  );
+  const revoked = await call(server, 'DELETE', `/v1/api-keys/${minted.body.data.id}`, { auth: devAdmin });
+  t.equal(revoked.status, 200, 'it revokes its own key');
+  const rootKeys = (await call(server, 'GET', '/v1/api-keys', { auth: root })).body.data as {
+    id: string;
+    name: string;
+  }[];
+  const bootstrap = rootKeys.find((k) => k.name === 'bootstrap')!;
+  t.equal(
+    (await call(server, 'DELETE', `/v1/api-keys/${bootstrap.id}`, { auth: devAdmin })).status,
+    404,
+    'but not a production key',
+  );
+});
+
 t.test('a trace and span id reused in another environment is another trace, not a duplicate', async (t) => {
   const server = await serverFor(t, { args: ['--max-spans-per-trace', '3'] });
   const { prod, staging } = await withStaging(server);
@@ -137,6 +172,80 @@ t.test('a trace and span id reused in another environment is another trace, not 
     'production has reached its own bound (OTLP/JSON writes int64 as text)',
   );
 });
+
+t.test(
+  'a dev key reusing a production trace id: admins read production, name the environment, score production',
+  async (t) => {
+    const server = await serverFor(t);
+    const root = rootCredentials(server);
+    t.equal(
+      (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } }))
+        .status,
+      201,
+    );
+    const environments = (await call(server, 'GET', '/v1/environments', { auth: root })).body.data as {
+      id: string;
+      name: string;
+    }[];
+    const envId = (name: string) => environments.find((e) => e.name === name)!.id;
+    const prodSdk = await createKey(server, root, { name: 'prod-sdk', role: 'SDK', environment_name: 'production' });
+    const devSdk = await createKey(server, root, { name: 'dev-sdk', role: 'SDK', environment_name: 'dev' });
+    const traceId = hex(16);
+    const [prodSpan, devSpan] = [hex(8), hex(8)];
+    t.equal(
+      (await ingest(server, prodSdk, exportRequest([{ traceId, spanId: prodSpan, name: 'checkout' }]))).status,
+      200,
+    );
+    // Later, so that "the trace that started last" would pick it.
+    t.equal((await ingest(server, devSdk, exportRequest([{ traceId, spanId: devSpan, name: 'forged' }]))).status, 200);
+
+    const names = (spans: { name: string }[]) => spans.map((s) => s.name);
+    const trace = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });
+    t.equal(trace.status, 200);
+    t.match(
+      trace.body.data,
+      { environment_id: envId('production'), environment: 'production' },
+      'production is preferred, and named',
+    );
+    t.same(names(trace.body.data.spans), ['checkout']);
+    const spans = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: root });
+    t.same(names(spans.body.data), ['checkout'], 'so are its spans');
+    const graph = await call(server, 'GET', `/v1/traces/${traceId}/graph`, { auth: root });
+    t.equal(graph.status, 200);
+
+    const dev = await call(server, 'GET', `/v1/traces/${traceId}?environment=dev`, { auth: root });
+    t.match(dev.body.data, { environment_id: envId('dev'), environment: 'dev' }, '?environment= reads the other');
+    t.same(names(dev.body.data.spans), ['forged']);
+    for (const path of [
+      `/v1/traces/${traceId}/spans?environment=dev`,
+      `/v1/traces/${traceId}/graph?environment=dev`,
+      `/v1/traces/${traceId}/spans/${devSpan}?environment=dev`,
+      `/v1/spans/${devSpan}?environment=dev`,
+    ])
+      t.equal((await call(server, 'GET', path, { auth: root })).status, 200, path);
+    t.equal(
+      (await call(server, 'GET', `/v1/traces/${traceId}/spans/${devSpan}?environment=production`, { auth: root }))
+        .status,
+      404,
+      "the dev span is not production's",
+    );
+    const unknown = await call(server, 'GET', `/v1/traces/${traceId}?environment=nowhere`, { auth: root });
+    t.equal(unknown.status, 400, 'an environment the app lacks is a mistake');
+    t.equal(unknown.body.error.code, 'invalid_query_parameters');
+
+    const score = await call(server, 'POST', '/v1/scores', {
+      auth: root,
+      body: { name: 'quality', resource_id: traceId, score: 1 },
+    });
+    t.equal(score.status, 201);
+    t.equal(score.body.data.environment_id, envId('production'), "the admin's score lands in production");
+    const devScore = await call(server, 'POST', '/v1/scores', {
+      auth: devSdk,
+      body: { name: 'quality', resource_id: traceId, score: 0 },
+    });
+    t.equal(devScore.body.data.environment_id, envId('dev'), "the dev key's in dev");
+  },
+);
 
 t.test('a blob is read through the pin of the spans that name it', async (t) => {
   const server = await serverFor(t);

@@ -85,12 +85,24 @@ t.test('scores at rest', async (t) => {
     format: 'json' as const,
   };
 
-  const failed = await insertScores(db, segments, { scope, items: [item(0), item(1)], createdBy: 'test', fault: true });
+  const failed = await insertScores(db, segments, {
+    scope,
+    writeEnvironmentId: scope.environmentId,
+    items: [item(0), item(1)],
+    createdBy: 'test',
+    fault: true,
+  });
   t.match(failed.insertFailed, /CHECK constraint failed on table scores/);
   t.same(failed.scores, []);
   t.equal((await listScores(db, page)).total, 0, 'nothing of a failed insert is stored');
 
-  const ok = await insertScores(db, segments, { scope, items: [item(0), item(1)], createdBy: 'test', fault: false });
+  const ok = await insertScores(db, segments, {
+    scope,
+    writeEnvironmentId: scope.environmentId,
+    items: [item(0), item(1)],
+    createdBy: 'test',
+    fault: false,
+  });
   t.equal(ok.insertFailed, null);
   const stored = await listScores(db, page);
   t.equal(stored.total, 2);

@@ -15,6 +15,8 @@ export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export interface Pin {
   environmentId: string;
   kind: EnvironmentKind;
+  /** The environment's name: the prompt label that names it (`changesAppWide`). */
+  name: string;
 }
 
 /**
@@ -39,6 +41,38 @@ export function managesKeysOf(pin: Pin | null, target: { id: string; kind: strin
  */
 export function isTenantAdmin(pin: Pin | null): boolean {
   return pin === null || pin.kind === 'production';
+}
+
+/**
+ * Whether a credential pinned to `pin` (null: unpinned) may make a change to an app-wide object — a
+ * prompt and its labels, a score config, the git connection, the app itself — that names the
+ * prompt labels `labels` (none for objects that have no labels). Such objects serve every
+ * environment, so a tenant admin changes them, and a lower pin only where every label it names is
+ * its own environment's (a `dev` key moves the `dev` label, never `production`).
+ */
+export function changesAppWide(pin: Pin | null, labels: readonly string[]): boolean {
+  return isTenantAdmin(pin) || (labels.length > 0 && labels.every((label) => label === pin!.name));
+}
+
+/**
+ * Pull-request environments created per app in a minute (`X-Service-Pull-Request` on a kind-scoped
+ * key): a CI loop gone wrong would otherwise make hundreds in seconds, each a row, keys and spans.
+ */
+export const PREVIEWS_PER_MINUTE = 10;
+
+/**
+ * 429 `rate_limited` when the app made `recent` environments in the last minute, the oldest of them
+ * `oldestAgeMs` ago (Retry-After: when it leaves the minute); null when one more may be made.
+ */
+export function previewCreationRefusal(recent: number, oldestAgeMs: number): ApiError | null {
+  if (recent < PREVIEWS_PER_MINUTE) return null;
+  const retry = Math.max(1, Math.ceil((60_000 - oldestAgeMs) / 1000));
+  return new ApiError(
+    'rate_limited',
+    `This app made ${recent} environments in the last minute (at most ${PREVIEWS_PER_MINUTE}); retry in ${retry} s`,
+    { retry_after_seconds: retry },
+    { 'Retry-After': String(retry) },
+  );
 }
 
 export function isEnvironmentKind(name: string): name is EnvironmentKind {

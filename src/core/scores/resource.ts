@@ -6,12 +6,38 @@
 import type { ItemError, ResourceType } from './model.js';
 
 export interface ResourceLookup {
-  /** Trace id → an environment of its spans and the sessions its spans name. */
-  traces: Map<string, { environmentId: string; sessions: string[] }>;
+  /**
+   * Trace id → an environment of its spans and the sessions its spans name; `ambiguous` when the id
+   * is a trace in several environments, none of them the writer's (`addTrace`).
+   */
+  traces: Map<string, FoundTrace>;
   /** Span id → its trace. */
   spans: Map<string, { traceId: string }>;
   /** Session id → an environment of its spans. */
   sessions: Map<string, { environmentId: string }>;
+}
+
+export interface FoundTrace {
+  environmentId: string;
+  sessions: string[];
+  ambiguous?: boolean;
+}
+
+/**
+ * Records a trace found in one environment. One trace id in several environments is several
+ * traces: a score goes to the writer's environment's when there is one, and is refused otherwise
+ * (`resolveResource`) — a lower environment reusing a production trace id never draws its scores.
+ */
+export function addTrace(
+  traces: ResourceLookup['traces'],
+  id: string,
+  found: FoundTrace,
+  writeEnvironmentId: string | null,
+): void {
+  const seen = traces.get(id);
+  if (seen === undefined || found.environmentId === writeEnvironmentId) traces.set(id, found);
+  else if (seen.environmentId !== found.environmentId && seen.environmentId !== writeEnvironmentId)
+    seen.ambiguous = true;
 }
 
 /** What an item names, as `prepareItem` left it. */
@@ -75,6 +101,16 @@ export function resolveResource(
   const traceId = ref.resourceKind === 'span' ? lookup.spans.get(ref.resourceId)?.traceId : ref.resourceId;
   const trace = traceId === undefined ? undefined : lookup.traces.get(traceId);
   if (!trace) return notFound('resource_id', `no ${ref.resourceKind} "${ref.resourceId}" in this app`);
+  if (pinnedEnvironmentId === null && trace.ambiguous) {
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_request_body',
+        message: `resource_id: the trace ${traceId} is in several environments of this app, none of them the one these credentials write to: score it with a key of its environment`,
+        field: 'resource_id',
+      },
+    };
+  }
   if (ref.sessionId !== null && !trace.sessions.includes(ref.sessionId)) {
     return {
       ok: false,

@@ -20,8 +20,9 @@ import {
 import { validateAppParams } from '../../contract/apps.js';
 import { isTenantAdmin, lowerKinds, type Pin } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
+import { planOf } from '../../core/plans.js';
 import type { AppRef } from '../../store/admin/environments.js';
-import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
+import { actorOf, administeredApp } from '../principal.js';
 import { data } from '../reply.js';
 import { route, type AnyRoute, type Context } from '../route.js';
 import { CREATED, ENVIRONMENT_EXAMPLE, ENV_ID } from '../../openapi/examples.js';
@@ -72,12 +73,24 @@ export const adminRoutes: AnyRoute[] = [
       summary: 'Create an environment',
       body: payload('CreateEnvironmentBody', { staging: { name: 'staging', kind: 'preview' } }),
       answers: [answer(201, 'EnvironmentAnswer', 'The environment.', { created: { data: ENVIRONMENT_EXAMPLE } })],
-      errors: [NO_SUCH_APP, { status: 409, when: '`conflict`: the app has an environment of that name.' }],
+      errors: [
+        {
+          status: 402,
+          when: '`entitlement_required` with entitlement `max_environments_per_app`: the app has as many environments as its plan allows.',
+        },
+        NO_SUCH_APP,
+        { status: 409, when: '`conflict`: the app has an environment of that name.' },
+      ],
     },
     async handler({ body }, ctx) {
       const ref = appRef(ctx, body.app_id);
       assertManages(ctx, { kind: body.kind });
-      const env = await ctx.services.store.run('createEnvironment', { ...ref, name: body.name, kind: body.kind });
+      const env = await ctx.services.store.run('createEnvironment', {
+        ...ref,
+        name: body.name,
+        kind: body.kind,
+        maxEnvironments: planOf(ctx.services.plans, ctx.principal.plan).max_environments_per_app,
+      });
       return data(env, 201);
     },
   }),
@@ -173,6 +186,8 @@ export const adminRoutes: AnyRoute[] = [
     path: '/v1/apps/:appId',
     permission: 'admin',
     validate: { params: validateAppParams, body: validateUpdateAppBody },
+    // Retention drops every environment's spans.
+    appWide: { what: "change an app's settings" },
     note: {
       tag: 'Apps',
       summary: 'Update an app',
@@ -183,7 +198,6 @@ export const adminRoutes: AnyRoute[] = [
       errors: [{ status: 400, when: '`invalid_request_body` (`details.body`): the body changes no field.' }],
     },
     async handler({ params, body }, ctx) {
-      requireTenantAdmin(ctx.principal, "change an app's settings");
       return data(
         await ctx.services.store.run('updateApp', {
           ...appRef(ctx, params.appId),

@@ -28,7 +28,7 @@ import { GitService, type GitCredentials } from '../../git/service.js';
 import type { AppRef, ConnectionRow } from '../../store/git/connections.js';
 import type { GitDisconnection, GitHandshake } from '../../contract/responses.js';
 import { data } from '../reply.js';
-import { actorOf, administeredApp, requireTenantAdmin } from '../principal.js';
+import { actorOf, administeredApp } from '../principal.js';
 import { route, type Context } from '../route.js';
 import { answer, payload } from '../../openapi/note.js';
 import { CONNECTED, EXPIRES, STATE, TENANT_ADMIN } from '../../openapi/promptExamples.js';
@@ -130,6 +130,8 @@ export const gitRoutes = (secret: Buffer) => [
     method: 'POST',
     path: '/v1/apps/:appId/git/connect',
     permission: 'admin',
+    // The connection feeds every environment's prompts.
+    appWide: { what: "change an app's git connection" },
     validate: { params: validateGitAppParams, body: validateGitConnectBody },
     note: {
       tag: 'Git',
@@ -186,8 +188,6 @@ export const gitRoutes = (secret: Buffer) => [
       ],
     },
     async handler({ params, body, headers }, ctx) {
-      // The connection feeds every environment's prompts: like the app's settings, a tenant admin's.
-      requireTenantAdmin(ctx.principal, "change an app's git connection");
       const app = await administeredGitApp(ctx, params.appId);
       checkConnectBody(body, ctx);
       const git = ctx.services.git;
@@ -336,6 +336,7 @@ export const gitRoutes = (secret: Buffer) => [
     method: 'DELETE',
     path: '/v1/apps/:appId/git',
     permission: 'admin',
+    appWide: { what: "change an app's git connection" },
     validate: { params: validateGitAppParams },
     note: {
       tag: 'Git',
@@ -349,7 +350,6 @@ export const gitRoutes = (secret: Buffer) => [
       ],
     },
     async handler({ params }, ctx) {
-      requireTenantAdmin(ctx.principal, "change an app's git connection");
       const app = await administeredGitApp(ctx, params.appId);
       const removed = await ctx.services.store.run('disconnectGit', app);
       ctx.services.git.forget(app);

@@ -167,6 +167,7 @@ export const promptRoutes = [
     path: '/v1/prompts',
     permission: 'admin',
     validate: { body: validateCreatePromptBody },
+    appWide: { what: 'create prompt versions', labels: ({ body }) => body.labels ?? [] },
     note: {
       tag: 'Prompts and templates',
       summary: 'Create a prompt version',
@@ -227,6 +228,7 @@ export const promptRoutes = [
     method: 'POST',
     path: '/v1/prompts/sync',
     permission: 'admin',
+    appWide: { what: 'read prompt versions from the git connection' },
     note: {
       tag: 'Prompts and templates',
       summary: 'Read new prompt files from the connected repository',
@@ -296,6 +298,7 @@ export const promptRoutes = [
     path: '/v1/prompts/:name/versions/:version',
     permission: 'admin',
     validate: { params: validatePromptVersionParams, body: validateSetLabelsBody },
+    appWide: { what: 'move prompt labels', labels: ({ body }) => body.labels },
     note: {
       tag: 'Prompts and templates',
       summary: 'Move labels onto a version',
@@ -331,6 +334,7 @@ export const promptRoutes = [
     path: '/v1/prompts/:name/labels/:label',
     permission: 'admin',
     validate: { params: validatePromptLabelParams },
+    appWide: { what: 'remove prompt labels', labels: ({ params }) => [params.label] },
     note: {
       tag: 'Prompts and templates',
       summary: 'Remove a label from a prompt',

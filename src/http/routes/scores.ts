@@ -68,6 +68,7 @@ function injectFault(ctx: Context, headers: Readonly<Record<string, string>>): b
 async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Record<string, string>>) {
   const inserted = await ctx.services.store.run('insertScores', {
     scope: readScope(ctx),
+    writeEnvironmentId: ctx.principal.environmentId,
     items,
     createdBy: createdBy(ctx),
     fault: injectFault(ctx, headers),
@@ -380,6 +381,7 @@ const configRoutes = [
     method: 'POST',
     path: '/v1/score-configs',
     permission: 'admin',
+    appWide: { what: 'create score configs' },
     validate: { body: validateScoreConfigBody },
     note: {
       tag: 'Score configs',
@@ -419,6 +421,7 @@ const configRoutes = [
     method: 'PATCH',
     path: '/v1/score-configs/:name',
     permission: 'admin',
+    appWide: { what: 'change score configs' },
     validate: { params: validateScoreConfigParams, body: validateScoreConfigPatchBody },
     note: {
       tag: 'Score configs',
@@ -481,6 +484,7 @@ const commentRoutes = [
     async handler({ body }, ctx) {
       const comment = await ctx.services.store.run('createComment', {
         scope: readScope(ctx),
+        writeEnvironmentId: ctx.principal.environmentId,
         resourceType: body.resource_type,
         target: commentTarget(body.resource_type, body.resource_id, 'body'),
         content: checkContent(body.content),

@@ -8,6 +8,7 @@ import {
   validateSessionListQuery,
   validateSessionParams,
   validateSpanParams,
+  validateEnvironmentQuery,
   validateTraceParams,
   validateTraceQuery,
   validateTraceSpanParams,
@@ -21,16 +22,26 @@ import type { ReadScope } from '../../store/scope.js';
 import { data } from '../reply.js';
 import { readScopeOf } from '../principal.js';
 import { paged } from '../paged.js';
+import { narrowedScope } from './search.js';
 import { route, type Context } from '../route.js';
 import { CHILD_SPAN, ENV_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE } from '../../openapi/examples.js';
 import { answer } from '../../openapi/note.js';
+import { NO_SUCH_ENVIRONMENT } from '../../openapi/phrases.js';
 
 function readScope(ctx: Context): ReadScope {
   return readScopeOf(ctx.principal);
 }
 
-async function spansOf(ctx: Context, traceId: string) {
-  const spans = await ctx.services.store.run('traceSpans', { scope: readScope(ctx), traceId: traceId.toLowerCase() });
+/** The scope of a read by id: the caller's, narrowed to the environment `?environment=` names. */
+function byIdScope(ctx: Context, query: { environment?: string }): Promise<ReadScope> {
+  return narrowedScope(ctx, query.environment, 'query');
+}
+
+async function spansOf(ctx: Context, traceId: string, query: { environment?: string }) {
+  const spans = await ctx.services.store.run('traceSpans', {
+    scope: await byIdScope(ctx, query),
+    traceId: traceId.toLowerCase(),
+  });
   if (spans.length === 0) throw new ApiError('not_found', `Trace ${traceId} not found`);
   return spans;
 }
@@ -44,9 +55,11 @@ export const traceRoutes = [
     note: {
       tag: 'Traces',
       summary: 'One trace with its spans',
-      description: "`metadata` is the root span's; `?fields=graph` adds the trace's graph.",
+      description:
+        "`metadata` is the root span's; `?fields=graph` adds the trace's graph. Admin credentials read every environment: where the id is a trace in several, production's is answered unless `environment` names one (`environment_id` and `environment` say which).",
       params: 'TraceParams',
       query: 'TraceQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [
         answer(200, 'TraceDetailAnswer', 'The trace.', {
           trace: {
@@ -57,7 +70,7 @@ export const traceRoutes = [
     },
     async handler({ params, query }, ctx) {
       const found = await ctx.services.store.run('traceWithSpans', {
-        scope: readScope(ctx),
+        scope: await byIdScope(ctx, query),
         traceId: params.traceId.toLowerCase(),
       });
       if (!found) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
@@ -72,12 +85,14 @@ export const traceRoutes = [
     method: 'GET',
     path: '/v1/traces/:traceId/graph',
     permission: 'trace.read',
-    validate: { params: validateTraceParams },
+    validate: { params: validateTraceParams, query: validateEnvironmentQuery },
     note: {
       tag: 'Traces',
       summary: 'The graph of a trace',
       description: "Nodes from the spans' reserved `graph.node.*` attributes, edges from their parents.",
       params: 'TraceParams',
+      query: 'EnvironmentQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [
         answer(200, 'TraceGraphAnswer', 'The graph.', {
           graph: {
@@ -89,38 +104,42 @@ export const traceRoutes = [
         }),
       ],
     },
-    handler: async ({ params }, ctx) => data(buildGraph(await spansOf(ctx, params.traceId))),
+    handler: async ({ params, query }, ctx) => data(buildGraph(await spansOf(ctx, params.traceId, query))),
   }),
   route({
     method: 'GET',
     path: '/v1/traces/:traceId/spans',
     permission: 'span.read',
-    validate: { params: validateTraceParams },
+    validate: { params: validateTraceParams, query: validateEnvironmentQuery },
     note: {
       tag: 'Spans',
       summary: 'The spans of a trace',
       description: 'By start time; not paginated (traces are bounded at ingest).',
       params: 'TraceParams',
+      query: 'EnvironmentQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'TraceSpansAnswer', 'The spans.', { spans: { data: [SPAN_EXAMPLE] } })],
     },
-    handler: async ({ params }, ctx) =>
-      data((await spansOf(ctx, params.traceId)).map(({ graph: _graph, ...span }) => span)),
+    handler: async ({ params, query }, ctx) =>
+      data((await spansOf(ctx, params.traceId, query)).map(({ graph: _graph, ...span }) => span)),
   }),
   route({
     method: 'GET',
     path: '/v1/traces/:traceId/spans/:spanId',
     permission: 'span.read',
-    validate: { params: validateTraceSpanParams },
+    validate: { params: validateTraceSpanParams, query: validateEnvironmentQuery },
     note: {
       tag: 'Spans',
       summary: 'One span of a trace, opened',
       description: 'Input and output in full, attributes, resource and scope.',
       params: 'TraceSpanParams',
+      query: 'EnvironmentQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
     },
-    async handler({ params }, ctx) {
+    async handler({ params, query }, ctx) {
       const span = await ctx.services.store.run('spanDetail', {
-        scope: readScope(ctx),
+        scope: await byIdScope(ctx, query),
         spanId: params.spanId.toLowerCase(),
         traceId: params.traceId.toLowerCase(),
       });
@@ -132,18 +151,20 @@ export const traceRoutes = [
     method: 'GET',
     path: '/v1/spans/:spanId',
     permission: 'span.read',
-    validate: { params: validateSpanParams },
+    validate: { params: validateSpanParams, query: validateEnvironmentQuery },
     note: {
       tag: 'Spans',
       summary: 'One span, opened',
       description:
         "Named without its trace, the span is searched for in the scope's segments newest first, and only in those whose span id filter does not rule it out (every compacted segment has one; the small segments of the last minute are read whole): a recent span answers soonest, an old or unknown id reads little more. When the trace is known, `GET /v1/traces/{traceId}/spans/{spanId}` finds the span through it.",
       params: 'SpanParams',
+      query: 'EnvironmentQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'SpanDetailAnswer', 'The span.')],
     },
-    async handler({ params }, ctx) {
+    async handler({ params, query }, ctx) {
       const span = await ctx.services.store.run('spanDetail', {
-        scope: readScope(ctx),
+        scope: await byIdScope(ctx, query),
         spanId: params.spanId.toLowerCase(),
       });
       if (!span) throw new ApiError('not_found', `Span ${params.spanId} not found`);

@@ -13,6 +13,8 @@ import {
   type EnvironmentPatch,
 } from '../../core/admin/rules.js';
 import { ApiError } from '../../core/errors.js';
+import { checkEntitlement } from '../../core/plans.js';
+import { checkedCreations } from './checkedCreations.js';
 import { RERUN_ON_CONFLICT, type Database, type Reader } from '../db.js';
 import { isUniqueViolation } from '../refusals.js';
 import { iso } from '../sql.js';
@@ -83,24 +85,53 @@ export async function listEnvironments(db: Database, ref: AppRef): Promise<Envir
   return db.query<EnvironmentView>(`${VIEW_SQL} ORDER BY is_default DESC, created_at, name`, [ref.tenantId, ref.appId]);
 }
 
+/** `maxEnvironments`: the plan's cap on the app's environments (null: none; 402 past it). */
 export async function createEnvironment(
   db: Database,
   ref: AppRef,
   name: string,
   kind: EnvironmentKind,
+  maxEnvironments: number | null = null,
 ): Promise<EnvironmentView> {
   const id = randomUUID();
-  await db
-    .transaction(async (tx) => {
+  await creatingEnvironments(ref, () =>
+    db.transaction(async (tx) => {
       await requireApp(tx, ref);
       await assertNameFree(tx, ref, name);
+      await checkEnvironmentCap(tx, ref, maxEnvironments);
       await tx.exec(
         `INSERT INTO environments (id, tenant_id, app_id, name, kind, is_default) VALUES ($1, $2, $3, $4, $5, false)`,
         [id, ref.tenantId, ref.appId, name, kind],
       );
-    })
-    .catch(uniqueAsConflict(name));
+    }),
+  ).catch(uniqueAsConflict(name));
   return requireEnvironment(db, ref, id);
+}
+
+/** One creation at a time per app: two at once would both count the environments before either. */
+export function creatingEnvironments<T>(ref: AppRef, create: () => Promise<T>): Promise<T> {
+  return checkedCreations.run(`environments of ${ref.appId}`, create);
+}
+
+/** 402 `entitlement_required` when the app has `max` environments already (null: no cap). */
+export async function checkEnvironmentCap(tx: Reader, ref: AppRef, max: number | null): Promise<void> {
+  if (max === null) return;
+  const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(
+    'SELECT count(*)::INTEGER AS n FROM environments WHERE tenant_id = $1 AND app_id = $2',
+    [ref.tenantId, ref.appId],
+  );
+  checkEntitlement('max_environments_per_app', n, max);
+}
+
+/** The app's environments made in the last minute, and how long ago the oldest of them was. */
+export async function recentEnvironments(tx: Reader, ref: AppRef): Promise<{ n: number; oldestAgeMs: number }> {
+  const [row] = await tx.query<{ n: number; oldest_age_ms: number | null }>(
+    `SELECT count(*)::INTEGER AS n, (epoch_ms(now()::TIMESTAMP) - epoch_ms(min(created_at)))::DOUBLE AS oldest_age_ms
+       FROM environments
+      WHERE tenant_id = $1 AND app_id = $2 AND created_at > now()::TIMESTAMP - INTERVAL 1 MINUTE`,
+    [ref.tenantId, ref.appId],
+  );
+  return { n: row?.n ?? 0, oldestAgeMs: row?.oldest_age_ms ?? 0 };
 }
 
 /** Renames an environment or changes its kind (rules: core/admin/rules.ts, environmentChanges). */

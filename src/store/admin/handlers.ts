@@ -20,8 +20,13 @@ export function adminHandlers(db: () => Promise<Database>, dataDir: string) {
       return runOperatorCommand({ db: await db(), dataDir, secret: async () => key }, command, nowMs, 'operator');
     },
     listEnvironments: async (ref: AppRef) => environments.listEnvironments(await db(), ref),
-    createEnvironment: async ({ name, kind, ...ref }: AppRef & { name: string; kind: EnvironmentKind }) =>
-      environments.createEnvironment(await db(), ref, name, kind),
+    createEnvironment: async ({
+      name,
+      kind,
+      maxEnvironments,
+      ...ref
+    }: AppRef & { name: string; kind: EnvironmentKind; maxEnvironments: number | null }) =>
+      environments.createEnvironment(await db(), ref, name, kind, maxEnvironments),
     updateEnvironment: async ({ id, patch, ...ref }: AppRef & { id: string; patch: EnvironmentPatch }) =>
       environments.updateEnvironment(await db(), ref, id, patch),
     /** `keyHashes`: the removed keys, for the main thread's auth cache. */

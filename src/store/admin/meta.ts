@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { listValue } from '../duckdb.js';
-import { lowerKinds, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
+import { lowerKinds, previewCreationRefusal, type EnvironmentKind, type Pin } from '../../core/admin/rules.js';
+import { checkEnvironmentCap, creatingEnvironments, recentEnvironments } from './environments.js';
 import { permissionsFor, type Permission, type Role } from '../../core/permissions.js';
 import { checkEntitlement } from '../../core/plans.js';
 import type { Database, Transaction } from '../db.js';
@@ -36,6 +37,8 @@ export interface KeyRecord {
   allowedKinds: string[] | null;
   /** The kind of the environment a pinned key is pinned to. */
   environmentKind: EnvironmentKind | null;
+  /** The name of the environment a pinned key is pinned to. */
+  environmentName: string | null;
   /** A run-scoped key (made with an eval run): the run it reports for, and all it may do. */
   runId: string | null;
 }
@@ -137,11 +140,12 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: string;
     allowed_kinds: string[] | null;
     environment_kind: EnvironmentKind | null;
+    environment_name: string | null;
     run_id: string | null;
   }>(
     `SELECT k.id, k.tenant_id, k.app_id, k.environment_id, k.role, k.permissions, k.key_hash,
             epoch_ms(k.expires_at)::DOUBLE AS expires_ms, epoch_ms(k.revoked_at)::DOUBLE AS revoked_ms, t.plan, k.allowed_kinds,
-            e.kind AS environment_kind, coalesce((SELECT r.id FROM eval_runs r WHERE r.key_id = k.id), (SELECT l.run_id FROM worker_eval_leases l WHERE l.key_id = k.id)) AS run_id
+            e.kind AS environment_kind, e.name AS environment_name, coalesce((SELECT r.id FROM eval_runs r WHERE r.key_id = k.id), (SELECT l.run_id FROM worker_eval_leases l WHERE l.key_id = k.id)) AS run_id
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN environments e ON e.id = k.environment_id
       WHERE k.key_hash = $1`,
     [keyHash],
@@ -160,6 +164,7 @@ export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyR
     plan: row.plan,
     allowedKinds: row.allowed_kinds,
     environmentKind: row.environment_kind,
+    environmentName: row.environment_name,
     runId: row.run_id,
   };
 }
@@ -276,9 +281,12 @@ export async function revokeKey(
 
 /** The keys (alias `k`) an admin pinned to `pin` manages, with its parameters appended to `params`. */
 function managedSql(k: string, params: DuckDBValue[], pin: Pin): string {
-  const own = params.push(pin.environmentId);
-  const kinds = params.push(listValue(lowerKinds(pin)));
-  return `(${k}.environment_id = $${own} OR ${k}.environment_id IN (SELECT id FROM environments WHERE list_contains($${kinds}::VARCHAR[], kind)))`;
+  const own = `${k}.environment_id = $${params.push(pin.environmentId)}`;
+  const lower = lowerKinds(pin);
+  // DuckDB cannot bind an empty untyped list: a development pin has no lower kinds to name.
+  if (lower.length === 0) return `(${own})`;
+  const kinds = params.push(listValue(lower));
+  return `(${own} OR ${k}.environment_id IN (SELECT id FROM environments WHERE list_contains($${kinds}::VARCHAR[], kind)))`;
 }
 
 /** An app as the API shows it (spec: App). */
@@ -369,17 +377,33 @@ export async function listApps(db: Database, tenantId: string, id?: string): Pro
 /**
  * The environment a kind-scoped key's request selects, by name. A pull-request environment
  * (`pr-<n>`, kind preview) that does not exist yet is created when `createPreview` is set, as a
- * preview deployment would; other names must exist.
+ * preview deployment would — at most PREVIEWS_PER_MINUTE a minute per app (429) and within the
+ * plan's `maxEnvironments` (402); other names must exist.
  */
 export async function selectEnvironment(
   db: Database,
-  q: { tenantId: string; appId: string; name: string; createPreview: boolean },
+  q: { tenantId: string; appId: string; name: string; createPreview: boolean; maxEnvironments?: number | null },
 ): Promise<{ id: string; kind: string } | null> {
   const found = await findEnvironmentByName(db, q.tenantId, q.appId, q.name);
   if (found || !q.createPreview) return found;
-  await db.exec(
-    `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, $4, 'preview') ON CONFLICT DO NOTHING`,
-    [randomUUID(), q.tenantId, q.appId, q.name],
+  const ref = { tenantId: q.tenantId, appId: q.appId };
+  await creatingEnvironments(ref, () =>
+    db.transaction(async (tx) => {
+      const [made] = await tx.query('SELECT 1 FROM environments WHERE tenant_id = $1 AND app_id = $2 AND name = $3', [
+        q.tenantId,
+        q.appId,
+        q.name,
+      ]);
+      if (made) return; // by a request that held the lock before this one
+      await checkEnvironmentCap(tx, ref, q.maxEnvironments ?? null);
+      const recent = await recentEnvironments(tx, ref);
+      const refusal = previewCreationRefusal(recent.n, recent.oldestAgeMs);
+      if (refusal) throw refusal;
+      await tx.exec(
+        `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, $4, 'preview') ON CONFLICT DO NOTHING`,
+        [randomUUID(), q.tenantId, q.appId, q.name],
+      );
+    }),
   );
   return findEnvironmentByName(db, q.tenantId, q.appId, q.name);
 }

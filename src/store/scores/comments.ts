@@ -25,6 +25,8 @@ export interface CommentView {
 
 export interface NewComment {
   scope: ReadScope;
+  /** The environment the caller writes to: its copy of a trace id found in several is the one meant. */
+  writeEnvironmentId: string | null;
   resourceType: ResourceType;
   target: ResourceRef;
   content: string;
@@ -37,7 +39,7 @@ const FIELDS = `id, resource_type, resource_id, content, author_user_id, environ
 export async function createComment(db: Database, segments: SegmentStore, c: NewComment): Promise<CommentView> {
   const resolved = resolveResource(
     c.target,
-    await lookupResources(db, segments, c.scope, [c.target]),
+    await lookupResources(db, segments, c.scope, [c.target], c.writeEnvironmentId),
     c.scope.environmentId,
   );
   if (!resolved.ok)

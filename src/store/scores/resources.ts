@@ -6,7 +6,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { listValue } from '../duckdb.js';
-import { idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
+import { addTrace, idsToLookUp, type ResourceLookup, type ResourceRef } from '../../core/scores/resource.js';
 import type { Database } from '../db.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { scopeSql, type ReadScope } from '../scope.js';
@@ -18,6 +18,8 @@ export async function lookupResources(
   segments: SegmentStore,
   scope: ReadScope,
   refs: readonly ResourceRef[],
+  /** The environment the caller writes to: its copy of a trace id found in several is the one meant. */
+  writeEnvironmentId: string | null = null,
 ): Promise<ResourceLookup> {
   const { traceIds, spanIds, sessionIds } = idsToLookUp(refs);
   const s = scopeSql(scope);
@@ -41,11 +43,10 @@ export async function lookupResources(
       `SELECT id, environment_id::VARCHAR AS environment_id, session_id FROM ${byIds}`,
       among(traces),
     );
-    for (const r of rows)
-      lookup.traces.set(r.id, {
-        environmentId: r.environment_id,
-        sessions: r.session_id === null ? [] : [r.session_id],
-      });
+    for (const r of rows) {
+      const sessions = r.session_id === null ? [] : [r.session_id];
+      addTrace(lookup.traces, r.id, { environmentId: r.environment_id, sessions }, writeEnvironmentId);
+    }
   }
   if (sessionIds.length > 0) {
     const rows = await db.query<{ session_id: string; environment_id: string }>(

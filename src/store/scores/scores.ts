@@ -102,6 +102,8 @@ const VIEW_FIELDS = `s.id, s.name, s.score, s.data_type, s.label, s.reason, s.so
 
 export interface InsertScores {
   scope: ReadScope;
+  /** The environment the caller writes to (its pin, or the one it selected). */
+  writeEnvironmentId: string | null;
   items: PreparedScore[];
   /** `key:<id>` or the principal kind; kept on the row, not shown. */
   createdBy: string;
@@ -126,7 +128,7 @@ export async function insertScores(db: Database, segments: SegmentStore, input: 
   const { scope, items } = input;
   const [configs, lookup] = await Promise.all([
     configRules(db, scope, [...new Set(items.map((i) => i.name))]),
-    lookupResources(db, segments, scope, items),
+    lookupResources(db, segments, scope, items, input.writeEnvironmentId),
   ]);
   const now = Date.now();
   const createdAt = new Date(now).toISOString();

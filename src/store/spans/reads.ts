@@ -143,9 +143,31 @@ interface FoundTrace extends TraceRange {
 }
 
 /**
- * One trace id in two environments is two traces: an unpinned reader gets the one that started
- * last (then the first environment id). Picked here from the row of each environment rather than by
- * DuckDB's top-N, a large share of a lookup (native-bench/RESULTS.md, "Figures behind the code").
+ * One trace id in two environments is two traces: an unpinned reader gets the production one, so
+ * that a lower environment reusing a production trace id cannot stand in for it; among the rest
+ * (or several production ones) the one that started last, then the first environment id.
+ */
+async function pickTrace<T extends { start_text: string; environment_id: string }>(
+  db: Database,
+  scope: ReadScope,
+  rows: readonly T[],
+): Promise<T | undefined> {
+  if (new Set(rows.map((r) => r.environment_id)).size > 1) {
+    const production = await db.query<{ id: string }>(
+      "SELECT id::VARCHAR AS id FROM environments WHERE tenant_id = $1 AND app_id = $2 AND kind = 'production'",
+      [scope.tenantId, scope.appId],
+    );
+    const ids = new Set(production.map((e) => e.id));
+    const preferred = rows.filter((r) => ids.has(r.environment_id));
+    if (preferred.length > 0) return latestFirst(preferred);
+  }
+  return latestFirst(rows);
+}
+
+/**
+ * The row that started last (then the first environment id). Picked here from the row of each
+ * environment rather than by DuckDB's top-N, a large share of a lookup (native-bench/RESULTS.md,
+ * "Figures behind the code").
  */
 function latestFirst<T extends { start_text: string; environment_id: string }>(rows: readonly T[]): T | undefined {
   let best: T | undefined;
@@ -185,9 +207,9 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
     .map(({ has_parts: _, ...r }) => r as Row);
   const row =
     merged.length > 0
-      ? latestFirst(merged)
+      ? await pickTrace(db, scope, merged)
       : first[0]!.has_parts
-        ? latestFirst(await db.query<Row>(summary(false), [...s.params, traceId]))
+        ? await pickTrace(db, scope, await db.query<Row>(summary(false), [...s.params, traceId]))
         : undefined;
   if (!row) return null;
   const { start_text, end_text, ...found } = row;
@@ -205,7 +227,9 @@ async function findTrace(db: Database, scope: ReadScope, traceId: string): Promi
  */
 async function traceRange(db: Database, scope: ReadScope, traceId: string): Promise<TraceRange | null> {
   const s = scopeSql(scope);
-  const row = latestFirst(
+  const row = await pickTrace(
+    db,
+    scope,
     await db.query<{ environment_id: string; start_text: string; end_text: string }>(
       `SELECT environment_id::VARCHAR AS environment_id, start_ns::VARCHAR AS start_text, end_ns::VARCHAR AS end_text
          FROM (${traceRangesByIdSql((a) => scopeSql(scope, a).sql, { value: `$${s.params.length + 1}` })})`,

@@ -1,6 +1,9 @@
 import t from 'tap';
 import {
   appChanges,
+  changesAppWide,
+  previewCreationRefusal,
+  PREVIEWS_PER_MINUTE,
   isTenantAdmin,
   lowerKinds,
   managesKeysOf,
@@ -131,9 +134,9 @@ t.test('app changes', async (t) => {
 });
 
 t.test('pins: who manages which keys, and who acts for the whole tenant', async (t) => {
-  const staging: Pin = { environmentId: 'env-staging', kind: 'preview' };
-  const dev: Pin = { environmentId: 'env-dev', kind: 'development' };
-  const prod: Pin = { environmentId: 'env-prod', kind: 'production' };
+  const staging: Pin = { environmentId: 'env-staging', kind: 'preview', name: 'staging' };
+  const dev: Pin = { environmentId: 'env-dev', kind: 'development', name: 'dev' };
+  const prod: Pin = { environmentId: 'env-prod', kind: 'production', name: 'production' };
   t.same(lowerKinds(prod), ['development', 'preview']);
   t.same(lowerKinds(staging), ['development']);
   t.same(lowerKinds(dev), []);
@@ -148,4 +151,24 @@ t.test('pins: who manages which keys, and who acts for the whole tenant', async 
   t.notOk(managesKeysOf(staging, { id: 'env-prod', kind: 'production' }), 'not a higher kind');
   t.notOk(managesKeysOf(staging, { id: 'pr-42', kind: 'preview' }), 'not a peer preview environment');
   t.notOk(managesKeysOf(dev, { id: 'env-dev-2', kind: 'development' }));
+
+  // App-wide objects (issue 53, item 8): a tenant admin changes them; a lower pin only its own label.
+  t.ok(changesAppWide(null, ['production']), 'an unpinned admin moves any label');
+  t.ok(changesAppWide(prod, []), 'a production-pinned admin changes an unlabelled object');
+  t.ok(changesAppWide(dev, ['dev']), 'a dev key moves the dev label');
+  t.notOk(changesAppWide(dev, ['dev', 'production']), 'not with production beside it');
+  t.notOk(changesAppWide(dev, ['production']), 'nor production alone');
+  t.notOk(changesAppWide(staging, []), 'nor a change that names no label (a score config, the git connection)');
+});
+
+t.test('pull-request environments: at most PREVIEWS_PER_MINUTE a minute per app', async (t) => {
+  t.equal(previewCreationRefusal(PREVIEWS_PER_MINUTE - 1, 59_000), null, 'one more may be made');
+  t.match(previewCreationRefusal(PREVIEWS_PER_MINUTE, 15_500), {
+    code: 'rate_limited',
+    status: 429,
+    message: `This app made ${PREVIEWS_PER_MINUTE} environments in the last minute (at most ${PREVIEWS_PER_MINUTE}); retry in 45 s`,
+    fields: { retry_after_seconds: 45 },
+    headers: { 'Retry-After': '45' },
+  });
+  t.match(previewCreationRefusal(PREVIEWS_PER_MINUTE, 60_000), { fields: { retry_after_seconds: 1 } }, 'never 0 s');
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { idsToLookUp, resolveResource, type ResourceLookup } from '../../../src/core/scores/resource.js';
+import { addTrace, idsToLookUp, resolveResource, type ResourceLookup } from '../../../src/core/scores/resource.js';
 
 const TRACE = 'a'.repeat(32);
 const OTHER_TRACE = 'b'.repeat(32);
@@ -74,4 +74,31 @@ t.test('what does not exist is not_found; a resource outside the session is refu
       field: 'session_id',
     },
   });
+});
+
+t.test("one trace id in several environments: the writer's copy, else refused", async (t) => {
+  const found = (environmentId: string) => ({ environmentId, sessions: [] });
+  const traces: ResourceLookup['traces'] = new Map();
+  addTrace(traces, TRACE, found('env-dev'), 'env-prod');
+  addTrace(traces, TRACE, found('env-prod'), 'env-prod');
+  addTrace(traces, TRACE, found('env-staging'), 'env-prod');
+  t.same(traces.get(TRACE), found('env-prod'), "the writer's environment wins, whatever the order");
+  addTrace(traces, OTHER_TRACE, found('env-dev'), 'env-prod');
+  addTrace(traces, OTHER_TRACE, found('env-dev'), 'env-prod');
+  t.notOk(traces.get(OTHER_TRACE)!.ambiguous, 'two rows of one environment are one trace');
+  addTrace(traces, OTHER_TRACE, found('env-staging'), 'env-prod');
+  t.ok(traces.get(OTHER_TRACE)!.ambiguous, "two environments, neither the writer's");
+
+  const within = { traces, spans: new Map(), sessions: new Map() };
+  const ref = (id: string) => ({ resourceId: id, resourceKind: 'trace' as const, sessionId: null });
+  t.match(resolveResource(ref(TRACE), within, null), { ok: true, value: { environmentId: 'env-prod' } });
+  t.match(resolveResource(ref(OTHER_TRACE), within, null), {
+    ok: false,
+    error: { code: 'invalid_request_body', field: 'resource_id', message: /in several environments of this app/ },
+  });
+  t.match(
+    resolveResource(ref(OTHER_TRACE), within, 'env-dev'),
+    { ok: true, value: { environmentId: 'env-dev' } },
+    'a pinned writer writes to its pin',
+  );
 });

@@ -151,6 +151,7 @@ function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
     plan: 'free',
     allowedKinds: null,
     environmentKind: 'production',
+    environmentName: 'production',
     runId: null,
     ...over,
   };
@@ -177,7 +178,7 @@ t.test('a key: its record, pinned', async (t) => {
     role: 'sdk',
     permissions: permissionsFor('sdk'),
     plan: 'free',
-    pin: { environmentId: 'env-prod', kind: 'production' },
+    pin: { environmentId: 'env-prod', kind: 'production', name: 'production' },
   });
   t.same(calls[0], { task: 'findKey', input: { keyHash: hashKey(SECRET, KEY) } }, 'looked up by its hash');
   t.same(calls[1], { task: 'touchKey', input: { id: 'key-1', atMs: 1_000_000 } }, 'last use recorded');
@@ -430,7 +431,7 @@ t.test('kind-scoped keys name their environment per request', async (t) => {
   t.equal(pr.environmentId, 'env-pr12', 'a pull request wins over a name');
   t.same(
     selects().at(-1),
-    { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true },
+    { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true, maxEnvironments: null },
     'created on first use, as the key allows previews',
   );
 

@@ -24,7 +24,7 @@ const base: Principal = {
 };
 const pinned = (kind: 'production' | 'preview' | 'development'): Principal => ({
   ...base,
-  pin: { environmentId: 'e1', kind },
+  pin: { environmentId: 'e1', kind, name: kind },
 });
 
 t.test('anonymous', async (t) => {
