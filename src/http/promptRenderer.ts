@@ -37,8 +37,6 @@ export class PromptRenderer {
   private running: { job: Job; timer: NodeJS.Timeout } | null = null;
   private readonly waiting: Job[] = [];
   private closed = false;
-  /** Threads ended because a render ran past its time, since the start. */
-  stopped = 0;
 
   /** `prompt` with `variables` filled in; 422 `render_limit_exceeded` past the time or output budget. */
   render(prompt: string | ChatMessage[], variables: Variables): Promise<Rendered> {
@@ -105,7 +103,6 @@ export class PromptRenderer {
   private overtime(): void {
     const thread = this.thread!;
     this.thread = null;
-    this.stopped++;
     void thread.terminate();
     this.finish((job) =>
       job.reject(

@@ -27,7 +27,7 @@ export function damageReportDir(dataDir: string): string {
 }
 
 /** The reports not yet acknowledged; one that cannot be read counts as one record lost. */
-export function damageReports(dataDir: string): Pick<LogDamageReport, 'file' | 'recordsLost'>[] {
+function damageReports(dataDir: string): Pick<LogDamageReport, 'file' | 'recordsLost'>[] {
   const dir = damageReportDir(dataDir);
   let names: string[];
   try {
@@ -43,4 +43,10 @@ export function damageReports(dataDir: string): Pick<LogDamageReport, 'file' | '
       return { file: name.slice(0, -DAMAGE_REPORT_SUFFIX.length), recordsLost: 1 };
     }
   });
+}
+
+/** How many reports wait for an operator, and the records they say were lost. */
+export function damageTotals(dataDir: string): { files: number; recordsLost: number } {
+  const reports = damageReports(dataDir);
+  return { files: reports.length, recordsLost: reports.reduce((n, r) => n + r.recordsLost, 0) };
 }

@@ -7,7 +7,7 @@ import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statfsSync, 
 import { join } from 'node:path';
 import type { Database } from './db.js';
 import { storeDirs } from './layout.js';
-import { DAMAGE_REPORT_SUFFIX, damageReports } from './damageReports.js';
+import { DAMAGE_REPORT_SUFFIX, damageTotals } from './damageReports.js';
 import { QUARANTINE_DIR, quarantined } from './walGuard.js';
 
 /** Named for the API reference (see core/filter/schema.ts, OperatorSpellings). */
@@ -86,18 +86,17 @@ export async function checkHealth(
     quarantine: async () => {
       const files = quarantined(dataDir);
       if (files.length === 0) return { files: 0 };
-      const damaged = damageReports(dataDir);
-      const lost = damaged.reduce((n, r) => n + r.recordsLost, 0);
+      const damaged = damageTotals(dataDir);
       throw new CheckFailure(
         `${files.length} file(s) set aside in ${join(dataDir, QUARANTINE_DIR)}, after damage found at start or requests the store refused (${files
           .slice(0, 5)
           .map((f) => f.name)
           .join(', ')}${files.length > 5 ? ', …' : ''})${
-          damaged.length > 0
-            ? `; ${lost} acknowledged request(s) lost to damage in ${damaged.length} ingest log file(s), until an operator removes their *${DAMAGE_REPORT_SUFFIX} report(s)`
+          damaged.files > 0
+            ? `; ${damaged.recordsLost} acknowledged request(s) lost to damage in ${damaged.files} ingest log file(s), until an operator removes their *${DAMAGE_REPORT_SUFFIX} report(s)`
             : ''
         }; see docs/reliability.md`,
-        { files: files.length, damaged_log_files: damaged.length, log_records_lost: lost },
+        { files: files.length, damaged_log_files: damaged.files, log_records_lost: damaged.recordsLost },
       );
     },
   };

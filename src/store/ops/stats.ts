@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from '../db.js';
-import { damageReports } from '../damageReports.js';
+import { damageTotals } from '../damageReports.js';
 import { DATABASE_FILE } from '../layout.js';
 
 export interface BackgroundCounts {
@@ -43,13 +43,12 @@ export async function storeStats(db: Database, dataDir: string, background: Back
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
-  const damaged = damageReports(dataDir);
   return {
     segments,
     ...background,
     databaseBytes: sizeOf(file),
     walBytes: sizeOf(`${file}.wal`),
     blobBytes: blobs[0]?.bytes ?? 0,
-    damagedLogs: { files: damaged.length, recordsLost: damaged.reduce((n, r) => n + r.recordsLost, 0) },
+    damagedLogs: damageTotals(dataDir),
   };
 }
