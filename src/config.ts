@@ -309,7 +309,7 @@ export const OPTIONS = [
     flag: '--max-inflight-bytes',
     fallback: `${inflightBytes}MiB`,
     parse: bytes,
-    doc: 'Request body bytes held in memory at once (default: a sixteenth of memory, 64 MiB to 1 GiB); a body that does not fit is answered 503 `overloaded` before it is read.',
+    doc: 'Request body bytes held in memory at once, an OTLP body counted 4 times and an agents sync 8 times (default: a sixteenth of memory, 64 MiB to 1 GiB); a body that does not fit is answered 503 `overloaded` before it is read.',
   },
   {
     key: 'maxOtlpBodyBytes',

@@ -26,6 +26,9 @@ export const ingestRoutes = [
     logRefusals: true,
     maxBodyBytes: (config) => config.maxOtlpBodyBytes,
     inflateUpTo: (config) => config.maxOtlpDecompressedBytes,
+    // Decoded on a compute thread into objects several times its size: docs/decisions.md,
+    // "Request bodies at the edge".
+    bodyWeight: 4,
     note: {
       tag: 'Ingestion',
       summary: 'Ingest OpenTelemetry traces (OTLP/HTTP)',
