@@ -330,6 +330,8 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     },
     'listening',
   );
+  // Trace hints fill from the stored summaries from now on, not before serving (storeThread.ts).
+  void store.run('fillTraceHints', {}).catch((err: unknown) => log.warn({ err }, 'trace hints were not filled'));
   // For the person who just started it; on stderr, as stdout is the JSON log tools parse.
   if (init.bootstrapped) {
     process.stderr.write(

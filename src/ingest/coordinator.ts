@@ -29,7 +29,7 @@ import { COMMITTED_LOGS } from '../store/layout.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ApiError, overloaded } from '../core/errors.js';
-import { AdmissionIndex } from '../core/ingest/admission.js';
+import { AdmissionIndex, ID_WORDS } from '../core/ingest/admission.js';
 import { rowKeys, type RowKeys } from '../core/otlp/map.js';
 import type { Plan, QuotaRefusal } from '../core/plans.js';
 import type { ComputeClient } from './computeClient.js';
@@ -475,8 +475,8 @@ export class IngestCoordinator {
       limit: Math.floor(this.options.dedupeSpans / 2),
     });
     for (const k of recent) {
-      this.admission.remember(scopeKey(k.scope), k.traceIds, k.spanIds);
-      remembered += k.spanIds.length;
+      this.admission.rememberWords(scopeKey(k.scope), k.words);
+      remembered += k.words.length / ID_WORDS;
     }
     return { ...(await this.recover()), remembered };
   }

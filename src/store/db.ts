@@ -178,20 +178,21 @@ export class Database {
 
   /**
    * Runs `sql` and hands its result over chunk by chunk, as columns of plain JS values (BIGINT as
-   * bigint, lists as arrays); returns the number of rows. Memory stays at one chunk.
+   * bigint, lists as arrays); returns the number of rows read. Memory stays at one chunk. A
+   * reader that has what it needs returns `'stop'` (anything else reads on).
    */
   async streamColumns(
     sql: string,
     params: DuckDBValue[],
-    onChunk: (columns: unknown[][], rows: number) => void,
+    onChunk: (columns: unknown[][], rows: number) => unknown,
   ): Promise<number> {
     return this.withConnection((c) =>
       this.timed(c, async () => {
         const result = await c.stream(sql, params, bindTypes(params));
         let rows = 0;
         for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount);
           rows += chunk.rowCount;
+          if (onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount) === 'stop') break;
         }
         return rows;
       }),

@@ -8,7 +8,7 @@ import type { AppView, KeyRecord, KeyView, NewApp, NewKey, Scope } from './admin
 import type { DependencyCheck } from './health.js';
 import type { GenerationReport } from './spans/generation.js';
 import type { CompactionPolicy } from './spans/compaction.js';
-import type { SpanKeys } from './spans/manifest.js';
+import type { SpanKeyWords } from './spans/manifest.js';
 import type { Page, SessionView, SpanDetail, SpanView, TraceSummary } from './spans/reads.js';
 import type { ReadScope } from './scope.js';
 import type { SearchAnswer, SearchQuery, TraceListItem } from './spans/search.js';
@@ -41,6 +41,7 @@ export interface StoreTasks
       walDamage: WalDamage | null;
     };
   };
+  fillTraceHints: { in: Record<string, never>; out: null };
   findKey: { in: { keyHash: string }; out: KeyRecord | null };
   touchKey: { in: { id: string; atMs: number }; out: null };
   findEnvironment: { in: { tenantId: string; appId: string; name: string }; out: { id: string; kind: string } | null };
@@ -59,7 +60,7 @@ export interface StoreTasks
   /** Flushed generations, committed in one transaction. */
   commitGenerations: { in: { reports: GenerationReport[] }; out: null };
   committedLogs: { in: { names: string[] }; out: string[] };
-  recentSpanKeys: { in: { sinceMs: number; limit: number }; out: SpanKeys[] };
+  recentSpanKeys: { in: { sinceMs: number; limit: number }; out: SpanKeyWords[] };
   tenantUsage: { in: { tenantId: string }; out: { month: string; monthSpans: number; storedBytes: number } };
   traceSpans: { in: { scope: ReadScope; traceId: string }; out: (SpanView & { graph: Record<string, unknown> })[] };
   traceWithSpans: {

@@ -30,7 +30,7 @@ import { FileEngine } from './spans/fileEngine.js';
 import { pruneCommittedLogs } from './spans/manifest.js';
 import { applyRetention } from './spans/retention.js';
 import { mergeParts, reclaimSummaryBlocks } from './spans/summaryMerge.js';
-import { setTraceHintSlots, traceHints } from './spans/traceHints.js';
+import { setTraceHintSlots, stopFilling, traceHints } from './spans/traceHints.js';
 import { ApiError } from '../core/errors.js';
 import { dispatchTask } from '../pool/taskPool.js';
 import type { StoreTasks, StoreThreadData } from './storeTasks.js';
@@ -175,9 +175,14 @@ const handlers: Handlers = {
     const walDamage = d.walDamage;
     if (secret !== 'ok') return { applied, secret, bootstrapped: null, local: null, orphanSegments, walDamage };
     const bootstrapped = await meta.bootstrap(d, bootstrap);
-    traceHints(d); // the table fills in the background from now, not from the first trace read
     background.start();
     return { applied, secret, bootstrapped, local: await meta.localScope(d), orphanSegments, walDamage };
+  },
+  fillTraceHints: async () => {
+    // Once the server listens: filling from a large store's summaries took most of this thread's
+    // start (native-bench/restart), and a trace read meanwhile only goes without its hint.
+    traceHints(await db());
+    return null;
   },
   findKey: async ({ keyHash }) => meta.findKeyByHash(await db(), keyHash),
   touchKey: async ({ id, atMs }) => {
@@ -245,6 +250,7 @@ const handlers: Handlers = {
     compactor = undefined;
     if (opened) {
       const d = await opened;
+      await stopFilling(d);
       await mergeParts(d).catch(() => undefined);
       // The file is left without the holes the summaries' rewrites made (see reclaimSummaryBlocks).
       await reclaim(d).catch((e: unknown) =>

@@ -307,6 +307,17 @@ t.test('a number past the 64-bit range is bound as the double it is, on every pa
     );
   });
   const seen: unknown[] = [];
-  await db.streamColumns('SELECT v FROM n WHERE v < $1 ORDER BY v', [9.9e307], (columns) => seen.push(...columns[0]!));
+  await db.streamColumns('SELECT v FROM n WHERE v < $1 ORDER BY v', [9.9e307], (columns) => {
+    seen.push(...columns[0]!);
+  });
   t.same(seen, [1e20, 1e21], 'streamed');
+  // A reader that has what it needs stops the stream; the connection serves the next query.
+  let chunks = 0;
+  const rows = await db.streamColumns('SELECT range AS v FROM range(100000)', [], () => {
+    chunks++;
+    return 'stop';
+  });
+  t.equal(chunks, 1, 'stopped after the first chunk');
+  t.ok(rows > 0 && rows < 100000, `counted what was read (${rows} rows)`);
+  t.same(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'the database answers after a stopped stream');
 });

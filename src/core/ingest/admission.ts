@@ -65,6 +65,9 @@ const T_SLOTS = 10;
 const T_GEN = 11;
 const T_STRIDE = 12;
 
+/** Words of a span's ids in `rememberWords`: four of the trace id, two of the span id. */
+export const ID_WORDS = 6;
+
 export class AdmissionIndex {
   private readonly scopes = new Map<string, number>();
   /** Per ticket, what it added: (trace record, its generation, span id's two words) a span. */
@@ -175,6 +178,24 @@ export class AdmissionIndex {
     this.evict();
   }
 
+  /**
+   * `remember`, for ids already read as their words (`ID_WORDS` a span: the trace id's four, then
+   * the span id's two), as the start reads the recent spans of a large store without making a
+   * string of each id.
+   */
+  rememberWords(scopeKey: string, words: Int32Array): void {
+    const scope = this.scopeOf(scopeKey);
+    const w = this.words;
+    for (let at = 0; at + ID_WORDS <= words.length; at += ID_WORDS) {
+      w.set(words.subarray(at, at + 4));
+      const trace = this.touchWords(scope);
+      const hi = words[at + 4]!;
+      const lo = words[at + 5]!;
+      if (this.findSpan(trace, hi, lo) < 0) this.addSpan(trace, hi, lo);
+    }
+    this.evict();
+  }
+
   /** Scopes are few (a store's environments) and kept for the index's life; numbered from 1 (0 is NONE). */
   private scopeOf(key: string): number {
     let scope = this.scopes.get(key);
@@ -184,8 +205,13 @@ export class AdmissionIndex {
 
   /** The trace's record, made the most recently active (created when absent). */
   private touch(scope: number, traceId: string): number {
+    idWords(traceId, this.words, 4);
+    return this.touchWords(scope);
+  }
+
+  /** `touch`, for the trace id whose words are in `this.words`. */
+  private touchWords(scope: number): number {
     const w = this.words;
-    idWords(traceId, w, 4);
     const bucket = traceHash(scope, w, 0) & (this.traceBuckets.length - 1);
     const found = this.traces;
     for (let t = this.traceBuckets[bucket]!; t !== NONE; t = found[t + T_NEXT]!) {

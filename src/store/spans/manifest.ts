@@ -16,6 +16,7 @@ import type { SegmentStore } from './segmentStore.js';
 import { mayHoldSpan, spanIdProbe } from './spanIdFilter.js';
 import { PART_KINDS } from './traceParts.js';
 import { noteParts } from './traceHints.js';
+import { ID_WORDS } from '../../core/ingest/admission.js';
 
 /** Level of segments written by ingestion; compaction writes level 1. */
 export const INGEST_LEVEL = 0;
@@ -439,19 +440,41 @@ export interface SpanKeys {
   spanIds: string[];
 }
 
+/** `SpanKeys` as the admission index's words: `ID_WORDS` a span, its trace id's four, then its span id's two. */
+export interface SpanKeyWords {
+  scope: SpanKeys['scope'];
+  words: Int32Array;
+}
+
+/** A hex id's `count` words of eight digits, each as an unsigned integer (null when not hex). */
+const wordsOf = (column: string, count: number) =>
+  Array.from({ length: count }, (_, k) => `try_cast('0x' || substr(${column}, ${k * 8 + 1}, 8) AS UINTEGER)`).join(
+    ', ',
+  );
+
 /**
  * The ids of the most recent spans of segments committed since `sinceMs` (at most `limit`), by
  * scope: at start, so that a client re-sending a request whose answer the crash lost is recognised
- * even when its spans already reached a segment.
+ * even when its spans already reached a segment. DuckDB splits the ids into the admission index's
+ * words: a string for each of a million ids was most of a large store's start.
  */
 export async function recentSpanKeys(
   db: Database,
   store: SegmentStore,
   sinceMs: number,
   limit: number,
-): Promise<SpanKeys[]> {
-  const recent = await db.query<{ path: string; rows: number; format_version: number }>(
-    `SELECT path, rows::DOUBLE AS rows, format_version FROM segments
+): Promise<SpanKeyWords[]> {
+  const recent = await db.query<{
+    path: string;
+    rows: number;
+    format_version: number;
+    tenant_id: string;
+    app_id: string;
+    environment_id: string | null;
+  }>(
+    `SELECT path, rows::DOUBLE AS rows, format_version, tenant_id::VARCHAR AS tenant_id, app_id::VARCHAR AS app_id,
+            environment_id::VARCHAR AS environment_id
+       FROM segments
       WHERE replaced_at IS NULL AND created_at >= make_timestamp($1::BIGINT * 1000)
       ORDER BY max_start_ns DESC, id DESC`,
     [Math.trunc(sinceMs)],
@@ -461,36 +484,56 @@ export async function recentSpanKeys(
   // (native-bench/RESULTS.md, "Figures behind the code"). Among those files the newest spans win; a
   // span only older files hold may be left out (the files' time ranges overlap), which costs a
   // re-sent span its recognition, not a loss.
-  const files: typeof recent = [];
+  const byScope = new Map<
+    string,
+    { scope: { tenantId: string; appId: string; environmentId: string | null }; files: typeof recent }
+  >();
   let rows = 0;
   for (const f of recent) {
     if (rows >= limit) break;
-    files.push(f);
     rows += f.rows;
+    // A segment holds one scope's spans.
+    const scope = { tenantId: f.tenant_id, appId: f.app_id, environmentId: f.environment_id };
+    const key = `${scope.tenantId}/${scope.appId}/${scope.environmentId}`;
+    let group = byScope.get(key);
+    if (!group) byScope.set(key, (group = { scope, files: [] }));
+    group.files.push(f);
   }
-  if (files.length === 0) return [];
-  const byScope = new Map<string, SpanKeys>();
-  await db.streamColumns(
-    `SELECT tenant_id::VARCHAR, app_id::VARCHAR, environment_id::VARCHAR, trace_id, span_id
-       FROM ${spansFrom(files.map((f) => ({ path: store.readPath(f.path), formatVersion: f.format_version })))}
-      ORDER BY start_ns DESC LIMIT ${Math.trunc(limit)}`,
-    [],
-    (columns, rows) => {
-      for (let i = 0; i < rows; i++) {
-        const scope = {
-          tenantId: columns[0]![i] as string,
-          appId: columns[1]![i] as string,
-          environmentId: columns[2]![i] as string,
-        };
-        const key = `${scope.tenantId}/${scope.appId}/${scope.environmentId}`;
-        let keys = byScope.get(key);
-        if (!keys) byScope.set(key, (keys = { scope, traceIds: [], spanIds: [] }));
-        keys.traceIds.push(columns[3]![i] as string);
-        keys.spanIds.push(columns[4]![i] as string);
-      }
-    },
-  );
-  return [...byScope.values()];
+  const keys = new Map<string, SpanKeyWords & { n: number }>();
+  for (const { scope, files } of byScope.values()) {
+    const capacity =
+      Math.min(
+        limit,
+        files.reduce((n, f) => n + f.rows, 0),
+      ) * ID_WORDS;
+    // A segment a migration listed holds every environment of its app (its row says none): the
+    // environment is read with each span there.
+    const mixed = scope.environmentId === null;
+    // A span without an environment (stored before there were any) is keyed with an empty one,
+    // which no request's scope matches.
+    const into = (environmentId: string) => {
+      const key = `${scope.tenantId}/${scope.appId}/${environmentId}`;
+      let k = keys.get(key);
+      if (!k) keys.set(key, (k = { scope: { ...scope, environmentId }, words: new Int32Array(capacity), n: 0 }));
+      return k;
+    };
+    // Ids that are not lowercase hex (none the server stores) are left out rather than hashed here.
+    await db.streamColumns(
+      `SELECT ${wordsOf('trace_id', 4)}, ${wordsOf('span_id', 2)}${mixed ? ', environment_id::VARCHAR' : ''}
+         FROM ${spansFrom(files.map((f) => ({ path: store.readPath(f.path), formatVersion: f.format_version })))}
+        WHERE regexp_full_match(trace_id, '[0-9a-f]{32}') AND regexp_full_match(span_id, '[0-9a-f]{16}')
+        ORDER BY start_ns DESC LIMIT ${Math.trunc(limit)}`,
+      [],
+      (columns, count) => {
+        let k = into(scope.environmentId ?? '');
+        for (let i = 0; i < count; i++) {
+          if (mixed) k = into((columns[ID_WORDS]![i] as string | null) ?? '');
+          for (let w = 0; w < ID_WORDS; w++) k.words[k.n++] = (columns[w]![i] as number) | 0;
+        }
+      },
+    );
+  }
+  return [...keys.values()].filter((k) => k.n > 0).map((k) => ({ scope: k.scope, words: k.words.subarray(0, k.n) }));
 }
 
 /**

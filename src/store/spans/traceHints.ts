@@ -33,14 +33,29 @@ export function traceHints(db: Database): TraceHints | null {
   return table;
 }
 
+/** Databases closing: their fill stops at its next chunk. */
+const stopping = new WeakSet<Database>();
+
+/**
+ * Stops the database's fill and settles once it has (before the database closes: a query still
+ * streaming then would end the process).
+ */
+export function stopFilling(db: Database): Promise<void> {
+  stopping.add(db);
+  return hintsFilled(db);
+}
+
 /** Settles once the database's table has been filled from the stored summaries (at once: no table). */
 export function hintsFilled(db: Database): Promise<void> {
   return fills.get(db) ?? Promise.resolve();
 }
 
-/** Notes the ranges of committed summary parts. */
+/**
+ * Notes the ranges of committed summary parts, once the table exists: until then its fill, which
+ * reads the stored summaries, will find them.
+ */
 export function noteParts(db: Database, parts: readonly PartRow[]): void {
-  traceHints(db)?.noteParts(parts);
+  tables.get(db)?.noteParts(parts);
 }
 
 /**
@@ -53,6 +68,7 @@ async function fillFromSummaries(db: Database, table: TraceHints): Promise<void>
        FROM (SELECT tenant_id, app_id FROM traces UNION ALL SELECT tenant_id, app_id FROM trace_parts)`,
   );
   for (const app of apps) {
+    if (stopping.has(db)) return;
     await db.streamColumns(
       `SELECT trace_id, start_ns, end_ns FROM traces WHERE tenant_id = $1 AND app_id = $2
        UNION ALL SELECT trace_id, start_ns, end_ns FROM trace_parts WHERE tenant_id = $1 AND app_id = $2`,
@@ -60,6 +76,7 @@ async function fillFromSummaries(db: Database, table: TraceHints): Promise<void>
       (columns, rows) => {
         const [ids, starts, ends] = columns as [string[], bigint[], bigint[]];
         for (let i = 0; i < rows; i++) table.note(app.tenant_id, app.app_id, ids[i]!, starts[i]!, ends[i]!);
+        return stopping.has(db) ? 'stop' : undefined;
       },
     );
   }

@@ -327,3 +327,35 @@ t.test('the index answers as the reference index does, over random operations', 
     }
   }
 });
+
+t.test('ids remembered as words are the same ids remembered as text', async (t) => {
+  // What the start reads from DuckDB: each id cut into eight-digit words, as unsigned integers.
+  const words = (id: string) =>
+    Array.from({ length: id.length / 8 }, (_, k) => Number.parseInt(id.slice(k * 8, k * 8 + 8), 16) | 0);
+  const random = seededRandom(53);
+  const hex = (n: number) => Array.from({ length: n }, () => HEX_DIGITS[Math.floor(random() * 16)]).join('');
+  const spans = Array.from({ length: 500 }, (_, i) => ({
+    trace: i % 7 === 0 ? 'ffffffff' + hex(24) : hex(32),
+    span: hex(16),
+  }));
+  const asText = new AdmissionIndex(10_000, 10_000);
+  asText.remember(
+    's',
+    spans.map((s) => s.trace),
+    spans.map((s) => s.span),
+  );
+  const asWords = new AdmissionIndex(10_000, 10_000);
+  asWords.rememberWords('s', Int32Array.from(spans.flatMap((s) => [...words(s.trace), ...words(s.span)])));
+  t.equal(asWords.size, asText.size, 'as many spans remembered');
+  t.equal(asWords.size, 500);
+  const resent = {
+    scope: 's',
+    traceIds: [...new Set(spans.map((s) => s.trace))],
+    traceOf: [] as number[],
+    spanIds: spans.map((s) => s.span),
+  };
+  resent.traceOf = spans.map((s) => resent.traceIds.indexOf(s.trace));
+  t.equal(asWords.admit(resent).duplicates, 500, 'every re-sent span is known from its words');
+  t.equal(asText.admit(resent).duplicates, 500, 'and from its text');
+  t.equal(asWords.admit(req('other', [['a', '1']])).drop.length, 0, 'in their own scope only');
+});
