@@ -305,14 +305,7 @@ export class HttpServer {
       const chunks: Buffer[] = [];
       let size = 0;
       ex.wire.onData((chunk, isLast) => {
-        if (ex.body === 'discarding') {
-          ex.discarded += chunk.byteLength;
-          if (isLast || ex.discarded > LINGER_BYTES) {
-            ex.body = isLast ? 'done' : 'discarding';
-            ex.held?.();
-          }
-          return;
-        }
+        if (ex.body === 'discarding') return void this.discard(ex, chunk, isLast);
         size += chunk.byteLength;
         if (size > cap) refuse(tooLarge(cap));
         else if (weigh(size) > ex.reserved && !this.budget.reserve(weigh(size) - ex.reserved))
@@ -330,6 +323,15 @@ export class HttpServer {
         resolve(ownBuffer(chunks, size));
       });
     });
+  }
+
+  /** A chunk of a body nobody will read: counted, and the held answer sent once it is all in (or too much came). */
+  private discard(ex: Exchange, chunk: Uint8Array, isLast: boolean): void {
+    ex.discarded += chunk.byteLength;
+    if (isLast || ex.discarded > LINGER_BYTES) {
+      ex.body = isLast ? 'done' : 'discarding';
+      ex.held?.();
+    }
   }
 
   /** The body with its Content-Encoding undone, each output chunk reserved in the request budget. */
@@ -360,6 +362,12 @@ export class HttpServer {
     if (ex.aborted || ex.answered) {
       if (reply.kind === 'file') void rm(reply.path, { force: true });
       return;
+    }
+    if (ex.body === 'none' && declaresBody(ex.wire.headers)) {
+      // Answered before its body was read (404, 405, 401 at the door…): the body is read and
+      // dropped first, as a refused one is, so the client still writing it is not cut off.
+      ex.body = 'discarding';
+      ex.wire.onData((chunk, isLast) => this.discard(ex, chunk, isLast));
     }
     if (ex.body === 'reading' || (ex.body === 'discarding' && ex.discarded <= LINGER_BYTES && !ex.held)) {
       // The client is still sending a body nobody will read: answer once it is drained (bounded).
@@ -504,6 +512,11 @@ export class HttpServer {
  * Joins the chunks into a buffer that owns its memory (never a slice of Node's shared pool), so a
  * handler may transfer it to a worker thread without detaching anyone else's bytes.
  */
+/** The request says a body follows (a length over zero, or chunks). */
+function declaresBody(headers: Record<string, string>): boolean {
+  return Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+}
+
 function ownBuffer(chunks: Uint8Array[], size: number): Buffer {
   const out = Buffer.allocUnsafeSlow(size);
   let at = 0;

@@ -1,7 +1,8 @@
 /**
  * HTTP edge cases at the front end, spoken over raw sockets where a client library would not send
  * the bytes: too many headers (a), malformed framing (b), header values that do not survive (c), the
- * 503 while draining (d), a 413 that Node clients must get to read (e), pipelined requests (f), and
+ * 503 while draining (d), a 413 that Node clients must get to read (e), pipelined requests (f), bodies
+ * answered 404, 405 or 401 before they are read (h), and
  * slow clients and clients that go away (g) — each against both front ends, uWebSockets.js and
  * node:http, with one expected answer.
  *
@@ -86,12 +87,16 @@ const headerLines = (text: string, name: string) =>
     .filter((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))
     .map((l) => l.slice(name.length + 1).trim());
 
-/** One POST with `body` through Node's http client; resolves with the status it read, or the error. */
+/**
+ * One POST with `body` through Node's http client; resolves with the status it read, or the error.
+ * `fresh`: on a connection of its own, as a client without keep-alive sends.
+ */
 function post(
   server: TestServer,
   path: string,
   headers: Record<string, string>,
   body: Buffer,
+  fresh = false,
 ): Promise<{ status: number | null; headers: IncomingHttpHeaders; text: string; error: string | null }> {
   return new Promise((resolve) => {
     const req = request(
@@ -100,6 +105,7 @@ function post(
         port: server.port,
         path,
         method: 'POST',
+        ...(fresh ? { agent: false } : {}),
         headers: { ...headers, 'content-length': String(body.length) },
       },
       (res) => {
@@ -482,6 +488,32 @@ for (const frontEnd of FRONT_ENDS) {
         t.equal(server.child.exitCode, null, 'the server is still running');
         await healthy(t, server, 'after a body over the linger bound');
       });
+
+      t.test(
+        '(h) a body sent to no route, the wrong method or without credentials is read before the answer',
+        async (t) => {
+          const server = await start(t);
+          const root = rootCredentials(server);
+          const auth = { authorization: `Bearer ${root.key}`, 'x-service-app-id': root.appId };
+          const body = Buffer.alloc(5 * 1024 * 1024, 0x61);
+          const cases: [string, Record<string, string>, number][] = [
+            ['/v1/no-such-route', auth, 404],
+            ['/v1/api-keys/some-id', auth, 405],
+            ['/v1/scores', {}, 401],
+          ];
+          for (const [path, headers, status] of cases) {
+            for (let i = 1; i <= 5; i++) {
+              const r = await post(server, path, { ...headers, 'content-type': 'application/json' }, body, i % 2 === 0);
+              t.same(
+                { status: r.status, error: r.error },
+                { status, error: null },
+                `${path}, try ${i}: ${status}, read without a client error`,
+              );
+            }
+          }
+          await healthy(t, server, 'after the unread bodies');
+        },
+      );
     },
   );
 }
