@@ -61,6 +61,7 @@ export interface Catalog {
   TraceQuery: Traces.TraceQuery;
   EnvironmentQuery: Traces.EnvironmentQuery;
   PageQuery: Traces.PageQuery;
+  TracePageQuery: Traces.TracePageQuery;
   SessionListQuery: Traces.SessionListQuery;
   TraceListQuery: Search.TraceListQuery;
   TraceSearchBody: Search.TraceSearchBody;

@@ -41,7 +41,10 @@ export interface PageQuery {
   offset?: Count;
 }
 
-export interface SessionListQuery extends PageQuery {
+/** A page of a trace list; admin credentials may name one environment, as on reads by id. */
+export interface TracePageQuery extends PageQuery, EnvironmentQuery {}
+
+export interface SessionListQuery extends TracePageQuery {
   start_date?: string & tags.Format<'date-time'>;
   end_date?: string & tags.Format<'date-time'>;
   user_id?: string & tags.MinLength<1> & tags.MaxLength<256>;
@@ -63,6 +66,10 @@ export const validateEnvironmentQuery = strictQuery(
 export const validatePageQuery = strictQuery(
   typia.http.createValidateQuery<PageQuery>(),
   typia.json.schemas<[PageQuery], '3.1'>(),
+);
+export const validateTracePageQuery = strictQuery(
+  typia.http.createValidateQuery<TracePageQuery>(),
+  typia.json.schemas<[TracePageQuery], '3.1'>(),
 );
 export const validateSessionListQuery = strictQuery(
   typia.http.createValidateQuery<SessionListQuery>(),

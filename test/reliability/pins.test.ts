@@ -247,6 +247,42 @@ t.test(
   },
 );
 
+t.test('trace lists by session and run, and the session list, name one environment with ?environment=', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  t.equal(
+    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } })).status,
+    201,
+  );
+  const prodSdk = await createKey(server, root, { name: 'prod-sdk', role: 'SDK', environment_name: 'production' });
+  const devSdk = await createKey(server, root, { name: 'dev-sdk', role: 'SDK', environment_name: 'dev' });
+  const attributes = { 'session.id': 'shared-session', 'tracelake.run.id': 'shared-run' };
+  const [prodTrace, devTrace] = [hex(16), hex(16)];
+  t.equal((await ingest(server, prodSdk, exportRequest([{ traceId: prodTrace, attributes }]))).status, 200);
+  t.equal((await ingest(server, devSdk, exportRequest([{ traceId: devTrace, attributes }]))).status, 200);
+  const ids = async (path: string) => {
+    const r = await call(server, 'GET', path, { auth: root });
+    t.equal(r.status, 200, path);
+    return (r.body.data as { id: string }[]).map((x) => x.id).sort();
+  };
+  for (const list of ['/v1/sessions/shared-session/traces', '/v1/runs/shared-run/traces']) {
+    t.same(await ids(list), [prodTrace, devTrace].sort(), `${list}: an admin reads every environment`);
+    t.same(await ids(`${list}?environment=dev`), [devTrace], `${list}?environment=dev: the dev trace only`);
+    t.same(await ids(`${list}?environment=production`), [prodTrace], `${list}?environment=production`);
+  }
+  const sessions = await call(server, 'GET', '/v1/sessions?environment=dev', { auth: root });
+  t.equal(sessions.status, 200);
+  t.same(
+    (sessions.body.data as { id: string; trace_count: number }[]).map((x) => [x.id, x.trace_count]),
+    [['shared-session', 1]],
+    'the session list counts the named environment only',
+  );
+  const devRead = await call(server, 'GET', '/v1/runs/shared-run/traces?environment=production', { auth: devSdk });
+  t.equal(devRead.status, 403, 'a dev key names no other environment');
+  const unknown = await call(server, 'GET', '/v1/sessions?environment=nowhere', { auth: root });
+  t.equal(unknown.status, 400, 'an environment the app lacks is a mistake');
+});
+
 t.test('a blob is read through the pin of the spans that name it', async (t) => {
   const server = await serverFor(t);
   const { root, prod, staging } = await withStaging(server);

@@ -3,7 +3,7 @@
  * that do not exist: every query is scoped first.
  */
 import {
-  validatePageQuery,
+  validateTracePageQuery,
   validateRunParams,
   validateSessionListQuery,
   validateSessionParams,
@@ -12,7 +12,7 @@ import {
   validateTraceParams,
   validateTraceQuery,
   validateTraceSpanParams,
-  type PageQuery,
+  type TracePageQuery,
 } from '../../contract/traces.js';
 import type { TraceDetail } from '../../contract/responses.js';
 import { ApiError } from '../../core/errors.js';
@@ -20,7 +20,6 @@ import { buildGraph } from '../../core/graph.js';
 import { resolveWindow } from '../../core/window.js';
 import type { ReadScope } from '../../store/scope.js';
 import { data } from '../reply.js';
-import { readScopeOf } from '../principal.js';
 import { paged } from '../paged.js';
 import { narrowedScope } from './search.js';
 import { route, type Context } from '../route.js';
@@ -28,18 +27,14 @@ import { CHILD_SPAN, ENV_ID, SPAN_EXAMPLE, SUMMARY_EXAMPLE } from '../../openapi
 import { answer } from '../../openapi/note.js';
 import { NO_SUCH_ENVIRONMENT } from '../../openapi/phrases.js';
 
-function readScope(ctx: Context): ReadScope {
-  return readScopeOf(ctx.principal);
-}
-
-/** The scope of a read by id: the caller's, narrowed to the environment `?environment=` names. */
-function byIdScope(ctx: Context, query: { environment?: string }): Promise<ReadScope> {
+/** The scope of a read: the caller's, narrowed to the environment `?environment=` names. */
+function scopeOf(ctx: Context, query: { environment?: string }): Promise<ReadScope> {
   return narrowedScope(ctx, query.environment, 'query');
 }
 
 async function spansOf(ctx: Context, traceId: string, query: { environment?: string }) {
   const spans = await ctx.services.store.run('traceSpans', {
-    scope: await byIdScope(ctx, query),
+    scope: await scopeOf(ctx, query),
     traceId: traceId.toLowerCase(),
   });
   if (spans.length === 0) throw new ApiError('not_found', `Trace ${traceId} not found`);
@@ -70,7 +65,7 @@ export const traceRoutes = [
     },
     async handler({ params, query }, ctx) {
       const found = await ctx.services.store.run('traceWithSpans', {
-        scope: await byIdScope(ctx, query),
+        scope: await scopeOf(ctx, query),
         traceId: params.traceId.toLowerCase(),
       });
       if (!found) throw new ApiError('not_found', `Trace ${params.traceId} not found`);
@@ -139,7 +134,7 @@ export const traceRoutes = [
     },
     async handler({ params, query }, ctx) {
       const span = await ctx.services.store.run('spanDetail', {
-        scope: await byIdScope(ctx, query),
+        scope: await scopeOf(ctx, query),
         spanId: params.spanId.toLowerCase(),
         traceId: params.traceId.toLowerCase(),
       });
@@ -164,7 +159,7 @@ export const traceRoutes = [
     },
     async handler({ params, query }, ctx) {
       const span = await ctx.services.store.run('spanDetail', {
-        scope: await byIdScope(ctx, query),
+        scope: await scopeOf(ctx, query),
         spanId: params.spanId.toLowerCase(),
       });
       if (!span) throw new ApiError('not_found', `Span ${params.spanId} not found`);
@@ -181,26 +176,27 @@ export const traceRoutes = [
       summary: 'List sessions',
       description: 'Sessions with a trace starting in the window, aggregated over all their traces; latest first.',
       query: 'SessionListQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'SessionPage', 'A page of sessions.')],
     },
     async handler({ query }, ctx) {
       const window = resolveWindow(query.start_date, query.end_date, Date.now());
       const userId = query.user_id === undefined ? {} : { userId: query.user_id };
-      return paged(query, (page) =>
-        ctx.services.store.run('listSessions', { scope: readScope(ctx), ...window, ...page, ...userId }),
-      );
+      const scope = await scopeOf(ctx, query);
+      return paged(query, (page) => ctx.services.store.run('listSessions', { scope, ...window, ...page, ...userId }));
     },
   }),
   route({
     method: 'GET',
     path: '/v1/sessions/:sessionId/traces',
     permission: 'session.read',
-    validate: { params: validateSessionParams, query: validatePageQuery },
+    validate: { params: validateSessionParams, query: validateTracePageQuery },
     note: {
       tag: 'Sessions',
       summary: 'The traces of a session',
       params: 'SessionParams',
-      query: 'PageQuery',
+      query: 'TracePageQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
     },
     handler: ({ params, query }, ctx) => tracesBy(ctx, 'session_id', params.sessionId, query),
@@ -209,21 +205,23 @@ export const traceRoutes = [
     method: 'GET',
     path: '/v1/runs/:runId/traces',
     permission: 'trace.read',
-    validate: { params: validateRunParams, query: validatePageQuery },
+    validate: { params: validateRunParams, query: validateTracePageQuery },
     note: {
       tag: 'Traces',
       summary: 'The traces of a run',
       params: 'RunParams',
-      query: 'PageQuery',
+      query: 'TracePageQuery',
+      errors: [NO_SUCH_ENVIRONMENT],
       answers: [answer(200, 'TracePage', 'A page of trace summaries, latest first.')],
     },
     handler: ({ params, query }, ctx) => tracesBy(ctx, 'run_id', params.runId, query),
   }),
 ];
 
-function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: PageQuery) {
+async function tracesBy(ctx: Context, column: 'session_id' | 'run_id', value: string, query: TracePageQuery) {
+  const scope = await scopeOf(ctx, query);
   return paged(query, async (page) => {
-    const found = await ctx.services.store.run('tracesWhere', { scope: readScope(ctx), column, value, ...page });
+    const found = await ctx.services.store.run('tracesWhere', { scope, column, value, ...page });
     if (found.total === 0)
       throw new ApiError('not_found', `No traces for ${column === 'session_id' ? 'session' : 'run'} ${value}`);
     return found;
