@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
-import { ENVIRONMENT_NAME, isTenantAdmin } from '../core/admin/rules.js';
+import { ENVIRONMENT_NAME, isTenantAdmin, type EnvironmentKind, type Pin } from '../core/admin/rules.js';
 import type { StoreClient } from '../store/storeClient.js';
 import type { KeyRecord, Scope } from '../store/admin/meta.js';
 import type { Principal } from './principal.js';
@@ -138,7 +138,7 @@ export class Authenticator {
     if (record.appId !== appId)
       throw new ApiError('unauthorized', 'This API key does not belong to the app named in X-Service-App-Id');
     this.touch(record.id, now);
-    const pin =
+    let pin: Pin | null =
       record.environmentId !== null && record.environmentKind !== null
         ? // One join reads the environment's kind and name: both are there or neither.
           { environmentId: record.environmentId, kind: record.environmentKind, name: record.environmentName! }
@@ -169,7 +169,12 @@ export class Authenticator {
       readEnvironmentId =
         (record.role === 'full_access' || record.role === 'worker') && isTenantAdmin(pin) ? null : record.environmentId;
     } else {
-      environmentId = readEnvironmentId = await this.selectedEnvironment(record, headers);
+      const kinds = record.allowedKinds ?? [];
+      const env = await this.selectedEnvironment(kinds, record, headers);
+      environmentId = readEnvironmentId = env.id;
+      // A key whose kinds leave production out is, for this request, pinned to the environment it
+      // names: it may not change what production shares, nor manage keys above that environment.
+      if (!kinds.includes('production')) pin = { environmentId: env.id, kind: env.kind, name: env.name };
     }
     return {
       kind: 'key',
@@ -231,8 +236,11 @@ export class Authenticator {
    * store/admin/meta.ts, selectEnvironment). The environment's kind must be one the key
    * allows; otherwise the request is refused before anything is read or stored.
    */
-  private async selectedEnvironment(record: KeyRecord, headers: Readonly<Record<string, string>>): Promise<string> {
-    const kinds = record.allowedKinds ?? [];
+  private async selectedEnvironment(
+    kinds: readonly string[],
+    record: KeyRecord,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<{ id: string; kind: EnvironmentKind; name: string }> {
     const name = namedEnvironment(headers);
     if (!name) {
       throw new ApiError(
@@ -254,7 +262,7 @@ export class Authenticator {
         'forbidden',
         `This key may not use ${env.kind} environments (allowed: ${kinds.join(', ') || 'none'})`,
       );
-    return env.id;
+    return { id: env.id, kind: env.kind as EnvironmentKind, name };
   }
 
   /**

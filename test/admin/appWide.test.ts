@@ -115,3 +115,75 @@ t.test('app-wide routes refuse a development-pinned admin and let an unpinned on
     'the session changed the range',
   );
 });
+
+t.test(
+  'a kind-scoped key whose kinds leave production out is held to the rule in the environment it names',
+  async (t) => {
+    const token = `op-${'k'.repeat(40)}`;
+    const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: token } });
+    const root = rootCredentials(server);
+    t.equal(
+      (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } }))
+        .status,
+      201,
+    );
+    t.equal(
+      (
+        await call(server, 'POST', '/v1/prompts', {
+          auth: root,
+          body: { name: 'greet', prompt: 'Hello {{name}}', labels: ['production'] },
+        })
+      ).status,
+      201,
+    );
+    const mint = async (kinds: string[]) => {
+      const minted = await call(server, 'POST', `/v1/operator/apps/${root.appId}/keys`, {
+        headers: { authorization: `Bearer ${token}` },
+        body: { name: `ci-${kinds.join('-')}`, role: 'full_access', kinds },
+      });
+      t.equal(minted.status, 201, `a kind-scoped key for ${kinds.join(', ')}`);
+      return { key: minted.body.data.plaintext_key as string, appId: root.appId };
+    };
+    const lower = await mint(['development', 'preview']);
+    const inDev = { 'x-service-environment': 'dev' };
+    const relabel = await call(server, 'PATCH', '/v1/prompts/greet/versions/1', {
+      auth: lower,
+      headers: inDev,
+      body: { labels: ['production'] },
+    });
+    t.equal(relabel.status, 403, 'it may not move the production label');
+    t.match(relabel.body.error.message, /pinned to the development environment "dev"/);
+    t.equal(
+      (await call(server, 'DELETE', '/v1/prompts/greet/labels/production', { auth: lower, headers: inDev })).status,
+      403,
+      'nor remove it',
+    );
+    const productionKey = await call(server, 'POST', '/v1/api-keys', {
+      auth: lower,
+      headers: inDev,
+      body: { name: 'escalated', role: 'Full Access', environment_name: 'production' },
+    });
+    t.equal(productionKey.status, 403, 'nor mint a production key');
+    const own = await call(server, 'POST', '/v1/prompts', {
+      auth: lower,
+      headers: inDev,
+      body: { name: 'greet', prompt: 'Hi from CI', labels: ['dev'] },
+    });
+    t.equal(own.status, 201, 'under its own label it creates a version');
+    const production = await call(server, 'GET', '/v1/prompts/greet?label=production', { auth: root });
+    t.equal(production.body.data.version, 1, 'production still serves its version');
+
+    const withProduction = await mint(['production', 'preview']);
+    t.equal(
+      (
+        await call(server, 'PATCH', '/v1/prompts/greet/versions/2', {
+          auth: withProduction,
+          headers: { 'x-service-environment': 'production' },
+          body: { labels: ['production'] },
+        })
+      ).status,
+      200,
+      'a kind-scoped key that may use production stays a tenant admin',
+    );
+  },
+);

@@ -36,8 +36,8 @@ export function managesKeysOf(pin: Pin | null, target: { id: string; kind: strin
 
 /**
  * Whether an admin acts for the whole tenant — other apps and every key of theirs: an unpinned
- * admin (session token, kind-scoped key) or one pinned to a production environment (the bootstrap
- * key). An admin pinned to a preview or development environment stays inside its own app.
+ * admin (session token, a kind-scoped key that may use production) or one pinned to a production
+ * environment (the bootstrap key). An admin pinned to a preview or development environment stays inside its own app.
  */
 export function isTenantAdmin(pin: Pin | null): boolean {
   return pin === null || pin.kind === 'production';

@@ -403,6 +403,19 @@ t.test('local mode: key-less requests act as the local app; a key is still check
   t.equal(count('findKey'), 1);
 });
 
+t.test('a kind-scoped key that may use production stays unpinned', async (t) => {
+  const scoped = keyRecord({ environmentId: null, environmentKind: null, allowedKinds: ['production', 'preview'] });
+  const { store } = fakeStore({
+    findKey: () => scoped,
+    touchKey: () => null,
+    selectEnvironment: () => ({ id: 'env-prod', kind: 'production' }),
+  });
+  const auth = new Authenticator(store, SECRET, null, noTouchErrors(t));
+  const prod = await auth.authenticate(headers(KEY, { 'x-service-environment': 'prod' }), false, 0);
+  t.equal(prod.environmentId, 'env-prod');
+  t.notOk('pin' in prod, 'not pinned: a tenant admin, as the operator made it');
+});
+
 t.test('kind-scoped keys name their environment per request', async (t) => {
   const scoped = keyRecord({ environmentId: null, environmentKind: null, allowedKinds: ['development', 'preview'] });
   const environments: Record<string, { id: string; kind: string } | null> = {
@@ -420,7 +433,11 @@ t.test('kind-scoped keys name their environment per request', async (t) => {
 
   const dev = await auth.authenticate(headers(KEY, { 'x-service-environment': ' dev ' }), false, 0);
   t.equal(dev.environmentId, 'env-dev');
-  t.notOk('pin' in dev, 'not pinned');
+  t.same(
+    dev.pin,
+    { environmentId: 'env-dev', kind: 'development', name: 'dev' },
+    'its kinds leave production out: pinned, for this request, to the environment it names',
+  );
   t.same(selects().at(-1), { tenantId: TENANT, appId: APP, name: 'dev', createPreview: false });
 
   const pr = await auth.authenticate(
@@ -429,6 +446,7 @@ t.test('kind-scoped keys name their environment per request', async (t) => {
     0,
   );
   t.equal(pr.environmentId, 'env-pr12', 'a pull request wins over a name');
+  t.same(pr.pin, { environmentId: 'env-pr12', kind: 'preview', name: 'pr-12' });
   t.same(
     selects().at(-1),
     { tenantId: TENANT, appId: APP, name: 'pr-12', createPreview: true, maxEnvironments: null },
