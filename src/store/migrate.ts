@@ -1,6 +1,7 @@
 import type { Database } from './db.js';
 import { storeDirs } from './layout.js';
-import { MIGRATIONS, type Migration } from './migrations.js';
+import type { Migration } from './migration.js';
+import { MIGRATIONS } from './migrations.js';
 
 /**
  * Brings the schema up to the newest migration. Idempotent: applied versions are skipped, and each

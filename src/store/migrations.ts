@@ -8,8 +8,6 @@ import { SCORE_MIGRATIONS } from './scores/migrations.js';
 import { SPAN_MIGRATIONS } from './spans/migrations.js';
 import { WORKER_MIGRATIONS } from './workers/migrations.js';
 
-export type { Migration } from './migration.js';
-
 export const MIGRATIONS: readonly Migration[] = [
   ...ADMIN_MIGRATIONS,
   ...SPAN_MIGRATIONS,

@@ -7,8 +7,6 @@ import { toNanos } from './int64.js';
 import { SpanRow } from './row.js';
 import type { ExportTraceServiceRequest } from './wire.js';
 
-export type { CostFn, TokenUsage } from './fields.js';
-
 /** Options of {@link mapExportRequest}. */
 export interface MapOptions {
   /** Prices a generation from the price table; undefined when the model is unknown. */

@@ -5,7 +5,8 @@
 // span sent through the protobuf decoder.
 import t from 'tap';
 import { exportBatch } from '../../../native-bench/workload.js';
-import { mapExportRequest, type CostFn } from '../../../src/core/otlp/map.js';
+import type { CostFn } from '../../../src/core/otlp/fields.js';
+import { mapExportRequest } from '../../../src/core/otlp/map.js';
 import type { JsonValue, SpanRecord } from '../../../src/core/span.js';
 import { decodeExportRequest, encodeExportRequest } from '../../helpers/otlpProto.js';
 
