@@ -385,7 +385,11 @@ for (const c of aiSdkCases) {
       model: c.model(openai),
       prompt,
       maxRetries: 0,
-      experimental_telemetry: { isEnabled: true, tracer, metadata: { customer: 'acme' } },
+      experimental_telemetry: {
+        isEnabled: true,
+        tracer,
+        metadata: { customer: 'acme', sessionId: `chat-${c.protocol}`, userId: 'ada' },
+      },
     });
     await provider.forceFlush();
     await provider.shutdown();
@@ -418,7 +422,13 @@ for (const c of aiSdkCases) {
     t.equal(inner?.parent_id, outerId, 'doGenerate is the child of generateText');
     t.equal(outer?.parent_id, null);
     assertGeneration(t, env, inner, chatCall(c.usage.input, c.usage.output));
-    t.same(inner?.metadata, { customer: 'acme' }, 'ai.telemetry.metadata.* is metadata');
+    const sent = { customer: 'acme', sessionId: `chat-${c.protocol}`, userId: 'ada' };
+    t.same(inner?.metadata, sent, 'ai.telemetry.metadata.* is metadata');
+    t.match(
+      inner,
+      { session_id: `chat-${c.protocol}`, user_id: 'ada' },
+      "the metadata's sessionId and userId name the span's session and user",
+    );
 
     t.match(
       outer,
@@ -433,8 +443,19 @@ for (const c of aiSdkCases) {
       },
       'the wrapper is no generation',
     );
-    t.same(outer?.metadata, { customer: 'acme' });
-    t.same(trace.metadata, { customer: 'acme' }, 'trace metadata is the root span metadata');
+    t.same(outer?.metadata, sent);
+    t.same(trace.metadata, sent, 'trace metadata is the root span metadata');
+    t.match(
+      trace,
+      { session_id: `chat-${c.protocol}`, user_id: 'ada' },
+      'and the trace is in that session, for that user',
+    );
+    const session = await call(env.server, 'GET', `/v1/sessions/chat-${c.protocol}/traces`, { auth: env.reader });
+    t.same(
+      session.body.data?.map((x: { id: string }) => x.id),
+      [traceId],
+      'listed among the session traces',
+    );
     t.equal(trace.name, 'ai.generateText');
     t.equal(trace.span_count, 2);
     t.equal(trace.tokens, c.usage.input + c.usage.output, 'the trace counts the call once, not twice');

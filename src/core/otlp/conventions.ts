@@ -66,8 +66,20 @@ export function wrapsModelCalls(attrs: JsonMap): boolean {
   const operation = attrs[WRAPPER_OPERATION_KEY];
   return typeof operation === 'string' && WRAPPER_OPERATIONS.has(operation.toLowerCase());
 }
-export const SESSION_KEYS: readonly string[] = ['session.id', 'gen_ai.conversation.id', 'tracelake.session.id'];
-export const USER_KEYS: readonly string[] = ['user.id', 'enduser.id', 'tracelake.user.id'];
+// The AI SDK's `experimental_telemetry.metadata.sessionId` / `userId` are how the Langfuse docs teach
+// AI SDK users to name sessions and users: read as such, and kept in metadata as sent.
+export const SESSION_KEYS: readonly string[] = [
+  'session.id',
+  'gen_ai.conversation.id',
+  'tracelake.session.id',
+  'ai.telemetry.metadata.sessionId',
+];
+export const USER_KEYS: readonly string[] = [
+  'user.id',
+  'enduser.id',
+  'tracelake.user.id',
+  'ai.telemetry.metadata.userId',
+];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
 export const PROMPT_NAME_KEYS: readonly string[] = [
   'tracelake.prompt.name',
