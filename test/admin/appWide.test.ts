@@ -187,3 +187,28 @@ t.test(
     );
   },
 );
+
+t.test('a renamed environment: its keys act under the new name at once', async (t) => {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const dev = await call(server, 'POST', '/v1/environments', {
+    auth: root,
+    body: { name: 'dev', kind: 'development' },
+  });
+  t.equal(dev.status, 201);
+  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const first = await call(server, 'POST', '/v1/prompts', {
+    auth: devAdmin,
+    body: { name: 'greet', prompt: 'Hi', labels: ['dev'] },
+  });
+  t.equal(first.status, 201, 'under its label, before the rename (the key is now cached)');
+  const renamed = await call(server, 'PATCH', `/v1/environments/${dev.body.data.id}`, {
+    auth: root,
+    body: { name: 'qa' },
+  });
+  t.equal(renamed.status, 200);
+  const label = (labels: string[]) =>
+    call(server, 'PATCH', '/v1/prompts/greet/versions/1', { auth: devAdmin, body: { labels } });
+  t.equal((await label(['dev'])).status, 403, 'the old name is no longer its label');
+  t.equal((await label(['qa'])).status, 200, 'the new one is');
+});

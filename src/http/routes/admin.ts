@@ -135,7 +135,10 @@ export const adminRoutes: AnyRoute[] = [
       const current = await currentEnvironment(ctx, ref, id);
       if (current) assertManages(ctx, current);
       if (current && patch.kind !== undefined) assertManages(ctx, { id, kind: patch.kind });
-      return data(await ctx.services.store.run('updateEnvironment', { ...ref, id, patch }));
+      const updated = await ctx.services.store.run('updateEnvironment', { ...ref, id, patch });
+      // Cached keys carry their environment's name and kind (what a pin may do): read them again.
+      ctx.services.auth.forgetTenant(ref.tenantId);
+      return data(updated);
     },
   }),
   route({
