@@ -10,7 +10,10 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { shellBlocks } from '../helpers/markdown.js';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
+import { until } from '../helpers/until.js';
 import { decodeExportResponse, encodeExportRequest } from '../helpers/otlpProto.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials } from '../helpers/server.js';
 
@@ -93,6 +96,40 @@ t.test('OTLP/gRPC', async (t) => {
       t.equal(llm?.model, 'gpt-4o-mini');
     });
   }
+
+  t.test("the guide's exporter settings (docs/guide/sending-traces.md, Over gRPC)", async (t) => {
+    const guide = readFileSync(new URL('../../../docs/guide/sending-traces.md', import.meta.url), 'utf8');
+    const block = shellBlocks(guide).find((b) => b.body.includes('OTEL_EXPORTER_OTLP_PROTOCOL=grpc'));
+    t.ok(block, 'the guide shows the gRPC settings');
+    const given: Record<string, string> = { TRACELAKE_HOST: '127.0.0.1', KEY: sdk.key, APP: sdk.appId };
+    const settings = Object.fromEntries(
+      [...(block?.body ?? '').matchAll(/^export (\w+)="?(.*?)"?$/gm)].map(([, name, value]) => [
+        name!,
+        value!.replace(/\$(\w+)/g, (_, v: string) => given[v] ?? '').replace(':4317', `:${port}`),
+      ]),
+    );
+    t.same(Object.keys(settings).sort(), [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+    ]);
+    Object.assign(process.env, settings);
+    t.teardown(() => {
+      for (const name of Object.keys(settings)) delete process.env[name];
+    });
+    // No options: the exporter reads the variables, as an application's would.
+    const exporter = new OTLPTraceExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const span = provider.getTracer('guide').startSpan('from-the-guide');
+    span.end();
+    await provider.forceFlush();
+    await provider.shutdown();
+    const traceId = span.spanContext().traceId;
+    const readable = async () =>
+      (await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: reader })).body.data?.[0]?.name ===
+      'from-the-guide';
+    t.ok(await until(readable), 'the span is read back');
+  });
 
   t.test('partial success is in the ExportTraceServiceResponse', async (t) => {
     const traceId = hex(16);
