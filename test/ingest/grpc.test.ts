@@ -44,7 +44,16 @@ function rawExport(port: number, metadata: Metadata, body: Uint8Array, gzip = fa
 
 t.test('OTLP/gRPC', async (t) => {
   const server = await serverFor(t, {
-    args: ['--grpc-port', '0', '--max-spans-per-trace', '3', '--max-otlp-body', '1MiB'],
+    args: [
+      '--grpc-port',
+      '0',
+      '--max-spans-per-trace',
+      '3',
+      '--max-otlp-body',
+      '1MiB',
+      '--max-inflight-bytes',
+      '256KiB',
+    ],
   });
   const port = server.grpcPort;
   t.ok(port !== null && port > 0, 'the listening line gives the bound gRPC port');
@@ -178,7 +187,37 @@ t.test('OTLP/gRPC', async (t) => {
     const malformed = await rawExport(port!, metadataOf(sdk), Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]));
     t.equal(malformed.error?.code, status.INVALID_ARGUMENT, malformed.error?.details ?? '');
   });
+
+  t.test('back-pressure: UNAVAILABLE with a google.rpc.RetryInfo', async (t) => {
+    // 300 KiB is more than the whole request budget (--max-inflight-bytes): 503 `overloaded` on HTTP.
+    const { error } = await rawExport(port!, metadataOf(sdk), Buffer.alloc(300 * 1024));
+    t.equal(error?.code, status.UNAVAILABLE, error?.details ?? '');
+    t.match(error?.details, /^overloaded: /);
+    const statusDetails = error?.metadata.get('grpc-status-details-bin')[0] as Buffer | undefined;
+    t.same(
+      [...(statusDetails ?? Buffer.alloc(0)).subarray(0, 2)],
+      [0x08, status.UNAVAILABLE],
+      'a google.rpc.Status of the code',
+    );
+    t.ok(statusDetails?.includes('type.googleapis.com/google.rpc.RetryInfo'), 'with a RetryInfo');
+  });
+
+  t.test('SIGTERM closes the gRPC port with the server', async (t) => {
+    t.equal(await server.stop('SIGTERM'), 0, 'a clean exit');
+    t.equal(await connects(port!), 'ECONNREFUSED');
+  });
 });
+
+async function connects(port: number): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+  });
+}
 
 t.test('--grpc-port off opens no port', async (t) => {
   const free = await new Promise<number>((resolve) => {
@@ -190,13 +229,6 @@ t.test('--grpc-port off opens no port', async (t) => {
   // The variable names a port; the flag, which wins, turns it off.
   const server = await serverFor(t, { args: ['--grpc-port', 'off'], env: { TRACELAKE_GRPC_PORT: String(free) } });
   t.equal(server.grpcPort, null);
-  const refused = await new Promise<string>((resolve) => {
-    const socket = connect(free, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-  });
+  const refused = await connects(free);
   t.equal(refused, 'ECONNREFUSED', `nothing listens on ${free}`);
 });
