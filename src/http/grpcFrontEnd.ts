@@ -65,7 +65,10 @@ export function listenGrpc(options: GrpcOptions, onRequest: (wire: Wire) => void
         close: () =>
           new Promise<void>((done) => {
             // Calls still open after the pipeline's drain are not waited for.
-            const cut = setTimeout(() => server.forceShutdown(), 1_000);
+            const cut = setTimeout(() => {
+              server.forceShutdown();
+              done();
+            }, 1_000);
             server.tryShutdown(() => {
               clearTimeout(cut);
               done();

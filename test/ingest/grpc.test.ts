@@ -66,7 +66,7 @@ t.test('OTLP/gRPC', async (t) => {
       const exporter = new OTLPTraceExporter({
         url: `http://127.0.0.1:${port}`,
         metadata: metadataOf(sdk),
-        compression: compression as never,
+        compression: compression as NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression'],
       });
       const provider = new BasicTracerProvider({
         resource: resourceFromAttributes({ 'service.name': `grpc-${compression}` }),
