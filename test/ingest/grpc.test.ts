@@ -1,16 +1,17 @@
 /**
  * Integration: OTLP/gRPC (`TraceService/Export`) — the real OpenTelemetry gRPC exporter sends spans,
- * plain and gzip, that are read back over the HTTP API; partial success in the answer; refusals as
- * gRPC statuses (grpc-js's own client for the raw cases); and `--grpc-port off` opens no port.
+ * plain and gzip, and with the guide's settings, that are read back over the HTTP API; partial
+ * success in the answer; refusals and back-pressure as gRPC statuses (grpc-js's own client for the
+ * raw cases); SIGTERM closes the port; and `--grpc-port off` opens none.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, compressionAlgorithms, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { trace, context } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
-import { readFileSync } from 'node:fs';
 import { shellBlocks } from '../helpers/markdown.js';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { until } from '../helpers/until.js';
@@ -32,7 +33,7 @@ function metadataOf(auth: Credentials): Metadata {
 /** One Export call with grpc-js's own client: the answer's bytes, or the error. */
 function rawExport(port: number, metadata: Metadata, body: Uint8Array, gzip = false) {
   const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure(), {
-    ...(gzip ? { 'grpc.default_compression_algorithm': 2 } : {}),
+    ...(gzip ? { 'grpc.default_compression_algorithm': compressionAlgorithms.gzip } : {}),
   });
   return new Promise<{ answer?: Buffer; error?: ServiceError }>((resolve) => {
     client.makeUnaryRequest(EXPORT, passThrough, passThrough, Buffer.from(body), metadata, (error, answer) => {
