@@ -30,6 +30,7 @@ import { findPortHolder } from './http/portHolder.js';
 import { EXIT_PORT_IN_USE, PortInUse, portInUseMessage } from './http/portInUse.js';
 import { WorkerService } from './http/workerService.js';
 import { listenMetrics, type MetricsListener } from './http/metricsServer.js';
+import type { GrpcListener } from './http/grpcFrontEnd.js';
 import type { OpsMetrics } from './http/opsMetrics.js';
 import { IngestCoordinator } from './ingest/coordinator.js';
 import { LogSyncThread } from './ingest/logSync.js';
@@ -70,6 +71,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   // First: a front end that cannot serve, or a port another process holds, is refused before the store is opened.
   const { frontEnd, fallback } = chooseFrontEnd(config.frontEnd);
   await refuseTakenPort(config.host, config.port);
+  if (config.grpcPort !== null) await refuseTakenPort(config.host, config.grpcPort);
   const dataDir = resolve(config.dataDir);
   checkWritable(dataDir);
   const storeExisted = existsSync(join(dataDir, DATABASE_FILE));
@@ -315,6 +317,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
   const port = await server.listen().catch((e: unknown) => {
     throw e instanceof PortInUse ? portRefusal(e.host, e.port) : e;
   });
+  const grpc = config.grpcPort === null ? null : await listenOtlpGrpc(config, config.grpcPort, server);
   if (fallback) log.info({ reason: fallback }, 'serving through node:http');
   log.info(
     {
@@ -327,6 +330,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       node: process.version,
       front_end: frontEnd.name,
       http: frontEnd.build,
+      grpc_port: grpc?.port ?? null,
     },
     'listening',
   );
@@ -350,7 +354,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     async stop() {
       workers.stop();
       const drained = await server.drain(config.shutdownTimeoutMs);
-      await metrics?.close();
+      await Promise.all([metrics?.close(), grpc?.close()]);
       if (!drained) log.warn('shutdown timeout: some requests were still in flight');
       // What the workers hold goes into committed segments, so the next start replays nothing.
       await ingest.drain();
@@ -359,6 +363,18 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       await Promise.all([store.destroy(), compute.destroy(), logSync.close(), renderer.close()]);
     },
   };
+}
+
+/**
+ * The OTLP/gRPC port, feeding the HTTP pipeline. Loaded only when served: grpc-js is many modules a
+ * server with the port off would load for nothing.
+ */
+async function listenOtlpGrpc(config: Config, port: number, server: HttpServer): Promise<GrpcListener> {
+  const { listenGrpc } = await import('./http/grpcFrontEnd.js');
+  const options = { host: config.host, port, maxMessageBytes: config.maxOtlpBodyBytes };
+  return listenGrpc(options, (wire) => server.accept(wire)).catch((e: unknown) => {
+    throw e instanceof PortInUse ? portRefusal(e.host, e.port) : e;
+  });
 }
 
 /**

@@ -24,6 +24,8 @@ export type MetricsListen = { kind: 'off' } | { kind: 'api' } | { kind: 'listen'
 export interface Config {
   host: string;
   port: number;
+  /** The OTLP/gRPC port (http/grpcFrontEnd.ts); null: off. */
+  grpcPort: number | null;
   frontEnd: FrontEndChoice;
   dataDir: string;
   mode: Mode;
@@ -162,6 +164,11 @@ function metricsListen(text: string): MetricsListen {
   return { kind: 'listen', host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
+/** A port, or `off` (null). */
+function portOrOff(text: string): number | null {
+  return text.trim().toLowerCase() === 'off' ? null : integer(0, 65535)(text);
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (text: string): T => {
     if (!(values as string[]).includes(text)) throw new Error(`expected one of ${values.join(', ')}, got "${text}"`);
@@ -214,6 +221,14 @@ export const OPTIONS = [
     fallback: '4318',
     parse: integer(0, 65535),
     doc: 'Port (the OTLP/HTTP default); 0 picks a free port.',
+  },
+  {
+    key: 'grpcPort',
+    env: 'TRACELAKE_GRPC_PORT',
+    flag: '--grpc-port',
+    fallback: '4317',
+    parse: portOrOff,
+    doc: 'OTLP/gRPC port (the OTLP/gRPC default), on the same host; 0 picks a free port, `off` opens none.',
   },
   {
     key: 'frontEnd',

@@ -93,6 +93,11 @@ export class HttpServer {
     return this.frontEnd.listen(this.config.host, this.config.port, (wire) => this.onRequest(wire));
   }
 
+  /** Takes a request from a front end of its own (OTLP/gRPC: http/grpcFrontEnd.ts) through the same pipeline. */
+  accept(wire: Wire): void {
+    this.onRequest(wire);
+  }
+
   /**
    * Stops accepting connections and waits (up to `timeoutMs`) for in-flight requests to be answered.
    * Requests that still arrive on open keep-alive connections get 503 with `Connection: close`.

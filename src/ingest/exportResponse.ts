@@ -12,14 +12,15 @@ export interface PartialSuccess {
   errorMessage: string;
 }
 
-const VARINT = 0;
-const LENGTH_DELIMITED = 2;
+export const VARINT = 0;
+export const LENGTH_DELIMITED = 2;
 const UTF8 = new TextEncoder();
 
-const key = (field: number, wireType: number) => (field << 3) | wireType;
+/** A field's tag: its number and wire type (fields below 16 here, so one byte). */
+export const key = (field: number, wireType: number) => (field << 3) | wireType;
 
 /** A non-negative integer as a base-128 varint (arithmetic, not bit operations: counts may pass 2^31). */
-function varint(n: number): number[] {
+export function varint(n: number): number[] {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`a varint here is a non-negative safe integer, not ${n}`);
   const out: number[] = [];
   for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);

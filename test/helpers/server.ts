@@ -59,6 +59,8 @@ export interface ServerOptions {
 export interface TestServer {
   url: string;
   port: number;
+  /** The OTLP/gRPC port, or null when it is off (the default of test servers). */
+  grpcPort: number | null;
   dataDir: string;
   logs: LogLine[];
   child: ChildProcess;
@@ -119,7 +121,9 @@ function spawnServer(dataDir: string, options: ServerOptions): ChildProcess {
   ];
   const [command, args] = unhooked(program!, [...programArgs, ...settings]);
   const child = spawn(command, args, {
-    env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', ...options.env },
+    // No OTLP/gRPC port unless a test asks for one (`--grpc-port 0`): servers in parallel would
+    // fight over 4317. An environment variable, so it reaches servers without the test settings too.
+    env: { ...process.env, TRACELAKE_LOG_LEVEL: 'info', TRACELAKE_GRPC_PORT: 'off', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
@@ -183,7 +187,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       resolve(code);
     }),
   );
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<LogLine>((resolve, reject) => {
     // A start is seconds of CPU: on a machine loaded several times over its cores, many times that in wall time.
     const limit = options.startTimeoutMs ?? 60_000;
     const timer = setTimeout(() => reject(new Error(`server did not start in ${limit / 1000} s: ${stderr}`)), limit);
@@ -198,7 +202,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       for (const wake of logWaiters) wake(entry);
       if (entry.msg === 'listening') {
         clearTimeout(timer);
-        resolve(entry.port as number);
+        resolve(entry);
       }
     });
     void exited.then((code) => {
@@ -206,9 +210,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       reject(new Error(`server exited with ${code} before listening: ${stderr}`));
     });
   });
+  const port = listening.port as number;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    grpcPort: (listening.grpc_port as number | null | undefined) ?? null,
     dataDir,
     logs,
     child,

@@ -71,6 +71,15 @@ t.test('git settings', async (t) => {
   t.throws(() => loadConfig({}, ['--public-url', 'ftp://x']), /TRACELAKE_PUBLIC_URL .*expected an http\(s\) URL/);
 });
 
+t.test('the OTLP/gRPC port: 4317 by default, off, or a port', async (t) => {
+  t.equal(loadConfig({}, []).grpcPort, 4317, 'the OTLP/gRPC default port');
+  t.equal(loadConfig({ TRACELAKE_GRPC_PORT: 'off' }, []).grpcPort, null, 'off opens none');
+  t.equal(loadConfig({}, ['--grpc-port', ' OFF ']).grpcPort, null, 'off in any case');
+  t.equal(loadConfig({ TRACELAKE_GRPC_PORT: 'off' }, ['--grpc-port', '0']).grpcPort, 0, 'the flag wins; 0 picks one');
+  t.throws(() => loadConfig({}, ['--grpc-port', '70000']), /TRACELAKE_GRPC_PORT \/ --grpc-port: expected an integer/);
+  t.throws(() => loadConfig({}, ['--grpc-port', 'no']), /TRACELAKE_GRPC_PORT \/ --grpc-port/);
+});
+
 t.test('the configuration guide documents every option', async (t) => {
   const guide = readFileSync(new URL('../../../docs/guide/configuration.md', import.meta.url), 'utf8');
   const rows = guide.split('\n').filter((line) => line.startsWith('| `TRACELAKE_'));
