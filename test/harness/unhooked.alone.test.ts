@@ -72,6 +72,16 @@ t.test('a child dies with the process that started it, even one killed without i
     .then((r) => [r.value as string]);
   const child = Number(line);
   t.ok(child > 0 && alive(child), `the child runs (pid ${line})`);
+  // setpriv asks for the signal, then execs env, which execs the program: once the program runs,
+  // the request is made (a kill before it, on a loaded machine, would race setpriv itself).
+  const program = () => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('setInterval');
+    } catch {
+      return false;
+    }
+  };
+  t.ok(await until(program, 10_000), 'the program itself runs');
   parent.kill('SIGKILL');
   t.ok(await until(() => !alive(child), 10_000), 'and is gone once its parent is killed');
   if (alive(child)) process.kill(child, 'SIGKILL');
