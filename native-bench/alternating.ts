@@ -26,3 +26,23 @@ export async function alternating<T>(
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** A start measured: wall time to the `listening` line, and the process's CPU by then. */
+export interface StartSeen {
+  readyMs: number;
+  cpuMs: number;
+}
+
+/** Prints each build's median start, with ratios to the baseline's when there is one. */
+export function printStarts(title: string, builds: [string, string][], seen: Map<string, StartSeen[]>): void {
+  console.log(title);
+  const medianOf = (name: string, k: keyof StartSeen) => median(seen.get(name)!.map((s) => s[k]));
+  const hasBaseline = seen.has('baseline');
+  for (const [name] of builds) {
+    const ratio = (k: keyof StartSeen) =>
+      hasBaseline && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '';
+    console.log(
+      `  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`,
+    );
+  }
+}

@@ -8,7 +8,7 @@
  *   npm run build && node dist/native-bench/restart.js [--spans 10000000] [--rounds 5] [--baseline /path/to/built/checkout]
  */
 import { copyOfStore, startServer } from '../test/helpers/server.js';
-import { alternating, median, serverBuilds } from './alternating.js';
+import { alternating, printStarts, serverBuilds } from './alternating.js';
 import { arg, textArg } from './args.js';
 import { processCpu } from './procThreads.js';
 import { syntheticStore } from './syntheticStore.js';
@@ -34,13 +34,9 @@ async function oneRestart(main: string, name: string): Promise<{ readyMs: number
 // The first start after the load migrates nothing but warms the page cache: not counted.
 for (const [name, main] of builds) await oneRestart(main, name);
 const seen = await alternating(builds, ROUNDS, oneRestart);
-console.log(`a restart after SIGKILL on a store of ${SPANS.toLocaleString('en-US')} spans, medians of ${ROUNDS}`);
-const medianOf = (name: string, k: 'readyMs' | 'cpuMs') => median(seen.get(name)!.map((s) => s[k]));
-for (const [name] of builds) {
-  const ratio = (k: 'readyMs' | 'cpuMs') =>
-    BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '';
-  console.log(
-    `  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`,
-  );
-}
+printStarts(
+  `a restart after SIGKILL on a store of ${SPANS.toLocaleString('en-US')} spans, medians of ${ROUNDS}`,
+  builds,
+  seen,
+);
 process.exit(0);

@@ -8,7 +8,7 @@
  *   npm run build && node dist/native-bench/start.js [--rounds 10] [--baseline /path/to/built/checkout]
  */
 import { startServer } from '../test/helpers/server.js';
-import { alternating, median, serverBuilds } from './alternating.js';
+import { alternating, printStarts, serverBuilds } from './alternating.js';
 import { arg, textArg } from './args.js';
 import { processCpu } from './procThreads.js';
 
@@ -26,12 +26,4 @@ async function oneStart(main: string): Promise<{ readyMs: number; cpuMs: number 
 
 const builds = serverBuilds(BASELINE);
 const seen = await alternating(builds, ROUNDS, (main) => oneStart(main));
-console.log(`a server's start on a fresh data directory, medians of ${ROUNDS}`);
-const medianOf = (name: string, k: 'readyMs' | 'cpuMs') => median(seen.get(name)!.map((s) => s[k]));
-for (const [name] of builds) {
-  const ratio = (k: 'readyMs' | 'cpuMs') =>
-    BASELINE && name === 'this build' ? ` (${(medianOf(name, k) / medianOf('baseline', k)).toFixed(2)}×)` : '';
-  console.log(
-    `  ${name.padEnd(10)} listening after ${medianOf(name, 'readyMs').toFixed(0)} ms${ratio('readyMs')}, ${medianOf(name, 'cpuMs').toFixed(0)} ms of CPU by then${ratio('cpuMs')}`,
-  );
-}
+printStarts(`a server's start on a fresh data directory, medians of ${ROUNDS}`, builds, seen);
