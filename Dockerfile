@@ -29,6 +29,7 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     TRACELAKE_HOST=0.0.0.0 \
     TRACELAKE_PORT=4318 \
+    TRACELAKE_GRPC_PORT=4317 \
     TRACELAKE_DATA_DIR=/var/lib/tracelake
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -42,7 +43,7 @@ RUN ln -s /app/dist/src/cli.js /usr/local/bin/tracelake \
 # The image's `node` user, by number so that runAsNonRoot can check it.
 USER 1000:1000
 VOLUME ["/var/lib/tracelake"]
-EXPOSE 4318
+EXPOSE 4318 4317
 # SIGTERM drains requests and checkpoints DuckDB: give it the shutdown timeout plus the flush
 # grace (docker stop -t 90, stop_grace_period: 90s); the default 10 s may cut a checkpoint short.
 STOPSIGNAL SIGTERM

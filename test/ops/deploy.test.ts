@@ -95,7 +95,7 @@ t.test('the Dockerfile: a multi-stage, non-root image with its data dir as a vol
   const env = envOf(runtime);
   t.equal(env.TRACELAKE_HOST, '0.0.0.0', 'reachable from outside the container');
   t.same(execForm(only(runtime, 'VOLUME')), [env.TRACELAKE_DATA_DIR], 'the data dir is the volume');
-  t.equal(only(runtime, 'EXPOSE'), env.TRACELAKE_PORT);
+  t.equal(only(runtime, 'EXPOSE'), `${env.TRACELAKE_PORT} ${env.TRACELAKE_GRPC_PORT}`, 'OTLP/HTTP and OTLP/gRPC');
   t.equal(only(runtime, 'WORKDIR'), '/app');
   t.match(
     only(runtime, 'RUN'),
