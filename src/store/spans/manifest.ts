@@ -528,6 +528,12 @@ export async function recentSpanKeys(
         let k = into(scope.environmentId ?? '');
         for (let i = 0; i < count; i++) {
           if (mixed) k = into((columns[ID_WORDS]![i] as string | null) ?? '');
+          // A migrated segment's environment may also have segments of its own: room grows then.
+          if (k.n + ID_WORDS > k.words.length) {
+            const grown = new Int32Array(Math.max(2 * k.words.length, k.n + ID_WORDS));
+            grown.set(k.words);
+            k.words = grown;
+          }
           for (let w = 0; w < ID_WORDS; w++) k.words[k.n++] = (columns[w]![i] as number) | 0;
         }
       },
