@@ -513,15 +513,15 @@ export class HttpServer {
   }
 }
 
-/**
- * Joins the chunks into a buffer that owns its memory (never a slice of Node's shared pool), so a
- * handler may transfer it to a worker thread without detaching anyone else's bytes.
- */
 /** The request says a body follows (a length over zero, or chunks). */
 function declaresBody(headers: Record<string, string>): boolean {
   return Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
 }
 
+/**
+ * Joins the chunks into a buffer that owns its memory (never a slice of Node's shared pool), so a
+ * handler may transfer it to a worker thread without detaching anyone else's bytes.
+ */
 function ownBuffer(chunks: Uint8Array[], size: number): Buffer {
   const out = Buffer.allocUnsafeSlow(size);
   let at = 0;
