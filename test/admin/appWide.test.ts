@@ -11,6 +11,7 @@ import { readSecret, SECRET_FILE } from '../../src/auth/secret.js';
 import { deriveSessionKey, sessionClaims, signSessionToken } from '../../src/core/admin/jwt.js';
 import { allRoutes } from '../../src/http/routeTable.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+import { devWithAdmin } from '../helpers/environments.js';
 
 /** A CLI-style session token: an unpinned tenant admin of the bootstrap app. */
 function sessionOf(server: TestServer, root: Credentials): Credentials {
@@ -191,18 +192,13 @@ t.test(
 t.test('a renamed environment: its keys act under the new name at once', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  const dev = await call(server, 'POST', '/v1/environments', {
-    auth: root,
-    body: { name: 'dev', kind: 'development' },
-  });
-  t.equal(dev.status, 201);
-  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const { envId, devAdmin } = await devWithAdmin(t, server, root);
   const first = await call(server, 'POST', '/v1/prompts', {
     auth: devAdmin,
     body: { name: 'greet', prompt: 'Hi', labels: ['dev'] },
   });
   t.equal(first.status, 201, 'under its label, before the rename (the key is now cached)');
-  const renamed = await call(server, 'PATCH', `/v1/environments/${dev.body.data.id}`, {
+  const renamed = await call(server, 'PATCH', `/v1/environments/${envId}`, {
     auth: root,
     body: { name: 'qa' },
   });

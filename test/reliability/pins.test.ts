@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+import { devWithAdmin } from '../helpers/environments.js';
 
 async function withStaging(
   server: TestServer,
@@ -107,12 +108,7 @@ t.test('a staging-pinned admin manages staging keys only', async (t) => {
 t.test('a development-pinned admin lists and revokes its own keys (no kinds below it)', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  const dev = await call(server, 'POST', '/v1/environments', {
-    auth: root,
-    body: { name: 'dev', kind: 'development' },
-  });
-  t.equal(dev.status, 201);
-  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const { devAdmin } = await devWithAdmin(t, server, root);
   const minted = await call(server, 'POST', '/v1/api-keys', { auth: devAdmin, body: { name: 'dev-sdk', role: 'SDK' } });
   t.equal(minted.status, 201);
 
