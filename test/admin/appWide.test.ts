@@ -11,7 +11,7 @@ import { readSecret, SECRET_FILE } from '../../src/auth/secret.js';
 import { deriveSessionKey, sessionClaims, signSessionToken } from '../../src/core/admin/jwt.js';
 import { allRoutes } from '../../src/http/routeTable.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
-import { devWithAdmin } from '../helpers/environments.js';
+import { devEnvironment, devWithAdmin } from '../helpers/environments.js';
 
 /** A CLI-style session token: an unpinned tenant admin of the bootstrap app. */
 function sessionOf(server: TestServer, root: Credentials): Credentials {
@@ -30,11 +30,7 @@ function sessionOf(server: TestServer, root: Credentials): Credentials {
 t.test('app-wide routes refuse a development-pinned admin and let an unpinned one through', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  t.equal(
-    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } })).status,
-    201,
-  );
-  const devAdmin = await createKey(server, root, { name: 'dev-admin', role: 'Full Access', environment_name: 'dev' });
+  const { devAdmin } = await devWithAdmin(t, server, root);
   const session = sessionOf(server, root);
   const created = await call(server, 'POST', '/v1/prompts', {
     auth: root,
@@ -123,11 +119,7 @@ t.test(
     const token = `op-${'k'.repeat(40)}`;
     const server = await serverFor(t, { env: { TRACELAKE_OPERATOR_TOKEN: token } });
     const root = rootCredentials(server);
-    t.equal(
-      (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } }))
-        .status,
-      201,
-    );
+    await devEnvironment(t, server, root);
     t.equal(
       (
         await call(server, 'POST', '/v1/prompts', {

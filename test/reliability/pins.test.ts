@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
-import { devWithAdmin } from '../helpers/environments.js';
+import { devEnvironment, devWithAdmin } from '../helpers/environments.js';
 
 async function withStaging(
   server: TestServer,
@@ -174,11 +174,7 @@ t.test(
   async (t) => {
     const server = await serverFor(t);
     const root = rootCredentials(server);
-    t.equal(
-      (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } }))
-        .status,
-      201,
-    );
+    await devEnvironment(t, server, root);
     const environments = (await call(server, 'GET', '/v1/environments', { auth: root })).body.data as {
       id: string;
       name: string;
@@ -246,10 +242,7 @@ t.test(
 t.test('trace lists by session and run, and the session list, name one environment with ?environment=', async (t) => {
   const server = await serverFor(t);
   const root = rootCredentials(server);
-  t.equal(
-    (await call(server, 'POST', '/v1/environments', { auth: root, body: { name: 'dev', kind: 'development' } })).status,
-    201,
-  );
+  await devEnvironment(t, server, root);
   const prodSdk = await createKey(server, root, { name: 'prod-sdk', role: 'SDK', environment_name: 'production' });
   const devSdk = await createKey(server, root, { name: 'dev-sdk', role: 'SDK', environment_name: 'dev' });
   const attributes = { 'session.id': 'shared-session', 'tracelake.run.id': 'shared-run' };
