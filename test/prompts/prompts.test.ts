@@ -285,8 +285,13 @@ t.test('prompts', async (t) => {
       `a health check and an export took at most ${Math.round(Math.max(...latencies))} ms`,
     );
 
-    // 200³ iterations: the answer was 76 MiB.
-    const loud = await post('/v1/prompts/cube%2Floud/render', items(200), sdk);
+    // 200³ iterations of 2,000 characters each: 16 GB unbounded. Long items reach the output budget
+    // within a few hundred iterations, so a loaded machine does not meet the time budget first.
+    const wide = {
+      variables: { a: Array.from({ length: 200 }, (_, i) => String(i).padStart(2000, '.')) },
+      label: 'latest',
+    };
+    const loud = await post('/v1/prompts/cube%2Floud/render', wide, sdk);
     t.equal(loud.status, 422, loud.text.slice(0, 200));
     t.match(loud.body.error, { code: 'render_limit_exceeded', budget: 'output', limit: 1048576 });
     const small = await post('/v1/prompts/cube%2Floud/render', items(2), sdk);
