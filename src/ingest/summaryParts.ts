@@ -55,6 +55,9 @@ export class SummaryParts {
             null,
             null,
             row[C.metadata] as string | null,
+            null,
+            null,
+            null,
           ],
           tags: new Set(),
         };
@@ -73,6 +76,11 @@ export class SummaryParts {
         }
       }
       const p = b.part;
+      if (row[C.type] === 'GENERATION' && (p[21] === null || start < p[21])) {
+        p[21] = start;
+        p[22] = preview(row, 'input');
+        p[23] = preview(row, 'output');
+      }
       if (row[C.cost] !== null) p[11] += row[C.cost] as number;
       if (row[C.tokens] !== null) p[12] += row[C.tokens] as number;
       if (row[C.type] !== 'EVENT') p[13]++;

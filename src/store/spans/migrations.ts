@@ -264,7 +264,8 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
         "SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'traces' AND column_name = 'best_metadata'",
       );
       if ((has?.n ?? 0) > 0) return;
-      const old = PART_COLUMNS.filter((c) => c !== 'best_metadata').join(', ');
+      // The generation's columns come with 207's PART_TABLE_SQL, which this one builds from too.
+      const old = PART_COLUMNS.filter((c) => c !== 'best_metadata' && !c.startsWith('gen_')).join(', ');
       await tx.exec(
         `CREATE TABLE trace_parts_203 (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
       );
@@ -330,6 +331,30 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
           Math.trunc(f.id),
         ]);
       }
+    },
+  },
+  {
+    version: 207,
+    name: "trace summaries keep their earliest generation's previews (the trace's preview when its root has none)",
+    sql: [],
+    async apply(tx) {
+      // As in 203: a store created since has the columns; an older one gets `trace_parts` rebuilt so
+      // they sit where a new store has them (the appender writes parts by position), before `seq`.
+      // `traces` is written by name: its columns are added. Existing summaries keep none (their
+      // generations' previews are not read back from the segments): new parts bring them.
+      const [has] = await tx.query<{ n: number }>(
+        "SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'trace_parts' AND column_name = 'gen_s'",
+      );
+      if ((has?.n ?? 0) > 0) return;
+      const old = PART_COLUMNS.filter((c) => !c.startsWith('gen_')).join(', ');
+      await tx.exec(
+        `CREATE TABLE trace_parts_207 (${PART_TABLE_SQL}, seq BIGINT NOT NULL DEFAULT nextval('trace_part_seq'))`,
+      );
+      await tx.exec(`INSERT INTO trace_parts_207 (${old}, seq) SELECT ${old}, seq FROM trace_parts`);
+      await tx.exec('DROP TABLE trace_parts');
+      await tx.exec('ALTER TABLE trace_parts_207 RENAME TO trace_parts');
+      for (const column of ['gen_s BIGINT', 'gen_input_preview VARCHAR', 'gen_output_preview VARCHAR'])
+        await tx.exec(`ALTER TABLE traces ADD COLUMN ${column}`);
     },
   },
 ];

@@ -33,6 +33,9 @@ export type PartRow = [
   userId: string | null,
   runId: string | null,
   bestMetadata: string | null,
+  genS: bigint | null,
+  genInputPreview: string | null,
+  genOutputPreview: string | null,
 ];
 
 /*
@@ -66,6 +69,13 @@ export const PART_COLUMNS = [
   /** The best candidate's metadata: the trace's metadata (the spec's "root span's metadata"). Last, so the
    *  column order of a store migrated to it (migration 203) is the order of a new one. */
   'best_metadata',
+  /**
+   * The part's earliest generation (a model call) and its previews: the trace's preview when the
+   * best candidate has none (an app span around an SDK call), so a list's INPUT is not empty.
+   */
+  'gen_s',
+  'gen_input_preview',
+  'gen_output_preview',
 ] as const;
 
 const COLS = PART_COLUMNS.join(', ');
@@ -103,13 +113,18 @@ export const PART_KINDS: readonly ColumnKind[] = [
   'text',
   'text',
   'bigint',
+  'text',
+  'text',
+  /** `seq` */
+  'bigint',
 ];
 
 export const PART_TABLE_SQL = `
   tenant_id UUID, app_id UUID, environment_id UUID, trace_id VARCHAR, start_ns BIGINT, end_ns BIGINT,
   best_r INTEGER, best_s BIGINT, best_name VARCHAR, best_input_preview VARCHAR, best_output_preview VARCHAR,
   cost DECIMAL(38, 12), tokens DOUBLE, span_count INTEGER, has_error INTEGER, has_ok INTEGER, tags VARCHAR[],
-  session_id VARCHAR, user_id VARCHAR, run_id VARCHAR, best_metadata VARCHAR`;
+  session_id VARCHAR, user_id VARCHAR, run_id VARCHAR, best_metadata VARCHAR,
+  gen_s BIGINT, gen_input_preview VARCHAR, gen_output_preview VARCHAR`;
 
 /**
  * The parts of the span rows of `source` (a relation with the span columns) in SQL: what the
@@ -128,7 +143,10 @@ export function partsOfSpans(source: string): string {
            (count(*) FILTER (WHERE type <> 'EVENT'))::INTEGER,
            bool_or(status = 'ERROR')::INTEGER, bool_or(status = 'OK')::INTEGER,
            list_distinct(flatten(list(coalesce(tags, [])))),
-           min(session_id), min(user_id), min(run_id), arg_min_null(metadata, ${best})
+           min(session_id), min(user_id), min(run_id), arg_min_null(metadata, ${best}),
+           min(start_ns) FILTER (WHERE type = 'GENERATION'),
+           arg_min_null(coalesce(input_preview, left(input, ${PREVIEW_CHARS})), start_ns) FILTER (WHERE type = 'GENERATION'),
+           arg_min_null(coalesce(output_preview, left(output, ${PREVIEW_CHARS})), start_ns) FILTER (WHERE type = 'GENERATION')
       FROM ${source} GROUP BY tenant_id, app_id, environment_id, trace_id`;
 }
 
@@ -151,7 +169,10 @@ function mergePartsSql(from: string): string {
            max(x.has_error) AS has_error, max(x.has_ok) AS has_ok,
            list_distinct(flatten(list(x.tags))) AS tags,
            min(x.session_id) AS session_id, min(x.user_id) AS user_id, min(x.run_id) AS run_id,
-           arg_min_null(x.best_metadata, ${best}) AS best_metadata
+           arg_min_null(x.best_metadata, ${best}) AS best_metadata,
+           min(x.gen_s) AS gen_s,
+           arg_min_null(x.gen_input_preview, x.gen_s) FILTER (WHERE x.gen_s IS NOT NULL) AS gen_input_preview,
+           arg_min_null(x.gen_output_preview, x.gen_s) FILTER (WHERE x.gen_s IS NOT NULL) AS gen_output_preview
       FROM (${from}) x
      GROUP BY x.tenant_id, x.app_id, x.environment_id, x.trace_id`;
 }
@@ -272,7 +293,8 @@ export function traceSummariesSql(where: Where, source: SummarySource = 'window'
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,
            x.start_ns, x.end_ns, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS latency_ms,
            x.cost, x.tokens::DOUBLE AS tokens, x.span_count,
-           x.best_input_preview AS input_preview, x.best_output_preview AS output_preview,
+           coalesce(x.best_input_preview, x.gen_input_preview) AS input_preview,
+           coalesce(x.best_output_preview, x.gen_output_preview) AS output_preview,
            list_sort(coalesce(x.tags, [])) AS tags, x.session_id, x.user_id, x.run_id,
            x.environment_id, e.name AS environment, x.best_metadata AS metadata
       FROM (${rows}) x LEFT JOIN environments e ON e.id = x.environment_id`;

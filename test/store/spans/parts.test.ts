@@ -24,6 +24,8 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   const c = hex(16);
   const rootA = hex(8);
   const d = hex(16);
+  const e = hex(16);
+  const rootE = hex(8);
   const long = 'x'.repeat(9000);
   const emojiInline = `${'😀'.repeat(300)}${'z'.repeat(300)}`; // 600 characters, 900 units, inline
   const emojiLong = `${'y'.repeat(499)}😀${'y'.repeat(9000)}`; // out of line, the pair straddling unit 500
@@ -67,9 +69,29 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
     { traceId: c, name: 'only', attributes: { 'input.value': long } },
     // Previews count characters as SQL's left() does: a pair (an emoji) is one.
     { traceId: d, name: 'emoji', attributes: { 'input.value': emojiInline, 'output.value': emojiLong } },
+    // An app span without input around two model calls: the earliest call's previews stand in.
+    { traceId: e, spanId: rootE, name: 'app' },
+    {
+      traceId: e,
+      parentSpanId: rootE,
+      name: 'second call',
+      attributes: { 'gen_ai.request.model': 'gpt-4o', 'input.value': 'second', 'output.value': 'two' },
+    },
+    {
+      traceId: e,
+      parentSpanId: rootE,
+      name: 'first call',
+      attributes: { 'gen_ai.request.model': 'gpt-4o', 'input.value': 'first', 'output.value': 'one' },
+    },
   ]);
   const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans as { status: { code: number }; events?: unknown[] }[];
   spans[2]!.status = { code: 2 };
+  const at = (i: number, offsetNs: bigint) => {
+    const span = spans[i] as unknown as { startTimeUnixNano: string };
+    span.startTimeUnixNano = String(BigInt(span.startTimeUnixNano) + offsetNs);
+  };
+  // The helper starts each span 1 µs after the one before: the second call now starts after the first.
+  at(8, 5_000n);
   spans[3]!.events = [{ name: 'an event', timeUnixNano: String(BigInt(Date.now()) * 1_000_000n) }];
   const { rows } = toRows(scope, mapExportRequest(request).spans);
   t.ok(
@@ -134,6 +156,12 @@ t.test('parts: JS while taking spans in = SQL over the stored rows', async (t) =
   t.equal(partA.best_name, 'root', 'the root names the trace');
   t.equal(partA.best_output_preview, 'x'.repeat(500), 'an out-of-line output has a stored preview');
   t.equal(partA.best_input_preview, 'hello', 'an inline input is its own preview');
+  const partE = expected.find((p) => p.trace_id === e)!;
+  t.same(
+    [partE.best_name, partE.best_input_preview, partE.gen_input_preview, partE.gen_output_preview],
+    ['app', null, 'first', 'one'],
+    "an app root without input: the earliest model call's previews are kept beside it",
+  );
   const partD = expected.find((p) => p.trace_id === d)!;
   t.equal(
     partD.best_input_preview,

@@ -224,6 +224,61 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   );
 });
 
+t.test("a root without previews: the trace takes its earliest model call's, across parts and merges", async (t) => {
+  const { db, src, commit } = await openStore(t);
+  const traceId = hex(16);
+  const root = hex(8);
+  const model = { 'gen_ai.request.model': 'gpt-4o' };
+  await commit(
+    [
+      {
+        traceId,
+        parentSpanId: root,
+        name: 'second call',
+        attributes: { ...model, 'input.value': 'second', 'output.value': 'two' },
+      },
+    ],
+    2000,
+  );
+  await mergeParts(db);
+  await commit(
+    [
+      { traceId, spanId: root, name: 'app' },
+      { traceId, parentSpanId: root, name: 'tool', attributes: { 'input.value': 'not a model call' } },
+    ],
+    0,
+  );
+  await commit(
+    [
+      {
+        traceId,
+        parentSpanId: root,
+        name: 'first call',
+        attributes: { ...model, 'input.value': 'first', 'output.value': 'one' },
+      },
+    ],
+    1000,
+  );
+  const summaryOf = async () => (await traceWithSpans(src, read, traceId))!.trace;
+  const unmerged = await summaryOf();
+  t.match(unmerged, { name: 'app', input_preview: 'first', output_preview: 'one' }, 'a merged row and two parts');
+  await mergeParts(db);
+  t.same(await summaryOf(), unmerged, 'the same once merged');
+  const withInput = hex(16);
+  await commit(
+    [
+      { traceId: withInput, name: 'app', attributes: { 'input.value': 'asked' } },
+      { traceId: withInput, name: 'call', attributes: { ...model, 'input.value': 'prompt', 'output.value': 'answer' } },
+    ],
+    0,
+  );
+  t.match(
+    (await traceWithSpans(src, read, withInput))!.trace,
+    { input_preview: 'asked', output_preview: 'answer' },
+    "the root's own preview wins; what it lacks comes from the model call",
+  );
+});
+
 t.test("a merged row keeps its best candidate's start only when it is not the trace's start", async (t) => {
   const { db, src, commit } = await openStore(t);
   const traceId = hex(16);

@@ -107,6 +107,9 @@ t.test('one span: its part', async (t) => {
     'u',
     'r',
     '{"k":1}',
+    null,
+    null,
+    null,
   ]);
 });
 
@@ -188,6 +191,21 @@ t.test('the best span: root before child, then earliest', async (t) => {
     'r1',
     'the earliest of two roots',
   );
+});
+
+t.test("the earliest generation's previews, beside the best span's", async (t) => {
+  const [p] = partsOf(
+    [
+      { parent: null, name: 'app', start: 10n },
+      { name: 'tool', start: 20n, input: 'tool in' },
+      { name: 'second call', type: 'GENERATION', start: 40n, input: 'second', output: 'two' },
+    ],
+    [{ name: 'first call', type: 'GENERATION', start: 30n, input: 'first', output: 'one' }],
+  );
+  t.same([p![9], p![10]], [null, null], 'the root has none: the best previews are empty');
+  t.same(p!.slice(21), [30n, 'first', 'one'], "the earliest generation's start and previews, whatever the order");
+  const [none] = partsOf([{ parent: null, name: 'app', input: 'root in' }]);
+  t.same(none!.slice(21), [null, null, null], 'no generation: none');
 });
 
 t.test('previews: stored ones, else the first 500 characters of the text', async (t) => {

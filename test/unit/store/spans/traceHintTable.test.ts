@@ -130,6 +130,9 @@ t.test("a summary part notes its trace's range in its app", async (t) => {
       null,
       null,
       null,
+      null,
+      null,
+      null,
     ] as PartRow;
   hints.noteParts([part('a', app, 2n * S, 3n * S), part('a', app, 1n * S, 2n * S), part('b', other, 7n * S, 9n * S)]);
   t.same(
