@@ -10,7 +10,7 @@ import t from 'tap';
 import { readSecret, SECRET_FILE } from '../../src/auth/secret.js';
 import { deriveSessionKey, sessionClaims, signSessionToken } from '../../src/core/admin/jwt.js';
 import { allRoutes } from '../../src/http/routeTable.js';
-import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 import { devEnvironment, devWithAdmin } from '../helpers/environments.js';
 
 /** A CLI-style session token: an unpinned tenant admin of the bootstrap app. */

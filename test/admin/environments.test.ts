@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { atRest } from '../helpers/atRest.js';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
 import { clockPast } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -246,10 +247,7 @@ t.test('delete: typed-name confirmation, default refused, keys removed with it, 
   t.equal((await call(server, 'GET', '/v1/api-keys', { auth: full })).status, 200, 'the pinned key works before');
 
   const traceId = hex(16);
-  const ingest = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId, name: 'in-doomed' }])),
-    headers: { authorization: sdk.key, 'x-service-app-id': sdk.appId, 'content-type': 'application/json' },
-  });
+  const ingest = await exportSpans(server, sdk, [{ traceId, name: 'in-doomed' }]);
   t.equal(ingest.status, 200, 'a span lands in the environment');
 
   const wrong = await call(server, 'DELETE', `/v1/environments/${doomed.id}`, {

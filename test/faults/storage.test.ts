@@ -16,6 +16,7 @@ import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, runUntilExit, startServer, type Credentials, type TestServer } from '../helpers/server.js';
 import { smallDisk, type SmallDisk } from '../helpers/smallDisk.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const KEY = 'sk_service_' + 'Storage'.repeat(6);
 const SERVER_ARGS = ['--duckdb-memory', '256MiB', '--fault-injection', 'on', '--flush-interval-ms', '50'];
@@ -75,10 +76,11 @@ t.test('a full disk: writes answer 503 with Retry-After, and freeing space loses
   }
   // Enough spans that an export streams several chunks from DuckDB (2,048 rows each).
   const many = hex(16);
-  const bulk = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest(Array.from({ length: 5000 }, (_, i) => ({ traceId: many, name: `m${i}` })))),
-    headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
-  });
+  const bulk = await exportSpans(
+    server,
+    auth,
+    Array.from({ length: 5000 }, (_, i) => ({ traceId: many, name: `m${i}` })),
+  );
   t.equal(bulk.status, 200, bulk.text);
   acked.push(many);
 

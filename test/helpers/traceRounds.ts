@@ -3,8 +3,9 @@
  * a trace of n spans exported, and the spans of a trace read back.
  */
 import type { Test } from 'tap';
-import { exportRequest, hex } from './otlp.js';
+import { hex } from './otlp.js';
 import { call, startServer, type Credentials, type TestServer } from './server.js';
+import { exportSpans } from './exportSpans.js';
 
 /** Starts a server on `dataDir` (killed at the test's end); call it again to restart. */
 export function starter(t: Test, dataDir: string, env: Record<string, string>): () => Promise<TestServer> {
@@ -27,15 +28,12 @@ export async function exportTrace(
   visible: boolean,
 ): Promise<string> {
   const traceId = hex(16);
-  const sent = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest(Array.from({ length: spans }, (_, i) => ({ traceId, name: `s${i}` })))),
-    headers: {
-      authorization: auth.key,
-      'x-service-app-id': auth.appId,
-      'content-type': 'application/json',
-      'x-tracelake-wait': visible ? 'visible' : '',
-    },
-  });
+  const sent = await exportSpans(
+    server,
+    auth,
+    Array.from({ length: spans }, (_, i) => ({ traceId, name: `s${i}` })),
+    { 'x-tracelake-wait': visible ? 'visible' : '' },
+  );
   t.equal(sent.status, 200, visible ? 'acknowledged once readable' : 'acknowledged once logged');
   return traceId;
 }

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor, tempDir } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('span exports', async (t) => {
   const server = await serverFor(t);
@@ -28,10 +29,7 @@ t.test('span exports', async (t) => {
         'tracelake.tags': 'a',
       },
     }));
-    const r = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest(spans)),
-      headers: { ...headers, 'content-type': 'application/json' },
-    });
+    const r = await exportSpans(server, root, spans);
     t.equal(r.status, 200);
   }
   const filter = encodeURIComponent('model = gpt-4o and metadata.team = t1');

@@ -12,9 +12,10 @@
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor, type Answer } from '../helpers/server.js';
 import { storedListing } from '../helpers/sweep.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 interface Operation {
   parameters?: { name: string; in: string }[];
@@ -117,10 +118,7 @@ t.test('malformed input on every documented route', async (t) => {
   const root = rootCredentials(server);
   const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const traceId = hex(16);
-  const ingested = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId, name: 'kept' }])),
-    headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
-  });
+  const ingested = await exportSpans(server, root, [{ traceId, name: 'kept' }]);
   t.equal(ingested.status, 200, ingested.text);
   const scored = await call(server, 'POST', '/v1/scores', {
     auth: root,

@@ -3,8 +3,9 @@
  * trace and a session, answer as decimals of at most ten places (never 0.30000000000000004).
  */
 import t from 'tap';
-import { exportRequest, hex, type SpanSpec } from '../helpers/otlp.js';
+import { hex, type SpanSpec } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('span, trace and session costs are answered without float noise', async (t) => {
   const server = await serverFor(t);
@@ -17,10 +18,7 @@ t.test('span, trace and session costs are answered without float noise', async (
     { traceId, parentSpanId: rootSpan, name: 'a', attributes: { 'tracelake.cost': 0.2 } },
     { traceId, parentSpanId: rootSpan, name: 'b', attributes: { 'tracelake.cost': 0.032780000000000004 } },
   ];
-  const sent = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest(spans)),
-    headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
-  });
+  const sent = await exportSpans(server, root, spans);
   t.equal(sent.status, 200, sent.text);
 
   const trace = await call(server, 'GET', `/v1/traces/${traceId}`, { auth: root });

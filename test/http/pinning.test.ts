@@ -2,6 +2,7 @@
 import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, type Credentials } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('pinning isolates environments both ways', async (t) => {
   const server = await serverFor(t);
@@ -16,10 +17,7 @@ t.test('pinning isolates environments both ways', async (t) => {
 
   const ingest = async (auth: Credentials) => {
     const traceId = hex(16);
-    const r = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId, attributes: { 'session.id': `s-${traceId.slice(0, 6)}` } }])),
-      headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
-    });
+    const r = await exportSpans(server, auth, [{ traceId, attributes: { 'session.id': `s-${traceId.slice(0, 6)}` } }]);
     t.equal(r.status, 200);
     return traceId;
   };
@@ -123,15 +121,7 @@ t.test('pinning isolates environments both ways', async (t) => {
   });
   t.equal(header.status, 403, 'a header contradicting the pin is refused, not ignored');
   t.match(header.body.error.message, /pinned to another environment than "production"/);
-  const write = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-    headers: {
-      authorization: staging.key,
-      'x-service-app-id': staging.appId,
-      'content-type': 'application/json',
-      'x-service-environment': 'production',
-    },
-  });
+  const write = await exportSpans(server, staging, [{ traceId: hex(16) }], { 'x-service-environment': 'production' });
   t.equal(write.status, 403, 'on ingestion too');
   t.same(ids(await call(server, 'GET', '/v1/traces', { auth: root })), [p, s].sort(), 'and nothing was stored');
 });

@@ -1,9 +1,10 @@
 /** Integration: what each role preset may and may not do, through real endpoints. */
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('role presets end to end', async (t) => {
   const server = await serverFor(t);
@@ -11,11 +12,7 @@ t.test('role presets end to end', async (t) => {
   const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
   const ro = await createKey(server, root, { name: 'ro', role: 'Read-Only' });
   const traceId = hex(16);
-  const ingest = (key: { key: string; appId: string }) =>
-    call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId }])),
-      headers: { authorization: key.key, 'x-service-app-id': key.appId, 'content-type': 'application/json' },
-    });
+  const ingest = (key: { key: string; appId: string }) => exportSpans(server, key, [{ traceId }]);
 
   t.equal((await ingest(sdk)).status, 200, 'SDK ingests');
   t.equal(

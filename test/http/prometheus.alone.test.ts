@@ -11,6 +11,7 @@ import { tracerProvider } from '../helpers/otel.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, createKey, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 async function scrape(
   url: string,
@@ -197,16 +198,7 @@ t.test('summary parts are merged once committed, and an idle store runs no merge
   const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
   const root = rootCredentials(server);
   const metric = (name: string) => opsMetric(server, name);
-  const send = () =>
-    call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-      headers: {
-        authorization: root.key,
-        'x-service-app-id': root.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': 'visible',
-      },
-    });
+  const send = () => exportSpans(server, root, [{ traceId: hex(16) }]);
   t.equal((await send()).status, 200);
   t.ok(
     await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 1),
@@ -228,16 +220,7 @@ t.test('summary parts are merged once committed, and an idle store runs no merge
 t.test('the way to readable: each generation by stage, each request from its answer', async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api', '--flush-interval-ms', '60000'] });
   const root = rootCredentials(server);
-  const send = (wait: string) =>
-    call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-      headers: {
-        authorization: root.key,
-        'x-service-app-id': root.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': wait,
-      },
-    });
+  const send = (wait: string) => exportSpans(server, root, [{ traceId: hex(16) }], { 'x-tracelake-wait': wait });
   // One worker, generations cut only on request: the third export's wait cuts the one generation
   // that holds all three, so all three are readable when it is answered.
   for (const wait of ['', '', 'visible']) t.equal((await send(wait)).status, 200);

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import {
   call,
   createKey,
@@ -12,6 +12,7 @@ import {
   type Credentials,
   type TestServer,
 } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 function plansFile(plan: Record<string, number | null>): string {
   const path = join(tempDir('tracelake-plans-'), 'plans.json');
@@ -28,10 +29,11 @@ function plansFile(plan: Record<string, number | null>): string {
 
 function ingest(server: TestServer, auth: Credentials, spans: number, attributes: Record<string, string> = {}) {
   const traceId = hex(16);
-  return call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest(Array.from({ length: spans }, () => ({ traceId, attributes })))),
-    headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
-  }).then((r) => ({ ...r, traceId }));
+  return exportSpans(
+    server,
+    auth,
+    Array.from({ length: spans }, () => ({ traceId, attributes })),
+  ).then((r) => ({ ...r, traceId }));
 }
 
 t.test('entitlements: apps and keys', async (t) => {

@@ -3,9 +3,10 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir } from '../helpers/server.js';
 import { unhooked } from '../helpers/unhooked.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -50,14 +51,8 @@ t.test('a CLI session token acts as a tenant admin on its app', async (t) => {
     201,
   );
   const traceId = hex(16);
-  const sent = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId }])),
-    headers: {
-      authorization: token,
-      'x-service-app-id': root.appId,
-      'content-type': 'application/json',
-      'x-service-environment': 'staging',
-    },
+  const sent = await exportSpans(server, { key: token, appId: root.appId }, [{ traceId }], {
+    'x-service-environment': 'staging',
   });
   t.equal(sent.status, 200, sent.text);
   const listed = await call(server, 'GET', '/v1/traces', { auth });

@@ -7,10 +7,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
-import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
+import { rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 /** The nice value of each of the process's threads, by thread id. */
 function niceness(pid: number): Map<number, number> {
@@ -29,15 +30,7 @@ function niceness(pid: number): Map<number, number> {
 /** Sends an export, so the threads that start with the first ingestion (libuv's pool) exist. */
 async function ingestOnce(server: TestServer): Promise<void> {
   const root = rootCredentials(server);
-  const r = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-    headers: {
-      authorization: root.key,
-      'x-service-app-id': root.appId,
-      'content-type': 'application/json',
-      'x-tracelake-wait': 'visible',
-    },
-  });
+  const r = await exportSpans(server, root, [{ traceId: hex(16) }]);
   if (r.status !== 200) throw new Error(`ingest answered ${r.status}`);
 }
 

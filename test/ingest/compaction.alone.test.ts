@@ -25,6 +25,7 @@ import {
   type TestServer,
 } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 /** Traces in many small requests (each written as its own segment): parts, sessions, models, metadata. */
 async function fill(server: TestServer, auth: Credentials): Promise<string[]> {
@@ -54,10 +55,7 @@ async function fill(server: TestServer, auth: Credentials): Promise<string[]> {
       [{ traceId, parentSpanId: root, name: 'tool', attributes: { 'openinference.span.kind': 'TOOL' } }],
     ];
     for (const spans of parts) {
-      const r = await call(server, 'POST', '/v1/traces', {
-        rawBody: JSON.stringify(exportRequest(spans)),
-        headers: { authorization: auth.key, 'x-service-app-id': auth.appId, 'content-type': 'application/json' },
-      });
+      const r = await exportSpans(server, auth, spans);
       if (r.status !== 200) throw new Error(`ingest answered ${r.status}`);
     }
   }

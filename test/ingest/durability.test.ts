@@ -1,8 +1,9 @@
 /** Integration: a 2xx on ingestion means durable — kill -9 right after the answer loses nothing. */
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('acknowledged spans survive SIGKILL', async (t) => {
   const dataDir = tempDir();
@@ -12,10 +13,7 @@ t.test('acknowledged spans survive SIGKILL', async (t) => {
   const traces = Array.from({ length: 20 }, () => hex(16));
   await Promise.all(
     traces.map(async (traceId) => {
-      const r = await call(first, 'POST', '/v1/traces', {
-        rawBody: JSON.stringify(exportRequest([{ traceId }, { traceId }, { traceId }])),
-        headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
-      });
+      const r = await exportSpans(first, root, [{ traceId }, { traceId }, { traceId }]);
       t.equal(r.status, 200);
     }),
   );

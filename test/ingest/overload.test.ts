@@ -8,6 +8,7 @@ import t from 'tap';
 import { exportRequest, hex } from '../helpers/otlp.js';
 import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('back-pressure', async (t) => {
   const server = await serverFor(t, { args: ['--ingest-backlog', '16KiB'] });
@@ -95,15 +96,7 @@ t.test(
         ['overloaded', '1', 1],
       );
     // Read-your-writes for everything accepted so far: one more export waits until it is visible.
-    const last = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-      headers: {
-        authorization: root.key,
-        'x-service-app-id': root.appId,
-        'content-type': 'application/json',
-        'x-tracelake-wait': 'visible',
-      },
-    });
+    const last = await exportSpans(server, root, [{ traceId: hex(16) }]);
     t.equal(last.status, 200);
     for (const a of accepted)
       t.equal(

@@ -7,8 +7,9 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { commit, git, workingRepo } from '../helpers/git.js';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, createKey, rootCredentials, serverFor, tempDir, type Credentials } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const GREETING = '---\nlabels: [production]\nmodel: gpt-4o\n---\nHello {{name}}, welcome to {{product}}!\n';
 const AGENT = '---\ntype: chat\n---\nsystem:\nYou support {{product}}.\n\nuser:\n{{question}}\n';
@@ -261,15 +262,7 @@ t.test('prompts', async (t) => {
     while (rendered === null) {
       const at = performance.now();
       const health = await call(server, 'GET', '/health');
-      const exported = await call(server, 'POST', '/v1/traces', {
-        rawBody: JSON.stringify(exportRequest([{ traceId: hex(16) }])),
-        headers: {
-          authorization: admin.key,
-          'x-service-app-id': admin.appId,
-          'content-type': 'application/json',
-          'x-tracelake-wait': '',
-        },
-      });
+      const exported = await exportSpans(server, admin, [{ traceId: hex(16) }], { 'x-tracelake-wait': '' });
       t.equal(health.status, 200, health.text);
       t.equal(exported.status, 200, exported.text);
       latencies.push(performance.now() - at);

@@ -6,8 +6,9 @@
 import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const KEY = 'sk_service_' + 'Corrupt'.repeat(6);
 
@@ -22,10 +23,7 @@ async function storeWithTraces(t: Test): Promise<{ dataDir: string; appId: strin
   const appId = server.bootstrap!.app_id as string;
   const traces = [hex(16), hex(16)];
   for (const traceId of traces) {
-    const r = await call(server, 'POST', '/v1/traces', {
-      rawBody: JSON.stringify(exportRequest([{ traceId }, { traceId }])),
-      headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/json' },
-    });
+    const r = await exportSpans(server, { key: KEY, appId }, [{ traceId }, { traceId }]);
     t.equal(r.status, 200);
   }
   t.equal(await server.stop('SIGTERM'), 0);

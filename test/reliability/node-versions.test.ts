@@ -14,8 +14,9 @@ import { loadNativeUws } from '../../src/http/uws.js';
 import { GLIBC_FOR_UWS, versionBelow } from '../../src/http/uwsBuilds.js';
 import { newerGlibcWrap } from '../helpers/newerGlibc.js';
 import { NODE_RUNTIMES_FROM_REGISTRY, nodeRuntime } from '../helpers/nodeRuntimes.js';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, runToExit, serverFor, tempDir, type TestServer } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 /** The glibc a runtime runs on, as it reports it itself (null on musl). */
 function glibcOf(node: string): string | null {
@@ -31,10 +32,7 @@ async function serves(t: Test, server: TestServer): Promise<void> {
 
   const root = rootCredentials(server);
   const traceId = hex(16);
-  const exported = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId, name: 'on-this-node' }])),
-    headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
-  });
+  const exported = await exportSpans(server, root, [{ traceId, name: 'on-this-node' }]);
   t.equal(exported.status, 200, 'an OTLP export is accepted');
 
   const read = await call(server, 'GET', `/v1/traces/${traceId}/spans`, { auth: root });

@@ -5,8 +5,9 @@
  * Nothing refused is stored.
  */
 import t from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, serverFor } from '../helpers/server.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 t.test('query strings', async (t) => {
   const server = await serverFor(t);
@@ -42,10 +43,7 @@ t.test('JSON bodies must be UTF-8 text; refused ones store nothing', async (t) =
   const server = await serverFor(t);
   const root = rootCredentials(server);
   const traceId = hex(16);
-  const sent = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId }])),
-    headers: { authorization: root.key, 'x-service-app-id': root.appId, 'content-type': 'application/json' },
-  });
+  const sent = await exportSpans(server, root, [{ traceId }]);
   t.equal(sent.status, 200);
   const score = (name: string) => `{"name":"${name}","score":1,"resource_id":"${traceId}"}`;
 

@@ -8,9 +8,10 @@
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { exportRequest, hex } from '../helpers/otlp.js';
+import { hex } from '../helpers/otlp.js';
 import { call, startServer, tempDir, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { exportSpans } from '../helpers/exportSpans.js';
 
 const WAL = 'tracelake.duckdb.wal';
 const WATERMARK = 'tracelake.duckdb.wal-watermark';
@@ -22,12 +23,9 @@ async function killedWithWal(t: Test): Promise<{ dataDir: string; traceId: strin
   const key = server.bootstrap!.api_key as string;
   const appId = server.bootstrap!.app_id as string;
   const traceId = hex(16);
-  const sent = await call(server, 'POST', '/v1/traces', {
-    rawBody: JSON.stringify(exportRequest([{ traceId, name: 'kept-in-the-wal' }])),
-    headers: { authorization: key, 'x-service-app-id': appId, 'content-type': 'application/json' },
-  });
+  const sent = await exportSpans(server, { key, appId }, [{ traceId, name: 'kept-in-the-wal' }]);
   t.equal(sent.status, 200);
-  // The watermark is recorded every second; wait until it covers the commit.
+  // The watermark is recorded after each commit; wait until it covers the whole WAL.
   const walBytes = () => (existsSync(join(dataDir, WAL)) ? statSync(join(dataDir, WAL)).size : 0);
   const covered = await until(() => {
     if (!existsSync(join(dataDir, WATERMARK))) return false;
