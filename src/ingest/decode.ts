@@ -123,7 +123,7 @@ interface Inflaters<R> {
   gzip: (body: Uint8Array, options: ZlibOptions) => R;
   zlib: (body: Uint8Array, options: ZlibOptions) => R;
   raw: (body: Uint8Array, options: ZlibOptions) => R;
-  /** Runs `first`; on an error `onError` may throw or give another try. */
+  /** Runs `first`; on an error, `onError` throws the refusal. */
   attempt: (first: () => R, onError: (e: unknown) => R) => R;
   done: (body: Uint8Array) => R;
 }
@@ -157,13 +157,7 @@ function undo<R>(body: Uint8Array, contentEncoding: string | undefined, maxBytes
     throw badBody(`not valid ${encoding}: ${(e as Error).message}`);
   };
   if (encoding === 'gzip' || encoding === 'x-gzip') return z.attempt(() => z.gzip(body, options), refuse);
-  if (encoding === 'deflate') {
-    // HTTP "deflate" is zlib-wrapped, but some clients send raw deflate: accept both.
-    return z.attempt(
-      () => z.zlib(body, options),
-      (e) => (isTooLarge(e) ? refuse(e) : z.attempt(() => z.raw(body, options), refuse)),
-    );
-  }
+  if (encoding === 'deflate') return z.attempt(() => (zlibWrapped(body) ? z.zlib : z.raw)(body, options), refuse);
   throw unsupportedEncoding(encoding);
 }
 
