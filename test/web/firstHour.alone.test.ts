@@ -1,0 +1,107 @@
+/**
+ * What a first hour with the web UI found, in Debian's headless Chromium (playwright-core, no
+ * browser download), against one server seeded through the OpenTelemetry SDK: the dashboard's axis
+ * is the chosen window and an empty bucket breaks a line.
+ */
+import t from 'tap';
+import { existsSync, mkdirSync } from 'node:fs';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { tracerProvider } from '../helpers/otel.js';
+import { rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+
+const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = new URL('../../../.tap/screenshots/', import.meta.url).pathname;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Generations of two models in the last hour, in two bursts with empty minutes between them. */
+async function seedHour(server: TestServer, root: Credentials): Promise<void> {
+  const { provider, tracer } = tracerProvider(server, root, 'proto', 'first-hour');
+  const now = Date.now();
+  for (const [ago, model] of [
+    [50, 'gpt-4o'],
+    [50, 'claude-3-5-sonnet'],
+    [10, 'gpt-4o'],
+    [10, 'claude-3-5-sonnet'],
+  ] as const) {
+    const at = now - ago * MINUTE;
+    const span = tracer.startSpan(`chat ${model}`, {
+      startTime: at,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': model,
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 20,
+      },
+    });
+    span.setStatus({ code: SpanStatusCode.OK });
+    span.end(at + 800);
+  }
+  await provider.forceFlush();
+  await provider.shutdown();
+}
+
+t.setTimeout(300_000);
+
+t.test(
+  'the first hour in the web UI, in headless Chromium',
+  {
+    skip:
+      existsSync(CHROMIUM) || process.env.CI
+        ? false
+        : `no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`,
+  },
+  async (t) => {
+    mkdirSync(SHOTS, { recursive: true });
+    const server = await serverFor(t);
+    const root = rootCredentials(server);
+    await seedHour(server, root);
+    const browser: Browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+      timeout: 60_000,
+    });
+    t.teardown(() => browser.close());
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(20_000);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('API key or session token').fill(root.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('table[aria-label="Traces"] tbody tr[data-id]').first().waitFor();
+
+    await t.test('the dashboard: the axis is the window, an empty bucket breaks the line', async (t) => {
+      const opened = Date.now();
+      await page.goto(`${server.url}/#/metrics?window=1h`);
+      const charts = page.locator('figure.chart [data-x-from]');
+      await charts.nth(3).waitFor();
+      const drawn = await charts.evaluateAll((els) =>
+        els.map((e) => {
+          const d = (e as unknown as { dataset: Record<string, string> }).dataset;
+          return { title: d.chart!, from: Date.parse(d.xFrom!), to: Date.parse(d.xTo!), runs: d.runs! };
+        }),
+      );
+      t.equal(drawn.length, 4, 'cost, tokens, latency and errors');
+      for (const c of drawn) {
+        t.ok(
+          c.from >= opened - HOUR - 5_000 && c.from <= Date.now() - HOUR,
+          `${c.title}: the axis starts where the window does (${new Date(c.from).toISOString()})`,
+        );
+        t.ok(
+          c.to >= opened - 5_000 && c.to <= Date.now(),
+          `${c.title}: and ends at its end (${new Date(c.to).toISOString()})`,
+        );
+        t.ok(
+          c.runs.split(',').every((n) => n === '2'),
+          `${c.title}: each line is two pieces, broken by the empty minutes (${c.runs})`,
+        );
+      }
+      await page.screenshot({ path: `${SHOTS}first-hour-dashboard.png` });
+    });
+
+    t.same(pageErrors, [], 'no script error in the page');
+  },
+);
