@@ -1,7 +1,8 @@
 /**
  * What a first hour with the web UI found, in Debian's headless Chromium (playwright-core, no
- * browser download), against one server seeded through the OpenTelemetry SDK: the dashboard's axis
- * is the chosen window and an empty bucket breaks a line.
+ * browser download), against one server seeded through the OpenTelemetry SDK: the page loads
+ * without complaints and checks an app id's shape; the dashboard's axis is the chosen window and
+ * an empty bucket breaks a line.
  */
 import t from 'tap';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -67,11 +68,33 @@ t.test(
     page.setDefaultTimeout(20_000);
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    const consoleComplaints: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') consoleComplaints.push(`${m.type()}: ${m.text()}`);
+    });
 
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key or session token').fill(root.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('table[aria-label="Traces"] tbody tr[data-id]').first().waitFor();
+    await t.test('sign-in: a quiet load, and the app id checked for its shape', async (t) => {
+      await page.goto(`${server.url}/`);
+      const appId = page.getByLabel('App id');
+      await appId.waitFor();
+      type Field = { validity: { valid: boolean; patternMismatch: boolean } };
+      const validity = () =>
+        appId.evaluate((e) => {
+          const v = (e as unknown as Field).validity;
+          return { valid: v.valid, patternMismatch: v.patternMismatch };
+        });
+      for (const wrong of ['not-an-app-id', '-'.repeat(36), `${root.appId}0`]) {
+        await appId.fill(wrong);
+        t.match(await validity(), { valid: false, patternMismatch: true }, `"${wrong}" is flagged by the form`);
+      }
+      await appId.fill(root.appId);
+      t.match(await validity(), { valid: true }, 'the app id of the key passes');
+      // Chromium reports a pattern it cannot compile when it first checks a value against it.
+      t.same(consoleComplaints, [], 'neither the load nor the checks put an error or warning in the console');
+      await page.getByLabel('API key or session token').fill(root.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('table[aria-label="Traces"] tbody tr[data-id]').first().waitFor();
+    });
 
     await t.test('the dashboard: the axis is the window, an empty bucket breaks the line', async (t) => {
       const opened = Date.now();
@@ -103,5 +126,6 @@ t.test(
     });
 
     t.same(pageErrors, [], 'no script error in the page');
+    t.same(consoleComplaints, [], 'nor a complaint in the console');
   },
 );
