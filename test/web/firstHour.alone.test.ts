@@ -1,7 +1,7 @@
 /**
  * What a first hour with the web UI found, in Debian's headless Chromium (playwright-core, no
  * browser download), against one server seeded through the OpenTelemetry SDK: the page loads
- * without complaints and checks an app id's shape; the dashboard's axis is the chosen window and
+ * without complaints and checks an app id's shape; at 800 px a trace and the bar fit; the dashboard's axis is the chosen window and
  * an empty bucket breaks a line.
  */
 import t from 'tap';
@@ -17,9 +17,10 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /** Generations of two models in the last hour, in two bursts with empty minutes between them. */
-async function seedHour(server: TestServer, root: Credentials): Promise<void> {
+async function seedHour(server: TestServer, root: Credentials): Promise<{ traceId: string; spanId: string }> {
   const { provider, tracer } = tracerProvider(server, root, 'proto', 'first-hour');
   const now = Date.now();
+  const last = { traceId: '', spanId: '' };
   for (const [ago, model] of [
     [50, 'gpt-4o'],
     [50, 'claude-3-5-sonnet'],
@@ -38,9 +39,11 @@ async function seedHour(server: TestServer, root: Credentials): Promise<void> {
     });
     span.setStatus({ code: SpanStatusCode.OK });
     span.end(at + 800);
+    Object.assign(last, span.spanContext());
   }
   await provider.forceFlush();
   await provider.shutdown();
+  return last;
 }
 
 t.setTimeout(300_000);
@@ -57,7 +60,7 @@ t.test(
     mkdirSync(SHOTS, { recursive: true });
     const server = await serverFor(t);
     const root = rootCredentials(server);
-    await seedHour(server, root);
+    const generation = await seedHour(server, root);
     const browser: Browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-dev-shm-usage'],
@@ -123,6 +126,39 @@ t.test(
         );
       }
       await page.screenshot({ path: `${SHOTS}first-hour-dashboard.png` });
+    });
+
+    await t.test('at 800 px wide, the span panel and Sign out stay in view', async (t) => {
+      await page.setViewportSize({ width: 800, height: 700 });
+      await page.goto(`${server.url}/#/traces/${generation.traceId}?span=${generation.spanId}`);
+      const detail = page.locator('.span-detail');
+      await detail.locator('h3').waitFor();
+      const inView = (b: { x: number; width: number } | null, width: number) =>
+        b !== null && b.x >= 0 && b.x + b.width <= width;
+      const panel = await page.locator('aside.detail').boundingBox();
+      t.ok(inView(panel, 800), `the span panel lies within the viewport (${JSON.stringify(panel)})`);
+      t.equal(
+        await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+              .documentElement.scrollWidth,
+        ),
+        800,
+        'nothing makes the page scroll sideways',
+      );
+      const bar = await page.locator('nav.top').boundingBox();
+      const signOut = await page.getByRole('button', { name: 'Sign out' }).boundingBox();
+      t.ok(inView(signOut, 800), `Sign out lies within the viewport (${JSON.stringify(signOut)})`);
+      t.ok(
+        bar !== null &&
+          signOut !== null &&
+          inView(signOut, bar.x + bar.width) &&
+          signOut.y >= bar.y &&
+          signOut.y + signOut.height <= bar.y + bar.height,
+        `and within the bar (${JSON.stringify(bar)})`,
+      );
+      await page.screenshot({ path: `${SHOTS}first-hour-800.png`, fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
     });
 
     t.same(pageErrors, [], 'no script error in the page');
