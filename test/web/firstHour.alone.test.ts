@@ -1,7 +1,7 @@
 /**
  * What a first hour with the web UI found, in Debian's headless Chromium (playwright-core, no
  * browser download), against one server seeded through the OpenTelemetry SDK: the page loads
- * without complaints and checks an app id's shape; at 800 px a trace and the bar fit; the dashboard's axis is the chosen window and
+ * without complaints and checks an app id's shape; at 800 px a trace and the bar fit; the filter bar suggests the values seen; the dashboard's axis is the chosen window and
  * an empty bucket breaks a line.
  */
 import t from 'tap';
@@ -15,6 +15,16 @@ const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../.tap/screenshots/', import.meta.url).pathname;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+
+/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
+function countIs(page: Page, selector: string, n: number) {
+  type Doc = { querySelectorAll(s: string): { length: number } };
+  return page.waitForFunction(
+    ([sel, want]) =>
+      (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
+    [selector, n] as const,
+  );
+}
 
 /** Generations of two models in the last hour, in two bursts with empty minutes between them. */
 async function seedHour(server: TestServer, root: Credentials): Promise<{ traceId: string; spanId: string }> {
@@ -159,6 +169,30 @@ t.test(
       );
       await page.screenshot({ path: `${SHOTS}first-hour-800.png`, fullPage: true });
       await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    await t.test('the filter bar suggests the values a field was seen with in the window', async (t) => {
+      await page.goto(`${server.url}/#/traces?window=24h`);
+      await page.locator('table[aria-label="Traces"] tbody tr[data-id]').first().waitFor();
+      const input = page.getByLabel('Filter');
+      await input.click();
+      await input.pressSequentially('model = ');
+      const options = page.locator('[role="option"] b');
+      const models = ['claude-3-5-sonnet', 'gpt-4o'];
+      await countIs(page, '[role="option"]', models.length);
+      t.same(await options.allTextContents(), models, 'the models ingested, as many times each, by name');
+      await input.press('ArrowDown');
+      await input.press('Tab');
+      t.equal(await input.inputValue(), 'model = gpt-4o ', 'a value is taken like any completion');
+      await input.press('Escape');
+      await input.press('Enter');
+      await countIs(page, 'table[aria-label="Traces"] tbody tr[data-id]', 2);
+      t.pass('the traces calling it');
+      await input.fill('');
+      await input.pressSequentially('service_name = fi');
+      await countIs(page, '[role="option"]', 1);
+      t.same(await options.allTextContents(), ['first-hour'], 'typed letters narrow the values');
+      await input.press('Escape');
     });
 
     t.same(pageErrors, [], 'no script error in the page');
