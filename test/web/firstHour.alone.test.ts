@@ -1,7 +1,7 @@
 /**
  * What a first hour with the web UI found, in Debian's headless Chromium (playwright-core, no
  * browser download), against one server seeded through the OpenTelemetry SDK: the page loads
- * without complaints and checks an app id's shape; at 800 px a trace and the bar fit; the filter bar suggests the values seen; the dashboard's axis is the chosen window and
+ * without complaints and checks an app id's shape; at 800 px a trace and the bar fit; the filter bar suggests the values seen; the agents page finds old sessions; the dashboard's axis is the chosen window and
  * an empty bucket breaks a line.
  */
 import t from 'tap';
@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { tracerProvider } from '../helpers/otel.js';
-import { rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../.tap/screenshots/', import.meta.url).pathname;
@@ -56,6 +56,47 @@ async function seedHour(server: TestServer, root: Credentials): Promise<{ traceI
   return last;
 }
 
+/** A coding-agent session that ran long ago, synced now: one prompt, one answer. */
+async function syncOldSession(
+  server: TestServer,
+  root: Credentials,
+  id: string,
+  daysAgo: number,
+  title: string,
+): Promise<void> {
+  const start = Date.now() - daysAgo * 86_400_000;
+  const at = (s: number) => new Date(start + s * 1000).toISOString();
+  const body = {
+    schemaVersion: 1,
+    sessions: [
+      {
+        id,
+        agent: { name: 'claude-code', version: '1.0.0' },
+        startedAt: at(0),
+        endedAt: at(30),
+        title,
+        cwd: '/home/dev/shop',
+        git: null,
+        events: [
+          { id: 'u1', timestamp: at(0), type: 'user_message', content: [{ type: 'text', text: 'Port it, please.' }] },
+          {
+            id: 'a1',
+            timestamp: at(20),
+            type: 'assistant_message',
+            model: 'claude-sonnet-4-5-20250929',
+            content: [{ type: 'text', text: 'Done.' }],
+            usage: { inputTokens: 900, outputTokens: 300, cacheReadTokens: 0, cacheCreationTokens: 0 },
+            stopReason: 'end_turn',
+          },
+        ],
+      },
+    ],
+    blobs: [],
+  };
+  const r = await call(server, 'POST', '/v1/agents/sync', { auth: root, body });
+  if (r.status !== 200 || r.body.data.accepted.length !== 1) throw new Error(`agents sync: ${r.status} ${r.text}`);
+}
+
 t.setTimeout(300_000);
 
 t.test(
@@ -71,6 +112,10 @@ t.test(
     const server = await serverFor(t);
     const root = rootCredentials(server);
     const generation = await seedHour(server, root);
+    const OLD_SESSION = '5c1d7e2a-0b9f-4c3e-8d21-7a6b5c4d3e2f';
+    const OLDER_SESSION = '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d';
+    await syncOldSession(server, root, OLD_SESSION, 200, 'Port the billing job');
+    await syncOldSession(server, root, OLDER_SESSION, 400, 'Set up the repository');
     const browser: Browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-dev-shm-usage'],
@@ -193,6 +238,38 @@ t.test(
       await countIs(page, '[role="option"]', 1);
       t.same(await options.allTextContents(), ['first-hour'], 'typed letters narrow the values');
       await input.press('Escape');
+    });
+
+    await t.test('agent sessions: "all time" finds a session of 200 days ago', async (t) => {
+      const rows = 'table[aria-label="Agent sessions"] tbody tr[data-id]';
+      await page.goto(`${server.url}/#/agents?window=all`);
+      await countIs(page, rows, 1);
+      t.match(await page.locator(rows).textContent(), /Port the billing job/, 'the newest old session is listed');
+      t.equal(await page.locator('select[aria-label="Time window"]').inputValue(), 'all', 'under "all time"');
+      t.match(page.url(), /until=/, 'the 90 days up to the newest session, in the deep link');
+      await countIs(page, 'table[aria-label="Tokens and cost by model"] tbody tr', 1);
+      t.match(
+        await page.locator('table[aria-label="Tokens and cost by model"]').textContent(),
+        /claude-sonnet-4-5-20250929/,
+        "with the figures of that window's models",
+      );
+      await page.screenshot({ path: `${SHOTS}first-hour-agents.png` });
+      await page.getByRole('button', { name: '← Earlier sessions' }).click();
+      await page.locator(rows, { hasText: 'Set up the repository' }).waitFor();
+      t.equal(await page.locator(rows).count(), 1, 'earlier: the 90 days up to the session before, 400 days ago');
+      // Looking back means asking window by window, ten years of them: wait for the answer.
+      await page.getByRole('button', { name: 'Nothing earlier' }).waitFor();
+      t.ok(await page.getByRole('button', { name: 'Nothing earlier' }).isDisabled(), 'and nothing before that');
+
+      // The default window (7 days) holds no session: the page lands on the newest.
+      await page.goto(`${server.url}/#/agents`);
+      await page.waitForURL(/window=all/);
+      await countIs(page, rows, 1);
+      t.match(
+        await page.locator(rows).textContent(),
+        /Port the billing job/,
+        'an empty window lands on the newest data',
+      );
     });
 
     t.same(pageErrors, [], 'no script error in the page');
