@@ -5,26 +5,15 @@
  * an empty bucket breaks a line.
  */
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { tracerProvider } from '../helpers/otel.js';
+import { countIs, openPage, withoutChromium } from '../helpers/chromium.js';
 import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../.tap/screenshots/', import.meta.url).pathname;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
-function countIs(page: Page, selector: string, n: number) {
-  type Doc = { querySelectorAll(s: string): { length: number } };
-  return page.waitForFunction(
-    ([sel, want]) =>
-      (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
-    [selector, n] as const,
-  );
-}
 
 /** Generations of two models in the last hour, in two bursts with empty minutes between them. */
 async function seedHour(server: TestServer, root: Credentials): Promise<{ traceId: string; spanId: string }> {
@@ -102,10 +91,7 @@ t.setTimeout(300_000);
 t.test(
   'the first hour in the web UI, in headless Chromium',
   {
-    skip:
-      existsSync(CHROMIUM) || process.env.CI
-        ? false
-        : `no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`,
+    skip: withoutChromium,
   },
   async (t) => {
     mkdirSync(SHOTS, { recursive: true });
@@ -116,16 +102,7 @@ t.test(
     const OLDER_SESSION = '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d';
     await syncOldSession(server, root, OLD_SESSION, 200, 'Port the billing job');
     await syncOldSession(server, root, OLDER_SESSION, 400, 'Set up the repository');
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-      timeout: 60_000,
-    });
-    t.teardown(() => browser.close());
-    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const { page, pageErrors } = await openPage(t, { width: 1280, height: 900 });
     const consoleComplaints: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') consoleComplaints.push(`${m.type()}: ${m.text()}`);
