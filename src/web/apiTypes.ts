@@ -32,6 +32,7 @@ export type {
   RunFigures,
 } from '../store/evals/experiments.js';
 export type { MetricsRow } from '../store/metrics/metrics.js';
+export type { Dimension, View as MetricsView } from '../core/metrics/plan.js';
 export type { PromptVersionMetrics, ScoreAverage } from '../store/prompts/metrics.js';
 export type { PromptSummary, PromptVersionView as PromptVersion } from '../store/prompts/prompts.js';
 export type { CommentView as Comment } from '../store/scores/comments.js';

@@ -19,6 +19,12 @@ import { href, match, useLocation } from './router.js';
 
 declare const __TRACELAKE_VERSION__: string;
 
+/**
+ * An app id is a UUID. Browsers compile `pattern` with the `v` flag, where a bare `-` in a class is
+ * an error that switches the check off: the hyphens stand outside the classes.
+ */
+const APP_ID_PATTERN = '[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}';
+
 function SignIn({ onSignIn, reason }: { onSignIn: (c: Credentials) => void; reason: string | null }) {
   const [token, setToken] = useState('');
   const [appId, setAppId] = useState('');
@@ -65,7 +71,8 @@ function SignIn({ onSignIn, reason }: { onSignIn: (c: Credentials) => void; reas
             name="app"
             value={appId}
             onInput={(e) => setAppId((e.target as HTMLInputElement).value)}
-            pattern="[0-9a-fA-F-]{36}"
+            pattern={APP_ID_PATTERN}
+            title="An app id: a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e"
           />
         </label>
         {error ? (

@@ -6,28 +6,17 @@
  * computed from it), open from the keyboard, and answer its deep link. Screenshots as ui.test.ts.
  */
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { SpanStatusCode, context, trace } from '@opentelemetry/api';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { createRun, report, sendTrials, trial } from '../evals/helpers.js';
 import { tracerProvider } from '../helpers/otel.js';
+import { countIs, openPage, withoutChromium } from '../helpers/chromium.js';
 import { call, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL(
   process.env.TRACELAKE_UPDATE_SCREENSHOTS === '1' ? '../../../docs/screenshots/' : '../../../.tap/screenshots/',
   import.meta.url,
 ).pathname;
-
-/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
-function countIs(page: Page, selector: string, n: number) {
-  type Doc = { querySelectorAll(s: string): { length: number } };
-  return page.waitForFunction(
-    ([sel, want]) =>
-      (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
-    [selector, n] as const,
-  );
-}
 
 /** The UI's money format for amounts of a cent or more. */
 const dollars = (v: number) => `$${v.toFixed(4)}`;
@@ -296,10 +285,7 @@ t.setTimeout(360_000);
 t.test(
   'prompts, experiments and agent sessions in headless Chromium',
   {
-    skip:
-      existsSync(CHROMIUM) || process.env.CI
-        ? false
-        : `no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`,
+    skip: withoutChromium,
   },
   async (t) => {
     mkdirSync(SHOTS, { recursive: true });
@@ -309,20 +295,11 @@ t.test(
     const experiment = await seedExperiment(server, root);
     await seedAgents(server, root);
 
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-      timeout: 60_000,
-    });
-    t.teardown(() => browser.close());
-    const page: Page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-    page.setDefaultTimeout(20_000);
+    const { page, pageErrors } = await openPage(t, { width: 1440, height: 1000 });
     const foreign: string[] = [];
     page.on('request', (r) => {
       if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
     });
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(e.message));
     const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 
     await page.goto(`${server.url}/#/prompts`);

@@ -8,14 +8,14 @@
  * TRACELAKE_UPDATE_SCREENSHOTS=1, which the README shows).
  */
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { deflateSync, crc32 } from 'node:zlib';
 import { SpanStatusCode, context, trace } from '@opentelemetry/api';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { tracerProvider } from '../helpers/otel.js';
+import { countIs, openPage, withoutChromium } from '../helpers/chromium.js';
 import { call, rootCredentials, serverFor, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL(
   process.env.TRACELAKE_UPDATE_SCREENSHOTS === '1' ? '../../../docs/screenshots/' : '../../../.tap/screenshots/',
   import.meta.url,
@@ -47,16 +47,6 @@ function png(): string {
     chunk('IDAT', deflateSync(Buffer.from(rows))),
     chunk('IEND', Buffer.alloc(0)),
   ]).toString('base64');
-}
-
-/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
-function countIs(page: Page, selector: string, n: number) {
-  type Doc = { querySelectorAll(s: string): { length: number } };
-  return page.waitForFunction(
-    ([sel, want]) =>
-      (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
-    [selector, n] as const,
-  );
 }
 
 /**
@@ -226,30 +216,18 @@ t.setTimeout(360_000);
 t.test(
   'the web UI in headless Chromium',
   {
-    skip:
-      existsSync(CHROMIUM) || process.env.CI
-        ? false
-        : `no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`,
+    skip: withoutChromium,
   },
   async (t) => {
     mkdirSync(SHOTS, { recursive: true });
     const server = await serverFor(t);
     const ids = await seed(server);
     const root = rootCredentials(server);
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-      timeout: 60_000,
-    });
-    t.teardown(() => browser.close());
-    const page: Page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(20_000);
+    const { page, pageErrors } = await openPage(t, { width: 1440, height: 900 });
     const foreign: string[] = [];
     page.on('request', (r) => {
       if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
     });
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(e.message));
     const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
 
     await t.test('sign in with an API key alone, kept in session storage', async (t) => {

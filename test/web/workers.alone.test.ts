@@ -6,14 +6,13 @@
  * page shows the whole thread; the list of runs opens it. Screenshots as ui.test.ts.
  */
 import t from 'tap';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { openPage, withoutChromium } from '../helpers/chromium.js';
 import { workingRepo } from '../helpers/git.js';
 import { call, createKey, rootCredentials, serverFor, tempDir } from '../helpers/server.js';
 import { fakeAgentProfiles, startWorker } from '../helpers/workers.js';
 
-const CHROMIUM = process.env.TRACELAKE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL(
   process.env.TRACELAKE_UPDATE_SCREENSHOTS === '1' ? '../../../docs/screenshots/' : '../../../.tap/screenshots/',
   import.meta.url,
@@ -22,10 +21,7 @@ const SHOTS = new URL(
 t.test(
   'the live thread of a worker run in headless Chromium',
   {
-    skip:
-      existsSync(CHROMIUM) || process.env.CI
-        ? false
-        : `no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`,
+    skip: withoutChromium,
   },
   async (t) => {
     mkdirSync(SHOTS, { recursive: true });
@@ -54,16 +50,7 @@ t.test(
     const url = new URL(run.url);
     t.equal(url.hash, `#/workers/runs/${run.id}`, 'the link is the thread page; it carries no credential');
 
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-      timeout: 60_000,
-    });
-    t.teardown(() => browser.close());
-    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(30_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const { page, pageErrors } = await openPage(t, { width: 1280, height: 900 }, 30_000);
     const polls: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('/v1/workers/runs/') && !r.url().includes('/stream')) polls.push(r.url());
@@ -122,7 +109,7 @@ t.test(
     });
 
     await t.test('opened after the run ended, the page shows the whole thread', async (t) => {
-      const again = await browser.newPage();
+      const again = await page.context().browser()!.newPage();
       await again.goto(`${server.url}/#/workers`);
       // Same browser context, its own tab: sign in again (credentials live in the tab's session storage).
       await again.getByLabel('API key or session token').fill(root.key);

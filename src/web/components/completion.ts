@@ -1,6 +1,7 @@
 /**
  * Completion for the string filter grammar, from `/v1/filter-schema`: where the caret is, what may
- * come next — a field, an operator the field takes, one of an enum's values, or `and`/`or`.
+ * come next — a field, an operator the field takes, one of an enum's values (or of the values the
+ * field was seen with, when the caller has them), or `and`/`or`.
  */
 import type { FilterSchema, SchemaField } from '../api.js';
 
@@ -9,6 +10,11 @@ export interface Suggestion {
   /** Replaces the word being typed. */
   insert: string;
   detail: string;
+}
+
+/** A value as the grammar reads it: bare when it is one word (lexer.ts), else quoted. */
+function written(value: string): string {
+  return /^[\p{L}\p{N}\p{M}_.\-+:/@]+$/u.test(value) ? value : `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 /** Words of the text, quoted values kept whole, parentheses and commas on their own. */
@@ -28,13 +34,17 @@ function fieldOf(name: string, fields: SchemaField[]): SchemaField | undefined {
   );
 }
 
-/** The suggestions at `caret` in `text` for a resource's fields. */
+/**
+ * The suggestions at `caret` in `text` for a resource's fields; `seen` holds values fields were seen
+ * with, by field name. Where a value comes next, `valueField` names its field.
+ */
 export function suggest(
   text: string,
   caret: number,
   schema: FilterSchema,
   resource: 'traces' | 'spans' | 'scores',
-): { from: number; items: Suggestion[] } {
+  seen: Record<string, string[]> = {},
+): { from: number; items: Suggestion[]; valueField?: SchemaField } {
   const fields = schema.resources[resource].fields;
   const before = text.slice(0, caret);
   const partialMatch = /[^\s(),]*$/.exec(before)!;
@@ -89,9 +99,13 @@ export function suggest(
         detail: `operator for ${field?.name ?? 'this field'}`,
       }));
   } else if (state === 'value' || state === 'list') {
-    items = (field?.values ?? [])
-      .filter(starts)
-      .map((v) => ({ label: v, insert: state === 'list' ? v : `${v} `, detail: `a value of ${field!.name}` }));
+    const enumerated = field?.values !== undefined;
+    items = (field?.values ?? (field ? seen[field.name] : undefined) ?? []).filter(starts).map((v) => ({
+      label: v,
+      insert: state === 'list' ? written(v) : `${written(v)} `,
+      detail: enumerated ? `a value of ${field!.name}` : `seen in this window`,
+    }));
+    if (field) return { from, items: items.slice(0, 12), valueField: field };
   } else {
     items = ['and', 'or']
       .filter(starts)

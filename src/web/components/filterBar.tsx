@@ -1,11 +1,14 @@
 /**
  * The filter bar: the string grammar of the lists, with completion of fields, operators and enum
- * values from `/v1/filter-schema` (↑/↓ to choose, Tab or Enter to take, Escape to close), and a
- * refused filter shown with a mark at the position the server names.
+ * values from `/v1/filter-schema` and of the values a field was seen with in the window (↑/↓ to
+ * choose, Tab or Enter to take, Escape to close), and a refused filter shown with a mark at the
+ * position the server names.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, type FilterSchema } from '../api.js';
+import { windowFrom } from '../format.js';
 import { errorPosition, suggest, type Suggestion } from './completion.js';
+import { hasValuesSeen, valuesSeen } from './valuesSeen.js';
 
 let schemaOnce: Promise<FilterSchema> | null = null;
 function schema(): Promise<FilterSchema> {
@@ -17,31 +20,48 @@ function schema(): Promise<FilterSchema> {
 interface Props {
   value: string;
   resource: 'traces' | 'spans' | 'scores';
+  /** The list's time window (`24h`, `7d`…): values are suggested as seen in it. */
+  window: string;
   /** The server's refusal of the applied filter, if any. */
   error: string | null;
   onApply: (filter: string) => void;
 }
 
-export function FilterBar({ value, resource, error, onApply }: Props) {
+export function FilterBar({ value, resource, window, error, onApply }: Props) {
   const [text, setText] = useState(value);
   const [items, setItems] = useState<Suggestion[]>([]);
   const [from, setFrom] = useState(0);
   const [active, setActive] = useState(0);
   const [loaded, setLoaded] = useState<FilterSchema | null>(null);
+  // Values seen by field name, for the current window; a field being asked for maps to [].
+  const [seen, setSeen] = useState<Record<string, string[]>>({});
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => setText(value), [value]);
   useEffect(() => {
     schema().then(setLoaded, () => undefined);
   }, []);
+  useEffect(() => setSeen({}), [window, resource]);
 
   const refresh = (t: string) => {
     const caret = input.current?.selectionStart ?? t.length;
     if (!loaded) return setItems([]);
-    const s = suggest(t, caret, loaded, resource);
+    const s = suggest(t, caret, loaded, resource, seen);
     setFrom(s.from);
     setItems(s.items);
     setActive(0);
+    const field = s.valueField;
+    if (resource !== 'scores' && field && !(field.name in seen) && hasValuesSeen(resource, field)) {
+      setSeen((known) => ({ ...known, [field.name]: [] }));
+      valuesSeen(resource, field, windowFrom(window)).then(
+        (values) => setSeen((known) => ({ ...known, [field.name]: values })),
+        () => undefined,
+      );
+    }
   };
+  // Values that arrive while the caret waits after an operator are offered there and then.
+  useEffect(() => {
+    if (document.activeElement === input.current) refresh(text);
+  }, [seen]);
   const take = (s: Suggestion) => {
     const caret = input.current?.selectionStart ?? text.length;
     const next = text.slice(0, from) + s.insert + text.slice(caret);

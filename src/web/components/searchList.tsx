@@ -44,7 +44,13 @@ export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }:
         <h1>{title}</h1>
         <WindowSelect value={state.window} onChange={(w) => set({ window: w })} />
       </header>
-      <FilterBar value={state.filter} resource={resource} error={filterError} onApply={(filter) => set({ filter })} />
+      <FilterBar
+        value={state.filter}
+        resource={resource}
+        window={state.window}
+        error={filterError}
+        onApply={(filter) => set({ filter })}
+      />
       {page.error && !filterError ? (
         <p class="error" role="alert">
           {page.error.message}

@@ -127,7 +127,16 @@ export function Pager({
   );
 }
 
-export function WindowSelect({ value, onChange }: { value: string; onChange: (w: string) => void }) {
+/** The windows a page offers; `allTime` adds `all`, which the page itself resolves (the API's windows end at 90 days). */
+export function WindowSelect({
+  value,
+  onChange,
+  allTime = false,
+}: {
+  value: string;
+  onChange: (w: string) => void;
+  allTime?: boolean;
+}) {
   return (
     <label class="window">
       Window{' '}
@@ -137,6 +146,7 @@ export function WindowSelect({ value, onChange }: { value: string; onChange: (w:
             last {w}
           </option>
         ))}
+        {allTime ? <option value="all">all time</option> : null}
       </select>
     </label>
   );

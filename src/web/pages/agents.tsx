@@ -5,6 +5,9 @@
  * cost by agent and model. A row opens the session's trace; its session id opens the session view.
  * `?agent=` narrows to one agent. The figures by model come from `GET /v1/metrics` (cloud servers,
  * where agent sync lives too); agents are found the same way, among the root spans of the window.
+ * Sessions are synced long after they ran, so "all time" is offered: the API's windows end at 90
+ * days, so it shows the 90 days up to the newest session (`?until=`), and steps back to earlier ones.
+ * A window without sessions lands there too.
  */
 import { get, query, type MetricsAnswer, type MetricsRow, type Page, type TraceSummary } from '../api.js';
 import { Pager, Table, WindowSelect, type Column } from '../components/table.js';
@@ -15,6 +18,23 @@ import { href, navigate, type Location } from '../router.js';
 /** At most 50 values in a filter's `in` list (spec: Limits), so at most 50 sessions a page. */
 const LIMIT = 25;
 const AGENT_TAG = 'agent:';
+const DAY_MS = 86_400_000;
+/** The API's longest window. */
+const SPAN_MS = 90 * DAY_MS;
+/** How far back "all time" looks for a session: windows of 90 days, about ten years. */
+const LOOK_BACK = 40;
+
+/** One instant after the start of the newest session that started before `beforeMs`, or null. */
+async function newestSessionBefore(beforeMs: number, filter: string): Promise<number | null> {
+  for (let i = 0; i < LOOK_BACK; i++) {
+    const to = beforeMs - i * SPAN_MS;
+    const page = await get<Page<TraceSummary>>(
+      `/v1/traces${query({ filter, start_date: new Date(to - SPAN_MS).toISOString(), end_date: new Date(to).toISOString(), sort_by: 'start', sort_order: 'desc', limit: 1 })}`,
+    );
+    if (page.data[0]) return Date.parse(page.data[0].start) + 1;
+  }
+  return null;
+}
 
 /** A value as the filter grammar reads it, whatever it holds. */
 function quoted(v: string): string {
@@ -48,10 +68,10 @@ function totals(answer: MetricsAnswer): ByModel[] {
   return [...out.values()].sort((a, b) => b.cost - a.cost || b.total_tokens - a.total_tokens);
 }
 
-function metrics(from: string, groupBy: string, filter: string): Promise<MetricsAnswer> {
+function metrics(from: string, to: string | undefined, groupBy: string, filter: string): Promise<MetricsAnswer> {
   // Weekly buckets: a 90-day window is 14 rows a group, and the page adds them up anyway.
   return get<MetricsAnswer>(
-    `/v1/metrics${query({ view: 'spans', from, bucket: 'week', measures: 'count,input_tokens,output_tokens,total_tokens,cost', group_by: groupBy, group_limit: 100, filter })}`,
+    `/v1/metrics${query({ view: 'spans', from, to, bucket: 'week', measures: 'count,input_tokens,output_tokens,total_tokens,cost', group_by: groupBy, group_limit: 100, filter })}`,
   );
 }
 
@@ -103,25 +123,45 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
     agent: loc.query.get('agent') ?? '',
     window: loc.query.get('window') ?? '7d',
     offset: Number(loc.query.get('offset') ?? 0),
+    until: loc.query.get('until') ?? '',
   };
-  const set = (patch: Partial<typeof state>) => navigate('/agents', { ...state, offset: 0, ...patch });
-  const from = windowFrom(state.window);
+  const set = (patch: Partial<typeof state>) => navigate('/agents', { ...state, offset: 0, until: '', ...patch });
+  const allTime = state.window === 'all';
+  const untilMs = allTime && state.until ? Date.parse(state.until) : null;
+  const from = untilMs !== null ? new Date(untilMs - SPAN_MS).toISOString() : windowFrom(state.window);
+  const to = untilMs !== null ? state.until : undefined;
   const withMetrics = features.metrics === true;
+  const filter = state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists';
+  // "All time" or an empty window: the 90 days up to the newest session before `beforeMs`.
+  const landBefore = (beforeMs: number) =>
+    newestSessionBefore(beforeMs, filter).then((until) => {
+      if (until !== null)
+        navigate('/agents', { ...state, window: 'all', offset: 0, until: new Date(until).toISOString() }, true);
+      return until;
+    });
   const sessions = useLoad(
     () =>
-      get<Page<TraceSummary>>(
-        `/v1/traces${query({ filter: state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists', start_date: from, sort_by: 'start', sort_order: 'desc', limit: LIMIT, offset: state.offset })}`,
-      ),
+      allTime && untilMs === null
+        ? landBefore(Date.now()).then(() => ({ data: [], pagination: { total: 0, limit: LIMIT, offset: 0 } }))
+        : get<Page<TraceSummary>>(
+            `/v1/traces${query({ filter, start_date: from, end_date: to, sort_by: 'start', sort_order: 'desc', limit: LIMIT, offset: state.offset })}`,
+          ),
     [loc.query.toString()],
+  );
+  const emptyWindow = !allTime && state.offset === 0 && sessions.data?.pagination.total === 0;
+  useLoad(() => (emptyWindow ? landBefore(Date.parse(from)) : Promise.resolve(null)), [emptyWindow]);
+  const earlier = useLoad(
+    () => (untilMs !== null ? newestSessionBefore(untilMs - SPAN_MS, filter) : Promise.resolve(null)),
+    [untilMs, filter],
   );
   const agents = useLoad(
     () =>
       withMetrics
         ? get<MetricsAnswer>(
-            `/v1/metrics${query({ view: 'spans', from, measures: 'count', group_by: 'service_name', group_limit: 100, filter: 'metadata.agent exists and span_kind = agent' })}`,
+            `/v1/metrics${query({ view: 'spans', from, to, measures: 'count', group_by: 'service_name', group_limit: 100, filter: 'metadata.agent exists and span_kind = agent' })}`,
           ).then((a) => [...new Set(a.data.map((r) => String(r.service_name ?? '')))].filter(Boolean).sort())
         : Promise.resolve([]),
-    [state.window, withMetrics],
+    [state.window, state.until, withMetrics],
   );
   const shown = state.agent ? [state.agent] : (agents.data ?? []);
   const byAgentModel = useLoad(
@@ -129,19 +169,23 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
       withMetrics && shown.length
         ? metrics(
             from,
+            to,
             'service_name,model',
             `type = GENERATION and service_name in (${shown.map(quoted).join(', ')})`,
           ).then(totals)
         : Promise.resolve([]),
-    [state.window, withMetrics, shown.join('\n')],
+    [state.window, state.until, withMetrics, shown.join('\n')],
   );
   const ids = sessions.data?.data.map((t) => t.id) ?? [];
   const bySession = useLoad(
     () =>
       withMetrics && ids.length
-        ? metrics(from, 'session_id,model', `type = GENERATION and trace_id in (${ids.map(quoted).join(', ')})`).then(
-            totals,
-          )
+        ? metrics(
+            from,
+            to,
+            'session_id,model',
+            `type = GENERATION and trace_id in (${ids.map(quoted).join(', ')})`,
+          ).then(totals)
         : Promise.resolve([]),
     [withMetrics, ids.join(',')],
   );
@@ -167,9 +211,27 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
               ))}
             </select>
           </label>{' '}
-          <WindowSelect value={state.window} onChange={(w) => set({ window: w })} />
+          <WindowSelect value={state.window} onChange={(w) => set({ window: w })} allTime />
         </span>
       </header>
+      {untilMs !== null ? (
+        <p class="hint span-note">
+          All time, 90 days at a time (the API's longest window): {time(from)} – {time(state.until)}.{' '}
+          <button
+            type="button"
+            disabled={!earlier.data}
+            onClick={() =>
+              earlier.data && navigate('/agents', { ...state, offset: 0, until: new Date(earlier.data).toISOString() })
+            }
+          >
+            {earlier.loading
+              ? 'Looking for earlier sessions…'
+              : earlier.data
+                ? '← Earlier sessions'
+                : 'Nothing earlier'}
+          </button>
+        </p>
+      ) : null}
       {byAgentModel.data?.length ? (
         <table class="grid small by-model" aria-label="Tokens and cost by model">
           <thead>

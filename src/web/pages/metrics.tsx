@@ -3,16 +3,33 @@
  * model, trace latency percentiles and error rate, over a window.
  */
 import { get, query, type MetricsAnswer } from '../api.js';
-import { Chart, type Series } from '../components/chart.js';
+import { Chart, type Series, type TimeRange } from '../components/chart.js';
 import { WindowSelect } from '../components/table.js';
 import { int, ms, usd, windowFrom } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { navigate, type Location } from '../router.js';
 
-/** One series per group (or per measure when ungrouped), aligned on the answer's buckets. */
-function seriesOf(answer: MetricsAnswer, measures: string[]): { xs: number[]; series: Series[] } {
-  const xs = [...new Set(answer.data.map((r) => Date.parse(r.bucket)))].sort((a, b) => a - b);
-  const at = new Map(xs.map((x, i) => [x, i]));
+const BUCKET_MS: Record<MetricsAnswer['meta']['bucket'], number> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+};
+
+/**
+ * One series per group (or per measure when ungrouped) over every bucket of the answer's window:
+ * rows are sparse, so a bucket without a row is null (a gap in the line). The first bucket starts
+ * at or before the window's start; it is drawn at the start, inside the window.
+ */
+function seriesOf(answer: MetricsAnswer, measures: string[]): { xs: number[]; series: Series[]; range: TimeRange } {
+  const range = { from: Date.parse(answer.meta.from), to: Date.parse(answer.meta.to) };
+  if (answer.data.length === 0) return { xs: [], series: [], range };
+  const step = BUCKET_MS[answer.meta.bucket];
+  // Buckets are aligned from an origin the rows show: step back from one to the window's start.
+  const anchor = Date.parse(answer.data[0]!.bucket);
+  const first = anchor - Math.ceil((anchor - range.from) / step) * step;
+  const starts = Array.from({ length: answer.meta.buckets }, (_, i) => first + i * step);
+  const at = new Map(starts.map((x, i) => [x, i]));
   const dims = answer.meta.group_by;
   const series = new Map<string, (number | null)[]>();
   for (const r of answer.data) {
@@ -21,12 +38,17 @@ function seriesOf(answer: MetricsAnswer, measures: string[]): { xs: number[]; se
       if (!series.has(label))
         series.set(
           label,
-          xs.map(() => null),
+          starts.map(() => null),
         );
-      series.get(label)![at.get(Date.parse(r.bucket))!] = r[m] as number | null;
+      const i = at.get(Date.parse(r.bucket));
+      if (i !== undefined) series.get(label)![i] = r[m] as number | null;
     }
   }
-  return { xs, series: [...series].map(([label, values]) => ({ label, values })) };
+  return {
+    xs: starts.map((x) => Math.max(x, range.from)),
+    series: [...series].map(([label, values]) => ({ label, values })),
+    range,
+  };
 }
 
 function useMetrics(window: string, params: Record<string, string>) {
