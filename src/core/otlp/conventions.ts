@@ -12,7 +12,9 @@ import { collectMessages } from './messages.js';
 export const MODEL_KEYS: readonly string[] = [
   'gen_ai.response.model',
   'gen_ai.request.model',
+  'llm.response.model_name',
   'llm.model_name',
+  'llm.request.model_name',
   'embedding.model_name', // OpenInference EMBEDDING spans
   'ai.model.id',
 ];
@@ -40,7 +42,7 @@ export const CACHED_INPUT_TOKEN_KEYS: readonly string[] = [
   'ai.usage.cachedInputTokens',
 ];
 
-export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost'];
+export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost', 'llm.cost.total'];
 
 /**
  * Spans that wrap model calls reported by spans of their own and repeat those calls' usage: the AI
@@ -94,6 +96,21 @@ export const PROMPT_VERSION_KEYS: readonly string[] = [
   'tracelake.prompt.version',
   'langfuse.observation.prompt.version',
 ];
+/**
+ * Resource attributes naming the service. Arize Phoenix's `register` sets no `service.name`, only the
+ * project its traces go to, which is what a Phoenix user tells apps apart by.
+ */
+export const SERVICE_NAME_KEYS: readonly string[] = ['service.name', 'openinference.project.name'];
+
+/** The service a resource names: the first of {@link SERVICE_NAME_KEYS} holding non-empty text. */
+export function serviceNameOf(resource: JsonMap): string | null {
+  for (let i = 0; i < SERVICE_NAME_KEYS.length; i++) {
+    const v = resource[SERVICE_NAME_KEYS[i]!];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return null;
+}
+
 /** An array of strings, or JSON text of one. */
 export const TAG_KEYS: readonly string[] = ['tracelake.tags', 'langfuse.trace.tags', 'tag.tags'];
 
@@ -120,6 +137,9 @@ export const OUTPUT_SOURCES: readonly TextSource[] = [
   { key: 'output.value' },
   { prefix: 'gen_ai.completion.' },
   { prefix: 'llm.output_messages.', unwrap: 'message' },
+  // What an OpenInference RETRIEVER or RERANKER span found, when it sent no output.value.
+  { prefix: 'retrieval.documents.', unwrap: 'document' },
+  { prefix: 'reranker.output_documents.', unwrap: 'document' },
   { key: 'gen_ai.output.messages' },
   { key: 'gen_ai.tool.call.result' },
   { key: 'ai.response.text' },

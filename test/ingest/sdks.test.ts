@@ -1,0 +1,200 @@
+/**
+ * Integration: LLM-tracing SDKs from the registry pointed at Tracelake as shipped, with the guide's
+ * set-up (docs/guide/sending-traces.md) run verbatim. Each SDK runs a small support agent in a
+ * process of its own (test/helpers/sdkApp.ts: the SDKs set process-wide OpenTelemetry globals),
+ * whose `openai` client calls a fake model server; the trace is read back over the API: span kinds,
+ * the parent/child tree, model, tokens, cost, input/output, session, user and metadata.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import type { ModelPrice, PriceTable } from '../../src/core/cost/pricing.js';
+import { FAKE_ANSWERS, fakeModelFor, type FakeModel } from '../helpers/fakeModel.js';
+import { fences } from '../helpers/markdown.js';
+import { SDK_APP, type SdkAppResult } from '../helpers/sdkApp.js';
+import {
+  call,
+  createKey,
+  rootCredentials,
+  serverFor,
+  tempDir,
+  type Credentials,
+  type TestServer,
+} from '../helpers/server.js';
+import { unhooked } from '../helpers/unhooked.js';
+import { until } from '../helpers/until.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const GUIDE = readFileSync(join(ROOT, 'docs/guide/sending-traces.md'), 'utf8');
+const APP = fileURLToPath(new URL('../helpers/sdkApp.js', import.meta.url));
+const APP_MS = 60_000;
+
+type ApiSpan = Record<string, any>;
+
+/** The guide's `js` block that imports `pkg`: an application's tracing set-up. */
+function guideSetup(pkg: string): string {
+  const block = fences(GUIDE).find((f) => f.info === 'js' && f.body.includes(`from '${pkg}'`));
+  if (!block) throw new Error(`docs/guide/sending-traces.md shows no js block importing ${pkg}`);
+  return block.body;
+}
+
+/**
+ * Runs the agent with `sdk`, set up by `setup` (written as a module in a folder that sees this
+ * project's packages), against the server and the fake model; the program's result.
+ */
+async function runApp(
+  t: Test,
+  sdk: 'phoenix' | 'traceloop',
+  setup: string,
+  server: TestServer,
+  auth: Credentials,
+  fake: FakeModel,
+): Promise<SdkAppResult> {
+  const dir = tempDir();
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const setupFile = join(dir, 'tracing.mjs');
+  writeFileSync(setupFile, setup);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TRACELAKE_URL: server.url,
+    TRACELAKE_API_KEY: auth.key,
+    TRACELAKE_APP_ID: auth.appId,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_API_KEY: 'sk-fake',
+  };
+  const [command, args] = unhooked(process.execPath, [APP, sdk, setupFile], env);
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), APP_MS);
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  clearTimeout(timer);
+  t.equal(code, 0, `the ${sdk} app ran`, { stderr: stderr.slice(-3000) });
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  return JSON.parse(last) as SdkAppResult;
+}
+
+/** The trace once `count` spans of it are readable (the SDK's export is durable, not yet visible). */
+async function readTrace(
+  t: Test,
+  env: Env,
+  traceId: string,
+  count: number,
+): Promise<{ trace: ApiSpan; spans: ApiSpan[] }> {
+  let trace: ApiSpan | undefined;
+  const readable = async (): Promise<boolean> => {
+    const res = await call(env.server, 'GET', `/v1/traces/${traceId}`, { auth: env.reader });
+    trace = res.status === 200 ? res.body.data : undefined;
+    return (trace?.spans?.length ?? 0) >= count;
+  };
+  t.ok(await until(readable), `trace ${traceId} has its ${count} spans`);
+  return { trace: trace!, spans: trace?.spans ?? [] };
+}
+
+async function readSpan(env: Env, traceId: string, spanId: string): Promise<ApiSpan> {
+  const res = await call(env.server, 'GET', `/v1/traces/${traceId}/spans/${spanId}`, { auth: env.reader });
+  if (res.status !== 200) throw new Error(`GET span ${spanId}: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** A USD amount as the server rounds it (to 1e-10). */
+const usd = (n: number): number => Math.round(n * 1e10) / 1e10;
+
+/** The cost of the fake's chat answer under the server's own price table. */
+function chatCost(pricing: PriceTable): number {
+  const price = pricing.models.find((m) => new RegExp(m.match, 'i').test(FAKE_ANSWERS.model)) as ModelPrice;
+  const { prompt_tokens, completion_tokens } = FAKE_ANSWERS.chat.usage;
+  return usd((prompt_tokens * price.input + completion_tokens * price.output) / 1e6);
+}
+
+interface Env {
+  server: TestServer;
+  sdk: Credentials;
+  reader: Credentials;
+  pricing: PriceTable;
+}
+
+/** One server for both SDKs: each reads back only its own trace. */
+let shared: Promise<Env> | undefined;
+const file = t;
+function setup(): Promise<Env> {
+  shared ??= (async () => {
+    const server = await serverFor(file);
+    const root = rootCredentials(server);
+    const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
+    const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
+    const pricing = await call(server, 'GET', '/v1/pricing');
+    if (pricing.status !== 200) throw new Error(`GET /v1/pricing: ${pricing.status} ${pricing.text}`);
+    return { server, sdk, reader, pricing: pricing.body.data as PriceTable };
+  })();
+  return shared;
+}
+
+/** The fake model answered one chat call, for the model the app asked. */
+function assertOneChatCall(t: Test, fake: FakeModel): void {
+  t.same(
+    fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]),
+    [['/v1/chat/completions', SDK_APP.model]],
+    'one chat call reached the fake model',
+  );
+}
+
+t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", async (t) => {
+  const env = await setup();
+  const fake = await fakeModelFor(t);
+  const result = await runApp(t, 'phoenix', guideSetup('@arizeai/phoenix-otel'), env.server, env.sdk, fake);
+  t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
+  assertOneChatCall(t, fake);
+
+  const { trace, spans } = await readTrace(t, env, result.traceId, 4);
+  const byName = new Map(spans.map((s) => [s.name, s]));
+  const agent = byName.get('support-agent');
+  const search = byName.get('search-docs');
+  const tool = byName.get('lookup-order');
+  const llm = byName.get('OpenAI Chat Completions');
+  t.same(
+    [agent?.span_kind, search?.span_kind, tool?.span_kind, llm?.span_kind],
+    ['agent', 'retrieval', 'tool', 'llm'],
+    'AGENT, RETRIEVER, TOOL and LLM',
+  );
+  t.equal(agent?.parent_id, null, 'the agent is the root');
+  t.same(
+    [search, tool, llm].map((s) => s?.parent_id),
+    [agent?.id, agent?.id, agent?.id],
+    'its steps are its children',
+  );
+  t.match(llm, {
+    type: 'GENERATION',
+    model: FAKE_ANSWERS.model,
+    input_tokens: FAKE_ANSWERS.chat.usage.prompt_tokens,
+    output_tokens: FAKE_ANSWERS.chat.usage.completion_tokens,
+    tokens: FAKE_ANSWERS.chat.usage.total_tokens,
+  });
+  t.equal(usd(llm?.cost), chatCost(env.pricing), 'priced from the table');
+  t.equal(usd(trace.cost), chatCost(env.pricing));
+  t.equal(trace.tokens, FAKE_ANSWERS.chat.usage.total_tokens);
+  for (const s of spans) {
+    t.match(
+      s,
+      { session_id: SDK_APP.sessionId.phoenix, user_id: SDK_APP.userId, service_name: 'support-bot' },
+      `${s.name}: session, user and the project as service`,
+    );
+  }
+  t.same([trace.session_id, trace.user_id], [SDK_APP.sessionId.phoenix, SDK_APP.userId]);
+  t.same(trace.metadata, SDK_APP.metadata, 'metadata from setMetadata');
+  t.same(trace.tags, SDK_APP.tags, 'tags from setTags');
+  t.equal(trace.input_preview, SDK_APP.question, "the trace's input is the agent's");
+
+  const found = await readSpan(env, result.traceId, search!.id);
+  t.equal(found.input, SDK_APP.question);
+  t.same(JSON.parse(found.output), SDK_APP.documents, 'the retriever output is the documents it found');
+  const looked = await readSpan(env, result.traceId, tool!.id);
+  t.same([looked.input, JSON.parse(looked.output)], [SDK_APP.orderId, SDK_APP.order]);
+  const called = await readSpan(env, result.traceId, llm!.id);
+  t.same(JSON.parse(called.input).messages.at(-1), { role: 'user', content: SDK_APP.question });
+  t.equal(JSON.parse(called.output).choices[0].message.content, FAKE_ANSWERS.chat.content);
+});
