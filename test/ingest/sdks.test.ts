@@ -198,3 +198,58 @@ t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", a
   t.same(JSON.parse(called.input).messages.at(-1), { role: 'user', content: SDK_APP.question });
   t.equal(JSON.parse(called.output).choices[0].message.content, FAKE_ANSWERS.chat.content);
 });
+
+t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool spans', async (t) => {
+  const env = await setup();
+  const fake = await fakeModelFor(t);
+  const result = await runApp(t, 'traceloop', guideSetup('@traceloop/node-server-sdk'), env.server, env.sdk, fake);
+  t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
+  assertOneChatCall(t, fake);
+
+  const { trace, spans } = await readTrace(t, env, result.traceId, 5);
+  const byName = new Map(spans.map((s) => [s.name, s]));
+  const workflow = byName.get('support.workflow');
+  const tool = byName.get('lookup-order.tool');
+  const agent = byName.get('writer.agent');
+  const task = byName.get('compose.task');
+  const llm = spans.find((s) => s.type === 'GENERATION');
+  t.same(
+    [workflow?.span_kind, tool?.span_kind, agent?.span_kind, task?.span_kind, llm?.span_kind],
+    ['function', 'tool', 'agent', 'function', 'llm'],
+    'workflow, tool, agent, task and the model call',
+  );
+  t.equal(workflow?.parent_id, null, 'the workflow is the root');
+  t.same(
+    [tool?.parent_id, agent?.parent_id, task?.parent_id, llm?.parent_id],
+    [workflow?.id, workflow?.id, agent?.id, task?.id],
+    'the tree as the calls nest',
+  );
+  t.match(llm, {
+    model: FAKE_ANSWERS.model,
+    input_tokens: FAKE_ANSWERS.chat.usage.prompt_tokens,
+    output_tokens: FAKE_ANSWERS.chat.usage.completion_tokens,
+    tokens: FAKE_ANSWERS.chat.usage.total_tokens,
+  });
+  t.equal(usd(llm?.cost), chatCost(env.pricing), 'priced from the table');
+  t.equal(usd(trace.cost), chatCost(env.pricing));
+  for (const s of spans) {
+    t.match(
+      s,
+      { session_id: SDK_APP.sessionId.traceloop, user_id: SDK_APP.userId, service_name: 'support-bot' },
+      `${s.name}: session and user from the association properties`,
+    );
+  }
+  t.same([trace.session_id, trace.user_id], [SDK_APP.sessionId.traceloop, SDK_APP.userId]);
+  t.same(
+    trace.metadata,
+    { session_id: SDK_APP.sessionId.traceloop, user_id: SDK_APP.userId, ...SDK_APP.metadata },
+    'the association properties, kept in metadata',
+  );
+  t.equal(JSON.parse(trace.output_preview), FAKE_ANSWERS.chat.content, "the workflow's output");
+
+  const looked = await readSpan(env, result.traceId, tool!.id);
+  t.same(JSON.parse(looked.output), SDK_APP.order, 'traceloop.entity.output');
+  const called = await readSpan(env, result.traceId, llm!.id);
+  t.match(JSON.parse(called.input).at(-1), { role: 'user', parts: [{ type: 'text', content: SDK_APP.question }] });
+  t.match(JSON.parse(called.output)[0], { role: 'assistant', parts: [{ content: FAKE_ANSWERS.chat.content }] });
+});

@@ -69,18 +69,21 @@ export function wrapsModelCalls(attrs: JsonMap): boolean {
   return typeof operation === 'string' && WRAPPER_OPERATIONS.has(operation.toLowerCase());
 }
 // The AI SDK's `experimental_telemetry.metadata.sessionId` / `userId` are how the Langfuse docs teach
-// AI SDK users to name sessions and users: read as such, and kept in metadata as sent.
+// AI SDK users to name sessions and users, and OpenLLMetry's association properties `session_id` /
+// `user_id` are Traceloop's: read as such, and kept in metadata as sent.
 export const SESSION_KEYS: readonly string[] = [
   'session.id',
   'gen_ai.conversation.id',
   'tracelake.session.id',
   'ai.telemetry.metadata.sessionId',
+  'traceloop.association.properties.session_id',
 ];
 export const USER_KEYS: readonly string[] = [
   'user.id',
   'enduser.id',
   'tracelake.user.id',
   'ai.telemetry.metadata.userId',
+  'traceloop.association.properties.user_id',
 ];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
 export const PROMPT_NAME_KEYS: readonly string[] = [

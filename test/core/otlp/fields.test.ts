@@ -171,6 +171,26 @@ t.test('OpenLLMetry / Traceloop: indexed prompt and completion, workflow spans',
   t.equal(workflow.tokens, null);
 });
 
+t.test('OpenLLMetry association properties: session, user, the rest as metadata', async (t) => {
+  const f = spanFields(
+    flat({
+      'traceloop.span.kind': 'tool',
+      'traceloop.entity.name': 'lookup-order',
+      'traceloop.association.properties.session_id': 'conv-7',
+      'traceloop.association.properties.user_id': 'ada',
+      'traceloop.association.properties.customer_id': 'acme',
+    }),
+    { dropped: 0 },
+  );
+  t.same([f.spanKind, f.sessionId, f.userId], ['tool', 'conv-7', 'ada']);
+  t.same(plain(f.metadata), { session_id: 'conv-7', user_id: 'ada', customer_id: 'acme' }, 'kept as sent');
+  t.same(Object.keys(f.attributes), ['traceloop.span.kind', 'traceloop.entity.name']);
+  const own = spanFields(flat({ 'session.id': 'mine', 'traceloop.association.properties.session_id': 'theirs' }), {
+    dropped: 0,
+  });
+  t.equal(own.sessionId, 'mine', 'session.id first');
+});
+
 t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {
   const table = prices(0.0003);
   const outer = spanFields(
