@@ -6,13 +6,17 @@
  * the parent/child tree, model, tokens, cost, input/output, session, user and metadata.
  */
 import { spawn } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { parse } from 'yaml';
 import type { ModelPrice, PriceTable } from '../../src/core/cost/pricing.js';
 import { FAKE_ANSWERS, fakeModelFor, type FakeModel } from '../helpers/fakeModel.js';
 import { fences } from '../helpers/markdown.js';
+import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
+import { encodeExportRequest } from '../helpers/otlpProto.js';
 import { SDK_APP, type SdkAppResult } from '../helpers/sdkApp.js';
 import {
   call,
@@ -252,4 +256,50 @@ t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool 
   const called = await readSpan(env, result.traceId, llm!.id);
   t.match(JSON.parse(called.input).at(-1), { role: 'user', parts: [{ type: 'text', content: SDK_APP.question }] });
   t.match(JSON.parse(called.output)[0], { role: 'assistant', parts: [{ content: FAKE_ANSWERS.chat.content }] });
+});
+
+t.test("the guide's OpenTelemetry Collector config: its pipeline, and an export as otlphttp sends it", async (t) => {
+  const env = await setup();
+  const block = fences(GUIDE).find((f) => f.info === 'yaml' && f.body.includes('otlphttp'));
+  t.ok(block, 'the guide shows a Collector config');
+  const config = parse(block!.body) as {
+    receivers: Record<string, { protocols?: Record<string, unknown> }>;
+    exporters: Record<string, { endpoint: string; headers: Record<string, string> }>;
+    service: { pipelines: Record<string, { receivers: string[]; exporters: string[] }> };
+  };
+  const pipeline = config.service.pipelines.traces;
+  t.ok(pipeline, 'a traces pipeline');
+  t.ok(
+    pipeline!.receivers.every((r) => r in config.receivers),
+    'its receivers are defined',
+  );
+  t.same(Object.keys(config.receivers.otlp?.protocols ?? {}).sort(), ['grpc', 'http'], 'OTLP in, both protocols');
+  t.same(pipeline!.exporters, Object.keys(config.exporters), 'every exporter defined is used');
+  const [name] = pipeline!.exporters;
+  t.equal(name?.split('/')[0], 'otlphttp', 'the OTLP/HTTP exporter');
+  const exporter = config.exporters[name!]!;
+
+  // What the Collector fills in from its environment, then what otlphttp sends: protobuf, gzip.
+  const given: Record<string, string> = {
+    TRACELAKE_URL: env.server.url,
+    TRACELAKE_API_KEY: env.sdk.key,
+    TRACELAKE_APP_ID: env.sdk.appId,
+  };
+  const expand = (v: string): string => v.replace(/\$\{env:(\w+)\}/g, (_, n: string) => given[n] ?? `<unset ${n}>`);
+  t.same(Object.keys(exporter.headers).sort(), ['authorization', 'x-service-app-id'], 'the two headers');
+  const headers = Object.fromEntries(Object.entries(exporter.headers).map(([k, v]) => [k, expand(v)]));
+  const url = new URL(`${expand(exporter.endpoint)}/v1/traces`);
+  t.equal(url.origin, env.server.url, 'the endpoint is the server');
+  const traceId = hex(16);
+  const body = gzipSync(
+    encodeExportRequest(forProtobuf(exportRequest([{ traceId, name: 'via-collector' }], 'collector'))),
+  );
+  const res = await call(env.server, 'POST', url.pathname, {
+    headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
+    rawBody: body,
+  });
+  t.equal(res.status, 200, res.text);
+  const readable = async (): Promise<boolean> =>
+    (await call(env.server, 'GET', `/v1/traces/${traceId}`, { auth: env.reader })).body?.data?.name === 'via-collector';
+  t.ok(await until(readable), 'the span is read back');
 });
