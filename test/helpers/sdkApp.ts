@@ -1,7 +1,7 @@
 /**
  * A small support agent instrumented with an LLM-tracing SDK as its users write one, run as its own
  * process by test/ingest/sdks.test.ts (the SDKs register process-wide OpenTelemetry globals, so each
- * gets a process of its own): `node sdkApp.js <phoenix|traceloop> <setup.mjs>`. The setup module is
+ * gets a process of its own): `node sdkApp.js <phoenix|traceloop|opentelemetry> <setup.mjs> [call.mjs]`. The setup module is
  * the guide's snippet for that SDK (docs/guide/sending-traces.md), imported first as an application
  * would import its tracing set-up. The `openai` client reads OPENAI_BASE_URL (a fake model server)
  * and OPENAI_API_KEY. The last line printed is JSON: the trace id and the answer.
@@ -17,6 +17,8 @@ export const SDK_APP = {
   documents: [{ id: 'doc-1', content: 'Orders ship within two days.', score: 0.9 }],
   model: 'gpt-4o-mini',
   sessionId: { phoenix: 'phoenix-conversation-7', traceloop: 'traceloop-conversation-7' },
+  /** The OpenTelemetry app's root span. */
+  requestSpan: 'support-request',
   userId: 'ada',
   metadata: { customer: 'acme' },
   tags: ['beta'],
@@ -94,11 +96,35 @@ async function traceloop(): Promise<SdkAppResult> {
   return { traceId, answer };
 }
 
+/**
+ * OpenInference's OpenAI instrumentation under the OpenTelemetry Node SDK, and the guide's AI SDK
+ * call (`callFile`, imported in the request's span), both in the span of one request.
+ */
+async function openTelemetry(setup: { sdk: { shutdown(): Promise<void> } }, callFile: string): Promise<SdkAppResult> {
+  const { trace } = await import('@opentelemetry/api');
+  const client = new OpenAI({ maxRetries: 0 });
+  let traceId = '';
+  const answer = await trace.getTracer('support-bot').startActiveSpan(SDK_APP.requestSpan, async (span) => {
+    traceId = span.spanContext().traceId;
+    const text = await ask(client, JSON.stringify(SDK_APP.order));
+    await import(pathToFileURL(callFile).href);
+    span.end();
+    return text;
+  });
+  await setup.sdk.shutdown();
+  return { traceId, answer };
+}
+
 // Run as a program only: the test imports this module for SDK_APP.
-const [, program, which, setupFile] = process.argv;
+const [, program, which, setupFile, callFile] = process.argv;
 if (program !== undefined && import.meta.url === pathToFileURL(program).href && setupFile !== undefined) {
   const setup = await import(pathToFileURL(setupFile).href);
-  const result = which === 'phoenix' ? await phoenix(setup) : await traceloop();
+  const result =
+    which === 'phoenix'
+      ? await phoenix(setup)
+      : which === 'traceloop'
+        ? await traceloop()
+        : await openTelemetry(setup, callFile ?? '');
   console.log(JSON.stringify(result));
   // The SDKs keep timers and sockets; the spans are sent.
   process.exit(0);

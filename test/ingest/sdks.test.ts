@@ -37,39 +37,56 @@ const APP_MS = 60_000;
 
 type ApiSpan = Record<string, any>;
 
-/** The guide's `js` block that imports `pkg`: an application's tracing set-up. */
-function guideSetup(pkg: string): string {
+/** The guide's `js` block that imports `pkg`. */
+function guideBlock(pkg: string): string {
   const block = fences(GUIDE).find((f) => f.info === 'js' && f.body.includes(`from '${pkg}'`));
   if (!block) throw new Error(`docs/guide/sending-traces.md shows no js block importing ${pkg}`);
   return block.body;
 }
 
+/** The variables the guide's first `sh` block exports, for the server and `auth`. */
+function guideVariables(env: Env): Record<string, string> {
+  const given: Record<string, string> = { URL: env.server.url, KEY: env.sdk.key, APP: env.sdk.appId };
+  const block = fences(GUIDE).find((f) => f.info === 'sh' && f.body.includes('OTEL_EXPORTER_OTLP_ENDPOINT'));
+  return Object.fromEntries(
+    [...(block?.body ?? '').matchAll(/^export (\w+)="?(.*?)"?(?:\s+#.*)?$/gm)].map(([, name, value]) => [
+      name!,
+      value!.replace(/\$(\w+)/g, (_, v: string) => given[v] ?? ''),
+    ]),
+  );
+}
+
 /**
- * Runs the agent with `sdk`, set up by `setup` (written as a module in a folder that sees this
- * project's packages), against the server and the fake model; the program's result.
+ * Runs the agent with `sdk`, set up by `setup` (and for `opentelemetry`, then making the `call`):
+ * guide blocks, written as modules in a folder that sees this project's packages. `vars` are the
+ * process's environment beyond the server's address and key and the fake model's; the program's result.
  */
 async function runApp(
   t: Test,
-  sdk: 'phoenix' | 'traceloop',
-  setup: string,
-  server: TestServer,
-  auth: Credentials,
+  sdk: 'phoenix' | 'traceloop' | 'opentelemetry',
+  blocks: { setup: string; call?: string },
+  env: Env,
   fake: FakeModel,
+  vars: Record<string, string> = {},
 ): Promise<SdkAppResult> {
   const dir = tempDir();
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const setupFile = join(dir, 'tracing.mjs');
-  writeFileSync(setupFile, setup);
-  const env: NodeJS.ProcessEnv = {
+  const files = Object.entries(blocks).map(([name, text]) => {
+    const path = join(dir, `${name}.mjs`);
+    writeFileSync(path, text);
+    return path;
+  });
+  const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    TRACELAKE_URL: server.url,
-    TRACELAKE_API_KEY: auth.key,
-    TRACELAKE_APP_ID: auth.appId,
+    TRACELAKE_URL: env.server.url,
+    TRACELAKE_API_KEY: env.sdk.key,
+    TRACELAKE_APP_ID: env.sdk.appId,
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_API_KEY: 'sk-fake',
+    ...vars,
   };
-  const [command, args] = unhooked(process.execPath, [APP, sdk, setupFile], env);
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = unhooked(process.execPath, [APP, sdk, ...files], childEnv);
+  const child = spawn(command, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -150,7 +167,7 @@ function assertOneChatCall(t: Test, fake: FakeModel): void {
 t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", async (t) => {
   const env = await setup();
   const fake = await fakeModelFor(t);
-  const result = await runApp(t, 'phoenix', guideSetup('@arizeai/phoenix-otel'), env.server, env.sdk, fake);
+  const result = await runApp(t, 'phoenix', { setup: guideBlock('@arizeai/phoenix-otel') }, env, fake);
   t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
   assertOneChatCall(t, fake);
 
@@ -206,7 +223,7 @@ t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", a
 t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool spans', async (t) => {
   const env = await setup();
   const fake = await fakeModelFor(t);
-  const result = await runApp(t, 'traceloop', guideSetup('@traceloop/node-server-sdk'), env.server, env.sdk, fake);
+  const result = await runApp(t, 'traceloop', { setup: guideBlock('@traceloop/node-server-sdk') }, env, fake);
   t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
   assertOneChatCall(t, fake);
 
@@ -303,3 +320,61 @@ t.test("the guide's OpenTelemetry Collector config: its pipeline, and an export 
     (await call(env.server, 'GET', `/v1/traces/${traceId}`, { auth: env.reader })).body?.data?.name === 'via-collector';
   t.ok(await until(readable), 'the span is read back');
 });
+
+t.test(
+  "OpenInference under the OpenTelemetry Node SDK, and the Vercel AI SDK, with the guide's variables",
+  async (t) => {
+    const env = await setup();
+    const fake = await fakeModelFor(t);
+    const vars = guideVariables(env);
+    t.same(Object.keys(vars).sort(), [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+    ]);
+    const call = guideBlock('ai');
+    const sessionId = /sessionId: '([^']+)'/.exec(call)?.[1];
+    const userId = /userId: '([^']+)'/.exec(call)?.[1];
+    t.ok(sessionId && userId, 'the AI SDK call names a session and a user');
+    const result = await runApp(t, 'opentelemetry', { setup: guideBlock('@opentelemetry/sdk-node'), call }, env, fake, {
+      ...vars,
+      OTEL_SERVICE_NAME: 'support-bot',
+    });
+    t.equal(result.answer, FAKE_ANSWERS.chat.content);
+    t.same(
+      fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]),
+      [
+        ['/v1/chat/completions', SDK_APP.model],
+        ['/v1/responses', 'gpt-4o-mini'],
+      ],
+      'the instrumented client, then the AI SDK',
+    );
+    const { trace, spans } = await readTrace(t, env, result.traceId, 4);
+    const byName = new Map(spans.map((s) => [s.name, s]));
+    const root = byName.get(SDK_APP.requestSpan);
+    const chat = byName.get('OpenAI Chat Completions');
+    const outer = byName.get('ai.generateText');
+    const inner = byName.get('ai.generateText.doGenerate');
+    t.same(
+      [root?.parent_id, chat?.parent_id, outer?.parent_id, inner?.parent_id],
+      [null, root?.id, root?.id, outer?.id],
+      'one tree',
+    );
+    t.match(chat, {
+      type: 'GENERATION',
+      span_kind: 'llm',
+      model: FAKE_ANSWERS.model,
+      tokens: FAKE_ANSWERS.chat.usage.total_tokens,
+    });
+    t.match(inner, {
+      type: 'GENERATION',
+      span_kind: 'llm',
+      model: FAKE_ANSWERS.model,
+      tokens: FAKE_ANSWERS.responses.usage.total_tokens,
+    });
+    t.match(outer, { type: 'SPAN', tokens: null }, 'the AI SDK wrapper counts nothing twice');
+    t.equal(trace.tokens, FAKE_ANSWERS.chat.usage.total_tokens + FAKE_ANSWERS.responses.usage.total_tokens);
+    t.match(inner, { session_id: sessionId, user_id: userId }, 'the AI SDK metadata as session and user');
+    t.equal(root?.service_name, 'support-bot');
+  },
+);
