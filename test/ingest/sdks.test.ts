@@ -15,18 +15,11 @@ import { parse } from 'yaml';
 import type { ModelPrice, PriceTable } from '../../src/core/cost/pricing.js';
 import { FAKE_ANSWERS, fakeModelFor, type FakeModel } from '../helpers/fakeModel.js';
 import { fences } from '../helpers/markdown.js';
+import { instrumentedServer, type InstrumentedServer } from '../helpers/otel.js';
 import { exportRequest, forProtobuf, hex } from '../helpers/otlp.js';
 import { encodeExportRequest } from '../helpers/otlpProto.js';
 import { SDK_APP, type SdkAppResult } from '../helpers/sdkApp.js';
-import {
-  call,
-  createKey,
-  rootCredentials,
-  serverFor,
-  tempDir,
-  type Credentials,
-  type TestServer,
-} from '../helpers/server.js';
+import { call, tempDir } from '../helpers/server.js';
 import { unhooked } from '../helpers/unhooked.js';
 import { until } from '../helpers/until.js';
 
@@ -132,47 +125,56 @@ function chatCost(pricing: PriceTable): number {
   return usd((prompt_tokens * price.input + completion_tokens * price.output) / 1e6);
 }
 
-interface Env {
-  server: TestServer;
-  sdk: Credentials;
-  reader: Credentials;
-  pricing: PriceTable;
-}
+type Env = InstrumentedServer;
 
-/** One server for both SDKs: each reads back only its own trace. */
+/** One server for every client here: each reads back only its own trace. */
 let shared: Promise<Env> | undefined;
 const file = t;
-function setup(): Promise<Env> {
-  shared ??= (async () => {
-    const server = await serverFor(file);
-    const root = rootCredentials(server);
-    const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
-    const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
-    const pricing = await call(server, 'GET', '/v1/pricing');
-    if (pricing.status !== 200) throw new Error(`GET /v1/pricing: ${pricing.status} ${pricing.text}`);
-    return { server, sdk, reader, pricing: pricing.body.data as PriceTable };
-  })();
-  return shared;
+const setup = (): Promise<Env> => (shared ??= instrumentedServer(file));
+
+/** What reached the fake model: each request's path and the model it asked for. */
+const requested = (fake: FakeModel) => fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]);
+
+/**
+ * Runs the agent with `sdk` (see {@link runApp}), checks its answer, and reads its trace back once
+ * it has `count` spans: the trace, and its spans by name.
+ */
+async function agentTrace(
+  t: Test,
+  sdk: Parameters<typeof runApp>[1],
+  blocks: Parameters<typeof runApp>[2],
+  count: number,
+  vars?: Record<string, string>,
+) {
+  const env = await setup();
+  const fake = await fakeModelFor(t);
+  const { traceId, answer } = await runApp(t, sdk, blocks, env, fake, vars);
+  t.equal(answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
+  const { trace, spans } = await readTrace(t, env, traceId, count);
+  return { env, fake, traceId, trace, spans, byName: new Map(spans.map((s) => [s.name, s])) };
 }
 
-/** The fake model answered one chat call, for the model the app asked. */
-function assertOneChatCall(t: Test, fake: FakeModel): void {
-  t.same(
-    fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]),
-    [['/v1/chat/completions', SDK_APP.model]],
-    'one chat call reached the fake model',
-  );
+/** The fake's chat answer as a generation: model, tokens, and its cost from the price table. */
+function assertChatGeneration(t: Test, env: Env, span: ApiSpan | undefined): void {
+  t.match(span, {
+    type: 'GENERATION',
+    span_kind: 'llm',
+    model: FAKE_ANSWERS.model,
+    input_tokens: FAKE_ANSWERS.chat.usage.prompt_tokens,
+    output_tokens: FAKE_ANSWERS.chat.usage.completion_tokens,
+    tokens: FAKE_ANSWERS.chat.usage.total_tokens,
+  });
+  t.equal(usd(span?.cost), chatCost(env.pricing), 'priced from the table');
 }
 
 t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", async (t) => {
-  const env = await setup();
-  const fake = await fakeModelFor(t);
-  const result = await runApp(t, 'phoenix', { setup: guideBlock('@arizeai/phoenix-otel') }, env, fake);
-  t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
-  assertOneChatCall(t, fake);
-
-  const { trace, spans } = await readTrace(t, env, result.traceId, 4);
-  const byName = new Map(spans.map((s) => [s.name, s]));
+  const { env, fake, traceId, trace, spans, byName } = await agentTrace(
+    t,
+    'phoenix',
+    { setup: guideBlock('@arizeai/phoenix-otel') },
+    4,
+  );
+  t.same(requested(fake), [['/v1/chat/completions', SDK_APP.model]], 'one chat call reached the fake model');
   const agent = byName.get('support-agent');
   const search = byName.get('search-docs');
   const tool = byName.get('lookup-order');
@@ -188,14 +190,7 @@ t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", a
     [agent?.id, agent?.id, agent?.id],
     'its steps are its children',
   );
-  t.match(llm, {
-    type: 'GENERATION',
-    model: FAKE_ANSWERS.model,
-    input_tokens: FAKE_ANSWERS.chat.usage.prompt_tokens,
-    output_tokens: FAKE_ANSWERS.chat.usage.completion_tokens,
-    tokens: FAKE_ANSWERS.chat.usage.total_tokens,
-  });
-  t.equal(usd(llm?.cost), chatCost(env.pricing), 'priced from the table');
+  assertChatGeneration(t, env, llm);
   t.equal(usd(trace.cost), chatCost(env.pricing));
   t.equal(trace.tokens, FAKE_ANSWERS.chat.usage.total_tokens);
   for (const s of spans) {
@@ -210,25 +205,24 @@ t.test("Arize Phoenix: @arizeai/phoenix-otel's register, OpenInference spans", a
   t.same(trace.tags, SDK_APP.tags, 'tags from setTags');
   t.equal(trace.input_preview, SDK_APP.question, "the trace's input is the agent's");
 
-  const found = await readSpan(env, result.traceId, search!.id);
+  const found = await readSpan(env, traceId, search!.id);
   t.equal(found.input, SDK_APP.question);
   t.same(JSON.parse(found.output), SDK_APP.documents, 'the retriever output is the documents it found');
-  const looked = await readSpan(env, result.traceId, tool!.id);
+  const looked = await readSpan(env, traceId, tool!.id);
   t.same([looked.input, JSON.parse(looked.output)], [SDK_APP.orderId, SDK_APP.order]);
-  const called = await readSpan(env, result.traceId, llm!.id);
+  const called = await readSpan(env, traceId, llm!.id);
   t.same(JSON.parse(called.input).messages.at(-1), { role: 'user', content: SDK_APP.question });
   t.equal(JSON.parse(called.output).choices[0].message.content, FAKE_ANSWERS.chat.content);
 });
 
 t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool spans', async (t) => {
-  const env = await setup();
-  const fake = await fakeModelFor(t);
-  const result = await runApp(t, 'traceloop', { setup: guideBlock('@traceloop/node-server-sdk') }, env, fake);
-  t.equal(result.answer, FAKE_ANSWERS.chat.content, 'the agent got the fake answer');
-  assertOneChatCall(t, fake);
-
-  const { trace, spans } = await readTrace(t, env, result.traceId, 5);
-  const byName = new Map(spans.map((s) => [s.name, s]));
+  const { env, fake, traceId, trace, spans, byName } = await agentTrace(
+    t,
+    'traceloop',
+    { setup: guideBlock('@traceloop/node-server-sdk') },
+    5,
+  );
+  t.same(requested(fake), [['/v1/chat/completions', SDK_APP.model]], 'one chat call reached the fake model');
   const workflow = byName.get('support.workflow');
   const tool = byName.get('lookup-order.tool');
   const agent = byName.get('writer.agent');
@@ -245,13 +239,7 @@ t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool 
     [workflow?.id, workflow?.id, agent?.id, task?.id],
     'the tree as the calls nest',
   );
-  t.match(llm, {
-    model: FAKE_ANSWERS.model,
-    input_tokens: FAKE_ANSWERS.chat.usage.prompt_tokens,
-    output_tokens: FAKE_ANSWERS.chat.usage.completion_tokens,
-    tokens: FAKE_ANSWERS.chat.usage.total_tokens,
-  });
-  t.equal(usd(llm?.cost), chatCost(env.pricing), 'priced from the table');
+  assertChatGeneration(t, env, llm);
   t.equal(usd(trace.cost), chatCost(env.pricing));
   for (const s of spans) {
     t.match(
@@ -268,9 +256,9 @@ t.test('OpenLLMetry: @traceloop/node-server-sdk, workflow, agent, task and tool 
   );
   t.equal(JSON.parse(trace.output_preview), FAKE_ANSWERS.chat.content, "the workflow's output");
 
-  const looked = await readSpan(env, result.traceId, tool!.id);
+  const looked = await readSpan(env, traceId, tool!.id);
   t.same(JSON.parse(looked.output), SDK_APP.order, 'traceloop.entity.output');
-  const called = await readSpan(env, result.traceId, llm!.id);
+  const called = await readSpan(env, traceId, llm!.id);
   t.match(JSON.parse(called.input).at(-1), { role: 'user', parts: [{ type: 'text', content: SDK_APP.question }] });
   t.match(JSON.parse(called.output)[0], { role: 'assistant', parts: [{ content: FAKE_ANSWERS.chat.content }] });
 });
@@ -324,9 +312,7 @@ t.test("the guide's OpenTelemetry Collector config: its pipeline, and an export 
 t.test(
   "OpenInference under the OpenTelemetry Node SDK, and the Vercel AI SDK, with the guide's variables",
   async (t) => {
-    const env = await setup();
-    const fake = await fakeModelFor(t);
-    const vars = guideVariables(env);
+    const vars = guideVariables(await setup());
     t.same(Object.keys(vars).sort(), [
       'OTEL_EXPORTER_OTLP_ENDPOINT',
       'OTEL_EXPORTER_OTLP_HEADERS',
@@ -336,21 +322,21 @@ t.test(
     const sessionId = /sessionId: '([^']+)'/.exec(call)?.[1];
     const userId = /userId: '([^']+)'/.exec(call)?.[1];
     t.ok(sessionId && userId, 'the AI SDK call names a session and a user');
-    const result = await runApp(t, 'opentelemetry', { setup: guideBlock('@opentelemetry/sdk-node'), call }, env, fake, {
-      ...vars,
-      OTEL_SERVICE_NAME: 'support-bot',
-    });
-    t.equal(result.answer, FAKE_ANSWERS.chat.content);
+    const { env, fake, trace, byName } = await agentTrace(
+      t,
+      'opentelemetry',
+      { setup: guideBlock('@opentelemetry/sdk-node'), call },
+      4,
+      { ...vars, OTEL_SERVICE_NAME: 'support-bot' },
+    );
     t.same(
-      fake.requests.map((r) => [r.path, (r.body as { model?: string }).model]),
+      requested(fake),
       [
         ['/v1/chat/completions', SDK_APP.model],
         ['/v1/responses', 'gpt-4o-mini'],
       ],
       'the instrumented client, then the AI SDK',
     );
-    const { trace, spans } = await readTrace(t, env, result.traceId, 4);
-    const byName = new Map(spans.map((s) => [s.name, s]));
     const root = byName.get(SDK_APP.requestSpan);
     const chat = byName.get('OpenAI Chat Completions');
     const outer = byName.get('ai.generateText');
@@ -360,12 +346,7 @@ t.test(
       [null, root?.id, root?.id, outer?.id],
       'one tree',
     );
-    t.match(chat, {
-      type: 'GENERATION',
-      span_kind: 'llm',
-      model: FAKE_ANSWERS.model,
-      tokens: FAKE_ANSWERS.chat.usage.total_tokens,
-    });
+    assertChatGeneration(t, env, chat);
     t.match(inner, {
       type: 'GENERATION',
       span_kind: 'llm',
