@@ -6,7 +6,8 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { Credentials, TestServer } from './server.js';
+import type { PriceTable } from '../../src/core/cost/pricing.js';
+import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from './server.js';
 
 export type Protocol = 'proto' | 'json';
 
@@ -43,4 +44,23 @@ export function tracerProvider(
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
   return { provider, exporter, tracer: provider.getTracer('tracelake-tests', '1.0.0') };
+}
+
+/** A server for instrumented clients: a key of the SDK role to export with, a reader, and its price table. */
+export interface InstrumentedServer {
+  server: TestServer;
+  sdk: Credentials;
+  reader: Credentials;
+  pricing: PriceTable;
+}
+
+/** Starts one for `t` (a file's root test, so several tests share it). */
+export async function instrumentedServer(t: Parameters<typeof serverFor>[0]): Promise<InstrumentedServer> {
+  const server = await serverFor(t);
+  const root = rootCredentials(server);
+  const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
+  const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
+  const pricing = await call(server, 'GET', '/v1/pricing');
+  if (pricing.status !== 200) throw new Error(`GET /v1/pricing: ${pricing.status} ${pricing.text}`);
+  return { server, sdk, reader, pricing: pricing.body.data as PriceTable };
 }

@@ -21,8 +21,8 @@ import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import type { ModelPrice, PriceTable } from '../../src/core/cost/pricing.js';
 import { FAKE_ANSWERS, fakeModelFor, type FakeModel } from '../helpers/fakeModel.js';
-import { exporterFor, type Protocol } from '../helpers/otel.js';
-import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
+import { exporterFor, instrumentedServer, type InstrumentedServer, type Protocol } from '../helpers/otel.js';
+import { call, type Credentials, type TestServer } from '../helpers/server.js';
 
 /**
  * The AI SDK nests its spans through the active context, which needs a context manager; an
@@ -97,12 +97,8 @@ function priceOf(table: PriceTable, model: string): ModelPrice | undefined {
   );
 }
 
-interface Env {
-  server: TestServer;
-  sdk: Credentials;
-  reader: Credentials;
+interface Env extends InstrumentedServer {
   fake: FakeModel;
-  pricing: PriceTable;
 }
 
 /**
@@ -115,15 +111,7 @@ const file = t;
 
 /** The file's server and a fresh fake model for one test. */
 async function setup(t: Test): Promise<Env> {
-  shared ??= (async () => {
-    const server = await serverFor(file);
-    const root = rootCredentials(server);
-    const sdk = await createKey(server, root, { name: 'sdk', role: 'SDK' });
-    const reader = await createKey(server, root, { name: 'reader', role: 'Read-Only' });
-    const pricing = await call(server, 'GET', '/v1/pricing');
-    if (pricing.status !== 200) throw new Error(`GET /v1/pricing: ${pricing.status} ${pricing.text}`);
-    return { server, sdk, reader, pricing: pricing.body.data as PriceTable };
-  })();
+  shared ??= instrumentedServer(file);
   return { ...(await shared), fake: await fakeModelFor(t) };
 }
 

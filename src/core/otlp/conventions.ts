@@ -12,7 +12,9 @@ import { collectMessages } from './messages.js';
 export const MODEL_KEYS: readonly string[] = [
   'gen_ai.response.model',
   'gen_ai.request.model',
+  'llm.response.model_name',
   'llm.model_name',
+  'llm.request.model_name',
   'embedding.model_name', // OpenInference EMBEDDING spans
   'ai.model.id',
 ];
@@ -40,7 +42,7 @@ export const CACHED_INPUT_TOKEN_KEYS: readonly string[] = [
   'ai.usage.cachedInputTokens',
 ];
 
-export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost'];
+export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost', 'llm.cost.total'];
 
 /**
  * Spans that wrap model calls reported by spans of their own and repeat those calls' usage: the AI
@@ -67,18 +69,21 @@ export function wrapsModelCalls(attrs: JsonMap): boolean {
   return typeof operation === 'string' && WRAPPER_OPERATIONS.has(operation.toLowerCase());
 }
 // The AI SDK's `experimental_telemetry.metadata.sessionId` / `userId` are how the Langfuse docs teach
-// AI SDK users to name sessions and users: read as such, and kept in metadata as sent.
+// AI SDK users to name sessions and users, and OpenLLMetry's association properties `session_id` /
+// `user_id` are Traceloop's: read as such, and kept in metadata as sent.
 export const SESSION_KEYS: readonly string[] = [
   'session.id',
   'gen_ai.conversation.id',
   'tracelake.session.id',
   'ai.telemetry.metadata.sessionId',
+  'traceloop.association.properties.session_id',
 ];
 export const USER_KEYS: readonly string[] = [
   'user.id',
   'enduser.id',
   'tracelake.user.id',
   'ai.telemetry.metadata.userId',
+  'traceloop.association.properties.user_id',
 ];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
 export const PROMPT_NAME_KEYS: readonly string[] = [
@@ -94,6 +99,21 @@ export const PROMPT_VERSION_KEYS: readonly string[] = [
   'tracelake.prompt.version',
   'langfuse.observation.prompt.version',
 ];
+/**
+ * Resource attributes naming the service. Arize Phoenix's `register` sets no `service.name`, only the
+ * project its traces go to, which is what a Phoenix user tells apps apart by.
+ */
+export const SERVICE_NAME_KEYS: readonly string[] = ['service.name', 'openinference.project.name'];
+
+/** The service a resource names: the first of {@link SERVICE_NAME_KEYS} holding non-empty text. */
+export function serviceNameOf(resource: JsonMap): string | null {
+  for (let i = 0; i < SERVICE_NAME_KEYS.length; i++) {
+    const v = resource[SERVICE_NAME_KEYS[i]!];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return null;
+}
+
 /** An array of strings, or JSON text of one. */
 export const TAG_KEYS: readonly string[] = ['tracelake.tags', 'langfuse.trace.tags', 'tag.tags'];
 
@@ -120,6 +140,9 @@ export const OUTPUT_SOURCES: readonly TextSource[] = [
   { key: 'output.value' },
   { prefix: 'gen_ai.completion.' },
   { prefix: 'llm.output_messages.', unwrap: 'message' },
+  // What an OpenInference RETRIEVER or RERANKER span found, when it sent no output.value.
+  { prefix: 'retrieval.documents.', unwrap: 'document' },
+  { prefix: 'reranker.output_documents.', unwrap: 'document' },
   { key: 'gen_ai.output.messages' },
   { key: 'gen_ai.tool.call.result' },
   { key: 'ai.response.text' },

@@ -1,5 +1,6 @@
 import type { SpanRecord, SpanStatus } from '../span.js';
 import { asArray, emptyMap, flattenAttributes, isObject, type DropCounter, type JsonMap } from './attributes.js';
+import { serviceNameOf } from './conventions.js';
 import { pushEventRows } from './events.js';
 import { spanFields, type CostFn } from './fields.js';
 import { eventSpanId, IdReader, idToHex, isAbsentId, isValidId, SPAN_ID_BYTES, TRACE_ID_BYTES } from './ids.js';
@@ -73,8 +74,7 @@ export function mapExportRequest(req: ExportTraceServiceRequest, opts: MapOption
   walkSpans(req, opts.maxSpansPerTrace ?? Infinity, result, {
     resource(resourceSpans) {
       resource = flattenAttributes(isObject(resourceSpans.resource) ? resourceSpans.resource.attributes : [], counter);
-      const service = resource['service.name'];
-      serviceName = typeof service === 'string' && service !== '' ? service : null;
+      serviceName = serviceNameOf(resource);
     },
     scope(scopeSpans) {
       origin = { resource, serviceName, scope: scopeOf(scopeSpans.scope) };

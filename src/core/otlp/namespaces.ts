@@ -12,6 +12,7 @@ import { TAG_KEYS } from './conventions.js';
  * own `tracelake.metadata.*` beats what a Langfuse or AI SDK integration set.
  */
 export const METADATA_PREFIXES: readonly string[] = [
+  'traceloop.association.properties.', // OpenLLMetry's association properties
   'ai.telemetry.metadata.', // AI SDK `experimental_telemetry.metadata`
   'langfuse.trace.metadata.',
   'langfuse.observation.metadata.',

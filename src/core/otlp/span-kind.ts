@@ -13,6 +13,8 @@ export interface KindSource {
 
 export const SPAN_KIND_SOURCES: readonly KindSource[] = [
   {
+    // EVALUATOR and PROMPT are left out on purpose: an LLM judge's span says what it is through the
+    // next conventions (`gen_ai.operation.name`), and otherwise it is a `function`.
     key: 'openinference.span.kind',
     values: new Map<string, SpanKind>([
       ['llm', 'llm'],

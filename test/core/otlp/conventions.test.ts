@@ -59,6 +59,23 @@ t.test('model: response model beats request model, then OpenInference, then the 
     'a boolean is no model',
   );
   t.equal(firstText(flat({ 'gen_ai.system': 'openai' }), MODEL_KEYS), null);
+  t.equal(
+    firstText(
+      flat({
+        'llm.request.model_name': 'gpt-4o-mini',
+        'llm.model_name': 'gpt-4o-mini',
+        'llm.response.model_name': 'gpt-4o-mini-2024-07-18',
+      }),
+      MODEL_KEYS,
+    ),
+    'gpt-4o-mini-2024-07-18',
+    "OpenInference's response model first",
+  );
+  t.equal(
+    firstText(flat({ 'llm.request.model_name': 'gpt-4o-mini', 'embedding.model_name': 'e5' }), MODEL_KEYS),
+    'gpt-4o-mini',
+    'then its request model',
+  );
 });
 
 t.test('firstText accepts finite numbers as text (numeric user ids)', async (t) => {
@@ -124,6 +141,8 @@ t.test('firstCount skips what is no count', async (t) => {
 t.test('firstCost: our own cost, then gen_ai.usage.cost; text accepted', async (t) => {
   t.equal(firstCost(flat({ 'gen_ai.usage.cost': 0.5, 'tracelake.cost': 0.0123 }), COST_KEYS), 0.0123);
   t.equal(firstCost(flat({ 'gen_ai.usage.cost': '0.004' }), COST_KEYS), 0.004);
+  t.equal(firstCost(flat({ 'llm.cost.total': 0.0021, 'llm.cost.prompt': 0.002 }), COST_KEYS), 0.0021, 'OpenInference');
+  t.equal(firstCost(flat({ 'llm.cost.total': 0.0021, 'gen_ai.usage.cost': 0.003 }), COST_KEYS), 0.003);
   const m = emptyMap();
   Object.assign(m, { blank: ' ', word: 'cheap', neg: -0.1, inf: Infinity, no: false, zero: '0' });
   t.equal(firstCost(m, ['blank', 'word', 'neg', 'inf', 'no', 'zero']), 0);
@@ -149,6 +168,38 @@ t.test('input and output text, by convention', async (t) => {
     'llm.output_messages.0.message.content': 'Hi.',
   });
   t.same(textOf(oiMessagesOnly, OUTPUT_SOURCES)?.text, '[{"role":"assistant","content":"Hi."}]');
+
+  const retriever = flat({
+    'openinference.span.kind': 'RETRIEVER',
+    'input.value': 'refund policy',
+    'retrieval.documents.0.document.id': 'doc-1',
+    'retrieval.documents.0.document.content': 'Refunds within 30 days.',
+    'retrieval.documents.0.document.score': 0.92,
+    'retrieval.documents.1.document.id': 'doc-2',
+    'retrieval.documents.1.document.metadata': '{"source":"faq"}',
+  });
+  t.same(textOf(retriever, OUTPUT_SOURCES), {
+    text: '[{"id":"doc-1","content":"Refunds within 30 days.","score":0.92},{"id":"doc-2","metadata":"{\\"source\\":\\"faq\\"}"}]',
+    keys: [
+      'retrieval.documents.0.document.id',
+      'retrieval.documents.0.document.content',
+      'retrieval.documents.0.document.score',
+      'retrieval.documents.1.document.id',
+      'retrieval.documents.1.document.metadata',
+    ],
+  });
+  t.same(
+    textOf(flat({ 'output.value': 'two found', 'retrieval.documents.0.document.id': 'doc-1' }), OUTPUT_SOURCES),
+    { text: 'two found', keys: ['output.value'] },
+    'output.value first',
+  );
+  const reranker = flat({
+    'reranker.query': 'refund policy',
+    'reranker.input_documents.0.document.id': 'doc-2',
+    'reranker.output_documents.0.document.id': 'doc-1',
+    'reranker.output_documents.0.document.score': 0.5,
+  });
+  t.equal(textOf(reranker, OUTPUT_SOURCES)?.text, '[{"id":"doc-1","score":0.5}]', 'what a reranker kept');
 
   const traceloop = flat({
     'gen_ai.prompt.0.role': 'user',

@@ -90,6 +90,40 @@ t.test('OpenInference LLM span (openinference-instrumentation-openai)', async (t
   t.equal(f.attributes.metadata, undefined);
 });
 
+t.test('OpenInference RETRIEVER span (openinference-core traceRetriever, context attributes)', async (t) => {
+  const f = spanFields(
+    flat({
+      'openinference.span.kind': 'RETRIEVER',
+      'input.value': 'Where is my order?',
+      'input.mime_type': 'text/plain',
+      'retrieval.documents.0.document.id': 'doc-1',
+      'retrieval.documents.0.document.content': 'Orders ship in two days.',
+      'retrieval.documents.0.document.score': 0.9,
+      'session.id': 'conv-7',
+      'user.id': 'ada',
+      metadata: '{"customer":"acme"}',
+      'tag.tags': '["beta"]',
+      'llm.prompt_template.template': 'Answer about {topic}',
+      'llm.prompt_template.variables': '{"topic":"orders"}',
+      'llm.prompt_template.version': 'v3',
+    }),
+    { dropped: 0 },
+  );
+  t.equal(f.spanKind, 'retrieval');
+  t.equal(f.model, null);
+  t.equal(f.input, 'Where is my order?');
+  t.equal(f.output, '[{"id":"doc-1","content":"Orders ship in two days.","score":0.9}]', 'the documents found');
+  t.same([f.sessionId, f.userId, f.tags], ['conv-7', 'ada', ['beta']]);
+  t.same(plain(f.metadata), { customer: 'acme' });
+  t.same(
+    Object.keys(f.attributes).filter((k) => k.startsWith('retrieval.')),
+    [],
+    'the documents are stored once, as the output',
+  );
+  t.equal(f.promptName, null, 'OpenInference names no prompt');
+  t.equal(f.attributes['llm.prompt_template.version'], 'v3', 'the template stays among the attributes');
+});
+
 t.test('OpenLLMetry / Traceloop: indexed prompt and completion, workflow spans', async (t) => {
   const llm = spanFields(
     flat({
@@ -135,6 +169,26 @@ t.test('OpenLLMetry / Traceloop: indexed prompt and completion, workflow spans',
   t.equal(workflow.input, '{"args":[],"kwargs":{"topic":"otlp"}}');
   t.equal(workflow.output, '"Spans walk into a bar..."');
   t.equal(workflow.tokens, null);
+});
+
+t.test('OpenLLMetry association properties: session, user, the rest as metadata', async (t) => {
+  const f = spanFields(
+    flat({
+      'traceloop.span.kind': 'tool',
+      'traceloop.entity.name': 'lookup-order',
+      'traceloop.association.properties.session_id': 'conv-7',
+      'traceloop.association.properties.user_id': 'ada',
+      'traceloop.association.properties.customer_id': 'acme',
+    }),
+    { dropped: 0 },
+  );
+  t.same([f.spanKind, f.sessionId, f.userId], ['tool', 'conv-7', 'ada']);
+  t.same(plain(f.metadata), { session_id: 'conv-7', user_id: 'ada', customer_id: 'acme' }, 'kept as sent');
+  t.same(Object.keys(f.attributes), ['traceloop.span.kind', 'traceloop.entity.name']);
+  const own = spanFields(flat({ 'session.id': 'mine', 'traceloop.association.properties.session_id': 'theirs' }), {
+    dropped: 0,
+  });
+  t.equal(own.sessionId, 'mine', 'session.id first');
 });
 
 t.test('Vercel AI SDK: outer call, doGenerate and a tool call', async (t) => {

@@ -3,7 +3,18 @@ import { eventSpanId } from '../../../src/core/otlp/ids.js';
 import { mapExportRequest, MAX_ERROR_MESSAGES, rowKeys } from '../../../src/core/otlp/map.js';
 import type { ExportTraceServiceRequest, Span } from '../../../src/core/otlp/wire.js';
 import type { SpanRecord } from '../../../src/core/span.js';
-import { attrs, END, hexBytes, PARENT_ID, request, span, SPAN_ID, START, TRACE_ID } from './wire-builders.js';
+import {
+  attrs,
+  END,
+  hexBytes,
+  PARENT_ID,
+  type Plain,
+  request,
+  span,
+  SPAN_ID,
+  START,
+  TRACE_ID,
+} from './wire-builders.js';
 
 /** Rows as JSON-safe plain data, so null-prototype maps and bigints compare by value. */
 const plain = (rows: SpanRecord[]): unknown =>
@@ -227,6 +238,31 @@ t.test(`spans past maxSpansPerTrace of one trace are rejected; events do not cou
   t.equal(result.spans.filter((r) => r.type === 'EVENT').length, 2);
   const invalidFirst = mapExportRequest(request([span({ spanId: '0'.repeat(16) }), span()]), { maxSpansPerTrace: 1 });
   t.same([invalidFirst.rejected, invalidFirst.spans.length], [1, 1], 'a rejected span takes no slot');
+});
+
+t.test("service: service.name, else Phoenix's project name", async (t) => {
+  const resourceSpans = (resource: Record<string, Plain>, spanId: string) => ({
+    resource: { attributes: attrs(resource) },
+    scopeSpans: [{ spans: [span({ spanId })] }],
+  });
+  const result = mapExportRequest({
+    resourceSpans: [
+      resourceSpans({ 'openinference.project.name': 'support-bot' }, '1111111111111111'),
+      resourceSpans({ 'openinference.project.name': 'support-bot', 'service.name': 'api' }, '2222222222222222'),
+      resourceSpans({ 'service.name': '', 'openinference.project.name': 'support-bot' }, '3333333333333333'),
+      resourceSpans({ 'openinference.project.name': '' }, '4444444444444444'),
+    ],
+  });
+  t.same(
+    result.spans.map((r) => [r.spanId, r.serviceName]),
+    [
+      ['1111111111111111', 'support-bot'],
+      ['2222222222222222', 'api'],
+      ['3333333333333333', 'support-bot'],
+      ['4444444444444444', null],
+    ],
+  );
+  t.equal(result.spans[0]!.resource['openinference.project.name'], 'support-bot', 'the resource is kept as sent');
 });
 
 t.test('resource, scope and request shapes a careless sender produces', async (t) => {

@@ -30,6 +30,8 @@ t.test('metadata from every source; the most explicit wins a clash', async (t) =
   const split = splitNamespaces(
     flat({
       metadata: '{"experiment":"A","source":"openinference","nested":{"k":1}}',
+      'traceloop.association.properties.source': 'traceloop',
+      'traceloop.association.properties.customer_id': 'c-1',
       'ai.telemetry.metadata.source': 'ai-sdk',
       'ai.telemetry.metadata.userTier': 'pro',
       'langfuse.trace.metadata.source': 'langfuse-trace',
