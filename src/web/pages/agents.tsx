@@ -133,12 +133,15 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
   const withMetrics = features.metrics === true;
   const filter = state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists';
   // "All time" or an empty window: the 90 days up to the newest session before `beforeMs`.
-  const landBefore = (beforeMs: number) =>
-    newestSessionBefore(beforeMs, filter).then((until) => {
-      if (until !== null)
+  // The lookup may take a while: if the reader went elsewhere meanwhile, it does not take them back.
+  const landBefore = (beforeMs: number) => {
+    const asked = location.hash;
+    return newestSessionBefore(beforeMs, filter).then((until) => {
+      if (until !== null && location.hash === asked)
         navigate('/agents', { ...state, window: 'all', offset: 0, until: new Date(until).toISOString() }, true);
       return until;
     });
+  };
   const sessions = useLoad(
     () =>
       allTime && untilMs === null
