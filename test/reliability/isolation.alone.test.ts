@@ -173,6 +173,9 @@ const TARGETS: Record<string, Fixture> = {
 
   // A fresh trace id: a foreign trace with A's id would be the foreign caller's own, not a leak.
   'POST /v1/traces': { target: () => at('/v1/traces', exportRequest([{ traceId: hex(16), name: 'intruder' }])) },
+  'POST /api/public/otel/v1/traces': {
+    target: () => at('/api/public/otel/v1/traces', exportRequest([{ traceId: hex(16), name: 'intruder' }])),
+  },
   // A sync writes into the caller's own app (a session id of its own); an empty batch still crosses auth and scope.
   'POST /v1/agents/sync': { target: () => at('/v1/agents/sync', { schemaVersion: 1, sessions: [], blobs: [] }) },
   'GET /v1/traces/:traceId': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}`) },
