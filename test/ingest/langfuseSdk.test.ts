@@ -9,6 +9,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { LangfuseSpanProcessor } from '@langfuse/otel';
 import { propagateAttributes, setLangfuseTracerProvider, startActiveObservation } from '@langfuse/tracing';
+import { LangfuseClient } from '@langfuse/client';
 import t from 'tap';
 import { call, createKey, rootCredentials, serverFor, type Credentials, type TestServer } from '../helpers/server.js';
 
@@ -134,6 +135,142 @@ t.test('the Langfuse SDK, pointed at Tracelake, lands as traces read back over t
     sessions.body.data.map((x: { id: string }) => x.id),
     [ids.traceId],
   );
+
+  // The client users call next, with the same three settings.
+  const langfuse = new LangfuseClient({ publicKey: sdk.appId, secretKey: sdk.key, baseUrl: server.url });
+  await t.test('scores: langfuse.score.create and POST /api/public/scores land in the score store', async (t) => {
+    const config = await call(server, 'POST', '/v1/score-configs', {
+      auth: root,
+      body: {
+        name: 'tone',
+        data_type: 'CATEGORICAL',
+        categories: [
+          { label: 'friendly', value: 1 },
+          { label: 'curt', value: 0 },
+        ],
+      },
+    });
+    t.equal(config.status, 201, config.text);
+    langfuse.score.create({ traceId: ids.traceId, name: 'helpfulness', value: 0.9, comment: 'clear steps' });
+    langfuse.score.create({ traceId: ids.traceId, name: 'tone', value: 'friendly', dataType: 'CATEGORICAL' });
+    langfuse.score.create({
+      traceId: ids.traceId,
+      observationId: ids.generationId,
+      name: 'grounded',
+      value: 1,
+      dataType: 'BOOLEAN',
+    });
+    await langfuse.score.flush();
+    const created = await langfuse.api.legacy.scoreV1.create({
+      sessionId: 'sess-langfuse',
+      name: 'resolved',
+      value: 1,
+    });
+    t.match(created.id, /^[0-9a-f-]{36}$/, 'POST /api/public/scores answers the score id');
+
+    const scores = await call(server, 'GET', '/v1/scores?limit=10', { auth: reader });
+    t.equal(scores.status, 200, scores.text);
+    const byName = new Map(scores.body.data.map((s: { name: string }) => [s.name, s]));
+    t.match(byName.get('helpfulness'), {
+      resource_id: ids.traceId,
+      score: 0.9,
+      data_type: 'NUMERIC',
+      reason: 'clear steps',
+      source: 'sdk',
+    });
+    t.match(byName.get('tone'), { resource_id: ids.traceId, data_type: 'CATEGORICAL', label: 'friendly', score: 1 });
+    t.match(byName.get('grounded'), { resource_id: ids.generationId, data_type: 'BOOLEAN', score: 1 });
+    t.match(byName.get('resolved'), { id: created.id, session_id: 'sess-langfuse', score: 1 });
+    t.equal(scores.body.data.length, 4);
+
+    // Each event is answered on its own, in Langfuse's 207: other event types are refused, not dropped.
+    const batch = await langfuse.api.ingestion.batch({
+      batch: [
+        {
+          id: 'e1',
+          type: 'score-create',
+          timestamp: new Date().toISOString(),
+          body: { traceId: ids.traceId, name: 'helpfulness', value: 0.5 },
+        },
+        { id: 'e2', type: 'trace-create', timestamp: new Date().toISOString(), body: { name: 'legacy' } },
+        { id: 'e3', type: 'score-create', timestamp: new Date().toISOString(), body: { name: 'orphan', value: 1 } },
+        {
+          id: 'e4',
+          type: 'score-create',
+          timestamp: new Date().toISOString(),
+          body: { traceId: ids.traceId, name: 'tone', value: 'rude' },
+        },
+      ],
+    });
+    t.same(batch.successes, [{ id: 'e1', status: 201 }]);
+    t.same(
+      batch.errors.map((e) => [e.id, e.status]),
+      [
+        ['e2', 501],
+        ['e3', 400],
+        ['e4', 400],
+      ],
+    );
+    t.match(batch.errors[0]!.message, /trace-create events are not taken.*otel\/v1\/traces/);
+    t.match(batch.errors[1]!.message, /traceId, observationId or sessionId is required/);
+    t.match(batch.errors[2]!.message, /label: must be one of "friendly", "curt"/);
+  });
+
+  await t.test('prompts: langfuse.prompt.get by label and by version, compiled', async (t) => {
+    for (const [prompt, labels] of [
+      ['Hello {{name}}, version one.', ['production']],
+      ['Hello {{name}}, welcome to {{product}}!', ['staging']],
+    ] as const) {
+      const made = await call(server, 'POST', '/v1/prompts', {
+        auth: root,
+        body: { name: 'support/greeting', prompt, labels, config: { model: 'gpt-4o' } },
+      });
+      t.equal(made.status, 201, made.text);
+    }
+    const chat = await call(server, 'POST', '/v1/prompts', {
+      auth: root,
+      body: {
+        name: 'support/agent',
+        type: 'chat',
+        prompt: [
+          { role: 'system', content: 'You support {{product}}.' },
+          { role: 'user', content: '{{question}}' },
+        ],
+        labels: ['production'],
+      },
+    });
+    t.equal(chat.status, 201, chat.text);
+
+    const production = await langfuse.prompt.get('support/greeting', { cacheTtlSeconds: 0 });
+    t.equal(production.version, 1, 'no label or version: production');
+    t.equal(production.compile({ name: 'Ada' }), 'Hello Ada, version one.');
+    const staging = await langfuse.prompt.get('support/greeting', { label: 'staging', cacheTtlSeconds: 0 });
+    t.equal(staging.version, 2);
+    t.same(staging.config, { model: 'gpt-4o' });
+    t.ok(staging.labels.includes('staging') && staging.labels.includes('latest'), 'its labels');
+    t.equal(staging.compile({ name: 'Ada', product: 'Tracelake' }), 'Hello Ada, welcome to Tracelake!');
+    const byVersion = await langfuse.prompt.get('support/greeting', { version: 1, cacheTtlSeconds: 0 });
+    t.equal(byVersion.prompt, 'Hello {{name}}, version one.');
+    const agent = await langfuse.prompt.get('support/agent', { type: 'chat', cacheTtlSeconds: 0 });
+    t.same(agent.compile({ product: 'Tracelake', question: 'Where is my order?' }), [
+      { role: 'system', content: 'You support Tracelake.' },
+      { role: 'user', content: 'Where is my order?' },
+    ]);
+    await t.rejects(langfuse.prompt.get('support/missing', { cacheTtlSeconds: 0 }), 'a missing prompt is an error');
+  });
+
+  await t.test('every other call under /api/public/ answers 501, naming what is served', async (t) => {
+    for (const [method, path] of [
+      ['GET', '/api/public/traces'],
+      ['GET', '/api/public/scores'],
+      ['POST', '/api/public/datasets'],
+    ] as const) {
+      const answer = await call(server, method, path, { auth: reader });
+      t.equal(answer.status, 501, `${method} ${path}`);
+      t.equal(answer.body.error.code, 'not_implemented');
+      t.match(answer.body.error.message, /GET \/api\/public\/v2\/prompts\/\{name\}/);
+    }
+  });
 });
 
 t.test('Basic credentials are checked as any others', async (t) => {
