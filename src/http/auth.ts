@@ -6,6 +6,7 @@
 import { ApiError, validationError } from '../core/errors.js';
 import { allows, permissionsFor, type Requirement } from '../core/permissions.js';
 import { hashKey, KEY_PREFIX, sameHash } from '../auth/keys.js';
+import { basicCredentials } from './basicAuth.js';
 import { deriveSessionKey, verifySessionToken } from '../core/admin/jwt.js';
 import { ENVIRONMENT_NAME, isTenantAdmin, type EnvironmentKind, type Pin } from '../core/admin/rules.js';
 import type { StoreClient } from '../store/storeClient.js';
@@ -14,6 +15,7 @@ import type { Principal } from './principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const APP_ID_HEADERS = ['x-service-app-id', 'x-partner-app-id'] as const;
+const HEADER_NAMES = { 'x-service-app-id': 'X-Service-App-Id', 'x-partner-app-id': 'X-Partner-App-Id' } as const;
 /** How long a cached key record is trusted before it is read again (revocations by API are immediate). */
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
@@ -29,23 +31,37 @@ export interface Credentials {
 /**
  * Reads the key and app id from the headers. `Bearer ` is optional on the REST API; on OTLP ingestion
  * (`rawKeyOnly`) the key must be sent raw. Both app-id headers are accepted; if both are sent they
- * must agree.
+ * must agree. Basic credentials (the Langfuse SDKs': app id as user, key as password) carry both,
+ * and an app-id header sent with them must name the same app.
  */
 export function readCredentials(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): Credentials {
+  const basic = basicCredentials(headers.authorization);
   const key = readKey(headers, rawKeyOnly);
-  const ids = APP_ID_HEADERS.map((h) => headers[h]?.trim()).filter((v): v is string => !!v);
-  if (ids.length === 0) throw new ApiError('unauthorized', 'Missing X-Service-App-Id header');
-  if (ids.some((id) => !UUID.test(id))) throw new ApiError('unauthorized', 'The app id header must be a UUID');
-  if (ids.length === 2 && ids[0]!.toLowerCase() !== ids[1]!.toLowerCase()) {
-    throw new ApiError('unauthorized', 'X-Service-App-Id and X-Partner-App-Id name different apps');
+  const named: [string, string][] = [];
+  for (const h of APP_ID_HEADERS) {
+    const id = headers[h]?.trim();
+    if (id) named.push([HEADER_NAMES[h], id]);
   }
-  return { key, appId: ids[0]!.toLowerCase() };
+  if (basic) named.unshift(['The Basic user (the app id)', basic.appId]);
+  if (named.length === 0) throw new ApiError('unauthorized', 'Missing X-Service-App-Id header');
+  if (named.some(([, id]) => !UUID.test(id))) {
+    throw new ApiError(
+      'unauthorized',
+      basic ? 'The app id (the Basic user) must be a UUID' : 'The app id header must be a UUID',
+    );
+  }
+  const [first, ...others] = named;
+  const other = others.find(([, id]) => id.toLowerCase() !== first![1].toLowerCase());
+  if (other) throw new ApiError('unauthorized', `${first![0]} and ${other[0]} name different apps`);
+  return { key, appId: first![1].toLowerCase() };
 }
 
 /** The key or session token in Authorization (see `readCredentials`). */
 function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): string {
   const authorization = headers.authorization?.trim();
   if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
+  const basic = basicCredentials(authorization);
+  if (basic) return basic.key;
   const bearer = /^bearer\s+/i.exec(authorization);
   if (bearer && rawKeyOnly) {
     throw new ApiError(

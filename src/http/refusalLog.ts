@@ -5,10 +5,11 @@
  * misconfigured exporter retrying in a loop cannot flood the log.
  */
 import { shownPrefix } from '../auth/keys.js';
+import { basicCredentials } from './basicAuth.js';
 
-/** The shown prefix of the API key an Authorization header carries (raw or Bearer), if it carries one. */
+/** The shown prefix of the API key an Authorization header carries (raw, Bearer or Basic), if it carries one. */
 export function keyPrefixOf(authorization: string | undefined): string | null {
-  const key = authorization?.replace(/^Bearer\s+/i, '').trim();
+  const key = basicCredentials(authorization)?.key ?? authorization?.replace(/^Bearer\s+/i, '').trim();
   return key?.startsWith('sk_') ? shownPrefix(key) : null;
 }
 

@@ -22,6 +22,7 @@ import { gitRoutes } from './routes/git.js';
 import { gitSetupRoutes } from './routes/gitSetup.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { langfuseRoutes } from './routes/langfuse.js';
 import { operatorRoutes } from './routes/operator.js';
 import { referenceRoutes } from './routes/reference.js';
 import { promptRoutes } from './routes/prompts.js';
@@ -66,7 +67,7 @@ export function allRoutes(
   if (config.operatorToken !== undefined) routes.push(...operatorRoutes(secret));
   routes.push(...evalRoutes(secret), ...experimentRoutes);
   routes.push(...gitRoutes(secret), ...gitSetupRoutes, ...promptRoutes, ...templateRoutes);
-  routes.push(...workerRoutes(secret));
+  routes.push(...workerRoutes(secret), ...langfuseRoutes);
   if (config.faultInjection) routes.push(...faultRoutes);
   if (config.metricsListen?.kind === 'api') routes.push(...prometheusRoutes);
   return routes;

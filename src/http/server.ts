@@ -27,6 +27,7 @@ import type { AnyRoute, Context } from './route.js';
 import type { Router } from './router.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { keyPrefixOf } from './refusalLog.js';
+import { langfuseUnsupported } from './routes/langfuse.js';
 import { unbuiltEndpoint } from './unbuilt.js';
 import { refusalFor } from './surface.js';
 import type { Services } from './services.js';
@@ -197,6 +198,12 @@ export class HttpServer {
       return;
     }
     const match = this.router.match(ex.method, ex.path);
+    const unrouted = match.kind === 'not_found' || match.kind === 'method_not_allowed';
+    const unsupported = unrouted ? langfuseUnsupported(ex.method, ex.path) : null;
+    if (unsupported) {
+      this.send(ex, errorReply(unsupported));
+      return;
+    }
     if (match.kind === 'not_found') {
       const unbuilt = unbuiltEndpoint(ex.method, ex.path);
       const error = unbuilt

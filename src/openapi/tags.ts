@@ -23,6 +23,7 @@ export const TAGS = [
   'Prompts and templates',
   'Metrics',
   'Workers',
+  'Langfuse compatibility',
   'Operator',
 ] as const;
 

@@ -261,7 +261,7 @@ function senderFor(populated: Populated, route: DocumentedRoute, random: () => n
       if (FRESH[key]) path = pathWith(await FRESH[key](populated, group));
     },
     send: (body) => {
-      if (key === 'POST /v1/traces')
+      if (key === 'POST /v1/traces' || key === 'POST /api/public/otel/v1/traces')
         return call(server, 'POST', path, {
           headers: { authorization: root.key, 'x-service-app-id': root.appId },
           body: exportRequest([{ traceId: real.trace_id![0] as string, spanId: hex(8), name: 'again' }]),

@@ -169,6 +169,26 @@ t.test('the answers are the documented types', async (t) => {
     ]),
   });
 
+  // The Langfuse SDK's export, with Basic auth, and the Langfuse client's calls (JSON that is Langfuse's, not a catalog type).
+  const basic = `Basic ${Buffer.from(`${root.appId}:${root.key}`).toString('base64')}`;
+  await expect('POST /api/public/otel/v1/traces', '/api/public/otel/v1/traces', {
+    auth: null,
+    headers: { authorization: basic },
+    body: exportRequest([{ traceId: hex(16), spanId: hex(8), name: 'langfuse' }]),
+  });
+  const langfuseJson = { authorization: basic, 'content-type': 'application/json' };
+  const scored = { name: 'langfuse-score', traceId, value: 1 };
+  await expectMedia('POST /api/public/ingestion', '/api/public/ingestion', {
+    method: 'POST',
+    headers: langfuseJson,
+    body: JSON.stringify({ batch: [{ id: 'e1', type: 'score-create', body: scored }] }),
+  });
+  await expectMedia('POST /api/public/scores', '/api/public/scores', {
+    method: 'POST',
+    headers: langfuseJson,
+    body: JSON.stringify(scored),
+  });
+
   for (const route of [
     'GET /health',
     'GET /v1/health/ingestion',
@@ -380,6 +400,7 @@ t.test('the answers are the documented types', async (t) => {
   }
   await expect('GET /v1/prompts', '/v1/prompts');
   await expect('GET /v1/prompts/:name', `/v1/prompts/greeting`);
+  await expectMedia('GET /api/public/v2/prompts/:name', '/api/public/v2/prompts/greeting', { headers: langfuseJson });
   await expect('GET /v1/prompts/:name', `/v1/prompts/${encodeURIComponent('support/agent')}?label=latest`);
   await expect(
     'PATCH /v1/prompts/:name/versions/:version',

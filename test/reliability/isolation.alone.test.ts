@@ -173,6 +173,9 @@ const TARGETS: Record<string, Fixture> = {
 
   // A fresh trace id: a foreign trace with A's id would be the foreign caller's own, not a leak.
   'POST /v1/traces': { target: () => at('/v1/traces', exportRequest([{ traceId: hex(16), name: 'intruder' }])) },
+  'POST /api/public/otel/v1/traces': {
+    target: () => at('/api/public/otel/v1/traces', exportRequest([{ traceId: hex(16), name: 'intruder' }])),
+  },
   // A sync writes into the caller's own app (a session id of its own); an empty batch still crosses auth and scope.
   'POST /v1/agents/sync': { target: () => at('/v1/agents/sync', { schemaVersion: 1, sessions: [], blobs: [] }) },
   'GET /v1/traces/:traceId': { aim: 'data', target: (w) => at(`/v1/traces/${w.a.traceId}`) },
@@ -203,6 +206,24 @@ const TARGETS: Record<string, Fixture> = {
     refused: (r) =>
       r.status === 400 &&
       r.body?.error?.results?.every((x: { error?: { code: string } }) => x.error?.code === 'not_found'),
+  },
+  // Langfuse's ingestion answers 207 whatever each event became: a foreign caller's score of A's trace is not found.
+  'POST /api/public/ingestion': {
+    aim: 'data',
+    target: (w) =>
+      at('/api/public/ingestion', {
+        batch: [
+          { id: next('event'), type: 'score-create', body: { name: 'intruder', traceId: w.a.traceId, value: 1 } },
+        ],
+      }),
+    refused: (r) =>
+      r.status === 207 &&
+      r.body?.successes?.length === 0 &&
+      r.body?.errors?.every((e: { status: number }) => e.status === 404),
+  },
+  'POST /api/public/scores': {
+    aim: 'data',
+    target: (w) => at('/api/public/scores', { name: 'intruder', traceId: w.a.traceId, value: 1 }),
   },
   'GET /v1/scores': { target: (w) => at(`/v1/scores?session_id=${w.a.sessionId}`) },
   'GET /v1/scores/names': { target: () => at('/v1/scores/names') },
@@ -285,6 +306,10 @@ const TARGETS: Record<string, Fixture> = {
   'POST /v1/prompts': { target: () => at('/v1/prompts', { name: next('intruder'), prompt: 'intruder' }) },
   'POST /v1/prompts/sync': { target: () => at('/v1/prompts/sync') },
   'GET /v1/prompts/:name': { aim: 'config', target: (w) => at(`/v1/prompts/${w.a.promptName}?label=latest`) },
+  'GET /api/public/v2/prompts/:name': {
+    aim: 'config',
+    target: (w) => at(`/api/public/v2/prompts/${w.a.promptName}?label=latest`),
+  },
   'POST /v1/prompts/:name/render': {
     aim: 'config',
     target: (w) => at(`/v1/prompts/${w.a.promptName}/render`, { variables: {}, label: 'latest' }),

@@ -6,6 +6,7 @@
  * (`langfuse.*`) and our own `tracelake.*`. Span kinds are in `span-kind.ts`.
  */
 import type { JsonMap } from './attributes.js';
+import { COST_DETAILS_KEY, USAGE_DETAILS_KEY } from './details.js';
 import { isDigits } from './int64.js';
 import { collectMessages } from './messages.js';
 
@@ -17,6 +18,7 @@ export const MODEL_KEYS: readonly string[] = [
   'llm.request.model_name',
   'embedding.model_name', // OpenInference EMBEDDING spans
   'ai.model.id',
+  'langfuse.observation.model.name',
 ];
 
 export const INPUT_TOKEN_KEYS: readonly string[] = [
@@ -26,6 +28,10 @@ export const INPUT_TOKEN_KEYS: readonly string[] = [
   'ai.usage.promptTokens',
   'ai.usage.inputTokens', // AI SDK 5
   'ai.usage.tokens', // AI SDK embed/embedMany: an embedding's tokens are all input
+  // Langfuse usage details (details.ts): its own names, then the OpenAI-style ones it also takes.
+  `${USAGE_DETAILS_KEY}.input`,
+  `${USAGE_DETAILS_KEY}.prompt_tokens`,
+  `${USAGE_DETAILS_KEY}.input_tokens`,
 ];
 
 export const OUTPUT_TOKEN_KEYS: readonly string[] = [
@@ -34,15 +40,25 @@ export const OUTPUT_TOKEN_KEYS: readonly string[] = [
   'llm.token_count.completion',
   'ai.usage.completionTokens',
   'ai.usage.outputTokens', // AI SDK 5
+  `${USAGE_DETAILS_KEY}.output`,
+  `${USAGE_DETAILS_KEY}.completion_tokens`,
+  `${USAGE_DETAILS_KEY}.output_tokens`,
 ];
 
 export const CACHED_INPUT_TOKEN_KEYS: readonly string[] = [
   'gen_ai.usage.cache_read_input_tokens',
   'llm.token_count.prompt_details.cache_read',
   'ai.usage.cachedInputTokens',
+  `${USAGE_DETAILS_KEY}.input_cached_tokens`,
+  `${USAGE_DETAILS_KEY}.cache_read_input_tokens`,
 ];
 
-export const COST_KEYS: readonly string[] = ['tracelake.cost', 'gen_ai.usage.cost', 'llm.cost.total'];
+export const COST_KEYS: readonly string[] = [
+  'tracelake.cost',
+  'gen_ai.usage.cost',
+  'llm.cost.total',
+  `${COST_DETAILS_KEY}.total`,
+];
 
 /**
  * Spans that wrap model calls reported by spans of their own and repeat those calls' usage: the AI
@@ -77,6 +93,7 @@ export const SESSION_KEYS: readonly string[] = [
   'tracelake.session.id',
   'ai.telemetry.metadata.sessionId',
   'traceloop.association.properties.session_id',
+  'langfuse.session.id', // older Langfuse SDKs; the current ones send session.id
 ];
 export const USER_KEYS: readonly string[] = [
   'user.id',
@@ -84,6 +101,7 @@ export const USER_KEYS: readonly string[] = [
   'tracelake.user.id',
   'ai.telemetry.metadata.userId',
   'traceloop.association.properties.user_id',
+  'langfuse.user.id',
 ];
 export const RUN_ID_KEYS: readonly string[] = ['tracelake.run.id'];
 export const PROMPT_NAME_KEYS: readonly string[] = [
@@ -114,6 +132,13 @@ export function serviceNameOf(resource: JsonMap): string | null {
   return null;
 }
 
+/**
+ * A level naming an error (Langfuse's `level: 'ERROR'`) makes a span of unset status an error, with
+ * the status message sent beside it; other levels (DEBUG, DEFAULT, WARNING) stay attributes.
+ */
+export const LEVEL_KEY = 'langfuse.observation.level';
+export const ERROR_LEVEL = 'ERROR';
+export const STATUS_MESSAGE_KEYS: readonly string[] = ['langfuse.observation.status_message'];
 /** An array of strings, or JSON text of one. */
 export const TAG_KEYS: readonly string[] = ['tracelake.tags', 'langfuse.trace.tags', 'tag.tags'];
 
@@ -133,6 +158,7 @@ export const INPUT_SOURCES: readonly TextSource[] = [
   { key: 'ai.toolCall.args' },
   { key: 'traceloop.entity.input' },
   { key: 'langfuse.observation.input' },
+  { key: 'langfuse.trace.input' }, // setActiveTraceIO / updateTrace on a span without input of its own
   { key: 'tracelake.input' },
 ];
 
@@ -151,6 +177,7 @@ export const OUTPUT_SOURCES: readonly TextSource[] = [
   { key: 'ai.toolCall.result' },
   { key: 'traceloop.entity.output' },
   { key: 'langfuse.observation.output' },
+  { key: 'langfuse.trace.output' },
   { key: 'tracelake.output' },
 ];
 

@@ -20,6 +20,7 @@ import {
   USER_KEYS,
   wrapsModelCalls,
 } from './conventions.js';
+import { withDetails } from './details.js';
 import { splitNamespaces, tagsOf, type KeySet } from './namespaces.js';
 import { spanKindOf } from './span-kind.js';
 
@@ -76,7 +77,7 @@ const NO_CALL: Readonly<CallFields> = {
  * each call once.
  */
 export function spanFields(attrs: JsonMap, counter: DropCounter, costOf?: CostFn): SpanFields {
-  const call = wrapsModelCalls(attrs) ? NO_CALL : callFields(attrs, costOf);
+  const call = wrapsModelCalls(attrs) ? NO_CALL : callFields(withDetails(attrs, counter), costOf);
   const input = textOf(attrs, INPUT_SOURCES);
   const output = textOf(attrs, OUTPUT_SOURCES);
   const { attributes, metadata, graph } = splitNamespaces(attrs, consumedKeys(input, output), counter);

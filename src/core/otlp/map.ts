@@ -2,6 +2,7 @@ import type { SpanRecord, SpanStatus } from '../span.js';
 import { asArray, emptyMap, flattenAttributes, isObject, type DropCounter, type JsonMap } from './attributes.js';
 import { serviceNameOf } from './conventions.js';
 import { pushEventRows } from './events.js';
+import { ERROR_LEVEL, firstText, LEVEL_KEY, STATUS_MESSAGE_KEYS } from './conventions.js';
 import { spanFields, type CostFn } from './fields.js';
 import { eventSpanId, IdReader, idToHex, isAbsentId, isValidId, SPAN_ID_BYTES, TRACE_ID_BYTES } from './ids.js';
 import { toNanos } from './int64.js';
@@ -245,6 +246,14 @@ function statusOf(code: unknown): SpanStatus {
   return STATUS_BY_CODE.get(String(code).toLowerCase()) ?? 'UNSET';
 }
 
+/** The span's OTel status; an unset one is an error when its level says so (`LEVEL_KEY`). */
+function spanStatus(sent: unknown, attrs: JsonMap): { code: SpanStatus; message: string | null } {
+  const { code, message } = isObject(sent) ? sent : {};
+  const given = { code: statusOf(code), message: typeof message === 'string' && message !== '' ? message : null };
+  if (given.code !== 'UNSET' || attrs[LEVEL_KEY] !== ERROR_LEVEL) return given;
+  return { code: 'ERROR', message: given.message ?? firstText(attrs, STATUS_MESSAGE_KEYS) };
+}
+
 function spanRow(
   span: Record<string, unknown>,
   id: Identity,
@@ -252,8 +261,9 @@ function spanRow(
   counter: DropCounter,
   opts: MapOptions,
 ): SpanRecord {
-  const f = spanFields(flattenAttributes(span.attributes, counter), counter, opts.costOf);
-  const status = isObject(span.status) ? span.status : {};
+  const attrs = flattenAttributes(span.attributes, counter);
+  const f = spanFields(attrs, counter, opts.costOf);
+  const status = spanStatus(span.status, attrs);
   return new SpanRow(
     id.traceId, // traceId
     id.spanId, // spanId
@@ -261,8 +271,8 @@ function spanRow(
     typeof span.name === 'string' ? span.name : '', // name
     f.model === null ? 'SPAN' : 'GENERATION', // type
     f.spanKind, // spanKind
-    statusOf(status.code), // status
-    typeof status.message === 'string' && status.message !== '' ? status.message : null, // statusMessage
+    status.code, // status
+    status.message, // statusMessage
     id.startNs, // startNs
     id.endNs, // endNs
     f.model, // model

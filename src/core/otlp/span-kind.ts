@@ -71,6 +71,18 @@ export const SPAN_KIND_SOURCES: readonly KindSource[] = [
       ['ai.toolcall', 'tool'],
     ]),
   },
+  {
+    // The Langfuse SDKs' observation types; span, chain, event and evaluator are `function`.
+    key: 'langfuse.observation.type',
+    values: new Map<string, SpanKind>([
+      ['generation', 'llm'],
+      ['embedding', 'embedding'],
+      ['tool', 'tool'],
+      ['agent', 'agent'],
+      ['retriever', 'retrieval'],
+      ['guardrail', 'guardrail'],
+    ]),
+  },
 ];
 
 /** The span kind named by the first source with a known value (case-insensitive); else `function`. */

@@ -55,7 +55,7 @@ function changed(ctx: Context): void {
   ctx.services.prompts.invalidate(ctx.principal.tenantId, ctx.principal.appId);
 }
 
-function selectorOf(query: { label?: string; version?: number }, part: 'query' | 'body'): Selector {
+export function selectorOf(query: { label?: string; version?: number }, part: 'query' | 'body'): Selector {
   if (query.label !== undefined && query.version !== undefined)
     throw validationError(part, { version: 'give label or version, not both' });
   return query.version !== undefined ? { version: query.version } : { label: query.label ?? PRODUCTION };
@@ -68,7 +68,11 @@ function describe(name: string, s: Selector): string {
 }
 
 /** One version's answer, from the cache or the store (and then cached). */
-async function fetchVersion(ctx: Context, name: string, selector: Selector): Promise<{ body: string; etag: string }> {
+export async function fetchVersion(
+  ctx: Context,
+  name: string,
+  selector: Selector,
+): Promise<{ body: string; etag: string }> {
   const { tenantId, appId } = ctx.principal;
   const key = 'version' in selector ? `v:${selector.version}` : `l:${selector.label}`;
   const cache = ctx.services.prompts;

@@ -65,7 +65,8 @@ function injectFault(ctx: Context, headers: Readonly<Record<string, string>>): b
   return ctx.config.faultInjection && headers[FAULT_HEADER] === 'score-insert';
 }
 
-async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Record<string, string>>) {
+/** Stores prepared scores in the caller's environment; every entry point of scores inserts through here. */
+export async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Record<string, string>>) {
   const inserted = await ctx.services.store.run('insertScores', {
     scope: readScope(ctx),
     writeEnvironmentId: ctx.principal.environmentId,
@@ -82,7 +83,7 @@ async function insert(ctx: Context, items: PreparedScore[], headers: Readonly<Re
 }
 
 /** The error of the one score of `POST /v1/scores`, as the spec's error shapes. */
-function itemFailure(error: ItemError): ApiError {
+export function itemFailure(error: ItemError): ApiError {
   if (error.code === 'invalid_request_body') {
     const field = error.field ?? 'body';
     return validationError('body', { [field]: error.message.replace(`${field}: `, '') });

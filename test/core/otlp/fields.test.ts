@@ -544,3 +544,51 @@ t.test('a given cost past what a span keeps is no cost given: the price table de
   const f = spanFields(flat({ 'gen_ai.usage.cost': 1e300 }), { dropped: 0 }, costOf);
   t.equal(Number(f.attributes['gen_ai.usage.cost']), 1e300, 'the attribute keeps what was sent');
 });
+
+t.test('a Langfuse SDK generation (@langfuse/tracing): model, usage and cost details, IO, session, user', async (t) => {
+  const { costOf, calls } = prices(0.9);
+  const f = spanFields(
+    flat({
+      'langfuse.observation.type': 'generation',
+      'langfuse.observation.model.name': 'gpt-4o-mini',
+      'langfuse.observation.usage_details': '{"prompt_tokens":40,"completion_tokens":8,"input_cached_tokens":16}',
+      'langfuse.observation.input': '[{"role":"user","content":"hi"}]',
+      'langfuse.observation.output': '"hello"',
+      'langfuse.observation.prompt.name': 'greeting',
+      'langfuse.observation.prompt.version': 2,
+      'langfuse.session.id': 'sess-1',
+      'langfuse.user.id': 'user-1',
+      'langfuse.trace.tags': ['a', 'b'],
+      'langfuse.trace.metadata.customer': 'acme',
+      'langfuse.observation.metadata.step': 'greet',
+    }),
+    { dropped: 0 },
+    costOf,
+  );
+  t.equal(f.spanKind, 'llm');
+  t.equal(f.model, 'gpt-4o-mini');
+  t.same([f.inputTokens, f.outputTokens, f.cachedInputTokens, f.tokens], [40, 8, 16, 48]);
+  t.equal(f.cost, 0.9, 'no cost details: the price table prices the usage');
+  t.same(calls, [['gpt-4o-mini', { inputTokens: 40, outputTokens: 8, cachedInputTokens: 16 }]]);
+  t.same([f.input, f.output], ['[{"role":"user","content":"hi"}]', '"hello"']);
+  t.same([f.sessionId, f.userId, f.promptName], ['sess-1', 'user-1', 'greeting']);
+  t.same(f.tags, ['a', 'b']);
+  t.same(plain(f.metadata), { customer: 'acme', step: 'greet' });
+  t.equal(
+    f.attributes['langfuse.observation.usage_details'],
+    '{"prompt_tokens":40,"completion_tokens":8,"input_cached_tokens":16}',
+  );
+  t.notOk('langfuse.observation.usage_details.prompt_tokens' in f.attributes, 'the details read stay one attribute');
+});
+
+t.test("a Langfuse span's trace input and output stand for its own when it has none", async (t) => {
+  const f = spanFields(
+    flat({
+      'langfuse.trace.input': 'question',
+      'langfuse.trace.output': 'answer',
+      'langfuse.observation.type': 'span',
+    }),
+    { dropped: 0 },
+  );
+  t.same([f.input, f.output, f.spanKind], ['question', 'answer', 'function']);
+});

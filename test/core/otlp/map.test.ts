@@ -219,6 +219,30 @@ t.test('status codes as numbers or enum names', async (t) => {
   t.same([emptyMessage!.status, emptyMessage!.statusMessage], ['ERROR', null]);
 });
 
+t.test("a Langfuse ERROR level makes an unset status an error, with the level's message", async (t) => {
+  const level = (level: string, extra: Record<string, string> = {}, status?: Span['status']) =>
+    span({ attributes: attrs({ 'langfuse.observation.level': level, ...extra }), status });
+  const rows = mapExportRequest(
+    request([
+      level('ERROR', { 'langfuse.observation.status_message': 'account locked' }),
+      level('ERROR'),
+      level('WARNING', { 'langfuse.observation.status_message': 'slow' }),
+      level('ERROR', { 'langfuse.observation.status_message': 'ignored' }, { code: 1 }),
+      level('ERROR', { 'langfuse.observation.status_message': 'ignored' }, { code: 0, message: 'sent' }),
+    ]),
+  ).spans;
+  t.same(
+    rows.map((r) => [r.status, r.statusMessage]),
+    [
+      ['ERROR', 'account locked'],
+      ['ERROR', null],
+      ['UNSET', null],
+      ['OK', null],
+      ['ERROR', 'sent'],
+    ],
+  );
+});
+
 t.test(`spans past maxSpansPerTrace of one trace are rejected; events do not count`, async (t) => {
   const other = 'a'.repeat(32);
   const spans = [

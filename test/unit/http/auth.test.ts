@@ -41,6 +41,30 @@ t.test('credentials', async (t) => {
   }
 });
 
+t.test('credentials: Basic, the app id as user and the key as password (the Langfuse SDKs)', async (t) => {
+  const app = '6f1c1c8e-1111-4222-8333-944455556666';
+  const other = '7a2d2d9f-2222-4333-8444-a55566667777';
+  const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
+  t.same(readCredentials({ authorization: basic(`${app.toUpperCase()}:sk_service_a`) }, true), {
+    key: 'sk_service_a',
+    appId: app,
+  });
+  t.same(
+    readCredentials({ authorization: basic(`${app}:sk_service_a`), 'x-service-app-id': app }, false),
+    { key: 'sk_service_a', appId: app },
+    'an app id header naming the same app',
+  );
+  t.throws(() => readCredentials({ authorization: basic(`${app}:sk_service_a`), 'x-service-app-id': other }, false), {
+    code: 'unauthorized',
+    message: 'The Basic user (the app id) and X-Service-App-Id name different apps',
+  });
+  t.throws(() => readCredentials({ authorization: basic('pk-lf-1:sk_service_a') }, false), {
+    code: 'unauthorized',
+    message: /Basic user\) must be a UUID/,
+  });
+  t.throws(() => readCredentials({ authorization: basic('sk_service_a') }, false), /must be a UUID/, 'no user');
+});
+
 t.test('credentials: the app id headers', async (t) => {
   const app = '6f1c1c8e-1111-4222-8333-944455556666';
   const other = '7a2d2d9f-2222-4333-8444-a55566667777';

@@ -46,5 +46,7 @@ t.test('the key prefix comes from the header, raw or Bearer, and only for API ke
   t.equal(keyPrefixOf('sk_service_abcdefghijklmnop'), 'sk_service_a');
   t.equal(keyPrefixOf('Bearer sk_service_abcdefghijklmnop'), 'sk_service_a');
   t.equal(keyPrefixOf('Basic dXNlcjpwYXNz'), null);
+  const basic = Buffer.from('6f1c1c8e-1111-4222-8333-944455556666:sk_service_abcdefghijklmnop').toString('base64');
+  t.equal(keyPrefixOf(`Basic ${basic}`), 'sk_service_a', 'the key of Basic credentials (the password)');
   t.equal(keyPrefixOf(undefined), null);
 });
