@@ -198,21 +198,15 @@ export class HttpServer {
       return;
     }
     const match = this.router.match(ex.method, ex.path);
-    const unrouted = match.kind === 'not_found' || match.kind === 'method_not_allowed';
-    const unsupported = unrouted ? langfuseUnsupported(ex.method, ex.path) : null;
-    if (unsupported) {
-      this.send(ex, errorReply(unsupported));
-      return;
+    if (match.kind === 'not_found' || match.kind === 'method_not_allowed') {
+      const unbuilt = notImplemented(ex.method, ex.path);
+      if (unbuilt) {
+        this.send(ex, errorReply(unbuilt));
+        return;
+      }
     }
     if (match.kind === 'not_found') {
-      const unbuilt = unbuiltEndpoint(ex.method, ex.path);
-      const error = unbuilt
-        ? new ApiError(
-            'not_implemented',
-            `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`,
-          )
-        : new ApiError('not_found', `No route for ${ex.method} ${ex.path}`);
-      this.send(ex, errorReply(error));
+      this.send(ex, errorReply(new ApiError('not_found', `No route for ${ex.method} ${ex.path}`)));
       return;
     }
     if (match.kind === 'bad_encoding') {
@@ -518,6 +512,21 @@ export class HttpServer {
       'request',
     );
   }
+}
+
+/**
+ * A 501 for an endpoint no route serves that is known not to be built: the spec's, or a call of
+ * Langfuse's API beyond the part served. A 404 would read as a wrong URL.
+ */
+function notImplemented(method: string, path: string): ApiError | null {
+  const unbuilt = unbuiltEndpoint(method, path);
+  if (unbuilt) {
+    return new ApiError(
+      'not_implemented',
+      `${unbuilt} is not built in this version of Tracelake; GET /v1/capabilities lists what is`,
+    );
+  }
+  return langfuseUnsupported(method, path);
 }
 
 /** The request says a body follows (a length over zero, or chunks). */
