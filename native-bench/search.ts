@@ -56,8 +56,11 @@ function search(name: string, resource: 'traces' | 'spans', filter: string, wind
       `/v1/${resource}?limit=50${window ? `&${window}` : ''}${filter ? `&filter=${encodeURIComponent(filter)}` : ''}`,
     raw: (src) => {
       const range = window
-        ? resolveWindow(new Date(now - DAY).toISOString(), new Date(now + 60_000).toISOString(), Date.now())
-        : resolveWindow(undefined, undefined, Date.now());
+        ? resolveWindow(
+            { start_date: new Date(now - DAY).toISOString(), end_date: new Date(now + 60_000).toISOString() },
+            Date.now(),
+          )
+        : resolveWindow({}, Date.now());
       const q: SearchQuery = {
         scope: { ...scope, environmentId: null },
         ...range,

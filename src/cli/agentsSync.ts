@@ -129,14 +129,14 @@ async function syncOnce(o: SyncOptions, io: SyncIo, price: CostFn): Promise<Sync
   const summary: SyncSummary = {
     files: marks.size,
     sessions: { found: sessions.length, sent: toSend.length, accepted: 0, rejected: 0 },
-    events: toSend.reduce((n, s) => n + s.events.length, 0),
+    events: 0,
     bytes: 0,
     requests: 0,
     spanRows: 0,
     blobsStored: 0,
     tenantTier: null,
     rejected: [],
-    models: usageByModel(toSend, price),
+    models: {},
     skippedLines: { unknown: stats.unknown, malformed: stats.malformed, truncated: stats.truncated },
   };
   let sentSessions = 0;
@@ -150,8 +150,12 @@ async function syncOnce(o: SyncOptions, io: SyncIo, price: CostFn): Promise<Sync
     summary.tenantTier = answer.tenantTier;
     summary.sessions.accepted += answer.accepted.length;
     summary.sessions.rejected += answer.rejected.length;
-    for (const r of answer.rejected.filter((r) => !r.reason.startsWith('blob')))
-      summary.rejected.push({ id: r.id, reason: r.reason });
+    const refused = answer.rejected.filter((r) => !r.reason.startsWith('blob'));
+    for (const r of refused) summary.rejected.push({ id: r.id, reason: r.reason });
+    // Events and usage are of what the server kept: a rejected session's are not in the store.
+    const stored = storedOf(batch.sessions, refused);
+    summary.events += stored.reduce((n, s) => n + s.events.length, 0);
+    usageByModel(stored, price, summary.models);
     // Rejected sessions are recorded too: sent again only once they change.
     for (const s of batch.sessions) state.sessions[keyOf(s)] = fingerprint(s);
     sentSessions += batch.sessions.length;
@@ -166,6 +170,12 @@ async function syncOnce(o: SyncOptions, io: SyncIo, price: CostFn): Promise<Sync
   for (const [f, mark] of marks) state.files[f] = mark;
   saveState(o.stateFile, stateAll);
   return summary;
+}
+
+/** The sessions of a batch the server did not reject (a session's rejection names its index in the batch). */
+function storedOf(sessions: readonly AgentSession[], refused: readonly { index: number }[]): AgentSession[] {
+  const gone = new Set(refused.map((r) => r.index));
+  return sessions.filter((_, i) => !gone.has(i));
 }
 
 interface SyncAnswer {

@@ -4,14 +4,12 @@
  */
 import typia, { type tags } from 'typia';
 import { strictQuery } from './strictQuery.js';
+import type { TimeWindowFields } from './window.js';
 
-export interface MetricsQuery {
+/** The window defaults to the 7 days before now (before its end, when given). */
+export interface MetricsQuery extends TimeWindowFields {
   /** Which rows are measured: trace summaries (default), spans, or scores. */
   view?: 'traces' | 'spans' | 'scores';
-  /** Window start (ISO 8601); default 7 days before `to`. */
-  from?: string & tags.Format<'date-time'>;
-  /** Window end, exclusive; default now. */
-  to?: string & tags.Format<'date-time'>;
   /** Bucket width; default the finest giving at most 200 buckets over the window. */
   bucket?: 'minute' | 'hour' | 'day' | 'week';
   /** Comma-separated measures; default `count`. */

@@ -1,8 +1,9 @@
 /** Wire types of prompts and templates. Rules beyond shape (names, labels, templates) are core/prompts'. */
 import typia, { type tags } from 'typia';
 import type { JsonValue } from '../core/span.js';
-import type { Count, DateTime } from './ids.js';
+import type { Count } from './ids.js';
 import { strictQuery } from './strictQuery.js';
+import type { TimeWindowFields } from './window.js';
 
 /** A prompt's name (core/prompts/names.ts says which characters). */
 type PromptName = string & tags.MinLength<1> & tags.MaxLength<128>;
@@ -61,10 +62,7 @@ export interface RenderBody {
   version?: Count & tags.Minimum<1>;
 }
 
-export interface PromptMetricsQuery {
-  start_date?: DateTime;
-  end_date?: DateTime;
-}
+export interface PromptMetricsQuery extends TimeWindowFields {}
 
 export interface TemplateQuery {
   path: string & tags.MinLength<1> & tags.MaxLength<1024>;

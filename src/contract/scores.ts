@@ -6,7 +6,8 @@
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { JsonOrGroup, JsonPredicate } from './search.js';
-import type { DateTime, Id, Limit, Name, Offset, Uuid } from './ids.js';
+import type { Id, Limit, Name, Offset, Uuid } from './ids.js';
+import type { TimeWindowFields } from './window.js';
 
 /** One score (spec: Score input item), plus `session_id` and the data type. */
 export interface ScoreBody {
@@ -42,7 +43,7 @@ export interface ScoreParams {
   scoreId: Uuid;
 }
 
-export interface ScoreListQuery {
+export interface ScoreListQuery extends TimeWindowFields {
   session_id?: Id;
   trace_id?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
   resource_id?: Id;
@@ -52,26 +53,20 @@ export interface ScoreListQuery {
   /** NUMERIC, BOOLEAN or CATEGORICAL (any case). */
   data_type?: string & tags.MinLength<1> & tags.MaxLength<32>;
   user_id?: Id;
-  start_date?: DateTime;
-  end_date?: DateTime;
   limit?: Limit;
   offset?: Offset;
   format?: 'json' | 'csv';
 }
 
-export interface ScoreSearchBody {
+export interface ScoreSearchBody extends TimeWindowFields {
   filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
-  start_date?: DateTime;
-  end_date?: DateTime;
   limit?: Limit;
   offset?: Offset;
   sort_by?: 'created_at' | 'score' | 'name';
   sort_order?: 'asc' | 'desc';
 }
 
-export interface ScoreAggregationQuery {
-  start_date?: DateTime;
-  end_date?: DateTime;
+export interface ScoreAggregationQuery extends TimeWindowFields {
   name?: Name;
   /** api, annotation, eval or sdk (any case). */
   source?: string & tags.MinLength<1> & tags.MaxLength<32>;

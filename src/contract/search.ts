@@ -6,6 +6,7 @@ import type { EnvironmentName } from './admin.js';
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { Count } from './ids.js';
+import type { TimeWindowFields } from './window.js';
 
 export type FilterValue = (string & tags.MaxLength<500>) | number;
 
@@ -34,12 +35,10 @@ export interface JsonOrGroup {
   or: JsonPredicate[] & tags.MinItems<1> & tags.MaxItems<20>;
 }
 
-interface SearchBody {
+interface SearchBody extends TimeWindowFields {
   filters?: (JsonPredicate | JsonOrGroup)[] & tags.MaxItems<20>;
   /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
-  start_date?: string & tags.Format<'date-time'>;
-  end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
   offset?: Count;
   sort_order?: 'asc' | 'desc';
@@ -53,12 +52,10 @@ export interface SpanSearchBody extends SearchBody {
   sort_by?: 'start' | 'duration_ms' | 'cost' | 'tokens' | 'name' | 'model';
 }
 
-export interface TraceListQuery {
+export interface TraceListQuery extends TimeWindowFields {
   filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
   /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
-  start_date?: string & tags.Format<'date-time'>;
-  end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
   offset?: Count;
   sort_by?: TraceSearchBody['sort_by'];
@@ -66,12 +63,10 @@ export interface TraceListQuery {
   format?: 'json' | 'csv';
 }
 
-export interface SpanListQuery {
+export interface SpanListQuery extends TimeWindowFields {
   filter?: string & tags.MinLength<1> & tags.MaxLength<8192>;
   /** Narrows reads to one environment of the app, by name (admin credentials read them all). */
   environment?: EnvironmentName;
-  start_date?: string & tags.Format<'date-time'>;
-  end_date?: string & tags.Format<'date-time'>;
   limit?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<500>;
   offset?: Count;
   type?: 'SPAN' | 'GENERATION' | 'EVENT';

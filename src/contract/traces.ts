@@ -2,6 +2,7 @@
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { Count } from './ids.js';
+import type { TimeWindowFields } from './window.js';
 
 type TraceId = string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
 type SpanId = string & tags.Pattern<'^[0-9a-fA-F]{16}$'>;
@@ -44,9 +45,7 @@ export interface PageQuery {
 /** A page of a trace list; admin credentials may name one environment, as on reads by id. */
 export interface TracePageQuery extends PageQuery, EnvironmentQuery {}
 
-export interface SessionListQuery extends TracePageQuery {
-  start_date?: string & tags.Format<'date-time'>;
-  end_date?: string & tags.Format<'date-time'>;
+export interface SessionListQuery extends TracePageQuery, TimeWindowFields {
   user_id?: string & tags.MinLength<1> & tags.MaxLength<256>;
 }
 

@@ -46,6 +46,8 @@ export interface PreparedAgents {
   sessions: { agent: string; id: string }[];
   rejected: SyncRejection[];
   blobShas: string[];
+  /** Each kept blob's size in bytes, by hash. */
+  blobBytes: Record<string, number>;
   findings: Findings;
 }
 
@@ -120,6 +122,7 @@ export async function prepareAgentEnvelope<R>(
     sessions: sessions.map((s) => ({ agent: s.agent.name, id: s.id })),
     rejected,
     blobShas: [...blobs.keys()],
+    blobBytes: Object.fromEntries([...blobs].map(([sha, b]) => [sha, b.data.byteLength])),
     findings,
   };
 }

@@ -330,7 +330,8 @@ export class ComputeIngest {
       });
     }
     try {
-      const report = gen.rows > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
+      const report =
+        gen.rows > 0 || gen.blobs.size > 0 || gen.skippedRecords > 0 ? await this.segmentsOf(gen, name) : null;
       return { report, discardedBytes, records: records.length, damage, skippedRecords: gen.skippedRecords, keys };
     } catch (e) {
       await this.dropCells(gen); // the file is read again at the next try

@@ -63,6 +63,11 @@ export interface IngestRequest extends PrepareInput {
   knownSpanIds?: string[];
   /** The row keys read already by the compute worker that prepared the body (an agents batch), and what it holds of it. */
   scanned?: RowsHeld;
+  /**
+   * The blobs of an agents batch that the store lacks: a request with such blobs gets a record (and
+   * counts their bytes against the storage cap) even when it keeps no row.
+   */
+  newBlobs?: { count: number; bytes: number };
 }
 
 export interface IngestOutcome {
@@ -223,11 +228,10 @@ export class IngestCoordinator {
       const admitted = this.admit(input, keys, body.byteLength);
       const admittedAt = performance.now();
       outcome = this.outcome(admitted, started);
-      if (admitted.kept === 0 && !admitted.refused) this.admission.settle(admitted.ticket, false);
-      record =
-        admitted.kept > 0
-          ? { gen: await this.append(input, admitted, body, waitVisible, claim), kept: admitted.kept }
-          : null;
+      if (!admitted.logged && !admitted.refused) this.admission.settle(admitted.ticket, false);
+      record = admitted.logged
+        ? { gen: await this.append(input, admitted, body, waitVisible, claim), kept: admitted.kept }
+        : null;
       if (record) outcome.accepted = record.kept;
       outcome.ackMs = performance.now() - started;
       this.observe(checked - checking, admittedAt - checked, performance.now() - admittedAt);
@@ -301,10 +305,13 @@ export class IngestCoordinator {
     }
     const rows = keys.spanIds.length;
     const kept = rows - drop.length;
-    // The storage estimate of the kept rows: their share of the body (the main thread maps nothing).
-    const bytes = kept === 0 ? 0 : estimateRowBytes(Math.round((bodyBytes * kept) / rows), kept);
+    // The storage estimate of the kept rows: their share of the body (the main thread maps nothing);
+    // without rows, the new blobs the record stores.
+    const newBlobs = input.newBlobs ?? { count: 0, bytes: 0 };
+    const bytes = kept > 0 ? estimateRowBytes(Math.round((bodyBytes * kept) / rows), kept) : newBlobs.bytes;
+    const stores = kept > 0 || newBlobs.count > 0;
     const refused =
-      input.plan && kept > 0 ? this.quotas.reserve(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
+      input.plan && stores ? this.quotas.reserve(a.ticket, input.scope.tenantId, input.plan, kept, bytes) : null;
     const errors = [...keys.errors];
     if (a.overBound > 0)
       errors.push(`${a.overBound} span(s) over the bound of ${input.maxSpansPerTrace} spans per trace`);
@@ -317,6 +324,8 @@ export class IngestCoordinator {
       refused,
       drop,
       kept: refused ? 0 : kept,
+      /** Whether the request gets a record: it keeps rows, or blobs the store lacks. */
+      logged: stores && !refused,
       overQuota: refused ? kept : 0,
       bytes,
       ticket: a.ticket,
@@ -395,6 +404,7 @@ export class IngestCoordinator {
     this.quotas.keep(a.ticket);
     if (this.times.wantsAnswers) gen.answeredAt.push(performance.now());
     gen.rows += a.kept;
+    gen.records++;
     gen.bodyBytes += body.byteLength;
     const own = ownedBuffer(body);
     // A held body's worker is gone when another lane was picked: nothing is held any more.
@@ -437,7 +447,7 @@ export class IngestCoordinator {
     let holding = false;
     for (const lane of this.lanes.values()) {
       lane.cutIfOld(now);
-      if (lane.open.rows > 0) holding = true;
+      if (lane.open.records > 0) holding = true;
     }
     if (!holding) this.stopWatchingAges();
   }

@@ -28,6 +28,8 @@ export class LaneGeneration {
   readonly answeredAt: number[] = [];
   /** Rows kept in its records, and their bodies' bytes. */
   rows = 0;
+  /** Records appended and durable (one of an agents batch may hold blobs and no row). */
+  records = 0;
   bodyBytes = 0;
   /** Appends not yet durable or failed. */
   private pending = 0;
@@ -106,7 +108,7 @@ export class Lane {
   cutIfOld(now: number): void {
     const open = now - this.open.openedAt;
     const age = this.policy.maxAgeMs;
-    if (this.open.rows > 0 && open >= age && (this.writing === 0 || open >= GROWTH * age)) void this.cut();
+    if (this.open.records > 0 && open >= age && (this.writing === 0 || open >= GROWTH * age)) void this.cut();
   }
 
   /**
@@ -123,7 +125,7 @@ export class Lane {
     const flushed = gen.settled().then(() => {
       this.cutting.delete(gen);
       gen.log!.close();
-      if (gen.rows === 0) {
+      if (gen.records === 0) {
         // Every append failed: nothing was answered 2xx, nothing to keep.
         this.discard(gen.name);
         return;

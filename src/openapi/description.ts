@@ -13,4 +13,4 @@ export const API_DESCRIPTION = `Tracelake receives OpenTelemetry traces and codi
 
 **Not JSON.** A few routes serve a browser or a scraper rather than an API client: the web UI (\`GET /\`, \`GET /ui/{file}\`), the page where a human finishes a git handshake (\`/v1/git/setup\`, \`/v1/git/github/callback\`), Prometheus metrics (\`GET /metrics\`) and this reference as a page. They are listed with their media types; their errors are the same JSON bodies as everywhere.
 
-**Windows.** Lists and searches of traces, spans and scores cover the last 7 days unless \`start_date\`/\`end_date\` say otherwise; a window is at most 90 days.`;
+**Windows.** Lists and searches of traces, spans and scores cover the last 7 days unless \`start_date\`/\`end_date\` say otherwise; a window is at most 90 days. Every windowed endpoint takes the bounds by either name, \`start_date\` or \`from\` and \`end_date\` or \`to\`; one bound named twice with different instants is 400 \`invalid_time_window\` naming both.`;

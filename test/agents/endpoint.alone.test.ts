@@ -231,6 +231,51 @@ t.test('the envelope, per-session rejections and blob checks', async (t) => {
   t.match(html.headers.get('content-security-policy'), /sandbox/);
   t.equal(image.headers.get('x-content-type-options'), 'nosniff');
   t.equal(image.headers.get('content-disposition'), null, 'an image is shown inline');
+
+  // Blobs sent alone are checked and stored as with sessions; a later request's session names them.
+  const later = Buffer.concat([PNG, Buffer.from('a later screenshot')]);
+  const notes = Buffer.from('release notes, sent before the session that quotes them\n');
+  const alone = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([], [blob(later), blob(notes, 'text/plain'), wrongHash, blob(PNG)]),
+  });
+  t.equal(alone.status, 200, alone.text);
+  t.match(
+    alone.body.data,
+    { accepted: [], blobsStored: 2, spanRows: 0, rejected: [{ index: 2, reason: /^blob: sha256 does not match/ }] },
+    'the two new blobs are stored; the bad one rejected, the known one not counted',
+  );
+  t.equal(alone.body.data.rejected.length, 1);
+  const laterBack = await fetch(`${server.url}/v1/agents/blob/${sha(later)}`, {
+    headers: { authorization: `Bearer ${auth.key}`, 'x-service-app-id': auth.appId },
+  });
+  t.equal(laterBack.status, 200, 'a blob sent alone is read back');
+  t.same(Buffer.from(await laterBack.arrayBuffer()), later);
+  t.equal((await call(server, 'GET', `/v1/agents/blob/${sha(notes)}`, { auth })).text, notes.toString());
+  const aloneAgain = await call(server, 'POST', '/v1/agents/sync', {
+    auth,
+    body: syncBody([], [blob(later), blob(notes, 'text/plain')]),
+  });
+  t.match(aloneAgain.body.data, { blobsStored: 0 }, 'blobs sent alone again are not stored twice');
+  const readsLater = session('later-1', PNG, [
+    { id: 'c2', timestamp: '2025-11-20T09:00:06.000Z', type: 'tool_call', callId: 'call-2', name: 'Read', input: {} },
+    {
+      id: 'r2',
+      timestamp: '2025-11-20T09:00:07.000Z',
+      type: 'tool_result',
+      callId: 'call-2',
+      content: [{ type: 'blob', sha256: sha(later), mediaType: 'image/png', bytes: later.length }],
+    },
+  ]);
+  const naming = await call(server, 'POST', '/v1/agents/sync', { auth, body: syncBody([readsLater]) });
+  t.match(naming.body.data, { accepted: ['later-1'], blobsStored: 0 }, naming.text);
+  const read = (await spansOf(server, auth, 'later-1')).find((x) => x.name === 'Read');
+  const detail = (await call(server, 'GET', `/v1/traces/${read.trace_id}/spans/${read.id}`, { auth })).body.data;
+  t.match(
+    JSON.parse(detail.output)[0],
+    { type: 'blob', mediaType: 'image/png', base64: later.toString('base64') },
+    "the tool result's blob, sent in an earlier request, is put back inline",
+  );
 });
 
 t.test('the body is checked as the router checks one: media type, UTF-8, and not empty', async (t) => {

@@ -7,7 +7,7 @@
  * nothing new; appended events store exactly their spans; --watch follows growing files.
  */
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { call, rootCredentials, serverFor, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
@@ -316,6 +316,56 @@ t.test("a sync from the agents' directories, read back and checked against ccusa
   t.equal(after.spans.length, spans.length + 2);
   t.equal(after.tokens, shop.tokens + 5 + 9 + 19360 + 120, 'the trace summary follows the session');
   t.equal(after.end, '2025-11-20T09:07:09.000Z');
+});
+
+t.test('a session the server rejects is not in the summary: its tokens count once, as stored', async (t) => {
+  const server = await serverFor(t);
+  const auth = rootCredentials(server);
+  const dir = home();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // A copy of the Codex rollout under another day: the same session read twice, so one batch holds
+  // it twice and the server stores the first and rejects the second.
+  const copy = join(dir, '.codex/sessions/2025/11/21');
+  mkdirSync(copy, { recursive: true });
+  cpSync(
+    join(dir, '.codex', CODEX_FILE.slice('codex/'.length)),
+    join(copy, `rollout-2025-11-21T08-00-00-${CODEX}.jsonl`),
+  );
+  const empty = join(dir, 'no-claude');
+  const r = await run(
+    CLI,
+    ['agents', 'sync', '--claude-dir', empty, '--codex-dir', join(dir, '.codex'), '--state', join(dir, 'state.json')],
+    { TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
+  );
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.json, {
+    sessions: { found: 2, sent: 2, accepted: 1, rejected: 1 },
+    rejected: [{ id: CODEX, reason: /the same session is in the batch twice/ }],
+  });
+  const trace = await traceOf(server, auth, CODEX);
+  const stored = await storedTokens(server, auth, trace);
+  t.same(Object.keys(r.json.models).sort(), Object.keys(stored).sort(), 'the models stored');
+  for (const [model, s] of Object.entries(stored)) {
+    const m = r.json.models[model];
+    t.same(
+      {
+        input: m.inputTokens + m.cacheReadTokens + m.cacheCreationTokens,
+        output: m.outputTokens,
+        cacheRead: m.cacheReadTokens,
+      },
+      { input: s.input, output: s.output, cacheRead: s.cacheRead },
+      `${model}: the summary's tokens are the stored ones`,
+    );
+  }
+  // The session alone (its file named, a fresh state): the events and usage of one copy.
+  const once = await run(
+    CLI,
+    ['agents', 'sync', join(dir, '.codex', CODEX_FILE.slice('codex/'.length)), '--state', join(dir, 'once.json')],
+    { TRACELAKE_URL: server.url, TRACELAKE_API_KEY: auth.key, TRACELAKE_APP_ID: auth.appId },
+  );
+  t.match(once.json, { sessions: { sent: 1, accepted: 1, rejected: 0 } }, once.stderr);
+  t.equal(r.json.events, once.json.events, 'the events of the session stored, once');
+  t.same(r.json.models, once.json.models, 'the usage of the session stored, once');
 });
 
 t.test('--watch follows a growing rollout', async (t) => {

@@ -547,7 +547,7 @@ t.test('GET /v1/metrics', async (t) => {
       ['bucket=fortnight', 'bucket', /must be one of/],
       ['view=logs', 'view', /must be one of/],
       ['group_limit=101', 'group_limit', /from 1 to 100/],
-      ['start_date=2026-01-01T00:00:00Z', 'start_date', /unknown parameter/],
+      ['since=2026-01-01T00:00:00Z', 'since', /unknown parameter/],
     ];
     for (const [query, param, message] of cases) {
       const r = await metrics(query);

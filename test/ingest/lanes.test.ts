@@ -1,5 +1,5 @@
 /**
- * A lane's cut: a generation with kept rows is flushed by its worker; one whose appends all failed
+ * A lane's cut: a generation with durable records is flushed by its worker; one whose appends all failed
  * (every request in it was answered 5xx) is not sent, and its log file is handed over for deletion.
  */
 import { MessageChannel } from 'node:worker_threads';
@@ -27,17 +27,21 @@ function lane() {
 
 const openLog = () => ({ close() {} }) as unknown as IngestLogFile;
 
-t.test('a generation with rows is flushed; its log file is kept for the commit', async (t) => {
-  const { l, flushed, discarded, close } = lane();
-  t.teardown(close);
-  const gen = l.open;
-  gen.log = openLog();
-  gen.rows = 3;
-  await l.cut();
-  t.same(flushed, [gen.seq], 'the worker is told to flush it');
-  t.same(discarded, []);
-  t.not(l.open, gen, 'a new generation takes the next records');
-});
+// A record of an agents sync of blobs alone keeps no row, and is flushed all the same.
+for (const rows of [3, 0]) {
+  t.test(`a generation of records with ${rows} rows is flushed; its log file is kept for the commit`, async (t) => {
+    const { l, flushed, discarded, close } = lane();
+    t.teardown(close);
+    const gen = l.open;
+    gen.log = openLog();
+    gen.rows = rows;
+    gen.records = 1;
+    await l.cut();
+    t.same(flushed, [gen.seq], 'the worker is told to flush it');
+    t.same(discarded, []);
+    t.not(l.open, gen, 'a new generation takes the next records');
+  });
+}
 
 t.test('a generation whose appends all failed is discarded, not flushed', async (t) => {
   const { l, flushed, discarded, close } = lane();

@@ -3,8 +3,8 @@
  * fixed set of columns and a `created_at` window. The caller's scope always comes first and is the
  * store's business; user filters (core/filter) are added after this.
  */
-import { ApiError, validationError } from '../errors.js';
-import { resolveWindow } from '../window.js';
+import { validationError } from '../errors.js';
+import { boundsOf, parse, resolveWindow, startAfterEnd, type WindowBounds } from '../window.js';
 import { canonicalDataType, canonicalSource } from './model.js';
 
 export type EqualityColumn = 'name' | 'source' | 'data_type' | 'session_id' | 'trace_id' | 'resource_id' | 'user_id';
@@ -18,7 +18,7 @@ export interface ScoreSelection {
 }
 
 /** Query parameters that narrow a list of scores (`GET /v1/scores`). */
-export interface SelectionQuery {
+export interface SelectionQuery extends WindowBounds {
   name?: string;
   source?: string;
   data_type?: string;
@@ -26,8 +26,6 @@ export interface SelectionQuery {
   trace_id?: string;
   resource_id?: string;
   user_id?: string;
-  start_date?: string;
-  end_date?: string;
 }
 
 /**
@@ -35,20 +33,18 @@ export interface SelectionQuery {
  * default window (a trace's scores stay listable however old they are); ids are compared lowercase.
  */
 export function planList(q: SelectionQuery): ScoreSelection {
-  const fromMs = q.start_date === undefined ? null : Date.parse(q.start_date);
-  const toMs = q.end_date === undefined ? null : Date.parse(q.end_date);
-  if (fromMs !== null && toMs !== null && fromMs >= toMs)
-    throw new ApiError('invalid_time_window', 'start_date must be before end_date');
+  const { start, end } = boundsOf(q);
+  const fromMs = start === undefined ? null : parse(start);
+  const toMs = end === undefined ? null : parse(end);
+  if (start !== undefined && end !== undefined && parse(start) >= parse(end)) throw startAfterEnd(start, end);
   return { equals: equalities(q), fromMs, toMs };
 }
 
 /** Query parameters of `GET /v1/scores/aggregations` besides the string filter. */
-export interface AggregationQuery {
+export interface AggregationQuery extends WindowBounds {
   name?: string;
   source?: string;
   data_type?: string;
-  start_date?: string;
-  end_date?: string;
 }
 
 export interface AggregationPlan extends ScoreSelection {
@@ -60,7 +56,7 @@ export interface AggregationPlan extends ScoreSelection {
 
 /** The plan of an aggregation: the search window rules (default 7 days, at most 90) and equalities. */
 export function planAggregation(q: AggregationQuery, nowMs: number): AggregationPlan {
-  const { fromMs, toMs } = resolveWindow(q.start_date, q.end_date, nowMs);
+  const { fromMs, toMs } = resolveWindow(q, nowMs);
   return { equals: equalities(q), fromMs, toMs, groupBy: 'name' };
 }
 

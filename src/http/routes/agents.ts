@@ -28,7 +28,7 @@ export const agentRoutes = [
       tag: 'Coding-agent sessions',
       summary: 'Sync coding-agent sessions',
       description:
-        "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
+        "Sessions of coding agents (Claude Code, Codex, …) in one agent-neutral shape, stored as traces and spans. The envelope is checked whole: a `schemaVersion` other than 1, or a body that is not such an envelope, is 400. Each session and each blob is then checked on its own: a malformed one is listed in `rejected` (a blob's reason starts with `blob:`, its index is in `blobs`, its id is its sha256) and the rest is stored. Blobs are stored with or without sessions (`blobsStored` counts those new to the store): a later request's session may name them. Sessions are clamped to the plan's tier (`tenantTier`), scrubbed of secrets and mapped to spans with ids derived from the session, so syncing a session again, or after it grew, stores nothing twice. The answer waits until the spans are committed. A key pinned to an environment, or a kind-scoped key naming one in `X-Service-Environment`. The body limit is `--max-agents-body` (32 MiB).",
       headers: { 'X-Service-Environment': 'The environment, for a kind-scoped key.' },
       body: payload('AgentSyncRequest', {
         session: {
@@ -100,12 +100,15 @@ export const agentRoutes = [
         spanRows: 0,
         tenantTier: ceiling.tier,
       };
-      if (prepared.sessions.length === 0) return json({ data: result });
+      if (prepared.sessions.length === 0 && prepared.blobShas.length === 0) return json({ data: result });
       const traceIds = prepared.sessions.map((s) =>
         sessionTraceId({ tenantId: scope.tenantId, appId: scope.appId, agent: s.agent, sessionId: s.id }),
       );
       const known = await ctx.services.store.run('agentsKnown', { scope, traceIds, blobShas: prepared.blobShas });
       const knownAt = performance.now();
+      // Blobs are stored with or without sessions: a later request's session may name them.
+      const stored = new Set(known.blobShas);
+      const newBlobs = prepared.blobShas.filter((sha) => !stored.has(sha));
       const outcome = await ctx.services.ingest.ingest(
         {
           body: prepared.body,
@@ -117,6 +120,10 @@ export const agentRoutes = [
           plan: quotaPlan(plan),
           knownSpanIds: known.spanIds,
           scanned: { keys: prepared.keys, held: prepared.held },
+          newBlobs: {
+            count: newBlobs.length,
+            bytes: newBlobs.reduce((n, sha) => n + (prepared.blobBytes[sha] ?? 0), 0),
+          },
         },
         true,
       );
@@ -135,8 +142,7 @@ export const agentRoutes = [
       );
       if (outcome.refused) throw quotaError(outcome.refused, ctx.services.plans.upgrade_url, Date.now());
       result.spanRows = outcome.accepted;
-      // Blobs are committed with the request's spans: none when it added no span.
-      result.blobsStored = outcome.accepted > 0 ? prepared.blobShas.length - known.blobShas.length : 0;
+      result.blobsStored = newBlobs.length;
       return json({ data: result }, 200, { 'X-Tracelake-Visible': String(outcome.visible) });
     },
   }),

@@ -58,7 +58,7 @@ export const metricsRoutes = [
       ],
     },
     async handler({ query: q }, ctx) {
-      const window = resolveWindow(q.from, q.to, Date.now(), { start: 'from', end: 'to' });
+      const window = resolveWindow(q, Date.now());
       const plan = planMetrics(q, window);
       const ast = q.filter === undefined ? [] : parseFilter(q.filter, plan.view);
       const [scope] = await Promise.all([

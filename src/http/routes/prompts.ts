@@ -472,7 +472,7 @@ export const promptRoutes = [
       ],
     },
     async handler({ params, query }, ctx) {
-      const window = resolveWindow(query.start_date, query.end_date, Date.now());
+      const window = resolveWindow(query, Date.now());
       const metrics = await ctx.services.store.run('promptMetrics', {
         scope: readScopeOf(ctx.principal),
         name: params.name,

@@ -286,7 +286,7 @@ const scoreRoutesOnly = [
     },
     async handler({ body }, ctx) {
       const scope = readScope(ctx);
-      const { fromMs, toMs } = resolveWindow(body.start_date, body.end_date, Date.now());
+      const { fromMs, toMs } = resolveWindow(body, Date.now());
       const selection: ScoreSelection = { equals: [], fromMs, toMs };
       const filter = validateJsonFilters(body.filters ?? [], 'scores');
       const limit = body.limit ?? DEFAULT_PAGE;

@@ -19,7 +19,7 @@ import {
   validateJsonFilters,
   type Filter,
 } from '../../core/filter/index.js';
-import { resolveWindow } from '../../core/window.js';
+import { resolveWindow, type WindowBounds } from '../../core/window.js';
 import type { SearchQuery } from '../../store/spans/search.js';
 import { bytes, data, file, json } from '../reply.js';
 import { readScopeOf } from '../principal.js';
@@ -30,9 +30,7 @@ import { answer as noteAnswer, payload } from '../../openapi/note.js';
 
 const DEFAULT_LIMIT = 50;
 
-type Window = {
-  start_date?: string;
-  end_date?: string;
+type Window = WindowBounds & {
   limit?: number;
   offset?: number;
   sort_by?: string;
@@ -44,7 +42,7 @@ type Window = {
 async function query(ctx: Context, q: Window & { environment?: string }, part: 'query' | 'body'): Promise<SearchQuery> {
   return {
     scope: await narrowedScope(ctx, q.environment, part),
-    ...resolveWindow(q.start_date, q.end_date, Date.now()),
+    ...resolveWindow(q, Date.now()),
     limit: q.limit ?? DEFAULT_LIMIT,
     offset: q.offset ?? 0,
     sortBy: q.sort_by ?? 'start',

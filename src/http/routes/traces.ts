@@ -180,7 +180,7 @@ export const traceRoutes = [
       answers: [answer(200, 'SessionPage', 'A page of sessions.')],
     },
     async handler({ query }, ctx) {
-      const window = resolveWindow(query.start_date, query.end_date, Date.now());
+      const window = resolveWindow(query, Date.now());
       const userId = query.user_id === undefined ? {} : { userId: query.user_id };
       const scope = await scopeOf(ctx, query);
       return paged(query, (page) => ctx.services.store.run('listSessions', { scope, ...window, ...page, ...userId }));

@@ -36,6 +36,16 @@ t.test('a list has no default window and optional bounds', async (t) => {
     code(() => planList({ start_date: '2026-01-01T00:00:00Z', end_date: '2026-01-01T00:00:00Z' })).code,
     'invalid_time_window',
   );
+  t.same(
+    planList({ from: '2020-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }),
+    planList({ start_date: '2020-01-01T00:00:00Z', end_date: '2026-01-01T00:00:00Z' }),
+    'from and to are the same bounds',
+  );
+  t.throws(() => planList({ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }), /from must be before to/);
+  t.equal(
+    code(() => planList({ start_date: '2026-01-01T00:00:00Z', from: '2025-01-01T00:00:00Z' })).code,
+    'invalid_time_window',
+  );
 });
 
 t.test('equalities, canonicalised', async (t) => {
