@@ -10,6 +10,7 @@ import type * as ApiKeys from './apiKeys.js';
 import type * as Apps from './apps.js';
 import type * as Evals from './evals.js';
 import type * as Git from './git.js';
+import type * as Langfuse from './langfuse.js';
 import type * as Metrics from './metrics.js';
 import type * as Operator from './operator.js';
 import type * as Prompts from './prompts.js';
@@ -119,6 +120,9 @@ export interface Catalog {
   GitHubCallbackQuery: Git.GitHubCallbackQuery;
   TemplateQuery: Prompts.TemplateQuery;
   PromptListQuery: Prompts.PromptListQuery;
+  LangfuseIngestionBody: Langfuse.LangfuseIngestionBody;
+  LangfuseScoreBody: Langfuse.LangfuseScoreBody;
+  LangfusePromptQuery: Langfuse.LangfusePromptQuery;
   CreatePromptBody: Prompts.CreatePromptBody;
   PromptParams: Prompts.PromptParams;
   PromptFetchQuery: Prompts.PromptFetchQuery;

@@ -6,6 +6,7 @@
  */
 import typia from 'typia';
 import type { ScoreBody } from './scores.js';
+import { strictQuery } from './strictQuery.js';
 
 /** `POST /api/public/ingestion`: a batch of events, each judged on its own. */
 export interface LangfuseIngestionBody {
@@ -36,11 +37,17 @@ export interface LangfuseScoreBody {
 export interface LangfusePromptQuery {
   label?: string;
   version?: number;
+  /** Sent by newer clients; Tracelake prompts hold no references to other prompts, so it changes nothing. */
+  resolve?: boolean;
 }
 
 export const validateLangfuseIngestionBody = typia.createValidate<LangfuseIngestionBody>();
 export const validateLangfuseIngestionEvent = typia.createValidate<LangfuseIngestionEvent>();
 export const validateLangfuseScoreBody = typia.createValidate<LangfuseScoreBody>();
+export const validateLangfusePromptQuery = strictQuery(
+  typia.http.createValidateQuery<LangfusePromptQuery>(),
+  typia.json.schemas<[LangfusePromptQuery], '3.1'>(),
+);
 
 /**
  * The Tracelake score a Langfuse one stands for, or why there is none. The resource is the

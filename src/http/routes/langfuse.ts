@@ -6,18 +6,18 @@
  * export itself is `POST /api/public/otel/v1/traces` (routes/ingest.ts). Any other call under
  * `/api/public/` answers 501 naming what is served (`langfuseUnsupported`), never a 404.
  */
-import typia from 'typia';
 import {
   scoreFromLangfuse,
   validateLangfuseIngestionBody,
   validateLangfuseIngestionEvent,
+  validateLangfusePromptQuery,
   validateLangfuseScoreBody,
-  type LangfusePromptQuery,
 } from '../../contract/langfuse.js';
 import { validateScoreBody } from '../../contract/scores.js';
 import { ApiError, validationError } from '../../core/errors.js';
 import { assertBatchSize } from '../../core/scores/batch.js';
 import { firstIssue, prepareItem, type PreparedScore } from '../../core/scores/item.js';
+import { payload } from '../../openapi/note.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { fetchVersion, selectorOf } from './prompts.js';
@@ -59,8 +59,6 @@ function prepareLangfuseScore(
   return prepared.ok ? prepared : { ok: false, message: prepared.error.message };
 }
 
-const validateLangfusePromptQuery = typia.http.createValidateQuery<LangfusePromptQuery>();
-
 /** The prompt as Langfuse's API answers it (`@langfuse/client` builds its prompt clients from this). */
 interface LangfusePrompt {
   name: string;
@@ -84,9 +82,17 @@ export const langfuseRoutes = [
       summary: 'Langfuse ingestion batch (scores only)',
       description:
         "What `langfuse.score.create` sends on `flush()`. Each event is answered on its own in Langfuse's 207: `score-create` events become Tracelake scores (the observation, else the trace, else the session is scored; a text value is a category's label; `comment` is the reason). Every other event type is answered 501 in `errors`: Tracelake takes traces over OpenTelemetry (`/api/public/otel/v1/traces`).",
-      body: {
-        media: { 'application/json': '`{"batch": [{"id", "type", "timestamp", "body"}, …]}`, at most 1000 events.' },
-      },
+      body: payload('LangfuseIngestionBody', {
+        score: {
+          batch: [
+            {
+              id: 'b1f6c0de-0000-4000-8000-000000000001',
+              type: 'score-create',
+              body: { name: 'helpfulness', value: 0.9, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
+            },
+          ],
+        },
+      }),
       answers: [
         {
           status: 207,
@@ -153,7 +159,9 @@ export const langfuseRoutes = [
       summary: 'Create a score (Langfuse)',
       description:
         'One Langfuse score, stored as `POST /v1/scores` stores one (see `POST /api/public/ingestion` for the mapping).',
-      body: { media: { 'application/json': "Langfuse's CreateScoreRequest." } },
+      body: payload('LangfuseScoreBody', {
+        numeric: { name: 'helpfulness', value: 0.9, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
+      }),
       answers: [{ status: 200, description: 'Stored.', media: { 'application/json': '`{"id": "<the score id>"}`.' } }],
       errors: [{ status: 400, when: '`invalid_request_body`: a score Tracelake cannot store, saying why.' }],
     },
@@ -178,6 +186,7 @@ export const langfuseRoutes = [
       summary: 'Get a prompt (Langfuse)',
       description:
         "What `langfuse.prompt.get(name, {label | version})` fetches: a version of a Tracelake prompt (by `label`, default `production`, or `version`) in Langfuse's shape, `{name, version, type, prompt, config, labels, tags, commitMessage}`. Tracelake prompts have no tags (`[]`).",
+      query: 'LangfusePromptQuery',
       answers: [{ status: 200, description: 'The version.', media: { 'application/json': "Langfuse's Prompt." } }],
       errors: [
         { status: 400, when: '`invalid_query_parameters`: both `label` and `version`.' },
