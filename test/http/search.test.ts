@@ -476,6 +476,35 @@ t.test('filters and search', async (t) => {
     t.equal(own.body.data.input_preview, 'root input');
   });
 
+  t.test('a start is answered to its millisecond, so a window ending a millisecond later holds it', async (t) => {
+    // A millisecond whose nanoseconds, divided as a double, fall a hair under it.
+    let ms = Date.now() - 5 * HOUR;
+    while (Number(BigInt(ms) * 1_000_000n) / 1e6 >= ms) ms--;
+    const F = hex(16);
+    const req = exportRequest([{ traceId: F, name: 'on the millisecond' }]);
+    const span = req.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    span.startTimeUnixNano = String(BigInt(ms) * 1_000_000n);
+    span.endTimeUnixNano = String(BigInt(ms + 20) * 1_000_000n);
+    const sent = await call(server, 'POST', '/v1/traces', {
+      rawBody: JSON.stringify(req),
+      headers: { authorization: sdk.key, 'x-service-app-id': sdk.appId, 'content-type': 'application/json' },
+    });
+    t.equal(sent.status, 200, sent.text);
+    const window = `start_date=${new Date(ms - HOUR).toISOString()}&end_date=${new Date(ms + 1).toISOString()}`;
+    const traces = await call(server, 'GET', `/v1/traces?${window}`, { auth: root });
+    t.same(
+      traces.body.data.map((x: { id: string; start: string }) => [x.id, x.start]),
+      [[F, new Date(ms).toISOString()]],
+      'the trace, started on its millisecond',
+    );
+    const spans = await call(server, 'GET', `/v1/spans?${window}`, { auth: root });
+    t.same(
+      spans.body.data.map((x: { timestamp: string }) => x.timestamp),
+      [new Date(ms).toISOString()],
+      'its span likewise',
+    );
+  });
+
   t.test('another app never sees this data', async (t) => {
     const app = await call(server, 'POST', '/v1/apps', { auth: root, body: { name: 'isolated' } });
     const other = await createKey(server, root, { name: 'o', role: 'Full Access', app_id: app.body.data.id });

@@ -109,6 +109,12 @@ export const COLUMN_INDEX: Record<SpanColumn, number> = Object.fromEntries(
 /** Characters (code points, as SQL's `left()` counts them; JS cuts with core/text.ts `leadingChars`) of a preview. */
 export const PREVIEW_CHARS = 500;
 
+/**
+ * An instant in nanoseconds as the whole milliseconds an answer shows it at: divided as a double,
+ * some fall a hair under their millisecond and would be shown (and asked back) one too early.
+ */
+export const MS_SQL = (ns: string) => `(${ns} // 1000000)::DOUBLE`;
+
 /** The previews of a span row `a` as SQL: stored for out-of-line texts, else derived from the text. */
 export const PREVIEW_SQL = (a: string) =>
   `coalesce(${a}.input_preview, left(${a}.input, ${PREVIEW_CHARS})) AS input_preview, coalesce(${a}.output_preview, left(${a}.output, ${PREVIEW_CHARS})) AS output_preview`;

@@ -13,7 +13,7 @@ import type { Database } from '../db.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { restoredAttributes } from './attributeColumns.js';
-import { PREVIEW_SQL } from './columns.js';
+import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, segmentsMayHold, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql, unmergedPartsByIdSql } from './traceParts.js';
@@ -98,7 +98,7 @@ export interface TraceSummary {
 /** The fields of a span view, over the span row `x`. */
 const SPAN_FIELDS = `
   x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
-  (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
+  ${MS_SQL('x.start_ns')} AS start_ms, ${MS_SQL('x.end_ns')} AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
   x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.cached_input_tokens, x.tokens, x.cost, x.session_id, x.user_id,
   coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata`;
 
@@ -519,7 +519,7 @@ export async function tracesWhere(
   const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${match}`;
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
-      ORDER BY start_ms DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
+      ORDER BY start_ns DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
     [...s.params, value, limit, offset],
   );
   const total =
@@ -568,12 +568,12 @@ export async function listSessions(
   const rows = await db.query<Omit<SessionView, 'start' | 'end'> & { start_ms: number; end_ms: number; total: number }>(
     `${summaries}
      SELECT t.session_id AS id, count(*)::INTEGER AS trace_count, sum(t.span_count)::INTEGER AS span_count,
-            (min(t.start_ns) / 1e6)::DOUBLE AS start_ms, (max(t.end_ns) / 1e6)::DOUBLE AS end_ms,
+            ${MS_SQL('min(t.start_ns)')} AS start_ms, ${MS_SQL('max(t.end_ns)')} AS end_ms,
             coalesce(sum(t.cost), 0)::DOUBLE AS cost, coalesce(sum(t.tokens), 0)::DOUBLE AS tokens,
             min(t.user_id) AS user_id,
             (count(*) OVER ())::INTEGER AS total
        FROM t SEMI JOIN active USING (session_id)
-      GROUP BY t.session_id ORDER BY end_ms DESC, id LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`,
+      GROUP BY t.session_id ORDER BY max(t.end_ns) DESC, id LIMIT $${filters.length + 1} OFFSET $${filters.length + 2}`,
     [...filters, q.limit, q.offset],
   );
   const total =

@@ -7,7 +7,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
 import type { Filter } from '../../core/filter/index.js';
 import { filterSql } from '../filterSql.js';
-import { PREVIEW_SQL } from './columns.js';
+import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
@@ -119,7 +119,7 @@ export async function searchTraces(
   const pageOf = (bound: string | null) =>
     src.db.query<Record<string, unknown>>(
       `${relation}
-       SELECT id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
+       SELECT id, name, status, ${MS_SQL('start_ns')} AS start_ms, ${MS_SQL('end_ns')} AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
               span_count, input_preview, output_preview, tags, session_id, user_id, environment
          FROM t WHERE ${matches} ${bound === null ? '' : `AND t.start_ns ${q.sortOrder === 'asc' ? '<=' : '>='} $${base.length + 3}`}
         ORDER BY ${sort} ${page}`,
@@ -174,7 +174,7 @@ export async function searchSpans(
   const [rows, counted] = await Promise.all([
     src.db.query<Record<string, unknown>>(
       `SELECT x.span_id AS id, x.trace_id, x.parent_id, x.name, x.type, x.span_kind, x.status, x.status_message,
-              (x.start_ns / 1e6)::DOUBLE AS start_ms, (x.end_ns / 1e6)::DOUBLE AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
+              ${MS_SQL('x.start_ns')} AS start_ms, ${MS_SQL('x.end_ns')} AS end_ms, ((x.end_ns - x.start_ns) / 1e6)::DOUBLE AS duration_ms,
               x.model, x.prompt_name, x.service_name, x.input_tokens, x.output_tokens, x.tokens, x.cost, x.session_id, x.user_id,
               coalesce(x.tags, []) AS tags, ${PREVIEW_SQL('x')}, x.metadata
          FROM ${from} WHERE ${where} ORDER BY ${sort} LIMIT $${base.length + 1} OFFSET $${base.length + 2}`,

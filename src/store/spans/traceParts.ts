@@ -8,7 +8,7 @@
  * Reads see a trace as its merged row when it has no newer parts (no grouping at all: lists of
  * traces cost O(traces in the window)), and as the merge of its row and its parts otherwise.
  */
-import { PREVIEW_CHARS, type ColumnKind } from './columns.js';
+import { MS_SQL, PREVIEW_CHARS, type ColumnKind } from './columns.js';
 
 /** One part, in the column order of `PART_COLUMNS` (traceParts.ts). */
 export type PartRow = [
@@ -301,7 +301,7 @@ export function traceSummariesSql(where: Where, source: SummarySource = 'window'
 }
 
 /** The columns of a summary as the API answers them (times as epoch ms, converted by the caller). */
-export const SUMMARY_COLUMNS = `id, name, status, (start_ns / 1e6)::DOUBLE AS start_ms, (end_ns / 1e6)::DOUBLE AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
+export const SUMMARY_COLUMNS = `id, name, status, ${MS_SQL('start_ns')} AS start_ms, ${MS_SQL('end_ns')} AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
        span_count, input_preview, output_preview, tags, session_id, user_id, environment_id, environment`;
 
 /**
