@@ -8,6 +8,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { PROMPT_VERSION_SQL, SCORE_RESOURCE_ID_SQL } from '../../core/filter/schema.js';
+import { MS_SQL } from '../spans/columns.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import type { SpanSource } from '../spans/reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
@@ -80,7 +81,7 @@ export async function promptMetrics(
               avg((end_ns - start_ns) / 1e6)::DOUBLE AS lat_avg,
               quantile_cont((end_ns - start_ns) / 1e6, 0.5)::DOUBLE AS lat_p50,
               quantile_cont((end_ns - start_ns) / 1e6, 0.95)::DOUBLE AS lat_p95,
-              (min(start_ns) / 1e6)::DOUBLE AS first_ms, (max(start_ns) / 1e6)::DOUBLE AS last_ms
+              ${MS_SQL('min(start_ns)')} AS first_ms, ${MS_SQL('max(start_ns)')} AS last_ms
          FROM x GROUP BY version)
      SELECT u.*, ${scoreList('span_scores')} AS scores, ${scoreList('trace_scores')} AS trace_scores
        FROM u ORDER BY u.version DESC NULLS LAST`,
