@@ -18,6 +18,7 @@ import { ApiError, validationError } from '../../core/errors.js';
 import { assertBatchSize } from '../../core/scores/batch.js';
 import { firstIssue, prepareItem, type PreparedScore } from '../../core/scores/item.js';
 import { payload } from '../../openapi/note.js';
+import { SCORE_RULES } from '../../openapi/phrases.js';
 import { json } from '../reply.js';
 import { route, type Context } from '../route.js';
 import { fetchVersion, selectorOf } from './prompts.js';
@@ -163,7 +164,13 @@ export const langfuseRoutes = [
         numeric: { name: 'helpfulness', value: 0.9, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
       }),
       answers: [{ status: 200, description: 'Stored.', media: { 'application/json': '`{"id": "<the score id>"}`.' } }],
-      errors: [{ status: 400, when: '`invalid_request_body`: a score Tracelake cannot store, saying why.' }],
+      errors: [
+        {
+          status: 400,
+          when: `\`invalid_request_body\`: \`details.score\` when the Langfuse score has none of \`traceId\`, \`observationId\`, \`sessionId\`, has a \`datasetRunId\`, or a TEXT or CORRECTION \`dataType\`; else as \`POST /v1/scores\` refuses the score it stands for: ${SCORE_RULES}.`,
+        },
+        { status: 404, when: '`not_found`: the trace, observation or session scored is not in the app.' },
+      ],
     },
     async handler({ body, headers }, ctx) {
       const prepared = prepareLangfuseScore(body, 0);
