@@ -6,7 +6,7 @@
  */
 import typia, { type tags } from 'typia';
 import type { TrialInput } from '../core/evals/trials.js';
-import type { Id, Limit, Name, Offset, Uuid } from './ids.js';
+import type { Id, Limit, Name, Offset, Usd, Uuid } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
 export interface CreateRunBody {
@@ -36,7 +36,7 @@ export interface RunListQuery {
 /** The spec's status report; null stands for absent (workers send all three keys). */
 export interface StatusBody {
   card?: Record<string, unknown> | null;
-  costUsd?: (number & tags.Minimum<0>) | null;
+  costUsd?: Usd | null;
   error?: (string & tags.MaxLength<10000>) | null;
 }
 
@@ -51,7 +51,7 @@ export interface TrialItem extends TrialInput {
   taskId: Id;
   attempt?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
   resolved: boolean;
-  costUsd: number & tags.Minimum<0>;
+  costUsd: Usd;
   durationMs: number & tags.Minimum<0>;
   traceId?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
   sessionId?: Id;

@@ -9,6 +9,11 @@ export type { Count, DateTime, Id } from '../core/scalars.js';
 
 export type Uuid = string & tags.Format<'uuid'>;
 export type Name = string & tags.MinLength<1> & tags.MaxLength<256>;
+/**
+ * A cost in USD a body states: at most a billion, as a span's (core/cost/money.ts), so that sums
+ * of them fit the store's DECIMAL(38, 12); past it a figure is a mistake, refused.
+ */
+export type Usd = number & tags.Minimum<0> & tags.Maximum<1000000000>;
 export type Limit = number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
 /** Rows to skip before the page starts: an integer from 0 to 4294967295. */
 export type Offset = number & tags.Type<'uint32'> & tags.Maximum<4294967295>;

@@ -5,7 +5,7 @@
  */
 import typia, { type tags } from 'typia';
 import type { AgentEvent } from '../core/agents/session.js';
-import type { Count, Limit, Offset, Uuid } from './ids.js';
+import type { Count, Limit, Offset, Usd, Uuid } from './ids.js';
 import { strictQuery } from './strictQuery.js';
 
 /** A task for a coding agent: the spec's `task_prompt` (min length 1), at most 1 MiB. */
@@ -108,7 +108,7 @@ export interface CompleteBody {
   /** An eval run's lease: the run's card (required to succeed), what its command printed last. */
   card?: Record<string, unknown> | null;
   /** An eval run's lease: the run's cost in USD, as its command stated it. */
-  cost_usd?: (number & tags.Minimum<0>) | null;
+  cost_usd?: Usd | null;
 }
 
 export const validateLaunchBody = typia.createValidateEquals<LaunchBody>();

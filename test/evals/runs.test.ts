@@ -161,6 +161,7 @@ t.test('eval runs', async (t) => {
     t.equal(both.status, 400, 'a card and an error at once');
     t.ok(both.body.error.details.card);
     t.equal((await report(server, run.worker, run.id, { costUsd: -1 })).status, 400);
+    t.equal((await report(server, run.worker, run.id, { costUsd: 2e9 })).status, 400, 'past a billion dollars');
     t.equal((await report(server, run.worker, run.id, { error: ' ' })).status, 400);
   });
 

@@ -130,6 +130,8 @@ t.test('eval trials', async (t) => {
       t.match(result.rejected[3].reason, /already trial 0 of this batch/);
       t.match(result.rejected[4].reason, /^artifact/);
       t.equal(result.scoreRows, 6);
+      const huge = await sendTrials(server, run.worker, run.id, [trial('huge-cost', { costUsd: 2e9 })]);
+      t.match(huge.body.data.rejected[0]?.reason, /^costUsd/, 'a cost past a billion dollars is a mistake, refused');
       const all = await sendTrials(server, run.worker, run.id, [{ nope: true }]);
       t.equal(all.status, 200, 'a batch of only bad trials is still answered with its rejections');
       t.same(all.body.data, {
