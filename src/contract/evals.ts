@@ -52,7 +52,8 @@ export interface TrialItem extends TrialInput {
   attempt?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000>;
   resolved: boolean;
   costUsd: Usd;
-  durationMs: number & tags.Minimum<0>;
+  /** At most 1e15, as a score (ids.ts, Measure): the experiments average it. */
+  durationMs: number & tags.Minimum<0> & tags.Maximum<1000000000000000>;
   traceId?: string & tags.Pattern<'^[0-9a-fA-F]{32}$'>;
   sessionId?: Id;
   artifact: Record<string, unknown>;

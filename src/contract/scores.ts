@@ -6,7 +6,7 @@
 import { strictQuery } from './strictQuery.js';
 import typia, { type tags } from 'typia';
 import type { JsonOrGroup, JsonPredicate } from './search.js';
-import type { Id, Limit, Name, Offset, Uuid } from './ids.js';
+import type { Id, Limit, Measure, Name, Offset, Uuid } from './ids.js';
 import type { TimeWindowFields } from './window.js';
 
 /** One score (spec: Score input item), plus `session_id` and the data type. */
@@ -16,7 +16,7 @@ export interface ScoreBody {
   resource_id?: string & tags.MaxLength<64>;
   /** Scores a session, or scopes a trace or span score to its session. */
   session_id?: Id;
-  score?: number;
+  score?: Measure;
   /** NUMERIC, BOOLEAN or CATEGORICAL (any case). */
   data_type?: string & tags.MaxLength<32>;
   /** Alias of `data_type`. */

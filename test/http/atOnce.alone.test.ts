@@ -91,8 +91,12 @@ function claimTurn({ server, root }: Populated, profiles: unknown[]): Promise<An
 async function idleStagingEnvironment(p: Populated): Promise<Record<string, string>> {
   const { server, root } = p;
   const runId = await stagingSession(p);
-  for (let i = 0; i < 8; i++) {
-    const lease = (await claimTurn(p, [STAGING_PROFILE])).body?.data;
+  // The open session may be one a sweep opened, of the profile its body drew.
+  const session = await call(server, 'GET', `/v1/workers/runs/${runId}`, { auth: root });
+  const profile = session.body?.data?.profile ?? STAGING_PROFILE;
+  // Until none is left: the sweeps before queue as many turns as their bodies happen to.
+  for (let i = 0; i < 256; i++) {
+    const lease = (await claimTurn(p, [profile])).body?.data;
     if (typeof lease?.lease_id !== 'string') break;
     const done = await call(server, 'POST', `/v1/workers/leases/${lease.lease_id}/complete`, {
       auth: root,
