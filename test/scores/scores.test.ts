@@ -137,6 +137,9 @@ t.test('scores', async (t) => {
       [{ name: 'q', score: 1, resource_id: w.traceId, colour: 'red' }, { colour: 'unknown property' }],
       [{ name: '', score: 1, resource_id: w.traceId }, { name: /expected/ }],
       [{ name: 'q', score: 'high', resource_id: w.traceId }, { score: /expected/ }],
+      // Past ±1e15 the averages the API answers could overflow to Infinity.
+      [{ name: 'q', score: 1e300, resource_id: w.traceId }, { score: /expected/ }],
+      [{ name: 'q', score: -2e15, resource_id: w.traceId }, { score: /expected/ }],
     ];
     for (const [body, details] of cases) {
       const r = await post(body);
