@@ -1,8 +1,7 @@
 import type { SpanRecord, SpanStatus } from '../span.js';
 import { asArray, emptyMap, flattenAttributes, isObject, type DropCounter, type JsonMap } from './attributes.js';
-import { serviceNameOf } from './conventions.js';
 import { pushEventRows } from './events.js';
-import { ERROR_LEVEL, firstText, LEVEL_KEY, STATUS_MESSAGE_KEYS } from './conventions.js';
+import { ERROR_LEVEL, firstText, LEVEL_KEY, serviceNameOf, STATUS_MESSAGE_KEYS } from './conventions.js';
 import { spanFields, type CostFn } from './fields.js';
 import { eventSpanId, IdReader, idToHex, isAbsentId, isValidId, SPAN_ID_BYTES, TRACE_ID_BYTES } from './ids.js';
 import { toNanos } from './int64.js';
