@@ -36,7 +36,7 @@ export interface Credentials {
  */
 export function readCredentials(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): Credentials {
   const basic = basicCredentials(headers.authorization);
-  const key = readKey(headers, rawKeyOnly);
+  const key = basic ? basic.key : readKey(headers, rawKeyOnly);
   const named: [string, string][] = [];
   for (const h of APP_ID_HEADERS) {
     const id = headers[h]?.trim();
@@ -56,12 +56,10 @@ export function readCredentials(headers: Readonly<Record<string, string>>, rawKe
   return { key, appId: first![1].toLowerCase() };
 }
 
-/** The key or session token in Authorization (see `readCredentials`). */
+/** The key or session token in an Authorization that is no Basic one (see `readCredentials`). */
 function readKey(headers: Readonly<Record<string, string>>, rawKeyOnly: boolean): string {
   const authorization = headers.authorization?.trim();
   if (!authorization) throw new ApiError('unauthorized', 'Missing Authorization header');
-  const basic = basicCredentials(authorization);
-  if (basic) return basic.key;
   const bearer = /^bearer\s+/i.exec(authorization);
   if (bearer && rawKeyOnly) {
     throw new ApiError(
