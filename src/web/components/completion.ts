@@ -13,7 +13,7 @@ export interface Suggestion {
 }
 
 /** A value as the grammar reads it: bare when it is one word (lexer.ts), else quoted. */
-function written(value: string): string {
+export function written(value: string): string {
   return /^[\p{L}\p{N}\p{M}_.\-+:/@]+$/u.test(value) ? value : `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 

@@ -10,6 +10,7 @@
  * A window without sessions lands there too.
  */
 import { get, query, type MetricsAnswer, type MetricsRow, type Page, type TraceSummary } from '../api.js';
+import { written } from '../components/completion.js';
 import { Pager, Table, WindowSelect, type Column } from '../components/table.js';
 import { int, ms, time, usd, windowFrom } from '../format.js';
 import { useLoad } from '../hooks.js';
@@ -34,11 +35,6 @@ async function newestSessionBefore(beforeMs: number, filter: string): Promise<nu
     if (page.data[0]) return Date.parse(page.data[0].start) + 1;
   }
   return null;
-}
-
-/** A value as the filter grammar reads it, whatever it holds. */
-function quoted(v: string): string {
-  return `"${v.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 interface ByModel {
@@ -131,7 +127,7 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
   const from = untilMs !== null ? new Date(untilMs - SPAN_MS).toISOString() : windowFrom(state.window);
   const to = untilMs !== null ? state.until : undefined;
   const withMetrics = features.metrics === true;
-  const filter = state.agent ? `metadata.agent = ${quoted(state.agent)}` : 'metadata.agent exists';
+  const filter = state.agent ? `metadata.agent = ${written(state.agent)}` : 'metadata.agent exists';
   // "All time" or an empty window: the 90 days up to the newest session before `beforeMs`.
   // The lookup may take a while: if the reader went elsewhere meanwhile, it does not take them back.
   const landBefore = (beforeMs: number) => {
@@ -174,7 +170,7 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
             from,
             to,
             'service_name,model',
-            `type = GENERATION and service_name in (${shown.map(quoted).join(', ')})`,
+            `type = GENERATION and service_name in (${shown.map(written).join(', ')})`,
           ).then(totals)
         : Promise.resolve([]),
     [state.window, state.until, withMetrics, shown.join('\n')],
@@ -187,7 +183,7 @@ export function AgentsPage({ loc, features }: { loc: Location; features: Record<
             from,
             to,
             'session_id,model',
-            `type = GENERATION and trace_id in (${ids.map(quoted).join(', ')})`,
+            `type = GENERATION and trace_id in (${ids.map(written).join(', ')})`,
           ).then(totals)
         : Promise.resolve([]),
     [withMetrics, ids.join(',')],
