@@ -22,12 +22,14 @@ interface Props {
   resource: 'traces' | 'spans' | 'scores';
   /** The list's time window (`24h`, `7d`…): values are suggested as seen in it. */
   window: string;
+  /** Whether the server offers `/v1/metrics`, where the values seen come from. */
+  metrics: boolean;
   /** The server's refusal of the applied filter, if any. */
   error: string | null;
   onApply: (filter: string) => void;
 }
 
-export function FilterBar({ value, resource, window, error, onApply }: Props) {
+export function FilterBar({ value, resource, window, metrics, error, onApply }: Props) {
   const [text, setText] = useState(value);
   const [items, setItems] = useState<Suggestion[]>([]);
   const [from, setFrom] = useState(0);
@@ -50,7 +52,7 @@ export function FilterBar({ value, resource, window, error, onApply }: Props) {
     setItems(s.items);
     setActive(0);
     const field = s.valueField;
-    if (resource !== 'scores' && field && !(field.name in seen) && hasValuesSeen(resource, field)) {
+    if (metrics && resource !== 'scores' && field && !(field.name in seen) && hasValuesSeen(resource, field)) {
       setSeen((known) => ({ ...known, [field.name]: [] }));
       valuesSeen(resource, field, windowFrom(window)).then(
         (values) => setSeen((known) => ({ ...known, [field.name]: values })),

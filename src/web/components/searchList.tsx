@@ -18,9 +18,11 @@ export interface SearchListProps<T> {
   columns: Column<T>[];
   rowKey: (row: T) => string;
   onOpen: (row: T) => void;
+  /** The server's `/v1/capabilities` features. */
+  features: Record<string, boolean>;
 }
 
-export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }: SearchListProps<T>) {
+export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen, features }: SearchListProps<T>) {
   const q = loc.query;
   const state = {
     filter: q.get('filter') ?? '',
@@ -48,6 +50,7 @@ export function SearchList<T>({ loc, resource, title, columns, rowKey, onOpen }:
         value={state.filter}
         resource={resource}
         window={state.window}
+        metrics={features.metrics === true}
         error={filterError}
         onApply={(filter) => set({ filter })}
       />

@@ -1,17 +1,10 @@
 /**
  * The values a filter field took in a window, for the filter bar to suggest after `model = `: the
  * field's groups in `GET /v1/metrics` (count by that dimension, over the window, commonest first),
- * so only fields that are metrics dimensions have them, and only where metrics are offered.
+ * so only fields that are metrics dimensions have them, and only where metrics are offered (the
+ * filter bar's caller says).
  */
-import {
-  get,
-  query,
-  type Capabilities,
-  type Dimension,
-  type MetricsAnswer,
-  type MetricsView,
-  type SchemaField,
-} from '../api.js';
+import { get, query, type Dimension, type MetricsAnswer, type MetricsView, type SchemaField } from '../api.js';
 
 /** The dimensions each metrics view groups by (spec: `GET /v1/metrics`). */
 const VIEW_DIMENSIONS = {
@@ -21,16 +14,6 @@ const VIEW_DIMENSIONS = {
 
 /** At most this many values are suggested (the commonest). */
 const MOST = 50;
-
-let metricsOnce: Promise<boolean> | null = null;
-/** Whether this server offers metrics (local servers do not): asked once, so none is asked in vain. */
-function metricsOffered(): Promise<boolean> {
-  metricsOnce ??= get<{ data: Capabilities }>('/v1/capabilities', null).then(
-    (r) => r.data.features.metrics === true,
-    () => false,
-  );
-  return metricsOnce;
-}
 
 /** The metrics view whose groups are a field's values: a trace's span-level fields are spans'. */
 function viewFor(resource: 'traces' | 'spans', field: SchemaField): 'traces' | 'spans' | null {
@@ -46,7 +29,7 @@ export function hasValuesSeen(resource: 'traces' | 'spans' | 'scores', field: Sc
 /** The field's values in the window starting at `from` (ISO), commonest first. */
 export async function valuesSeen(resource: 'traces' | 'spans', field: SchemaField, from: string): Promise<string[]> {
   const view = viewFor(resource, field);
-  if (!view || !(await metricsOffered())) return [];
+  if (!view) return [];
   const answer = await get<MetricsAnswer>(
     `/v1/metrics${query({ view, from, bucket: 'week', measures: 'count', group_by: field.name, group_limit: MOST })}`,
   );

@@ -17,10 +17,11 @@ const COLUMNS: Column<Span>[] = [
   { key: 'service', title: 'Service', render: (s) => s.service_name ?? '' },
 ];
 
-export function SpansPage({ loc }: { loc: Location }) {
+export function SpansPage({ loc, features }: { loc: Location; features: Record<string, boolean> }) {
   return (
     <SearchList
       loc={loc}
+      features={features}
       resource="spans"
       title="Spans"
       columns={COLUMNS}

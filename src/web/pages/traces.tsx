@@ -23,10 +23,11 @@ const COLUMNS: Column<TraceSummary>[] = [
   { key: 'user', title: 'User', render: (t) => t.user_id ?? '' },
 ];
 
-export function TracesPage({ loc }: { loc: Location }) {
+export function TracesPage({ loc, features }: { loc: Location; features: Record<string, boolean> }) {
   return (
     <SearchList
       loc={loc}
+      features={features}
       resource="traces"
       title="Traces"
       columns={COLUMNS}
