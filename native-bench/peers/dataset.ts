@@ -41,6 +41,11 @@ export interface DatasetOptions {
   batchSize?: number;
   /** NUMERIC scores per trace (default 8: as many scores as spans). */
   scoresPerTrace?: number;
+  /**
+   * Consecutive traces that share a session (default: the workload's own, 5,000 sessions drawn at
+   * random, which at 100M spans makes sessions of thousands of traces over the whole period).
+   */
+  tracesPerSession?: number;
 }
 
 /** A score as the peers store it (Langfuse v2 `scores`, Phoenix `trace_annotations`). */
@@ -77,6 +82,7 @@ interface Resolved {
   days: number;
   batchSize: number;
   scoresPerTrace: number;
+  tracesPerSession: number | null;
   batches: number;
 }
 
@@ -92,6 +98,7 @@ export function resolveDataset(o: DatasetOptions): Resolved {
     days: o.days ?? 6,
     batchSize,
     scoresPerTrace: o.scoresPerTrace ?? 8,
+    tracesPerSession: o.tracesPerSession ?? null,
     batches: Math.ceil(o.spans / batchSize),
   };
 }
@@ -142,8 +149,16 @@ function countsBefore(r: Resolved, b: number) {
   return { traces: spans / 8, spans };
 }
 
-/** Batch `b` of the dataset. Pure: the same options and index always give the same batch. */
-export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
+/** What one batch sends, without the gateway's mapping: its OTLP/protobuf body and its scores. */
+export interface EncodedBatch {
+  index: number;
+  startMs: number;
+  encoded: Uint8Array;
+  scores: ScoreRecord[];
+}
+
+/** Batch `b` as an application sends it. Pure: the same options and index always give the same batch. */
+export function encodedDatasetBatch(options: DatasetOptions, b: number): EncodedBatch {
   const r = resolveDataset(options);
   if (b < 0 || b >= r.batches) throw new Error(`batch ${b} out of range`);
   const count = Math.min(r.batchSize, r.spans - b * r.batchSize);
@@ -153,30 +168,32 @@ export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
   let traceCounter = before.traces;
   let spanCounter = before.spans;
   let lastTrace: Buffer | undefined;
+  let session: { stringValue: string } | undefined;
+  const roots: WorkloadSpan[] = [];
   for (const span of request.resourceSpans[0]!.scopeSpans[0]!.spans as WorkloadSpan[]) {
     if (span.traceId !== lastTrace) {
       lastTrace = span.traceId;
+      if (r.tracesPerSession !== null)
+        session = { stringValue: `session-${Math.floor(traceCounter / r.tracesPerSession)}` };
       span.traceId.writeUInt32BE(fmix32(++traceCounter | 0x8000_0000), 0); // apart from span ids' inputs
     }
     span.spanId.writeUInt32BE(fmix32(++spanCounter), 0);
+    if (session) span.attributes.find((a) => a.key === 'session.id')!.value = session;
+    if (span.parentSpanId === undefined) roots.push(span);
   }
-  const encoded = encodeExportRequest(request);
-  const mapped = mapExportRequest(decodeExportRequest(encoded), { costOf: costFn(), maxSpansPerTrace: 10_000 });
-  if (mapped.rejected > 0)
-    throw new Error(`batch ${b}: the mapper refused ${mapped.rejected} spans: ${mapped.errors.join('; ')}`);
 
   // Scores: `scoresPerTrace` per trace, 0–30 s after the trace's start.
   const random = xorshiftRandom(batchSeed(r, b) ^ 0x5bd1e995);
   const scores: ScoreRecord[] = [];
   let scoreCounter = (before.traces * r.scoresPerTrace) >>> 0;
-  for (const s of mapped.spans) {
-    if (s.parentId !== null) continue;
-    const startUs = Number(s.startNs / 1000n);
+  for (const root of roots) {
+    const startUs = Number(BigInt(root.startTimeUnixNano) / 1000n);
+    const traceId = root.traceId.toString('hex');
     for (let k = 0; k < r.scoresPerTrace; k++) {
       const n = scoreCounter++;
       scores.push({
         id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
-        traceId: s.traceId,
+        traceId,
         name: SCORE_NAMES[Math.floor(random() * SCORE_NAMES.length)]!,
         value: Math.round(random() * 100_000) / 1000,
         source: SCORE_SOURCES[Math.floor(random() * SCORE_SOURCES.length)]!,
@@ -185,7 +202,16 @@ export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
       });
     }
   }
-  return { index: b, startMs, encoded, spans: mapped.spans, scores };
+  return { index: b, startMs, encoded: encodeExportRequest(request), scores };
+}
+
+/** Batch `b` of the dataset, with what the gateway's mapper makes of it. */
+export function datasetBatch(options: DatasetOptions, b: number): DatasetBatch {
+  const batch = encodedDatasetBatch(options, b);
+  const mapped = mapExportRequest(decodeExportRequest(batch.encoded), { costOf: costFn(), maxSpansPerTrace: 10_000 });
+  if (mapped.rejected > 0)
+    throw new Error(`batch ${b}: the mapper refused ${mapped.rejected} spans: ${mapped.errors.join('; ')}`);
+  return { ...batch, spans: mapped.spans };
 }
 
 /** Every batch in order, generated one at a time. */
