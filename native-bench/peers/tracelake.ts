@@ -22,7 +22,6 @@ import { aggregateScores } from '../../src/store/scores/scores.js';
 import { traceWithSpans } from '../../src/store/spans/reads.js';
 import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
-import { quote } from '../../src/store/spans/manifest.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
@@ -40,6 +39,7 @@ import {
   type TraceSummary,
 } from './common.js';
 import type { DatasetBatch } from './dataset.js';
+import { writeScores } from './scoresSql.js';
 
 const KEY = 'sk_service_' + 'Peers'.repeat(8);
 const SERVER_ARGS = [
@@ -286,7 +286,7 @@ export class TracelakePeer implements PeerStore {
         .split('\t')[0],
     );
     const spanBytes = detail.segment_bytes + dbBytes;
-    await this.writeScores(scoresFile);
+    await writeScores(this.server.dataDir, this.scope, scoresFile);
     rmSync(scoresFile, { force: true });
     this.server = await startServer({
       dataDir: this.server.dataDir,
@@ -331,35 +331,6 @@ export class TracelakePeer implements PeerStore {
       dependencies: { name: string; detail: { small_segments: number; segment_bytes: number } }[];
     };
     return report.dependencies.find((d) => d.name === 'segments')!.detail;
-  }
-
-  /**
-   * Loads the scores rendered to `file` (tab-separated, see `load`) with one statement, rows as the
-   * store writes them (a trace score keeps no resource_id of its own: `storedResourceId`).
-   */
-  private async writeScores(file: string): Promise<void> {
-    const db = await Database.open({
-      dataDir: this.server!.dataDir,
-      threads: 2,
-      memoryLimit: '4GiB',
-      queryTimeoutMs: 600_000,
-    });
-    try {
-      const [env] = await db.query<{ id: string }>(
-        'SELECT id::VARCHAR AS id FROM environments WHERE app_id = $1 AND is_default',
-        [this.scope!.appId],
-      );
-      await db.exec(
-        `INSERT INTO scores (id, tenant_id, app_id, environment_id, name, score, data_type, source, resource_id, resource_type, trace_id, created_at, created_by)
-         SELECT s.id::UUID, $1::UUID, $2::UUID, $3::UUID, s.name, s.value, 'NUMERIC', s.source, NULL, 'trace', s.trace_id, make_timestamp(s.us), 'bench'
-           FROM read_csv(${quote(file)}, delim = '\t', header = false, quote = '', escape = '',
-                         columns = {'id': 'VARCHAR', 'trace_id': 'VARCHAR', 'name': 'VARCHAR', 'value': 'DOUBLE', 'source': 'VARCHAR', 'us': 'BIGINT'}) s`,
-        [this.scope!.tenantId, this.scope!.appId, env!.id],
-      );
-      await db.checkpoint();
-    } finally {
-      db.close();
-    }
   }
 }
 
