@@ -7,9 +7,32 @@
  * `timestamptz`, SQLite integers), JSON objects are compared with sorted keys, and numbers that
  * come out of floating sums (cost, score averages) are compared to 9 significant digits, because
  * the stores add in different orders.
+ *
+ * The three bulk queries (`sessionById`, `metricsByDay`, `exportDay`):
+ * - a session's traces are compared as the latest page of traces is (summaries, newest first, the
+ *   session's total);
+ * - the metrics by day are `GET /v1/metrics`'s measures: rows sorted by day then model (the API
+ *   orders groups by their size), costs and tokens summed over every span of the window (a span
+ *   without a model is the group `null`), latency p50/p95 of generations as DuckDB's
+ *   `quantile_cont` (linear interpolation between the two nearest ranks: PostgreSQL's
+ *   `percentile_cont`, and SQLite's window-function equivalent), all to 9 significant digits.
+ *   Tracelake sums cost as DECIMAL(38, 12); the peers sum their float column, as they would: the
+ *   difference is below the ninth digit;
+ * - an export is compared by its row count only (the formats differ: Parquet, PostgreSQL's binary
+ *   COPY, SQLite rows).
  */
 import type { SpanRecord } from '../../src/core/span.js';
-import { DAY_MS, HOUR_MS, toUs, type DatasetBatch } from './dataset.js';
+import { PREVIEW_CHARS } from '../../src/store/spans/columns.js';
+import {
+  batchCount,
+  DAY_MS,
+  datasetBatch,
+  HOUR_MS,
+  sampleTraceId,
+  toUs,
+  type DatasetBatch,
+  type DatasetOptions,
+} from './dataset.js';
 
 // ---------------------------------------------------------------------------------------------
 // The stored row
@@ -104,34 +127,54 @@ export function spanValues(s: SpanRecord): SpanValues {
   ];
 }
 
-/** Per-trace start and end within one batch: the `traces` rows to upsert (Phoenix's rollup). */
-export function traceRollups(batch: DatasetBatch): { ids: string[]; startUs: number[]; endUs: number[] } {
+export interface TraceRollups {
+  ids: string[];
+  startUs: number[];
+  endUs: number[];
+  /** The first session id the trace's spans name (Langfuse v2's `traces.session_id`). */
+  sessionIds: (string | null)[];
+}
+
+/**
+ * Per-trace start, end and session within one batch: the `traces` rows to upsert (Phoenix's
+ * rollup; Langfuse v2 keeps the session on its trace row, Phoenix a session row the trace points to).
+ */
+export function traceRollups(batch: DatasetBatch): TraceRollups {
   const at = new Map<string, number>();
-  const ids: string[] = [];
-  const startUs: number[] = [];
-  const endUs: number[] = [];
+  const r: TraceRollups = { ids: [], startUs: [], endUs: [], sessionIds: [] };
   for (const s of batch.spans) {
     const start = toUs(s.startNs);
     const end = toUs(s.endNs);
     const i = at.get(s.traceId);
     if (i === undefined) {
-      at.set(s.traceId, ids.length);
-      ids.push(s.traceId);
-      startUs.push(start);
-      endUs.push(end);
+      at.set(s.traceId, r.ids.length);
+      r.ids.push(s.traceId);
+      r.startUs.push(start);
+      r.endUs.push(end);
+      r.sessionIds.push(s.sessionId);
     } else {
-      if (start < startUs[i]!) startUs[i] = start;
-      if (end > endUs[i]!) endUs[i] = end;
+      if (start < r.startUs[i]!) r.startUs[i] = start;
+      if (end > r.endUs[i]!) r.endUs[i] = end;
+      r.sessionIds[i] ??= s.sessionId;
     }
   }
-  return { ids, startUs, endUs };
+  return r;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Queries
 // ---------------------------------------------------------------------------------------------
 
-export const QUERY_NAMES = ['latestTraces', 'spanSearch', 'traceById', 'metadataFilter', 'scoreAggregation'] as const;
+export const QUERY_NAMES = [
+  'latestTraces',
+  'spanSearch',
+  'traceById',
+  'metadataFilter',
+  'scoreAggregation',
+  'sessionById',
+  'metricsByDay',
+  'exportDay',
+] as const;
 export type QueryName = (typeof QUERY_NAMES)[number];
 
 export const QUERY_LABELS: Record<QueryName, string> = {
@@ -140,6 +183,9 @@ export const QUERY_LABELS: Record<QueryName, string> = {
   traceById: 'one trace by id',
   metadataFilter: 'spans, metadata.customer (7 d)',
   scoreAggregation: 'score aggregation (30 d)',
+  sessionById: 'one session with its traces',
+  metricsByDay: 'metrics by day (30 d)',
+  exportDay: 'export of one day (24 h)',
 };
 
 export interface QueryParams {
@@ -147,6 +193,21 @@ export interface QueryParams {
   nowMs: number;
   /** The trace opened by `traceById`. */
   traceId: string;
+  /** The session opened by `sessionById`. */
+  sessionId: string;
+}
+
+/**
+ * The session of `sampleTraceId`'s trace, found in the batch at `fraction` of the dataset (the one
+ * that `sampleTraceId` picks its trace from).
+ */
+export function sampleSessionId(options: DatasetOptions, fraction = 0.9): string {
+  const traceId = sampleTraceId(options, fraction);
+  const batches = batchCount(options);
+  const batch = datasetBatch(options, Math.min(batches - 1, Math.floor(batches * fraction)));
+  const sessionId = batch.spans.find((s) => s.traceId === traceId && s.sessionId !== null)?.sessionId;
+  if (!sessionId) throw new Error(`the sample trace ${traceId} names no session`);
+  return sessionId;
 }
 
 /** The constants of the queries, in one place for every store. */
@@ -165,6 +226,27 @@ export const windows = (p: QueryParams) => ({
   week: window(p.nowMs, 7 * DAY_MS),
   month: window(p.nowMs, 30 * DAY_MS),
 });
+
+/** The day that `exportDay` exports: the last 24 hours. */
+export const exportWindow = (p: QueryParams): Window => windows(p).day;
+
+/** The start (ISO 8601) of the UTC day with index `day` since the epoch. */
+export const dayIso = (day: number): string => new Date(day * DAY_MS).toISOString();
+
+/** A metrics answer in the one order every store is compared in: by day, then model (null last). */
+export function metricsByDay(usage: DayUsage[], latency: DayLatency[]): MetricsByDay {
+  const byModel = (a: string | null, b: string | null) =>
+    a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
+  return {
+    usage: [...usage].sort((a, b) => (a.day === b.day ? byModel(a.model, b.model) : a.day < b.day ? -1 : 1)),
+    latency: [...latency].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
+  };
+}
+
+/** The columns an export writes, in the peers' names (Tracelake's export, without what they do not keep). */
+export const EXPORT_COLUMNS = `span_id, trace_id, parent_id, name, span_type, span_kind, status_code, status_message, start_time, end_time,
+  model, input_tokens, output_tokens, total_tokens, cost, session_id, user_id,
+  substr(input, 1, ${PREVIEW_CHARS}) AS input_preview, substr(output, 1, ${PREVIEW_CHARS}) AS output_preview, metadata`;
 
 export interface TraceSummary {
   id: string;
@@ -216,12 +298,38 @@ export interface ScoreAggregate {
   max: number;
 }
 
+/** Cost and tokens of one model's spans on one UTC day (`model` null: spans without a model). */
+export interface DayUsage {
+  /** The day's start, ISO 8601. */
+  day: string;
+  model: string | null;
+  cost: number;
+  tokens: number;
+}
+
+/** Latency quantiles (ms) of one UTC day's generations. */
+export interface DayLatency {
+  day: string;
+  p50: number;
+  p95: number;
+}
+
+export interface MetricsByDay {
+  usage: DayUsage[];
+  latency: DayLatency[];
+}
+
 export interface Answers {
   latestTraces: { total: number; traces: TraceSummary[] };
   spanSearch: { total: number; spans: SpanSummary[] };
   traceById: { trace_id: string; spans: FullSpan[] };
   metadataFilter: { total: number; spans: SpanSummary[] };
   scoreAggregation: ScoreAggregate[];
+  /** The session's newest `PAGE_SIZE` traces and how many it has. */
+  sessionById: { session_id: string; total: number; traces: TraceSummary[] };
+  metricsByDay: MetricsByDay;
+  /** Spans streamed out. */
+  exportDay: { rows: number };
 }
 
 export type QueryFns = { [K in QueryName]: (p: QueryParams) => Promise<Answers[K]> };

@@ -19,7 +19,8 @@
  *   primary key on span_id (Phoenix: unique span_id; Langfuse v2: observation id primary key).
  * - `traces`: Phoenix's approach — a row per trace with start_time/end_time, upserted with
  *   LEAST/GREATEST as spans arrive (Langfuse v2 also keeps a trace row with a timestamp to list and
- *   sort by); the other rollups (root name, status, cost, tokens, span count) are computed at query
+ *   sort by), and its session (Langfuse v2's indexed `traces.session_id`; Phoenix points the trace
+ *   at an indexed session row): a session's traces are found through that index; the other rollups (root name, status, cost, tokens, span count) are computed at query
  *   time from the trace's spans through the trace_id index, as Phoenix (root span + aggregates) and
  *   Langfuse v2 (its trace/observation views) both do. Keeping full rollups in the table would need
  *   a read-modify-write per trace on every ingest, which neither does.
@@ -33,7 +34,9 @@
  * inside the measured time. Then (untimed) the scores in one COPY, VACUUM ANALYZE, and the sizes.
  *
  * Queries (PG_SQL) run on a fifth connection as unnamed statements, so each is planned with its
- * actual parameters (see `preparedStatements` for why not prepared ones).
+ * actual parameters (see `preparedStatements` for why not prepared ones). The export of a day is
+ * `COPY (SELECT …) TO STDOUT (FORMAT binary)` streamed to the client and discarded (COPY takes no
+ * parameters: the window's bounds are written into the statement as literals).
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -55,12 +58,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import type { Client, CustomTypesConfig } from 'pg';
 import { benchDependency } from './benchDependency.js';
 import type { DatasetBatch } from './dataset.js';
 import {
+  dayIso,
+  EXPORT_COLUMNS,
+  exportWindow,
   FULL_COLUMNS,
+  metricsByDay,
   METADATA_FILTER,
   PAGE_SIZE,
   SPAN_COLUMNS,
@@ -82,7 +89,7 @@ import {
 } from './common.js';
 
 const pg = benchDependency<typeof import('pg')>('pg');
-const { from: copyFrom } = benchDependency<typeof import('pg-copy-streams')>('pg-copy-streams');
+const { from: copyFrom, to: copyTo } = benchDependency<typeof import('pg-copy-streams')>('pg-copy-streams');
 
 export const PG_SCHEMA = `
 CREATE TABLE spans (
@@ -117,9 +124,11 @@ CREATE INDEX spans_metadata ON spans USING gin (metadata);
 CREATE TABLE traces (
   trace_id   text PRIMARY KEY,
   start_time timestamptz NOT NULL,
-  end_time   timestamptz NOT NULL
+  end_time   timestamptz NOT NULL,
+  session_id text
 );
 CREATE INDEX traces_start_time ON traces (start_time);
+CREATE INDEX traces_session_id ON traces (session_id);
 
 CREATE TABLE scores (
   id          uuid PRIMARY KEY,
@@ -138,30 +147,47 @@ CREATE INDEX scores_name ON scores (name);
 /** Every statement of the baseline, in one place. Times are bound as ISO 8601 text. */
 export const PG_SQL = {
   copySpans: `COPY spans (${SPAN_COLUMNS.join(', ')}) FROM STDIN`,
-  upsertTraces: `INSERT INTO traces (trace_id, start_time, end_time)
-     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[])
+  upsertTraces: `INSERT INTO traces (trace_id, start_time, end_time, session_id)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[])
      ON CONFLICT (trace_id) DO UPDATE
-       SET start_time = LEAST(traces.start_time, EXCLUDED.start_time), end_time = GREATEST(traces.end_time, EXCLUDED.end_time)`,
+       SET start_time = LEAST(traces.start_time, EXCLUDED.start_time), end_time = GREATEST(traces.end_time, EXCLUDED.end_time),
+           session_id = coalesce(traces.session_id, EXCLUDED.session_id)`,
   copyScores: `COPY scores (id, trace_id, name, value, source, data_type, "timestamp") FROM STDIN`,
 
   /** The 50 newest traces started in [$1, $2), their rollups from their spans. */
-  latestTraces: `
-    SELECT t.trace_id, t.start_time, t.end_time, root.name,
-           agg.any_error, agg.any_ok, agg.cost, agg.tokens, agg.span_count
-      FROM (SELECT trace_id, start_time, end_time FROM traces
-             WHERE start_time >= $1 AND start_time < $2
-             ORDER BY start_time DESC, trace_id DESC
-             LIMIT ${PAGE_SIZE}) t
-     CROSS JOIN LATERAL (
-           SELECT bool_or(s.status_code = 'ERROR') AS any_error, bool_or(s.status_code = 'OK') AS any_ok,
-                  sum(s.cost) AS cost, sum(s.total_tokens) AS tokens,
-                  count(*) FILTER (WHERE s.span_type <> 'EVENT') AS span_count
-             FROM spans s WHERE s.trace_id = t.trace_id) agg
-      LEFT JOIN LATERAL (
-           SELECT s.name FROM spans s WHERE s.trace_id = t.trace_id
-            ORDER BY s.parent_id IS NOT NULL, s.start_time, s.span_id LIMIT 1) root ON true
-     ORDER BY t.start_time DESC, t.trace_id DESC`,
+  latestTraces: withRollups(
+    `SELECT trace_id, start_time, end_time FROM traces
+      WHERE start_time >= $1 AND start_time < $2
+      ORDER BY start_time DESC, trace_id DESC
+      LIMIT ${PAGE_SIZE}`,
+    't.start_time DESC, t.trace_id DESC',
+  ),
   latestTracesTotal: `SELECT count(*) AS total FROM traces WHERE start_time >= $1 AND start_time < $2`,
+
+  /** The 50 newest traces of session $1 (through the traces' session index), their rollups. */
+  sessionById: withRollups(
+    `SELECT trace_id, start_time, end_time FROM traces
+      WHERE session_id = $1
+      ORDER BY start_time DESC, trace_id
+      LIMIT ${PAGE_SIZE}`,
+    't.start_time DESC, t.trace_id',
+  ),
+  sessionByIdTotal: `SELECT count(*) AS total FROM traces WHERE session_id = $1`,
+
+  /** Cost and tokens of the spans in [$1, $2) by UTC day (index since the epoch) and model. */
+  metricsUsage: `
+    SELECT floor(extract(epoch FROM start_time) / 86400)::int8 AS day, model,
+           coalesce(sum(cost), 0) AS cost, coalesce(sum(total_tokens), 0)::int8 AS tokens
+      FROM spans
+     WHERE start_time >= $1 AND start_time < $2
+     GROUP BY 1, 2`,
+  /** Latency (ms) p50 and p95 of the generations in [$1, $2) by UTC day, interpolated as DuckDB's quantile_cont. */
+  metricsLatency: `
+    SELECT floor(extract(epoch FROM start_time) / 86400)::int8 AS day,
+           percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY (extract(epoch FROM end_time - start_time) * 1000)::float8) AS p
+      FROM spans
+     WHERE start_time >= $1 AND start_time < $2 AND span_type = 'GENERATION'
+     GROUP BY 1`,
 
   /** Spans in [$1, $2) with model = $3, total_tokens > $4, status = $5. */
   spanSearch: `
@@ -189,6 +215,32 @@ export const PG_SQL = {
      WHERE "timestamp" >= $1 AND "timestamp" < $2 AND data_type = 'NUMERIC'
      GROUP BY name ORDER BY name`,
 } as const;
+
+/**
+ * A page of traces (`traces` rows picked by `page`) with the rollups both peers compute per query:
+ * root span name, status, cost, tokens and span count from the trace's spans.
+ */
+function withRollups(page: string, order: string): string {
+  return `
+    SELECT t.trace_id, t.start_time, t.end_time, root.name,
+           agg.any_error, agg.any_ok, agg.cost, agg.tokens, agg.span_count
+      FROM (${page}) t
+     CROSS JOIN LATERAL (
+           SELECT bool_or(s.status_code = 'ERROR') AS any_error, bool_or(s.status_code = 'OK') AS any_ok,
+                  sum(s.cost) AS cost, sum(s.total_tokens) AS tokens,
+                  count(*) FILTER (WHERE s.span_type <> 'EVENT') AS span_count
+             FROM spans s WHERE s.trace_id = t.trace_id) agg
+      LEFT JOIN LATERAL (
+           SELECT s.name FROM spans s WHERE s.trace_id = t.trace_id
+            ORDER BY s.parent_id IS NOT NULL, s.start_time, s.span_id LIMIT 1) root ON true
+     ORDER BY ${order}`;
+}
+
+/** The day's spans in the export's columns and order, as a binary COPY (literal bounds: COPY takes no parameters). */
+export const exportDaySql = (fromUs: number, toUs: number): string =>
+  `COPY (SELECT ${EXPORT_COLUMNS} FROM spans
+          WHERE start_time >= '${usToIso(fromUs)}' AND start_time < '${usToIso(toUs)}'
+          ORDER BY start_time DESC, trace_id, span_id) TO STDOUT (FORMAT binary)`;
 
 export const PG_SETTINGS: Record<string, string> = {
   fsync: 'on',
@@ -408,8 +460,8 @@ function scoresCopyText(batch: DatasetBatch): string {
   return out;
 }
 
-/** A PostgreSQL array literal of values that need no quoting (hex ids, ISO times). */
-const arrayLiteral = (xs: string[]) => `{${xs.join(',')}}`;
+/** A PostgreSQL array literal of values that need no quoting (hex ids, ISO times, the dataset's session ids); null as NULL. */
+const arrayLiteral = (xs: (string | null)[]) => `{${xs.map((x) => x ?? 'NULL').join(',')}}`;
 
 // ---------------------------------------------------------------------------------------------
 // The store
@@ -418,7 +470,7 @@ const arrayLiteral = (xs: string[]) => `{${xs.join(',')}}`;
 interface Frame {
   offset: number;
   spans: number;
-  lengths: [spans: number, ids: number, starts: number, ends: number];
+  lengths: [spans: number, ids: number, starts: number, ends: number, sessions: number];
 }
 
 export class PostgresPeer implements PeerStore {
@@ -487,6 +539,41 @@ export class PostgresPeer implements PeerStore {
         });
         return r.rows.map(toScoreAggregate);
       },
+      sessionById: async (p) => {
+        const page = await q.query({ ...named('sessionById'), text: PG_SQL.sessionById, values: [p.sessionId] });
+        const total = await q.query({
+          ...named('sessionByIdTotal'),
+          text: PG_SQL.sessionByIdTotal,
+          values: [p.sessionId],
+        });
+        return {
+          session_id: p.sessionId,
+          total: Number(total.rows[0].total),
+          traces: page.rows.map((r) => toTraceSummary(r, conv)),
+        };
+      },
+      metricsByDay: async (p) => {
+        const { month } = windows(p);
+        const args = [usToIso(month.fromUs), usToIso(month.toUs)];
+        const usage = await q.query({ ...named('metricsUsage'), text: PG_SQL.metricsUsage, values: args });
+        const latency = await q.query({ ...named('metricsLatency'), text: PG_SQL.metricsLatency, values: args });
+        return metricsByDay(
+          usage.rows.map((r) => ({
+            day: dayIso(Number(r.day)),
+            model: r.model ?? null,
+            cost: Number(r.cost),
+            tokens: Number(r.tokens),
+          })),
+          latency.rows.map((r) => ({ day: dayIso(Number(r.day)), p50: Number(r.p[0]), p95: Number(r.p[1]) })),
+        );
+      },
+      exportDay: async (p) => {
+        const w = exportWindow(p);
+        const stream = q.query(copyTo(exportDaySql(w.fromUs, w.toUs)));
+        stream.resume(); // streamed and discarded, as a client writing it elsewhere would
+        await finished(stream);
+        return { rows: stream.rowCount };
+      },
     } satisfies { [K in keyof Answers]: (p: QueryParams) => Promise<Answers[K]> };
   }
 
@@ -545,6 +632,7 @@ export class PostgresPeer implements PeerStore {
             arrayLiteral(roll.ids),
             arrayLiteral(roll.startUs.map(usToIso)),
             arrayLiteral(roll.endUs.map(usToIso)),
+            arrayLiteral(roll.sessionIds),
           ].map((t) => Buffer.from(t));
           for (const b of parts) writeSync(fd, b);
           const lengths = parts.map((b) => b.length) as Frame['lengths'];
@@ -581,14 +669,14 @@ export class PostgresPeer implements PeerStore {
             const buf = Buffer.allocUnsafe(f.lengths.reduce((a, b) => a + b, 0));
             await fh.read(buf, 0, buf.length, f.offset);
             let at = 0;
-            const [spanText, ids, starts, ends] = f.lengths.map((n) => buf.subarray(at, (at += n)));
+            const [spanText, ids, starts, ends, sessions] = f.lengths.map((n) => buf.subarray(at, (at += n)));
             try {
               await c.query('BEGIN');
               await pipeline(Readable.from([spanText!]), c.query(copyFrom(PG_SQL.copySpans)));
               await c.query({
                 name: 'upsertTraces',
                 text: PG_SQL.upsertTraces,
-                values: [ids!.toString(), starts!.toString(), ends!.toString()],
+                values: [ids!.toString(), starts!.toString(), ends!.toString(), sessions!.toString()],
               });
               await c.query('COMMIT');
             } catch (err) {

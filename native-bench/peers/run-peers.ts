@@ -3,11 +3,16 @@
  * and asked the same questions — Tracelake over HTTP, raw DuckDB on Tracelake's own files (the same
  * SQL without the API), PostgreSQL (Arize Phoenix in production, Langfuse v2) and SQLite (Phoenix's
  * default). Prints one table — durable ingest rate, bytes per span, each query's median and p99,
- * and ratios to Tracelake — and writes it into native-bench/RESULTS.md with the date, machine and commit.
+ * and ratios to Tracelake, the day's export in spans/s — and writes it into native-bench/RESULTS.md
+ * with the date, machine and commit.
  *
- *   npm run bench:peers -- [--spans 1000000] [--runs 20]
+ *   npm run bench:peers -- [--spans 1000000] [--days 6] [--traces-per-session N] [--runs 20]
  *        [--warmup 3] [--seed 1] [--stores tracelake,postgres,sqlite] [--scores-per-trace 8]
  *        [--sqlite-synchronous FULL|NORMAL] [--pg-prepared] [--explain] [--no-results]
+ *
+ * `--days` spreads the dataset over that many days before the run's minute; `--traces-per-session`
+ * makes sessions of that many consecutive traces (unset: the workload's 5,000 sessions drawn at
+ * random). The session opened is the sample trace's.
  *
  * Before a store is timed, its answer to every query is compared with the first store's
  * (normalised, see common.ts; with Tracelake in the run, times to milliseconds and a trace by id on
@@ -20,8 +25,10 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   diffAnswers,
+  exportWindow,
   QUERY_LABELS,
   QUERY_NAMES,
+  sampleSessionId,
   timeQuery,
   windows,
   type Answers,
@@ -39,6 +46,8 @@ import { comparable, openRawDuckDb, TracelakePeer } from './tracelake.js';
 const { values } = parseArgs({
   options: {
     spans: { type: 'string', default: '1000000' },
+    days: { type: 'string', default: '6' },
+    'traces-per-session': { type: 'string' },
     runs: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
@@ -55,7 +64,20 @@ const dataset: DatasetOptions = {
   seed: Number(values.seed),
   endMs: defaultEndMs(),
   scoresPerTrace: Number(values['scores-per-trace']),
+  days: Number(values.days),
+  ...(values['traces-per-session'] === undefined ? {} : { tracesPerSession: Number(values['traces-per-session']) }),
 };
+const days = dataset.days!;
+if (!Number.isInteger(days) || days < 1) throw new Error('--days is a whole number of days, at least 1');
+if (
+  dataset.tracesPerSession !== undefined &&
+  !(Number.isInteger(dataset.tracesPerSession) && dataset.tracesPerSession > 0)
+)
+  throw new Error('--traces-per-session is a positive integer');
+const sessions =
+  dataset.tracesPerSession === undefined
+    ? "the workload's sessions"
+    : `sessions of ${dataset.tracesPerSession} consecutive traces`;
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 const storeNames = values.stores.split(',').map((s) => s.trim());
@@ -69,9 +91,13 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 const fmt = (n: number, digits = 1) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-const params: QueryParams = { nowMs: dataset.endMs, traceId: sampleTraceId(dataset) };
+const params: QueryParams = {
+  nowMs: dataset.endMs,
+  traceId: sampleTraceId(dataset),
+  sessionId: sampleSessionId(dataset),
+};
 log(
-  `dataset: ${dataset.spans.toLocaleString('en-US')} spans over 6 days ending ${new Date(dataset.endMs).toISOString()}, seed ${dataset.seed}, ${dataset.scoresPerTrace} scores per trace; trace by id: ${params.traceId}`,
+  `dataset: ${dataset.spans.toLocaleString('en-US')} spans over ${days} days ending ${new Date(dataset.endMs).toISOString()}, seed ${dataset.seed}, ${dataset.scoresPerTrace} scores per trace, ${sessions}; trace by id: ${params.traceId}, session: ${params.sessionId}`,
 );
 
 interface Result {
@@ -82,6 +108,8 @@ interface Result {
 const results: Result[] = [];
 let reference: { name: string; answers: Partial<Answers> } | null = null;
 let exitCode = 0;
+/** Spans in the day's export (every store's answer agrees, or nothing is timed). */
+let exported = 0;
 
 /** Answers every query, checks them against the reference (the first store), then times them. */
 async function measure(store: PeerStore, load: LoadResult | null): Promise<void> {
@@ -90,9 +118,11 @@ async function measure(store: PeerStore, load: LoadResult | null): Promise<void>
   const answers = withTracelake ? comparable(raw) : raw;
   if (!reference) {
     reference = { name: store.name, answers };
+    exported = answers.exportDay!.rows;
     log(
       `answers of ${store.name}: latest traces total ${answers.latestTraces!.total} (page ${answers.latestTraces!.traces.length}), span search total ${answers.spanSearch!.total}, ` +
-        `trace by id ${answers.traceById!.spans.length} spans, metadata filter total ${answers.metadataFilter!.total}, score names ${answers.scoreAggregation!.length} (${answers.scoreAggregation!.reduce((n, s) => n + s.count, 0)} scores)`,
+        `trace by id ${answers.traceById!.spans.length} spans, metadata filter total ${answers.metadataFilter!.total}, score names ${answers.scoreAggregation!.length} (${answers.scoreAggregation!.reduce((n, s) => n + s.count, 0)} scores), ` +
+        `session ${answers.sessionById!.total} traces (page ${answers.sessionById!.traces.length}), metrics ${answers.metricsByDay!.usage.length} day × model rows and ${answers.metricsByDay!.latency.length} days of latency, export ${answers.exportDay!.rows} spans`,
     );
   } else {
     for (const q of QUERY_NAMES) {
@@ -132,11 +162,17 @@ async function explain(s: PeerStore): Promise<void> {
       ]),
     );
     console.log(await s.explain('scoreAggregation', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
+    console.log(await s.explain('sessionById', [params.sessionId]));
+    console.log(await s.explain('metricsUsage', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
+    console.log(await s.explain('metricsLatency', [usToIso(w.month.fromUs), usToIso(w.month.toUs)]));
   } else if (s instanceof SqlitePeer) {
     console.log(s.explain('latestTraces', [w.day.fromUs, w.day.toUs]));
     console.log(s.explain('spanSearchTotal', [w.week.fromUs, w.week.toUs, 'gpt-4o', 1500, 'OK']));
     console.log(s.explain('metadataFilter', [w.week.fromUs, w.week.toUs, '$.customer', 'customer-3']));
     console.log(s.explain('scoreAggregation', [w.month.fromUs, w.month.toUs]));
+    console.log(s.explain('sessionById', [params.sessionId]));
+    console.log(s.explain('metricsUsage', [w.month.fromUs, w.month.toUs]));
+    console.log(s.explain('metricsLatency', [w.month.fromUs, w.month.toUs]));
   }
 }
 
@@ -185,12 +221,13 @@ try {
   const ref = results.find((r) => r.name.startsWith('Tracelake')) ?? results[0]!;
   const ratio = (x: number, y: number) => (y > 0 ? `${(x / y).toFixed(x / y >= 10 ? 0 : 1)}×` : '—');
   const lines = [
-    `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over 6 days, ${((dataset.spans * (dataset.scoresPerTrace ?? 8)) / 8).toLocaleString('en-US')} scores); ` +
+    `${dataset.spans.toLocaleString('en-US')} spans (${(dataset.spans / 8).toLocaleString('en-US')} traces over ${days} days, ${sessions}, ${((dataset.spans * (dataset.scoresPerTrace ?? 8)) / 8).toLocaleString('en-US')} scores); ` +
       `${new Date().toISOString().slice(0, 10)}, commit ${commit()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. ` +
-      `Queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms; in brackets, the store's median over ${ref.name}'s.`,
+      `Queries: median / p99 of ${runs} runs after ${warmup} warm-up, ms; in brackets, the store's median over ${ref.name}'s. ` +
+      `The export streams the ${exported.toLocaleString('en-US')} spans of the last 24 h (${usToIso(exportWindow(params).fromUs).slice(0, 16)} to ${usToIso(exportWindow(params).toUs).slice(0, 16)}): spans/s at the median.`,
     '',
-    `| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} |`,
-    `|---|---|---|${QUERY_NAMES.map(() => '---').join('|')}|`,
+    `| store | spans/s ingested (durable) | bytes/span | ${QUERY_NAMES.map((q) => QUERY_LABELS[q]).join(' | ')} | export, spans/s |`,
+    `|---|---|---|${QUERY_NAMES.map(() => '---').join('|')}|---|`,
     ...results.map((r) => {
       const ingest = r.load
         ? `${fmt(r.load.spansPerSecond, 0)}${r === ref ? '' : ` (${ratio(r.load.spansPerSecond, ref.load?.spansPerSecond ?? 0)})`}`
@@ -200,7 +237,7 @@ try {
         (q) =>
           `${fmt(r.timings[q].median, 1)} / ${fmt(r.timings[q].p99, 1)}${r === ref ? '' : ` (${ratio(r.timings[q].median, ref.timings[q].median)})`}`,
       );
-      return `| ${r.name} | ${ingest} | ${bytes} | ${queries.join(' | ')} |`;
+      return `| ${r.name} | ${ingest} | ${bytes} | ${queries.join(' | ')} | ${fmt(exported / (r.timings.exportDay.median / 1000), 0)} |`;
     }),
   ];
   console.log(`\n${lines.join('\n')}`);
@@ -215,7 +252,8 @@ process.exitCode = exitCode;
 function writeResults(lines: string[]): void {
   const path = new URL('../../../native-bench/RESULTS.md', import.meta.url);
   const text = readFileSync(path, 'utf8');
-  const tag = `peers-${dataset.spans}`;
+  // A dataset spread over other than the default 6 days keeps a table of its own.
+  const tag = `peers-${dataset.spans}${days === 6 ? '' : `-${days}d`}`;
   const section = `<!-- ${tag}:begin -->\n${lines.join('\n')}\n<!-- ${tag}:end -->`;
   const re = new RegExp(`<!-- ${tag}:begin -->[\\s\\S]*?<!-- ${tag}:end -->`);
   const marker = '<!-- peers:tables -->';

@@ -31,6 +31,11 @@
  * of the spans and the traces upsert, then COMMIT); only those transactions are timed, the batches
  * being generated and turned into values beforehand, a chunk at a time. SQLite has no background
  * writer: checkpoints run inside the committing call, so they are timed too.
+ *
+ * SQLite has no percentile aggregate (better-sqlite3 builds it without SQLITE_ENABLE_PERCENTILE):
+ * the latency quantiles by day are DuckDB's `quantile_cont` written with window functions (each
+ * generation's rank within its day, then the two ranks around q·(n−1) interpolated). The export of
+ * a day is its SELECT iterated row by row and discarded.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { benchDependency } from './benchDependency.js';
@@ -39,7 +44,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatasetBatch } from './dataset.js';
 import {
+  dayIso,
+  EXPORT_COLUMNS,
+  exportWindow,
   FULL_COLUMNS,
+  metricsByDay,
   METADATA_FILTER,
   PAGE_SIZE,
   SPAN_COLUMNS,
@@ -62,6 +71,12 @@ import {
 } from './common.js';
 
 const Database = benchDependency<typeof BetterSqlite3>('better-sqlite3');
+
+/** The latency quantiles of `metricsByDay`: the column's name and q. */
+const QUANTILES = [
+  ['p50', 0.5],
+  ['p95', 0.95],
+] as const;
 
 export const SQLITE_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
@@ -101,9 +116,11 @@ CREATE INDEX spans_start_time ON spans (start_time);
 CREATE TABLE traces (
   trace_id   TEXT PRIMARY KEY,
   start_time INTEGER NOT NULL,
-  end_time   INTEGER NOT NULL
+  end_time   INTEGER NOT NULL,
+  session_id TEXT
 );
 CREATE INDEX traces_start_time ON traces (start_time);
+CREATE INDEX traces_session_id ON traces (session_id);
 
 CREATE TABLE scores (
   id          TEXT PRIMARY KEY,
@@ -122,25 +139,48 @@ CREATE INDEX scores_name ON scores (name);
 /** Every statement of the baseline, in one place. Times are bound as integer microseconds. */
 export const SQLITE_SQL = {
   insertSpan: `INSERT INTO spans (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`,
-  upsertTrace: `INSERT INTO traces (trace_id, start_time, end_time) VALUES (?, ?, ?)
+  upsertTrace: `INSERT INTO traces (trace_id, start_time, end_time, session_id) VALUES (?, ?, ?, ?)
      ON CONFLICT (trace_id) DO UPDATE
-       SET start_time = min(start_time, excluded.start_time), end_time = max(end_time, excluded.end_time)`,
+       SET start_time = min(start_time, excluded.start_time), end_time = max(end_time, excluded.end_time),
+           session_id = coalesce(session_id, excluded.session_id)`,
   insertScore: `INSERT INTO scores (id, trace_id, name, value, source, data_type, "timestamp") VALUES (?, ?, ?, ?, ?, ?, ?)`,
 
-  latestTraces: `
-    SELECT t.trace_id, t.start_time, t.end_time,
-           (SELECT r.name FROM spans r WHERE r.trace_id = t.trace_id
-             ORDER BY r.parent_id IS NOT NULL, r.start_time, r.span_id LIMIT 1) AS name,
-           max(s.status_code = 'ERROR') AS any_error, max(s.status_code = 'OK') AS any_ok,
-           sum(s.cost) AS cost, sum(s.total_tokens) AS tokens, sum(s.span_type <> 'EVENT') AS span_count
-      FROM (SELECT trace_id, start_time, end_time FROM traces
-             WHERE start_time >= ? AND start_time < ?
-             ORDER BY start_time DESC, trace_id DESC
-             LIMIT ${PAGE_SIZE}) t
-      JOIN spans s ON s.trace_id = t.trace_id
-     GROUP BY t.trace_id, t.start_time, t.end_time
-     ORDER BY t.start_time DESC, t.trace_id DESC`,
+  latestTraces: withRollups(
+    `SELECT trace_id, start_time, end_time FROM traces
+      WHERE start_time >= ? AND start_time < ?
+      ORDER BY start_time DESC, trace_id DESC
+      LIMIT ${PAGE_SIZE}`,
+    't.start_time DESC, t.trace_id DESC',
+  ),
   latestTracesTotal: `SELECT count(*) AS total FROM traces WHERE start_time >= ? AND start_time < ?`,
+
+  sessionById: withRollups(
+    `SELECT trace_id, start_time, end_time FROM traces
+      WHERE session_id = ?
+      ORDER BY start_time DESC, trace_id
+      LIMIT ${PAGE_SIZE}`,
+    't.start_time DESC, t.trace_id',
+  ),
+  sessionByIdTotal: `SELECT count(*) AS total FROM traces WHERE session_id = ?`,
+
+  /** Cost and tokens of the spans in [?, ?) by UTC day (index since the epoch) and model. */
+  metricsUsage: `
+    SELECT start_time / 86400000000 AS day, model, coalesce(sum(cost), 0) AS cost, coalesce(sum(total_tokens), 0) AS tokens
+      FROM spans
+     WHERE start_time >= ? AND start_time < ?
+     GROUP BY 1, 2`,
+  /** Latency (ms) p50 and p95 of the generations in [?, ?) by UTC day: quantile_cont with window functions. */
+  metricsLatency: `
+    WITH ranked AS (
+      SELECT start_time / 86400000000 AS day, (end_time - start_time) / 1000.0 AS ms,
+             row_number() OVER (PARTITION BY start_time / 86400000000 ORDER BY end_time - start_time) - 1 AS i,
+             count(*) OVER (PARTITION BY start_time / 86400000000) AS n
+        FROM spans
+       WHERE start_time >= ? AND start_time < ? AND span_type = 'GENERATION')
+    SELECT day, ${QUANTILES.map(([name, q]) => `${interpolated(q)} AS ${name}`).join(', ')}
+      FROM ranked GROUP BY day`,
+
+  exportDay: `SELECT ${EXPORT_COLUMNS} FROM spans WHERE start_time >= ? AND start_time < ? ORDER BY start_time DESC, trace_id, span_id`,
 
   /**
    * The page queries name their index: SQLite's planner, knowing from ANALYZE that the 7-day window
@@ -173,6 +213,30 @@ export const SQLITE_SQL = {
      WHERE "timestamp" >= ? AND "timestamp" < ? AND data_type = 'NUMERIC'
      GROUP BY name ORDER BY name`,
 } as const;
+
+/** A page of traces (`traces` rows picked by `page`) with their rollups from their spans, as postgres.ts. */
+function withRollups(page: string, order: string): string {
+  return `
+    SELECT t.trace_id, t.start_time, t.end_time,
+           (SELECT r.name FROM spans r WHERE r.trace_id = t.trace_id
+             ORDER BY r.parent_id IS NOT NULL, r.start_time, r.span_id LIMIT 1) AS name,
+           max(s.status_code = 'ERROR') AS any_error, max(s.status_code = 'OK') AS any_ok,
+           sum(s.cost) AS cost, sum(s.total_tokens) AS tokens, sum(s.span_type <> 'EVENT') AS span_count
+      FROM (${page}) t
+      JOIN spans s ON s.trace_id = t.trace_id
+     GROUP BY t.trace_id, t.start_time, t.end_time
+     ORDER BY ${order}`;
+}
+
+/**
+ * quantile_cont(ms, q) over `ranked` (rank `i` from 0, `n` per group): the value at rank
+ * floor(q·(n−1)) weighted 1 − f and the next weighted f, f the fraction of q·(n−1).
+ */
+function interpolated(q: number): string {
+  const pos = `(${q} * (n - 1))`;
+  const lo = `CAST(${pos} AS INTEGER)`;
+  return `sum(CASE WHEN i = ${lo} THEN ms * (1 - (${pos} - ${lo})) WHEN i = ${lo} + 1 THEN ms * (${pos} - ${lo}) ELSE 0 END)`;
+}
 
 const conv: Conv = { time: (v) => Number(v), json: (v) => (typeof v === 'string' ? JSON.parse(v) : v) };
 
@@ -215,6 +279,11 @@ export class SqlitePeer implements PeerStore {
           'metadataFilter',
           'metadataFilterTotal',
           'scoreAggregation',
+          'sessionById',
+          'sessionByIdTotal',
+          'metricsUsage',
+          'metricsLatency',
+          'exportDay',
         ] as const
       ).map((k) => [k, db.prepare(SQLITE_SQL[k])]),
     ) as Record<keyof typeof SQLITE_SQL, BetterSqlite3.Statement>;
@@ -247,6 +316,31 @@ export class SqlitePeer implements PeerStore {
       scoreAggregation: async (p) => {
         const { month } = windows(p);
         return (st.scoreAggregation.all(month.fromUs, month.toUs) as Row[]).map(toScoreAggregate);
+      },
+      sessionById: async (p) => ({
+        session_id: p.sessionId,
+        total: (st.sessionByIdTotal.get(p.sessionId) as { total: number }).total,
+        traces: (st.sessionById.all(p.sessionId) as Row[]).map((r) => toTraceSummary(r, conv)),
+      }),
+      metricsByDay: async (p) => {
+        const { month } = windows(p);
+        const usage = st.metricsUsage.all(month.fromUs, month.toUs) as Row[];
+        const latency = st.metricsLatency.all(month.fromUs, month.toUs) as Row[];
+        return metricsByDay(
+          usage.map((r) => ({
+            day: dayIso(Number(r.day)),
+            model: (r.model as string | null) ?? null,
+            cost: Number(r.cost),
+            tokens: Number(r.tokens),
+          })),
+          latency.map((r) => ({ day: dayIso(Number(r.day)), p50: Number(r.p50), p95: Number(r.p95) })),
+        );
+      },
+      exportDay: async (p) => {
+        const w = exportWindow(p);
+        let rows = 0;
+        for (const _row of st.exportDay.raw(true).iterate(w.fromUs, w.toUs)) rows++;
+        return { rows };
       },
     } satisfies { [K in keyof Answers]: (p: QueryParams) => Promise<Answers[K]> };
   }
@@ -283,7 +377,8 @@ export class SqlitePeer implements PeerStore {
     const insertScore = db.prepare(SQLITE_SQL.insertScore);
     const writeBatch = db.transaction((rows: SpanValues[], roll: ReturnType<typeof traceRollups>) => {
       for (const v of rows) insertSpan.run(v);
-      for (let i = 0; i < roll.ids.length; i++) upsertTrace.run(roll.ids[i], roll.startUs[i], roll.endUs[i]);
+      for (let i = 0; i < roll.ids.length; i++)
+        upsertTrace.run(roll.ids[i], roll.startUs[i], roll.endUs[i], roll.sessionIds[i]);
     });
     const writeScores = db.transaction((list: DatasetBatch['scores']) => {
       for (const s of list) insertScore.run(s.id, s.traceId, s.name, s.value, s.source, s.dataType, s.timestampUs);

@@ -3,10 +3,15 @@
  * - "Tracelake over HTTP": a real server (child process, fresh data dir) takes the dataset as OTLP
  *   exports over 8 keep-alive connections; ingest is timed until every span is readable; the
  *   queries are the API's (`GET /v1/traces`, `/v1/spans`, `/v1/traces/{id}`,
- *   `/v1/scores/aggregations`).
+ *   `/v1/scores/aggregations`, `/v1/sessions/{id}/traces`, `/v1/metrics` twice — cost and tokens by
+ *   model, then generations' latency quantiles — and `/v1/spans?format=parquet` read to its end).
  * - "raw DuckDB": the same segment files and summary tables, the store's own query functions (the
  *   identical SQL) called in this process on a DuckDB opened on the stopped server's files — what
- *   the API costs on top of the engine.
+ *   the API costs on top of the engine. Its export writes the Parquet file (as the store thread does
+ *   for the API) and removes it.
+ *
+ * Both sets of query functions take only `QueryParams`, so other benches can drive them over any
+ * store this runner's dataset filled (`tracelakeHttpQueries`, `openRawDuckDb`).
  *
  * Scores are written with SQL once the spans are in (created_at as the dataset has it), as
  * native-bench/scores does: the API stamps scores with the time they arrive.
@@ -15,22 +20,29 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseFilter } from '../../src/core/filter/index.js';
+import { planMetrics, type MetricsRequest } from '../../src/core/metrics/plan.js';
+import { queryMetrics, type MetricsRow } from '../../src/store/metrics/metrics.js';
+import { exportSpans } from '../../src/store/spans/spanExport.js';
 import { planAggregation } from '../../src/core/scores/selection.js';
 import { Database } from '../../src/store/db.js';
 import { storeDirs } from '../../src/store/layout.js';
 import { aggregateScores } from '../../src/store/scores/scores.js';
-import { traceWithSpans } from '../../src/store/spans/reads.js';
+import { traceWithSpans, tracesWhere } from '../../src/store/spans/reads.js';
 import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import {
+  exportWindow,
+  metricsByDay,
   METADATA_FILTER,
   PAGE_SIZE,
   SPAN_SEARCH,
   windows,
   type Answers,
+  type DayLatency,
+  type DayUsage,
   type LoadResult,
   type PeerStore,
   type QueryFns,
@@ -96,6 +108,36 @@ function spanOf(s: Json): SpanSummary {
   };
 }
 
+/** `metricsByDay` as `GET /v1/metrics` requests (spans view, daily buckets), with their filters. */
+export const METRICS_REQUESTS = {
+  usage: {
+    request: { view: 'spans', bucket: 'day', measures: 'cost,total_tokens', group_by: 'model', group_limit: 100 },
+    filter: null,
+  },
+  latency: {
+    request: { view: 'spans', bucket: 'day', measures: 'latency_p50,latency_p95' },
+    filter: 'type = GENERATION',
+  },
+} as const satisfies Record<string, { request: MetricsRequest; filter: string | null }>;
+
+const usageOf = (r: MetricsRow): DayUsage => ({
+  day: r.bucket,
+  model: (r.model as string | null) ?? null,
+  cost: Number(r.cost),
+  tokens: Number(r.total_tokens),
+});
+const latencyOf = (r: MetricsRow): DayLatency => ({
+  day: r.bucket,
+  p50: Number(r.latency_p50),
+  p95: Number(r.latency_p95),
+});
+
+/** Every model must be a group of the answer, or the peers' (ungrouped-limit) rows would not compare. */
+function allGroups(groups: number): void {
+  if (groups > METRICS_REQUESTS.usage.request.group_limit)
+    throw new Error(`metrics: ${groups} models, more than the group limit`);
+}
+
 const SPAN_FILTER = `model = ${SPAN_SEARCH.model} and tokens > ${SPAN_SEARCH.minTokens} and status = ${SPAN_SEARCH.status}`;
 const METADATA = `metadata.${METADATA_FILTER.key} = ${METADATA_FILTER.value}`;
 
@@ -108,16 +150,11 @@ const METADATA = `metadata.${METADATA_FILTER.key} = ${METADATA_FILTER.value}`;
 export function comparable(a: Partial<Answers>): Partial<Answers> {
   const ms = (us: number) => us - (us % 1000);
   const span = (s: SpanSummary): SpanSummary => ({ ...s, start_us: ms(s.start_us), end_us: ms(s.end_us) });
+  const trace = (t: TraceSummary): TraceSummary => ({ ...t, start_us: ms(t.start_us), end_us: ms(t.end_us) });
   return {
     ...a,
-    ...(a.latestTraces
-      ? {
-          latestTraces: {
-            ...a.latestTraces,
-            traces: a.latestTraces.traces.map((t) => ({ ...t, start_us: ms(t.start_us), end_us: ms(t.end_us) })),
-          },
-        }
-      : {}),
+    ...(a.latestTraces ? { latestTraces: { ...a.latestTraces, traces: a.latestTraces.traces.map(trace) } } : {}),
+    ...(a.sessionById ? { sessionById: { ...a.sessionById, traces: a.sessionById.traces.map(trace) } } : {}),
     ...(a.spanSearch ? { spanSearch: { ...a.spanSearch, spans: a.spanSearch.spans.map(span) } } : {}),
     ...(a.metadataFilter ? { metadataFilter: { ...a.metadataFilter, spans: a.metadataFilter.spans.map(span) } } : {}),
     ...(a.traceById
@@ -134,6 +171,96 @@ export function comparable(a: Partial<Answers>): Partial<Answers> {
   };
 }
 
+/** Where a Tracelake server answers, and as whom (read when a query runs: the server may restart). */
+export interface TracelakeTarget {
+  url: string;
+  key: string;
+  appId: string;
+}
+
+/** The queries through Tracelake's API (the HTTP side of `QueryFns`). */
+export function tracelakeHttpQueries(target: () => TracelakeTarget): QueryFns {
+  const request = async (path: string): Promise<Response> => {
+    const t = target();
+    return fetch(`${t.url}${path}`, { headers: { authorization: t.key, 'x-service-app-id': t.appId } });
+  };
+  const get = async (path: string): Promise<Json> => {
+    const r = await request(path);
+    const body = (await r.json()) as Json;
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const range = (w: { fromUs: number; toUs: number }) =>
+    `start_date=${encodeURIComponent(isoUs(w.fromUs))}&end_date=${encodeURIComponent(isoUs(w.toUs))}`;
+  const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
+    const body = await get(`/v1/spans?limit=${PAGE_SIZE}&${range(w)}&filter=${encodeURIComponent(filter)}`);
+    return { total: (body.pagination as { total: number }).total, spans: (body.data as Json[]).map(spanOf) };
+  };
+  const metrics = async (
+    m: (typeof METRICS_REQUESTS)[keyof typeof METRICS_REQUESTS],
+    w: { fromUs: number; toUs: number },
+  ): Promise<{ rows: MetricsRow[]; groups: number }> => {
+    const query = Object.entries(m.request).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
+    if (m.filter !== null) query.push(`filter=${encodeURIComponent(m.filter)}`);
+    const body = await get(`/v1/metrics?${query.join('&')}&${range(w)}`);
+    return { rows: body.data as MetricsRow[], groups: (body.meta as { groups: number }).groups };
+  };
+  return {
+    latestTraces: async (p) => {
+      const body = await get(`/v1/traces?limit=${PAGE_SIZE}&${range(windows(p).day)}`);
+      return { total: (body.pagination as { total: number }).total, traces: (body.data as Json[]).map(traceOf) };
+    },
+    spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
+    traceById: async (p) => {
+      const body = await get(`/v1/traces/${p.traceId}`);
+      const list = ((body.data as Json).spans as Json[]).map((s) => ({
+        ...spanOf(s),
+        status_message: null,
+        input: null,
+        output: null,
+        attributes: null,
+        events: null,
+      }));
+      return { trace_id: p.traceId, spans: list };
+    },
+    metadataFilter: (p) => spans(METADATA, windows(p).week),
+    scoreAggregation: async (p) => {
+      const body = await get(`/v1/scores/aggregations?${range(windows(p).month)}`);
+      return (body.data as Json[]).map((a) => ({
+        name: a.name as string,
+        count: a.count as number,
+        avg: a.avg_score as number,
+        min: a.min_score as number,
+        max: a.max_score as number,
+      }));
+    },
+    sessionById: async (p) => {
+      const body = await get(`/v1/sessions/${encodeURIComponent(p.sessionId)}/traces?limit=${PAGE_SIZE}`);
+      return {
+        session_id: p.sessionId,
+        total: (body.pagination as { total: number }).total,
+        traces: (body.data as Json[]).map(traceOf),
+      };
+    },
+    metricsByDay: async (p) => {
+      const { month } = windows(p);
+      const usage = await metrics(METRICS_REQUESTS.usage, month);
+      allGroups(usage.groups);
+      const latency = await metrics(METRICS_REQUESTS.latency, month);
+      return metricsByDay(usage.rows.map(usageOf), latency.rows.map(latencyOf));
+    },
+    exportDay: async (p) => {
+      const path = `/v1/spans?format=parquet&${range(exportWindow(p))}`;
+      const r = await request(path);
+      if (r.status !== 200 || !r.body) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+      // Read to its end and discarded, as a client writing the file elsewhere would.
+      const reader = r.body.getReader();
+      while (!(await reader.read()).done);
+      return { rows: Number(r.headers.get('x-total-count')) };
+    },
+  };
+}
+
 export class TracelakePeer implements PeerStore {
   readonly name = 'Tracelake (HTTP)';
   private server: TestServer | null = null;
@@ -143,50 +270,7 @@ export class TracelakePeer implements PeerStore {
   readonly queries: QueryFns;
 
   constructor(private readonly log: (line: string) => void) {
-    const get = async (path: string): Promise<Json> => {
-      const r = await fetch(`${this.server!.url}${path}`, {
-        headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId },
-      });
-      const body = (await r.json()) as Json;
-      if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
-      return body;
-    };
-    const range = (w: { fromUs: number; toUs: number }) =>
-      `start_date=${encodeURIComponent(isoUs(w.fromUs))}&end_date=${encodeURIComponent(isoUs(w.toUs))}`;
-    const spans = async (filter: string, w: { fromUs: number; toUs: number }) => {
-      const body = await get(`/v1/spans?limit=${PAGE_SIZE}&${range(w)}&filter=${encodeURIComponent(filter)}`);
-      return { total: (body.pagination as { total: number }).total, spans: (body.data as Json[]).map(spanOf) };
-    };
-    this.queries = {
-      latestTraces: async (p) => {
-        const body = await get(`/v1/traces?limit=${PAGE_SIZE}&${range(windows(p).day)}`);
-        return { total: (body.pagination as { total: number }).total, traces: (body.data as Json[]).map(traceOf) };
-      },
-      spanSearch: (p) => spans(SPAN_FILTER, windows(p).week),
-      traceById: async (p) => {
-        const body = await get(`/v1/traces/${p.traceId}`);
-        const list = ((body.data as Json).spans as Json[]).map((s) => ({
-          ...spanOf(s),
-          status_message: null,
-          input: null,
-          output: null,
-          attributes: null,
-          events: null,
-        }));
-        return { trace_id: p.traceId, spans: list };
-      },
-      metadataFilter: (p) => spans(METADATA, windows(p).week),
-      scoreAggregation: async (p) => {
-        const body = await get(`/v1/scores/aggregations?${range(windows(p).month)}`);
-        return (body.data as Json[]).map((a) => ({
-          name: a.name as string,
-          count: a.count as number,
-          avg: a.avg_score as number,
-          min: a.min_score as number,
-          max: a.max_score as number,
-        }));
-      },
-    };
+    this.queries = tracelakeHttpQueries(() => ({ url: this.server!.url, key: KEY, appId: this.scope!.appId }));
   }
 
   get dataDir(): string {
@@ -386,6 +470,34 @@ export async function openRawDuckDb(
         planAggregation({ start_date: isoUs(w.fromUs), end_date: isoUs(w.toUs) }, Date.now()),
       );
       return rows.map((a) => ({ name: a.name, count: a.count, avg: a.avg_score, min: a.min_score, max: a.max_score }));
+    },
+    sessionById: async (p) => {
+      const page = await tracesWhere(db, scope, 'session_id', p.sessionId, PAGE_SIZE, 0);
+      return {
+        session_id: p.sessionId,
+        total: page.total,
+        traces: page.data.map((t) => traceOf(t as unknown as Json)),
+      };
+    },
+    metricsByDay: async (p) => {
+      const w = windows(p).month;
+      const window = { fromMs: w.fromUs / 1000, toMs: w.toUs / 1000 };
+      const run = (m: (typeof METRICS_REQUESTS)[keyof typeof METRICS_REQUESTS]) =>
+        queryMetrics(
+          src,
+          planMetrics(m.request, window),
+          scope,
+          m.filter === null ? [] : parseFilter(m.filter, 'spans'),
+        );
+      const usage = await run(METRICS_REQUESTS.usage);
+      allGroups(usage.groups);
+      const latency = await run(METRICS_REQUESTS.latency);
+      return metricsByDay(usage.rows.map(usageOf), latency.rows.map(latencyOf));
+    },
+    exportDay: async (p) => {
+      const file = await exportSpans(src, query(exportWindow(p)), [], 'parquet', null);
+      rmSync(file.path, { force: true });
+      return { rows: file.rows };
     },
   };
   return {
