@@ -27,7 +27,7 @@ import { planAggregation } from '../../src/core/scores/selection.js';
 import { Database } from '../../src/store/db.js';
 import { storeDirs } from '../../src/store/layout.js';
 import { aggregateScores } from '../../src/store/scores/scores.js';
-import { traceWithSpans, tracesWhere } from '../../src/store/spans/reads.js';
+import { traceWithSpans, tracesWhere, type SpanSource } from '../../src/store/spans/reads.js';
 import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
@@ -422,7 +422,7 @@ export class TracelakePeer implements PeerStore {
 export async function openRawDuckDb(
   dataDir: string,
   scope: ReadScope,
-): Promise<PeerStore & { close(): Promise<void> }> {
+): Promise<PeerStore & { src: SpanSource; close(): Promise<void> }> {
   const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) };
   const query = (w: { fromUs: number; toUs: number }): SearchQuery => ({
@@ -503,6 +503,7 @@ export async function openRawDuckDb(
   return {
     name: 'raw DuckDB (same files)',
     queries,
+    src,
     load: () => Promise.reject(new Error('the raw DuckDB store reads what Tracelake loaded')),
     async close() {
       db.close();
