@@ -16,8 +16,8 @@
  *   24 h, a trace acknowledged 10 s to 5 min before, the dashboard's cost and tokens by model
  *   hourly over 24 h (`GET /v1/metrics`).
  * - A minute: spans acknowledged, ack p50/p99, ack → readable p99, read p50/p99 by kind, small
- *   segments and live files at its end (`GET /v1/health/files`), peak RSS (/proc, each second),
- *   the data directory's allocated bytes, errors (any answer not 2xx, 503 included, and any
+ *   segments, live files and their bytes at its end (`GET /v1/health/files`), peak RSS (/proc,
+ *   each second), the data directory's allocated bytes, errors (any answer not 2xx, 503 included, and any
  *   failed connection) by status.
  * - The end: 3 s after the last minute, 5 ms after a request left, SIGKILL; a restart on the same
  *   store timed to `listening` and to the first `GET /v1/traces` answered 200; then, the server
@@ -111,6 +111,7 @@ async function serverState(g: Gateway): Promise<ServerState | null> {
     return {
       smallSegments: d.small_segments,
       liveFiles: d.small_segments + d.compacted_segments,
+      segmentBytes: d.segment_bytes,
       diskBytes: diskBytes(g.server.dataDir),
     };
   } catch {
@@ -132,7 +133,7 @@ if (!rate) {
   sustainedRate = s.steadyPerSec;
   rate = FRACTION * s.steadyPerSec;
   console.log(
-    `sustained (closed loop, 8 connections, ${SUSTAINED_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, a throw-away store): ${fmt(s.steadyPerSec)} spans/s made readable (the steady rate), ack p99 ${s.p99.toFixed(1)} ms, ${s.backPressured} × 503 at the log's bound`,
+    `sustained (closed loop, 8 connections, ${SUSTAINED_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, a throw-away store): ${fmt(s.steadyPerSec)} spans/s made readable (the steady rate; ${fmt(s.spansPerSec)} acknowledged and readable over the run and its drain), ack p99 ${s.p99.toFixed(1)} ms, ${s.backPressured} × 503 at the log's bound`,
   );
 }
 console.log(
@@ -271,7 +272,11 @@ await new Promise<void>((resolve) => {
     closing = closing.then(async () => {
       const state = await serverState(g);
       if (!state) seen.error('health', 0);
-      const row = minuteRow(done, seen, state ?? { smallSegments: NaN, liveFiles: NaN, diskBytes: NaN });
+      const row = minuteRow(
+        done,
+        seen,
+        state ?? { smallSegments: NaN, liveFiles: NaN, segmentBytes: NaN, diskBytes: NaN },
+      );
       rows.push(row);
       samples.push(seen);
       console.log(minuteLine(row));

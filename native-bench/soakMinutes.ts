@@ -29,6 +29,9 @@ export class MinuteSamples {
 export interface ServerState {
   smallSegments: number;
   liveFiles: number;
+  /** The live segment files' bytes (the manifest's count). */
+  segmentBytes: number;
+  /** The whole data directory: segments, the DuckDB file, the ingest log's files not yet removed. */
   diskBytes: number;
 }
 
@@ -85,7 +88,7 @@ export function minuteLine(r: MinuteRow): string {
     `reads p50/p99 ${READ_KINDS.map((k) => `${k} ${ms(r.reads[k].p50)}/${ms(r.reads[k].p99)}`).join(' ')} ms`,
     `small segments ${r.smallSegments}, live files ${r.liveFiles}`,
     `RSS ${r.rssMiB.toFixed(0)} MiB`,
-    `disk ${mib(r.diskBytes)} MiB`,
+    `disk ${mib(r.diskBytes)} MiB (segments ${mib(r.segmentBytes)})`,
     `errors ${errorText(r.errors)}`,
   ].join(' · ');
 }
@@ -93,7 +96,7 @@ export function minuteLine(r: MinuteRow): string {
 /** A markdown table, a row per `every` minutes: percentiles over all of their samples. */
 export function summaryTable(samples: readonly MinuteSamples[], rows: readonly MinuteRow[], every = 10): string {
   const lines = [
-    '| minutes | spans/s acked | ack p50 / p99 ms | ack → readable p99 ms | read p99 ms: list / trace / metrics | small segments (most) | live files (end) | RSS MiB (most) | disk MiB (end) | errors |',
+    '| minutes | spans/s acked | ack p50 / p99 ms | ack → readable p99 ms | read p99 ms: list / trace / metrics | small segments (most) | live files (end) | RSS MiB (most) | disk MiB (end; segments) | errors |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (let from = 0; from < rows.length; from += every) {
@@ -105,7 +108,7 @@ export function summaryTable(samples: readonly MinuteSamples[], rows: readonly M
     const errors: Record<string, number> = {};
     for (const r of part) for (const [k, n] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + n;
     lines.push(
-      `| ${part[0]!.minute}–${last.minute} | ${Math.round(part.reduce((a, r) => a + r.ackedSpans, 0) / (60 * part.length)).toLocaleString('en-US')} | ${ms(ack.p50)} / ${ms(ack.p99)} | ${ms(quantiles(seen.flatMap((s) => s.readable)).p99)} | ${reads} | ${Math.max(...part.map((r) => r.smallSegments))} | ${last.liveFiles} | ${Math.max(...part.map((r) => r.rssMiB)).toFixed(0)} | ${mib(last.diskBytes)} | ${errorText(errors)} |`,
+      `| ${part[0]!.minute}–${last.minute} | ${Math.round(part.reduce((a, r) => a + r.ackedSpans, 0) / (60 * part.length)).toLocaleString('en-US')} | ${ms(ack.p50)} / ${ms(ack.p99)} | ${ms(quantiles(seen.flatMap((s) => s.readable)).p99)} | ${reads} | ${Math.max(...part.map((r) => r.smallSegments))} | ${last.liveFiles} | ${Math.max(...part.map((r) => r.rssMiB)).toFixed(0)} | ${mib(last.diskBytes)}; ${mib(last.segmentBytes)} | ${errorText(errors)} |`,
     );
   }
   return lines.join('\n');
@@ -135,6 +138,12 @@ export function soakPanels(rows: readonly MinuteRow[]): Panel[] {
       series: READ_KINDS.map((k) => ({ name: k, values: of((r) => r.reads[k].p99) })),
     },
     { title: 'server RSS, MiB (peak of the minute)', series: [{ name: 'RSS', values: of((r) => r.rssMiB) }] },
-    { title: 'data directory on disk, MiB', series: [{ name: 'disk', values: of((r) => r.diskBytes / 2 ** 20) }] },
+    {
+      title: 'on disk, MiB',
+      series: [
+        { name: 'data directory', values: of((r) => r.diskBytes / 2 ** 20) },
+        { name: 'live segments', values: of((r) => r.segmentBytes / 2 ** 20) },
+      ],
+    },
   ];
 }
