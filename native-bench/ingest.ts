@@ -26,8 +26,17 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { startServer, type TestServer } from '../test/helpers/server.js';
-import { closedLoop, Connection, encodeRequest, openLoop, percentile, type Answer } from './loadClient.js';
+import { startServer } from '../test/helpers/server.js';
+import { encodeRequest, openLoop, percentile, type Answer } from './loadClient.js';
+import {
+  type Gateway,
+  gatewayOf,
+  ingestTarget,
+  segmentDetail,
+  sustained,
+  totalSpans,
+  visibleAfterAck,
+} from './gateway.js';
 import { Bodies, SPANS } from './bodies.js';
 import { buckets, histograms, quantileBound } from './serverMetrics.js';
 import { arg, textArg } from './args.js';
@@ -62,117 +71,13 @@ function diskBytes(path: string): number {
   return Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0]);
 }
 
-interface Sustained {
-  /** Acknowledged spans over the run plus the time until all of them were readable. */
-  spansPerSec: number;
-  /** Spans made readable a second in the last three quarters of the run (see `sustained`). */
-  steadyPerSec: number;
-  /** Acknowledged spans over the run alone (the log absorbs what segments have not caught up with). */
-  ackedPerSec: number;
-  drainMs: number;
-  p50: number;
-  p99: number;
-  rssMiB: number;
-  /** Requests answered 503 at the log's bound (and sent again). */
-  backPressured: number;
-}
-
-async function sustained(
-  server: TestServer,
-  bodies: Bodies,
-  appId: string,
-  seconds: number,
-  warmup: number,
-  readable: boolean,
-): Promise<Sustained> {
-  const target = {
-    host: '127.0.0.1',
-    port: server.port,
-    path: '/v1/traces',
-    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
-  };
-  const run = async (secs: number) => {
-    const latencies: number[] = [];
-    let acked = 0;
-    let backPressured = 0;
-    let rss = 0;
-    const end = performance.now() + secs * 1000;
-    const started = performance.now();
-    const sampler = setInterval(() => (rss = Math.max(rss, memoryMiB(server.child.pid!, 'VmRSS'))), 500);
-    // The steady rate: spans made readable a second between a quarter of the run and its end, while
-    // the log's backlog keeps the workers busy. Acknowledgements run ahead of it (the log absorbs up
-    // to its bound), so the acknowledged rate and even acknowledged / (run + drain) overstate what
-    // the server keeps up with.
-    const first = readable
-      ? new Promise<{ at: number; spans: number }>((resolve) =>
-          setTimeout(
-            async () => resolve({ at: performance.now(), spans: await totalSpans(server, appId) }),
-            (secs * 1000) / 4,
-          ),
-        )
-      : null;
-    await closedLoop(
-      '127.0.0.1',
-      server.port,
-      8,
-      () => (performance.now() < end ? encodeRequest(target, bodies.next().body) : null),
-      (a) => {
-        // Back-pressure (the log's bound): sent again after Retry-After, as exporters do.
-        if (a.status === 503 && a.headers['retry-after'] !== undefined) {
-          backPressured++;
-          return 1000 * Number(a.headers['retry-after']);
-        }
-        if (a.status !== 200) throw new Error(`ingest answered ${a.status}`);
-        acked++;
-        latencies.push(a.ms);
-      },
-    );
-    clearInterval(sampler);
-    const elapsed = (performance.now() - started) / 1000;
-    const from = await first;
-    const steadyPerSec = from
-      ? ((await totalSpans(server, appId)) - from.spans) / ((performance.now() - from.at) / 1000)
-      : 0;
-    // Sustained means kept up with: the run counts until every acknowledged span is readable.
-    const drainStart = performance.now();
-    ackedTotal += acked * SPANS;
-    if (readable) while ((await totalSpans(server, appId)) < ackedTotal) await new Promise((r) => setTimeout(r, 50));
-    const drainMs = readable ? performance.now() - drainStart : 0;
-    latencies.sort((a, b) => a - b);
-    return {
-      spansPerSec: (acked * SPANS) / (elapsed + drainMs / 1000),
-      steadyPerSec,
-      ackedPerSec: (acked * SPANS) / elapsed,
-      drainMs,
-      p50: percentile(latencies, 0.5),
-      p99: percentile(latencies, 0.99),
-      rssMiB: rss,
-      backPressured,
-    };
-  };
-  let ackedTotal = 0;
-  await run(warmup);
-  return run(seconds);
-}
-
-async function startGateway(
-  main?: string,
-  args: string[] = [],
-  env: Record<string, string> = {},
-): Promise<{ server: TestServer; appId: string }> {
+async function startGateway(main?: string, args: string[] = [], env: Record<string, string> = {}): Promise<Gateway> {
   const server = await startServer({
     env: { TRACELAKE_BOOTSTRAP_KEY: KEY, ...env },
     args: [...SERVER_ARGS, ...args],
     ...(main ? { main } : {}),
   });
-  return { server, appId: await appIdOf(server) };
-}
-
-/** The bootstrap app (the bench chose the key; the log line names the app). */
-async function appIdOf(server: TestServer): Promise<string> {
-  const line = server.logs.find((l) => l.msg === 'bootstrap');
-  if (!line) throw new Error('the server did not bootstrap');
-  return line.app_id as string;
+  return gatewayOf(server, KEY);
 }
 
 /**
@@ -186,36 +91,8 @@ async function appIdOf(server: TestServer): Promise<string> {
 const PROBE_EVERY = 64;
 const PROBE_MS = 100;
 
-async function visibleAfterAck(server: TestServer, appId: string, traceId: string, ackedAt: number): Promise<number> {
-  const c = await Connection.open('127.0.0.1', server.port);
-  const get = Buffer.from(
-    `GET /v1/traces/${traceId}/spans HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY}\r\nX-Service-App-Id: ${appId}\r\n\r\n`,
-    'latin1',
-  );
-  try {
-    for (;;) {
-      const a = await c.send(get);
-      if (a.status === 200) return performance.now() - ackedAt;
-      await new Promise((r) => setTimeout(r, PROBE_MS));
-    }
-  } finally {
-    c.close();
-  }
-}
-
-async function atSeventyPercent(
-  server: TestServer,
-  bodies: Bodies,
-  appId: string,
-  spansPerSec: number,
-  seconds: number,
-) {
-  const target = {
-    host: '127.0.0.1',
-    port: server.port,
-    path: '/v1/traces',
-    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
-  };
+async function atSeventyPercent(g: Gateway, bodies: Bodies, spansPerSec: number, seconds: number) {
+  const target = ingestTarget(g);
   const rate = (0.7 * spansPerSec) / SPANS;
   const latencies: number[] = [];
   const visible: Promise<number>[] = [];
@@ -224,7 +101,7 @@ async function atSeventyPercent(
   let sent = 0;
   await openLoop(
     '127.0.0.1',
-    server.port,
+    g.server.port,
     rate,
     seconds,
     () => {
@@ -237,7 +114,7 @@ async function atSeventyPercent(
       latencies.push(a.ms);
       if (i++ % PROBE_EVERY === 0) {
         const traceId = traceOf.get(i - 1);
-        if (traceId) visible.push(visibleAfterAck(server, appId, traceId, performance.now()));
+        if (traceId) visible.push(visibleAfterAck(g, traceId, performance.now(), PROBE_MS));
       }
     },
   );
@@ -253,19 +130,14 @@ async function atSeventyPercent(
   };
 }
 
-async function burst(server: TestServer, bodies: Bodies, appId: string, spansPerSec: number) {
-  const target = {
-    host: '127.0.0.1',
-    port: server.port,
-    path: '/v1/traces',
-    headers: { authorization: KEY, 'x-service-app-id': appId, 'content-type': 'application/x-protobuf' },
-  };
+async function burst(g: Gateway, bodies: Bodies, spansPerSec: number) {
+  const target = ingestTarget(g);
   const statuses = new Map<number, number>();
   let acked = 0;
-  const before = await totalSpans(server, appId);
+  const before = await totalSpans(g);
   await openLoop(
     '127.0.0.1',
-    server.port,
+    g.server.port,
     (5 * spansPerSec) / SPANS,
     10,
     () => encodeRequest(target, bodies.next().body),
@@ -275,15 +147,8 @@ async function burst(server: TestServer, bodies: Bodies, appId: string, spansPer
     },
   );
   const t0 = performance.now();
-  while ((await totalSpans(server, appId)) < before + acked * SPANS) await new Promise((r) => setTimeout(r, 100));
+  while ((await totalSpans(g)) < before + acked * SPANS) await new Promise((r) => setTimeout(r, 100));
   return { statuses: Object.fromEntries(statuses), ackedSpans: acked * SPANS, readableAfterMs: performance.now() - t0 };
-}
-
-async function totalSpans(server: TestServer, appId: string): Promise<number> {
-  const r = await fetch(`${server.url}/v1/spans?limit=1`, {
-    headers: { authorization: KEY, 'x-service-app-id': appId },
-  });
-  return ((await r.json()) as { pagination: { total: number } }).pagination.total;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -297,33 +162,34 @@ const computeRate = await ceiling(samples, 8);
 console.log(`decode + map + rows alone, 2 threads, results discarded: ${fmt(computeRate)} spans/s`);
 let ceilingRate: number;
 {
-  const { server, appId } = await startGateway(undefined, [], {
+  const g = await startGateway(undefined, [], {
     TRACELAKE_FAULT_INJECTION: 'on',
     TRACELAKE_DISCARD_AFTER_MAP: 'on',
   });
-  const c = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, false);
+  const c = await sustained(g, bodies, SECONDS, WARMUP_SECONDS, false);
   ceilingRate = c.ackedPerSec;
   console.log(
     `ceiling: the gateway with results discarded after mapping, 8 connections: ${fmt(ceilingRate)} spans/s, ack p50 ${ms(c.p50)}, p99 ${ms(c.p99)}`,
   );
-  await server.stop('SIGTERM');
-  rmSync(server.dataDir, { recursive: true, force: true });
+  await g.server.stop('SIGTERM');
+  rmSync(g.server.dataDir, { recursive: true, force: true });
 }
 
 let baselineRate: number | null = null;
 if (BASELINE) {
-  const { server, appId } = await startGateway(join(BASELINE, 'dist/src/main.js'));
-  const old = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, false);
+  const g = await startGateway(join(BASELINE, 'dist/src/main.js'));
+  const old = await sustained(g, bodies, SECONDS, WARMUP_SECONDS, false);
   baselineRate = old.spansPerSec;
   console.log(
     `row-insert design (${BASELINE}): ${fmt(old.spansPerSec)} spans/s, ack p50 ${ms(old.p50)}, p99 ${ms(old.p99)}`,
   );
-  await server.stop('SIGTERM');
-  rmSync(server.dataDir, { recursive: true, force: true });
+  await g.server.stop('SIGTERM');
+  rmSync(g.server.dataDir, { recursive: true, force: true });
 }
 
-const { server, appId } = await startGateway(undefined, ['--metrics-listen', 'api']);
-const s = await sustained(server, bodies, appId, SECONDS, WARMUP_SECONDS, true);
+const gateway = await startGateway(undefined, ['--metrics-listen', 'api']);
+const { server } = gateway;
+const s = await sustained(gateway, bodies, SECONDS, WARMUP_SECONDS, true);
 console.log(
   `sustained, 8 connections: ${fmt(s.steadyPerSec)} spans/s made readable from a quarter of the run to its end (the steady rate); ${fmt(s.spansPerSec)} spans/s acknowledged and readable over the run and its drain (${fmt(s.ackedPerSec)} acknowledged/s, all readable ${ms(s.drainMs)} after the run), ack p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${s.backPressured} × 503 at the log's bound (sent again after Retry-After), peak RSS ${s.rssMiB.toFixed(0)} MiB`,
 );
@@ -341,7 +207,7 @@ const phasesBefore = await histograms(server, 'tracelake_ingest_phase_seconds', 
 const stagesBefore = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
 const readsBefore = await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.025');
 const visibleBefore = await buckets(server, 'tracelake_ingest_visible_seconds');
-const seventy = await atSeventyPercent(server, bodies, appId, s.steadyPerSec, 10);
+const seventy = await atSeventyPercent(gateway, bodies, s.steadyPerSec, 10);
 const phasesAfter = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
 const stagesAfter = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
 const readsAfter = await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.025');
@@ -380,7 +246,7 @@ console.log(
     `  the readability probes: ${a.count - b.count} trace reads, ${ms((1000 * (a.sum - b.sum)) / Math.max(1, a.count - b.count))} each in the store (mean)`,
   );
 }
-const b = await burst(server, bodies, appId, s.steadyPerSec);
+const b = await burst(gateway, bodies, s.steadyPerSec);
 console.log(
   `burst, 10 s at 5×: answers ${JSON.stringify(b.statuses)}; ${fmt(b.ackedSpans)} acknowledged spans all readable ${ms(b.readableAfterMs)} after the burst`,
 );
@@ -392,7 +258,7 @@ const caughtUp = memoryMiB(server.child.pid!, 'VmRSS');
 // Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/store/duckdbAllocator.ts).
 await new Promise((r) => setTimeout(r, IDLE_MS));
 const idle = memoryMiB(server.child.pid!, 'VmRSS');
-const total = await totalSpans(server, appId);
+const total = await totalSpans(gateway);
 const detail = await segmentDetail(server);
 await server.stop('SIGTERM');
 const dbBytes = diskBytes(join(server.dataDir, 'tracelake.duckdb'));
@@ -400,16 +266,3 @@ console.log(
   `at rest: ${fmt(total)} spans in ${detail.compacted_segments} compacted segments: ${(detail.segment_bytes / total).toFixed(1)} bytes/span in segments + ${(dbBytes / total).toFixed(1)} in the DuckDB file = ${((detail.segment_bytes + dbBytes) / total).toFixed(1)} (blobs apart; budget ≤ 40); RSS ${caughtUp.toFixed(0)} MiB once compaction caught up, ${idle.toFixed(0)} MiB ${IDLE_MS / 1000} s later`,
 );
 rmSync(server.dataDir, { recursive: true, force: true });
-
-async function segmentDetail(
-  server: TestServer,
-): Promise<{ small_segments: number; compacted_segments: number; segment_bytes: number }> {
-  const r = await fetch(`${server.url}/v1/health/files`);
-  const report = (await r.json()) as {
-    dependencies: {
-      name: string;
-      detail: { small_segments: number; compacted_segments: number; segment_bytes: number };
-    }[];
-  };
-  return report.dependencies.find((d) => d.name === 'segments')!.detail;
-}

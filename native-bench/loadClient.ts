@@ -150,46 +150,55 @@ export async function closedLoop(
 }
 
 /**
- * Sends `next()` at `perSecond` requests a second for `seconds`, over a pool of connections (a new
- * one is opened when all are busy, as an exporter's HTTP agent would). Resolves when all are answered.
+ * Sends `next(i)` at `perSecond` requests a second for `seconds`, over a pool of connections (a new
+ * one is opened when all are busy, as an exporter's HTTP agent would), until `next` returns null.
+ * Resolves when all are answered. A request whose connection fails or closes before the answer is
+ * answered status 0. Only the requests in flight are held, so a loop may run for hours.
  */
 export async function openLoop(
   host: string,
   port: number,
   perSecond: number,
   seconds: number,
-  next: () => Buffer,
-  onAnswer: (a: Answer, sentAt: number) => void,
+  next: (i: number) => Buffer | null,
+  onAnswer: (a: Answer, sentAt: number, i: number) => void,
 ): Promise<void> {
   const idle: Connection[] = [];
-  const inFlight: Promise<void>[] = [];
+  const inFlight = new Set<Promise<void>>();
+  // What `onAnswer` threw, thrown once every request is answered.
+  let failure: { error: unknown } | null = null;
   const started = performance.now();
   const total = Math.round(perSecond * seconds);
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const request = next();
-    inFlight.push(
-      (async () => {
-        let c = idle.pop();
-        // A connection the server closed while it was idle (or said it would) is not reused.
-        while (c && !c.reusable) c = idle.pop();
+    const request = next(i);
+    if (request === null) break;
+    const sending = (async () => {
+      let c = idle.pop();
+      // A connection the server closed while it was idle (or said it would) is not reused.
+      while (c && !c.reusable) c = idle.pop();
+      let sentAt = performance.now();
+      try {
         c ??= await Connection.open(host, port);
-        const sentAt = performance.now();
-        try {
-          onAnswer(await c.send(request), sentAt);
-          if (c.reusable) idle.push(c);
-          else c.close();
-        } catch {
-          onAnswer({ status: 0, ms: performance.now() - sentAt, headers: {} }, sentAt);
-          c.close();
-        }
-      })(),
-    );
+        sentAt = performance.now();
+        onAnswer(await c.send(request), sentAt, i);
+        if (c.reusable) idle.push(c);
+        else c.close();
+      } catch {
+        onAnswer({ status: 0, ms: performance.now() - sentAt, headers: {} }, sentAt, i);
+        c?.close();
+      }
+    })().catch((error: unknown) => {
+      failure ??= { error };
+    });
+    inFlight.add(sending);
+    void sending.then(() => inFlight.delete(sending));
   }
   await Promise.all(inFlight);
   for (const c of idle) c.close();
+  if (failure) throw (failure as { error: unknown }).error;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
