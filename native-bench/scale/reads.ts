@@ -7,6 +7,7 @@
  * traces drawn evenly across the whole period, so that each run opens another part of the store.
  *
  *   npm run build && node dist/native-bench/scale/reads.js --dir /path/of/the/store [--runs 50] [--warmup 3] [--sample 200]
+ *        [--only traceById,sessionById,...]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ if (!DIR) throw new Error('--dir: the store scale/load kept');
 const RUNS = arg('runs', 50);
 const WARMUP = arg('warmup', 3);
 const SAMPLE = arg('sample', 200);
+/** Reads to time (names as in the table's code, comma-separated); all by default. */
+const ONLY = textArg('only', '').split(',').filter(Boolean);
 const dataset = JSON.parse(readFileSync(join(DIR, 'dataset.json'), 'utf8')) as ScaleDataset;
 const scope = JSON.parse(readFileSync(join(DIR, 'scope.json'), 'utf8')) as ReadScope;
 const dataDir = join(DIR, 'data');
@@ -54,10 +57,11 @@ const TRACE_FILTER = 'model = gpt-4o and cost > 0.005 and metadata.customer = cu
 type Read = { name: string; label: string; run: () => Promise<unknown> };
 
 function readsOf(queries: ReturnType<typeof tracelakeHttpQueries>, filteredTraces: () => Promise<unknown>): Read[] {
-  return [
+  const all = [
     ...QUERY_NAMES.map((q) => ({ name: q, label: QUERY_LABELS[q], run: () => queries[q](nextParams()) })),
     { name: 'filteredTraces', label: 'traces: model, cost, metadata (24 h)', run: filteredTraces },
   ];
+  return ONLY.length > 0 ? all.filter((r) => ONLY.includes(r.name)) : all;
 }
 
 async function timeAll(reads: Read[], store: string): Promise<Map<string, Timing>> {
