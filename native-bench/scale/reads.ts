@@ -89,7 +89,8 @@ const started = performance.now();
 const server = await startServer({
   dataDir,
   env: { TRACELAKE_BOOTSTRAP_KEY: SCALE_KEY },
-  args: SCALE_SERVER_ARGS,
+  // A month's metrics over 100M spans may take longer than the default 30 s: timed, not refused.
+  args: [...SCALE_SERVER_ARGS, '--query-timeout-ms', '600000'],
   startTimeoutMs: 600_000,
 });
 log(`server listening after ${fmt((performance.now() - started) / 1000)} s`);
