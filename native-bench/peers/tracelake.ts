@@ -54,7 +54,8 @@ import type { DatasetBatch } from './dataset.js';
 import { writeScores } from './scoresSql.js';
 
 const KEY = 'sk_service_' + 'Peers'.repeat(8);
-const SERVER_ARGS = [
+/** How the peers bench runs its server (the scale benches too, so that their figures compare). */
+export const SERVER_ARGS = [
   '--workers',
   '2',
   '--duckdb-threads',
