@@ -10,7 +10,7 @@ import { SPAN_COLUMNS, SQL_TYPE } from './columns.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import { spanIdFilterSql } from './spanIdFilter.js';
-import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans, traceKeySql } from './traceParts.js';
+import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans, sessionKeySql, traceKeySql } from './traceParts.js';
 
 /** The resource id of a row of the spans table as it was before segments (resource and scope were columns). */
 const LEGACY_RESOURCE_ID = `hash(coalesce(resource, '') || chr(0) || coalesce(scope_name, '') || chr(0) || coalesce(scope_version, ''))`;
@@ -356,6 +356,14 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       for (const column of ['gen_s BIGINT', 'gen_input_preview VARCHAR', 'gen_output_preview VARCHAR'])
         await tx.exec(`ALTER TABLE traces ADD COLUMN ${column}`);
     },
+  },
+  {
+    version: 208,
+    name: "a session's traces found by a 64-bit key column (comparing every summary's session id was most of a session's read in a large store)",
+    sql: [
+      'ALTER TABLE traces ADD COLUMN session_key UBIGINT',
+      `UPDATE traces SET session_key = ${sessionKeySql('session_id')}`,
+    ],
   },
 ];
 

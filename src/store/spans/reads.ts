@@ -16,7 +16,13 @@ import { restoredAttributes } from './attributeColumns.js';
 import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, segmentsMayHold, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
-import { SUMMARY_COLUMNS, traceRangesByIdSql, traceSummariesSql, unmergedPartsByIdSql } from './traceParts.js';
+import {
+  SUMMARY_COLUMNS,
+  sessionTraceIdsSql,
+  traceRangesByIdSql,
+  traceSummariesSql,
+  unmergedPartsByIdSql,
+} from './traceParts.js';
 import type { TraceHints } from './traceHintTable.js';
 
 /**
@@ -511,12 +517,12 @@ export async function tracesWhere(
 ): Promise<Page<TraceSummary>> {
   const s = scopeSql(scope);
   const n = s.params.length;
+  const where = (a: string) => scopeSql(scope, a).sql;
   // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
-  const match =
+  const relation =
     column === 'run_id'
-      ? `(run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
-      : `${column} = $${n + 1}`;
-  const relation = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE ${match}`;
+      ? `(${traceSummariesSql(where)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
+      : `(${traceSummariesSql(where, { byId: { list: sessionTraceIdsSql(where, `SELECT $${n + 1}::VARCHAR`) }, mergedOnly: false })}) WHERE session_id = $${n + 1}`;
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
       ORDER BY start_ns DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,

@@ -192,6 +192,25 @@ export type Where = (alias: string) => string;
  */
 export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
 
+/**
+ * A summary's session as 64 bits of its id's MD5 (0 without a session): a session's traces are found
+ * by comparing keys, a scan far cheaper than comparing the ids, then the ids (as `trace_key`).
+ */
+export const sessionKeySql = (id: string): string =>
+  `coalesce(TRY_CAST('0x' || substr(md5(${id}), 1, 16) AS UBIGINT), 0)`;
+
+/**
+ * The ids of the traces of `where` that may belong to the sessions `sessions` (SQL giving session
+ * ids): those whose merged row (by its key, then the id) or an unmerged part names one. A trace's
+ * session is the one a part of it named, so its summary, read by these ids, then says which belong.
+ */
+export function sessionTraceIdsSql(where: Where, sessions: string): string {
+  return `SELECT x.trace_id FROM traces x
+           WHERE ${where('x')} AND x.session_key IN (SELECT ${sessionKeySql('k.id')} FROM (${sessions}) k(id))
+             AND x.session_id IN (${sessions})
+          UNION SELECT y.trace_id FROM trace_parts y WHERE ${where('y')} AND y.session_id IN (${sessions})`;
+}
+
 /** The trace id(s) a by-id read names, as SQL: one value (`$3`), or a relation of them. */
 export type TraceIds = { value: string; list?: undefined } | { list: string; value?: undefined };
 
@@ -319,7 +338,7 @@ export const MERGE_STATEMENTS = (upTo: bigint) => [
          ON t.tenant_id = p.tenant_id AND t.app_id = p.app_id AND t.environment_id = p.environment_id AND t.trace_id = p.trace_id`)}`,
   `DELETE FROM traces USING merged_now m
     WHERE traces.tenant_id = m.tenant_id AND traces.app_id = m.app_id AND traces.environment_id = m.environment_id AND traces.trace_id = m.trace_id`,
-  `INSERT INTO traces (${COLS}, trace_key) SELECT ${STORED_COLS}, ${traceKeySql('trace_id')} FROM merged_now`,
+  `INSERT INTO traces (${COLS}, trace_key, session_key) SELECT ${STORED_COLS}, ${traceKeySql('trace_id')}, ${sessionKeySql('session_id')} FROM merged_now`,
   `DELETE FROM trace_parts WHERE seq <= ${upTo}`,
   'DROP TABLE merged_now',
 ];

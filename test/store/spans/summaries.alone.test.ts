@@ -32,6 +32,8 @@ import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts, reclaimSummaryBlocks } from '../../../src/store/spans/summaryMerge.js';
+import { traceSummariesSql } from '../../../src/store/spans/traceParts.js';
+import { scopeSql } from '../../../src/store/scope.js';
 import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from '../../../src/store/spans/traceHintTable.js';
 import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/spans/traceHints.js';
 import { lookupResources } from '../../../src/store/scores/resources.js';
@@ -434,6 +436,67 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
     { resourceId: 'session-one', resourceKind: 'trace', sessionId: null },
   ]);
   t.same([...again.traces.keys()], ['session-one']);
+});
+
+t.test("a session's traces are found by a 64-bit key of the session, before and after the merge", async (t) => {
+  const { db, segments, commit } = await openStore(t);
+  const [a, b, c, other] = [hex(16), hex(16), hex(16), hex(16)];
+  await commit([
+    { traceId: a, name: 'a', attributes: { 'session.id': 'chat-1' } },
+    { traceId: b, name: 'b', attributes: { 'session.id': 'chat-1' } },
+    { traceId: other, name: 'other', attributes: { 'session.id': 'chat-2' } },
+    { traceId: hex(16), name: 'none' },
+  ]);
+  const ids = async (session: string) =>
+    (await tracesWhere(db, read, 'session_id', session, 10, 0)).data.map((x) => x.id).sort();
+  t.same(await ids('chat-1'), [a, b].sort(), 'unmerged parts: found by their session');
+  await mergeParts(db);
+  const keys = await db.query<{ name: string; key: string }>(
+    'SELECT best_name AS name, session_key::VARCHAR AS key FROM traces ORDER BY best_name',
+  );
+  const md5Key = (id: string) => BigInt('0x' + createHash('md5').update(id).digest('hex').slice(0, 16)).toString();
+  t.same(
+    keys,
+    [
+      { name: 'a', key: md5Key('chat-1') },
+      { name: 'b', key: md5Key('chat-1') },
+      { name: 'none', key: '0' },
+      { name: 'other', key: md5Key('chat-2') },
+    ],
+    "each merged row keeps 64 bits of its session's MD5, 0 without a session",
+  );
+  t.same(await ids('chat-1'), [a, b].sort(), 'merged rows: found by the key, then the id');
+  t.same(await ids('chat-2'), [other]);
+  t.same(await ids('chat-3'), [], 'a session no trace names finds nothing');
+
+  // A trace merged under one session that a newer part names too stays where its summary says.
+  await commit([{ traceId: c, name: 'c', attributes: { 'session.id': 'chat-1' } }]);
+  await commit([{ traceId: other, name: 'late', attributes: { 'session.id': 'chat-1' } }], 60_000);
+  // What every summary says, read the long way (all of them, then their session compared).
+  const named = async (session: string) =>
+    (
+      await db.query<{ id: string }>(
+        `SELECT id FROM (${traceSummariesSql((x) => scopeSql(read, x).sql)}) WHERE session_id = $${scopeSql(read).params.length + 1} ORDER BY id`,
+        [...scopeSql(read).params, session],
+      )
+    ).map((r) => r.id);
+  const before = await ids('chat-1');
+  t.same(before, await named('chat-1'), 'a part unmerged: the traces whose summary names the session');
+  t.ok(before.includes(c), 'the new trace among them');
+  await mergeParts(db);
+  t.same(await ids('chat-1'), before, 'the same traces after its merge');
+  t.same(await ids('chat-2'), await named('chat-2'));
+  const scored = await lookupResources(db, segments, read, [
+    { resourceId: null, resourceKind: null, sessionId: 'chat-1' },
+    { resourceId: null, resourceKind: null, sessionId: 'chat-9' },
+  ]);
+  t.same([...scored.sessions.keys()], ['chat-1'], 'a score names a session that exists, found by its key');
+  t.same(
+    (await tracesWhere(db, { ...read, appId: '00000000-0000-4000-8000-000000000009' }, 'session_id', 'chat-1', 10, 0))
+      .data,
+    [],
+    'another app sees nothing',
+  );
 });
 
 t.test('a trace read answers the same whether its hint is current, missing, too wide or stale', async (t) => {

@@ -77,6 +77,12 @@ t.test('spans of an older store move into segments and read as before', async (t
     ['root', 'child'],
   );
   t.equal((await call(server, 'GET', `/v1/traces/${traces[1]}/spans`, { auth })).body.data.length, 1);
+  const session = await call(server, 'GET', '/v1/sessions/old-session/traces', { auth });
+  t.same(
+    session.body.data.map((x: { id: string }) => x.id),
+    [traces[0]],
+    'the moved trace in its session',
+  );
   const list = await call(server, 'GET', '/v1/spans?filter=' + encodeURIComponent('model = gpt-4o'), { auth });
   t.equal(list.body.pagination.total, 1, 'span searches read the moved spans');
   const opened = await call(server, 'GET', `/v1/traces/${traces[0]}/spans/${root}`, { auth });
@@ -97,7 +103,12 @@ t.test("summaries written before migration 203 get their root span's metadata", 
   const traceId = hex(16);
   const root = hex(8);
   const body = exportRequest([
-    { traceId, spanId: root, name: 'root', attributes: { 'tracelake.metadata.tier': 'gold' } },
+    {
+      traceId,
+      spanId: root,
+      name: 'root',
+      attributes: { 'tracelake.metadata.tier': 'gold', 'session.id': 'old-chat' },
+    },
     { traceId, parentSpanId: root, name: 'child', attributes: { 'tracelake.metadata.step': 'pay' } },
   ]);
   const otlp = (server: TestServer, request: unknown) =>
@@ -120,13 +131,13 @@ t.test("summaries written before migration 203 get their root span's metadata", 
     await tx.exec('ALTER TABLE parts_old RENAME TO trace_parts');
     await tx.exec('ALTER TABLE traces_old RENAME TO traces');
     await tx.exec('CREATE INDEX traces_trace_id ON traces (trace_id)');
-    await tx.exec('DELETE FROM schema_migrations WHERE version IN (203, 204)');
+    await tx.exec('DELETE FROM schema_migrations WHERE version IN (203, 204, 208)');
   });
   db.close();
 
   const server = await startServer({ dataDir });
   t.teardown(() => server.stop('SIGKILL'));
-  t.same(server.logs.find((l) => l.msg === 'migrated')?.versions, [203, 204], 'migrations 203 and 204 ran');
+  t.same(server.logs.find((l) => l.msg === 'migrated')?.versions, [203, 204, 208], 'migrations 203, 204 and 208 ran');
   const list = async (filter: string) =>
     (await call(server, 'GET', `/v1/traces?filter=${encodeURIComponent(filter)}`, { auth })).body.data.map(
       (x: { id: string }) => x.id,
@@ -138,6 +149,13 @@ t.test("summaries written before migration 203 get their root span's metadata", 
   const byId = await call(server, 'GET', `/v1/traces/${traceId}`, { auth });
   t.equal(byId.status, 200, byId.text);
   t.equal(byId.body.data.spans.length, 2, 'the trace by id, with its spans');
+  // And 208 its session's key: the session's traces are found by it.
+  const session = await call(server, 'GET', '/v1/sessions/old-chat/traces', { auth });
+  t.same(
+    session.body.data.map((x: { id: string }) => x.id),
+    [traceId],
+    'the old summary in its session',
+  );
   // New parts are appended by position after the migration rebuilt the tables.
   const again = await otlp(
     server,
