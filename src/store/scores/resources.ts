@@ -11,7 +11,8 @@ import type { Database } from '../db.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
-import { sessionTraceIdsSql, traceSummariesSql } from '../spans/traceParts.js';
+import { traceSummariesSql } from '../spans/traceParts.js';
+import { sessionTraceIds } from '../spans/reads.js';
 
 export async function lookupResources(
   db: Database,
@@ -29,7 +30,6 @@ export async function lookupResources(
   const where = (a: string) => scopeSql(scope, a).sql;
   const listed = `SELECT unnest($${n}::VARCHAR[])`;
   const byIds = `(${traceSummariesSql(where, { byId: { list: listed }, mergedOnly: false })})`;
-  const bySessions = `(${traceSummariesSql(where, { byId: { list: sessionTraceIdsSql(where, listed) }, mergedOnly: false })})`;
 
   if (spanIds.length > 0) {
     const files = await segmentsFor(db, segments, scope, null, null);
@@ -50,11 +50,12 @@ export async function lookupResources(
       addTrace(lookup.traces, r.id, { environmentId: r.environment_id, sessions }, writeEnvironmentId);
     }
   }
-  if (sessionIds.length > 0) {
+  const candidates = sessionIds.length > 0 ? await sessionTraceIds(db, scope, sessionIds) : [];
+  if (candidates.length > 0) {
     const rows = await db.query<{ session_id: string; environment_id: string }>(
       `SELECT session_id, any_value(environment_id)::VARCHAR AS environment_id
-         FROM ${bySessions} WHERE session_id IN (SELECT unnest($${n}::VARCHAR[])) GROUP BY session_id`,
-      among(sessionIds),
+         FROM ${byIds} WHERE session_id IN (SELECT unnest($${n + 1}::VARCHAR[])) GROUP BY session_id`,
+      [...among(candidates), listValue(sessionIds)],
     );
     for (const r of rows) lookup.sessions.set(r.session_id, { environmentId: r.environment_id });
   }

@@ -10,6 +10,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
+import { listValue } from '../duckdb.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { restoredAttributes } from './attributeColumns.js';
@@ -518,23 +519,42 @@ export async function tracesWhere(
   const s = scopeSql(scope);
   const n = s.params.length;
   const where = (a: string) => scopeSql(scope, a).sql;
-  // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
-  const relation =
-    column === 'run_id'
-      ? `(${traceSummariesSql(where)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
-      : `(${traceSummariesSql(where, { byId: { list: sessionTraceIdsSql(where, `SELECT $${n + 1}::VARCHAR`) }, mergedOnly: false })}) WHERE session_id = $${n + 1}`;
+  const params: DuckDBValue[] = [...s.params, value];
+  let relation: string;
+  if (column === 'run_id') {
+    // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
+    relation = `(${traceSummariesSql(where)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`;
+  } else {
+    const ids = await sessionTraceIds(db, scope, [value]);
+    if (ids.length === 0) return { data: [], total: 0 };
+    params.push(listValue(ids));
+    relation = `(${traceSummariesSql(where, { byId: { list: `SELECT unnest($${n + 2}::VARCHAR[])` }, mergedOnly: false })}) WHERE session_id = $${n + 1}`;
+  }
+  const k = params.length;
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
-      ORDER BY start_ns DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
-    [...s.params, value, limit, offset],
+      ORDER BY start_ns DESC, id LIMIT $${k + 1} OFFSET $${k + 2}`,
+    [...params, limit, offset],
   );
   const total =
     rows[0]?.total ??
     (offset > 0
-      ? ((await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, [...s.params, value]))[0]
-          ?.n ?? 0)
+      ? ((await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, params))[0]?.n ?? 0)
       : 0);
   return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total };
+}
+
+/**
+ * The ids of the scope's traces that may belong to `sessions` (sessionTraceIdsSql), read once in a
+ * statement of their own: repeated inside a by-id read, DuckDB scanned the summaries for each copy.
+ */
+export async function sessionTraceIds(db: Database, scope: ReadScope, sessions: string[]): Promise<string[]> {
+  const s = scopeSql(scope);
+  const rows = await db.query<{ trace_id: string }>(
+    sessionTraceIdsSql((a) => scopeSql(scope, a).sql, `SELECT unnest($${s.params.length + 1}::VARCHAR[])`),
+    [...s.params, listValue(sessions)],
+  );
+  return rows.map((r) => r.trace_id);
 }
 
 export interface SessionView {
