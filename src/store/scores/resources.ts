@@ -12,7 +12,6 @@ import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import type { SegmentStore } from '../spans/segmentStore.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
-import { sessionTraceIds } from '../spans/reads.js';
 
 export async function lookupResources(
   db: Database,
@@ -27,9 +26,8 @@ export async function lookupResources(
   const n = s.params.length + 1;
   const among = (ids: string[]): DuckDBValue[] => [...s.params, listValue(ids)];
   const lookup: ResourceLookup = { traces: new Map(), spans: new Map(), sessions: new Map() };
-  const where = (a: string) => scopeSql(scope, a).sql;
-  const listed = `SELECT unnest($${n}::VARCHAR[])`;
-  const byIds = `(${traceSummariesSql(where, { byId: { list: listed }, mergedOnly: false })})`;
+  const summaries = `(${traceSummariesSql((a) => scopeSql(scope, a).sql)})`;
+  const byIds = `(${traceSummariesSql((a) => scopeSql(scope, a).sql, { byId: { list: `SELECT unnest($${n}::VARCHAR[])` }, mergedOnly: false })})`;
 
   if (spanIds.length > 0) {
     const files = await segmentsFor(db, segments, scope, null, null);
@@ -50,12 +48,11 @@ export async function lookupResources(
       addTrace(lookup.traces, r.id, { environmentId: r.environment_id, sessions }, writeEnvironmentId);
     }
   }
-  const candidates = sessionIds.length > 0 ? await sessionTraceIds(db, scope, sessionIds) : [];
-  if (candidates.length > 0) {
+  if (sessionIds.length > 0) {
     const rows = await db.query<{ session_id: string; environment_id: string }>(
       `SELECT session_id, any_value(environment_id)::VARCHAR AS environment_id
-         FROM ${byIds} WHERE session_id IN (SELECT unnest($${n + 1}::VARCHAR[])) GROUP BY session_id`,
-      [...among(candidates), listValue(sessionIds)],
+         FROM ${summaries} WHERE session_id IN (SELECT unnest($${n}::VARCHAR[])) GROUP BY session_id`,
+      among(sessionIds),
     );
     for (const r of rows) lookup.sessions.set(r.session_id, { environmentId: r.environment_id });
   }

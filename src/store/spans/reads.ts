@@ -10,7 +10,6 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../db.js';
-import { listValue } from '../duckdb.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { mediaReferences, restoreMedia } from '../../core/media.js';
 import { restoredAttributes } from './attributeColumns.js';
@@ -19,7 +18,7 @@ import { segmentsFor, segmentsMayHold, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
 import {
   SUMMARY_COLUMNS,
-  sessionTraceIdsSql,
+  sessionKeySql,
   traceRangesByIdSql,
   traceSummariesSql,
   unmergedPartsByIdSql,
@@ -525,10 +524,7 @@ export async function tracesWhere(
     // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
     relation = `(${traceSummariesSql(where)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`;
   } else {
-    const ids = await sessionTraceIds(db, scope, [value]);
-    if (ids.length === 0) return { data: [], total: 0 };
-    params.push(listValue(ids));
-    relation = `(${traceSummariesSql(where, { byId: { list: `SELECT unnest($${n + 2}::VARCHAR[])` }, mergedOnly: false })}) WHERE session_id = $${n + 1}`;
+    relation = await sessionRelation(db, scope, value);
   }
   const k = params.length;
   const rows = await db.query<RawSummary & { total: number }>(
@@ -545,16 +541,24 @@ export async function tracesWhere(
 }
 
 /**
- * The ids of the scope's traces that may belong to `sessions` (sessionTraceIdsSql), read once in a
- * statement of their own: repeated inside a by-id read, DuckDB scanned the summaries for each copy.
+ * The summaries of `session` (the parameter after the scope's in the caller's statement): when none of its traces has unmerged parts
+ * (the usual case: parts are merged every 2 s), its merged rows, found by their session key — a scan
+ * comparing a constant, which DuckDB filters in the scan itself (an IN list or subquery of keys it
+ * does not) — else every summary of the scope, merged, then their session compared.
  */
-export async function sessionTraceIds(db: Database, scope: ReadScope, sessions: string[]): Promise<string[]> {
+async function sessionRelation(db: Database, scope: ReadScope, session: string): Promise<string> {
   const s = scopeSql(scope);
-  const rows = await db.query<{ trace_id: string }>(
-    sessionTraceIdsSql((a) => scopeSql(scope, a).sql, `SELECT unnest($${s.params.length + 1}::VARCHAR[])`),
-    [...s.params, listValue(sessions)],
+  const at = s.params.length + 1;
+  const byKey = (a: string) =>
+    `${scopeSql(scope, a).sql} AND ${a}.session_key = ${sessionKeySql(`$${at}`)} AND ${a}.session_id = $${at}`;
+  const [waiting] = await db.query<{ parts: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM trace_parts y WHERE ${scopeSql(scope, 'y').sql}
+                       AND (y.session_id = $${at} OR y.trace_id IN (SELECT x.trace_id FROM traces x WHERE ${byKey('x')}))) AS parts`,
+    [...s.params, session],
   );
-  return rows.map((r) => r.trace_id);
+  return waiting?.parts
+    ? `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE session_id = $${at}`
+    : `(${traceSummariesSql(byKey, 'merged')})`;
 }
 
 export interface SessionView {

@@ -199,18 +199,6 @@ export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || su
 export const sessionKeySql = (id: string): string =>
   `coalesce(TRY_CAST('0x' || substr(md5(${id}), 1, 16) AS UBIGINT), 0)`;
 
-/**
- * The ids of the traces of `where` that may belong to the sessions `sessions` (SQL giving session
- * ids): those whose merged row (by its key, then the id) or an unmerged part names one. A trace's
- * session is the one a part of it named, so its summary, read by these ids, then says which belong.
- */
-export function sessionTraceIdsSql(where: Where, sessions: string): string {
-  return `SELECT x.trace_id FROM traces x
-           WHERE ${where('x')} AND x.session_key IN (SELECT ${sessionKeySql('k.id')} FROM (${sessions}) k(id))
-             AND x.session_id IN (${sessions})
-          UNION SELECT y.trace_id FROM trace_parts y WHERE ${where('y')} AND y.session_id IN (${sessions})`;
-}
-
 /** The trace id(s) a by-id read names, as SQL: one value (`$3`), or a relation of them. */
 export type TraceIds = { value: string; list?: undefined } | { list: string; value?: undefined };
 
