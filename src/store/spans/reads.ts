@@ -541,10 +541,10 @@ export async function tracesWhere(
 }
 
 /**
- * The summaries of `session` (the parameter after the scope's in the caller's statement): when none of its traces has unmerged parts
- * (the usual case: parts are merged every 2 s), its merged rows, found by their session key — a scan
- * comparing a constant, which DuckDB filters in the scan itself (an IN list or subquery of keys it
- * does not) — else every summary of the scope, merged, then their session compared.
+ * The summaries of `session` (the parameter after the scope's in the caller's statement). When none
+ * of its traces has unmerged parts (parts merge every 2 s), its merged rows found by their session
+ * key: DuckDB filters `key = constant` in the scan itself (an IN list or subquery of keys it does
+ * not). Otherwise every summary of the scope, merged, then their session compared.
  */
 async function sessionRelation(db: Database, scope: ReadScope, session: string): Promise<string> {
   const s = scopeSql(scope);

@@ -193,8 +193,8 @@ export type Where = (alias: string) => string;
 export const traceKeySql = (id: string): string => `coalesce(TRY_CAST('0x' || substr(${id}, 1, 16) AS UBIGINT), 0)`;
 
 /**
- * A summary's session as 64 bits of its id's MD5 (0 without a session): a session's traces are found
- * by comparing keys, a scan far cheaper than comparing the ids, then the ids (as `trace_key`).
+ * A summary's session as 64 bits of its id's MD5 (0 without a session): a session's merged rows are
+ * found by comparing this key, a scan far cheaper than comparing the ids, then the ids.
  */
 export const sessionKeySql = (id: string): string =>
   `coalesce(TRY_CAST('0x' || substr(md5(${id}), 1, 16) AS UBIGINT), 0)`;
