@@ -84,6 +84,8 @@ let sent = 0;
 let backPressured = 0;
 let generatorMs = 0;
 const growth: Record<string, unknown>[] = [];
+/** Spans sent before the current stretch (up to the last checkpoint). */
+let sentBefore = 0;
 const loadStarted = performance.now();
 let loadMs = 0;
 
@@ -115,7 +117,7 @@ for (const checkpoint of checkpoints) {
       sent += Math.min(512, dataset.spans - batch.index * 512);
       if (t0 - lastReport > 60_000) {
         lastReport = t0;
-        log(`sent ${fmt(sent)} spans, ${fmt((sent - 0) / ((loadMs + t0 - started) / 1000))} spans/s so far`);
+        log(`sent ${fmt(sent)} spans, ${fmt(sent / ((loadMs + t0 - started) / 1000))} spans/s so far`);
       }
       return request;
     },
@@ -133,12 +135,13 @@ for (const checkpoint of checkpoints) {
   const cpu = process.cpuUsage(cpuBefore);
   log(
     `${fmt(sent)} spans: this stretch sent in ${fmt(sentMs / 1000, 1)} s, readable after ${fmt(readableMs / 1000, 1)} s ` +
-      `(${fmt(((sent - ((growth.at(-1)?.spans as number | undefined) ?? 0)) * 1000) / readableMs)} spans/s); ` +
+      `(${fmt(((sent - sentBefore) * 1000) / readableMs)} spans/s); ` +
       `the client's CPU ${fmt((cpu.user + cpu.system) / 1000 / readableMs, 2)} of a core, generating ${fmt(generatorMs / 1000, 1)} s in all; 503s so far ${backPressured}`,
   );
   const settleStarted = performance.now();
   while ((await files()).small_segments > 0) await new Promise((r) => setTimeout(r, 1000));
   log(`compaction settled after ${fmt((performance.now() - settleStarted) / 1000, 1)} s`);
+  sentBefore = sent;
   growth.push(await measureGrowth(sent, (sent * 1000) / loadMs));
   writeFileSync(join(DIR, 'growth.json'), `${JSON.stringify(growth, null, 2)}\n`);
 }
