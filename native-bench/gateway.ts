@@ -130,6 +130,7 @@ export async function totalSpans(g: Gateway): Promise<number> {
 export interface SegmentDetail {
   small_segments: number;
   compacted_segments: number;
+  span_rows: number;
   segment_bytes: number;
 }
 

@@ -32,6 +32,7 @@ import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
+import { segmentDetail } from '../gateway.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import {
   exportWindow,
@@ -362,8 +363,8 @@ export class TracelakePeer implements PeerStore {
       `${this.name}: ${spans.toLocaleString('en-US')} spans readable after ${ingestSeconds.toFixed(1)} s; waiting for compaction`,
     );
     const settleStarted = performance.now();
-    while ((await this.segmentDetail()).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
-    const detail = await this.segmentDetail();
+    while ((await segmentDetail(this.server!)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+    const detail = await segmentDetail(this.server!);
     await this.server.stop('SIGTERM');
     const dbBytes = Number(
       execFileSync('du', ['-sb', join(this.server.dataDir, 'tracelake.duckdb')])
@@ -408,14 +409,6 @@ export class TracelakePeer implements PeerStore {
       { headers: { authorization: KEY, 'x-service-app-id': this.scope!.appId } },
     );
     return ((await r.json()) as { pagination: { total: number } }).pagination.total;
-  }
-
-  private async segmentDetail(): Promise<{ small_segments: number; segment_bytes: number }> {
-    const r = await fetch(`${this.server!.url}/v1/health/files`);
-    const report = (await r.json()) as {
-      dependencies: { name: string; detail: { small_segments: number; segment_bytes: number } }[];
-    };
-    return report.dependencies.find((d) => d.name === 'segments')!.detail;
   }
 }
 

@@ -35,6 +35,7 @@ import { segmentsFor } from '../../src/store/spans/manifest.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
 import { textArg, arg } from '../args.js';
+import { segmentDetail } from '../gateway.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import { batchCount, DAY_MS, defaultEndMs, encodedDatasetBatch, type DatasetOptions } from '../peers/dataset.js';
 import { memoryMiB } from '../procThreads.js';
@@ -129,7 +130,7 @@ for (const checkpoint of checkpoints) {
     },
   );
   const sentMs = performance.now() - started;
-  while ((await files()).span_rows < sent) await new Promise((r) => setTimeout(r, 200));
+  while ((await segmentDetail(server)).span_rows < sent) await new Promise((r) => setTimeout(r, 200));
   const readableMs = performance.now() - started;
   loadMs += readableMs;
   const cpu = process.cpuUsage(cpuBefore);
@@ -139,7 +140,7 @@ for (const checkpoint of checkpoints) {
       `the client's CPU ${fmt((cpu.user + cpu.system) / 1000 / readableMs, 2)} of a core, generating ${fmt(generatorMs / 1000, 1)} s in all; 503s so far ${backPressured}`,
   );
   const settleStarted = performance.now();
-  while ((await files()).small_segments > 0) await new Promise((r) => setTimeout(r, 1000));
+  while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 1000));
   log(`compaction settled after ${fmt((performance.now() - settleStarted) / 1000, 1)} s`);
   sentBefore = sent;
   growth.push(await measureGrowth(sent, (sent * 1000) / loadMs));
@@ -164,26 +165,13 @@ log(
 console.log(JSON.stringify(growth));
 process.exit(0);
 
-async function files(): Promise<{
-  small_segments: number;
-  span_rows: number;
-  segment_bytes: number;
-  compacted_segments: number;
-}> {
-  const r = await fetch(`${server.url}/v1/health/files`);
-  const report = (await r.json()) as {
-    dependencies: { name: string; detail: Record<string, number> }[];
-  };
-  return report.dependencies.find((d) => d.name === 'segments')!.detail as never;
-}
-
 function bytesUnder(path: string): number {
   return Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0]);
 }
 
 /** The growth table's row for a store of `spans` spans; restarts the server. */
 async function measureGrowth(spans: number, rate: number): Promise<Record<string, unknown>> {
-  const detail = await files();
+  const detail = await segmentDetail(server);
   await server.stop('SIGTERM');
   const dbBytes = statSync(join(dataDir, 'tracelake.duckdb')).size;
   const db = await Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });

@@ -517,25 +517,21 @@ export async function tracesWhere(
 ): Promise<Page<TraceSummary>> {
   const s = scopeSql(scope);
   const n = s.params.length;
-  const where = (a: string) => scopeSql(scope, a).sql;
-  const params: DuckDBValue[] = [...s.params, value];
-  let relation: string;
-  if (column === 'run_id') {
-    // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
-    relation = `(${traceSummariesSql(where)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`;
-  } else {
-    relation = await sessionRelation(db, scope, value);
-  }
-  const k = params.length;
+  // A run's traces are also those its eval trials name (store/evals), whatever their spans say.
+  const relation =
+    column === 'run_id'
+      ? `(${traceSummariesSql((a) => scopeSql(scope, a).sql)}) WHERE (run_id = $${n + 1} OR id IN (SELECT t.trace_id FROM eval_trials t WHERE ${scopeSql(scope, 't').sql} AND t.run_id::VARCHAR = lower($${n + 1})))`
+      : await sessionRelation(db, scope, value);
   const rows = await db.query<RawSummary & { total: number }>(
     `SELECT ${SUMMARY_COLUMNS}, (count(*) OVER ())::INTEGER AS total FROM ${relation}
-      ORDER BY start_ns DESC, id LIMIT $${k + 1} OFFSET $${k + 2}`,
-    [...params, limit, offset],
+      ORDER BY start_ns DESC, id LIMIT $${n + 2} OFFSET $${n + 3}`,
+    [...s.params, value, limit, offset],
   );
   const total =
     rows[0]?.total ??
     (offset > 0
-      ? ((await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, params))[0]?.n ?? 0)
+      ? ((await db.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${relation}`, [...s.params, value]))[0]
+          ?.n ?? 0)
       : 0);
   return { data: rows.map(({ total: _t, ...r }) => toSummary(r)), total };
 }
