@@ -73,6 +73,7 @@ export async function checkHealth(
         `SELECT (count(*) FILTER (WHERE replaced_at IS NULL AND level = 0))::INTEGER AS small_segments,
                 (count(*) FILTER (WHERE replaced_at IS NULL AND level > 0))::INTEGER AS compacted_segments,
                 (count(*) FILTER (WHERE replaced_at IS NOT NULL))::INTEGER AS replaced_segments,
+                (count(*) FILTER (WHERE replaced_at IS NULL AND level > 0 AND rolled_up IS NOT TRUE))::INTEGER AS rollups_pending,
                 (coalesce(sum(rows) FILTER (WHERE replaced_at IS NULL), 0))::DOUBLE AS span_rows,
                 (coalesce(sum(bytes) FILTER (WHERE replaced_at IS NULL), 0))::DOUBLE AS segment_bytes
            FROM segments`,

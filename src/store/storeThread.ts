@@ -26,6 +26,7 @@ import { exportSpans, removeStaleExports } from './spans/spanExport.js';
 import * as reads from './spans/reads.js';
 import { LocalSegmentStore } from './spans/segmentStore.js';
 import { compactOnce, purgeReplaced } from './spans/compaction.js';
+import { rollUpOnce } from './spans/rollups.js';
 import { FileEngine } from './spans/fileEngine.js';
 import { pruneCommittedLogs } from './spans/manifest.js';
 import { applyRetention } from './spans/retention.js';
@@ -64,7 +65,8 @@ async function src(): Promise<reads.SpanSource> {
 
 /**
  * Background work of the store thread, one job at a time: folding summary parts into merged rows
- * (often), compacting small segments (every few seconds), deleting replaced files after a grace
+ * (often), compacting small segments (every few seconds) and rolling up the compacted ones,
+ * deleting replaced files after a grace
  * period longer than any query, forgetting old committed log names.
  */
 const background = {
@@ -82,6 +84,8 @@ const background = {
    * (test/store/partsWriters.test.ts holds it). An idle store then runs no merge transaction.
    */
   partsWaiting: true,
+  /** Whether a compacted file may wait for its rollup (rollups.ts): so at the start and after a compaction. */
+  rollupsWaiting: true,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
@@ -117,8 +121,14 @@ const background = {
         compactor ??= FileEngine.open(segments.root, '1GiB');
         const replaced = await compactOnce(d, await compactor, segments, schedule.compaction);
         this.compactions += replaced;
-        if (replaced > 0) this.last.compaction = 0;
+        if (replaced > 0) {
+          this.last.compaction = 0;
+          this.rollupsWaiting = true;
+        }
       }
+      // A file a tick: a store that predates rollups catches up in the background, reads meanwhile
+      // reading the spans of the files not rolled up yet.
+      if (this.rollupsWaiting) this.rollupsWaiting = (await rollUpOnce(d, segments)) > 0;
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
         const dropped = await applyRetention(d, schedule.retentionDays, now);

@@ -298,21 +298,31 @@ function spanRows(traces: FixtureTrace[]): Row[] {
 }
 
 /** Numbers equal to 1e-9 (sums of decimal costs are exact in the store, not in JS). */
-function close(actual: unknown, want: unknown): boolean {
+/**
+ * Equal up to float noise; a key in `relative` within that relative error instead (the spans view's
+ * percentiles are read from a histogram whose buckets are 2% wide: within 1%).
+ */
+function close(actual: unknown, want: unknown, relative: Record<string, number> = {}, key = ''): boolean {
   if (Array.isArray(actual) && Array.isArray(want))
-    return actual.length === want.length && actual.every((a, i) => close(a, want[i]));
+    return actual.length === want.length && actual.every((a, i) => close(a, want[i], relative));
   if (typeof actual === 'number' && typeof want === 'number')
-    return Math.abs(actual - want) <= 1e-9 * Math.max(1, Math.abs(want));
+    return Math.abs(actual - want) <= (relative[key] ?? 1e-9) * Math.max(key in relative ? 0 : 1, Math.abs(want));
   if (actual && want && typeof actual === 'object' && typeof want === 'object') {
     const ka = Object.keys(actual).sort();
     const kw = Object.keys(want).sort();
     return (
       JSON.stringify(ka) === JSON.stringify(kw) &&
-      ka.every((k) => close((actual as Record<string, unknown>)[k], (want as Record<string, unknown>)[k]))
+      ka.every((k) => close((actual as Record<string, unknown>)[k], (want as Record<string, unknown>)[k], relative, k))
     );
   }
   return actual === want;
 }
+
+const HISTOGRAM_ERROR = 0.01;
+const PERCENTILES = ['latency_p50', 'latency_p90', 'latency_p95', 'latency_p99'];
+/** What `close` allows the percentiles of a view. */
+const percentileError = (view: string): Record<string, number> =>
+  view === 'spans' ? Object.fromEntries(PERCENTILES.map((p) => [p, HISTOGRAM_ERROR])) : {};
 
 t.test('GET /v1/metrics', async (t) => {
   const server = await serverFor(t);
@@ -425,7 +435,7 @@ t.test('GET /v1/metrics', async (t) => {
         const r = await metrics(q);
         t.equal(r.status, 200, `${q}: ${r.text.slice(0, 300)}`);
         const want = expected(spec.rows, 'hour', [...groupBy], [...spec.measures], 100);
-        t.ok(close(r.body.data, want.rows), `${view} by [${groupBy.join(', ')}]`, {
+        t.ok(close(r.body.data, want.rows, percentileError(view)), `${view} by [${groupBy.join(', ')}]`, {
           found: r.body.data,
           wanted: want.rows,
         });

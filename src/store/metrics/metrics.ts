@@ -1,9 +1,9 @@
 /**
  * Time-bucketed metrics (`GET /v1/metrics`) as one DuckDB statement: the view's rows in the
- * caller's scope and window (as the lists read them: trace summaries, span segments, score rows),
- * the user filter (compiled here, after them), then one row per bucket and group with the plan's
- * measures; with a grouping, the groups are ranked by their rows over the whole window and the
- * first `groupLimit` kept, in the same statement.
+ * caller's scope and window (as the lists read them: trace summaries, score rows; spans and their
+ * rollups in spanMetrics.ts), the user filter (compiled here, after them), then one row per bucket
+ * and group with the plan's measures; with a grouping, the groups are ranked by their rows over the
+ * whole window and the first `groupLimit` kept, in the same statement.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Filter } from '../../core/filter/index.js';
@@ -15,6 +15,7 @@ import { filterSql } from '../filterSql.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { traceSummariesSql } from '../spans/traceParts.js';
 import { TS_PARAM } from '../sql.js';
+import { spanMetricsBase } from './spanMetrics.js';
 
 /**
  * One row of the answer: the bucket's start, the group's values, the measures. An interface, not a
@@ -43,7 +44,8 @@ interface ViewSql {
   dims: Partial<Record<Dimension, string>>;
 }
 
-const VIEW_SQL: Record<View, ViewSql> = {
+/** The views read as rows of a table; spans have their own statement (spanMetrics.ts). */
+const VIEW_SQL: Record<Exclude<View, 'spans'>, ViewSql> = {
   traces: {
     latency: 't.latency_ms',
     cost: 't.cost',
@@ -51,24 +53,6 @@ const VIEW_SQL: Record<View, ViewSql> = {
     time: 't.start_ns',
     unit: 'ns',
     dims: { name: 't.name', environment: 't.environment', user_id: 't.user_id', session_id: 't.session_id' },
-  },
-  spans: {
-    latency: '((x.end_ns - x.start_ns) / 1e6)',
-    // Summed as a decimal, as trace costs are (docs/decisions.md, money), so no float noise adds up.
-    cost: 'x.cost::DECIMAL(38, 12)',
-    status: 'x.status',
-    time: 'x.start_ns',
-    unit: 'ns',
-    dims: {
-      model: 'x.model',
-      name: 'x.name',
-      environment: 'env.name',
-      user_id: 'x.user_id',
-      session_id: 'x.session_id',
-      prompt_name: 'x.prompt_name',
-      service_name: 'x.service_name',
-      span_kind: 'x.span_kind::VARCHAR',
-    },
   },
   scores: {
     latency: 'NULL',
@@ -109,7 +93,7 @@ function measureSql(m: Measure, v: ViewSql, alias: string): string {
   }
 }
 
-/** The statement's relation and conditions for the plan's view, scope, window and user filter. */
+/** The statement's relation and conditions for a view of rows, its scope, window and user filter. */
 async function source(
   src: SpanSource,
   plan: MetricsPlan,
@@ -123,7 +107,6 @@ async function source(
   const window = plan.view === 'scores' ? [Math.trunc(plan.fromMs), Math.trunc(plan.toMs)] : [fromNs, toNs];
   const params: DuckDBValue[] = [...s.params, ...window];
   const matches = filterSql(filter, plan.view, params);
-  const byEnvironment = plan.groupBy.includes('environment') ? ' LEFT JOIN environments env ON env.id = ' : '';
   if (plan.view === 'traces') {
     // As in the trace search: a span-level predicate reads the spans starting in or after the window.
     const spans = matches.includes('FROM spans ')
@@ -136,20 +119,37 @@ async function source(
       params,
     };
   }
-  if (plan.view === 'spans') {
-    const files = await segmentsFor(src.db, src.segments, scope, fromNs, toNs);
-    return {
-      with: '',
-      from: `${spansFrom(files)} x${byEnvironment && `${byEnvironment}x.environment_id`}`,
-      where: `${scopeSql(scope, 'x').sql} AND x.start_ns >= $${n + 1} AND x.start_ns < $${n + 2} AND (${matches})`,
-      params,
-    };
-  }
+  const byEnvironment = plan.groupBy.includes('environment')
+    ? ' LEFT JOIN environments env ON env.id = s.environment_id'
+    : '';
   return {
     with: '',
-    from: `scores s${byEnvironment && `${byEnvironment}s.environment_id`}`,
+    from: `scores s${byEnvironment}`,
     where: `${scopeSql(scope, 's').sql} AND s.created_at >= ${TS_PARAM(n + 1)} AND s.created_at < ${TS_PARAM(n + 2)} AND (${matches})`,
     params,
+  };
+}
+
+/** The `base` relation of a view of rows (traces, scores): a row per bucket and group. */
+async function rowsBase(
+  src: SpanSource,
+  plan: MetricsPlan & { view: Exclude<View, 'spans'> },
+  scope: ReadScope,
+  filter: Filter,
+): Promise<{ ctes: string; params: DuckDBValue[] }> {
+  const v = VIEW_SQL[plan.view];
+  const alias = plan.view === 'traces' ? 't' : 's';
+  const rel = await source(src, plan, scope, filter);
+  // Bucket sizes and origins come from the plan's fixed table, never from the caller's text.
+  const scale = v.unit === 'ns' ? 1_000_000 : 1;
+  const size = BigInt(plan.bucketMs) * BigInt(scale);
+  const origin = BigInt(plan.originMs) * BigInt(scale);
+  const bucket = `((${v.time} - ${origin}) // ${size})::DOUBLE AS b`;
+  const dims = plan.groupBy.map((d, i) => `${v.dims[d]!} AS g${i}`);
+  const measures = plan.measures.map((m, i) => `${measureSql(m, v, alias)} AS m${i}`);
+  return {
+    ctes: `${rel.with}base AS (SELECT ${[bucket, ...dims, 'count(*) AS n', ...measures].join(', ')} FROM ${rel.from} WHERE ${rel.where} GROUP BY ALL)`,
+    params: rel.params,
   };
 }
 
@@ -163,20 +163,12 @@ export async function metricsStatement(
   scope: ReadScope,
   filter: Filter,
 ): Promise<{ sql: string; params: DuckDBValue[] }> {
-  const v = VIEW_SQL[plan.view];
-  const alias = plan.view === 'traces' ? 't' : plan.view === 'spans' ? 'x' : 's';
-  const rel = await source(src, plan, scope, filter);
-  // Bucket sizes and origins come from the plan's fixed table, never from the caller's text.
-  const scale = v.unit === 'ns' ? 1_000_000 : 1;
-  const size = BigInt(plan.bucketMs) * BigInt(scale);
-  const origin = BigInt(plan.originMs) * BigInt(scale);
-  const bucket = `((${v.time} - ${origin}) // ${size})::DOUBLE AS b`;
-  const dims = plan.groupBy.map((d, i) => `${v.dims[d]!} AS g${i}`);
-  const measures = plan.measures.map((m, i) => `${measureSql(m, v, alias)} AS m${i}`);
-  const params = rel.params;
-  const base = `${rel.with}base AS (SELECT ${[bucket, ...dims, 'count(*) AS n', ...measures].join(', ')} FROM ${rel.from} WHERE ${rel.where} GROUP BY ALL)`;
+  const { ctes, params } =
+    plan.view === 'spans'
+      ? await spanMetricsBase(src, plan, scope, filter)
+      : await rowsBase(src, { ...plan, view: plan.view }, scope, filter);
   if (plan.groupBy.length === 0) {
-    return { sql: `WITH ${base} SELECT * EXCLUDE (n), 1::DOUBLE AS groups FROM base ORDER BY b`, params };
+    return { sql: `WITH ${ctes} SELECT * EXCLUDE (n), 1::DOUBLE AS groups FROM base ORDER BY b`, params };
   }
   const g = plan.groupBy.map((_, i) => `g${i}`);
   params.push(plan.groupLimit);
@@ -186,7 +178,7 @@ export async function metricsStatement(
                                 FROM base GROUP BY ${g.join(', ')})`;
   const join = g.map((c) => `base.${c} IS NOT DISTINCT FROM ranked.${c}`).join(' AND ');
   return {
-    sql: `WITH ${base}, ${ranked}
+    sql: `WITH ${ctes}, ${ranked}
           SELECT base.* EXCLUDE (n), ranked.groups FROM base JOIN ranked ON ${join}
            WHERE ranked.rank <= $${params.length} ORDER BY base.b, ranked.rank`,
     params,

@@ -142,7 +142,8 @@ async function pickGroup(db: Database, policy: CompactionPolicy): Promise<Candid
 
 /**
  * Deletes the files of segments replaced (by compaction or retention) more than `graceMs` ago —
- * long enough that no query that listed them is still running — and then their manifest rows.
+ * long enough that no query that listed them is still running — and then their manifest rows and
+ * rollups.
  */
 export async function purgeReplaced(db: Database, store: SegmentStore, graceMs: number): Promise<number> {
   const gone = await db.query<{ id: number; path: string }>(
@@ -150,6 +151,11 @@ export async function purgeReplaced(db: Database, store: SegmentStore, graceMs: 
     [graceMs],
   );
   for (const s of gone) await store.remove(s.path);
-  if (gone.length > 0) await db.exec(`DELETE FROM segments WHERE id IN (${gone.map((s) => Number(s.id)).join(', ')})`);
+  if (gone.length === 0) return 0;
+  const ids = gone.map((s) => Number(s.id)).join(', ');
+  await db.transaction(async (tx) => {
+    await tx.exec(`DELETE FROM span_rollups WHERE segment_id IN (${ids})`);
+    await tx.exec(`DELETE FROM segments WHERE id IN (${ids})`);
+  });
   return gone.length;
 }

@@ -213,12 +213,17 @@ export interface SegmentFile {
   formatVersion: number;
 }
 
-interface CachedSegment {
-  path: string;
-  environmentId: string | null;
+/** A live segment as the manifest lists it for a read that needs more than its path. */
+export interface ListedSegment extends SegmentFile {
+  id: number;
   minStartNs: bigint;
   maxStartNs: bigint;
-  formatVersion: number;
+  /** Whether its rollup rows are written (rollups.ts). */
+  rolledUp: boolean;
+}
+
+interface CachedSegment extends ListedSegment {
+  environmentId: string | null;
 }
 
 /**
@@ -236,13 +241,16 @@ function appSegments(db: Database, tenantId: string, appId: string): Promise<Cac
   if (!list) {
     list = db
       .query<{
+        id: number;
         path: string;
         environment_id: string | null;
         min_start_ns: string;
         max_start_ns: string;
         format_version: number;
+        rolled_up: boolean | null;
       }>(
-        `SELECT path, environment_id::VARCHAR AS environment_id, min_start_ns::VARCHAR AS min_start_ns, max_start_ns::VARCHAR AS max_start_ns, format_version
+        `SELECT id::DOUBLE AS id, path, environment_id::VARCHAR AS environment_id, min_start_ns::VARCHAR AS min_start_ns,
+                max_start_ns::VARCHAR AS max_start_ns, format_version, rolled_up
            FROM segments WHERE tenant_id = $1 AND app_id = $2 AND replaced_at IS NULL
           -- The column, not the text alias: 18-digit times (before 2001-09-09) sort before 19-digit ones.
           ORDER BY segments.min_start_ns, id`,
@@ -250,11 +258,13 @@ function appSegments(db: Database, tenantId: string, appId: string): Promise<Cac
       )
       .then((rows) =>
         rows.map((r) => ({
+          id: r.id,
           path: r.path,
           environmentId: r.environment_id,
           minStartNs: BigInt(r.min_start_ns),
           maxStartNs: BigInt(r.max_start_ns),
           formatVersion: r.format_version,
+          rolledUp: r.rolled_up === true,
         })),
       );
     list.catch(() => apps!.delete(key));
@@ -286,9 +296,27 @@ export async function segmentsFor(
   fromNs: bigint | null,
   toNs: bigint | null,
 ): Promise<SegmentFile[]> {
+  return (await listSegments(db, store, scope, fromNs, toNs)).map((s) => ({
+    path: s.path,
+    formatVersion: s.formatVersion,
+  }));
+}
+
+/** `segmentsFor`'s files with their manifest ids, time ranges and whether they are rolled up. */
+export async function listSegments(
+  db: Database,
+  store: SegmentStore,
+  scope: ReadScope,
+  fromNs: bigint | null,
+  toNs: bigint | null,
+): Promise<ListedSegment[]> {
   return inScope(await appSegments(db, scope.tenantId, scope.appId), scope, fromNs, toNs).map((s) => ({
+    id: s.id,
     path: store.readPath(s.path),
     formatVersion: s.formatVersion,
+    minStartNs: s.minStartNs,
+    maxStartNs: s.maxStartNs,
+    rolledUp: s.rolledUp,
   }));
 }
 
@@ -570,7 +598,10 @@ export async function verifySegments(
       if (/FATAL|invalidated/i.test(error)) throw e;
       damaged.push({ path: s.path, rows: s.rows, error });
       await store.setAside(s.path, setAsideIn).catch(() => undefined);
-      await db.exec('DELETE FROM segments WHERE id = $1', [Math.trunc(s.id)]);
+      await db.transaction(async (tx) => {
+        await tx.exec('DELETE FROM span_rollups WHERE segment_id = $1', [Math.trunc(s.id)]);
+        await tx.exec('DELETE FROM segments WHERE id = $1', [Math.trunc(s.id)]);
+      });
     }
   }
   if (damaged.length > 0) forgetSegments(db);

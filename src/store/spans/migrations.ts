@@ -10,6 +10,7 @@ import { SPAN_COLUMNS, SQL_TYPE } from './columns.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import { spanIdFilterSql } from './spanIdFilter.js';
+import { ROLLUP_TABLE_SQL } from './rollups.js';
 import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans, sessionKeySql, traceKeySql } from './traceParts.js';
 
 /** The resource id of a row of the spans table as it was before segments (resource and scope were columns). */
@@ -364,6 +365,13 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE traces ADD COLUMN session_key UBIGINT',
       `UPDATE traces SET session_key = ${sessionKeySql('session_id')}`,
     ],
+  },
+  {
+    version: 209,
+    name: 'span rollups by hour (metrics over a month read a few thousand rows, not every span)',
+    // Existing compacted files are rolled up by the store's background work, one a tick.
+    // No DEFAULT: under a locked configuration DuckDB refuses to add a column with one. NULL is "not yet".
+    sql: [ROLLUP_TABLE_SQL, 'ALTER TABLE segments ADD COLUMN rolled_up BOOLEAN'],
   },
 ];
 
