@@ -130,6 +130,8 @@ export async function totalSpans(g: Gateway): Promise<number> {
 export interface SegmentDetail {
   small_segments: number;
   compacted_segments: number;
+  /** Compacted files whose rollups are not written yet. */
+  rollups_pending: number;
   span_rows: number;
   segment_bytes: number;
 }
@@ -139,6 +141,15 @@ export async function segmentDetail(server: TestServer): Promise<SegmentDetail> 
   const r = await fetch(`${server.url}/v1/health/files`);
   const report = (await r.json()) as { dependencies: { name: string; detail: SegmentDetail }[] };
   return report.dependencies.find((d) => d.name === 'segments')!.detail;
+}
+
+/** Waits until the store's background work has caught up: no small segment left, every compacted file rolled up. */
+export async function settled(server: TestServer, pollMs: number): Promise<void> {
+  for (;;) {
+    const d = await segmentDetail(server);
+    if (d.small_segments === 0 && d.rollups_pending === 0) return;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
 }
 
 /**

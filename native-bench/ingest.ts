@@ -33,6 +33,7 @@ import {
   gatewayOf,
   ingestTarget,
   segmentDetail,
+  settled,
   sustained,
   totalSpans,
   visibleAfterAck,
@@ -202,7 +203,7 @@ console.log(
 );
 // 70% of a steady load: from a server that has caught up with the sustained run (its small segments
 // compacted), not one still paying for the overload just before.
-while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+await settled(server, 500);
 const phasesBefore = await histograms(server, 'tracelake_ingest_phase_seconds', 'phase', '0.05');
 const stagesBefore = await histograms(server, 'tracelake_generation_seconds', 'stage', '0.25');
 const readsBefore = await histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.025');
@@ -253,7 +254,7 @@ console.log(
 // At rest: once compaction has caught up (no small segments left), the live segments the manifest
 // names plus the DuckDB file (summaries, manifest) — files compaction replaced are deleted after
 // their grace period and are not counted.
-while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+await settled(server, 500);
 const caughtUp = memoryMiB(server.child.pid!, 'VmRSS');
 // Idle: allocators give back what they no longer use after a while (DuckDB's after 10 s, src/store/duckdbAllocator.ts).
 await new Promise((r) => setTimeout(r, IDLE_MS));

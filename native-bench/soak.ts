@@ -7,8 +7,10 @@
  *   npm run build && node dist/native-bench/soak.js [--minutes 60] [--rate <spans/s> | --fraction 0.7]
  *        [--sustained-seconds 60] [--reads-per-second 2] [--out native-bench/soak] [--keep]
  *
- * - Rate: `--rate`, or `--fraction` of the sustained rate measured first as native-bench/ingest
- *   measures it (closed loop, 8 connections, the steady rate) on a throw-away store.
+ * - Rate: `--rate` — the rate a long load held, compaction included (native-bench/scale/load's) —
+ *   or `--fraction` of the steady rate of a short closed loop measured first as native-bench/ingest
+ *   measures it (8 connections, a throw-away store). The short loop runs ahead of compaction: an
+ *   hour at 0.7 of it fell behind within minutes (small segments piling up, then 503s).
  * - Ingest: an open loop on a fresh store of 512-span requests of realistic agent traces
  *   (workload.ts), their spans ending when sent, every trace and span id unique (bodies.ts);
  *   every 5 s one acknowledged trace is polled by id every 100 ms until readable (ack → readable).

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseFilter } from '../../src/core/filter/index.js';
 import { planMetrics, type MetricsRequest } from '../../src/core/metrics/plan.js';
 import { queryMetrics, type MetricsRow } from '../../src/store/metrics/metrics.js';
+import { GROWTH } from '../../src/store/spans/rollups.js';
 import { exportSpans } from '../../src/store/spans/spanExport.js';
 import { planAggregation } from '../../src/core/scores/selection.js';
 import { Database } from '../../src/store/db.js';
@@ -32,7 +33,7 @@ import type { ReadScope } from '../../src/store/scope.js';
 import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spans/search.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
-import { segmentDetail } from '../gateway.js';
+import { segmentDetail, settled } from '../gateway.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import {
   exportWindow,
@@ -143,10 +144,14 @@ function allGroups(groups: number): void {
 const SPAN_FILTER = `model = ${SPAN_SEARCH.model} and tokens > ${SPAN_SEARCH.minTokens} and status = ${SPAN_SEARCH.status}`;
 const METADATA = `metadata.${METADATA_FILTER.key} = ${METADATA_FILTER.value}`;
 
+/** The latency histogram's bucket of a duration in ms (store/spans/rollups.ts), its percentiles' resolution. */
+const histogramBucket = (ms: number) => Math.ceil(Math.log(ms * 1e6) / Math.log(GROWTH));
+
 /**
  * What Tracelake answers that the peers' rows do not hold (span events as JSON, the full input and
  * output on a trace read): `traceById` is compared on the span summary fields, and times on
- * milliseconds, the API's resolution. The runner applies this to every store's answers when
+ * milliseconds, the API's resolution; latency percentiles on the histogram's buckets (Tracelake reads
+ * them from a histogram, within 1%). The runner applies this to every store's answers when
  * Tracelake is in the comparison.
  */
 export function comparable(a: Partial<Answers>): Partial<Answers> {
@@ -156,6 +161,18 @@ export function comparable(a: Partial<Answers>): Partial<Answers> {
   return {
     ...a,
     ...(a.latestTraces ? { latestTraces: { ...a.latestTraces, traces: a.latestTraces.traces.map(trace) } } : {}),
+    ...(a.metricsByDay
+      ? {
+          metricsByDay: {
+            ...a.metricsByDay,
+            latency: a.metricsByDay.latency.map((d) => ({
+              ...d,
+              p50: histogramBucket(d.p50),
+              p95: histogramBucket(d.p95),
+            })),
+          },
+        }
+      : {}),
     ...(a.sessionById ? { sessionById: { ...a.sessionById, traces: a.sessionById.traces.map(trace) } } : {}),
     ...(a.spanSearch ? { spanSearch: { ...a.spanSearch, spans: a.spanSearch.spans.map(span) } } : {}),
     ...(a.metadataFilter ? { metadataFilter: { ...a.metadataFilter, spans: a.metadataFilter.spans.map(span) } } : {}),
@@ -363,7 +380,7 @@ export class TracelakePeer implements PeerStore {
       `${this.name}: ${spans.toLocaleString('en-US')} spans readable after ${ingestSeconds.toFixed(1)} s; waiting for compaction`,
     );
     const settleStarted = performance.now();
-    while ((await segmentDetail(this.server!)).small_segments > 0) await new Promise((r) => setTimeout(r, 500));
+    await settled(this.server!, 500);
     const detail = await segmentDetail(this.server!);
     await this.server.stop('SIGTERM');
     const dbBytes = Number(

@@ -35,7 +35,7 @@ import { segmentsFor } from '../../src/store/spans/manifest.js';
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
 import { textArg, arg } from '../args.js';
-import { segmentDetail } from '../gateway.js';
+import { segmentDetail, settled } from '../gateway.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import { batchCount, DAY_MS, defaultEndMs, encodedDatasetBatch, type DatasetOptions } from '../peers/dataset.js';
 import { memoryMiB } from '../procThreads.js';
@@ -140,8 +140,8 @@ for (const checkpoint of checkpoints) {
       `the client's CPU ${fmt((cpu.user + cpu.system) / 1000 / readableMs, 2)} of a core, generating ${fmt(generatorMs / 1000, 1)} s in all; 503s so far ${backPressured}`,
   );
   const settleStarted = performance.now();
-  while ((await segmentDetail(server)).small_segments > 0) await new Promise((r) => setTimeout(r, 1000));
-  log(`compaction settled after ${fmt((performance.now() - settleStarted) / 1000, 1)} s`);
+  await settled(server, 1000);
+  log(`compaction and rollups settled after ${fmt((performance.now() - settleStarted) / 1000, 1)} s`);
   sentBefore = sent;
   growth.push(await measureGrowth(sent, (sent * 1000) / loadMs));
   writeFileSync(join(DIR, 'growth.json'), `${JSON.stringify(growth, null, 2)}\n`);
