@@ -1,7 +1,7 @@
 /**
  * Integration: span rollups. `GET /v1/metrics` answers the same before compaction (every span read)
- * and after the files are compacted and rolled up (whole hours from the rollups, the window's
- * partial hours and everything rollups cannot answer from the spans); the rollups are what the
+ * and after the files are compacted and rolled up (each file's hours in the window from its rollups,
+ * its other spans there and everything rollups cannot answer from the spans); the rollups are what the
  * answers are read from when they can be; a file's rollup rows go with the file.
  */
 import t from 'tap';
@@ -103,6 +103,8 @@ function requests(now: number): { rollups: string[]; spans: string[] } {
   const ragged = `from=${iso(now - 50 * HOUR - 17 * MINUTE)}&to=${iso(now + MINUTE)}`;
   // Whole hours only.
   const aligned = `from=${iso(Math.floor((now - 20 * HOUR) / HOUR) * HOUR)}&to=${iso(Math.floor(now / HOUR) * HOUR)}`;
+  // Partial hours at both ends, with files across both: their spans there are read themselves.
+  const inside = `from=${iso(now - 30 * HOUR - 7 * MINUTE)}&to=${iso(now - 5 * HOUR - 13 * MINUTE)}`;
   const q = (rest: string, window = ragged) => `view=spans&${window}&${rest}`;
   return {
     rollups: [
@@ -115,6 +117,7 @@ function requests(now: number): { rollups: string[]; spans: string[] } {
       q(`bucket=hour&measures=count,latency_p50,error_rate&filter=${encodeURIComponent('status = ERROR')}`),
       q(`bucket=day&measures=${ALL}&group_by=environment,prompt_name`),
       q(`bucket=hour&measures=${ALL}&group_by=model`, aligned),
+      q(`bucket=day&measures=${ALL}&group_by=model`, inside),
     ],
     spans: [
       q(`bucket=day&measures=${ALL}&group_by=user_id`),

@@ -40,6 +40,14 @@ export type Dimension = (typeof DIMENSIONS)[number];
 
 const LATENCY = ['latency_mean', 'latency_p50', 'latency_p90', 'latency_p95', 'latency_p99'] as const;
 
+/** The percentile measures, by the fraction of rows at or under them. */
+export const QUANTILES: Partial<Record<Measure, number>> = {
+  latency_p50: 0.5,
+  latency_p90: 0.9,
+  latency_p95: 0.95,
+  latency_p99: 0.99,
+};
+
 /**
  * What each view offers. A trace summary has total tokens but no input/output split, and no single
  * model (a trace may call several): those are span questions. Scores have a value, not a duration.

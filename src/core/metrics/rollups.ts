@@ -2,7 +2,7 @@
  * Which metrics plans the span rollups answer, and over which hours. A rollup row holds the spans of
  * one compacted file, one UTC hour and one value of each of a few dimensions (store/spans/rollups.ts),
  * so a plan is answered from rollups when its buckets are whole hours and its grouping and filter
- * name only those dimensions; the window's partial first and last hours are read from the spans.
+ * name only those dimensions — for the hours of each file that lie wholly in the window.
  */
 import type { Filter } from '../filter/index.js';
 import { BUCKET_MS, type Dimension, type MetricsPlan } from './plan.js';
@@ -42,10 +42,23 @@ export function rollupsAnswer(plan: MetricsPlan, filter: Filter): boolean {
   );
 }
 
-/** The whole UTC hours inside [fromMs, toMs), as a half-open range; empty when `fromMs >= toMs`. */
-export function wholeHours(fromMs: number, toMs: number): { fromMs: number; toMs: number } {
-  const hour = BUCKET_MS.hour;
-  const first = Math.ceil(fromMs / hour) * hour;
-  const end = Math.floor(toMs / hour) * hour;
-  return first < end ? { fromMs: first, toMs: end } : { fromMs: first, toMs: first };
+const HOUR_NS = BigInt(BUCKET_MS.hour) * 1_000_000n;
+const floorHour = (ns: bigint) => ns - (((ns % HOUR_NS) + HOUR_NS) % HOUR_NS);
+const ceilHour = (ns: bigint) => floorHour(ns + HOUR_NS - 1n);
+
+/**
+ * The hours (a half-open range in ns, empty when `fromNs >= toNs`) whose rollup rows of a file with
+ * spans starting in [minStartNs, maxStartNs] answer for all of that file's spans of those hours in
+ * the window [fromNs, toNs): the window's whole hours, and a partial first or last hour too when
+ * the file's spans of it all lie in the window (a file written before its end, as a live
+ * dashboard's window always has them). The file's other spans in the window are read themselves.
+ */
+export function rollupHours(
+  file: { minStartNs: bigint; maxStartNs: bigint },
+  fromNs: bigint,
+  toNs: bigint,
+): { fromNs: bigint; toNs: bigint } {
+  const first = file.minStartNs >= fromNs ? floorHour(fromNs) : ceilHour(fromNs);
+  const end = file.maxStartNs < toNs ? ceilHour(toNs) : floorHour(toNs);
+  return first < end ? { fromNs: first, toNs: end } : { fromNs: first, toNs: first };
 }

@@ -8,7 +8,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Filter } from '../../core/filter/index.js';
 import type { Dimension, Measure, MetricsPlan, View } from '../../core/metrics/plan.js';
-import { bucketStartMs } from '../../core/metrics/plan.js';
+import { bucketStartMs, QUANTILES } from '../../core/metrics/plan.js';
 import { segmentsFor, spansFrom } from '../spans/manifest.js';
 import type { SpanSource } from '../spans/reads.js';
 import { filterSql } from '../filterSql.js';
@@ -62,13 +62,6 @@ const VIEW_SQL: Record<Exclude<View, 'spans'>, ViewSql> = {
     unit: 'ms',
     dims: { score_name: 's.name', environment: 'env.name', user_id: 's.user_id', session_id: 's.session_id' },
   },
-};
-
-const QUANTILES: Partial<Record<Measure, number>> = {
-  latency_p50: 0.5,
-  latency_p90: 0.9,
-  latency_p95: 0.95,
-  latency_p99: 0.99,
 };
 
 function measureSql(m: Measure, v: ViewSql, alias: string): string {

@@ -3,9 +3,10 @@
  * this): rows shaped like rollup rows — a bucket, the grouping's columns, counts and sums, a latency
  * histogram — from up to three parts, then summed per bucket and group:
  *
- * - the rollup rows of rolled-up files for the window's whole hours, when rollups answer the plan
- *   (core/metrics/rollups.ts);
- * - the spans of those files in the window's partial first and last hours;
+ * - the rollup rows of rolled-up files for their hours in the window, when rollups answer the plan
+ *   (core/metrics/rollups.ts: the window's whole hours, and its partial ends for a file that lies
+ *   within them);
+ * - the spans of those files in the window outside those hours;
  * - the spans of every other file in the window: ingested ones, those not rolled up yet, and all of
  *   them when rollups do not answer the plan.
  *
@@ -15,8 +16,8 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Filter } from '../../core/filter/index.js';
-import type { Dimension, Measure, MetricsPlan } from '../../core/metrics/plan.js';
-import { rollupsAnswer, wholeHours } from '../../core/metrics/rollups.js';
+import { QUANTILES, type Dimension, type Measure, type MetricsPlan } from '../../core/metrics/plan.js';
+import { rollupHours, rollupsAnswer } from '../../core/metrics/rollups.js';
 import { filterSql } from '../filterSql.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import { listSegments, spansFrom, type ListedSegment } from '../spans/manifest.js';
@@ -24,13 +25,6 @@ import type { SpanSource } from '../spans/reads.js';
 import { latencyMsOfKeySql, SPAN_MEASURES_SQL } from '../spans/rollups.js';
 
 type Column = keyof typeof SPAN_MEASURES_SQL;
-
-const QUANTILES: Partial<Record<Measure, number>> = {
-  latency_p50: 0.5,
-  latency_p90: 0.9,
-  latency_p95: 0.95,
-  latency_p99: 0.99,
-};
 
 /** The part columns a measure is summed from (`n` is always there). */
 const MEASURE_COLUMN: Partial<Record<Measure, Column>> = {
@@ -83,22 +77,22 @@ export async function spanMetricsBase(
   const ns = (ms: number) => BigInt(Math.trunc(ms)) * 1_000_000n;
   const fromNs = ns(plan.fromMs);
   const toNs = ns(plan.toMs);
-  const hours = rollupsAnswer(plan, filter) ? wholeHours(plan.fromMs, plan.toMs) : { fromMs: 0, toMs: 0 };
-  const [hoursFromNs, hoursToNs] = [ns(hours.fromMs), ns(hours.toMs)];
   const files = await listSegments(src.db, src.segments, scope, fromNs, toNs);
-  const inHours = (f: ListedSegment) => f.rolledUp && f.maxStartNs >= hoursFromNs && f.minStartNs < hoursToNs;
-  const rolled = hoursFromNs < hoursToNs ? files.filter(inHours) : [];
-  const spanned = files.filter((f) => !rolled.includes(f));
-  // Of the rolled-up files, those with spans in the partial hours at either end of the window.
-  const edges = rolled.filter((f) => f.minStartNs < hoursFromNs || f.maxStartNs >= hoursToNs);
+  const answerable = rollupsAnswer(plan, filter);
+  // Each rolled-up file's rollup hours; the files without any are read whole.
+  const rolled = files.flatMap((f) => {
+    const hours = answerable && f.rolledUp ? rollupHours(f, fromNs, toNs) : null;
+    return hours && hours.fromNs < hours.toNs ? [{ file: f, hours }] : [];
+  });
+  const fromRollups = new Set(rolled.map((r) => r.file));
+  const spanned = files.filter((f) => !fromRollups.has(f));
 
-  // Parameters: scope, window, the user filter's, then the whole hours' bounds when a part uses them.
+  // Parameters: scope, window, the user filter's, then the hours' bounds the parts name.
   const params: DuckDBValue[] = [...s.params, fromNs, toNs];
   const [from, to] = [`$${n + 1}`, `$${n + 2}`];
   const where = `${scopeSql(scope, 'x').sql} AND (${filterSql(filter, 'spans', params)})`;
-  const [hoursFrom, hoursTo] =
-    rolled.length > 0 ? [`$${params.push(hoursFromNs)}`, `$${params.push(hoursToNs)}`] : ['', ''];
-
+  const bound = new Map<bigint, string>();
+  const at = (v: bigint) => bound.get(v) ?? bound.set(v, `$${params.push(v)}`).get(v)!;
   const quantiles = plan.measures.filter((m) => QUANTILES[m] !== undefined);
   const columns: Column[] = [
     'n',
@@ -112,20 +106,40 @@ export async function spanMetricsBase(
     `SELECT ${[bucket('x.start_ns'), ...keys, ...columns.map((c) => `${SPAN_MEASURES_SQL[c]} AS ${c}`)].join(', ')}
        FROM ${spansFrom(list)} x WHERE ${where} AND ${time} GROUP BY ALL`;
   const parts = [spansPart(spanned, `x.start_ns >= ${from} AND x.start_ns < ${to}`)];
-  if (edges.length > 0)
+  // A rolled-up file's spans in the window outside its rollup hours: at the window's start, at its end.
+  const before = rolled.filter((r) => r.hours.fromNs > fromNs);
+  if (before.length > 0)
     parts.push(
       spansPart(
-        edges,
-        `((x.start_ns >= ${from} AND x.start_ns < ${hoursFrom}) OR (x.start_ns >= ${hoursTo} AND x.start_ns < ${to}))`,
+        before.map((r) => r.file),
+        `x.start_ns >= ${from} AND x.start_ns < ${at(before[0]!.hours.fromNs)}`,
       ),
     );
-  if (rolled.length > 0)
+  const after = rolled.filter((r) => r.hours.toNs < toNs);
+  if (after.length > 0)
+    parts.push(
+      spansPart(
+        after.map((r) => r.file),
+        `x.start_ns >= ${at(after[0]!.hours.toNs)} AND x.start_ns < ${to}`,
+      ),
+    );
+  // The rollup rows, files grouped by their hours (at most four ranges: each end whole or not).
+  const byHours = new Map<string, { hours: { fromNs: bigint; toNs: bigint }; ids: number[] }>();
+  for (const r of rolled) {
+    const key = `${r.hours.fromNs}/${r.hours.toNs}`;
+    const group = byHours.get(key) ?? byHours.set(key, { hours: r.hours, ids: [] }).get(key)!;
+    group.ids.push(r.file.id);
+  }
+  if (byHours.size > 0) {
+    const which = [...byHours.values()].map(
+      (h) =>
+        `(x.segment_id IN (${h.ids.join(', ')}) AND x.hour_ns >= ${at(h.hours.fromNs)} AND x.hour_ns < ${at(h.hours.toNs)})`,
+    );
     parts.push(
       `SELECT ${[bucket('x.hour_ns'), ...keys, ...columns.map((c) => `x.${c}`)].join(', ')}
-         FROM span_rollups x
-        WHERE x.segment_id IN (${rolled.map((f) => f.id).join(', ')}) AND ${where}
-          AND x.hour_ns >= ${hoursFrom} AND x.hour_ns < ${hoursTo}`,
+         FROM span_rollups x WHERE (${which.join(' OR ')}) AND ${where}`,
     );
+  }
 
   const g = plan.groupBy.map((_, i) => `g${i}`);
   const groups = plan.groupBy.map((d, i) => (d === 'environment' ? `env${i}.name AS g${i}` : `x.k${i} AS g${i}`));

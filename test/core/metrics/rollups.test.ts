@@ -1,7 +1,7 @@
 import t from 'tap';
 import { parseFilter } from '../../../src/core/filter/index.js';
 import { planMetrics, type MetricsRequest } from '../../../src/core/metrics/plan.js';
-import { ROLLUP_DIMENSIONS, rollupsAnswer, wholeHours } from '../../../src/core/metrics/rollups.js';
+import { ROLLUP_DIMENSIONS, rollupHours, rollupsAnswer } from '../../../src/core/metrics/rollups.js';
 
 const HOUR = 3_600_000;
 const to = Date.parse('2026-11-24T12:30:00Z');
@@ -37,19 +37,48 @@ t.test('everything else is read from the spans', async (t) => {
   t.notOk(answers({ view: 'spans', bucket: 'day' }, 'metadata.customer = acme'), 'metadata');
 });
 
-t.test('whole hours of a window', async (t) => {
-  const at = (iso: string) => Date.parse(iso);
-  t.same(wholeHours(at('2026-11-24T10:17:00Z'), at('2026-11-24T13:05:00Z')), {
-    fromMs: at('2026-11-24T11:00:00Z'),
-    toMs: at('2026-11-24T13:00:00Z'),
-  });
+t.test("a file's rollup hours in a window", async (t) => {
+  const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+  const hours = (min: string, max: string, from: string, to: string) => {
+    const h = rollupHours({ minStartNs: ns(min), maxStartNs: ns(max) }, ns(from), ns(to));
+    return h.fromNs < h.toNs
+      ? [new Date(Number(h.fromNs / 1_000_000n)).toISOString(), new Date(Number(h.toNs / 1_000_000n)).toISOString()]
+      : [];
+  };
+  const window = ['2026-11-24T10:17:00Z', '2026-11-24T13:05:00Z'] as const;
   t.same(
-    wholeHours(at('2026-11-24T10:00:00Z'), at('2026-11-24T12:00:00Z')),
-    { fromMs: at('2026-11-24T10:00:00Z'), toMs: at('2026-11-24T12:00:00Z') },
+    hours('2026-11-24T09:00:00Z', '2026-11-24T14:00:00Z', ...window),
+    ['2026-11-24T11:00:00.000Z', '2026-11-24T13:00:00.000Z'],
+    'a file over the whole window: its whole hours',
+  );
+  t.same(
+    hours('2026-11-24T10:20:00Z', '2026-11-24T13:01:00Z', ...window),
+    ['2026-11-24T10:00:00.000Z', '2026-11-24T14:00:00.000Z'],
+    'a file inside the window: its partial hours too',
+  );
+  t.same(
+    hours('2026-11-24T10:20:00Z', '2026-11-24T14:00:00Z', ...window),
+    ['2026-11-24T10:00:00.000Z', '2026-11-24T13:00:00.000Z'],
+    'inside at the start only',
+  );
+  t.same(
+    hours('2026-11-24T10:20:00Z', '2026-11-24T10:40:00Z', '2026-11-24T10:17:00Z', '2026-11-24T10:50:00Z'),
+    ['2026-11-24T10:00:00.000Z', '2026-11-24T11:00:00.000Z'],
+    'a window inside one hour, the file inside it',
+  );
+  t.same(
+    hours('2026-11-24T10:10:00Z', '2026-11-24T10:40:00Z', '2026-11-24T10:17:00Z', '2026-11-24T10:50:00Z'),
+    [],
+    'a window inside one hour, the file across its start: none',
+  );
+  t.same(
+    hours('2026-11-24T09:00:00Z', '2026-11-24T12:00:00Z', '2026-11-24T10:17:00Z', '2026-11-24T11:20:00Z'),
+    [],
+    'a window across one boundary, the file across both ends: none',
+  );
+  t.same(
+    hours('2026-11-24T09:00:00Z', '2026-11-24T12:00:00Z', '2026-11-24T10:00:00Z', '2026-11-24T12:00:00Z'),
+    ['2026-11-24T10:00:00.000Z', '2026-11-24T12:00:00.000Z'],
     'aligned ends are whole hours',
   );
-  const none = wholeHours(at('2026-11-24T10:17:00Z'), at('2026-11-24T10:59:00Z'));
-  t.equal(none.toMs - none.fromMs, 0, 'inside one hour: none');
-  const crossing = wholeHours(at('2026-11-24T10:17:00Z'), at('2026-11-24T11:20:00Z'));
-  t.equal(crossing.toMs - crossing.fromMs, 0, 'across one boundary: none');
 });
