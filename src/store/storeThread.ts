@@ -66,8 +66,8 @@ async function src(): Promise<reads.SpanSource> {
 /**
  * Background work of the store thread, one job at a time: folding summary parts into merged rows
  * (often), compacting small segments (every few seconds) and rolling up the compacted ones,
- * deleting replaced files after a grace
- * period longer than any query, forgetting old committed log names.
+ * deleting replaced files after a grace period longer than any query, forgetting old committed log
+ * names.
  */
 const background = {
   timer: null as NodeJS.Timeout | null,

@@ -29,7 +29,7 @@ export const ROLLUP_FILTER_FIELDS: readonly string[] = [
   'environment',
 ];
 
-/** Whether rollups can answer `plan` under `filter` (for its whole hours). */
+/** Whether rollups can answer `plan` under `filter` (for the hours `rollupHours` gives each file). */
 export function rollupsAnswer(plan: MetricsPlan, filter: Filter): boolean {
   return (
     plan.view === 'spans' &&
@@ -42,7 +42,7 @@ export function rollupsAnswer(plan: MetricsPlan, filter: Filter): boolean {
   );
 }
 
-const HOUR_NS = BigInt(BUCKET_MS.hour) * 1_000_000n;
+export const HOUR_NS = BigInt(BUCKET_MS.hour) * 1_000_000n;
 const floorHour = (ns: bigint) => ns - (((ns % HOUR_NS) + HOUR_NS) % HOUR_NS);
 const ceilHour = (ns: bigint) => floorHour(ns + HOUR_NS - 1n);
 

@@ -72,16 +72,13 @@ function measureSql(m: Measure, v: ViewSql, alias: string): string {
       return 'count(*)::DOUBLE';
     case 'cost':
       return `coalesce(sum(${v.cost}), 0)::DOUBLE`;
-    case 'input_tokens':
-    case 'output_tokens':
-      return `coalesce(sum(${alias}.${m}), 0)::DOUBLE`;
     case 'total_tokens':
       return `coalesce(sum(${alias}.tokens), 0)::DOUBLE`;
     case 'latency_mean':
       return `avg(${v.latency})::DOUBLE`;
     case 'error_rate':
       return `avg(CASE WHEN ${v.status} = 'ERROR' THEN 1.0 ELSE 0.0 END)::DOUBLE`;
-    default: // score_avg; the plan offers no other measure on any view
+    default: // score_avg; the plan offers neither view another measure
       return `avg(${alias}.score)::DOUBLE`;
   }
 }

@@ -2,8 +2,9 @@
  * Span rollups (docs/segments.md, "Rollups"): for each compacted segment, a row per UTC hour and per
  * value of the dimensions metrics group and filter by most — environment, type, kind, name, status,
  * model, prompt and service — with the spans' count, errors, cost, tokens, summed latency and a
- * latency histogram. A metrics request over whole hours reads these rows instead of the spans
- * (store/metrics/spanMetrics.ts): a month of a hundred million spans is a few thousand rows.
+ * latency histogram. A metrics request reads these rows for the hours of each file that lie in its
+ * window instead of the spans (store/metrics/spanMetrics.ts): a month of a hundred million spans is
+ * about seventeen thousand rows.
  *
  * A file is rolled up after compaction has committed it, in the transaction that marks it so; its
  * rows go when its manifest row goes (purge, or a damaged file set aside). Until then readers read
@@ -13,6 +14,7 @@
  * percentile read from it (at the bucket's middle) is within 1% of the span's own duration. Keys
  * rise with durations: 0 for none, k + 1 above it and -(k + 1) for a negative one.
  */
+import { HOUR_NS, ROLLUP_FILTER_FIELDS } from '../../core/metrics/rollups.js';
 import type { Database } from '../db.js';
 import { forgetSegments, spansFrom } from './manifest.js';
 import type { SegmentStore } from './segmentStore.js';
@@ -32,16 +34,12 @@ export function latencyMsOfKeySql(key: string): string {
   return `(sign(${key}) * ${middle})`;
 }
 
-/** The dimensions a rollup row is kept by, as the span columns they are. */
-export const ROLLUP_DIMENSION_COLUMNS = [
-  'type',
-  'span_kind',
-  'name',
-  'status',
-  'model',
-  'prompt_name',
-  'service_name',
-] as const;
+/**
+ * The span columns a rollup row is kept by besides its scope: the filter fields rollups answer
+ * (core/metrics/rollups.ts), which compile to span columns of the same names — `environment`
+ * reads `environment_id`, a scope column.
+ */
+const ROLLUP_DIMENSION_COLUMNS = ROLLUP_FILTER_FIELDS.filter((f) => f !== 'environment');
 
 /** The rollup table; `latency` maps histogram keys to span counts. */
 export const ROLLUP_TABLE_SQL = `CREATE TABLE span_rollups (
@@ -60,8 +58,6 @@ export const ROLLUP_TABLE_SQL = `CREATE TABLE span_rollups (
   latency_ns HUGEINT,
   latency MAP(SMALLINT, UBIGINT)
 )`;
-
-export const HOUR_NS = 3_600_000_000_000n;
 
 /**
  * The measures of a group of span rows `x`, by the names the rollup table gives them — so that a
