@@ -4,7 +4,8 @@
  * its other spans there and everything rollups cannot answer from the spans); the rollups are what the
  * answers are read from when they can be; a file's rollup rows go with the file.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { ROLLUP_FILTER_FIELDS } from '../../src/core/metrics/rollups.js';
 import { atRest } from '../helpers/atRest.js';
 import { hex } from '../helpers/otlp.js';
 import { call, rootCredentials, startServer, tempDir, type Credentials, type TestServer } from '../helpers/server.js';
@@ -93,6 +94,19 @@ async function send(server: TestServer, auth: Credentials, specs: Spec[]): Promi
   }
 }
 
+/** A predicate on each field rollups answer a filter on (a field added there without one here fails the parse). */
+const PREDICATE: Record<string, string> = {
+  name: 'name != "none"',
+  type: 'type != EVENT',
+  span_kind: 'span_kind != guardrail',
+  status: 'status != UNSET',
+  model: 'model exists',
+  prompt_name: 'prompt_name exists',
+  service_name: 'service_name = "web"',
+  environment: 'environment exists',
+};
+const EVERY_ROLLUP_FIELD = ROLLUP_FILTER_FIELDS.map((f) => PREDICATE[f]).join(' and ');
+
 const ALL =
   'count,cost,input_tokens,output_tokens,total_tokens,latency_mean,latency_p50,latency_p90,latency_p95,latency_p99,error_rate';
 
@@ -115,6 +129,8 @@ function requests(now: number): { rollups: string[]; spans: string[] } {
         `bucket=week&measures=count,cost,latency_p95&group_by=service_name&filter=${encodeURIComponent('type = GENERATION')}`,
       ),
       q(`bucket=hour&measures=count,latency_p50,error_rate&filter=${encodeURIComponent('status = ERROR')}`),
+      // Every field rollups answer a filter on, compiled against the rollup table.
+      q(`bucket=day&measures=count,cost&filter=${encodeURIComponent(EVERY_ROLLUP_FIELD)}`),
       q(`bucket=day&measures=${ALL}&group_by=environment,prompt_name`),
       q(`bucket=hour&measures=${ALL}&group_by=model`, aligned),
       q(`bucket=day&measures=${ALL}&group_by=model`, inside),
@@ -151,6 +167,13 @@ function close(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+/** A server on the test's store, stopped when the test ends whatever failed. */
+async function started(t: Test, dataDir: string, args: string[]): Promise<TestServer> {
+  const server = await startServer({ dataDir, args });
+  t.teardown(() => server.stop().then(() => undefined));
+  return server;
+}
+
 async function segments(server: TestServer): Promise<Record<string, number>> {
   const r = await call(server, 'GET', '/v1/health/files');
   return r.body.dependencies.find((d: { name: string }) => d.name === 'segments').detail;
@@ -163,7 +186,7 @@ t.test('metrics read from rollups answer as the spans do; rollups go with their 
   const asked = requests(now);
   const paths = [...asked.rollups, ...asked.spans];
 
-  const first = await startServer({ dataDir, args: NOT_COMPACTING });
+  const first = await started(t, dataDir, NOT_COMPACTING);
   const root = rootCredentials(first);
   await send(first, root, specs);
   const before = await answers(first, root, paths);
@@ -172,7 +195,7 @@ t.test('metrics read from rollups answer as the spans do; rollups go with their 
   t.equal(counted, specs.length, 'every span of the fixture is counted once');
   await first.stop();
 
-  const second = await startServer({ dataDir, args: COMPACTING });
+  const second = await started(t, dataDir, COMPACTING);
   t.ok(
     await until(async () => {
       const s = await segments(second);
@@ -200,7 +223,7 @@ t.test('metrics read from rollups answer as the spans do; rollups go with their 
 
   // Doctored rollups change the answers they serve, and only those.
   await atRest(dataDir, (c) => c.run('UPDATE span_rollups SET n = n + 1000'));
-  const doctored = await startServer({ dataDir, args: NOT_COMPACTING });
+  const doctored = await started(t, dataDir, NOT_COMPACTING);
   const changed = await answers(doctored, root, paths);
   for (const [i, p] of asked.rollups.entries()) t.notOk(close(changed[i], before[i]), `read from the rollups: ${p}`);
   for (const [i, p] of asked.spans.entries())
@@ -210,7 +233,7 @@ t.test('metrics read from rollups answer as the spans do; rollups go with their 
   const set = await call(doctored, 'PATCH', `/v1/apps/${root.appId}`, { auth: root, body: { retention_days: 1 } });
   t.equal(set.status, 200);
   await doctored.stop();
-  const retained = await startServer({ dataDir, args: COMPACTING });
+  const retained = await started(t, dataDir, COMPACTING);
   t.ok(await until(async () => (await segments(retained)).replaced_segments === 0), 'the dropped files are purged');
   await retained.stop();
   const left = await atRest(
