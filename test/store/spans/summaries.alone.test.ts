@@ -438,6 +438,86 @@ t.test('a trace is found by its 64-bit key, without an index on its id', async (
   t.same([...again.traces.keys()], ['session-one']);
 });
 
+t.test('traces that share a key with a waiting one: lists and merges leave them as they were', async (t) => {
+  const { db, src, commit } = await openStore(t);
+  const other = '00000000-0000-4000-8000-000000000004';
+  const prefix = hex(8);
+  const [late, twin, elsewhere] = [prefix + hex(8), prefix + hex(8), hex(16)];
+  // Merged first: a trace, its twin (the same key), the late trace's id in another environment, and
+  // two ids that are not hex (key 0: no OTLP id is one; a row put in by hand can be).
+  await commit([
+    { traceId: late, name: 'late' },
+    { traceId: twin, name: 'twin' },
+  ]);
+  await commit([{ traceId: late, name: 'late elsewhere' }], 0, other);
+  await commit([{ traceId: elsewhere, name: 'elsewhere' }], 1000, other);
+  const odd = (id: string, name: string, startNs: number) =>
+    db.exec(
+      `INSERT INTO trace_parts (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
+       VALUES ($1, $2, $3, $4, $5, $5 + 1, 0, $5, $6, 0, 0, 1, 0, 1, [])`,
+      [scope.tenantId, scope.appId, scope.environmentId, id, BigInt(startNs) * 1_000_000n, name],
+    );
+  await odd('odd-one', 'odd one', Date.now() - 5000);
+  await mergeParts(db);
+  const rows = () =>
+    db.query<Record<string, unknown>>(
+      'SELECT environment_id::VARCHAR AS env, trace_id, trace_key::VARCHAR AS k, start_ns::VARCHAR AS s, end_ns::VARCHAR AS e, best_name, span_count, tags FROM traces ORDER BY trace_id, env',
+    );
+  const before = await rows();
+  t.equal(before.length, 5);
+
+  // Waiting: a late span of `late` in the first environment, and a second odd id.
+  await commit([{ traceId: late, name: 'late child', parentSpanId: hex(8) }], 2000);
+  await odd('odd-two', 'odd two', Date.now() - 4000);
+  const list = (environmentId: string | null) =>
+    searchTraces(
+      src,
+      {
+        scope: { ...read, environmentId },
+        fromMs: 0,
+        toMs: Date.now() + 60_000,
+        limit: 10,
+        offset: 0,
+        sortBy: 'start',
+        sortOrder: 'desc',
+        format: 'json',
+      },
+      [],
+    );
+  t.equal(await settledScope(db, read), false, 'parts wait');
+  const waiting = { all: await list(null), first: await list(scope.environmentId), other: await list(other) };
+  await mergeParts(db);
+  t.equal(await settledScope(db, read), true);
+  const merged = { all: await list(null), first: await list(scope.environmentId), other: await list(other) };
+  t.same(waiting, merged, 'every list answers the same with parts waiting as from the merged rows alone');
+  t.equal(merged.all.total, 6);
+  const counts = Object.fromEntries(
+    (merged.all.kind === 'json' ? merged.all.data : []).map((x) => [x.name, x.span_count]),
+  );
+  t.same(
+    counts,
+    { late: 2, twin: 1, 'late elsewhere': 1, elsewhere: 1, 'odd one': 1, 'odd two': 1 },
+    'one summary a trace and environment, the late span in its own',
+  );
+
+  const after = await rows();
+  const unchanged = (r: Record<string, unknown>) => !(r.trace_id === late && r.env === scope.environmentId);
+  t.same(
+    after.filter(unchanged).filter((r) => r.trace_id !== 'odd-two'),
+    before.filter(unchanged),
+    'the merge rewrote the late trace alone: its twin, its id elsewhere and the other key-0 row are as they were',
+  );
+  t.match(
+    after.filter((r) => !unchanged(r)),
+    [{ trace_id: late, best_name: 'late', span_count: 2 }],
+    'the late trace: one row, its part folded in',
+  );
+  t.match(
+    after.filter((r) => r.trace_id === 'odd-two'),
+    [{ k: '0', best_name: 'odd two' }],
+  );
+});
+
 t.test("a session's traces are found by a 64-bit key of the session, before and after the merge", async (t) => {
   const { db, segments, commit } = await openStore(t);
   const [a, b, c, other] = [hex(16), hex(16), hex(16), hex(16)];
