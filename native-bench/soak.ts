@@ -30,9 +30,10 @@
  * a minute), and prints a table of 10-minute windows.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM } from '../test/helpers/chromium.js';
 import { startServer } from '../test/helpers/server.js';
 import { Acknowledged } from './acknowledged.js';
 import { arg, flag, textArg } from './args.js';
@@ -121,6 +122,11 @@ async function serverState(g: Gateway): Promise<ServerState | null> {
   }
 }
 
+// The plot is drawn by Chromium after the hour: without it, the run would end there, before the crash test.
+if (!existsSync(CHROMIUM)) {
+  console.error(`soak: no Chromium at ${CHROMIUM} to draw the plot (apt-get install -y chromium)`);
+  process.exit(1);
+}
 const bodies = new Bodies(8, { sendTime: true, mixedIds: true });
 console.log(
   `soak: ${MINUTES} min, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), server ${SERVER_ARGS.join(' ')}`,
