@@ -11,7 +11,7 @@ import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
-import { traceSummariesSql } from './traceParts.js';
+import { summaryRowsSql, traceSummariesSql } from './traceParts.js';
 
 export interface SearchQuery {
   scope: ReadScope;
@@ -84,6 +84,9 @@ export const SPAN_CSV_COLUMNS = [
   'metadata',
 ];
 
+/** How far from the window's edge a page of traces sorted by start is looked for first. */
+const NARROW_NS = 3_600_000_000_000n;
+
 export type SearchAnswer<T> = { kind: 'json'; data: T[]; total: number } | { kind: 'csv'; csv: string; total: number };
 
 function windowParams(q: SearchQuery): DuckDBValue[] {
@@ -114,14 +117,16 @@ export async function searchTraces(
     ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, null))}), `
     : '';
   const source = (await settledScope(src.db, q.scope)) ? 'merged' : 'window';
-  const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql((a) => scopeSql(q.scope, a).sql, source)})
-                                        WHERE start_ns >= $${n + 1} AND start_ns < $${n + 2})`;
+  const where = (a: string) => scopeSql(q.scope, a).sql;
+  const inWindow = (x: string) => `${x}.start_ns >= $${n + 1} AND ${x}.start_ns < $${n + 2}`;
+  const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql(where, source)}) x WHERE ${inWindow('x')})`;
+  const desc = q.sortOrder !== 'asc';
   const pageOf = (bound: string | null) =>
     src.db.query<Record<string, unknown>>(
       `${relation}
        SELECT id, name, status, ${MS_SQL('start_ns')} AS start_ms, ${MS_SQL('end_ns')} AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
               span_count, input_preview, output_preview, tags, session_id, user_id, environment
-         FROM t WHERE ${matches} ${bound === null ? '' : `AND t.start_ns ${q.sortOrder === 'asc' ? '<=' : '>='} $${base.length + 3}`}
+         FROM t WHERE ${matches} ${bound === null ? '' : `AND t.start_ns ${desc ? '>=' : '<='} $${base.length + 3}`}
         ORDER BY ${sort} ${page}`,
       [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
     );
@@ -133,16 +138,30 @@ export async function searchTraces(
   // filter: a filter would run twice, and a selective one leaves few rows to save on
   // (native-bench/RESULTS.md, "Figures behind the code").
   const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && matches === 'TRUE' && q.limit > 0;
+  const boundIn = async (edge: bigint | null) => {
+    const [row] = await src.db.query<{ bound: string }>(
+      `${relation} SELECT start_ns::VARCHAR AS bound FROM t
+        ${edge === null ? '' : `WHERE t.start_ns ${desc ? '>=' : '<'} $${base.length + 2}`}
+        ORDER BY start_ns ${desc ? 'DESC' : 'ASC'} LIMIT 1 OFFSET $${base.length + 1}`,
+      [...base, q.limit + q.offset - 1, ...(edge === null ? [] : [edge])],
+    );
+    return row?.bound ?? null;
+  };
+  // The page's last start looked for in the window's newest hour first (its oldest, sorted
+  // ascending): a page found there is the window's page, and the start times read are an hour's,
+  // not the window's. A page that does not fill there is looked for in the whole window.
+  const [from, to] = window as [bigint, bigint];
+  const edge = desc ? to - NARROW_NS : from + NARROW_NS;
+  const narrower = desc ? edge > from : edge < to;
+  const pageBound = async () => (narrower ? ((await boundIn(edge)) ?? (await boundIn(null))) : await boundIn(null));
+  // Unfiltered, the total counts the summary rows alone: no environment's name joined to each.
+  const countSql =
+    matches === 'TRUE'
+      ? `WITH ${spans}x AS (${summaryRowsSql(where, source)}) SELECT count(*)::INTEGER AS n FROM x WHERE ${inWindow('x')}`
+      : `${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`;
   const [rows, counted] = await Promise.all([
-    bounded
-      ? src.db
-          .query<{ bound: string }>(
-            `${relation} SELECT start_ns::VARCHAR AS bound FROM t WHERE ${matches} ORDER BY start_ns ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} LIMIT 1 OFFSET $${base.length + 1}`,
-            [...base, q.limit + q.offset - 1],
-          )
-          .then(([row]) => pageOf(row?.bound ?? null))
-      : pageOf(null),
-    src.db.query<{ n: number }>(`${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`, base),
+    bounded ? pageBound().then(pageOf) : pageOf(null),
+    src.db.query<{ n: number }>(countSql, base),
   ]);
   const count = counted[0];
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({

@@ -288,6 +288,17 @@ export function traceRangesByIdSql(where: Where, ids: TraceIds): string {
  */
 export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: boolean };
 
+/** Part-shaped rows, one per trace, that `traceSummariesSql` makes its summaries of. */
+export function summaryRowsSql(where: Where, source: SummarySource = 'window'): string {
+  return typeof source === 'object'
+    ? source.mergedOnly
+      ? mergedRowsByIdSql(where, source.byId)
+      : tracePartsByIdSql(where, source.byId)
+    : source === 'merged'
+      ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
+      : tracePartsSql(where);
+}
+
 /**
  * Trace summaries: one row per trace that passes `where`. Columns: the trace-summary relation of
  * the filter contract (`tenant_id, app_id, id, name, status, start_ns, end_ns, latency_ms, cost,
@@ -299,14 +310,7 @@ export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: 
  * when no part waits in its scope (see `settledScope`).
  */
 export function traceSummariesSql(where: Where, source: SummarySource = 'window'): string {
-  const rows =
-    typeof source === 'object'
-      ? source.mergedOnly
-        ? mergedRowsByIdSql(where, source.byId)
-        : tracePartsByIdSql(where, source.byId)
-      : source === 'merged'
-        ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
-        : tracePartsSql(where);
+  const rows = summaryRowsSql(where, source);
   return `
     SELECT x.tenant_id, x.app_id, x.trace_id AS id, x.best_name AS name,
            CASE WHEN x.has_error = 1 THEN 'ERROR' WHEN x.has_ok = 1 THEN 'OK' ELSE 'UNSET' END AS status,

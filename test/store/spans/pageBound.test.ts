@@ -1,7 +1,8 @@
 /**
- * The latest traces read in two steps (the start of the page's last row first, then the page's
- * rows bounded by it) give the page one step gives — ties at the bound included, any offset,
- * either order — against a real DuckDB.
+ * The latest traces read in two steps (the start of the page's last row first, looked for in the
+ * window's newest or oldest hour before the whole window, then the page's rows bounded by it) give
+ * the page one step gives — ties at the bound included, any offset, either order, pages inside
+ * that hour and past it — against a real DuckDB.
  */
 import { rmSync } from 'node:fs';
 import t from 'tap';
@@ -28,11 +29,13 @@ t.test('a bounded page is the page', async (t) => {
   });
   await migrate(db);
   const src = { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) };
-  // 60 merged traces whose starts repeat in runs of 4, so every page boundary falls inside a tie.
-  const base = BigInt(Date.now() - 3_600_000) * 1_000_000n;
+  // 60 merged traces whose starts repeat in runs of 4, so every page boundary falls inside a tie;
+  // a run every 8 minutes over two hours, so the window's first and last hours hold 7 or 8 runs.
+  const baseMs = Date.now() - 7_200_000;
+  const base = BigInt(baseMs) * 1_000_000n;
   await db.exec(
     `INSERT INTO traces (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_s, best_name, cost, tokens, span_count, has_error, has_ok, tags)
-     SELECT $1, $2, $3, lpad(i::VARCHAR, 32, '0'), $4::BIGINT + (i // 4) * 1000000000, $4::BIGINT + (i // 4) * 1000000000 + 5, 0, 0, 'trace-' || i, 0, 0, 1, 0, 1, []
+     SELECT $1, $2, $3, lpad(i::VARCHAR, 32, '0'), $4::BIGINT + (i // 4) * 480000000000, $4::BIGINT + (i // 4) * 480000000000 + 5, 0, 0, 'trace-' || i, 0, 0, 1, 0, 1, []
        FROM range(60) r(i)`,
     [scope.tenantId, scope.appId, scope.environmentId, base],
   );
@@ -48,10 +51,13 @@ t.test('a bounded page is the page', async (t) => {
       [7, 55],
       [50, 40],
       [3, 60],
+      [20, 8],
+      [4, 28],
+      [4, 29],
     ] as const) {
       const q: SearchQuery = {
         scope: read,
-        fromMs: 0,
+        fromMs: baseMs,
         toMs: Date.now() + 60_000,
         limit,
         offset,
