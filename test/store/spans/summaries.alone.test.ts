@@ -123,6 +123,12 @@ async function openStore(t: Test) {
   return { db, dataDir, segments, src: { db, segments }, write, commit };
 }
 
+/** The latest 10 traces of all time in `scope`, as `GET /v1/traces` lists them. */
+function latestTraces(src: { db: Database; segments: LocalSegmentStore }, scope: ReadScope) {
+  const q = { scope, fromMs: 0, toMs: Date.now() + 60_000, limit: 10, offset: 0 };
+  return searchTraces(src, { ...q, sortBy: 'start', sortOrder: 'desc', format: 'json' }, []);
+}
+
 t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   const { db, segments, src, commit } = await openStore(t);
 
@@ -155,21 +161,7 @@ t.test('summaries: parts, merged rows and a mix answer the same', async (t) => {
   );
   await db.exec(`UPDATE trace_parts SET has_error = 1, has_ok = 0 WHERE seq = (SELECT max(seq) FROM trace_parts)`);
   const unmerged = await summaryOf();
-  const list = () =>
-    searchTraces(
-      src,
-      {
-        scope: read,
-        fromMs: 0,
-        toMs: Date.now() + 60_000,
-        limit: 10,
-        offset: 0,
-        sortBy: 'start',
-        sortOrder: 'desc',
-        format: 'json',
-      },
-      [],
-    );
+  const list = () => latestTraces(src, read);
   t.equal(await settledScope(db, read), false, 'parts wait');
   const listUnmerged = await list();
   await mergeParts(db);
@@ -469,21 +461,7 @@ t.test('traces that share a key with a waiting one: lists and merges leave them 
   // Waiting: a late span of `late` in the first environment, and a second odd id.
   await commit([{ traceId: late, name: 'late child', parentSpanId: hex(8) }], 2000);
   await odd('odd-two', 'odd two', Date.now() - 4000);
-  const list = (environmentId: string | null) =>
-    searchTraces(
-      src,
-      {
-        scope: { ...read, environmentId },
-        fromMs: 0,
-        toMs: Date.now() + 60_000,
-        limit: 10,
-        offset: 0,
-        sortBy: 'start',
-        sortOrder: 'desc',
-        format: 'json',
-      },
-      [],
-    );
+  const list = (environmentId: string | null) => latestTraces(src, { ...read, environmentId });
   t.equal(await settledScope(db, read), false, 'parts wait');
   const waiting = { all: await list(null), first: await list(scope.environmentId), other: await list(other) };
   await mergeParts(db);
