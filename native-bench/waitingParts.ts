@@ -77,7 +77,7 @@ async function open(root: string, dataDir: string) {
   const at = (path: string) => buildModule(root, path);
   const dbModule = (await import(at('src/store/db.js'))) as typeof import('../src/store/db.js');
   const search = (await import(at('src/store/spans/search.js'))) as typeof import('../src/store/spans/search.js');
-  const merge = (await import(
+  const parts = (await import(
     at('src/store/spans/traceParts.js')
   )) as typeof import('../src/store/spans/traceParts.js');
   const summaryMerge = (await import(
@@ -110,7 +110,7 @@ async function open(root: string, dataDir: string) {
       await db
         .transaction(async (tx) => {
           const [row] = await tx.query<{ upto: string }>('SELECT max(seq)::VARCHAR AS upto FROM trace_parts');
-          for (const statement of merge.MERGE_STATEMENTS(BigInt(row!.upto))) await tx.exec(statement);
+          for (const statement of parts.MERGE_STATEMENTS(BigInt(row!.upto))) await tx.exec(statement);
           throw rollback;
         })
         .catch((e: unknown) => {
