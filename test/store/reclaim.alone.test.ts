@@ -34,7 +34,7 @@ async function holedStore() {
   // merge writes every summary again.
   const firstNs = BigInt(Date.now() - 2 * DAY_MS) * 1_000_000n;
   await mergedTraces(db, scope, TRACES, firstNs);
-  await mergedTraces(db, scope, TRACES, firstNs, 10n);
+  await mergedTraces(db, scope, TRACES, firstNs, { offsetNs: 10n });
   const [{ free } = { free: 0 }] = await db.query<{ free: number }>(
     'SELECT free_blocks::INTEGER AS free FROM pragma_database_size() WHERE database_name = current_database()',
   );

@@ -894,8 +894,9 @@ t.test(
   'the summaries are rewritten into the free blocks their rewrites left, and the file shrinks; the rows stay as they were',
   async (t) => {
     const { db, dataDir } = await openStore(t);
-    // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them.
-    await mergedTraces(db, scope, 150_000, 0n);
+    // Enough summaries for several blocks of 256 KiB, merged from parts as ingestion makes them; the
+    // parts kept in memory, so the file has no holes yet.
+    await mergedTraces(db, scope, 150_000, 0n, { partsInMemory: true });
     const file = join(dataDir, DATABASE_FILE);
     const blocks = async () =>
       (
@@ -910,8 +911,9 @@ t.test(
     t.equal(await reclaimSummaryBlocks(db), null, 'no holes yet: nothing to do');
 
     // A second span for every trace: the merge writes every summary again, the checkpoint puts the
-    // new copy at the file's end, and the old one leaves holes below it.
-    await mergedTraces(db, scope, 150_000, 0n, 10n);
+    // new copy at the file's end, and the old one (with the parts, written this time) leaves holes
+    // below it.
+    await mergedTraces(db, scope, 150_000, 0n, { offsetNs: 10n });
     const holed = await blocks();
     const sizeHoled = statSync(file).size;
     const before = await rows();
@@ -924,13 +926,21 @@ t.test(
     t.ok(statSync(file).size < sizeHoled, 'smaller on disk');
     t.same(await rows(), before, 'the same summaries, once each');
     t.equal(before[0]!.n, 150_000);
-    t.equal(await reclaimSummaryBlocks(db), null, 'the holes left are too few for the table: not again');
+    t.equal(await reclaimSummaryBlocks(db), null, 'the rewrite filled the holes: not again');
     const found = await traceWithSpans(
       { db, segments: new LocalSegmentStore(storeDirs(dataDir).segments) },
       read,
       md5Hex('42'),
     );
     t.equal(found?.trace.name, 'trace 42', 'a summary reads as before');
+
+    // As many traces again: the table is now larger than the holes its appends leave, and a rewrite
+    // would grow the file.
+    await mergedTraces(db, scope, 150_000, 0n, { from: 150_000, partsInMemory: true });
+    const grown = await blocks();
+    t.ok(grown.free >= 8, `holes again (${grown.free} of ${grown.total} blocks free)`);
+    t.equal(await reclaimSummaryBlocks(db), null, 'more than the holes hold: not rewritten');
+    t.same(await blocks(), grown, 'the file as it was');
   },
 );
 
