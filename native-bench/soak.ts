@@ -20,7 +20,9 @@
  * - A minute: spans acknowledged, ack p50/p99, ack → readable p99, read p50/p99 by kind, small
  *   segments, live files and their bytes at its end (`GET /v1/health/files`), peak RSS (/proc,
  *   each second), the data directory's allocated bytes, errors (any answer not 2xx, 503 included, and any
- *   failed connection) by status.
+ *   failed connection) by status. A second line says where the server's time and memory went:
+ *   its CPU in cores, the store thread's background jobs, its busiest tasks, DuckDB's memory by
+ *   instance, the summary parts waiting (soakWhere.ts, from the operations metrics).
  * - The end: 3 s after the last minute, 5 ms after a request left, SIGKILL; a restart on the same
  *   store timed to `listening` and to the first `GET /v1/traces` answered 200; then, the server
  *   stopped, the store read in this process (acknowledged.ts): every acknowledged trace with all
@@ -60,6 +62,7 @@ import {
   soakPanels,
   summaryTable,
 } from './soakMinutes.js';
+import { readServer, whereBetween, whereLine } from './soakWhere.js';
 
 const MINUTES = arg('minutes', 60);
 const RATE = arg('rate', 0);
@@ -70,6 +73,8 @@ const OUT = textArg('out', 'native-bench/soak');
 const KEY = 'sk_service_' + 'Soak'.repeat(10);
 /** The memory the configuration allows is what RSS is judged against: given, not defaulted. */
 const SERVER_ARGS = ['--workers', '2', '--duckdb-threads', '2', '--duckdb-memory', '2GiB'];
+/** The operations metrics on the API port: where each minute's time and memory went (soakWhere.ts). */
+const METRICS_ARGS = ['--metrics-listen', 'api'];
 const WARMUP_SECONDS = 8;
 const PROBE_EVERY_MS = 5_000;
 const PROBE_POLL_MS = 100;
@@ -86,7 +91,10 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function startGateway(): Promise<Gateway> {
-  return gatewayOf(await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: SERVER_ARGS }), KEY);
+  return gatewayOf(
+    await startServer({ env: { TRACELAKE_BOOTSTRAP_KEY: KEY }, args: [...SERVER_ARGS, ...METRICS_ARGS] }),
+    KEY,
+  );
 }
 
 /** Bytes allocated under `dir`; files compaction removes during the walk are skipped. */
@@ -264,6 +272,7 @@ const ingest = openLoop(
   onIngest,
 );
 const reads = openLoop('127.0.0.1', g.server.port, READS_PER_SECOND, MINUTES * 60, readRequest, onRead);
+let lastReading = await readServer(g.server, pid).catch(() => null);
 await new Promise<void>((resolve) => {
   let m = 0;
   let closing = Promise.resolve();
@@ -280,14 +289,19 @@ await new Promise<void>((resolve) => {
     closing = closing.then(async () => {
       const state = await serverState(g);
       if (!state) seen.error('health', 0);
+      const reading = await readServer(g.server, pid).catch(() => null);
+      const where = lastReading && reading ? whereBetween(lastReading, reading) : null;
+      lastReading = reading;
       const row = minuteRow(
         done,
         seen,
         state ?? { smallSegments: NaN, liveFiles: NaN, segmentBytes: NaN, diskBytes: NaN },
+        where,
       );
       rows.push(row);
       samples.push(seen);
       console.log(minuteLine(row));
+      if (where) console.log(whereLine(where));
       if (done === MINUTES) resolve();
     });
   }, 60_000);

@@ -5,6 +5,7 @@
  */
 import { percentile } from './loadClient.js';
 import type { Panel } from './plot.js';
+import type { Where } from './soakWhere.js';
 
 export const READ_KINDS = ['list', 'trace', 'metrics'] as const;
 export type ReadKind = (typeof READ_KINDS)[number];
@@ -51,6 +52,8 @@ export interface MinuteRow extends ServerState {
   /** The highest RSS sampled in the minute. */
   rssMiB: number;
   errors: Record<string, number>;
+  /** Where the server's time and memory went (null when the metrics could not be read). */
+  where: Where | null;
 }
 
 function quantiles(values: readonly number[]): Quantiles {
@@ -58,7 +61,7 @@ function quantiles(values: readonly number[]): Quantiles {
   return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
 }
 
-export function minuteRow(minute: number, s: MinuteSamples, state: ServerState): MinuteRow {
+export function minuteRow(minute: number, s: MinuteSamples, state: ServerState, where: Where | null): MinuteRow {
   return {
     minute,
     ackedSpans: s.ackedSpans,
@@ -67,6 +70,7 @@ export function minuteRow(minute: number, s: MinuteSamples, state: ServerState):
     reads: Object.fromEntries(READ_KINDS.map((k) => [k, quantiles(s.reads[k])])) as Record<ReadKind, Quantiles>,
     rssMiB: s.rssMiB,
     errors: Object.fromEntries(s.errors),
+    where,
     ...state,
   };
 }

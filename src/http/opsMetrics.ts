@@ -234,6 +234,24 @@ export class OpsMetrics {
       [],
       (s) => [[{}, s.store.summaryPartsMerged]],
     );
+    reading('tracelake_summary_parts_waiting', 'Trace summary parts committed and not merged yet.', [], (s) => [
+      [{}, s.store.partsWaiting],
+    ]);
+    mirrored(
+      'tracelake_background_seconds_total',
+      "Time the store thread's background jobs took, by job (verify, checkpoint, merge, compaction, rollup, retention, purge, prune).",
+      ['job'],
+      (s) => Object.entries(s.store.backgroundSeconds).map(([job, seconds]) => [{ job }, seconds]),
+    );
+    reading(
+      'tracelake_duckdb_memory_bytes',
+      "Memory DuckDB holds by its own account, by instance: the store's database (bounded by --duckdb-memory) and compaction's own (1 GiB at most).",
+      ['instance'],
+      (s) => [
+        [{ instance: 'store' }, s.store.memoryBytes],
+        [{ instance: 'compaction' }, s.store.compactionMemoryBytes],
+      ],
+    );
     reading('tracelake_database_bytes', 'Size of the DuckDB database, by file (database, wal).', ['file'], (s) => [
       [{ file: 'database' }, s.store.databaseBytes],
       [{ file: 'wal' }, s.store.walBytes],

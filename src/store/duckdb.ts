@@ -31,3 +31,6 @@ export const {
 // The two classes used as values are types too: importing both names from one place.
 export type DuckDBInstance = Api.DuckDBInstance;
 export type DuckDBDataChunk = Api.DuckDBDataChunk;
+
+/** The bytes a DuckDB instance holds in memory (its buffer pool and what else it tracks), by its own account. */
+export const DUCKDB_MEMORY_SQL = 'SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS bytes FROM duckdb_memory()';

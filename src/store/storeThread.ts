@@ -31,6 +31,7 @@ import { FileEngine } from './spans/fileEngine.js';
 import { pruneCommittedLogs } from './spans/manifest.js';
 import { applyRetention } from './spans/retention.js';
 import { mergeParts, reclaimSummaryBlocks } from './spans/summaryMerge.js';
+import { BACKGROUND_JOBS, type BackgroundJob } from './ops/stats.js';
 import { setTraceHintSlots, stopFilling, traceHints } from './spans/traceHints.js';
 import { ApiError } from '../core/errors.js';
 import { dispatchTask } from '../pool/taskPool.js';
@@ -87,6 +88,16 @@ const background = {
   /** Whether a compacted file may wait for its rollup (rollups.ts): so at the start and after a compaction. */
   rollupsWaiting: true,
   last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
+  /** Seconds spent in each job since the start (operations metrics): what the store does beside its tasks. */
+  seconds: Object.fromEntries(BACKGROUND_JOBS.map((job) => [job, 0])) as Record<BackgroundJob, number>,
+  async timed<T>(job: BackgroundJob, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.seconds[job] += (performance.now() - started) / 1000;
+    }
+  },
   start() {
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
   },
@@ -99,18 +110,21 @@ const background = {
       if (!this.verified) {
         // Once per start: a segment whose footer cannot be read would fail every search over it.
         this.verified = true;
-        await verifySegments(d, null);
+        await this.timed('verify', () => verifySegments(d, null));
       }
       if (now - this.last.wal >= WAL_INTERVAL_MS) {
         this.last.wal = now;
-        if (!(await d.checkpointIfLarge(undefined, logsAwaitCheckpoint(database.dataDir)))) d.recordWal();
+        const checkpointed = await this.timed('checkpoint', () =>
+          d.checkpointIfLarge(undefined, logsAwaitCheckpoint(database.dataDir)),
+        );
+        if (!checkpointed) d.recordWal();
       }
       if (this.partsWaiting && now - this.last.merge >= MERGE_INTERVAL_MS) {
         this.last.merge = now;
         // Cleared before the merge: a commit that ends while it runs sets it again.
         this.partsWaiting = false;
         this.merges++;
-        this.partsMerged += await mergeParts(d).catch((e: unknown) => {
+        this.partsMerged += await this.timed('merge', () => mergeParts(d)).catch((e: unknown) => {
           this.partsWaiting = true;
           throw e;
         });
@@ -119,7 +133,8 @@ const background = {
         this.last.compaction = now;
         // Keep going while there is work, but let the next merge in between.
         compactor ??= FileEngine.open(segments.root, '1GiB');
-        const replaced = await compactOnce(d, await compactor, segments, schedule.compaction);
+        const engine = await compactor;
+        const replaced = await this.timed('compaction', () => compactOnce(d, engine, segments, schedule.compaction));
         this.compactions += replaced;
         if (replaced > 0) {
           this.last.compaction = 0;
@@ -128,21 +143,21 @@ const background = {
       }
       // A file a tick: a store that predates rollups catches up in the background, reads meanwhile
       // reading the spans of the files not rolled up yet.
-      if (this.rollupsWaiting) this.rollupsWaiting = (await rollUpOnce(d, segments)) > 0;
+      if (this.rollupsWaiting) this.rollupsWaiting = (await this.timed('rollup', () => rollUpOnce(d, segments))) > 0;
       if (now - this.last.retention >= RETENTION_INTERVAL_MS) {
         this.last.retention = now;
-        const dropped = await applyRetention(d, schedule.retentionDays, now);
+        const dropped = await this.timed('retention', () => applyRetention(d, schedule.retentionDays, now));
         if (dropped.segments > 0 || dropped.traces > 0)
           report('info', "retention dropped spans past their apps' retention", dropped);
         // The dropped files go with the next purge, after the grace period.
       }
       if (now - this.last.purge >= PURGE_INTERVAL_MS) {
         this.last.purge = now;
-        await purgeReplaced(d, segments, 2 * database.queryTimeoutMs);
+        await this.timed('purge', () => purgeReplaced(d, segments, 2 * database.queryTimeoutMs));
       }
       if (now - this.last.prune >= PRUNE_INTERVAL_MS) {
         this.last.prune = now;
-        await pruneCommittedLogs(d);
+        await this.timed('prune', () => pruneCommittedLogs(d));
       }
     } catch (err) {
       report('warn', 'background store work failed; retrying', err);
@@ -236,10 +251,12 @@ const handlers: Handlers = {
   ...evalHandlers(db),
   ...workerHandlers(db),
   ...promptHandlers(db, segments),
-  ...metricsHandlers(src, db, database.dataDir, () => ({
+  ...metricsHandlers(src, db, database.dataDir, async () => ({
     compactions: background.compactions,
     summaryMerges: background.merges,
     summaryPartsMerged: background.partsMerged,
+    backgroundSeconds: { ...background.seconds },
+    compactionMemoryBytes: compactor ? await (await compactor).memoryBytes() : 0,
   })),
   async faultSleep({ ms }) {
     faultSleeps++;

@@ -217,6 +217,24 @@ t.test('summary parts are merged once committed, and an idle store runs no merge
   t.ok((await metric('tracelake_summary_merges_total')) > merges);
 });
 
+t.test("the background's time by job, the parts waiting, DuckDB's memory by instance", async (t) => {
+  const server = await serverFor(t, {
+    args: ['--metrics-listen', 'api', '--compaction-interval-ms', '100', '--compaction-age-ms', '0'],
+  });
+  const root = rootCredentials(server);
+  const metric = (series: string) => opsMetric(server, series);
+  // Two exports, two segments: compaction (any two small files, at once) makes one of them.
+  for (let i = 0; i < 2; i++) t.equal((await exportSpans(server, root, [{ traceId: hex(16) }])).status, 200);
+  t.ok(await until(async () => (await metric('tracelake_compacted_segments_total')) >= 2), 'the two compacted');
+  t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 2), 'both parts merged');
+  t.equal(await metric('tracelake_summary_parts_waiting'), 0, 'no part waits once merged');
+  // Every job runs in the first tick after the start; merge and compaction ran again for these exports.
+  for (const job of ['verify', 'checkpoint', 'merge', 'compaction', 'rollup', 'retention', 'purge', 'prune'])
+    t.ok((await metric(`tracelake_background_seconds_total{job="${job}"}`)) > 0, `${job}: its time counted`);
+  t.ok((await metric('tracelake_duckdb_memory_bytes{instance="store"}')) > 0, "the store's DuckDB holds memory");
+  t.ok((await metric('tracelake_duckdb_memory_bytes{instance="compaction"}')) > 0, "and compaction's own, once used");
+});
+
 t.test('the way to readable: each generation by stage, each request from its answer', async (t) => {
   const server = await serverFor(t, { args: ['--metrics-listen', 'api', '--flush-interval-ms', '60000'] });
   const root = rootCredentials(server);

@@ -13,12 +13,12 @@ export function metricsHandlers(
   src: () => Promise<SpanSource>,
   db: () => Promise<Database>,
   dataDir: string,
-  background: () => BackgroundCounts,
+  background: () => Promise<BackgroundCounts>,
 ) {
   return {
     queryMetrics: async ({ plan, scope, filter }: { plan: MetricsPlan; scope: ReadScope; filter: Filter }) =>
       queryMetrics(await src(), plan, scope, filter),
-    storeStats: async () => storeStats(await db(), dataDir, background()),
+    storeStats: async () => storeStats(await db(), dataDir, await background()),
   };
 }
 

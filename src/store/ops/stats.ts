@@ -8,6 +8,20 @@ import { join } from 'node:path';
 import type { Database } from '../db.js';
 import { damageTotals } from '../damageReports.js';
 import { DATABASE_FILE } from '../layout.js';
+import { DUCKDB_MEMORY_SQL } from '../duckdb.js';
+
+/** The store thread's background jobs (storeThread.ts), each timed. */
+export const BACKGROUND_JOBS = [
+  'verify',
+  'checkpoint',
+  'merge',
+  'compaction',
+  'rollup',
+  'retention',
+  'purge',
+  'prune',
+] as const;
+export type BackgroundJob = (typeof BACKGROUND_JOBS)[number];
 
 export interface BackgroundCounts {
   /** Small segment files replaced by compaction. */
@@ -15,6 +29,10 @@ export interface BackgroundCounts {
   /** Merges of trace summary parts run, and the parts they folded. */
   summaryMerges: number;
   summaryPartsMerged: number;
+  /** Seconds each background job took since the start. */
+  backgroundSeconds: Record<BackgroundJob, number>;
+  /** What DuckDB holds in memory for the compaction's own instance (0 before its first run). */
+  compactionMemoryBytes: number;
 }
 
 export interface StoreStats extends BackgroundCounts {
@@ -24,6 +42,10 @@ export interface StoreStats extends BackgroundCounts {
   blobBytes: number;
   /** Ingest-log files found damaged, and the records lost in them, whose reports no operator removed yet. */
   damagedLogs: { files: number; recordsLost: number };
+  /** What the store's DuckDB holds in memory (its buffer pool and the rest it tracks). */
+  memoryBytes: number;
+  /** Summary parts committed and not merged yet. */
+  partsWaiting: number;
 }
 
 function sizeOf(path: string): number {
@@ -35,12 +57,14 @@ function sizeOf(path: string): number {
 }
 
 export async function storeStats(db: Database, dataDir: string, background: BackgroundCounts): Promise<StoreStats> {
-  const [segments, blobs] = await Promise.all([
+  const [segments, blobs, memory, parts] = await Promise.all([
     db.query<{ level: number; files: number; rows: number; bytes: number }>(
       `SELECT level::INTEGER AS level, count(*)::DOUBLE AS files, coalesce(sum(rows), 0)::DOUBLE AS rows, coalesce(sum(bytes), 0)::DOUBLE AS bytes
          FROM segments WHERE replaced_at IS NULL GROUP BY level ORDER BY level`,
     ),
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
+    db.query<{ bytes: number }>(DUCKDB_MEMORY_SQL),
+    db.query<{ n: number }>('SELECT count(*)::DOUBLE AS n FROM trace_parts'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
   return {
@@ -50,5 +74,7 @@ export async function storeStats(db: Database, dataDir: string, background: Back
     walBytes: sizeOf(`${file}.wal`),
     blobBytes: blobs[0]?.bytes ?? 0,
     damagedLogs: damageTotals(dataDir),
+    memoryBytes: memory[0]?.bytes ?? 0,
+    partsWaiting: parts[0]?.n ?? 0,
   };
 }

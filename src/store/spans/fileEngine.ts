@@ -5,13 +5,16 @@
  * at most and leaves the other to ingestion and queries (the store's own DuckDB has all threads).
  */
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { DuckDBInstance } from '../duckdb.js';
+import { DUCKDB_MEMORY_SQL, DuckDBInstance } from '../duckdb.js';
 
 export class FileEngine {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
   ) {}
+
+  private probe: Promise<DuckDBConnection> | undefined;
+  private probeConnection: DuckDBConnection | undefined;
 
   static async open(segmentsDir: string, memoryLimit: string): Promise<FileEngine> {
     const instance = await DuckDBInstance.create(':memory:', {
@@ -38,6 +41,13 @@ export class FileEngine {
     return result.getRows()[0]?.[0] ?? null;
   }
 
+  /** What the instance holds in memory, by DuckDB's account (on a connection of its own: a compaction may be running). */
+  async memoryBytes(): Promise<number> {
+    this.probe ??= this.instance.connect().then((c) => (this.probeConnection = c));
+    const result = await (await this.probe).runAndReadAll(DUCKDB_MEMORY_SQL);
+    return Number(result.getRows()[0]?.[0] ?? 0);
+  }
+
   /** Another connection to the same database (its settings are the instance's). */
   connect(): Promise<DuckDBConnection> {
     return this.instance.connect();
@@ -45,6 +55,7 @@ export class FileEngine {
 
   /** Call before the thread ends: a thread terminated with a DuckDB instance open can abort the process. */
   close(): void {
+    this.probeConnection?.closeSync();
     this.connection.closeSync();
     this.instance.closeSync();
   }
