@@ -46,13 +46,14 @@ export function quantileBound(before: Map<string, number>, after: Map<string, nu
   return counts.find(([, n]) => n >= q * total)?.[0] ?? 'n/a';
 }
 
-/** The values of a counter or gauge by its one label (`label` '': the series without labels, keyed ''). */
-export async function values(server: TestServer, name: string, label: string): Promise<Map<string, number>> {
+/** The series of a counter or gauge: each one's labels and value. */
+export async function series(
+  server: TestServer,
+  name: string,
+): Promise<{ labels: Record<string, string>; value: number }[]> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
-    const labels = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, v!]));
-    out.set(label ? (labels[label] ?? '') : '', Number(m[2]));
-  }
-  return out;
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))].map((m) => ({
+    labels: Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, v!])),
+    value: Number(m[2]),
+  }));
 }

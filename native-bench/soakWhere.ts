@@ -5,7 +5,7 @@
  */
 import type { TestServer } from '../test/helpers/server.js';
 import { processCpu } from './procThreads.js';
-import { histograms, values } from './serverMetrics.js';
+import { histograms, series } from './serverMetrics.js';
 
 export interface ServerReading {
   /** performance.now() when read. */
@@ -13,24 +13,27 @@ export interface ServerReading {
   cpuSeconds: number;
   backgroundSeconds: Map<string, number>;
   tasks: Map<string, { count: number; sum: number }>;
-  memoryBytes: Map<string, number>;
+  /** DuckDB's memory by instance, then tag. */
+  memoryBytes: Record<string, Record<string, number>>;
   partsWaiting: number;
 }
 
 export async function readServer(server: TestServer, pid: number): Promise<ServerReading> {
-  const [backgroundSeconds, tasks, memoryBytes, parts] = await Promise.all([
-    values(server, 'tracelake_background_seconds_total', 'job'),
+  const [background, tasks, memory, parts] = await Promise.all([
+    series(server, 'tracelake_background_seconds_total'),
     histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.25'),
-    values(server, 'tracelake_duckdb_memory_bytes', 'instance'),
-    values(server, 'tracelake_summary_parts_waiting', ''),
+    series(server, 'tracelake_duckdb_memory_bytes'),
+    series(server, 'tracelake_summary_parts_waiting'),
   ]);
+  const memoryBytes: Record<string, Record<string, number>> = {};
+  for (const { labels, value } of memory) (memoryBytes[labels.instance!] ??= {})[labels.tag!] = value;
   return {
     at: performance.now(),
     cpuSeconds: processCpu(pid),
-    backgroundSeconds,
+    backgroundSeconds: new Map(background.map((s) => [s.labels.job!, s.value])),
     tasks,
     memoryBytes,
-    partsWaiting: parts.get('') ?? 0,
+    partsWaiting: parts[0]?.value ?? 0,
   };
 }
 
@@ -42,12 +45,13 @@ export interface Where {
   background: Record<string, number>;
   /** The store tasks of the minute with the most time: count and mean ms, queueing included. */
   tasks: Record<string, { count: number; meanMs: number }>;
-  storeMemoryMiB: number;
-  compactionMemoryMiB: number;
+  /** DuckDB's memory by instance: MiB in all, and the tags holding the most. */
+  memory: Record<string, { mib: number; top: Record<string, number> }>;
   partsWaiting: number;
 }
 
 const TOP_TASKS = 5;
+const TOP_TAGS = 3;
 
 export function whereBetween(a: ServerReading, b: ServerReading): Where {
   const background = Object.fromEntries(
@@ -65,8 +69,20 @@ export function whereBetween(a: ServerReading, b: ServerReading): Where {
     cores: (b.cpuSeconds - a.cpuSeconds) / ((b.at - a.at) / 1000),
     background,
     tasks: Object.fromEntries(tasks.map((x) => [x.task, { count: x.count, meanMs: (1000 * x.sum) / x.count }])),
-    storeMemoryMiB: (b.memoryBytes.get('store') ?? 0) / 2 ** 20,
-    compactionMemoryMiB: (b.memoryBytes.get('compaction') ?? 0) / 2 ** 20,
+    memory: Object.fromEntries(
+      Object.entries(b.memoryBytes).map(([instance, tags]) => [
+        instance,
+        {
+          mib: Object.values(tags).reduce((n, x) => n + x, 0) / 2 ** 20,
+          top: Object.fromEntries(
+            Object.entries(tags)
+              .sort((x, y) => y[1] - x[1])
+              .slice(0, TOP_TAGS)
+              .map(([tag, bytes]) => [tag, bytes / 2 ** 20]),
+          ),
+        },
+      ]),
+    ),
     partsWaiting: b.partsWaiting,
   };
 }
@@ -84,7 +100,16 @@ export function whereLine(w: Where): string {
     `  where: CPU ${w.cores.toFixed(2)} cores`,
     `background s ${jobs || '–'}`,
     `store tasks (n × mean ms) ${tasks || '–'}`,
-    `DuckDB MiB store ${w.storeMemoryMiB.toFixed(0)} compaction ${w.compactionMemoryMiB.toFixed(0)}`,
+    `DuckDB MiB ${
+      Object.entries(w.memory)
+        .map(
+          ([instance, m]) =>
+            `${instance} ${m.mib.toFixed(0)} (${Object.entries(m.top)
+              .map(([tag, mib]) => `${tag} ${mib.toFixed(0)}`)
+              .join(', ')})`,
+        )
+        .join(', ') || '–'
+    }`,
     `parts waiting ${w.partsWaiting.toLocaleString('en-US')}`,
   ].join(' · ');
 }

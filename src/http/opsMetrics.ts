@@ -245,12 +245,20 @@ export class OpsMetrics {
     );
     reading(
       'tracelake_duckdb_memory_bytes',
-      "Memory DuckDB holds by its own account, by instance: the store's database (bounded by --duckdb-memory) and compaction's own (1 GiB at most).",
-      ['instance'],
-      (s) => [
-        [{ instance: 'store' }, s.store.memoryBytes],
-        [{ instance: 'compaction' }, s.store.compactionMemoryBytes],
-      ],
+      "Memory DuckDB holds by its own account, by instance — the store's database (bounded by --duckdb-memory) and compaction's own (1 GiB at most) — and by what holds it (DuckDB's tag, lowercase).",
+      ['instance', 'tag'],
+      (s) =>
+        (
+          [
+            ['store', s.store.memory],
+            ['compaction', s.store.compactionMemory],
+          ] as const
+        ).flatMap(([instance, memory]) =>
+          Object.entries(memory).map(([tag, bytes]): [Record<'instance' | 'tag', string>, number] => [
+            { instance, tag },
+            bytes,
+          ]),
+        ),
     );
     reading('tracelake_database_bytes', 'Size of the DuckDB database, by file (database, wal).', ['file'], (s) => [
       [{ file: 'database' }, s.store.databaseBytes],

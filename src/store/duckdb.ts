@@ -32,5 +32,9 @@ export const {
 export type DuckDBInstance = Api.DuckDBInstance;
 export type DuckDBDataChunk = Api.DuckDBDataChunk;
 
-/** The bytes a DuckDB instance holds in memory (its buffer pool and what else it tracks), by its own account. */
-export const DUCKDB_MEMORY_SQL = 'SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS bytes FROM duckdb_memory()';
+/** Bytes a DuckDB instance holds in memory by what holds them (its tag, lowercase), by its own account. */
+export type MemoryByTag = Record<string, number>;
+
+/** A DuckDB instance's memory by tag (`MemoryByTag`): rows of `tag` and `bytes`, the tags holding any. */
+export const DUCKDB_MEMORY_SQL =
+  'SELECT lower(tag) AS tag, memory_usage_bytes::DOUBLE AS bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0';

@@ -256,7 +256,7 @@ const handlers: Handlers = {
     summaryMerges: background.merges,
     summaryPartsMerged: background.partsMerged,
     backgroundSeconds: { ...background.seconds },
-    compactionMemoryBytes: compactor ? await (await compactor).memoryBytes() : 0,
+    compactionMemory: compactor ? await (await compactor).memory() : {},
   })),
   async faultSleep({ ms }) {
     faultSleeps++;

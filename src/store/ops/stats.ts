@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Database } from '../db.js';
 import { damageTotals } from '../damageReports.js';
 import { DATABASE_FILE } from '../layout.js';
-import { DUCKDB_MEMORY_SQL } from '../duckdb.js';
+import { DUCKDB_MEMORY_SQL, type MemoryByTag } from '../duckdb.js';
 
 /** The store thread's background jobs (storeThread.ts), each timed. */
 export const BACKGROUND_JOBS = [
@@ -31,8 +31,8 @@ export interface BackgroundCounts {
   summaryPartsMerged: number;
   /** Seconds each background job took since the start. */
   backgroundSeconds: Record<BackgroundJob, number>;
-  /** What DuckDB holds in memory for the compaction's own instance (0 before its first run). */
-  compactionMemoryBytes: number;
+  /** What the compaction's own DuckDB holds in memory (nothing before its first run). */
+  compactionMemory: MemoryByTag;
 }
 
 export interface StoreStats extends BackgroundCounts {
@@ -42,8 +42,8 @@ export interface StoreStats extends BackgroundCounts {
   blobBytes: number;
   /** Ingest-log files found damaged, and the records lost in them, whose reports no operator removed yet. */
   damagedLogs: { files: number; recordsLost: number };
-  /** What the store's DuckDB holds in memory (its buffer pool and the rest it tracks). */
-  memoryBytes: number;
+  /** What the store's DuckDB holds in memory. */
+  memory: MemoryByTag;
   /** Summary parts committed and not merged yet. */
   partsWaiting: number;
 }
@@ -63,7 +63,7 @@ export async function storeStats(db: Database, dataDir: string, background: Back
          FROM segments WHERE replaced_at IS NULL GROUP BY level ORDER BY level`,
     ),
     db.query<{ bytes: number }>('SELECT coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM blobs'),
-    db.query<{ bytes: number }>(DUCKDB_MEMORY_SQL),
+    db.query<{ tag: string; bytes: number }>(DUCKDB_MEMORY_SQL),
     db.query<{ n: number }>('SELECT count(*)::DOUBLE AS n FROM trace_parts'),
   ]);
   const file = join(dataDir, DATABASE_FILE);
@@ -74,7 +74,7 @@ export async function storeStats(db: Database, dataDir: string, background: Back
     walBytes: sizeOf(`${file}.wal`),
     blobBytes: blobs[0]?.bytes ?? 0,
     damagedLogs: damageTotals(dataDir),
-    memoryBytes: memory[0]?.bytes ?? 0,
+    memory: Object.fromEntries(memory.map((m) => [m.tag, m.bytes])),
     partsWaiting: parts[0]?.n ?? 0,
   };
 }
