@@ -11,7 +11,7 @@ import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
-import { summaryRowsSql, traceSummariesSql } from './traceParts.js';
+import { type SummarySource, summaryRowsSql, traceSummariesSql, waitingRowsSql, type Where } from './traceParts.js';
 
 export interface SearchQuery {
   scope: ReadScope;
@@ -105,24 +105,65 @@ export async function searchTraces(
   src: SpanSource,
   q: SearchQuery,
   filter: Filter,
+  maxWaitingRows = MAX_WAITING_ROWS,
 ): Promise<SearchAnswer<TraceListItem>> {
   const s = scopeSql(q.scope);
   const n = s.params.length;
   const window = windowParams(q);
   const base = [...s.params, ...window];
   const matches = filterSql(filter, 'traces', base);
-  const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
-  const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
   const spans = matches.includes('FROM spans ')
     ? `spans AS (SELECT * FROM ${spansFrom(await segmentsFor(src.db, src.segments, q.scope, window[0] as bigint, null))}), `
     : '';
-  const source = (await settledScope(src.db, q.scope)) ? 'merged' : 'window';
   const where = (a: string) => scopeSql(q.scope, a).sql;
+  const list = (run: Run, source: SummarySource, together: boolean) =>
+    listTraces(run, q, { source, where, spans, matches, base, n }, together);
+  if (await settledScope(src.db, q.scope)) return list((sql, params) => src.db.query(sql, params), 'merged', true);
+  // Parts wait: the merged rows of their traces are found once (by key, every merged row's key read),
+  // then the statements of the list use their row ids — in one transaction, so that a merge between
+  // two statements cannot change which rows those are.
+  return src.db.transaction(async (tx) => {
+    const waiting = await tx.query<{ r: string }>(waitingRowsSql(where), s.params);
+    const source =
+      waiting.length <= maxWaitingRows ? { waitingRows: waiting.map((w) => BigInt(w.r)) } : ('window' as const);
+    return list((sql, params) => tx.query(sql, params), source, false);
+  });
+}
+
+/**
+ * Beyond this many merged rows of waiting traces (a merge held up), a list finds them by key in each
+ * statement rather than name them all in its SQL.
+ */
+const MAX_WAITING_ROWS = 10_000;
+
+type Run = <T>(sql: string, params: DuckDBValue[]) => Promise<T[]>;
+
+/** What `searchTraces` has compiled: the summaries' source, scope, span files, filter and parameters. */
+interface ListParts {
+  source: SummarySource;
+  where: Where;
+  spans: string;
+  matches: string;
+  base: DuckDBValue[];
+  /** The scope's parameters: the window's follow. */
+  n: number;
+}
+
+/** The page and the total of a trace search, by `run`; `together`: both statements at once (not in a transaction: one connection). */
+async function listTraces(
+  run: Run,
+  q: SearchQuery,
+  { source, where, spans, matches, base, n }: ListParts,
+  together: boolean,
+): Promise<SearchAnswer<TraceListItem>> {
+  const window = base.slice(n);
   const inWindow = (x: string) => `${x}.start_ns >= $${n + 1} AND ${x}.start_ns < $${n + 2}`;
+  const sort = `${TRACE_SORTS[q.sortBy] ?? TRACE_SORTS.start} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, t.id ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
+  const page = `LIMIT $${base.length + 1} OFFSET $${base.length + 2}`;
   const relation = `WITH ${spans}t AS (SELECT * FROM (${traceSummariesSql(where, source)}) x WHERE ${inWindow('x')})`;
   const desc = q.sortOrder !== 'asc';
   const pageOf = (bound: string | null) =>
-    src.db.query<Record<string, unknown>>(
+    run<Record<string, unknown>>(
       `${relation}
        SELECT id, name, status, ${MS_SQL('start_ns')} AS start_ms, ${MS_SQL('end_ns')} AS end_ms, latency_ms, cost::DOUBLE AS cost, tokens,
               span_count, input_preview, output_preview, tags, session_id, user_id, environment
@@ -130,7 +171,7 @@ export async function searchTraces(
         ORDER BY ${sort} ${page}`,
       [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
     );
-  // The page and the total as two statements, run at once: a window count would materialise every
+  // The page and the total as two statements (at once outside a transaction): a window count would materialise every
   // matching summary's wide columns (names, previews, tags) to count them, where the count alone
   // reads two narrow columns. Sorted by start (the latest traces), the page's wide columns are read
   // for its own rows only: the start of its last row comes first, from the start times alone, and
@@ -139,7 +180,7 @@ export async function searchTraces(
   // (native-bench/RESULTS.md, "Figures behind the code").
   const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && matches === 'TRUE' && q.limit > 0;
   const boundIn = async (edge: bigint | null) => {
-    const [row] = await src.db.query<{ bound: string }>(
+    const [row] = await run<{ bound: string }>(
       `${relation} SELECT start_ns::VARCHAR AS bound FROM t
         ${edge === null ? '' : `WHERE t.start_ns ${desc ? '>=' : '<'} $${base.length + 2}`}
         ORDER BY start_ns ${desc ? 'DESC' : 'ASC'} LIMIT 1 OFFSET $${base.length + 1}`,
@@ -159,10 +200,11 @@ export async function searchTraces(
     matches === 'TRUE'
       ? `WITH ${spans}x AS (${summaryRowsSql(where, source)}) SELECT count(*)::INTEGER AS n FROM x WHERE ${inWindow('x')}`
       : `${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`;
-  const [rows, counted] = await Promise.all([
-    bounded ? pageBound().then(pageOf) : pageOf(null),
-    src.db.query<{ n: number }>(countSql, base),
-  ]);
+  const pageRows = () => (bounded ? pageBound().then(pageOf) : pageOf(null));
+  const countRows = () => run<{ n: number }>(countSql, base);
+  const [rows, counted] = together
+    ? await Promise.all([pageRows(), countRows()])
+    : [await pageRows(), await countRows()];
   const count = counted[0];
   const data = rows.map(({ start_ms, end_ms, ...r }) => ({
     ...r,

@@ -243,6 +243,30 @@ export function tracePartsSql(where: Where): string {
 }
 
 /**
+ * The row ids (as text) of the merged rows that share a key with a trace of `where` whose parts
+ * wait: the rows `tracePartsSql` finds by key in each statement, read once for several statements
+ * of one transaction (`tracePartsOfRowsSql`).
+ */
+export function waitingRowsSql(where: Where): string {
+  return `SELECT z.rowid::VARCHAR AS r FROM traces z WHERE ${where('z')} AND z.trace_key IN (${freshKeysSql(where)})`;
+}
+
+/**
+ * `tracePartsSql` with its merged rows of waiting traces given: `rows`, read by `waitingRowsSql` in
+ * the same transaction. Each statement then skips the scans of every merged row's key — with no
+ * such row (the common case: most waiting traces are new) it reads the merged rows as they are.
+ */
+export function tracePartsOfRowsSql(where: Where, rows: readonly bigint[]): string {
+  const list = rows.join(', ');
+  return `
+    SELECT ${COLS} FROM traces x WHERE ${where('x')}${rows.length > 0 ? ` AND x.rowid NOT IN (${list})` : ''}
+    UNION ALL
+    ${mergePartsSql(
+      `SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}${rows.length > 0 ? ` UNION ALL SELECT ${COLS} FROM traces x WHERE x.rowid IN (${list})` : ''}`,
+    )}`;
+}
+
+/**
  * Part-shaped rows of the traces of `where` that `ids` names (a trace id, or a handful): every
  * part and merged row of them, merged. Cheaper than `tracePartsSql` for a few traces — `traces`
  * is scanned for their keys (`traceKeySql`) — and the same rows.
@@ -284,16 +308,23 @@ export function traceRangesByIdSql(where: Where, ids: TraceIds): string {
 
 /**
  * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`);
- * a read by id names its trace id(s), and may read the merged rows alone.
+ * a read by id names its trace id(s), and may read the merged rows alone; a read in a transaction
+ * may give the waiting traces' merged rows (`tracePartsOfRowsSql`).
  */
-export type SummarySource = 'window' | 'merged' | { byId: TraceIds; mergedOnly: boolean };
+export type SummarySource =
+  | 'window'
+  | 'merged'
+  | { byId: TraceIds; mergedOnly: boolean }
+  | { waitingRows: readonly bigint[] };
 
 /** Part-shaped rows, one per trace, that `traceSummariesSql` makes its summaries of. */
 export function summaryRowsSql(where: Where, source: SummarySource = 'window'): string {
   return typeof source === 'object'
-    ? source.mergedOnly
-      ? mergedRowsByIdSql(where, source.byId)
-      : tracePartsByIdSql(where, source.byId)
+    ? 'waitingRows' in source
+      ? tracePartsOfRowsSql(where, source.waitingRows)
+      : source.mergedOnly
+        ? mergedRowsByIdSql(where, source.byId)
+        : tracePartsByIdSql(where, source.byId)
     : source === 'merged'
       ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
       : tracePartsSql(where);
