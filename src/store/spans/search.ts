@@ -11,7 +11,15 @@ import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
-import { type SummarySource, summaryRowsSql, traceSummariesSql, waitingRowsSql, type Where } from './traceParts.js';
+import {
+  DROP_WAITING_TABLES,
+  type SummarySource,
+  summaryRowsSql,
+  traceCountOfWaitingSql,
+  traceSummariesSql,
+  waitingTablesSql,
+  type Where,
+} from './traceParts.js';
 
 export interface SearchQuery {
   scope: ReadScope;
@@ -105,7 +113,6 @@ export async function searchTraces(
   src: SpanSource,
   q: SearchQuery,
   filter: Filter,
-  maxWaitingRows = MAX_WAITING_ROWS,
 ): Promise<SearchAnswer<TraceListItem>> {
   const s = scopeSql(q.scope);
   const n = s.params.length;
@@ -119,22 +126,16 @@ export async function searchTraces(
   const list = (run: Run, source: SummarySource, together: boolean) =>
     listTraces(run, q, { source, where, spans, matches, base, n }, together);
   if (await settledScope(src.db, q.scope)) return list((sql, params) => src.db.query(sql, params), 'merged', true);
-  // Parts wait: the merged rows of their traces are found once (by key, every merged row's key read),
-  // then the statements of the list use their row ids — in one transaction, so that a merge between
-  // two statements cannot change which rows those are.
+  // Parts wait: their traces' merged rows are found once (every merged row's key read) and merged
+  // with them once, in temporary tables the page and the total then read — in one transaction, so
+  // that a merge between two statements cannot change which rows those are.
   return src.db.transaction(async (tx) => {
-    const waiting = await tx.query<{ r: string }>(waitingRowsSql(where), s.params);
-    const source =
-      waiting.length <= maxWaitingRows ? { waitingRows: waiting.map((w) => BigInt(w.r)) } : ('window' as const);
-    return list((sql, params) => tx.query(sql, params), source, false);
+    for (const sql of waitingTablesSql(where)) await tx.exec(sql, s.params);
+    const answer = await list((sql, params) => tx.query(sql, params), 'waitingTables', false);
+    for (const sql of DROP_WAITING_TABLES) await tx.exec(sql);
+    return answer;
   });
 }
-
-/**
- * Beyond this many merged rows of waiting traces (a merge held up), a list finds them by key in each
- * statement rather than name them all in its SQL.
- */
-const MAX_WAITING_ROWS = 10_000;
 
 type Run = <T>(sql: string, params: DuckDBValue[]) => Promise<T[]>;
 
@@ -196,10 +197,13 @@ async function listTraces(
   const narrower = desc ? edge > from : edge < to;
   const pageBound = async () => (narrower ? ((await boundIn(edge)) ?? (await boundIn(null))) : await boundIn(null));
   // Unfiltered, the total counts the summary rows alone: no environment's name joined to each.
+  // From the waiting tables, by arithmetic (`traceCountOfWaitingSql`).
   const countSql =
-    matches === 'TRUE'
-      ? `WITH ${spans}x AS (${summaryRowsSql(where, source)}) SELECT count(*)::INTEGER AS n FROM x WHERE ${inWindow('x')}`
-      : `${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`;
+    matches !== 'TRUE'
+      ? `${relation} SELECT count(*)::INTEGER AS n FROM t WHERE ${matches}`
+      : source === 'waitingTables'
+        ? traceCountOfWaitingSql(where, inWindow)
+        : `WITH ${spans}x AS (${summaryRowsSql(where, source)}) SELECT count(*)::INTEGER AS n FROM x WHERE ${inWindow('x')}`;
   const pageRows = () => (bounded ? pageBound().then(pageOf) : pageOf(null));
   const countRows = () => run<{ n: number }>(countSql, base);
   const [rows, counted] = together

@@ -243,27 +243,41 @@ export function tracePartsSql(where: Where): string {
 }
 
 /**
- * The row ids (as text) of the merged rows that share a key with a trace of `where` whose parts
- * wait: the rows `tracePartsSql` finds by key in each statement, read once for several statements
- * of one transaction (`tracePartsOfRowsSql`).
+ * What a read of several statements in one transaction (a list: its page and its total) fills
+ * first, in temporary tables, so that its statements share them: the row ids of the merged rows
+ * that share a key with a waiting trace of `where` (`waiting_rows`, found as `tracePartsSql` finds
+ * them, every merged row's key read), and the waiting traces merged with those rows
+ * (`waiting_merged`). Run with `where`'s parameters; `DROP_WAITING_TABLES` before the end.
  */
-export function waitingRowsSql(where: Where): string {
-  return `SELECT z.rowid::VARCHAR AS r FROM traces z WHERE ${where('z')} AND z.trace_key IN (${freshKeysSql(where)})`;
+export function waitingTablesSql(where: Where): string[] {
+  return [
+    `CREATE TEMP TABLE waiting_rows AS SELECT z.rowid AS r FROM traces z WHERE ${where('z')} AND z.trace_key IN (${freshKeysSql(where)})`,
+    `CREATE TEMP TABLE waiting_merged AS ${mergePartsSql(`SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}
+                                                          UNION ALL
+                                                          SELECT ${COLS} FROM traces x WHERE x.rowid IN (SELECT r FROM temp.waiting_rows)`)}`,
+  ];
+}
+
+export const DROP_WAITING_TABLES = ['DROP TABLE temp.waiting_merged', 'DROP TABLE temp.waiting_rows'];
+
+/** `tracePartsSql` from the tables of `waitingTablesSql`: no merged row's key read again. */
+function tracePartsOfWaitingSql(where: Where): string {
+  return `
+    SELECT ${COLS} FROM traces x WHERE ${where('x')} AND x.rowid NOT IN (SELECT r FROM temp.waiting_rows)
+    UNION ALL
+    SELECT ${COLS} FROM temp.waiting_merged`;
 }
 
 /**
- * `tracePartsSql` with its merged rows of waiting traces given: `rows`, read by `waitingRowsSql` in
- * the same transaction. Each statement then skips the scans of every merged row's key — with no
- * such row (the common case: most waiting traces are new) it reads the merged rows as they are.
+ * How many rows of `tracePartsOfWaitingSql(where)` pass `test` (a condition on a part-shaped row,
+ * such as a window), by arithmetic: the merged rows that pass, less the waiting traces' merged rows
+ * that pass, plus the waiting traces merged that pass — no merged row looked for among the waiting.
  */
-export function tracePartsOfRowsSql(where: Where, rows: readonly bigint[]): string {
-  const list = rows.join(', ');
+export function traceCountOfWaitingSql(where: Where, test: Where): string {
   return `
-    SELECT ${COLS} FROM traces x WHERE ${where('x')}${rows.length > 0 ? ` AND x.rowid NOT IN (${list})` : ''}
-    UNION ALL
-    ${mergePartsSql(
-      `SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}${rows.length > 0 ? ` UNION ALL SELECT ${COLS} FROM traces x WHERE x.rowid IN (${list})` : ''}`,
-    )}`;
+    SELECT ((SELECT count(*) FROM traces x WHERE ${where('x')} AND ${test('x')})
+            - (SELECT count(*) FROM traces x WHERE x.rowid IN (SELECT r FROM temp.waiting_rows) AND ${test('x')})
+            + (SELECT count(*) FROM temp.waiting_merged x WHERE ${test('x')}))::INTEGER AS n`;
 }
 
 /**
@@ -307,27 +321,23 @@ export function traceRangesByIdSql(where: Where, ids: TraceIds): string {
 }
 
 /**
- * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`);
- * a read by id names its trace id(s), and may read the merged rows alone; a read in a transaction
- * may give the waiting traces' merged rows (`tracePartsOfRowsSql`).
+ * Which rows a summary read starts from (see the functions above; `merged`: see `settledScope`;
+ * `waitingTables`: see `waitingTablesSql`); a read by id names its trace id(s), and may read the
+ * merged rows alone.
  */
-export type SummarySource =
-  | 'window'
-  | 'merged'
-  | { byId: TraceIds; mergedOnly: boolean }
-  | { waitingRows: readonly bigint[] };
+export type SummarySource = 'window' | 'merged' | 'waitingTables' | { byId: TraceIds; mergedOnly: boolean };
 
 /** Part-shaped rows, one per trace, that `traceSummariesSql` makes its summaries of. */
 export function summaryRowsSql(where: Where, source: SummarySource = 'window'): string {
   return typeof source === 'object'
-    ? 'waitingRows' in source
-      ? tracePartsOfRowsSql(where, source.waitingRows)
-      : source.mergedOnly
-        ? mergedRowsByIdSql(where, source.byId)
-        : tracePartsByIdSql(where, source.byId)
+    ? source.mergedOnly
+      ? mergedRowsByIdSql(where, source.byId)
+      : tracePartsByIdSql(where, source.byId)
     : source === 'merged'
       ? `SELECT ${COLS} FROM traces x WHERE ${where('x')}`
-      : tracePartsSql(where);
+      : source === 'waitingTables'
+        ? tracePartsOfWaitingSql(where)
+        : tracePartsSql(where);
 }
 
 /**
