@@ -240,6 +240,26 @@ export class Database {
     }
   }
 
+  /**
+   * Runs `work`'s statements in one transaction that reads one snapshot of the store and is rolled
+   * back, with any temporary table it made: for a read of several statements that must agree. Not
+   * held back by a checkpoint as `transaction` is: DuckDB checkpoints beside an open read.
+   */
+  snapshot<T>(work: (read: Snapshot) => Promise<T>): Promise<T> {
+    return this.withConnection(async (c) => {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        return await work({
+          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
+          exec: async (sql: string, params: DuckDBValue[] = []) =>
+            void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
+        });
+      } finally {
+        await c.run('ROLLBACK').catch(() => undefined);
+      }
+    });
+  }
+
   private inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.withConnection(async (c) => {
       await c.run('BEGIN TRANSACTION');
@@ -414,6 +434,9 @@ export type Reader = Pick<Transaction, 'query'>;
 
 /** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict or a key met at once. */
 export const RERUN_ON_CONFLICT = { retryConflicts: true } as const;
+
+/** The statements of a `snapshot`: its `exec` may make temporary tables, which the rollback removes. */
+export type Snapshot = Pick<Transaction, 'query' | 'exec'>;
 
 export interface Transaction {
   query<R = Row>(sql: string, params?: DuckDBValue[]): Promise<R[]>;

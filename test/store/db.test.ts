@@ -321,3 +321,31 @@ t.test('a number past the 64-bit range is bound as the double it is, on every pa
   t.ok(rows > 0 && rows < 100000, `counted what was read (${rows} rows)`);
   t.same(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'the database answers after a stopped stream');
 });
+
+t.test('a snapshot reads one state across its statements, a checkpoint runs beside it, nothing is left', async (t) => {
+  const { db } = await open(t);
+  await db.exec('CREATE TABLE n AS SELECT 1 AS x');
+  const seen = await db.snapshot(async (read) => {
+    await read.exec('CREATE TEMP TABLE counted AS SELECT count(*) AS c FROM n');
+    // Another connection commits, and the store checkpoints, between the snapshot's statements.
+    await db.exec('INSERT INTO n VALUES (2)');
+    await db.checkpoint();
+    return read.query<{ first: number; later: number }>(
+      'SELECT (SELECT c FROM temp.counted)::INTEGER AS first, (SELECT count(*) FROM n)::INTEGER AS later',
+    );
+  });
+  t.same(seen, [{ first: 1, later: 1 }], "the later statement reads the first one's state");
+  t.same(await db.query('SELECT count(*)::INTEGER AS c FROM n'), [{ c: 2 }], 'the commit beside it stands');
+  // The connection, back among the idle ones, has no temporary table left to collide with.
+  await db.snapshot((read) => read.exec('CREATE TEMP TABLE counted AS SELECT 1 AS c'));
+  t.pass('the temporary table went with the snapshot');
+  await t.rejects(
+    db.snapshot(async (read) => {
+      await read.exec('CREATE TEMP TABLE counted AS SELECT 1 AS c');
+      await read.query('SELECT * FROM no_such_table');
+    }),
+    /no_such_table/,
+  );
+  await db.snapshot((read) => read.exec('CREATE TEMP TABLE counted AS SELECT 1 AS c'));
+  t.pass('and with a snapshot that failed');
+});

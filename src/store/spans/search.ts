@@ -12,7 +12,6 @@ import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
 import {
-  DROP_WAITING_TABLES,
   type SummarySource,
   summaryRowsSql,
   traceCountOfWaitingSql,
@@ -127,13 +126,11 @@ export async function searchTraces(
     listTraces(run, q, { source, where, spans, matches, base, n }, together);
   if (await settledScope(src.db, q.scope)) return list((sql, params) => src.db.query(sql, params), 'merged', true);
   // Parts wait: their traces' merged rows are found once (every merged row's key read) and merged
-  // with them once, in temporary tables the page and the total then read — in one transaction, so
-  // that a merge between two statements cannot change which rows those are.
-  return src.db.transaction(async (tx) => {
-    for (const sql of waitingTablesSql(where)) await tx.exec(sql, s.params);
-    const answer = await list((sql, params) => tx.query(sql, params), 'waitingTables', false);
-    for (const sql of DROP_WAITING_TABLES) await tx.exec(sql);
-    return answer;
+  // with them once, in temporary tables the page and the total then read — in one snapshot, so that
+  // a merge between two statements cannot change which rows those are.
+  return src.db.snapshot(async (read) => {
+    for (const sql of waitingTablesSql(where)) await read.exec(sql, s.params);
+    return list((sql, params) => read.query(sql, params), 'waitingTables', false);
   });
 }
 

@@ -247,7 +247,7 @@ export function tracePartsSql(where: Where): string {
  * first, in temporary tables, so that its statements share them: the row ids of the merged rows
  * that share a key with a waiting trace of `where` (`waiting_rows`, found as `tracePartsSql` finds
  * them, every merged row's key read), and the waiting traces merged with those rows
- * (`waiting_merged`). Run with `where`'s parameters; `DROP_WAITING_TABLES` before the end.
+ * (`waiting_merged`). Run with `where`'s parameters, in a `Database.snapshot` (its rollback drops them).
  */
 export function waitingTablesSql(where: Where): string[] {
   return [
@@ -257,8 +257,6 @@ export function waitingTablesSql(where: Where): string[] {
                                                           SELECT ${COLS} FROM traces x WHERE x.rowid IN (SELECT r FROM temp.waiting_rows)`)}`,
   ];
 }
-
-export const DROP_WAITING_TABLES = ['DROP TABLE temp.waiting_merged', 'DROP TABLE temp.waiting_rows'];
 
 /** `tracePartsSql` from the tables of `waitingTablesSql`: no merged row's key read again. */
 function tracePartsOfWaitingSql(where: Where): string {
