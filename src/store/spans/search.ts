@@ -147,7 +147,7 @@ interface ListParts {
   n: number;
 }
 
-/** The page and the total of a trace search, by `run`; `together`: both statements at once (not in a transaction: one connection). */
+/** The page and the total of a trace search, by `run`; `together`: both statements at once (never in a snapshot: one connection). */
 async function listTraces(
   run: Run,
   q: SearchQuery,
@@ -169,12 +169,12 @@ async function listTraces(
         ORDER BY ${sort} ${page}`,
       [...base, q.limit, q.offset, ...(bound === null ? [] : [BigInt(bound)])],
     );
-  // The page and the total as two statements (at once outside a transaction): a window count would materialise every
-  // matching summary's wide columns (names, previews, tags) to count them, where the count alone
-  // reads two narrow columns. Sorted by start (the latest traces), the page's wide columns are read
-  // for its own rows only: the start of its last row comes first, from the start times alone, and
-  // bounds the page's read (ties at that start are kept, so the page is the same). Only without a
-  // filter: a filter would run twice, and a selective one leaves few rows to save on
+  // The page and the total as two statements (at once, outside a snapshot): a window count would
+  // materialise every matching summary's wide columns (names, previews, tags) to count them, where
+  // the count alone reads two narrow columns. Sorted by start (the latest traces), the page's wide
+  // columns are read for its own rows only: the start of its last row comes first, from the start
+  // times alone, and bounds the page's read (ties at that start are kept, so the page is the same).
+  // Only without a filter: a filter would run twice, and a selective one leaves few rows to save on
   // (native-bench/RESULTS.md, "Figures behind the code").
   const bounded = (q.sortBy === 'start' || !(q.sortBy in TRACE_SORTS)) && matches === 'TRUE' && q.limit > 0;
   const boundIn = async (edge: bigint | null) => {

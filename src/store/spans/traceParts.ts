@@ -243,7 +243,7 @@ export function tracePartsSql(where: Where): string {
 }
 
 /**
- * What a read of several statements in one transaction (a list: its page and its total) fills
+ * What a read of several statements in one snapshot (a list: its page and its total) fills
  * first, in temporary tables, so that its statements share them: the row ids of the merged rows
  * that share a key with a waiting trace of `where` (`waiting_rows`, found as `tracePartsSql` finds
  * them, every merged row's key read), and the waiting traces merged with those rows
