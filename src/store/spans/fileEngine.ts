@@ -23,7 +23,8 @@ export class FileEngine {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
       // DuckDB keeps what it reads of files in memory for the next read, up to the memory limit; a
-      // compaction reads each small file once, before it is deleted (the cache held ~900 MiB of them).
+      // compaction reads each small file once, before it is deleted (native-bench/RESULTS.md,
+      // "Figures behind the code").
       enable_external_file_cache: 'false',
     });
     const connection = await instance.connect();
