@@ -22,7 +22,7 @@
  *   each second), the data directory's allocated bytes, errors (any answer not 2xx, 503 included, and any
  *   failed connection) by status. A second line says where the server's time and memory went:
  *   its CPU in cores, the store thread's background jobs, its busiest tasks, DuckDB's memory by
- *   instance, the summary parts waiting (soakWhere.ts, from the operations metrics).
+ *   instance and tag, the summary parts waiting (soakWhere.ts, from the operations metrics).
  * - The end: 3 s after the last minute, 5 ms after a request left, SIGKILL; a restart on the same
  *   store timed to `listening` and to the first `GET /v1/traces` answered 200; then, the server
  *   stopped, the store read in this process (acknowledged.ts): every acknowledged trace with all
