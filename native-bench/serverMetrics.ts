@@ -14,7 +14,21 @@ export async function histograms(
   label: string,
   le: string,
 ): Promise<Map<string, { count: number; sum: number; upTo: number }>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  return histogramsIn(await metricsText(server), name, label, le);
+}
+
+/** The server's operations metrics, as text: one scrape for several readings. */
+export async function metricsText(server: TestServer): Promise<string> {
+  return (await fetch(`${server.url}/metrics`)).text();
+}
+
+/** `histograms` from a scrape's `text`. */
+export function histogramsIn(
+  text: string,
+  name: string,
+  label: string,
+  le: string,
+): Map<string, { count: number; sum: number; upTo: number }> {
   const out = new Map<string, { count: number; sum: number; upTo: number }>();
   for (const m of text.matchAll(new RegExp(`^${name}_(count|sum|bucket)\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
     const [, kind, labelText, value] = m;
@@ -46,12 +60,8 @@ export function quantileBound(before: Map<string, number>, after: Map<string, nu
   return counts.find(([, n]) => n >= q * total)?.[0] ?? 'n/a';
 }
 
-/** The series of a counter or gauge: each one's labels and value. */
-export async function series(
-  server: TestServer,
-  name: string,
-): Promise<{ labels: Record<string, string>; value: number }[]> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+/** The series of a counter or gauge in a scrape's `text`: each one's labels and value. */
+export function seriesIn(text: string, name: string): { labels: Record<string, string>; value: number }[] {
   return [...text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))].map((m) => ({
     labels: Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k!, v!])),
     value: Number(m[2]),

@@ -1,11 +1,11 @@
 /**
  * Where the server's time and memory went in a minute of the soak (soak.ts): its CPU (all threads,
  * /proc), the store thread's background jobs and its tasks (the operations metrics, queueing
- * included), DuckDB's memory by instance and the summary parts waiting to be merged.
+ * included), DuckDB's memory by instance and tag, the summary parts waiting to be merged — one scrape a reading.
  */
 import type { TestServer } from '../test/helpers/server.js';
 import { processCpu } from './procThreads.js';
-import { histograms, series } from './serverMetrics.js';
+import { histogramsIn, metricsText, seriesIn } from './serverMetrics.js';
 
 export interface ServerReading {
   /** performance.now() when read. */
@@ -19,12 +19,11 @@ export interface ServerReading {
 }
 
 export async function readServer(server: TestServer, pid: number): Promise<ServerReading> {
-  const [background, tasks, memory, parts] = await Promise.all([
-    series(server, 'tracelake_background_seconds_total'),
-    histograms(server, 'tracelake_store_task_duration_seconds', 'task', '0.25'),
-    series(server, 'tracelake_duckdb_memory_bytes'),
-    series(server, 'tracelake_summary_parts_waiting'),
-  ]);
+  const text = await metricsText(server);
+  const background = seriesIn(text, 'tracelake_background_seconds_total');
+  const tasks = histogramsIn(text, 'tracelake_store_task_duration_seconds', 'task', '0.25');
+  const memory = seriesIn(text, 'tracelake_duckdb_memory_bytes');
+  const parts = seriesIn(text, 'tracelake_summary_parts_waiting');
   const memoryBytes: Record<string, Record<string, number>> = {};
   for (const { labels, value } of memory) (memoryBytes[labels.instance!] ??= {})[labels.tag!] = value;
   return {

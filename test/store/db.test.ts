@@ -336,7 +336,8 @@ t.test('a snapshot reads one state across its statements, a checkpoint runs besi
   });
   t.same(seen, [{ first: 1, later: 1 }], "the later statement reads the first one's state");
   t.same(await db.query('SELECT count(*)::INTEGER AS c FROM n'), [{ c: 2 }], 'the commit beside it stands');
-  // The connection, back among the idle ones, has no temporary table left to collide with.
+  // Idle connections are reused last in, first out: this snapshot gets the one above, which has no
+  // temporary table left to collide with.
   await db.snapshot((read) => read.exec('CREATE TEMP TABLE counted AS SELECT 1 AS c'));
   t.pass('the temporary table went with the snapshot');
   await t.rejects(
