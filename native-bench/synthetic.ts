@@ -5,6 +5,7 @@
  * rows and merged trace summaries — what ingestion and compaction produce, without the wait.
  */
 import { createHash } from 'node:crypto';
+import { DuckDBBitValue } from '@duckdb/node-api';
 import type { Database } from '../src/store/db.js';
 import { storeDirs } from '../src/store/layout.js';
 import { INGEST_LEVEL } from '../src/store/spans/manifest.js';
@@ -78,11 +79,15 @@ export async function loadSynthetic(
     const temp = store.tempPath();
     await db.exec(`COPY (${sql} ORDER BY start_ns, trace_id, span_id) TO '${temp}' (${SEGMENT_COPY_OPTIONS})`);
     await store.publish(temp, { tenantId: scope.tenantId, appId: scope.appId, date: day, name: `synthetic-${from}` });
+    const [filter] = await db.query<{ bits: string }>(
+      `SELECT span_filter::VARCHAR AS bits FROM (${spanIdFilterSql('read_parquet($1)', to - from)})`,
+      [store.readPath(key)],
+    );
+    if (filter?.bits) await store.writeSpanFilter(key, DuckDBBitValue.fromString(filter.bits).data);
     await db.transaction(async (tx) => {
       await tx.exec(
-        `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns, span_filter)
-         SELECT $1, $2, $3, $4::DATE, $5, $6, $7, count(*), $8, min(start_ns), max(start_ns),
-                (${spanIdFilterSql('read_parquet($9)', to - from)}) FROM read_parquet($9)`,
+        `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns)
+         SELECT $1, $2, $3, $4::DATE, $5, $6, $7, count(*), $8, min(start_ns), max(start_ns) FROM read_parquet($9)`,
         [
           scope.tenantId,
           scope.appId,

@@ -4,10 +4,11 @@
  * id filters serve); a kill -9 during a compaction loses and duplicates nothing; replaced files are
  * deleted once no query can still be reading them.
  */
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t, { type Test } from 'tap';
+import { storeDirs } from '../../src/store/layout.js';
 import { SPAN_COLUMNS } from '../../src/store/spans/columns.js';
 import { restoredAttributesSql } from '../../src/store/spans/attributeColumns.js';
 import { SEGMENT_COPY_OPTIONS, SEGMENT_FORMAT_VERSION } from '../../src/store/spans/segmentFormat.js';
@@ -340,6 +341,16 @@ for (const point of ['after-compaction-publish', 'after-compaction-commit'] as c
 
     const again = await serverFor(t, { dataDir, args: ['--compaction-interval-ms', '0'] });
     t.same(await answers(again, root, traces), expected, 'every answer is the same after the crash');
+    // The crash came after the new file's span id filter was written beside it: the filter went
+    // with the swept file, or stayed with the committed one.
+    const files = readdirSync(storeDirs(dataDir).segments, { recursive: true, encoding: 'utf8' });
+    const filters = files.filter((f) => f.endsWith('.spanfilter') && !f.startsWith('.tmp'));
+    t.same(
+      filters.filter((f) => !files.includes(f.replace(/\.spanfilter$/, '.parquet'))),
+      [],
+      'no filter without its file',
+    );
+    t.equal(filters.length, point === 'after-compaction-commit' ? 1 : 0, 'the committed file has its filter');
   });
 }
 

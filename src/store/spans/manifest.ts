@@ -3,7 +3,7 @@
  * a time window into the files a query reads (never a glob: a file is visible exactly when its
  * manifest row is committed, and a half-written or replaced file is never read).
  */
-import type { DuckDBBitValue, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { listValue } from '../duckdb.js';
 import { monthOf } from '../../core/plans.js';
 import type { GenerationReport } from './generation.js';
@@ -141,8 +141,6 @@ export interface NewSegment {
   maxStartNs: bigint;
   level: number;
   formatVersion: number;
-  /** The file's span id filter (spanIdFilter.ts); compacted files have one, ingested files none. */
-  spanFilter?: DuckDBBitValue | null;
 }
 
 /** Manifest rows of new segments, as `rowsOf` takes them. */
@@ -160,12 +158,11 @@ function segmentRows(segments: readonly (NewSegment & { key: string })[]): { sql
       s.bytes,
       s.minStartNs,
       s.maxStartNs,
-      s.spanFilter ?? null,
     ]),
-    { 3: '::DATE', 11: '::BIT' },
+    { 3: '::DATE' },
   );
   return {
-    sql: `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns, span_filter) VALUES ${v.sql}`,
+    sql: `INSERT INTO segments (tenant_id, app_id, environment_id, date, path, level, format_version, rows, bytes, min_start_ns, max_start_ns) VALUES ${v.sql}`,
     params: v.params,
   };
 }
@@ -347,6 +344,7 @@ export async function segmentsMayHold(
   const all = await appSegments(db, scope.tenantId, scope.appId);
   const filters = await spanIdFilters(
     db,
+    store,
     `${scope.tenantId}/${scope.appId}`,
     all.map((s) => s.path),
   );
@@ -370,6 +368,7 @@ const filterCache = new WeakMap<Database, Map<string, Map<string, Uint8Array | n
 
 async function spanIdFilters(
   db: Database,
+  store: SegmentStore,
   app: string,
   paths: readonly string[],
 ): Promise<ReadonlyMap<string, Uint8Array | null>> {
@@ -379,14 +378,7 @@ async function spanIdFilters(
   if (!cached) apps.set(app, (cached = new Map()));
   const missing = paths.filter((p) => !cached.has(p));
   if (missing.length === 0) return cached;
-  const read = new Map<string, Uint8Array | null>(missing.map((p) => [p, null]));
-  await db.streamColumns(
-    'SELECT path, span_filter FROM segments WHERE path IN (SELECT unnest($1::VARCHAR[]))',
-    [listValue(missing)],
-    (columns, rows) => {
-      for (let i = 0; i < rows; i++) read.set(columns[0]![i] as string, (columns[1]![i] as Uint8Array | null) ?? null);
-    },
-  );
+  const read = await Promise.all(missing.map(async (p) => [p, await store.readSpanFilter(p)] as const));
   const live = new Set(paths);
   for (const path of cached.keys()) if (!live.has(path)) cached.delete(path);
   for (const [path, filter] of read) cached.set(path, filter);

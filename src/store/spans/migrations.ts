@@ -3,12 +3,14 @@
  * segment manifest. Since 201 spans live in Parquet segments; the `span_schema` table (the old
  * `spans` table, empty) keeps their columns in the order of `columns.ts` (a test checks it).
  */
+import { DuckDBBitValue } from '@duckdb/node-api';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Migration } from '../migration.js';
 import { SPAN_COLUMNS, SQL_TYPE } from './columns.js';
 import { quote } from './manifest.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import { LocalSegmentStore } from './segmentStore.js';
 import { spanIdFilterSql } from './spanIdFilter.js';
 import { ROLLUP_TABLE_SQL } from './rollups.js';
 import { PART_COLUMNS, PART_TABLE_SQL, partsOfSpans, sessionKeySql, traceKeySql } from './traceParts.js';
@@ -372,6 +374,20 @@ export const SPAN_MIGRATIONS: readonly Migration[] = [
     // Existing compacted files are rolled up by the store's background work, one a tick.
     // No DEFAULT: under a locked configuration DuckDB refuses to add a column with one. NULL is "not yet".
     sql: [ROLLUP_TABLE_SQL, 'ALTER TABLE segments ADD COLUMN rolled_up BOOLEAN'],
+  },
+  {
+    version: 210,
+    name: 'span id filters move from the manifest to a file beside each segment (DuckDB rewrote their row group at every checkpoint after a segment was added)',
+    sql: [],
+    async apply(tx, { segmentsDir }) {
+      const store = new LocalSegmentStore(segmentsDir);
+      // DuckDB hands a BIT over as its text; the filter's file holds DuckDB's bytes of it.
+      const files = await tx.query<{ path: string; filter: string }>(
+        'SELECT path, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL AND span_filter IS NOT NULL',
+      );
+      for (const f of files) await store.writeSpanFilter(f.path, DuckDBBitValue.fromString(f.filter).data);
+      await tx.exec('ALTER TABLE segments DROP COLUMN span_filter');
+    },
   },
 ];
 

@@ -5,11 +5,12 @@
  * implementation would upload on `publish` and answer `s3://` paths from `readPath`.
  *
  * Keys follow the Hive layout `tenant=<uuid>/app=<uuid>/date=<yyyy-mm-dd>/<name>.parquet`, so any
- * engine that reads Parquet can query the directory as it is (docs/segments.md).
+ * engine that reads Parquet can query the directory as it is (docs/segments.md). A compacted
+ * segment's span id filter (spanIdFilter.ts) lives beside it as `<name>.spanfilter` and goes with it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 
 export interface SegmentPlace {
@@ -30,8 +31,16 @@ export interface SegmentStore {
   readPath(key: string): string;
   /** Size in bytes of a published segment. */
   size(key: string): number;
+  /**
+   * Writes a published segment's span id filter beside it, durably. Written after the segment is
+   * published and before its manifest row commits, so a filter never outlives its segment's sweep.
+   */
+  writeSpanFilter(key: string, filter: Uint8Array): Promise<void>;
+  /** The span id filter beside segment `key`; null when it has none. */
+  readSpanFilter(key: string): Promise<Uint8Array | null>;
+  /** Deletes a segment and its span id filter (the filter first: a segment may lack one, never the reverse). */
   remove(key: string): Promise<void>;
-  /** Moves a segment out of the store into `dir` (kept for an operator, no longer served). */
+  /** Moves a segment out of the store into `dir` (kept for an operator, no longer served); its filter is deleted. */
   setAside(key: string, dir: string): Promise<void>;
   /** Keys of every published segment, for the sweep of files no manifest row names. */
   keys(): string[];
@@ -41,6 +50,11 @@ export interface SegmentStore {
 
 export function segmentKey(place: SegmentPlace): string {
   return `tenant=${place.tenantId}/app=${place.appId}/date=${place.date}/${place.name}.parquet`;
+}
+
+/** Where the span id filter of segment `key` lives: beside it, where a glob of `*.parquet` does not see it. */
+export function spanFilterKey(key: string): string {
+  return `${key.replace(/\.parquet$/, '')}.spanfilter`;
 }
 
 const TEMP_DIR = '.tmp';
@@ -75,13 +89,30 @@ export class LocalSegmentStore implements SegmentStore {
     return statSync(join(this.root, key)).size;
   }
 
-  async remove(key: string): Promise<void> {
-    await unlink(join(this.root, key)).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
+  async writeSpanFilter(key: string, filter: Uint8Array): Promise<void> {
+    const temp = join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.spanfilter`);
+    await writeFile(temp, filter);
+    await fsyncPath(temp);
+    // Renamed whole, so a reader never sees part of a filter (which could rule out an id it holds).
+    const target = join(this.root, spanFilterKey(key));
+    await rename(temp, target);
+    await fsyncPath(dirname(target));
+  }
+
+  async readSpanFilter(key: string): Promise<Uint8Array | null> {
+    return readFile(join(this.root, spanFilterKey(key))).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
     });
   }
 
+  async remove(key: string): Promise<void> {
+    await unlinkIfThere(join(this.root, spanFilterKey(key)));
+    await unlinkIfThere(join(this.root, key));
+  }
+
   async setAside(key: string, dir: string): Promise<void> {
+    await unlinkIfThere(join(this.root, spanFilterKey(key)));
     // The key's path becomes one file name, so the set-aside files keep where they came from.
     mkdirSync(dir, { recursive: true });
     await rename(join(this.root, key), join(dir, key.split('/').join('__')));
@@ -107,6 +138,12 @@ export class LocalSegmentStore implements SegmentStore {
     rmSync(join(this.root, TEMP_DIR), { recursive: true, force: true });
     mkdirSync(join(this.root, TEMP_DIR), { recursive: true });
   }
+}
+
+async function unlinkIfThere(path: string): Promise<void> {
+  await unlink(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
 }
 
 export async function fsyncPath(path: string): Promise<void> {

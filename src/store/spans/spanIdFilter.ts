@@ -3,8 +3,8 @@
  * span by id without its trace (`GET /v1/spans/{id}`) reads the file that holds it rather than the
  * `span_id` column of every file of the app (native-bench/RESULTS.md, "spanById").
  *
- * A filter is a Bloom filter over one file's span ids, kept in the manifest (`segments.span_filter`,
- * a DuckDB `BIT` of 8 bits a row; docs/segments.md). DuckDB builds it when compaction writes the
+ * A filter is a Bloom filter over one file's span ids, kept in a file beside it (a DuckDB `BIT` of
+ * 8 bits a row; segmentStore.ts, docs/segments.md). DuckDB builds it when compaction writes the
  * file (`spanIdFilterSql`); the reader probes it here. Both take a span id's MD5 (of its UTF-8
  * bytes) and the digest's first eight bytes as a little-endian 64-bit number (DuckDB's
  * `md5_number_upper`): `a` its low 32 bits, `b` its high 32; probe i of five is bit

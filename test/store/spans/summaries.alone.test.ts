@@ -17,7 +17,7 @@ import type { GenerationReport } from '../../../src/store/spans/generation.js';
 import { Database } from '../../../src/store/db.js';
 import { DATABASE_FILE, storeDirs } from '../../../src/store/layout.js';
 import { migrate } from '../../../src/store/migrate.js';
-import { compactOnce } from '../../../src/store/spans/compaction.js';
+import { compactOnce, purgeReplaced } from '../../../src/store/spans/compaction.js';
 import { FileEngine } from '../../../src/store/spans/fileEngine.js';
 import {
   cachedSpanIdFilterPaths,
@@ -30,7 +30,7 @@ import { settledScope, spanDetail, traceSpans, traceWithSpans, tracesWhere } fro
 import type { ReadScope } from '../../../src/store/scope.js';
 import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
-import { LocalSegmentStore } from '../../../src/store/spans/segmentStore.js';
+import { LocalSegmentStore, spanFilterKey } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts, reclaimSummaryBlocks } from '../../../src/store/spans/summaryMerge.js';
 import { traceSummariesSql } from '../../../src/store/spans/traceParts.js';
 import { scopeSql } from '../../../src/store/scope.js';
@@ -815,16 +815,32 @@ t.test(
     t.teardown(() => engine.close());
     const policy = { targetRows: 1000, minFiles: 2, maxAgeMs: 0 };
     while ((await compactOnce(db, engine, segments, policy)) > 0);
-    const live = () =>
-      db.query<{ path: string; level: number; filter: string | null }>(
-        'SELECT path, level, span_filter::VARCHAR AS filter FROM segments WHERE replaced_at IS NULL ORDER BY path',
+    // A filter's length in bits: DuckDB's BIT bytes, the first one the count of padding bits.
+    const live = async () =>
+      Promise.all(
+        (
+          await db.query<{ path: string; level: number }>(
+            'SELECT path, level FROM segments WHERE replaced_at IS NULL ORDER BY path',
+          )
+        ).map(async (s) => {
+          const filter = await segments.readSpanFilter(s.path);
+          return {
+            ...s,
+            filter: filter && Buffer.from(filter).toString('hex'),
+            bits: filter && (filter.length - 1) * 8 - filter[0]!,
+          };
+        }),
       );
     const compacted = await live();
     t.same(
-      compacted.map((s) => [s.level, s.filter?.length]),
+      compacted.map((s) => [s.level, s.bits]),
       Array(4).fill([1, 64]),
-      'four compacted files, each with a filter of 64 bits',
+      'four compacted files, each with a filter of 64 bits beside it',
     );
+    const [inManifest] = await db.query<{ n: number }>(
+      "SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'segments' AND column_name = 'span_filter'",
+    );
+    t.equal(inManifest?.n, 0, 'and none in the manifest');
 
     for (const [name, spanId] of Object.entries(spans)) {
       const files = await segmentsMayHold(db, segments, all, spanId);
@@ -849,11 +865,35 @@ t.test(
     );
     t.equal(await spanDetail(src, all, missing), null);
 
-    // A store whose compacted files predate filters: the migration builds the same ones.
-    await db.exec('ALTER TABLE segments DROP COLUMN span_filter');
-    await db.exec('DELETE FROM schema_migrations WHERE version = 206');
-    t.same(await migrate(db), [206], 'the migration runs');
-    t.same(await live(), compacted, "the migration's filters are the ones compaction built");
+    // A store whose compacted files predate filters: migration 206 builds the same ones in the
+    // manifest, and 210 moves them beside the files.
+    for (const s of compacted) rmSync(join(segments.root, spanFilterKey(s.path)));
+    t.same(
+      (await live()).map((s) => s.filter),
+      Array(4).fill(null),
+      'with the files gone, no filter',
+    );
+    await db.exec('DELETE FROM schema_migrations WHERE version IN (206, 210)');
+    t.same(await migrate(db), [206, 210], 'the migrations run');
+    t.same(await live(), compacted, "the migrations' filters are the ones compaction built");
+    t.equal(
+      (
+        await db.query<{ n: number }>(
+          "SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'segments' AND column_name = 'span_filter'",
+        )
+      )[0]?.n,
+      0,
+      'and the manifest holds them no longer',
+    );
+
+    // A filter goes with its file.
+    await db.exec('UPDATE segments SET replaced_at = now()::TIMESTAMP WHERE replaced_at IS NULL');
+    t.equal(
+      await purgeReplaced(db, segments, 0),
+      8,
+      'the four files purged, with the four ingested ones they replaced',
+    );
+    for (const s of compacted) t.equal(await segments.readSpanFilter(s.path), null, `no filter left for ${s.path}`);
   },
 );
 
