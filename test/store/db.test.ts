@@ -1,5 +1,5 @@
 /** The store against a real DuckDB: hardening, transactions, migrations, timeouts. */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { RETRY_AFTER_SECONDS } from '../../src/core/errors.js';
@@ -7,6 +7,7 @@ import { Database, RERUN_ON_CONFLICT } from '../../src/store/db.js';
 import { bootstrap, findKeyByHash, localScope } from '../../src/store/admin/meta.js';
 import { migrate } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
+import { DATABASE_FILE } from '../../src/store/layout.js';
 import { tempDir } from '../helpers/server.js';
 
 async function open(
@@ -321,6 +322,52 @@ t.test('a number past the 64-bit range is bound as the double it is, on every pa
   t.ok(rows > 0 && rows < 100000, `counted what was read (${rows} rows)`);
   t.same(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'the database answers after a stopped stream');
 });
+
+t.test(
+  'a checkpoint is put off while a write it does not see runs, holding no read back; at four times the threshold it waits',
+  async (t) => {
+    const { db, dataDir } = await open(t);
+    const wal = () =>
+      existsSync(`${join(dataDir, DATABASE_FILE)}.wal`) ? statSync(`${join(dataDir, DATABASE_FILE)}.wal`).size : 0;
+    await db.exec('CREATE TABLE n AS SELECT 1 AS x');
+    await db.checkpoint();
+    // A snapshot's update is a write the store does not count (it is rolled back), and one beside
+    // which DuckDB refuses a checkpoint (an insert it does not): it runs until the snapshot ends.
+    await db.snapshot(async (read) => {
+      await read.exec('UPDATE n SET x = 2 WHERE x = 1');
+      await db.exec('INSERT INTO n VALUES (3)');
+      const size = wal();
+      t.ok(size > 0, `the WAL holds the commit beside it (${size} bytes)`);
+      t.equal(
+        await db.checkpointIfLarge(size),
+        false,
+        'the checkpoint is put off, not waited for (a FORCE would wait on this snapshot for good)',
+      );
+      t.same(
+        await db.query('SELECT list(x ORDER BY x) AS xs FROM n'),
+        [{ xs: [1, 3] }],
+        'and a read answers meanwhile',
+      );
+    });
+    t.equal(await db.checkpointIfLarge(wal()), true, 'once the write has ended it runs');
+    t.equal(wal(), 0, 'and the WAL is empty');
+
+    await db.exec('INSERT INTO n VALUES (4)');
+    let forced: Promise<boolean> | null = null;
+    await db.snapshot(async (read) => {
+      await read.exec('UPDATE n SET x = 5 WHERE x = 1');
+      // Four times the threshold: it waits for the snapshot to end rather than be put off.
+      forced = db.checkpointIfLarge(Math.floor(wal() / 4));
+    });
+    t.equal(await forced, true, 'a WAL four times the threshold is checkpointed once the write ends');
+    t.equal(wal(), 0);
+    t.same(
+      await db.query('SELECT list(x ORDER BY x) AS xs FROM n'),
+      [{ xs: [1, 3, 4] }],
+      'the rolled-back writes are not there',
+    );
+  },
+);
 
 t.test('a snapshot reads one state across its statements, a checkpoint runs beside it, nothing is left', async (t) => {
   const { db } = await open(t);
