@@ -113,6 +113,12 @@ export function authorize(principal: Principal, need: Requirement): void {
 
 export class Authenticator {
   private readonly cache = new Map<string, { record: KeyRecord; until: number }>();
+  /**
+   * Lookups under way, by key hash: requests that arrive together with a key not cached share one.
+   * When the cache entry of a busy key expired, each request ran its own, and a stall of the store
+   * turned into hundreds of them queued (native-bench/RESULTS.md, "soak").
+   */
+  private readonly lookups = new Map<string, Promise<KeyRecord | null>>();
   private readonly touched = new Map<string, number>();
   private readonly sessionKey: Buffer;
 
@@ -333,6 +339,8 @@ export class Authenticator {
   /** Drops a key from the cache, so its revocation takes effect on the next request. */
   forget(keyHash: string): void {
     this.cache.delete(keyHash);
+    // A lookup under way may have read the key before the change: later requests start their own.
+    this.lookups.delete(keyHash);
   }
 
   /** Drops a key known by id (the operator API revokes by id; the hash stays in the store). */
@@ -348,7 +356,14 @@ export class Authenticator {
   private async lookup(keyHash: string, now: number): Promise<KeyRecord | null> {
     const hit = this.cache.get(keyHash);
     if (hit && hit.until > now) return hit.record;
-    const record = await this.store.run('findKey', { keyHash });
+    let lookup = this.lookups.get(keyHash);
+    if (!lookup) {
+      const started = this.store.run('findKey', { keyHash }).finally(() => {
+        if (this.lookups.get(keyHash) === started) this.lookups.delete(keyHash);
+      });
+      this.lookups.set(keyHash, (lookup = started));
+    }
+    const record = await lookup;
     if (record) {
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(keyHash, { record, until: now + CACHE_TTL_MS });

@@ -1,11 +1,12 @@
 /** Integration: every authentication rule of the spec against a real server. */
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
+import { opsMetric } from '../helpers/opsMetrics.js';
 import { call, createKey, rootCredentials, serverFor } from '../helpers/server.js';
 import { clockPast } from '../helpers/until.js';
 
 t.test('authentication rules', async (t) => {
-  const server = await serverFor(t);
+  const server = await serverFor(t, { args: ['--metrics-listen', 'api'] });
   const root = rootCredentials(server);
 
   const expect401 = async (t: Test, headers: Record<string, string>, pattern: RegExp) => {
@@ -108,6 +109,21 @@ t.test('authentication rules', async (t) => {
     t.match(after.body.error.message, /revoked/);
     const again = await call(server, 'DELETE', `/v1/api-keys/${randomUUID()}`, { auth: root });
     t.equal(again.status, 404, 'revoking an unknown key is 404');
+  });
+
+  t.test('requests that arrive together with a key not yet cached look it up once', async (t) => {
+    const k = await createKey(server, root, { name: 'together', role: 'Full Access' });
+    const lookups = () =>
+      opsMetric(server, 'tracelake_store_task_duration_seconds_count{task="findKey",outcome="ok"}', 0);
+    const before = await lookups();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(server, 'GET', '/v1/api-keys', { auth: k })),
+    );
+    t.same(
+      answers.map((a) => a.status),
+      Array(20).fill(200),
+    );
+    t.equal((await lookups()) - before, 1, 'one lookup served the twenty requests');
   });
 
   t.test('an expired key is refused', async (t) => {
