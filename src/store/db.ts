@@ -155,6 +155,10 @@ export class Database {
       autoload_known_extensions: 'false',
       // Checkpoints are ours (`checkpointIfLarge`), so the WAL watermark knows when the WAL restarts.
       checkpoint_threshold: '1TB',
+      // DuckDB would keep a copy of what it reads of segment files, up to the memory limit, beside
+      // the OS's own page cache; over an hour's soak that copy took half the limit from the queries
+      // (native-bench/RESULTS.md, "soak").
+      enable_external_file_cache: 'false',
     });
     const db = new Database(instance, options, path, walDamage);
     db.watermark = recordWatermark(path);

@@ -8,6 +8,7 @@ import { bootstrap, findKeyByHash, localScope } from '../../src/store/admin/meta
 import { migrate } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { DATABASE_FILE } from '../../src/store/layout.js';
+import { DUCKDB_MEMORY_SQL } from '../../src/store/duckdb.js';
 import { tempDir } from '../helpers/server.js';
 
 async function open(
@@ -321,6 +322,19 @@ t.test('a number past the 64-bit range is bound as the double it is, on every pa
   t.equal(chunks, 1, 'stopped after the first chunk');
   t.ok(rows > 0 && rows < 100000, `counted what was read (${rows} rows)`);
   t.same(await db.query('SELECT 1 AS one'), [{ one: 1 }], 'the database answers after a stopped stream');
+});
+
+t.test('the store keeps no copy of the files it reads', async (t) => {
+  const { db, dataDir } = await open(t);
+  const file = join(dataDir, 'segments', 'rows.parquet');
+  await db.exec(
+    `COPY (SELECT range AS id, md5(range::VARCHAR) AS text FROM range(500000)) TO '${file}' (FORMAT parquet)`,
+  );
+  // Read twice: a cache would keep the file's bytes after the first read for the second.
+  for (let i = 0; i < 2; i++)
+    t.same(await db.query(`SELECT count(DISTINCT text)::INTEGER AS n FROM '${file}'`), [{ n: 500_000 }]);
+  const tags = (await db.query<{ tag: string }>(DUCKDB_MEMORY_SQL)).map((r) => r.tag);
+  t.notOk(tags.includes('external_file_cache'), `no copy of the file read (${tags.join(', ')})`);
 });
 
 t.test(
