@@ -156,8 +156,8 @@ export class Database {
       // Checkpoints are ours (`checkpointIfLarge`), so the WAL watermark knows when the WAL restarts.
       checkpoint_threshold: '1TB',
       // DuckDB would keep a copy of what it reads of segment files, up to the memory limit, beside
-      // the OS's own page cache; over an hour's soak that copy took half the limit from the queries
-      // (native-bench/RESULTS.md, "soak").
+      // the OS's own page cache; in the soak that copy grew to half the limit, taken from the
+      // queries (native-bench/RESULTS.md, "soak").
       enable_external_file_cache: 'false',
     });
     const db = new Database(instance, options, path, walDamage);
