@@ -12,7 +12,15 @@ import type {
   DuckDBType,
   DuckDBValue,
 } from '@duckdb/node-api';
-import { DOUBLE, DuckDBInstance, JSDuckDBValueConverter, LIST, listValue, VARCHAR } from './duckdb.js';
+import {
+  DOUBLE,
+  DuckDBInstance,
+  INSTANCE_OPTIONS,
+  JSDuckDBValueConverter,
+  LIST,
+  listValue,
+  VARCHAR,
+} from './duckdb.js';
 import { overloaded, type ApiError } from '../core/errors.js';
 import { DATABASE_FILE, storeDirs } from './layout.js';
 import { isUniqueViolation, isWriteConflict } from './refusals.js';
@@ -151,14 +159,9 @@ export class Database {
       memory_limit: options.memoryLimit,
       temp_directory: dirs.tmp,
       max_temp_directory_size: '8GiB',
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
+      ...INSTANCE_OPTIONS,
       // Checkpoints are ours (`checkpointIfLarge`), so the WAL watermark knows when the WAL restarts.
       checkpoint_threshold: '1TB',
-      // DuckDB would keep a copy of what it reads of segment files, up to the memory limit, beside
-      // the OS's own page cache; in the soak that copy grew to half the limit, taken from the
-      // queries (native-bench/RESULTS.md, "soak").
-      enable_external_file_cache: 'false',
     });
     const db = new Database(instance, options, path, walDamage);
     db.watermark = recordWatermark(path);
@@ -257,15 +260,20 @@ export class Database {
     return this.withConnection(async (c) => {
       await c.run('BEGIN TRANSACTION');
       try {
-        return await work({
-          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
-          exec: async (sql: string, params: DuckDBValue[] = []) =>
-            void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
-        });
+        return await work(this.statementsOn(c));
       } finally {
         await c.run('ROLLBACK').catch(() => undefined);
       }
     });
+  }
+
+  /** Statements on one connection inside its open transaction (never prepared and kept: see `read`). */
+  private statementsOn(c: DuckDBConnection): Snapshot {
+    return {
+      query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
+      exec: async (sql: string, params: DuckDBValue[] = []) =>
+        void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
+    };
   }
 
   private inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -273,9 +281,7 @@ export class Database {
       await c.run('BEGIN TRANSACTION');
       try {
         const result = await work({
-          query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
-          exec: async (sql: string, params: DuckDBValue[] = []) =>
-            void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
+          ...this.statementsOn(c),
           append: async (table, kinds, rows) => {
             const appender = await c.createAppender(table);
             try {

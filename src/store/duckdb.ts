@@ -38,3 +38,16 @@ export type MemoryByTag = Record<string, number>;
 /** A DuckDB instance's memory by tag (`MemoryByTag`): rows of `tag` and `bytes`, the tags holding any. */
 export const DUCKDB_MEMORY_SQL =
   'SELECT lower(tag) AS tag, memory_usage_bytes::DOUBLE AS bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0';
+
+/**
+ * The options every DuckDB instance of the store opens with: no extension installed or loaded at
+ * run time, and no copy of the segment files it reads kept in its memory. DuckDB's external file
+ * cache would hold one up to the memory limit, beside the OS page cache: compaction's instance held
+ * ~0.9 GiB of files it had read once and deleted, the store's half its limit in the soak
+ * (native-bench/RESULTS.md, "soak" and "Figures behind the code").
+ */
+export const INSTANCE_OPTIONS = {
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+  enable_external_file_cache: 'false',
+} as const;

@@ -5,7 +5,7 @@
  * at most and leaves the other to ingestion and queries (the store's own DuckDB has all threads).
  */
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { DUCKDB_MEMORY_SQL, DuckDBInstance, type MemoryByTag } from '../duckdb.js';
+import { DUCKDB_MEMORY_SQL, DuckDBInstance, INSTANCE_OPTIONS, type MemoryByTag } from '../duckdb.js';
 
 export class FileEngine {
   private constructor(
@@ -20,12 +20,7 @@ export class FileEngine {
     const instance = await DuckDBInstance.create(':memory:', {
       threads: '1',
       memory_limit: memoryLimit,
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-      // DuckDB keeps what it reads of files in memory for the next read, up to the memory limit; a
-      // compaction reads each small file once, before it is deleted (native-bench/RESULTS.md,
-      // "Figures behind the code").
-      enable_external_file_cache: 'false',
+      ...INSTANCE_OPTIONS,
     });
     const connection = await instance.connect();
     const dir = segmentsDir.endsWith('/') ? segmentsDir : `${segmentsDir}/`;
