@@ -31,15 +31,39 @@ export async function openPage(
   page.setDefaultTimeout(timeout);
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  const failed: string[] = [];
+  failedRequests.set(page, failed);
+  page.on('requestfailed', (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 500) failed.push(`${r.request().method()} ${r.url()}: ${r.status()}`);
+  });
   return { page, pageErrors };
 }
 
-/** Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids eval). */
-export function countIs(page: Page, selector: string, n: number) {
+/** Requests of each page that failed or answered 5xx, for a wait that times out to tell. */
+const failedRequests = new WeakMap<Page, string[]>();
+
+/**
+ * Waits until `selector` matches `n` elements (a function, not a string: the page's CSP forbids
+ * eval). When it times out, the error says what matched instead and which requests failed.
+ */
+export async function countIs(page: Page, selector: string, n: number): Promise<void> {
   type Doc = { querySelectorAll(s: string): { length: number } };
-  return page.waitForFunction(
-    ([sel, want]) =>
-      (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
-    [selector, n] as const,
-  );
+  try {
+    await page.waitForFunction(
+      ([sel, want]) =>
+        (globalThis as unknown as { document: Doc }).document.querySelectorAll(sel as string).length === want,
+      [selector, n] as const,
+    );
+  } catch (e) {
+    const found = await page
+      .locator(selector)
+      .allTextContents()
+      .catch(() => ['(page gone)']);
+    const failed = failedRequests.get(page) ?? [];
+    throw new Error(
+      `waited for ${n} of ${selector}, found ${found.length}: ${JSON.stringify(found.slice(0, 10))}; ` +
+        `failed requests: ${failed.length ? failed.join('; ') : 'none'} (${(e as Error).message})`,
+    );
+  }
 }

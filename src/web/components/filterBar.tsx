@@ -10,6 +10,10 @@ import { windowFrom } from '../format.js';
 import { errorPosition, suggest, type Suggestion } from './completion.js';
 import { hasValuesSeen, valuesSeen } from './valuesSeen.js';
 
+/** How many times a field's values are asked for again after a failed ask, and the first pause. */
+const RETRIES = 3;
+const RETRY_MS = 1000;
+
 let schemaOnce: Promise<FilterSchema> | null = null;
 function schema(): Promise<FilterSchema> {
   schemaOnce ??= get<{ data: FilterSchema }>('/v1/filter-schema').then((r) => r.data);
@@ -38,11 +42,16 @@ export function FilterBar({ value, resource, window, metrics, error, onApply }: 
   // Values seen by field name, for the current window; a field being asked for maps to [].
   const [seen, setSeen] = useState<Record<string, string[]>>({});
   const input = useRef<HTMLInputElement>(null);
+  // Failed asks for a field's values, by field name, since the window last changed.
+  const failures = useRef<Record<string, number>>({});
   useEffect(() => setText(value), [value]);
   useEffect(() => {
     schema().then(setLoaded, () => undefined);
   }, []);
-  useEffect(() => setSeen({}), [window, resource]);
+  useEffect(() => {
+    setSeen({});
+    failures.current = {};
+  }, [window, resource]);
 
   const refresh = (t: string) => {
     const caret = input.current?.selectionStart ?? t.length;
@@ -56,7 +65,13 @@ export function FilterBar({ value, resource, window, metrics, error, onApply }: 
       setSeen((known) => ({ ...known, [field.name]: [] }));
       valuesSeen(resource, field, windowFrom(window)).then(
         (values) => setSeen((known) => ({ ...known, [field.name]: values })),
-        () => undefined,
+        // A failed ask (the server busy a moment) is forgotten after a pause, so the caret still
+        // waiting there, or the next key, asks again; a few times, not forever.
+        () => {
+          const failed = (failures.current[field.name] ?? 0) + 1;
+          failures.current[field.name] = failed;
+          if (failed <= RETRIES) setTimeout(() => setSeen(({ [field.name]: _, ...rest }) => rest), RETRY_MS * failed);
+        },
       );
     }
   };
