@@ -56,6 +56,8 @@ export class Connection {
   private buffer: Buffer = Buffer.alloc(0);
   /** False once the server has closed it, or said it will (`Connection: close`). */
   reusable = true;
+  /** When it last went back to a pool, `performance.now()`. */
+  idleSince = 0;
 
   private constructor(socket: Socket) {
     this.socket = socket;
@@ -155,6 +157,9 @@ export async function closedLoop(
  * Resolves when all are answered. A request whose connection fails or closes before the answer is
  * answered status 0. Only the requests in flight are held, so a loop may run for hours.
  */
+/** How long a pooled connection may have been idle and still be reused (see `openLoop`). */
+const IDLE_REUSE_MS = 4_000;
+
 export async function openLoop(
   host: string,
   port: number,
@@ -177,15 +182,22 @@ export async function openLoop(
     if (request === null) break;
     const sending = (async () => {
       let c = idle.pop();
-      // A connection the server closed while it was idle (or said it would) is not reused.
-      while (c && !c.reusable) c = idle.pop();
+      // A connection the server closed while it was idle (or said it would) is not reused, nor
+      // one idle long enough that the server may be closing it as it is written to (its idle
+      // timeout is 10 s): HTTP agents let idle sockets go sooner (Node's after 5 s) for that race.
+      while (c && (!c.reusable || performance.now() - c.idleSince > IDLE_REUSE_MS)) {
+        c.close();
+        c = idle.pop();
+      }
       let sentAt = performance.now();
       try {
         c ??= await Connection.open(host, port);
         sentAt = performance.now();
         onAnswer(await c.send(request), sentAt, i);
-        if (c.reusable) idle.push(c);
-        else c.close();
+        if (c.reusable) {
+          c.idleSince = performance.now();
+          idle.push(c);
+        } else c.close();
       } catch {
         onAnswer({ status: 0, ms: performance.now() - sentAt, headers: {} }, sentAt, i);
         c?.close();
