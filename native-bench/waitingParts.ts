@@ -19,55 +19,25 @@ import { join } from 'node:path';
 import { Database } from '../src/store/db.js';
 import { DATABASE_FILE } from '../src/store/layout.js';
 import { migrate } from '../src/store/migrate.js';
-import { PART_COLUMNS, sessionKeySql, traceKeySql } from '../src/store/spans/traceParts.js';
 import { tempDir } from '../test/helpers/server.js';
 import { arg, buildModule, textArg } from './args.js';
+import { addEnvironment, addParts, appendSummaries, DAY_MS, SCOPE } from './summaryStore.js';
 
 const TRACES = arg('traces', 2_500_000);
 const PARTS = arg('parts', 20_000);
 const RUNS = arg('runs', 7);
 const BASELINE = textArg('baseline', '');
-const SCOPE = {
-  tenantId: '00000000-0000-4000-8000-000000000001',
-  appId: '00000000-0000-4000-8000-000000000002',
-  environmentId: '00000000-0000-4000-8000-000000000003',
-};
-const DAY_MS = 86_400_000;
 /** The store's newest trace starts now; the list's window is fixed to the day before it. */
 const NOW_MS = Date.now();
-
-/** Summary `i` of the day as a part row (column order of `PART_COLUMNS`), trace i's id MD5(i). */
-function partRow(i: string, nowNs: bigint, gapNs: bigint, total: number): string {
-  const start = `${nowNs} - (${total} - ${i}) * ${gapNs}`;
-  return `'${SCOPE.tenantId}'::UUID, '${SCOPE.appId}'::UUID, '${SCOPE.environmentId}'::UUID, md5(${i}::VARCHAR),
-          ${start}, ${start} + 50000000, 0, ${start}, 'agent', 'the question of trace ' || ${i}, 'its answer ' || ${i},
-          0.01, 800, 8, 0, 1, ['bench'], 'session-' || (${i} // 4), 'user-' || (${i} % 100), NULL, '{"k":"v"}',
-          NULL, NULL, NULL`;
-}
 
 async function build(dataDir: string): Promise<void> {
   const db = await Database.open({ dataDir, threads: 2, memoryLimit: '4GiB', queryTimeoutMs: 600_000 });
   await migrate(db);
-  await db.exec(
-    `INSERT INTO environments (id, tenant_id, app_id, name, kind) VALUES ($1, $2, $3, 'default', 'production')`,
-    [SCOPE.environmentId, SCOPE.tenantId, SCOPE.appId],
-  );
-  const cols = PART_COLUMNS.join(', ');
+  await addEnvironment(db);
   const total = TRACES + PARTS;
-  const nowNs = BigInt(NOW_MS) * 1_000_000n;
-  const gapNs = (BigInt(DAY_MS) * 1_000_000n) / BigInt(total + 1);
-  const row = (i: string) => partRow(i, nowNs, gapNs, total);
-  // In chunks, in order: the merge appends, so a store's merged rows lie in about time order.
-  for (let from = 0; from < TRACES; from += 250_000)
-    await db.exec(
-      `INSERT INTO traces (${cols}, trace_key, session_key)
-       SELECT *, ${traceKeySql('trace_id')}, ${sessionKeySql('session_id')}
-         FROM (SELECT ${row('i')} FROM range(${from}, ${Math.min(TRACES, from + 250_000)}) r(i) ORDER BY i) x(${cols})`,
-    );
-  await db.exec(`INSERT INTO trace_parts (${cols}) SELECT ${row('i')} FROM range(${TRACES}, ${total}) r(i)`);
-  await db.exec(
-    `INSERT INTO trace_parts (${cols}) SELECT ${row('i')} FROM range(${TRACES - Math.floor(PARTS / 10)}, ${TRACES}) r(i)`,
-  );
+  await appendSummaries(db, 0, TRACES, total, NOW_MS);
+  await addParts(db, TRACES, total, total, NOW_MS);
+  await addParts(db, TRACES - Math.floor(PARTS / 10), TRACES, total, NOW_MS);
   await db.checkpoint();
   db.close();
 }
