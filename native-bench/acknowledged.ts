@@ -39,7 +39,8 @@ export class Acknowledged {
 
   /** What the store in `dataDir` (no server running on it) holds of what was acknowledged. */
   async heldIn(dataDir: string, scope: ReadScope): Promise<Holding> {
-    const db = await Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 3_600_000 });
+    // The server is gone by now: its memory is free for a count of every acknowledged trace's spans.
+    const db = await Database.open({ dataDir, threads: 2, memoryLimit: '8GiB', queryTimeoutMs: 3_600_000 });
     try {
       const files = await segmentsFor(db, new LocalSegmentStore(storeDirs(dataDir).segments), scope, null, null);
       const traces = this.bodies.templateTraces().flatMap((list, t) => list.map((trace) => ({ t, ...trace })));
