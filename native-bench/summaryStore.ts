@@ -48,5 +48,7 @@ export async function appendSummaries(db: Database, from: number, to: number, to
 
 /** Parts `from` ≤ i < `to` of `total` waiting to be merged. */
 export async function addParts(db: Database, from: number, to: number, total: number, nowMs: number) {
-  await db.exec(`INSERT INTO trace_parts (${COLS}) SELECT ${partRow('i', nowMs, total)} FROM range(${from}, ${to}) r(i)`);
+  await db.exec(
+    `INSERT INTO trace_parts (${COLS}) SELECT ${partRow('i', nowMs, total)} FROM range(${from}, ${to}) r(i)`,
+  );
 }
