@@ -55,6 +55,11 @@ async function open(root: string, dataDir: string) {
   )) as typeof import('../src/store/spans/summaryMerge.js');
   const db = await dbModule.Database.open({ dataDir, threads: 2, memoryLimit: '2GiB', queryTimeoutMs: 600_000 });
   const src = { db, segments: null as never };
+  // The settled keys, as the store thread's background work keeps them (builds that have them).
+  const settled = (await import(at('src/store/spans/settledKeys.js')).catch(() => null)) as
+    | typeof import('../src/store/spans/settledKeys.js')
+    | null;
+  await settled?.advanceSettledKeys(db, BigInt(NOW_MS) * 1_000_000n);
   return {
     db,
     list: async () => {
@@ -79,8 +84,13 @@ async function open(root: string, dataDir: string) {
       const rollback = new Error('rolled back');
       await db
         .transaction(async (tx) => {
-          const [row] = await tx.query<{ upto: string }>('SELECT max(seq)::VARCHAR AS upto FROM trace_parts');
-          for (const statement of parts.MERGE_STATEMENTS(BigInt(row!.upto))) await tx.exec(statement);
+          const fold = (summaryMerge as Partial<typeof summaryMerge>).foldParts;
+          if (fold) await fold(db, tx);
+          else {
+            // A build from before `foldParts`: its MERGE_STATEMENTS make the tables and drop them.
+            const [row] = await tx.query<{ upto: string }>('SELECT max(seq)::VARCHAR AS upto FROM trace_parts');
+            for (const statement of parts.MERGE_STATEMENTS(BigInt(row!.upto))) await tx.exec(statement);
+          }
           throw rollback;
         })
         .catch((e: unknown) => {

@@ -271,6 +271,17 @@ export class Database {
   private statementsOn(c: DuckDBConnection): Snapshot {
     return {
       query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
+      columns: (sql: string, params: DuckDBValue[] = []) =>
+        this.timed(c, async () => {
+          const result = await c.run(sql, params, bindTypes(params));
+          const columns: unknown[][] = [];
+          for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+            (chunk.convertColumns(JSDuckDBValueConverter) as unknown[][]).forEach((values, i) => {
+              const column = (columns[i] ??= []);
+              for (const v of values) column.push(v);
+            });
+          return columns;
+        }),
       exec: async (sql: string, params: DuckDBValue[] = []) =>
         void (await this.timed(c, () => c.run(sql, params, bindTypes(params)))),
     };
@@ -469,10 +480,15 @@ export type Reader = Pick<Transaction, 'query'>;
 export const RERUN_ON_CONFLICT = { retryConflicts: true } as const;
 
 /** The statements of a `snapshot`: its `exec` may make temporary tables, which the rollback removes. */
-export type Snapshot = Pick<Transaction, 'query' | 'exec'>;
+export type Snapshot = Pick<Transaction, 'query' | 'columns' | 'exec'>;
 
 export interface Transaction {
   query<R = Row>(sql: string, params?: DuckDBValue[]): Promise<R[]>;
+  /**
+   * The answer as columns of plain JS values, one array a column: for many rows of few columns,
+   * which row objects would cost far more to make.
+   */
+  columns(sql: string, params?: DuckDBValue[]): Promise<unknown[][]>;
   exec(sql: string, params?: DuckDBValue[]): Promise<void>;
   /** Appends rows (values in `kinds` order) through DuckDB's appender, inside this transaction. */
   append(table: string, kinds: readonly ColumnKind[], rows: readonly AppendValue[][]): Promise<void>;

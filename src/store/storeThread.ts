@@ -30,6 +30,7 @@ import { rollUpOnce } from './spans/rollups.js';
 import { FileEngine } from './spans/fileEngine.js';
 import { pruneCommittedLogs } from './spans/manifest.js';
 import { applyRetention } from './spans/retention.js';
+import { advanceSettledKeys } from './spans/settledKeys.js';
 import { mergeParts, reclaimSummaryBlocks } from './spans/summaryMerge.js';
 import { BACKGROUND_JOBS, type BackgroundJob } from './ops/stats.js';
 import { setTraceHintSlots, stopFilling, traceHints } from './spans/traceHints.js';
@@ -87,7 +88,7 @@ const background = {
   partsWaiting: true,
   /** Whether a compacted file may wait for its rollup (rollups.ts): so at the start and after a compaction. */
   rollupsWaiting: true,
-  last: { wal: 0, merge: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
+  last: { wal: 0, merge: 0, settle: 0, compaction: 0, purge: 0, prune: 0, retention: 0 },
   /** Seconds spent in each job since the start (operations metrics): what the store does beside its tasks. */
   seconds: Object.fromEntries(BACKGROUND_JOBS.map((job) => [job, 0])) as Record<BackgroundJob, number>,
   async timed<T>(job: BackgroundJob, work: () => Promise<T>): Promise<T> {
@@ -128,6 +129,11 @@ const background = {
           this.partsWaiting = true;
           throw e;
         });
+      }
+      // Never beside a merge: the merge adds the keys it writes before the cutoff (settledKeys.ts).
+      if (now - this.last.settle >= SETTLE_INTERVAL_MS) {
+        this.last.settle = now;
+        await this.timed('settle', () => advanceSettledKeys(d, BigInt(now) * 1_000_000n));
       }
       if (schedule.compactionIntervalMs > 0 && now - this.last.compaction >= schedule.compactionIntervalMs) {
         this.last.compaction = now;
@@ -178,6 +184,8 @@ const WAL_INTERVAL_MS = 1_000;
 /** How often parts are folded into merged summaries (reads merge the newer parts themselves). */
 const MERGE_INTERVAL_MS = 2_000;
 const PURGE_INTERVAL_MS = 10_000;
+/** How often the settled keys' cutoff moves (settledKeys.ts): a minute of summaries' keys a time. */
+const SETTLE_INTERVAL_MS = 60_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 /** Retention runs at start and then hourly. */
 const RETENTION_INTERVAL_MS = 3_600_000;

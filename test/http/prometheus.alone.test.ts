@@ -229,7 +229,7 @@ t.test("the background's time by job, the parts waiting, DuckDB's memory by inst
   t.ok(await until(async () => (await metric('tracelake_summary_parts_merged_total')) >= 2), 'both parts merged');
   t.equal(await metric('tracelake_summary_parts_waiting'), 0, 'no part waits once merged');
   // Every job runs in the first tick after the start; merge and compaction ran again for these exports.
-  for (const job of ['verify', 'checkpoint', 'merge', 'compaction', 'rollup', 'retention', 'purge', 'prune'])
+  for (const job of ['verify', 'checkpoint', 'merge', 'settle', 'compaction', 'rollup', 'retention', 'purge', 'prune'])
     t.ok((await metric(`tracelake_background_seconds_total{job="${job}"}`)) > 0, `${job}: its time counted`);
   const { families } = await scrape(`${server.url}/metrics`);
   const memory = families.get('tracelake_duckdb_memory_bytes')!.metrics;

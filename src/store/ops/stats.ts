@@ -15,6 +15,7 @@ export const BACKGROUND_JOBS = [
   'verify',
   'checkpoint',
   'merge',
+  'settle',
   'compaction',
   'rollup',
   'retention',

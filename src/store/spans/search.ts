@@ -11,11 +11,15 @@ import { MS_SQL, PREVIEW_SQL } from './columns.js';
 import { segmentsFor, spansFrom } from './manifest.js';
 import { settledScope, type SpanSource, type TraceSummary } from './reads.js';
 import { scopeSql, type ReadScope } from '../scope.js';
+import { keyHalvesSql, mayBeSettled, settledKeys } from './settledKeys.js';
 import {
+  type KeyScan,
+  keyScan,
   type SummarySource,
   summaryRowsSql,
   traceCountOfWaitingSql,
   traceSummariesSql,
+  waitingKeysSql,
   waitingTablesSql,
   type Where,
 } from './traceParts.js';
@@ -128,8 +132,15 @@ export async function searchTraces(
   // Parts wait: their traces' merged rows are found once (every merged row's key read) and merged
   // with them once, in temporary tables the page and the total then read — in one snapshot, so that
   // a merge between two statements cannot change which rows those are.
+  // The settled keys are taken before the snapshot opens (settledKeys.ts says why).
+  const settled = settledKeys(src.db);
   return src.db.snapshot(async (read) => {
-    for (const sql of waitingTablesSql(where)) await read.exec(sql, s.params);
+    let scan: KeyScan = null;
+    if (settled) {
+      const waiting = await read.columns(waitingKeysSql(where, keyHalvesSql), s.params);
+      scan = keyScan(settled.cutoffNs, mayBeSettled(settled, waiting));
+    }
+    for (const sql of waitingTablesSql(where, scan)) await read.exec(sql, s.params);
     return list((sql, params) => read.query(sql, params), 'waitingTables', false);
   });
 }

@@ -3,19 +3,43 @@
  * folded up to the newest one seen when the merge starts, in one transaction: a reader sees either
  * the parts or their merged row, never both and never neither.
  */
-import type { Database } from '../db.js';
-import { MERGE_STATEMENTS } from './traceParts.js';
+import type { Database, Transaction } from '../db.js';
+import { keyHalvesSql, mayBeSettled, noteMergedKeys, settledKeys } from './settledKeys.js';
+import {
+  type KeyScan,
+  keyScan,
+  MERGE_CLEANUP,
+  MERGE_STATEMENTS,
+  mergedBeforeSql,
+  mergingKeysSql,
+  MERGING_SQL,
+} from './traceParts.js';
 
 /** Folds the current parts into `traces`; returns how many parts were folded. */
-export async function mergeParts(db: Database): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx.query<{ upto: string | null; n: number }>(
-      'SELECT max(seq)::VARCHAR AS upto, count(*)::INTEGER AS n FROM trace_parts',
-    );
-    if (!row || row.upto === null) return 0;
-    for (const statement of MERGE_STATEMENTS(BigInt(row.upto))) await tx.exec(statement);
-    return row.n;
-  });
+export function mergeParts(db: Database): Promise<number> {
+  return db.transaction((tx) => foldParts(db, tx));
+}
+
+/** The merge's work in the transaction `tx` of `db` (`mergeParts`; a bench rolls it back). */
+export async function foldParts(db: Database, tx: Transaction): Promise<number> {
+  const [row] = await tx.query<{ upto: string | null; n: number }>(
+    'SELECT max(seq)::VARCHAR AS upto, count(*)::INTEGER AS n FROM trace_parts',
+  );
+  if (!row || row.upto === null) return 0;
+  const upTo = BigInt(row.upto);
+  const settled = settledKeys(db);
+  await tx.exec(MERGING_SQL(upTo));
+  let scan: KeyScan = null;
+  if (settled) {
+    scan = keyScan(settled.cutoffNs, mayBeSettled(settled, await tx.columns(mergingKeysSql(keyHalvesSql))));
+  }
+  for (const statement of MERGE_STATEMENTS(upTo, scan)) await tx.exec(statement);
+  // Rows written that start before the cutoff: their keys join the filter before they can be seen.
+  if (settled) {
+    noteMergedKeys(db, await tx.columns(mergedBeforeSql(settled.cutoffNs, keyHalvesSql)));
+  }
+  for (const statement of MERGE_CLEANUP) await tx.exec(statement);
+  return row.n;
 }
 
 /** Below this many free blocks (of 256 KiB) a rewrite is not worth its work. */

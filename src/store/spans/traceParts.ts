@@ -220,6 +220,42 @@ function freshKeysSql(where: Where): string {
   return `SELECT DISTINCT ${traceKeySql('y.trace_id')} FROM trace_parts y WHERE ${where('y')}`;
 }
 
+/** The keys of the traces of `where` with parts waiting, as `halves` of a key column `k` shows them. */
+export function waitingKeysSql(where: Where, halves: (key: string) => string): string {
+  return `SELECT ${halves('k')} FROM (${freshKeysSql(where)}) x(k)`;
+}
+
+/**
+ * How the merged rows of waiting traces are looked for among the summaries: every row's key read
+ * (null), or the keys of the rows that start at or after `cutoffNs`, and every row's only for the
+ * keys in `settled` (those the settled-keys filter may hold: settledKeys.ts).
+ */
+export type KeyScan = { cutoffNs: bigint; settled: readonly bigint[] } | null;
+
+/** Past this many keys that may be settled, one read of every key is cheaper than naming them. */
+const MOST_NAMED_KEYS = 2_000;
+
+/** The scan for `keys`' settled ones: a read of every key when there are too many to name. */
+export function keyScan(cutoffNs: bigint, settled: readonly bigint[]): KeyScan {
+  return settled.length > MOST_NAMED_KEYS ? null : { cutoffNs, settled };
+}
+
+/**
+ * Row ids (`r`) of the merged rows of `where` whose key is among `keys` (a relation of keys), found
+ * as `scan` says.
+ */
+function rowsWithKeysSql(where: Where, keys: string, scan: KeyScan): string {
+  const all = `SELECT z.rowid AS r FROM traces z WHERE ${where('z')} AND z.trace_key IN (${keys})`;
+  if (scan === null) return all;
+  const recent = `${all} AND z.start_ns >= ${scan.cutoffNs}`;
+  if (scan.settled.length === 0) return recent;
+  // Keys computed by the store from its own rows, never a client's text.
+  const named = scan.settled.map((k) => `${BigInt(k)}::UBIGINT`).join(', ');
+  return `${recent}
+          UNION ALL
+          SELECT z.rowid AS r FROM traces z WHERE ${where('z')} AND z.start_ns < ${scan.cutoffNs} AND z.trace_key IN (${named})`;
+}
+
 /**
  * Part-shaped rows, one per trace, of the traces that pass `where` (which scopes by tenant and app
  * first): merged rows without newer parts as they are, and the others merged with their parts.
@@ -245,13 +281,13 @@ export function tracePartsSql(where: Where): string {
 /**
  * What a read of several statements in one snapshot (a list: its page and its total) fills
  * first, in temporary tables, so that its statements share them: the row ids of the merged rows
- * that share a key with a waiting trace of `where` (`waiting_rows`, found as `tracePartsSql` finds
- * them, every merged row's key read), and the waiting traces merged with those rows
+ * that share a key with a waiting trace of `where` (`waiting_rows`, found as `scan` says: without
+ * one, every merged row's key read), and the waiting traces merged with those rows
  * (`waiting_merged`). Run with `where`'s parameters, in a `Database.snapshot` (its rollback drops them).
  */
-export function waitingTablesSql(where: Where): string[] {
+export function waitingTablesSql(where: Where, scan: KeyScan = null): string[] {
   return [
-    `CREATE TEMP TABLE waiting_rows AS SELECT z.rowid AS r FROM traces z WHERE ${where('z')} AND z.trace_key IN (${freshKeysSql(where)})`,
+    `CREATE TEMP TABLE waiting_rows AS ${rowsWithKeysSql(where, freshKeysSql(where), scan)}`,
     `CREATE TEMP TABLE waiting_merged AS ${mergePartsSql(`SELECT ${COLS} FROM trace_parts x WHERE ${where('x')}
                                                           UNION ALL
                                                           SELECT ${COLS} FROM traces x WHERE x.rowid IN (SELECT r FROM temp.waiting_rows)`)}`,
@@ -368,14 +404,21 @@ export const SUMMARY_COLUMNS = `id, name, status, ${MS_SQL('start_ns')} AS start
 
 /**
  * Folds every part up to now into `traces`, in one transaction (run by the store thread in the
- * background). The merged rows of the traces folded are found as reads find them (`tracePartsSql`):
- * by key, then by row id, then by id among those few.
+ * background; summaryMerge.ts): the traces being folded (`MERGING_SQL`), then their merged rows
+ * found by key, as `scan` says, then by id among those few, merged with the parts
+ * (`MERGE_STATEMENTS`), then the temporary tables dropped (`MERGE_CLEANUP`).
  */
-export const MERGE_STATEMENTS = (upTo: bigint) => [
-  `CREATE TEMP TABLE merging AS SELECT DISTINCT tenant_id, app_id, environment_id, trace_id FROM trace_parts WHERE seq <= ${upTo}`,
+export const MERGING_SQL = (upTo: bigint) =>
+  `CREATE TEMP TABLE merging AS SELECT DISTINCT tenant_id, app_id, environment_id, trace_id FROM trace_parts WHERE seq <= ${upTo}`;
+
+/** The keys of the traces being folded, as `halves` of a key column `k` shows them. */
+export const mergingKeysSql = (halves: (key: string) => string) =>
+  `SELECT ${halves('k')} FROM (SELECT DISTINCT ${traceKeySql('trace_id')} FROM merging) x(k)`;
+
+export const MERGE_STATEMENTS = (upTo: bigint, scan: KeyScan = null) => [
   `CREATE TEMP TABLE replaced AS
      SELECT t.rowid AS r FROM traces t
-      WHERE t.rowid IN (SELECT z.rowid FROM traces z WHERE z.trace_key IN (SELECT DISTINCT ${traceKeySql('trace_id')} FROM merging))
+      WHERE t.rowid IN (${rowsWithKeysSql(() => 'TRUE', `SELECT DISTINCT ${traceKeySql('trace_id')} FROM merging`, scan)})
         AND (t.tenant_id, t.app_id, t.environment_id, t.trace_id) IN (SELECT * FROM merging)`,
   `CREATE TEMP TABLE merged_now AS ${mergePartsSql(`
      SELECT ${COLS} FROM trace_parts WHERE seq <= ${upTo}
@@ -384,7 +427,10 @@ export const MERGE_STATEMENTS = (upTo: bigint) => [
   'DELETE FROM traces WHERE rowid IN (SELECT r FROM replaced)',
   `INSERT INTO traces (${COLS}, trace_key, session_key) SELECT ${STORED_COLS}, ${traceKeySql('trace_id')}, ${sessionKeySql('session_id')} FROM merged_now`,
   `DELETE FROM trace_parts WHERE seq <= ${upTo}`,
-  'DROP TABLE merged_now',
-  'DROP TABLE replaced',
-  'DROP TABLE merging',
 ];
+
+/** The keys of the rows the merge wrote that start before `cutoffNs`, as `halves` shows them (settledKeys.ts). */
+export const mergedBeforeSql = (cutoffNs: bigint, halves: (key: string) => string) =>
+  `SELECT ${halves('k')} FROM (SELECT ${traceKeySql('trace_id')} FROM merged_now WHERE start_ns < ${cutoffNs}) x(k)`;
+
+export const MERGE_CLEANUP = ['DROP TABLE merged_now', 'DROP TABLE replaced', 'DROP TABLE merging'];

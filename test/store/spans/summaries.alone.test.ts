@@ -32,7 +32,9 @@ import { searchTraces } from '../../../src/store/spans/search.js';
 import { SegmentBuffer } from '../../../src/store/spans/segmentBuffer.js';
 import { LocalSegmentStore, spanFilterKey } from '../../../src/store/spans/segmentStore.js';
 import { mergeParts, reclaimSummaryBlocks } from '../../../src/store/spans/summaryMerge.js';
-import { traceSummariesSql } from '../../../src/store/spans/traceParts.js';
+import { traceKeySql, traceSummariesSql } from '../../../src/store/spans/traceParts.js';
+import { advanceSettledKeys, SETTLE_AFTER_NS, settledKeys } from '../../../src/store/spans/settledKeys.js';
+import { keyHalves } from '../../../src/core/keyFilter.js';
 import { scopeSql } from '../../../src/store/scope.js';
 import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from '../../../src/store/spans/traceHintTable.js';
 import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/spans/traceHints.js';
@@ -983,3 +985,82 @@ t.test(
 function md5Hex(text: string): string {
   return createHash('md5').update(text).digest('hex');
 }
+
+t.test('traces whose merged rows start before the settled-keys cutoff: found through its filter', async (t) => {
+  const { db, src, commit } = await openStore(t);
+  const MINUTE = 60_000;
+  const [old, recent, fresh, backfill, crossing, unknown] = [hex(16), hex(16), hex(16), hex(16), hex(16), hex(16)];
+  const mayHave = (id: string) => settledKeys(db)!.filter.mayHave(...keyHalves(BigInt(`0x${id.slice(0, 16)}`)));
+  const rowsOf = async (id: string) =>
+    (
+      await db.query<{ n: number; spans: number }>(
+        'SELECT count(*)::INTEGER AS n, sum(span_count)::INTEGER AS spans FROM traces WHERE trace_id = $1',
+        [id],
+      )
+    )[0];
+  await commit([{ traceId: old, name: 'old' }], -30 * MINUTE);
+  await commit(
+    [
+      { traceId: recent, name: 'recent' },
+      { traceId: crossing, name: 'crossing' },
+    ],
+    -5 * MINUTE,
+  );
+  await mergeParts(db);
+  t.equal(settledKeys(db), null, 'no filter before the background work builds it: every key read');
+  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  await advanceSettledKeys(db, nowNs);
+  t.equal(settledKeys(db)!.cutoffNs, nowNs - SETTLE_AFTER_NS, 'the cutoff, ten minutes behind now');
+  t.ok(mayHave(old), 'a row before the cutoff: its key in the filter');
+  t.notOk(mayHave(recent) || mayHave(fresh), 'rows after it, and traces never merged: not (or hardly ever)');
+
+  // Late spans of the old and the recent trace, and a new trace, wait.
+  await commit([{ traceId: old, name: 'old child', parentSpanId: hex(8) }], -29 * MINUTE);
+  await commit([{ traceId: recent, name: 'recent child', parentSpanId: hex(8) }], -4 * MINUTE);
+  await commit([{ traceId: fresh, name: 'fresh' }], 0);
+  const waiting = await latestTraces(src, read);
+  await mergeParts(db);
+  t.same(await latestTraces(src, read), waiting, 'a list with parts waiting answers as the merged rows do');
+  t.same(
+    Object.fromEntries((waiting.kind === 'json' ? waiting.data : []).map((x) => [x.name, x.span_count])),
+    { fresh: 1, recent: 2, crossing: 1, old: 2 },
+    'each trace once, the late spans folded in',
+  );
+  t.same(
+    [await rowsOf(old), await rowsOf(recent)],
+    [
+      { n: 1, spans: 2 },
+      { n: 1, spans: 2 },
+    ],
+    'one merged row each',
+  );
+
+  // A trace first seen with spans before the cutoff: the merge puts its key in the filter.
+  await commit([{ traceId: backfill, name: 'backfill' }], -60 * MINUTE);
+  await mergeParts(db);
+  t.ok(mayHave(backfill), 'the merge adds the key of a row it writes before the cutoff');
+  await commit([{ traceId: backfill, name: 'backfill child', parentSpanId: hex(8) }], -59 * MINUTE);
+  await mergeParts(db);
+  t.same(await rowsOf(backfill), { n: 1, spans: 2 }, 'and its late span finds that row');
+
+  // The cutoff moves past a row: its key joins the filter first.
+  t.notOk(mayHave(crossing));
+  await advanceSettledKeys(db, nowNs + 10n * BigInt(MINUTE) * 1_000_000n);
+  t.ok(mayHave(crossing), 'a row the cutoff moved past: its key added');
+  await commit([{ traceId: crossing, name: 'crossing child', parentSpanId: hex(8) }], -4 * MINUTE);
+  await mergeParts(db);
+  t.same(await rowsOf(crossing), { n: 1, spans: 2 });
+
+  // The bound is what the merge reads by: a row before the cutoff that no one told the filter of
+  // (put in by hand, as no writer does) is not looked for.
+  await commit([{ traceId: unknown, name: 'unknown' }], -45 * MINUTE);
+  await db.exec('DELETE FROM trace_parts WHERE trace_id = $1', [unknown]);
+  await db.exec(
+    `INSERT INTO traces (tenant_id, app_id, environment_id, trace_id, start_ns, end_ns, best_r, best_name, cost, tokens, span_count, has_error, has_ok, tags, trace_key, session_key)
+     VALUES ($1, $2, $3, $4, $5, $5 + 1, 0, 'unknown', 0, 0, 1, 0, 1, [], ${traceKeySql('$4')}, 0)`,
+    [scope.tenantId, scope.appId, scope.environmentId, unknown, BigInt(Date.now() - 45 * MINUTE) * 1_000_000n],
+  );
+  await commit([{ traceId: unknown, name: 'unknown child', parentSpanId: hex(8) }], -44 * MINUTE);
+  await mergeParts(db);
+  t.equal((await rowsOf(unknown))?.n, 2, 'two rows: the merge read the keys after the cutoff and the filter only');
+});
