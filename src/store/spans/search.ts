@@ -129,10 +129,10 @@ export async function searchTraces(
   const list = (run: Run, source: SummarySource, together: boolean) =>
     listTraces(run, q, { source, where, spans, matches, base, n }, together);
   if (await settledScope(src.db, q.scope)) return list((sql, params) => src.db.query(sql, params), 'merged', true);
-  // Parts wait: their traces' merged rows are found once (every merged row's key read) and merged
-  // with them once, in temporary tables the page and the total then read — in one snapshot, so that
-  // a merge between two statements cannot change which rows those are.
-  // The settled keys are taken before the snapshot opens (settledKeys.ts says why).
+  // Parts wait: their traces' merged rows are found once (by key, past the settled keys' cutoff and,
+  // for the keys its filter may hold, among all) and merged with them once, in temporary tables the
+  // page and the total then read — in one snapshot, so that a merge between two statements cannot
+  // change which rows those are. The settled keys are taken before it opens (settledKeys.ts).
   const settled = settledKeys(src.db);
   return src.db.snapshot(async (read) => {
     let scan: KeyScan = null;
