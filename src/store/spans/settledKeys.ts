@@ -51,7 +51,7 @@ export function settledKeys(db: Database): SettledKeys | null {
 
 /**
  * The keys whose merged rows may start before the cutoff, of those given as the columns of
- * `KEY_HALVES_SQL` (high and low halves, as `Transaction.columns` answers them).
+ * `keyHalvesSql` (high and low halves, as `Transaction.columns` answers them).
  */
 export function mayBeSettled(settled: SettledKeys, [high, low]: unknown[][]): bigint[] {
   const found: bigint[] = [];
