@@ -50,11 +50,6 @@ export class KeyFilter {
   }
 }
 
-/** A 64-bit key's two 32-bit halves, high first. */
-export function keyHalves(key: bigint): [high: number, low: number] {
-  return [Number((key >> 32n) & 0xffff_ffffn), Number(key & 0xffff_ffffn)];
-}
-
 /** MurmurHash3's finaliser: every input bit moves about half the output bits. */
 function mix(x: number): number {
   x ^= x >>> 16;

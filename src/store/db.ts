@@ -197,17 +197,7 @@ export class Database {
     params: DuckDBValue[],
     onChunk: (columns: unknown[][], rows: number) => unknown,
   ): Promise<number> {
-    return this.withConnection((c) =>
-      this.timed(c, async () => {
-        const result = await c.stream(sql, params, bindTypes(params));
-        let rows = 0;
-        for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          rows += chunk.rowCount;
-          if (onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount) === 'stop') break;
-        }
-        return rows;
-      }),
-    );
+    return this.withConnection((c) => this.timed(c, () => chunksOf(c, sql, params, onChunk)));
   }
 
   async exec(sql: string, params: DuckDBValue[] = []): Promise<void> {
@@ -273,13 +263,13 @@ export class Database {
       query: <R = Row>(sql: string, params: DuckDBValue[] = []) => this.read<R>(c, sql, params, false),
       columns: (sql: string, params: DuckDBValue[] = []) =>
         this.timed(c, async () => {
-          const result = await c.run(sql, params, bindTypes(params));
           const columns: unknown[][] = [];
-          for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
-            (chunk.convertColumns(JSDuckDBValueConverter) as unknown[][]).forEach((values, i) => {
+          await chunksOf(c, sql, params, (chunk) =>
+            chunk.forEach((values, i) => {
               const column = (columns[i] ??= []);
               for (const v of values) column.push(v);
-            });
+            }),
+          );
           return columns;
         }),
       exec: async (sql: string, params: DuckDBValue[] = []) =>
@@ -474,6 +464,25 @@ export class Database {
 }
 
 /** Rows read inside or outside a transaction. */
+/**
+ * Runs `sql` on `c` and hands its result over chunk by chunk, as columns of plain JS values;
+ * returns the number of rows read. A reader that has what it needs returns `'stop'`.
+ */
+async function chunksOf(
+  c: DuckDBConnection,
+  sql: string,
+  params: DuckDBValue[],
+  onChunk: (columns: unknown[][], rows: number) => unknown,
+): Promise<number> {
+  const result = await c.stream(sql, params, bindTypes(params));
+  let rows = 0;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    rows += chunk.rowCount;
+    if (onChunk(chunk.convertColumns(JSDuckDBValueConverter) as unknown[][], chunk.rowCount) === 'stop') break;
+  }
+  return rows;
+}
+
 export type Reader = Pick<Transaction, 'query'>;
 
 /** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict or a key met at once. */

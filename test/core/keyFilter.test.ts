@@ -1,5 +1,5 @@
 import t from 'tap';
-import { KeyFilter, keyHalves } from '../../src/core/keyFilter.js';
+import { KeyFilter } from '../../src/core/keyFilter.js';
 
 /** Deterministic 32-bit numbers (xorshift), so that a failure reproduces. */
 function numbers(seed: number): () => number {
@@ -49,10 +49,4 @@ t.test('an empty filter answers "no", and its size follows what is asked', async
   t.equal(new KeyFilter(0, 0.01).bits, 64, 'never fewer than 64 bits');
   filter.add(0, 0);
   t.ok(filter.mayHave(0, 0), 'the key 0 (ids that are not hex) is a key like any other');
-});
-
-t.test('a key as its two halves', async (t) => {
-  t.same(keyHalves(0xdead_beef_0000_0001n), [0xdead_beef, 1]);
-  t.same(keyHalves(0xffff_ffff_ffff_ffffn), [0xffff_ffff, 0xffff_ffff]);
-  t.same(keyHalves(0n), [0, 0]);
 });

@@ -53,13 +53,17 @@ export function settledKeys(db: Database): SettledKeys | null {
  * The keys whose merged rows may start before the cutoff, of those given as the columns of
  * `keyHalvesSql` (high and low halves, as `Transaction.columns` answers them).
  */
-export function mayBeSettled(settled: SettledKeys, [high, low]: unknown[][]): bigint[] {
+export function mayBeSettled(settled: SettledKeys, columns: unknown[][]): bigint[] {
   const found: bigint[] = [];
-  const highs = (high ?? []) as number[];
-  const lows = (low ?? []) as number[];
+  const [highs, lows] = halvesOf(columns);
   for (let i = 0; i < highs.length; i++)
     if (settled.filter.mayHave(highs[i]!, lows[i]!)) found.push((BigInt(highs[i]!) << 32n) | BigInt(lows[i]!));
   return found;
+}
+
+/** The two columns of `keyHalvesSql` (none when the answer had no rows). */
+function halvesOf([high, low]: unknown[][]): [number[], number[]] {
+  return [(high ?? []) as number[], (low ?? []) as number[]];
 }
 
 /** A key column's two halves, for `mayBeSettled`: `SELECT ${keyHalvesSql('k')} FROM …`. */
@@ -69,11 +73,10 @@ export const keyHalvesSql = (key: string) => `(${key} >> 32)::UINTEGER AS high, 
  * The merge's rows that start before the cutoff (their keys as `keyHalvesSql`'s columns): into
  * the filter, and the previous one, before the merge commits.
  */
-export function noteMergedKeys(db: Database, [high, low]: unknown[][]): void {
+export function noteMergedKeys(db: Database, columns: unknown[][]): void {
   const s = states.get(db);
   if (!s?.current) return;
-  const highs = (high ?? []) as number[];
-  const lows = (low ?? []) as number[];
+  const [highs, lows] = halvesOf(columns);
   for (let i = 0; i < highs.length; i++) {
     s.current.filter.add(highs[i]!, lows[i]!);
     s.previous?.add(highs[i]!, lows[i]!);
@@ -109,7 +112,7 @@ async function addKeys(db: Database, filter: KeyFilter, fromNs: bigint | null, t
       WHERE start_ns < $1 ${fromNs === null ? '' : 'AND start_ns >= $2'}`,
     fromNs === null ? [toNs] : [toNs, fromNs],
     (columns, rows) => {
-      const [high, low] = columns as [number[], number[]];
+      const [high, low] = halvesOf(columns);
       for (let i = 0; i < rows; i++) filter.add(high[i]!, low[i]!);
     },
   );

@@ -34,7 +34,6 @@ import { LocalSegmentStore, spanFilterKey } from '../../../src/store/spans/segme
 import { mergeParts, reclaimSummaryBlocks } from '../../../src/store/spans/summaryMerge.js';
 import { traceKeySql, traceSummariesSql } from '../../../src/store/spans/traceParts.js';
 import { advanceSettledKeys, SETTLE_AFTER_NS, settledKeys } from '../../../src/store/spans/settledKeys.js';
-import { keyHalves } from '../../../src/core/keyFilter.js';
 import { scopeSql } from '../../../src/store/scope.js';
 import { DEFAULT_TRACE_HINT_SLOTS, TraceHints } from '../../../src/store/spans/traceHintTable.js';
 import { hintsFilled, setTraceHintSlots, traceHints } from '../../../src/store/spans/traceHints.js';
@@ -990,7 +989,9 @@ t.test('traces whose merged rows start before the settled-keys cutoff: found thr
   const { db, src, commit } = await openStore(t);
   const MINUTE = 60_000;
   const [old, recent, fresh, backfill, crossing, unknown] = [hex(16), hex(16), hex(16), hex(16), hex(16), hex(16)];
-  const mayHave = (id: string) => settledKeys(db)!.filter.mayHave(...keyHalves(BigInt(`0x${id.slice(0, 16)}`)));
+  // A trace's key is its id's first 16 hex digits (traceKeySql): the filter takes its two halves.
+  const mayHave = (id: string) =>
+    settledKeys(db)!.filter.mayHave(Number.parseInt(id.slice(0, 8), 16), Number.parseInt(id.slice(8, 16), 16));
   const rowsOf = async (id: string) =>
     (
       await db.query<{ n: number; spans: number }>(
