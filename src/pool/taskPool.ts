@@ -8,6 +8,11 @@
  * request leaves all its work done or none of it. Piscina can drop a queued task too, but aborting
  * one that runs terminates its thread (the store thread with its database), so it is never handed
  * a signal. Tasks that run finish.
+ *
+ * Under overload the server's own work goes first: tasks run outside any request (commits of
+ * acknowledged spans, lease sweeps) wait ahead of requests' tasks, requests may hold only some of
+ * the slots, and a request's task that waited past a bound is refused (503 `overloaded`) by the
+ * same all-or-nothing rule, rather than answered minutes later to a client that gave up.
  */
 import { Piscina } from 'piscina';
 import { ApiError, fromErrorData, overloaded, toErrorData } from '../core/errors.js';
@@ -24,6 +29,10 @@ export interface PoolOptions {
   onMessage?: (message: unknown) => void;
   /** V8's young generation of each thread, in MiB (default: V8's). */
   youngGenerationMb?: number;
+  /** Tasks of requests that run at once (default: the whole capacity); the other slots are the server's own. */
+  requestSlots?: number;
+  /** How long a request's task may wait for a slot before it is refused (default: no bound). */
+  maxWaitMs?: number;
 }
 
 /** What a request's handlers run tasks through: the pool, with the request's signal. */
@@ -40,6 +49,13 @@ interface RequestTasks {
   started: boolean;
 }
 
+/** A task waiting for a slot. */
+interface Waiting {
+  request: RequestTasks | null;
+  start(): void;
+  refuse(e: ApiError): void;
+}
+
 /** Told of every task that ended, for the operations metrics. */
 export type TaskObserver = (task: string, ok: boolean, seconds: number) => void;
 
@@ -49,15 +65,24 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
   rejections = 0;
   /** Tasks that left the queue unrun because their request was abandoned, since the start. */
   abandoned = 0;
+  /** Tasks that left the queue unrun because their request had waited past `maxWaitMs`, since the start. */
+  shed = 0;
   observer: TaskObserver | null = null;
-  /** Tasks the threads run at once; more wait in `waiting`. */
+  /** Tasks the threads run at once; more wait in the queues. */
   private readonly capacity: number;
+  private readonly requestSlots: number;
+  private readonly maxWaitMs: number;
   private readonly maxQueue: number;
   private running = 0;
-  private readonly waiting: { start: () => void }[] = [];
+  private requestsRunning = 0;
+  /** Tasks run outside any request, waiting; they go before `requestsWaiting`. */
+  private readonly ownWaiting: Waiting[] = [];
+  private readonly requestsWaiting: Waiting[] = [];
 
   constructor(o: PoolOptions) {
     this.capacity = o.threads * o.tasksPerThread;
+    this.requestSlots = Math.min(o.requestSlots ?? this.capacity, this.capacity);
+    this.maxWaitMs = o.maxWaitMs ?? Number.POSITIVE_INFINITY;
     this.maxQueue = o.maxQueue;
     this.pool = new Piscina({
       filename: o.entry.href,
@@ -105,53 +130,107 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
     input: T[K]['in'],
     transfer?: ArrayBuffer[],
   ): Promise<T[K]['out']> {
-    if (this.running < this.capacity && this.waiting.length === 0) {
-      this.running++;
-      if (request) request.started = true;
-    } else await this.turn(request);
+    if (this.hasRoom(request)) this.take(request);
+    else await this.turn(request);
     try {
       return await this.dispatch(task, input, transfer);
     } finally {
-      // The slot passes to the next task waiting, if any.
-      const next = this.waiting.shift();
-      if (next) next.start();
-      else this.running--;
+      this.running--;
+      if (request) this.requestsRunning--;
+      this.startWaiting();
+    }
+  }
+
+  /** Whether a task may start now without passing one that waits ahead of it. */
+  private hasRoom(request: RequestTasks | null): boolean {
+    if (this.running >= this.capacity || this.ownWaiting.length > 0) return false;
+    return !request || (this.requestsRunning < this.requestSlots && this.requestsWaiting.length === 0);
+  }
+
+  private take(request: RequestTasks | null): void {
+    this.running++;
+    if (!request) return;
+    this.requestsRunning++;
+    request.started = true;
+  }
+
+  /** Hands the free slots on: the server's own tasks first, then requests' within their share. */
+  private startWaiting(): void {
+    while (this.running < this.capacity) {
+      const next =
+        this.ownWaiting.shift() ??
+        (this.requestsRunning < this.requestSlots ? this.requestsWaiting.shift() : undefined);
+      if (!next) return;
+      next.start();
     }
   }
 
   /**
    * Resolves when a slot is handed to this task; rejects when the queue is full, or when its
-   * request is abandoned before any of its tasks started.
+   * request is abandoned or has waited past the bound before any of its tasks started.
    */
   private turn(request: RequestTasks | null): Promise<void> {
     if (request?.signal.aborted && !request.started) {
       this.abandoned++;
       return Promise.reject(abandoned());
     }
-    if (this.waiting.length >= this.maxQueue) {
+    if (this.ownWaiting.length + this.requestsWaiting.length >= this.maxQueue) {
       this.rejections++;
       return Promise.reject(overloaded());
     }
+    const queue = request ? this.requestsWaiting : this.ownWaiting;
     return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        request?.signal.removeEventListener('abort', leave);
+      };
       const leave = () => {
-        const at = this.waiting.indexOf(entry);
+        const at = queue.indexOf(entry);
         if (at < 0 || request?.started) return;
-        this.waiting.splice(at, 1);
+        queue.splice(at, 1);
+        settle();
         this.abandoned++;
         reject(abandoned());
       };
-      const entry = {
+      const entry: Waiting = {
+        request,
         start: () => {
           // At once, not when this task's await resumes: an abort in between must not drop
           // another task of the request once this one is on its way.
-          if (request) request.started = true;
-          request?.signal.removeEventListener('abort', leave);
+          settle();
+          this.take(request);
           resolve();
         },
+        refuse: (e) => {
+          settle();
+          reject(e);
+        },
       };
-      this.waiting.push(entry);
-      request?.signal.addEventListener('abort', leave, { once: true });
+      queue.push(entry);
+      if (!request) return;
+      request.signal.addEventListener('abort', leave, { once: true });
+      if (Number.isFinite(this.maxWaitMs)) {
+        timer = setTimeout(() => this.shedWaiting(request), this.maxWaitMs);
+        timer.unref();
+      }
     });
+  }
+
+  /**
+   * Refuses every waiting task of a request that waited too long, unless one of its tasks has
+   * started (then its work finishes whole); all of them, so none starts after its answer went out.
+   */
+  private shedWaiting(request: RequestTasks): void {
+    if (request.started) return;
+    const refused = this.requestsWaiting.filter((w) => w.request === request);
+    if (refused.length === 0) return;
+    const kept = this.requestsWaiting.filter((w) => w.request !== request);
+    this.requestsWaiting.splice(0, Infinity, ...kept);
+    this.shed += refused.length;
+    const waited = (this.maxWaitMs / 1000).toLocaleString('en-US');
+    for (const w of refused)
+      w.refuse(overloaded(`The server is overloaded: this request waited ${waited} s for a free slot; retry later`));
   }
 
   private async dispatch<K extends keyof T & string>(
@@ -184,7 +263,7 @@ export class TaskPool<T extends TaskTable<T>> implements TaskRunner<T> {
 
   /** Tasks waiting for a thread. */
   get queueSize(): number {
-    return this.waiting.length + this.pool.queueSize;
+    return this.ownWaiting.length + this.requestsWaiting.length + this.pool.queueSize;
   }
 
   async destroy(): Promise<void> {
