@@ -110,6 +110,7 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
       traceHintSlots: config.traceHints,
     },
     config.maxQueue,
+    config.maxQueueWaitMs,
     (m) => {
       const fatal = (m as { tracelakeFatal?: { message: string } }).tracelakeFatal;
       if (!fatal) return workerLog(log, m);
@@ -299,8 +300,20 @@ export async function startTracelake(config: Config, log: Logger, hooks: Hooks =
     const coordinator = ingest;
     ops.attach({
       queues: () => [
-        { pool: 'store', depth: store.queueSize, rejections: store.rejections, abandoned: store.abandoned },
-        { pool: 'compute', depth: compute.queueSize, rejections: compute.rejections, abandoned: compute.abandoned },
+        {
+          pool: 'store',
+          depth: store.queueSize,
+          rejections: store.rejections,
+          abandoned: store.abandoned,
+          shed: store.shed,
+        },
+        {
+          pool: 'compute',
+          depth: compute.queueSize,
+          rejections: compute.rejections,
+          abandoned: compute.abandoned,
+          shed: compute.shed,
+        },
       ],
       ingest: () => ({ backlogBytes: coordinator.backlogBytes, ...coordinator.counts }),
       store: () => store.run('storeStats', {}),

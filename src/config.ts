@@ -44,6 +44,7 @@ export interface Config {
   maxAgentsBodyBytes: number;
   maxSpansPerTrace: number;
   maxQueue: number;
+  maxQueueWaitMs: number;
   ingestBacklogBytes: number;
   flushIntervalMs: number;
   segmentRows: number;
@@ -365,6 +366,14 @@ export const OPTIONS = [
     fallback: '512',
     parse: integer(1),
     doc: 'Tasks waiting for a worker before new requests get 503 `overloaded`.',
+  },
+  {
+    key: 'maxQueueWaitMs',
+    env: 'TRACELAKE_MAX_QUEUE_WAIT_MS',
+    flag: '--max-queue-wait-ms',
+    fallback: '10000',
+    parse: integer(1),
+    doc: "How long a request may wait for the store before it gets 503 `overloaded` (the server's own work waits on).",
   },
   {
     key: 'ingestBacklogBytes',

@@ -11,7 +11,7 @@ import type { StoreStats } from '../store/ops/stats.js';
 
 /** What a scrape reads from the rest of the server. */
 export interface OpsSources {
-  queues(): { pool: 'store' | 'compute'; depth: number; rejections: number; abandoned: number }[];
+  queues(): { pool: 'store' | 'compute'; depth: number; rejections: number; abandoned: number; shed: number }[];
   ingest(): {
     backlogBytes: number;
     admitted: number;
@@ -203,6 +203,12 @@ export class OpsMetrics {
       "Tasks dropped from a worker pool's queue unrun because their client went away.",
       ['pool'],
       (s) => s.queues.map((q) => [{ pool: q.pool }, q.abandoned]),
+    );
+    mirrored(
+      'tracelake_queue_shed_total',
+      "Tasks dropped from a worker pool's queue unrun because their request waited past --max-queue-wait-ms (answered 503 overloaded).",
+      ['pool'],
+      (s) => s.queues.map((q) => [{ pool: q.pool }, q.shed]),
     );
     reading(
       'tracelake_segments',

@@ -56,6 +56,11 @@ export interface Route<P = Record<string, string>, Q = Record<string, never>, B 
   rawKeyOnly?: boolean;
   /** Refusals are logged at warn (rate-limited): OTLP exporters drop what is refused, silently. */
   logRefusals?: boolean;
+  /**
+   * A health probe: its store tasks are the server's own (pool/taskPool.ts), so an overloaded
+   * store answers it instead of refusing it behind the very reads it reports on.
+   */
+  probe?: boolean;
   /** Largest body accepted, when it differs from the configured JSON limit. */
   maxBodyBytes?: (config: Config) => number;
   /**

@@ -263,7 +263,7 @@ export class HttpServer {
       onAbort(() => abandoned.abort());
       const services = {
         ...this.services,
-        store: this.services.store.forRequest(abandoned.signal),
+        store: route.probe ? this.services.store : this.services.store.forRequest(abandoned.signal),
         compute: this.services.compute.forRequest(abandoned.signal),
       };
       const ctx: Context = { principal, config: this.config, services, requestId: ex.requestId, onAbort };

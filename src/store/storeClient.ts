@@ -8,10 +8,18 @@ export type StoreClient = TaskPool<StoreTasks>;
 /** Store tasks the store thread runs at once (each on a DuckDB connection of its own); more wait. */
 export const STORE_TASKS_AT_ONCE = 64;
 
+/**
+ * Of those, the tasks of requests: DuckDB shares its few threads among every query that runs, so
+ * past a few per thread more reads add no throughput, only time to each — the commits of
+ * acknowledged spans' included. The rest of the slots are the server's own.
+ */
+export const STORE_REQUEST_TASKS_AT_ONCE = 16;
+
 export function createStoreClient(
   database: DatabaseOptions,
   background: StoreBackground,
   maxQueue: number,
+  maxWaitMs: number,
   onMessage?: (m: unknown) => void,
 ): StoreClient {
   const workerData: StoreThreadData = { database, background };
@@ -22,6 +30,8 @@ export function createStoreClient(
     threads: 1,
     tasksPerThread: STORE_TASKS_AT_ONCE,
     maxQueue,
+    requestSlots: STORE_REQUEST_TASKS_AT_ONCE,
+    maxWaitMs,
     ...(onMessage ? { onMessage } : {}),
   });
 }

@@ -23,12 +23,33 @@ export async function heldRequest(server: TestServer, ms: number, init: RequestI
   return { answer, answered: () => done };
 }
 
+/** The store pool's tasks waiting and running, as the main thread sees them. */
+export interface StoreQueue {
+  queued: number;
+  active: number;
+}
+
+export async function storeQueue(server: TestServer): Promise<StoreQueue> {
+  return (await fetch(`${server.url}/v1/_faults/store-queue`)).json() as Promise<StoreQueue>;
+}
+
+/** Polls the store's queue until `predicate` holds (each poll is a request answered on the main thread). */
+export async function storeQueueUntil(server: TestServer, predicate: (q: StoreQueue) => boolean): Promise<StoreQueue> {
+  for (;;) {
+    const q = await storeQueue(server);
+    if (predicate(q)) return q;
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** A store task that holds its slot for `ms` (fault injection), sent as a request of its own. */
+export function storeSleep(server: TestServer, ms: number, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, signal ? { signal } : {});
+}
+
 /** Resolves true once the store runs a task (a held request sent some other way), false after `ms`. */
 export function storeBusy(server: TestServer, ms?: number): Promise<boolean> {
-  return until(
-    async () => ((await (await fetch(`${server.url}/v1/_faults/store-queue`)).json()) as { active: number }).active > 0,
-    ms,
-  );
+  return until(async () => (await storeQueue(server)).active > 0, ms);
 }
 
 /** Resolves true once a new connection to the server is refused (it closed its listen socket), false after `ms`. */

@@ -125,6 +125,7 @@ t.test('--metrics-listen on a port of its own', async (t) => {
     0,
     'no task dropped unrun while every client waited',
   );
+  t.equal(value(families, 'tracelake_queue_shed_total', { pool: 'store' }), 0, 'nor for waiting too long');
   t.equal(families.get('tracelake_store_task_duration_seconds')?.type, 'HISTOGRAM');
   t.ok(
     histogramSeries(text, 'tracelake_store_task_duration_seconds', 'task="searchTraces",outcome="ok"').count >= 4,

@@ -53,6 +53,7 @@ export const healthRoutes = [
     method: 'GET',
     path: '/v1/health/ingestion',
     permission: 'none',
+    probe: true,
     note: {
       tag: 'Health and system',
       summary: 'Health of the ingestion path',
@@ -80,6 +81,7 @@ export const healthRoutes = [
     method: 'GET',
     path: '/v1/health/files',
     permission: 'none',
+    probe: true,
     note: {
       tag: 'Health and system',
       summary: 'Health of the files',
