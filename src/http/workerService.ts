@@ -34,6 +34,7 @@ export class WorkerService {
   private sweeper: NodeJS.Timeout | null = null;
   /** No lease can expire before this (epoch ms): sweeps until then have nothing to do (`sweep`). */
   private quietUntil = 0;
+  private sweeping = false;
 
   constructor(
     private readonly store: StoreClient,
@@ -49,11 +50,24 @@ export class WorkerService {
   /** Starts the lease sweep: every half lease (at most every second), expired leases are settled. */
   start(): void {
     const every = Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 2)));
-    this.sweeper = setInterval(
-      () => void this.sweep().catch((err: unknown) => this.log.warn({ err }, 'worker lease sweep failed')),
-      every,
-    );
+    this.sweeper = setInterval(() => void this.sweepIfIdle(), every);
     this.sweeper.unref();
+  }
+
+  /**
+   * One tick of the sweeper: a sweep, unless the last one is still under way — on a busy store a
+   * sweep outlasts the interval, and sweeps started beside it piled up in the store's queue.
+   */
+  async sweepIfIdle(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      await this.sweep();
+    } catch (err) {
+      this.log.warn({ err }, 'worker lease sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   stop(): void {
