@@ -1,4 +1,4 @@
-/** src/http/workerService.ts: the lease sweeper's ticks never run two sweeps at once. */
+/** src/http/workerService.ts: the lease sweeper never runs two sweeps at once. */
 import pino from 'pino';
 import t from 'tap';
 import type { PlanTable } from '../../../src/core/plans.js';
