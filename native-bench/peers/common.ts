@@ -5,8 +5,8 @@
  *
  * Normalised answers: times are Unix epoch microseconds (both peers keep microseconds: Postgres
  * `timestamptz`, SQLite integers), JSON objects are compared with sorted keys, and numbers that
- * come out of floating sums (cost, score averages) are compared to 9 significant digits, because
- * the stores add in different orders.
+ * come out of floating sums (cost, score averages) are compared to 9 significant digits, within
+ * two steps of the ninth, because the stores add in different orders.
  *
  * The three bulk queries (`sessionById`, `metricsByDay`, `exportDay`):
  * - a session's traces are compared as the latest page of traces is (summaries, newest first, the
@@ -462,6 +462,15 @@ export function canonical(v: unknown): unknown {
   return v;
 }
 
+/**
+ * Two sums the stores added in different orders, each rounded to 9 significant digits: they can
+ * fall either side of a rounding step (160.607428 and 160.607427), so they are equal within two
+ * steps of the ninth digit.
+ */
+function nearlyEqual(x: number, y: number): boolean {
+  return Math.abs(x - y) <= 2e-8 * Math.max(Math.abs(x), Math.abs(y));
+}
+
 /** Differences between two answers, as `path: a ≠ b` lines (at most `max`). Empty when equal. */
 export function diffAnswers(a: unknown, b: unknown, max = 10): string[] {
   const out: string[] = [];
@@ -485,6 +494,7 @@ export function diffAnswers(a: unknown, b: unknown, max = 10): string[] {
         walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${path}.${k}`);
       return;
     }
+    if (typeof x === 'number' && typeof y === 'number' && nearlyEqual(x, y)) return;
     if (JSON.stringify(x) !== JSON.stringify(y)) out.push(`${path}: ${JSON.stringify(x)} ≠ ${JSON.stringify(y)}`);
   };
   walk(canonical(a), canonical(b), '$');
