@@ -14,6 +14,7 @@ import type { StoreClient } from '../store/storeClient.js';
 import type { WorkerEventView } from '../store/workers/views.js';
 import type { WorkerRunDetail } from '../store/workers/views.js';
 import { KeyedLock } from '../core/keyedLock.js';
+import { oneAtATime } from '../core/oneAtATime.js';
 
 /** What a run's watchers are told: new events, or the run after a change (its turns included). */
 export type RunNews = { type: 'events'; events: WorkerEventView[] } | { type: 'run'; run: WorkerRunDetail };
@@ -34,7 +35,10 @@ export class WorkerService {
   private sweeper: NodeJS.Timeout | null = null;
   /** No lease can expire before this (epoch ms): sweeps until then have nothing to do (`sweep`). */
   private quietUntil = 0;
-  private sweeping = false;
+  /** One tick of the sweeper: on a busy store a sweep outlasts the interval, and must not pile up. */
+  private readonly sweepIfIdle = oneAtATime(() =>
+    this.sweep().catch((err: unknown) => this.log.warn({ err }, 'worker lease sweep failed')),
+  );
 
   constructor(
     private readonly store: StoreClient,
@@ -52,22 +56,6 @@ export class WorkerService {
     const every = Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 2)));
     this.sweeper = setInterval(() => void this.sweepIfIdle(), every);
     this.sweeper.unref();
-  }
-
-  /**
-   * One tick of the sweeper: a sweep, unless the last one is still under way — on a busy store a
-   * sweep outlasts the interval, and sweeps started beside it piled up in the store's queue.
-   */
-  async sweepIfIdle(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = true;
-    try {
-      await this.sweep();
-    } catch (err) {
-      this.log.warn({ err }, 'worker lease sweep failed');
-    } finally {
-      this.sweeping = false;
-    }
   }
 
   stop(): void {
