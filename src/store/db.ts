@@ -463,7 +463,6 @@ export class Database {
   }
 }
 
-/** Rows read inside or outside a transaction. */
 /**
  * Runs `sql` on `c` and hands its result over chunk by chunk, as columns of plain JS values;
  * returns the number of rows read. A reader that has what it needs returns `'stop'`.
@@ -483,6 +482,7 @@ async function chunksOf(
   return rows;
 }
 
+/** Rows read inside or outside a transaction. */
 export type Reader = Pick<Transaction, 'query'>;
 
 /** For `transaction`: work that reads what it changes and does nothing outside it runs again after a write conflict or a key met at once. */

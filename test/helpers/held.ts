@@ -18,7 +18,7 @@ export interface Held {
  */
 export async function heldRequest(server: TestServer, ms: number, init: RequestInit = {}): Promise<Held> {
   let done = false;
-  const answer = fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, init).finally(() => (done = true));
+  const answer = storeSleep(server, ms, init).finally(() => (done = true));
   if (!(await storeBusy(server))) throw new Error('the held request never reached the store');
   return { answer, answered: () => done };
 }
@@ -43,8 +43,8 @@ export async function storeQueueUntil(server: TestServer, predicate: (q: StoreQu
 }
 
 /** A store task that holds its slot for `ms` (fault injection), sent as a request of its own. */
-export function storeSleep(server: TestServer, ms: number, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, signal ? { signal } : {});
+export function storeSleep(server: TestServer, ms: number, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${server.url}/v1/_faults/store-sleep?ms=${ms}`, init);
 }
 
 /** Resolves true once the store runs a task (a held request sent some other way), false after `ms`. */

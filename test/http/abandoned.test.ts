@@ -19,7 +19,7 @@ t.test('abandoned requests leave the store queue unrun', async (t) => {
   await storeQueueUntil(server, (q) => q.active === STORE_REQUEST_TASKS_AT_ONCE);
 
   const clients = Array.from({ length: EXTRA }, () => new AbortController());
-  const extras = clients.map((c) => storeSleep(server, 0, c.signal).catch((e: unknown) => e));
+  const extras = clients.map((c) => storeSleep(server, 0, { signal: c.signal }).catch((e: unknown) => e));
   t.same(
     await storeQueueUntil(server, (q) => q.queued === EXTRA),
     { queued: EXTRA, active: STORE_REQUEST_TASKS_AT_ONCE },
