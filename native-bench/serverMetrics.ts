@@ -67,3 +67,17 @@ export function seriesIn(text: string, name: string): { labels: Record<string, s
     value: Number(m[2]),
   }));
 }
+
+/**
+ * Waits until the store thread's background has made its first pass since the start (segment
+ * footers verified, the settled trace keys built, replaced files purged): reads timed before it
+ * measure the start beside them, not the reads. `prune` is a pass's last job; its seconds count
+ * once it has run.
+ */
+export async function firstPassDone(server: TestServer, pollMs: number): Promise<void> {
+  for (;;) {
+    const m = /^tracelake_background_seconds_total\{job="prune"\} (\S+)$/m.exec(await metricsText(server));
+    if (m && Number(m[1]) > 0) return;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

@@ -34,6 +34,7 @@ import { searchSpans, searchTraces, type SearchQuery } from '../../src/store/spa
 import { LocalSegmentStore } from '../../src/store/spans/segmentStore.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
 import { segmentDetail, settled } from '../gateway.js';
+import { firstPassDone } from '../serverMetrics.js';
 import { closedLoop, encodeRequest } from '../loadClient.js';
 import {
   exportWindow,
@@ -66,6 +67,9 @@ export const SERVER_ARGS = [
   '4GiB',
   '--compaction-age-ms',
   '10000',
+  // For `firstPassDone` (serverMetrics.ts).
+  '--metrics-listen',
+  'api',
 ];
 
 const isoUs = (us: number) => new Date(Math.floor(us / 1000)).toISOString();
@@ -396,6 +400,7 @@ export class TracelakePeer implements PeerStore {
       env: { TRACELAKE_BOOTSTRAP_KEY: KEY },
       args: SERVER_ARGS,
     });
+    await firstPassDone(this.server, 100);
     return {
       spans,
       scores,
