@@ -76,8 +76,8 @@ export function seriesIn(text: string, name: string): { labels: Record<string, s
  */
 export async function firstPassDone(server: TestServer, pollMs: number): Promise<void> {
   for (;;) {
-    const m = /^tracelake_background_seconds_total\{job="prune"\} (\S+)$/m.exec(await metricsText(server));
-    if (m && Number(m[1]) > 0) return;
+    const jobs = seriesIn(await metricsText(server), 'tracelake_background_seconds_total');
+    if (jobs.some((s) => s.labels.job === 'prune' && s.value > 0)) return;
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
